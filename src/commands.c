@@ -1,0 +1,22 @@
+/* commands.c - assembles the command table and answers questions about it.
+ *
+ * Each subsystem declares the commands it implements as an array of
+ * struct serverCommand rows (terminated by a row whose name is NULL) next to
+ * their implementation: t_string.c has stringCommands[], db.c
+ * keyspaceCommands[], and so on. serverCommandTables lists those arrays;
+ * serverPopulateCommandTable() (server.c) turns them into server.commands.
+ * Adding a subsystem = one extern line and one entry below. */
+#include "server.h"
+
+extern struct serverCommand connectionCommands[];
+extern struct serverCommand keyspaceCommands[];
+extern struct serverCommand stringCommands[];
+extern struct serverCommand bitmapCommands[];
+extern struct serverCommand expireCommands[];
+extern struct serverCommand configCommands[];
+extern struct serverCommand serverAdminCommands[];
+
+struct serverCommand *serverCommandTables[] = {
+    connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
+    expireCommands,     configCommands,   serverAdminCommands, NULL,
+};

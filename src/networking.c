@@ -1,0 +1,1707 @@
+/* networking.c - client I/O: accepting, reading and parsing requests,
+ * building replies and writing them back.
+ *
+ * Flow of one request: the transport calls readQueryFromClient() when the
+ * connection is readable; bytes land in c->querybuf; processInputBuffer()
+ * parses as many complete requests (RESP multibulk or inline) as the buffer
+ * holds and runs each through processCommand() (server.c). Replies are
+ * appended to the client's static buffer and, when that is full, to a list
+ * of 16 KiB blocks. A client with output is queued on
+ * server.clients_pending_write; beforeSleep() writes all queued output with
+ * as few writev() calls as possible and only installs a write handler for
+ * clients whose socket could not take everything. So a pipeline of N
+ * commands read in one go is answered with one write.
+ *
+ * Large bulk arguments (>= PROTO_MBULK_BIG_ARG) are read straight into a
+ * buffer of exactly their size, which then becomes the argument object: no
+ * copy and no quadratic growth however big the value.
+ *
+ * Everything here talks to the peer through connection.h; nothing knows the
+ * transport. Clients are freed synchronously unless they are in the middle
+ * of being served, in which case freeClientAsync() defers it to the cron. */
+#include "server.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <sys/uio.h>
+
+#define NET_MAX_WRITES_PER_EVENT (1024 * 64)
+#define CLIENT_IOV_MAX 64
+
+static void setProtocolError(const char *errstr, client *c);
+static void sendReplyToClient(connection *conn);
+
+/* ---------------------------------------------------------------------------
+ * Client creation and destruction
+ * ------------------------------------------------------------------------- */
+
+/* Allocates a client bound to conn (NULL for fake clients, e.g. the one Lua
+ * will use) and links it into server.clients. The client owns conn. */
+client *createClient(connection *conn) {
+    client *c = zcalloc(sizeof(*c));
+    if (conn) {
+        connEnableTcpNoDelay(conn);
+        if (server.tcpkeepalive) connKeepAlive(conn, server.tcpkeepalive);
+        connSetReadHandler(conn, readQueryFromClient);
+        connSetPrivateData(conn, c);
+    }
+    c->buf = zmalloc(PROTO_REPLY_CHUNK_BYTES);
+    c->buf_usable_size = zmalloc_size(c->buf);
+    c->conn = conn;
+    c->id = server.next_client_id++;
+    c->resp = 2;
+    selectDb(c, 0);
+    c->querybuf = sdsempty();
+    c->bulklen = -1;
+    c->reply = listCreate();
+    listSetFreeMethod(c->reply, zfree);
+    c->ctime = c->lastinteraction = server.unixtime;
+    c->authenticated = server.requirepass == NULL;
+    if (conn) {
+        listAddNodeTail(server.clients, c);
+        c->client_list_node = listLast(server.clients);
+    } else {
+        c->flags |= CLIENT_FAKE;
+    }
+    return c;
+}
+
+/* Drops the parsed argument vector of the current command. */
+void freeClientArgv(client *c) {
+    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
+    c->argc = 0;
+    c->cmd = NULL;
+    c->argv_len_sum = 0;
+    if (c->argv_len > 64) { /* Don't keep huge vectors around. */
+        zfree(c->argv);
+        c->argv = NULL;
+        c->argv_len = 0;
+    }
+}
+
+/* Prepares the client for the next command of a pipeline. */
+void resetClient(client *c) {
+    serverCommandProc *prevcmd = c->cmd ? c->cmd->proc : NULL;
+    freeClientArgv(c);
+    c->reqtype = 0;
+    c->multibulklen = 0;
+    c->bulklen = -1;
+    /* CLIENT REPLY SKIP applies to exactly the next command. */
+    if (c->flags & CLIENT_REPLY_SKIP) {
+        c->flags &= ~CLIENT_REPLY_SKIP;
+    }
+    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
+        c->flags |= CLIENT_REPLY_SKIP;
+        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
+    }
+    (void)prevcmd;
+}
+
+static void unlinkClient(client *c) {
+    if (server.current_client == c) server.current_client = NULL;
+    if (c->conn) {
+        if (c->client_list_node) {
+            listDelNode(server.clients, c->client_list_node);
+            c->client_list_node = NULL;
+        }
+        connClose(c->conn);
+        c->conn = NULL;
+    }
+    if (c->pending_write_node) {
+        listDelNode(server.clients_pending_write, c->pending_write_node);
+        c->pending_write_node = NULL;
+        c->flags &= ~CLIENT_PENDING_WRITE;
+    }
+    if (c->flags & CLIENT_CLOSE_ASAP) {
+        listNode *ln = listSearchKey(server.clients_to_close, c);
+        if (ln) listDelNode(server.clients_to_close, ln);
+    }
+    if (c->flags & CLIENT_MONITOR) {
+        listNode *ln = listSearchKey(server.monitors, c);
+        if (ln) listDelNode(server.monitors, ln);
+    }
+    listNode *ln = server.paused_clients ? listSearchKey(server.paused_clients, c) : NULL;
+    if (ln) listDelNode(server.paused_clients, ln);
+}
+
+/* Frees the client and closes its connection. Safe to call from the
+ * client's own read handler: the connection layer defers the close. */
+void freeClient(client *c) {
+    if (c->flags & CLIENT_PROTECTED) {
+        freeClientAsync(c);
+        return;
+    }
+    unlinkClient(c);
+    freeClientArgv(c);
+    zfree(c->argv);
+    sdsfree(c->querybuf);
+    listRelease(c->reply);
+    zfree(c->buf);
+    if (c->name) decrRefCount(c->name);
+    if (c->lib_name) decrRefCount(c->lib_name);
+    if (c->lib_ver) decrRefCount(c->lib_ver);
+    zfree(c);
+}
+
+/* Schedules the client to be freed by the next beforeSleep/cron: used when
+ * it is unsafe to free it now (it is executing, or output limits tripped
+ * while building a reply). */
+void freeClientAsync(client *c) {
+    if (c->flags & CLIENT_CLOSE_ASAP || c->flags & CLIENT_FAKE) return;
+    c->flags |= CLIENT_CLOSE_ASAP;
+    listAddNodeTail(server.clients_to_close, c);
+}
+
+void freeClientsInAsyncFreeQueue(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients_to_close, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->flags & CLIENT_PROTECTED) continue;
+        c->flags &= ~CLIENT_CLOSE_ASAP;
+        listDelNode(server.clients_to_close, ln);
+        freeClient(c);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Accepting connections
+ * ------------------------------------------------------------------------- */
+
+/* Called when the transport finished its accept handshake (for TCP that is
+ * at once; TLS and RDMA need round trips). */
+void clientAcceptHandler(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    if (connGetState(conn) != CONN_STATE_CONNECTED) {
+        serverLog(LL_WARNING, "Error accepting a client connection: %s", connGetLastError(conn));
+        freeClientAsync(c);
+        return;
+    }
+
+    /* Protected mode: without a password and with the default bind, only
+     * loopback and Unix-socket clients may talk to us. */
+    if (server.protected_mode && server.requirepass == NULL && !(c->flags & CLIENT_UNIX_SOCKET) &&
+        !connIsLocal(conn)) {
+        const char *err =
+            "-DENIED Running in protected mode because protected mode is enabled and no password is set "
+            "for the default user. In this mode connections are only accepted from the loopback interface. "
+            "To accept remote clients either set a password (requirepass), bind to the addresses you want "
+            "to serve explicitly, or turn protected mode off with 'CONFIG SET protected-mode no' from a "
+            "local connection (and make sure the server is not reachable from the internet).\r\n";
+        if (connWrite(c->conn, err, strlen(err)) == -1) {
+            /* Nothing to do, just to avoid the warning... */
+        }
+        server.stat_rejected_conn++;
+        freeClientAsync(c);
+        return;
+    }
+    server.stat_numconnections++;
+}
+
+/* The listener's accept callback: enforce maxclients, create the client and
+ * let the transport finish accepting. flags carries CLIENT_UNIX_SOCKET. */
+void acceptCommonHandler(connection *conn, int flags, const char *ip) {
+    if (connGetState(conn) != CONN_STATE_ACCEPTING) {
+        char addr[NET_ADDR_STR_LEN] = {0};
+        connFormatAddr(conn, addr, sizeof(addr), 1);
+        serverLog(LL_VERBOSE, "Accepted client connection in error state: %s (addr=%s)", connGetLastError(conn),
+                  addr);
+        connClose(conn);
+        return;
+    }
+
+    if (listLength(server.clients) >= server.maxclients) {
+        const char *err = "-ERR max number of clients reached\r\n";
+        if (connWrite(conn, err, strlen(err)) == -1) {
+            /* Nothing to do: we are closing anyway. */
+        }
+        server.stat_rejected_conn++;
+        connClose(conn);
+        return;
+    }
+
+    client *c = createClient(conn);
+    c->flags |= flags;
+    if (connAccept(conn, clientAcceptHandler) == C_ERR) {
+        if (connGetState(conn) == CONN_STATE_ERROR)
+            serverLog(LL_WARNING, "Error accepting a client connection: %s (addr=%s)", connGetLastError(conn),
+                      ip ? ip : "?");
+        freeClient(connGetPrivateData(conn));
+        return;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Building replies
+ *
+ * The static buffer c->buf is used while the reply list is empty; once the
+ * list has a node every byte goes to the list, which keeps the order.
+ * ------------------------------------------------------------------------- */
+
+static inline int clientIsWritable(client *c) {
+    if (c->flags & (CLIENT_FAKE | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_CLOSE_ASAP)) return 0;
+    if (c->conn == NULL) return 0;
+    return 1;
+}
+
+int clientHasPendingReplies(client *c) {
+    return c->bufpos || listLength(c->reply);
+}
+
+/* Queues the client for writing in beforeSleep(). Returns C_OK if replies
+ * should be accumulated, C_ERR if they must be dropped (fake client, CLIENT
+ * REPLY OFF, closing). */
+int prepareClientToWrite(client *c) {
+    if (!clientIsWritable(c)) return C_ERR;
+    if (!(c->flags & CLIENT_PENDING_WRITE) && !clientHasPendingReplies(c)) {
+        c->flags |= CLIENT_PENDING_WRITE;
+        listAddNodeTail(server.clients_pending_write, c);
+        c->pending_write_node = listLast(server.clients_pending_write);
+    }
+    return C_OK;
+}
+
+static size_t addReplyToBuffer(client *c, const char *s, size_t len) {
+    if (listLength(c->reply) > 0) return 0;
+    size_t avail = c->buf_usable_size - c->bufpos;
+    if (len > avail) len = avail;
+    memcpy(c->buf + c->bufpos, s, len);
+    c->bufpos += len;
+    return len;
+}
+
+static void addReplyProtoToList(client *c, const char *s, size_t len) {
+    listNode *ln = listLast(c->reply);
+    clientReplyBlock *tail = ln ? listNodeValue(ln) : NULL;
+    if (tail) {
+        size_t avail = tail->size - tail->used;
+        size_t copy = avail >= len ? len : avail;
+        memcpy(tail->buf + tail->used, s, copy);
+        tail->used += copy;
+        s += copy;
+        len -= copy;
+    }
+    if (len) {
+        size_t size = len < PROTO_REPLY_CHUNK_BYTES ? PROTO_REPLY_CHUNK_BYTES : len;
+        size_t usable;
+        tail = zmalloc_usable(size + sizeof(clientReplyBlock), &usable);
+        tail->size = usable - sizeof(clientReplyBlock);
+        tail->used = len;
+        memcpy(tail->buf, s, len);
+        listAddNodeTail(c->reply, tail);
+        c->reply_bytes += tail->size;
+        closeClientOnOutputBufferLimitReached(c, 1);
+    }
+}
+
+static void appendReply(client *c, const char *s, size_t len) {
+    if (prepareClientToWrite(c) != C_OK) return;
+    size_t done = addReplyToBuffer(c, s, len);
+    if (done < len) addReplyProtoToList(c, s + done, len - done);
+}
+
+/* Adds raw protocol bytes to the reply. */
+void addReplyProto(client *c, const char *s, size_t len) {
+    appendReply(c, s, len);
+}
+
+/* Adds the object as raw protocol (shared replies) or, for an integer
+ * encoded string, its decimal text. */
+void addReply(client *c, robj *obj) {
+    if (sdsEncodedObject(obj)) {
+        appendReply(c, obj->ptr, sdslen(obj->ptr));
+    } else if (obj->encoding == OBJ_ENCODING_INT) {
+        char buf[32];
+        size_t len = ll2string(buf, sizeof(buf), (long)obj->ptr);
+        appendReply(c, buf, len);
+    } else {
+        serverPanic("Wrong obj->encoding in addReply()");
+    }
+}
+
+/* Adds s as raw protocol and frees it. */
+void addReplySds(client *c, sds s) {
+    appendReply(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+/* The prefix of an error line is what INFO errorstats counts. */
+void afterErrorReply(client *c, const char *s, size_t len, int flags) {
+    (void)flags;
+    server.stat_total_error_replies++;
+    if (c->cmd) c->cmd->failed_calls++;
+    if (s[0] == '-') {
+        s++;
+        len--;
+    }
+    const char *spc = memchr(s, ' ', len);
+    size_t plen = spc ? (size_t)(spc - s) : len;
+    if (plen > 128) plen = 128;
+    if (server.errors) {
+        sds prefix = sdsnewlen(s, plen);
+        dictEntry *de = dictFind(server.errors, prefix);
+        if (!de) {
+            if (dictSize(server.errors) >= 128) {
+                /* Too many distinct errors: count the rest under one name
+                 * so a client cannot grow our memory without bound. */
+                sdsfree(prefix);
+                prefix = sdsnew("ERRORSTATS_OVERFLOW");
+                de = dictFind(server.errors, prefix);
+            }
+            if (!de) {
+                de = dictAddRaw(server.errors, prefix, NULL);
+                dictSetSignedIntegerVal(de, 0);
+                prefix = NULL;
+            }
+        }
+        dictSetSignedIntegerVal(de, dictGetSignedIntegerVal(de) + 1);
+        if (prefix) sdsfree(prefix);
+    }
+}
+
+static void addReplyErrorLength(client *c, const char *s, size_t len) {
+    if (!len || s[0] != '-') addReplyProto(c, "-ERR ", 5);
+    addReplyProto(c, s, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+/* Sends "-ERR <err>" (or err itself if it carries its own "-CODE") and counts
+ * it. Newlines in err would break the protocol: they are replaced. */
+void addReplyError(client *c, const char *err) {
+    size_t len = strlen(err);
+    if (memchr(err, '\r', len) || memchr(err, '\n', len)) {
+        sds safe = sdsnewlen(err, len);
+        for (size_t j = 0; j < len; j++)
+            if (safe[j] == '\r' || safe[j] == '\n') safe[j] = ' ';
+        addReplyErrorLength(c, safe, len);
+        afterErrorReply(c, safe, len, 0);
+        sdsfree(safe);
+        return;
+    }
+    addReplyErrorLength(c, err, len);
+    afterErrorReply(c, err, len, 0);
+}
+
+/* Like addReplyError, and frees err. */
+void addReplyErrorSds(client *c, sds err) {
+    addReplyError(c, err);
+    sdsfree(err);
+}
+
+/* Error replies kept as ready protocol ("-WRONGTYPE ...\r\n"). */
+void addReplyErrorObject(client *c, robj *err) {
+    addReply(c, err);
+    afterErrorReply(c, err->ptr, sdslen(err->ptr) - 2, 0);
+}
+
+/* Replies obj, counting it as an error if it is one ("-..."). */
+void addReplyOrErrorObject(client *c, robj *obj) {
+    if (sdsEncodedObject(obj) && sdslen(obj->ptr) && ((char *)obj->ptr)[0] == '-') addReplyErrorObject(c, obj);
+    else addReply(c, obj);
+}
+
+void addReplyErrorObjectNoStats(client *c, robj *err) {
+    addReply(c, err);
+}
+
+void addReplyErrorFormat(client *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    sds s = sdscatvprintf(sdsempty(), fmt, ap);
+    va_end(ap);
+    addReplyError(c, s);
+    sdsfree(s);
+}
+
+void addReplyErrorArity(client *c) {
+    addReplyErrorFormat(c, "wrong number of arguments for '%s' command", c->cmd ? c->cmd->fullname : "unknown");
+}
+
+void addReplyErrorExpireTime(client *c) {
+    addReplyErrorFormat(c, "invalid expire time in '%s' command", c->cmd->fullname);
+}
+
+void addReplyStatusLength(client *c, const char *s, size_t len) {
+    addReplyProto(c, "+", 1);
+    addReplyProto(c, s, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+void addReplyStatus(client *c, const char *status) {
+    addReplyStatusLength(c, status, strlen(status));
+}
+
+/* Writes "<prefix><ll>\r\n" using the shared headers for small counts. */
+static void addReplyLongLongWithPrefix(client *c, long long ll, char prefix) {
+    if (ll >= 0 && ll < OBJ_SHARED_BULKHDR_LEN) {
+        if (prefix == '*') {
+            addReply(c, shared.mbulkhdr[ll]);
+            return;
+        } else if (prefix == '$') {
+            addReply(c, shared.bulkhdr[ll]);
+            return;
+        } else if (prefix == '%') {
+            addReply(c, shared.maphdr[ll]);
+            return;
+        } else if (prefix == '~') {
+            addReply(c, shared.sethdr[ll]);
+            return;
+        }
+    }
+    char buf[128];
+    buf[0] = prefix;
+    int len = ll2string(buf + 1, sizeof(buf) - 1, ll);
+    buf[len + 1] = '\r';
+    buf[len + 2] = '\n';
+    addReplyProto(c, buf, len + 3);
+}
+
+void addReplyLongLong(client *c, long long ll) {
+    if (ll == 0) addReply(c, shared.czero);
+    else if (ll == 1) addReply(c, shared.cone);
+    else addReplyLongLongWithPrefix(c, ll, ':');
+}
+
+static void addReplyAggregateLen(client *c, long length, char prefix) {
+    serverAssert(length >= 0);
+    addReplyLongLongWithPrefix(c, length, prefix);
+}
+
+void addReplyArrayLen(client *c, long length) {
+    addReplyAggregateLen(c, length, '*');
+}
+
+void addReplyMapLen(client *c, long length) {
+    if (c->resp == 2) addReplyAggregateLen(c, length * 2, '*');
+    else addReplyAggregateLen(c, length, '%');
+}
+
+void addReplySetLen(client *c, long length) {
+    addReplyAggregateLen(c, length, c->resp == 2 ? '*' : '~');
+}
+
+void addReplyAttributeLen(client *c, long length) {
+    serverAssert(c->resp >= 3);
+    addReplyAggregateLen(c, length, '|');
+}
+
+void addReplyPushLen(client *c, long length) {
+    addReplyAggregateLen(c, length, c->resp == 2 ? '*' : '>');
+}
+
+void addReplyNull(client *c) {
+    if (c->resp == 2) addReplyProto(c, "$-1\r\n", 5);
+    else addReplyProto(c, "_\r\n", 3);
+}
+
+void addReplyNullArray(client *c) {
+    if (c->resp == 2) addReplyProto(c, "*-1\r\n", 5);
+    else addReplyProto(c, "_\r\n", 3);
+}
+
+void addReplyBool(client *c, int b) {
+    if (c->resp == 2) addReply(c, b ? shared.cone : shared.czero);
+    else addReplyProto(c, b ? "#t\r\n" : "#f\r\n", 4);
+}
+
+static void addReplyBulkLen(client *c, size_t len) {
+    addReplyLongLongWithPrefix(c, (long long)len, '$');
+}
+
+void addReplyBulk(client *c, robj *obj) {
+    if (sdsEncodedObject(obj)) {
+        addReplyBulkLen(c, sdslen(obj->ptr));
+        addReplyProto(c, obj->ptr, sdslen(obj->ptr));
+        addReplyProto(c, "\r\n", 2);
+    } else {
+        char buf[LONG_STR_SIZE];
+        int len = ll2string(buf, sizeof(buf), (long)obj->ptr);
+        addReplyBulkLen(c, len);
+        addReplyProto(c, buf, len);
+        addReplyProto(c, "\r\n", 2);
+    }
+}
+
+void addReplyBulkCBuffer(client *c, const void *p, size_t len) {
+    addReplyBulkLen(c, len);
+    addReplyProto(c, p, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+/* Adds s as a bulk string and frees it. */
+void addReplyBulkSds(client *c, sds s) {
+    addReplyBulkCBuffer(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+void addReplyBulkCString(client *c, const char *s) {
+    if (s == NULL) addReplyNull(c);
+    else addReplyBulkCBuffer(c, s, strlen(s));
+}
+
+void addReplyBulkLongLong(client *c, long long ll) {
+    char buf[64];
+    int len = ll2string(buf, sizeof(buf), ll);
+    addReplyBulkCBuffer(c, buf, len);
+}
+
+/* Doubles: a bulk string in RESP2, a ',' double in RESP3. */
+void addReplyDouble(client *c, double d) {
+    char dbuf[MAX_D2STRING_CHARS];
+    int dlen = d2string(dbuf, sizeof(dbuf), d);
+    if (c->resp == 2) {
+        addReplyBulkCBuffer(c, dbuf, dlen);
+    } else {
+        addReplyProto(c, ",", 1);
+        addReplyProto(c, dbuf, dlen);
+        addReplyProto(c, "\r\n", 2);
+    }
+}
+
+/* INCRBYFLOAT-style numbers: always a bulk string, human formatted. */
+void addReplyLongDoubleAsHuman(client *c, long double d) {
+    char buf[MAX_LONG_DOUBLE_CHARS];
+    int len = ld2string(buf, sizeof(buf), d, LD_STR_HUMAN);
+    addReplyBulkCBuffer(c, buf, len);
+}
+
+void addReplyBigNum(client *c, const char *num, size_t len) {
+    if (c->resp == 2) {
+        addReplyBulkCBuffer(c, num, len);
+    } else {
+        addReplyProto(c, "(", 1);
+        addReplyProto(c, num, len);
+        addReplyProto(c, "\r\n", 2);
+    }
+}
+
+/* Verbatim string: "=<len>\r\n<ext>:<text>\r\n" in RESP3, bulk in RESP2. */
+void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext) {
+    if (c->resp == 2) {
+        addReplyBulkCBuffer(c, s, len);
+        return;
+    }
+    char buf[32];
+    size_t preflen = snprintf(buf, sizeof(buf), "=%zu\r\nxxx:", len + 4);
+    memcpy(buf + preflen - 4, ext, 3);
+    addReplyProto(c, buf, preflen);
+    addReplyProto(c, s, len);
+    addReplyProto(c, "\r\n", 2);
+}
+
+/* Replies with the subcommand help: an array of status lines. */
+void addReplyHelp(client *c, const char **help) {
+    sds cmd = sdsnew((char *)c->argv[0]->ptr);
+    sdstoupper(cmd);
+    void *blenp = addReplyDeferredLen(c);
+    int blen = 0;
+    addReplyStatusLength(c, "", 0);
+    sds head = sdscatprintf(sdsempty(), "%s <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", cmd);
+    addReplyStatusLength(c, head, sdslen(head));
+    sdsfree(head);
+    /* Re-do the first line properly: the empty status above is replaced. */
+    blen = 1;
+    for (int i = 0; help[i]; i++) {
+        addReplyStatus(c, help[i]);
+        blen++;
+    }
+    addReplyStatus(c, "HELP");
+    addReplyStatus(c, "    Print this help.");
+    blen += 2;
+    setDeferredArrayLen(c, blenp, blen);
+    sdsfree(cmd);
+}
+
+void addReplySubcommandSyntaxError(client *c) {
+    sds cmd = sdsnew((char *)c->argv[0]->ptr);
+    sdstoupper(cmd);
+    addReplyErrorFormat(c, "unknown subcommand or wrong number of arguments for '%.128s'. Try %s HELP.",
+                        (char *)c->argv[1]->ptr, cmd);
+    sdsfree(cmd);
+}
+
+/* Deferred lengths: a NULL placeholder node in the reply list that
+ * setDeferred*Len() turns into the header once the count is known. Every
+ * byte after the placeholder goes to the list, which keeps order. */
+void *addReplyDeferredLen(client *c) {
+    if (prepareClientToWrite(c) != C_OK) return NULL;
+    listAddNodeTail(c->reply, NULL);
+    return listLast(c->reply);
+}
+
+static void setDeferredReply(client *c, void *node, const char *s, size_t len) {
+    listNode *ln = node;
+    if (ln == NULL) return;
+    /* If the block before the placeholder has room, append there. */
+    listNode *prev = ln->prev;
+    if (prev && prev->value) {
+        clientReplyBlock *pb = prev->value;
+        if (pb->size - pb->used >= len) {
+            memcpy(pb->buf + pb->used, s, len);
+            pb->used += len;
+            listDelNode(c->reply, ln);
+            return;
+        }
+    }
+    size_t usable;
+    clientReplyBlock *buf = zmalloc_usable(len + sizeof(clientReplyBlock), &usable);
+    buf->size = usable - sizeof(clientReplyBlock);
+    buf->used = len;
+    memcpy(buf->buf, s, len);
+    ln->value = buf;
+    c->reply_bytes += buf->size;
+}
+
+static void setDeferredAggregateLen(client *c, void *node, long length, char prefix) {
+    char lenstr[128];
+    size_t lenstr_len = snprintf(lenstr, sizeof(lenstr), "%c%ld\r\n", prefix, length);
+    setDeferredReply(c, node, lenstr, lenstr_len);
+}
+
+void setDeferredArrayLen(client *c, void *node, long length) {
+    setDeferredAggregateLen(c, node, length, '*');
+}
+
+void setDeferredMapLen(client *c, void *node, long length) {
+    if (c->resp == 2) setDeferredAggregateLen(c, node, length * 2, '*');
+    else setDeferredAggregateLen(c, node, length, '%');
+}
+
+void setDeferredSetLen(client *c, void *node, long length) {
+    setDeferredAggregateLen(c, node, length, c->resp == 2 ? '*' : '~');
+}
+
+/* ---------------------------------------------------------------------------
+ * Writing replies
+ * ------------------------------------------------------------------------- */
+
+static void removeFromPendingWrites(client *c) {
+    if (c->pending_write_node) {
+        listDelNode(server.clients_pending_write, c->pending_write_node);
+        c->pending_write_node = NULL;
+    }
+    c->flags &= ~CLIENT_PENDING_WRITE;
+}
+
+/* Writes as much pending output as the connection takes, using writev over
+ * the static buffer and the reply blocks. Returns C_ERR if the client was
+ * freed (the caller must not touch it), C_OK otherwise. */
+int writeToClient(client *c, int handler_installed) {
+    ssize_t totwritten = 0;
+    while (clientHasPendingReplies(c)) {
+        struct iovec iov[CLIENT_IOV_MAX];
+        int iovcnt = 0;
+        size_t iov_bytes = 0;
+        size_t offset = c->sentlen;
+
+        if (c->bufpos > 0) {
+            iov[iovcnt].iov_base = c->buf + offset;
+            iov[iovcnt].iov_len = c->bufpos - offset;
+            iov_bytes += iov[iovcnt].iov_len;
+            iovcnt++;
+            offset = 0;
+        }
+        listIter li;
+        listNode *ln;
+        listRewind(c->reply, &li);
+        while (iovcnt < CLIENT_IOV_MAX && (ln = listNext(&li))) {
+            clientReplyBlock *b = listNodeValue(ln);
+            if (b == NULL) break; /* Unfilled deferred length: stop here. */
+            if (b->used == 0) continue;
+            iov[iovcnt].iov_base = b->buf + offset;
+            iov[iovcnt].iov_len = b->used - offset;
+            iov_bytes += iov[iovcnt].iov_len;
+            iovcnt++;
+            offset = 0;
+        }
+        if (iovcnt == 0) break;
+
+        ssize_t nwritten = iovcnt == 1 ? connWrite(c->conn, iov[0].iov_base, iov[0].iov_len)
+                                       : connWritev(c->conn, iov, iovcnt);
+        if (nwritten <= 0) {
+            if (nwritten == -1 && connGetState(c->conn) == CONN_STATE_CONNECTED) break; /* EAGAIN */
+            if (nwritten == -1) {
+                serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(c->conn));
+                freeClientAsync(c);
+                return C_ERR;
+            }
+            break;
+        }
+        totwritten += nwritten;
+
+        /* Consume what was written from the buffer and the blocks. */
+        size_t left = nwritten;
+        if (c->bufpos > 0) {
+            size_t inbuf = c->bufpos - c->sentlen;
+            if (left >= inbuf) {
+                left -= inbuf;
+                c->bufpos = 0;
+                c->sentlen = 0;
+            } else {
+                c->sentlen += left;
+                left = 0;
+            }
+        }
+        while (left > 0) {
+            ln = listFirst(c->reply);
+            clientReplyBlock *b = listNodeValue(ln);
+            size_t inblock = b->used - c->sentlen;
+            if (left >= inblock) {
+                left -= inblock;
+                c->reply_bytes -= b->size;
+                listDelNode(c->reply, ln);
+                c->sentlen = 0;
+            } else {
+                c->sentlen += left;
+                left = 0;
+            }
+        }
+        /* Drop fully sent empty blocks at the head. */
+        while (listLength(c->reply) && c->bufpos == 0) {
+            ln = listFirst(c->reply);
+            clientReplyBlock *b = listNodeValue(ln);
+            if (b == NULL || b->used != 0) break;
+            c->reply_bytes -= b->size;
+            listDelNode(c->reply, ln);
+        }
+        if ((size_t)nwritten < iov_bytes) break; /* Socket buffer full. */
+        /* Be fair to other clients when memory is tight. */
+        if (totwritten > NET_MAX_WRITES_PER_EVENT && server.maxmemory != 0 &&
+            zmalloc_used_memory() > server.maxmemory && !(c->flags & CLIENT_REPLICA))
+            break;
+    }
+    server.stat_net_output_bytes += totwritten;
+    c->net_output_bytes += totwritten;
+    if (totwritten > 0) c->lastinteraction = server.unixtime;
+
+    if (!clientHasPendingReplies(c)) {
+        c->sentlen = 0;
+        if (handler_installed) connSetWriteHandler(c->conn, NULL);
+        if (c->flags & CLIENT_CLOSE_AFTER_REPLY) {
+            freeClientAsync(c);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+static void sendReplyToClient(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    writeToClient(c, 1);
+}
+
+/* Called from beforeSleep(): writes the output of every client that got
+ * replies in this event-loop iteration. Returns how many were processed. */
+int handleClientsWithPendingWrites(void) {
+    int processed = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients_pending_write, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        removeFromPendingWrites(c);
+        if (c->flags & CLIENT_CLOSE_ASAP) continue;
+        processed++;
+        if (writeToClient(c, 0) == C_ERR) continue;
+        if (clientHasPendingReplies(c)) {
+            /* The socket is full: let the event loop tell us when to go on.
+             * With a barrier the write goes before reading more requests. */
+            connSetWriteHandlerWithBarrier(c->conn, sendReplyToClient, 1);
+        }
+    }
+    return processed;
+}
+
+/* ---------------------------------------------------------------------------
+ * Output buffer limits
+ * ------------------------------------------------------------------------- */
+
+unsigned long getClientOutputBufferMemoryUsage(client *c) {
+    return c->reply_bytes + sizeof(listNode) * listLength(c->reply);
+}
+
+int getClientType(client *c) {
+    if (c->flags & CLIENT_PRIMARY) return CLIENT_TYPE_PRIMARY;
+    if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) return CLIENT_TYPE_REPLICA;
+    if (c->flags & CLIENT_PUBSUB) return CLIENT_TYPE_PUBSUB;
+    return CLIENT_TYPE_NORMAL;
+}
+
+int getClientTypeByName(const char *name) {
+    if (!strcasecmp(name, "normal")) return CLIENT_TYPE_NORMAL;
+    if (!strcasecmp(name, "slave") || !strcasecmp(name, "replica")) return CLIENT_TYPE_REPLICA;
+    if (!strcasecmp(name, "pubsub")) return CLIENT_TYPE_PUBSUB;
+    if (!strcasecmp(name, "master") || !strcasecmp(name, "primary")) return CLIENT_TYPE_PRIMARY;
+    return -1;
+}
+
+const char *getClientTypeName(int class) {
+    switch (class) {
+    case CLIENT_TYPE_NORMAL: return "normal";
+    case CLIENT_TYPE_REPLICA: return "slave";
+    case CLIENT_TYPE_PUBSUB: return "pubsub";
+    case CLIENT_TYPE_PRIMARY: return "master";
+    default: return NULL;
+    }
+}
+
+/* Returns 1 if the client passed its hard limit, or its soft limit for
+ * longer than allowed. Updates the soft-limit timer. */
+int checkClientOutputBufferLimits(client *c) {
+    int class = getClientType(c);
+    if (class == CLIENT_TYPE_PRIMARY) class = CLIENT_TYPE_NORMAL;
+    unsigned long used = getClientOutputBufferMemoryUsage(c);
+    clientBufferLimitsConfig *lim = &server.client_obuf_limits[class];
+    int hard = lim->hard_limit_bytes && used >= lim->hard_limit_bytes;
+    int soft = lim->soft_limit_bytes && used >= lim->soft_limit_bytes;
+    if (soft) {
+        if (c->obuf_soft_limit_reached_time == 0) {
+            c->obuf_soft_limit_reached_time = server.unixtime;
+            soft = 0;
+        } else if (server.unixtime - c->obuf_soft_limit_reached_time <= lim->soft_limit_seconds) {
+            soft = 0;
+        }
+    } else {
+        c->obuf_soft_limit_reached_time = 0;
+    }
+    return hard || soft;
+}
+
+/* Closes (asynchronously) a client over its output limits. Returns 1 if it
+ * was scheduled for closing. */
+int closeClientOnOutputBufferLimitReached(client *c, int async) {
+    if (!c->conn || c->reply_bytes == 0 || c->flags & CLIENT_CLOSE_ASAP) return 0;
+    if (checkClientOutputBufferLimits(c)) {
+        sds info = catClientInfoString(sdsempty(), c);
+        serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", info);
+        sdsfree(info);
+        server.stat_client_outbuf_limit_disconnections++;
+        (void)async;
+        freeClientAsync(c);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Reading and parsing requests
+ * ------------------------------------------------------------------------- */
+
+static void setProtocolError(const char *errstr, client *c) {
+    if (server.verbosity <= LL_VERBOSE) {
+        sds info = catClientInfoString(sdsempty(), c);
+        char buf[256];
+        size_t avail = sdslen(c->querybuf) - c->qb_pos;
+        size_t n = avail < 64 ? avail : 64;
+        sds q = sdscatrepr(sdsempty(), c->querybuf + c->qb_pos, n);
+        snprintf(buf, sizeof(buf), "Query buffer during protocol error: '%s'", q);
+        serverLog(LL_VERBOSE, "Protocol error (%s) from client: %s. %s", errstr, info, buf);
+        sdsfree(q);
+        sdsfree(info);
+    }
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+}
+
+static void ensureArgvCapacity(client *c, int n) {
+    if (n <= c->argv_len) return;
+    c->argv_len = n < 1024 ? n : 1024; /* Grow later for huge counts. */
+    if (c->argv_len < n) c->argv_len = n;
+    c->argv = zrealloc(c->argv, sizeof(robj *) * c->argv_len);
+}
+
+/* Inline protocol: one line of space-separated words, quotes allowed.
+ * Returns C_OK when a command is ready in argv, C_ERR if more bytes are
+ * needed or a protocol error was set. */
+static int processInlineBuffer(client *c) {
+    char *start = c->querybuf + c->qb_pos;
+    size_t avail = sdslen(c->querybuf) - c->qb_pos;
+    char *newline = memchr(start, '\n', avail);
+    if (newline == NULL) {
+        if (avail > PROTO_INLINE_MAX_SIZE) {
+            addReplyError(c, "Protocol error: too big inline request");
+            setProtocolError("too big inline request", c);
+        }
+        return C_ERR;
+    }
+    size_t linelen = newline - start;
+    if (linelen && start[linelen - 1] == '\r') linelen--;
+
+    int argc;
+    sds line = sdsnewlen(start, linelen);
+    sds *argv = sdssplitargs(line, &argc);
+    sdsfree(line);
+    if (argv == NULL) {
+        addReplyError(c, "Protocol error: unbalanced quotes in request");
+        setProtocolError("unbalanced quotes in inline request", c);
+        return C_ERR;
+    }
+    c->qb_pos += (newline - start) + 1;
+    ensureArgvCapacity(c, argc);
+    c->argc = 0;
+    c->argv_len_sum = 0;
+    for (int j = 0; j < argc; j++) {
+        c->argv[c->argc++] = createObject(OBJ_STRING, argv[j]);
+        c->argv_len_sum += sdslen(argv[j]);
+    }
+    zfree(argv);
+    return C_OK;
+}
+
+/* Parses "<prefix><number>\r\n" at the parse position. Returns 1 with *out
+ * set and the position moved past the line, 0 if the line is incomplete,
+ * -1 if it is not a number. toolong_err is replied if there is no CRLF in
+ * PROTO_INLINE_MAX_SIZE bytes. */
+static int parseLengthLine(client *c, long long *out, const char *toolong_err) {
+    char *start = c->querybuf + c->qb_pos;
+    size_t avail = sdslen(c->querybuf) - c->qb_pos;
+    char *cr = memchr(start, '\r', avail);
+    if (cr == NULL || (size_t)(cr - start) + 1 >= avail) {
+        if (avail > PROTO_INLINE_MAX_SIZE) {
+            addReplyErrorFormat(c, "Protocol error: %s", toolong_err);
+            setProtocolError(toolong_err, c);
+            return -2;
+        }
+        return 0;
+    }
+    if (!string2ll(start + 1, cr - start - 1, out)) return -1;
+    c->qb_pos += (cr - start) + 2;
+    return 1;
+}
+
+/* RESP multibulk: "*<argc>\r\n" then argc times "$<len>\r\n<bytes>\r\n".
+ * Returns C_OK when argv is complete, C_ERR if more bytes are needed or a
+ * protocol error was set. Partial progress is kept across calls. */
+static int processMultibulkBuffer(client *c) {
+    long long ll;
+    if (c->multibulklen == 0) {
+        int r = parseLengthLine(c, &ll, "too big mbulk count string");
+        if (r == 0 || r == -2) return C_ERR;
+        if (r == -1 || ll > INT_MAX) {
+            addReplyError(c, "Protocol error: invalid multibulk length");
+            setProtocolError("invalid mbulk count", c);
+            return C_ERR;
+        }
+        if (ll > 10 && authRequired(c)) {
+            addReplyError(c, "Protocol error: unauthenticated multibulk length");
+            setProtocolError("unauth mbulk count", c);
+            return C_ERR;
+        }
+        if (ll <= 0) return C_OK; /* Empty request: nothing to run. */
+        c->multibulklen = ll;
+        freeClientArgv(c);
+        ensureArgvCapacity(c, c->multibulklen);
+        c->argv_len_sum = 0;
+    }
+
+    while (c->multibulklen) {
+        if (c->bulklen == -1) {
+            if (c->qb_pos >= sdslen(c->querybuf)) return C_ERR;
+            if (c->querybuf[c->qb_pos] != '$') {
+                addReplyErrorFormat(c, "Protocol error: expected '$', got '%c'", c->querybuf[c->qb_pos]);
+                setProtocolError("expected $ but got something else", c);
+                return C_ERR;
+            }
+            int r = parseLengthLine(c, &ll, "too big bulk count string");
+            if (r == 0 || r == -2) return C_ERR;
+            if (r == -1 || ll < 0 || ll > server.proto_max_bulk_len) {
+                addReplyError(c, "Protocol error: invalid bulk length");
+                setProtocolError("invalid bulk length", c);
+                return C_ERR;
+            }
+            if (ll > 16384 && authRequired(c)) {
+                addReplyError(c, "Protocol error: unauthenticated bulk length");
+                setProtocolError("unauth bulk length", c);
+                return C_ERR;
+            }
+            c->bulklen = ll;
+            if (ll >= PROTO_MBULK_BIG_ARG) {
+                /* Big argument: move it to the start of the query buffer and
+                 * make the buffer exactly big enough, so that once complete
+                 * the buffer itself becomes the argument. */
+                size_t pending = sdslen(c->querybuf) - c->qb_pos;
+                if ((size_t)ll + 2 >= pending) {
+                    sdsrange(c->querybuf, c->qb_pos, -1);
+                    c->qb_pos = 0;
+                    c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, ll + 2 - sdslen(c->querybuf));
+                }
+            }
+        }
+
+        size_t avail = sdslen(c->querybuf) - c->qb_pos;
+        if (avail < (size_t)c->bulklen + 2) return C_ERR;
+        if (c->querybuf[c->qb_pos + c->bulklen] != '\r' || c->querybuf[c->qb_pos + c->bulklen + 1] != '\n') {
+            addReplyError(c, "Protocol error: invalid bulk length");
+            setProtocolError("bulk not terminated by CRLF", c);
+            return C_ERR;
+        }
+        if (c->qb_pos == 0 && c->bulklen >= PROTO_MBULK_BIG_ARG && sdslen(c->querybuf) == (size_t)c->bulklen + 2) {
+            /* Steal the buffer: it holds exactly this argument. */
+            sdssetlen(c->querybuf, c->bulklen);
+            c->querybuf[c->bulklen] = '\0';
+            c->argv[c->argc++] = createObject(OBJ_STRING, c->querybuf);
+            c->querybuf = sdsnewlen(SDS_NOINIT, c->bulklen + 2);
+            sdsclear(c->querybuf);
+        } else {
+            c->argv[c->argc++] = createStringObject(c->querybuf + c->qb_pos, c->bulklen);
+            c->qb_pos += c->bulklen + 2;
+        }
+        c->argv_len_sum += c->bulklen;
+        c->bulklen = -1;
+        c->multibulklen--;
+    }
+    return C_OK;
+}
+
+/* Runs the command in argv and prepares for the next one. Returns C_ERR if
+ * the client was freed or must stop processing input. */
+static int processCommandAndResetClient(client *c) {
+    client *old = server.current_client;
+    server.current_client = c;
+    int deadclient = 0;
+    if (processCommand(c) == C_OK) {
+        c->commands_processed++;
+    }
+    if (server.current_client == NULL) deadclient = 1;
+    server.current_client = old;
+    if (deadclient) return C_ERR;
+    if (!(c->flags & CLIENT_BLOCKED)) resetClient(c);
+    return C_OK;
+}
+
+/* Parses and executes every complete request in the query buffer. */
+void processInputBuffer(client *c) {
+    while (c->qb_pos < sdslen(c->querybuf)) {
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+
+        if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
+
+        int ok = c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
+        if (ok != C_OK) break;
+
+        if (c->argc == 0) {
+            resetClient(c);
+        } else {
+            if (processCommandAndResetClient(c) == C_ERR) return;
+        }
+    }
+    if (c->qb_pos) {
+        sdsrange(c->querybuf, c->qb_pos, -1);
+        c->qb_pos = 0;
+    }
+}
+
+/* Read handler of every client connection. */
+void readQueryFromClient(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    size_t readlen = PROTO_IOBUF_LEN;
+
+    /* While reading a big argument, read no more than it: the buffer is then
+     * exactly the argument and can be used without a copy. */
+    if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen != -1 &&
+        c->bulklen >= PROTO_MBULK_BIG_ARG) {
+        ssize_t remaining = (size_t)(c->bulklen + 2) - (sdslen(c->querybuf) - c->qb_pos);
+        if (remaining > 0) readlen = remaining;
+    }
+
+    size_t qblen = sdslen(c->querybuf);
+    if (qblen > c->querybuf_peak) c->querybuf_peak = qblen;
+    c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+    ssize_t nread = connRead(conn, c->querybuf + qblen, readlen);
+    if (nread == -1) {
+        if (connGetState(conn) == CONN_STATE_CONNECTED) return;
+        serverLog(LL_VERBOSE, "Reading from client: %s", connGetLastError(conn));
+        freeClientAsync(c);
+        return;
+    } else if (nread == 0) {
+        if (server.verbosity <= LL_VERBOSE) {
+            sds info = catClientInfoString(sdsempty(), c);
+            serverLog(LL_VERBOSE, "Client closed connection %s", info);
+            sdsfree(info);
+        }
+        freeClientAsync(c);
+        return;
+    }
+    sdsIncrLen(c->querybuf, nread);
+    c->lastinteraction = server.unixtime;
+    c->net_input_bytes += nread;
+    server.stat_net_input_bytes += nread;
+    server.stat_total_reads_processed++;
+
+    if (!(c->flags & CLIENT_PRIMARY) && server.client_max_querybuf_len &&
+        sdslen(c->querybuf) - c->qb_pos > server.client_max_querybuf_len &&
+        !(c->bulklen >= PROTO_MBULK_BIG_ARG && sdslen(c->querybuf) - c->qb_pos <= (size_t)c->bulklen + 2)) {
+        sds ci = catClientInfoString(sdsempty(), c);
+        serverLog(LL_WARNING, "Closing client that reached max query buffer length: %s", ci);
+        sdsfree(ci);
+        server.stat_client_qbuf_limit_disconnections++;
+        freeClientAsync(c);
+        return;
+    }
+    c->flags |= CLIENT_PROTECTED;
+    processInputBuffer(c);
+    c->flags &= ~CLIENT_PROTECTED;
+    if (c->flags & CLIENT_CLOSE_ASAP && !clientHasPendingReplies(c)) {
+        /* Freed in beforeSleep via the async queue. */
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Client introspection (CLIENT LIST / INFO) and misc helpers
+ * ------------------------------------------------------------------------- */
+
+char *getClientPeerId(client *c) {
+    static char buf[NET_ADDR_STR_LEN];
+    if (c->conn == NULL) return "";
+    connFormatAddr(c->conn, buf, sizeof(buf), 1);
+    return buf;
+}
+
+char *getClientSockname(client *c) {
+    static char buf[NET_ADDR_STR_LEN];
+    if (c->conn == NULL) return "";
+    connFormatAddr(c->conn, buf, sizeof(buf), 0);
+    return buf;
+}
+
+size_t getClientMemoryUsage(client *c, size_t *output_buffer_mem_usage) {
+    size_t obuf = getClientOutputBufferMemoryUsage(c) + c->buf_usable_size;
+    if (output_buffer_mem_usage) *output_buffer_mem_usage = obuf;
+    return obuf + sdsAllocSize(c->querybuf) + c->argv_len * sizeof(robj *) + c->argv_len_sum + sizeof(client);
+}
+
+static char *clientFlagsString(client *c, char *buf) {
+    char *p = buf;
+    if (c->flags & CLIENT_REPLICA) *p++ = c->flags & CLIENT_MONITOR ? 'O' : 'S';
+    if (c->flags & CLIENT_PRIMARY) *p++ = 'M';
+    if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
+    if (c->flags & CLIENT_MULTI) *p++ = 'x';
+    if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
+    if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
+    if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
+    if (c->flags & CLIENT_UNBLOCKED) *p++ = 'u';
+    if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
+    if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
+    if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
+    if (c->flags & CLIENT_NO_TOUCH) *p++ = 'T';
+    if (p == buf) *p++ = 'N';
+    *p = '\0';
+    return buf;
+}
+
+/* Appends the CLIENT LIST line of c (without newline) to s. */
+sds catClientInfoString(sds s, client *c) {
+    char flags[32];
+    char events[3], *p = events;
+    if (c->conn) {
+        if (connHasReadHandler(c->conn)) *p++ = 'r';
+        if (connHasWriteHandler(c->conn)) *p++ = 'w';
+    }
+    *p = '\0';
+    size_t obufmem;
+    size_t total_mem = getClientMemoryUsage(c, &obufmem);
+    const char *cmdname = c->lastcmd ? c->lastcmd->fullname : "NULL";
+    return sdscatfmt(
+        s,
+        "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=0 psub=0 ssub=0 multi=%i "
+        "watch=0 qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=0 rbs=%U rbp=%U obl=%U oll=%U omem=%U "
+        "tot-mem=%U events=%s cmd=%s user=default redir=-1 resp=%i lib-name=%s lib-ver=%s tot-net-in=%U "
+        "tot-net-out=%U tot-cmds=%U",
+        (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? c->conn->fd : -1,
+        c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
+        (long long)(server.unixtime - c->lastinteraction), clientFlagsString(c, flags), c->db->id,
+        (c->flags & CLIENT_MULTI) ? 0 : -1, (unsigned long long)sdslen(c->querybuf),
+        (unsigned long long)sdsavail(c->querybuf), (unsigned long long)c->argv_len_sum,
+        (unsigned long long)c->buf_usable_size, (unsigned long long)c->querybuf_peak,
+        (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
+        (unsigned long long)total_mem, events, cmdname, c->resp, c->lib_name ? (char *)c->lib_name->ptr : "",
+        c->lib_ver ? (char *)c->lib_ver->ptr : "", c->net_input_bytes, c->net_output_bytes,
+        c->commands_processed);
+}
+
+sds getAllClientsInfoString(int type) {
+    sds o = sdsempty();
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (type != -1 && getClientType(c) != type) continue;
+        o = catClientInfoString(o, c);
+        o = sdscatlen(o, "\n", 1);
+    }
+    return o;
+}
+
+void getClientsMaxBuffers(unsigned long *longest_output_list, unsigned long *biggest_input_buffer) {
+    unsigned long lol = 0, bib = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (listLength(c->reply) > lol) lol = listLength(c->reply);
+        if (sdslen(c->querybuf) > bib) bib = sdslen(c->querybuf);
+    }
+    *longest_output_list = lol;
+    *biggest_input_buffer = bib;
+}
+
+/* Returns 1 if the client must authenticate before running commands. */
+int authRequired(client *c) {
+    return server.requirepass != NULL && !c->authenticated;
+}
+
+/* Replaces argv with a new vector built from the given objects (their
+ * references are taken). Used by commands that propagate differently. */
+void replaceClientCommandVector(client *c, int argc, robj **argv) {
+    freeClientArgv(c);
+    zfree(c->argv);
+    c->argv = argv;
+    c->argc = argc;
+    c->argv_len = argc;
+    c->argv_len_sum = 0;
+    for (int j = 0; j < argc; j++) c->argv_len_sum += getDecodedObject(argv[j]) ? stringObjectLen(argv[j]) : 0;
+}
+
+void rewriteClientCommandVector(client *c, int argc, ...) {
+    va_list ap;
+    robj **argv = zmalloc(sizeof(robj *) * argc);
+    va_start(ap, argc);
+    for (int j = 0; j < argc; j++) {
+        argv[j] = va_arg(ap, robj *);
+        incrRefCount(argv[j]);
+    }
+    va_end(ap);
+    replaceClientCommandVector(c, argc, argv);
+}
+
+void rewriteClientCommandArgument(client *c, int i, robj *newval) {
+    if (i >= c->argv_len) {
+        c->argv = zrealloc(c->argv, sizeof(robj *) * (i + 1));
+        for (int j = c->argv_len; j <= i; j++) c->argv[j] = NULL;
+        c->argv_len = i + 1;
+    }
+    robj *old = i < c->argc ? c->argv[i] : NULL;
+    c->argv[i] = newval;
+    incrRefCount(newval);
+    if (old) decrRefCount(old);
+    if (i >= c->argc) c->argc = i + 1;
+}
+
+/* Closes idle clients (timeout). Returns 1 if c was freed. */
+int clientsCronHandleTimeout(client *c, mstime_t now_ms) {
+    time_t now = now_ms / 1000;
+    if (server.maxidletime && !(c->flags & (CLIENT_REPLICA | CLIENT_PRIMARY | CLIENT_BLOCKED | CLIENT_PUBSUB)) &&
+        (now - c->lastinteraction > server.maxidletime)) {
+        serverLog(LL_VERBOSE, "Closing idle client");
+        freeClient(c);
+        return 1;
+    }
+    return 0;
+}
+
+/* Runs a slice of per-client housekeeping every cron tick: idle timeouts,
+ * shrinking query buffers that are mostly empty. */
+void clientsCron(void) {
+    int numclients = listLength(server.clients);
+    int iterations = numclients / server.hz;
+    if (iterations < 5) iterations = numclients < 5 ? numclients : 5;
+    mstime_t now = mstime();
+    while (listLength(server.clients) && iterations--) {
+        listRotateTailToHead(server.clients);
+        client *c = listNodeValue(listFirst(server.clients));
+        c->client_list_node = listFirst(server.clients);
+        if (clientsCronHandleTimeout(c, now)) continue;
+        /* Give back memory of big idle query buffers. */
+        if (sdslen(c->querybuf) == 0 && sdsalloc(c->querybuf) > 1024 * 4 && c->bulklen == -1) {
+            sdsfree(c->querybuf);
+            c->querybuf = sdsempty();
+            c->querybuf_peak = 0;
+        }
+        c->querybuf_peak = sdslen(c->querybuf);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * CLIENT PAUSE
+ * ------------------------------------------------------------------------- */
+
+void pauseActions(mstime_t end, int write_only) {
+    if (end > server.client_pause_end_time || !isPausedActions()) {
+        server.client_pause_end_time = end;
+        server.client_pause_write_only = write_only;
+    } else if (!write_only) {
+        server.client_pause_write_only = 0;
+    }
+}
+
+void unpauseActions(void) {
+    server.client_pause_end_time = 0;
+    processUnpausedClients();
+}
+
+int areClientsPaused(void) {
+    return isPausedActions();
+}
+
+/* Returns 1 if the command in c's argv must wait for CLIENT UNPAUSE (or
+ * the pause to end): every command for PAUSE ALL, writes for PAUSE WRITE.
+ * Replicas and the primary are never held. */
+int isClientPaused(client *c) {
+    if (!isPausedActions() || c->flags & (CLIENT_REPLICA | CLIENT_PRIMARY)) return 0;
+    if (mstime() >= server.client_pause_end_time) return 0;
+    if (!server.client_pause_write_only) return 1;
+    return c->cmd && (c->cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE));
+}
+
+/* Holds c, whose parsed command stays in argv, until the pause ends. */
+void blockClientForPause(client *c) {
+    c->flags |= CLIENT_BLOCKED | CLIENT_PENDING_COMMAND;
+    listAddNodeTail(server.paused_clients, c);
+}
+
+/* Resumes clients held by a pause that ended. */
+void processUnpausedClients(void) {
+    if (isPausedActions() && mstime() < server.client_pause_end_time) return;
+    server.client_pause_end_time = 0;
+    while (listLength(server.paused_clients)) {
+        listNode *ln = listFirst(server.paused_clients);
+        client *c = listNodeValue(ln);
+        listDelNode(server.paused_clients, ln);
+        c->flags &= ~(CLIENT_BLOCKED | CLIENT_PENDING_COMMAND);
+        c->flags |= CLIENT_PROTECTED;
+        if (processCommandAndResetClient(c) == C_OK) processInputBuffer(c);
+        c->flags &= ~CLIENT_PROTECTED;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * The CLIENT command
+ * ------------------------------------------------------------------------- */
+
+static int validateClientName(client *c, robj *name) {
+    const char *p = name->ptr;
+    for (size_t j = 0; j < sdslen(name->ptr); j++) {
+        if (p[j] < '!' || p[j] > '~') {
+            addReplyError(c, "Client names cannot contain spaces, newlines or special characters.");
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+void clientListCommand(client *c) {
+    int type = -1;
+    sds o = NULL;
+    if (c->argc == 4 && !strcasecmp(c->argv[2]->ptr, "type")) {
+        type = getClientTypeByName(c->argv[3]->ptr);
+        if (type == -1) {
+            addReplyErrorFormat(c, "Unknown client type '%s'", (char *)c->argv[3]->ptr);
+            return;
+        }
+        o = getAllClientsInfoString(type);
+    } else if (c->argc > 3 && !strcasecmp(c->argv[2]->ptr, "id")) {
+        o = sdsempty();
+        for (int j = 3; j < c->argc; j++) {
+            long long id;
+            if (getLongLongFromObjectOrReply(c, c->argv[j], &id, "Invalid client ID") != C_OK) {
+                sdsfree(o);
+                return;
+            }
+            listIter li;
+            listNode *ln;
+            listRewind(server.clients, &li);
+            while ((ln = listNext(&li))) {
+                client *cl = listNodeValue(ln);
+                if (cl->id == (uint64_t)id) {
+                    o = catClientInfoString(o, cl);
+                    o = sdscatlen(o, "\n", 1);
+                    break;
+                }
+            }
+        }
+    } else if (c->argc != 2) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    } else {
+        o = getAllClientsInfoString(-1);
+    }
+    addReplyVerbatim(c, o, sdslen(o), "txt");
+    sdsfree(o);
+}
+
+void clientInfoCommand(client *c) {
+    sds o = catClientInfoString(sdsempty(), c);
+    o = sdscatlen(o, "\n", 1);
+    addReplyVerbatim(c, o, sdslen(o), "txt");
+    sdsfree(o);
+}
+
+void clientIdCommand(client *c) {
+    addReplyLongLong(c, c->id);
+}
+
+void clientSetnameCommand(client *c) {
+    robj *name = c->argv[2];
+    if (validateClientName(c, name) != C_OK) return;
+    if (c->name) decrRefCount(c->name);
+    c->name = NULL;
+    if (sdslen(name->ptr)) {
+        c->name = name;
+        incrRefCount(name);
+    }
+    addReply(c, shared.ok);
+}
+
+void clientGetnameCommand(client *c) {
+    if (c->name) addReplyBulk(c, c->name);
+    else addReplyNull(c);
+}
+
+void clientSetinfoCommand(client *c) {
+    const char *attr = c->argv[2]->ptr;
+    robj *val = c->argv[3];
+    robj **dest;
+    if (!strcasecmp(attr, "lib-name")) dest = &c->lib_name;
+    else if (!strcasecmp(attr, "lib-ver")) dest = &c->lib_ver;
+    else {
+        addReplyErrorFormat(c, "Unrecognized option '%s'", attr);
+        return;
+    }
+    const char *p = val->ptr;
+    for (size_t j = 0; j < sdslen(val->ptr); j++) {
+        if (p[j] < '!' || p[j] > '~') {
+            addReplyErrorFormat(c, "%s cannot contain spaces, newlines or special characters.", attr);
+            return;
+        }
+    }
+    if (*dest) decrRefCount(*dest);
+    *dest = sdslen(val->ptr) ? val : NULL;
+    if (*dest) incrRefCount(*dest);
+    addReply(c, shared.ok);
+}
+
+/* CLIENT KILL addr:port (old form, replies OK or an error) or CLIENT KILL
+ * <filter> <value> ... (new form, replies the number killed). */
+void clientKillCommand(client *c) {
+    const char *addr = NULL, *laddr = NULL;
+    int type = -1;
+    uint64_t id = 0;
+    int skipme = 1, newform = c->argc > 3;
+    long long maxage = 0;
+
+    if (!newform) {
+        addr = c->argv[2]->ptr;
+        skipme = 0;
+    } else {
+        if ((c->argc - 2) % 2 != 0) {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+        for (int i = 2; i < c->argc; i += 2) {
+            const char *opt = c->argv[i]->ptr;
+            robj *val = c->argv[i + 1];
+            if (!strcasecmp(opt, "id")) {
+                long long tmp;
+                if (getLongLongFromObjectOrReply(c, val, &tmp, "client-id should be greater than 0") != C_OK)
+                    return;
+                if (tmp <= 0) {
+                    addReplyError(c, "client-id should be greater than 0");
+                    return;
+                }
+                id = tmp;
+            } else if (!strcasecmp(opt, "type")) {
+                type = getClientTypeByName(val->ptr);
+                if (type == -1) {
+                    addReplyErrorFormat(c, "Unknown client type '%s'", (char *)val->ptr);
+                    return;
+                }
+            } else if (!strcasecmp(opt, "addr")) {
+                addr = val->ptr;
+            } else if (!strcasecmp(opt, "laddr")) {
+                laddr = val->ptr;
+            } else if (!strcasecmp(opt, "user")) {
+                if (strcmp(val->ptr, "default")) {
+                    addReplyErrorFormat(c, "No such user '%s'", (char *)val->ptr);
+                    return;
+                }
+            } else if (!strcasecmp(opt, "skipme")) {
+                if (!strcasecmp(val->ptr, "yes")) skipme = 1;
+                else if (!strcasecmp(val->ptr, "no")) skipme = 0;
+                else {
+                    addReplyErrorObject(c, shared.syntaxerr);
+                    return;
+                }
+            } else if (!strcasecmp(opt, "maxage")) {
+                if (getLongLongFromObjectOrReply(c, val, &maxage, NULL) != C_OK) return;
+                if (maxage <= 0) {
+                    addReplyErrorObject(c, shared.syntaxerr);
+                    return;
+                }
+            } else {
+                addReplyErrorObject(c, shared.syntaxerr);
+                return;
+            }
+        }
+    }
+
+    int killed = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *cl = listNodeValue(ln);
+        if (addr && strcmp(getClientPeerId(cl), addr) != 0) continue;
+        if (laddr && strcmp(getClientSockname(cl), laddr) != 0) continue;
+        if (type != -1 && getClientType(cl) != type) continue;
+        if (id != 0 && cl->id != id) continue;
+        if (cl == c && skipme) continue;
+        if (maxage && server.unixtime - cl->ctime < maxage) continue;
+        if (cl == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        else freeClientAsync(cl);
+        killed++;
+    }
+    if (!newform) {
+        if (killed == 0) addReplyError(c, "No such client");
+        else addReply(c, shared.ok);
+    } else {
+        addReplyLongLong(c, killed);
+    }
+}
+
+void clientPauseCommand(client *c) {
+    long long duration;
+    int write_only = 0;
+    if (c->argc == 4) {
+        if (!strcasecmp(c->argv[3]->ptr, "write")) write_only = 1;
+        else if (strcasecmp(c->argv[3]->ptr, "all")) {
+            addReplyError(c, "CLIENT PAUSE mode must be WRITE or ALL");
+            return;
+        }
+    }
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &duration, "timeout is not an integer or out of range") != C_OK)
+        return;
+    if (duration < 0) {
+        addReplyError(c, "timeout is negative");
+        return;
+    }
+    pauseActions(mstime() + duration, write_only);
+    addReply(c, shared.ok);
+}
+
+void clientUnpauseCommand(client *c) {
+    unpauseActions();
+    addReply(c, shared.ok);
+}
+
+void clientReplyCommand(client *c) {
+    const char *mode = c->argv[2]->ptr;
+    if (!strcasecmp(mode, "on")) {
+        c->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(mode, "off")) {
+        c->flags |= CLIENT_REPLY_OFF;
+    } else if (!strcasecmp(mode, "skip")) {
+        if (!(c->flags & CLIENT_REPLY_OFF)) c->flags |= CLIENT_REPLY_SKIP_NEXT;
+    } else {
+        addReplyErrorObject(c, shared.syntaxerr);
+    }
+}
+
+static void clientOnOffFlag(client *c, uint64_t flag) {
+    const char *v = c->argv[2]->ptr;
+    if (!strcasecmp(v, "on")) {
+        c->flags |= flag;
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(v, "off")) {
+        c->flags &= ~flag;
+        addReply(c, shared.ok);
+    } else {
+        addReplyErrorObject(c, shared.syntaxerr);
+    }
+}
+
+void clientNoEvictCommand(client *c) {
+    clientOnOffFlag(c, CLIENT_NO_EVICT);
+}
+
+void clientNoTouchCommand(client *c) {
+    clientOnOffFlag(c, CLIENT_NO_TOUCH);
+}
+
+void clientHelpCommand(client *c) {
+    const char *help[] = {
+        "GETNAME",
+        "    Return the name of the current connection.",
+        "ID",
+        "    Return the ID of the current connection.",
+        "INFO",
+        "    Return information about the current client connection.",
+        "KILL <ip:port>",
+        "    Kill connection made from <ip:port>.",
+        "KILL <option> <value> [<option> <value> [...]]",
+        "    Kill connections. Options are:",
+        "    * ADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made from the specified address",
+        "    * LADDR (<ip:port>|<unixsocket>:0)",
+        "      Kill connections made to specified local address",
+        "    * TYPE (NORMAL|PRIMARY|REPLICA|PUBSUB)",
+        "      Kill connections by type.",
+        "    * USER <username>",
+        "      Kill connections authenticated by <username>.",
+        "    * SKIPME (YES|NO)",
+        "      Skip killing current connection (default: yes).",
+        "    * ID <client-id>",
+        "      Kill connections by client id.",
+        "    * MAXAGE <maxage>",
+        "      Kill connections older than the specified age.",
+        "LIST [options ...]",
+        "    Return information about client connections. Options:",
+        "    * TYPE (NORMAL|PRIMARY|REPLICA|PUBSUB)",
+        "      Return clients of specified type.",
+        "    * ID <client-id> [<client-id> ...]",
+        "      Return clients with the given IDs.",
+        "UNPAUSE",
+        "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "    Suspend all, or just write, clients for <timeout> milliseconds.",
+        "REPLY (ON|OFF|SKIP)",
+        "    Control the replies sent to the current connection.",
+        "SETNAME <name>",
+        "    Assign the name <name> to the current connection.",
+        "SETINFO <option> <value>",
+        "    Set client meta attr. Options are:",
+        "    * LIB-NAME: the client lib name.",
+        "    * LIB-VER: the client lib version.",
+        "NO-EVICT (ON|OFF)",
+        "    Protect current client connection from eviction.",
+        "NO-TOUCH (ON|OFF)",
+        "    Will not touch LRU/LFU stats when this mode is on.",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+#define CLIENT_SUB(n, p, a, s)                                                                                    \
+    {.name = n, .proc = p, .arity = a, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL,            \
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .summary = s, .complexity = "O(1)"}
+
+struct serverCommand clientSubcommands[] = {
+    CLIENT_SUB("list", clientListCommand, -2, "Lists open connections."),
+    CLIENT_SUB("info", clientInfoCommand, 2, "Returns information about the connection."),
+    CLIENT_SUB("id", clientIdCommand, 2, "Returns the unique client ID of the connection."),
+    CLIENT_SUB("setname", clientSetnameCommand, 3, "Sets the connection name."),
+    CLIENT_SUB("getname", clientGetnameCommand, 2, "Returns the name of the connection."),
+    CLIENT_SUB("setinfo", clientSetinfoCommand, 4, "Sets information specific to the client or connection."),
+    CLIENT_SUB("kill", clientKillCommand, -3, "Terminates open connections."),
+    CLIENT_SUB("pause", clientPauseCommand, -3, "Suspends commands processing."),
+    CLIENT_SUB("unpause", clientUnpauseCommand, 2, "Resumes processing commands from paused clients."),
+    CLIENT_SUB("reply", clientReplyCommand, 3, "Instructs the server whether to reply to commands."),
+    CLIENT_SUB("no-evict", clientNoEvictCommand, 3, "Sets the client eviction mode of the connection."),
+    CLIENT_SUB("no-touch", clientNoTouchCommand, 3,
+               "Controls whether commands sent by the client affect the LRU/LFU of accessed keys."),
+    CLIENT_SUB("help", clientHelpCommand, 2, "Returns helpful text about the different subcommands."),
+    {0},
+};

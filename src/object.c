@@ -1,0 +1,700 @@
+/* object.c - the server object (robj): creation, reference counting,
+ * string encodings, number parsing from arguments, and the OBJECT and
+ * MEMORY commands.
+ *
+ * Every value in the keyspace and every command argument is an robj. A
+ * string is stored in one of three encodings:
+ *   INT     the pointer field holds a long directly (no allocation);
+ *   EMBSTR  robj and sds header+bytes share one allocation (short, read-only);
+ *   RAW     robj points to a separately allocated sds (can grow in place).
+ * tryObjectEncoding() picks the smallest one. Small integers (0..9999) are
+ * shared objects unless an LRU/LFU maxmemory policy needs per-key metadata.
+ *
+ * Types other than strings register how they are freed, sized, duplicated
+ * and digested in objectMethods[]; this file never needs to know their
+ * internals. */
+#include "server.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+
+objectTypeMethods objectMethods[OBJ_TYPE_MAX];
+
+/* ---------------------------------------------------------------------------
+ * Creation
+ * ------------------------------------------------------------------------- */
+
+/* Returns a new object of the given type owning ptr, refcount 1. */
+robj *createObject(int type, void *ptr) {
+    robj *o = zmalloc(sizeof(*o));
+    o->type = type;
+    o->encoding = OBJ_ENCODING_RAW;
+    o->ptr = ptr;
+    o->refcount = 1;
+    updateObjectAccess(o);
+    return o;
+}
+
+robj *createRawStringObject(const char *ptr, size_t len) {
+    return createObject(OBJ_STRING, sdsnewlen(ptr, len));
+}
+
+/* One allocation for robj + sdshdr8 + bytes + NUL. ptr NULL leaves the
+ * bytes zeroed; SDS_NOINIT leaves them uninitialised. */
+robj *createEmbeddedStringObject(const char *ptr, size_t len) {
+    size_t total = sizeof(robj) + sizeof(struct sdshdr8) + len + 1;
+    size_t usable;
+    robj *o = zmalloc_usable(total, &usable);
+    struct sdshdr8 *sh = (void *)(o + 1);
+    o->type = OBJ_STRING;
+    o->encoding = OBJ_ENCODING_EMBSTR;
+    o->ptr = sh + 1;
+    o->refcount = 1;
+    updateObjectAccess(o);
+    size_t spare = usable - total;
+    if (len + spare > 255) spare = 255 - len;
+    sh->len = len;
+    sh->alloc = len + spare;
+    sh->flags = SDS_TYPE_8;
+    if (ptr == SDS_NOINIT) {
+        sh->buf[len] = '\0';
+    } else if (ptr) {
+        memcpy(sh->buf, ptr, len);
+        sh->buf[len] = '\0';
+    } else {
+        memset(sh->buf, 0, len + 1);
+    }
+    return o;
+}
+
+/* The usual way to make a string value: EMBSTR when short, else RAW. */
+robj *createStringObject(const char *ptr, size_t len) {
+    if (len <= OBJ_ENCODING_EMBSTR_SIZE_LIMIT) return createEmbeddedStringObject(ptr, len);
+    return createRawStringObject(ptr, len);
+}
+
+static int sharedIntegersUsable(void) {
+    return server.maxmemory == 0 || !(server.maxmemory_policy & (MAXMEMORY_FLAG_LRU | MAXMEMORY_FLAG_LFU));
+}
+
+static robj *createStringObjectFromLongLongWithOptions(long long value, int allow_shared) {
+    if (allow_shared && value >= 0 && value < OBJ_SHARED_INTEGERS && sharedIntegersUsable()) {
+        incrRefCount(shared.integers[value]);
+        return shared.integers[value];
+    }
+    robj *o;
+    if (value >= LONG_MIN && value <= LONG_MAX) {
+        o = createObject(OBJ_STRING, NULL);
+        o->encoding = OBJ_ENCODING_INT;
+        o->ptr = (void *)((long)value);
+    } else {
+        o = createObject(OBJ_STRING, sdsfromlonglong(value));
+    }
+    return o;
+}
+
+robj *createStringObjectFromLongLong(long long value) {
+    return createStringObjectFromLongLongWithOptions(value, 1);
+}
+
+/* For values stored in the keyspace: never shared when a maxmemory policy
+ * needs per-object LRU/LFU data. */
+robj *createStringObjectFromLongLongForValue(long long value) {
+    return createStringObjectFromLongLongWithOptions(value, sharedIntegersUsable());
+}
+
+robj *createStringObjectFromLongDouble(long double value, int humanfriendly) {
+    char buf[MAX_LONG_DOUBLE_CHARS];
+    int len = ld2string(buf, sizeof(buf), value, humanfriendly ? LD_STR_HUMAN : LD_STR_AUTO);
+    return createStringObject(buf, len);
+}
+
+/* Returns an unshared copy of a string object, same encoding. */
+robj *dupStringObject(const robj *o) {
+    switch (o->encoding) {
+    case OBJ_ENCODING_RAW: return createRawStringObject(o->ptr, sdslen(o->ptr));
+    case OBJ_ENCODING_EMBSTR: return createEmbeddedStringObject(o->ptr, sdslen(o->ptr));
+    case OBJ_ENCODING_INT: {
+        robj *d = createObject(OBJ_STRING, NULL);
+        d->encoding = OBJ_ENCODING_INT;
+        d->ptr = o->ptr;
+        return d;
+    }
+    default: serverPanic("Wrong encoding.");
+    }
+}
+
+/* Marks o as shared: refcount changes become no-ops. */
+robj *makeObjectShared(robj *o) {
+    serverAssert(o->refcount == 1);
+    o->refcount = OBJ_SHARED_REFCOUNT;
+    return o;
+}
+
+/* ---------------------------------------------------------------------------
+ * Reference counting
+ * ------------------------------------------------------------------------- */
+
+void incrRefCount(robj *o) {
+    if (o->refcount < OBJ_STATIC_REFCOUNT) o->refcount++;
+}
+
+void freeStringObject(robj *o) {
+    if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
+}
+
+/* Drops one reference; frees the object (and its value) at zero. */
+void decrRefCount(robj *o) {
+    if (o->refcount == 1) {
+        if (o->type == OBJ_STRING) {
+            freeStringObject(o);
+        } else if (o->type < OBJ_TYPE_MAX && objectMethods[o->type].free) {
+            objectMethods[o->type].free(o);
+        } else {
+            serverPanic("Unknown object type %d", o->type);
+        }
+        zfree(o);
+    } else if (o->refcount <= 0) {
+        serverPanic("decrRefCount against refcount <= 0");
+    } else if (o->refcount < OBJ_STATIC_REFCOUNT) {
+        o->refcount--;
+    }
+}
+
+void decrRefCountVoid(void *o) {
+    decrRefCount(o);
+}
+
+robj *resetRefCount(robj *obj) {
+    obj->refcount = 0;
+    return obj;
+}
+
+/* ---------------------------------------------------------------------------
+ * String encodings
+ * ------------------------------------------------------------------------- */
+
+/* Shrinks a RAW string with much spare room (e.g. an argument read in a
+ * 16 KiB query buffer) so that storing it does not waste memory. */
+void trimStringObjectIfNeeded(robj *o, int trim_small_values) {
+    if (o->encoding != OBJ_ENCODING_RAW) return;
+    size_t len = sdslen(o->ptr);
+    if (sdsavail(o->ptr) > len / 10 || (trim_small_values && len < PROTO_MBULK_BIG_ARG && sdsavail(o->ptr)))
+        o->ptr = sdsRemoveFreeSpace(o->ptr, 0);
+}
+
+/* Re-encodes a string object in the most compact form. May return a
+ * different object (the old one's reference is then released). */
+robj *tryObjectEncoding(robj *o) {
+    if (o->type != OBJ_STRING || !sdsEncodedObject(o)) return o;
+    if (o->refcount > 1) return o; /* Shared: others see it, don't touch. */
+
+    sds s = o->ptr;
+    size_t len = sdslen(s);
+    long value;
+    if (len <= 20 && string2l(s, len, &value)) {
+        if (value >= 0 && value < OBJ_SHARED_INTEGERS && sharedIntegersUsable()) {
+            decrRefCount(o);
+            incrRefCount(shared.integers[value]);
+            return shared.integers[value];
+        }
+        if (o->encoding == OBJ_ENCODING_RAW) {
+            sdsfree(o->ptr);
+            o->encoding = OBJ_ENCODING_INT;
+            o->ptr = (void *)value;
+            return o;
+        }
+        decrRefCount(o);
+        return createStringObjectFromLongLongForValue(value);
+    }
+    if (len <= OBJ_ENCODING_EMBSTR_SIZE_LIMIT) {
+        if (o->encoding == OBJ_ENCODING_EMBSTR) return o;
+        robj *emb = createEmbeddedStringObject(s, len);
+        decrRefCount(o);
+        return emb;
+    }
+    trimStringObjectIfNeeded(o, 0);
+    return o;
+}
+
+/* Returns a new reference to a string object whose ptr is an sds. */
+robj *getDecodedObject(robj *o) {
+    if (sdsEncodedObject(o)) {
+        incrRefCount(o);
+        return o;
+    }
+    if (o->type == OBJ_STRING && o->encoding == OBJ_ENCODING_INT) {
+        char buf[32];
+        ll2string(buf, sizeof(buf), (long)o->ptr);
+        return createStringObject(buf, strlen(buf));
+    }
+    serverPanic("Unknown encoding type");
+}
+
+size_t stringObjectLen(robj *o) {
+    if (sdsEncodedObject(o)) return sdslen(o->ptr);
+    return sdigits10((long)o->ptr);
+}
+
+/* Binary comparison of two string objects (memcmp order, or strcoll with
+ * collate). */
+static int compareStringObjectsWithFlags(const robj *a, const robj *b, int collate) {
+    char bufa[128], bufb[128];
+    const char *astr, *bstr;
+    size_t alen, blen;
+    if (a == b) return 0;
+    if (sdsEncodedObject(a)) {
+        astr = a->ptr;
+        alen = sdslen((sds)astr);
+    } else {
+        alen = ll2string(bufa, sizeof(bufa), (long)a->ptr);
+        astr = bufa;
+    }
+    if (sdsEncodedObject(b)) {
+        bstr = b->ptr;
+        blen = sdslen((sds)bstr);
+    } else {
+        blen = ll2string(bufb, sizeof(bufb), (long)b->ptr);
+        bstr = bufb;
+    }
+    if (collate) return strcoll(astr, bstr);
+    size_t minlen = alen < blen ? alen : blen;
+    int cmp = memcmp(astr, bstr, minlen);
+    if (cmp == 0) return alen < blen ? -1 : (alen > blen ? 1 : 0);
+    return cmp;
+}
+
+int compareStringObjects(const robj *a, const robj *b) {
+    return compareStringObjectsWithFlags(a, b, 0);
+}
+
+int collateStringObjects(const robj *a, const robj *b) {
+    return compareStringObjectsWithFlags(a, b, 1);
+}
+
+int equalStringObjects(robj *a, robj *b) {
+    if (a->encoding == OBJ_ENCODING_INT && b->encoding == OBJ_ENCODING_INT) return a->ptr == b->ptr;
+    return compareStringObjects(a, b) == 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Numbers from arguments
+ * ------------------------------------------------------------------------- */
+
+/* Returns 1 if the type matches, else replies WRONGTYPE and returns 1... no:
+ * returns 1 on mismatch (after replying), 0 when o has the given type. */
+int checkType(client *c, robj *o, int type) {
+    if (o && o->type != type) {
+        addReplyErrorObject(c, shared.wrongtypeerr);
+        return 1;
+    }
+    return 0;
+}
+
+int getLongLongFromObject(robj *o, long long *target) {
+    long long value;
+    if (o == NULL) {
+        value = 0;
+    } else {
+        serverAssert(o->type == OBJ_STRING);
+        if (sdsEncodedObject(o)) {
+            if (string2ll(o->ptr, sdslen(o->ptr), &value) == 0) return C_ERR;
+        } else if (o->encoding == OBJ_ENCODING_INT) {
+            value = (long)o->ptr;
+        } else {
+            serverPanic("Unknown string encoding");
+        }
+    }
+    if (target) *target = value;
+    return C_OK;
+}
+
+int stringObjectAsLongLong(robj *o, long long *target) {
+    return getLongLongFromObject(o, target);
+}
+
+int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg) {
+    long long value;
+    if (getLongLongFromObject(o, &value) != C_OK) {
+        if (msg) addReplyError(c, msg);
+        else addReplyError(c, "value is not an integer or out of range");
+        return C_ERR;
+    }
+    *target = value;
+    return C_OK;
+}
+
+int getRangeLongFromObjectOrReply(client *c, robj *o, long min, long max, long *target, const char *msg) {
+    long long value;
+    if (getLongLongFromObjectOrReply(c, o, &value, msg) != C_OK) return C_ERR;
+    if (value < min || value > max) {
+        if (msg) addReplyError(c, msg);
+        else addReplyErrorFormat(c, "value is out of range, must be between %ld and %ld", min, max);
+        return C_ERR;
+    }
+    *target = value;
+    return C_OK;
+}
+
+int getLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg) {
+    return getRangeLongFromObjectOrReply(c, o, LONG_MIN, LONG_MAX, target, msg);
+}
+
+int getPositiveLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg) {
+    if (msg) return getRangeLongFromObjectOrReply(c, o, 0, LONG_MAX, target, msg);
+    return getRangeLongFromObjectOrReply(c, o, 0, LONG_MAX, target, "value is out of range, must be positive");
+}
+
+int getIntFromObjectOrReply(client *c, robj *o, int *target, const char *msg) {
+    long value;
+    if (getRangeLongFromObjectOrReply(c, o, INT_MIN, INT_MAX, &value, msg) != C_OK) return C_ERR;
+    *target = value;
+    return C_OK;
+}
+
+int getDoubleFromObject(const robj *o, double *target) {
+    double value;
+    if (o == NULL) {
+        value = 0;
+    } else if (sdsEncodedObject(o)) {
+        if (!string2d(o->ptr, sdslen(o->ptr), &value)) return C_ERR;
+    } else if (o->encoding == OBJ_ENCODING_INT) {
+        value = (long)o->ptr;
+    } else {
+        serverPanic("Unknown string encoding");
+    }
+    *target = value;
+    return C_OK;
+}
+
+int getDoubleFromObjectOrReply(client *c, robj *o, double *target, const char *msg) {
+    double value;
+    if (getDoubleFromObject(o, &value) != C_OK) {
+        addReplyError(c, msg ? msg : "value is not a valid float");
+        return C_ERR;
+    }
+    *target = value;
+    return C_OK;
+}
+
+int getLongDoubleFromObject(robj *o, long double *target) {
+    long double value;
+    if (o == NULL) {
+        value = 0;
+    } else if (sdsEncodedObject(o)) {
+        if (!string2ld(o->ptr, sdslen(o->ptr), &value)) return C_ERR;
+    } else if (o->encoding == OBJ_ENCODING_INT) {
+        value = (long)o->ptr;
+    } else {
+        serverPanic("Unknown string encoding");
+    }
+    *target = value;
+    return C_OK;
+}
+
+int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, const char *msg) {
+    long double value;
+    if (getLongDoubleFromObject(o, &value) != C_OK) {
+        addReplyError(c, msg ? msg : "value is not a valid float");
+        return C_ERR;
+    }
+    *target = value;
+    return C_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Names, sizes, LRU/LFU
+ * ------------------------------------------------------------------------- */
+
+const char *strEncoding(int encoding) {
+    switch (encoding) {
+    case OBJ_ENCODING_RAW: return "raw";
+    case OBJ_ENCODING_INT: return "int";
+    case OBJ_ENCODING_HT: return "hashtable";
+    case OBJ_ENCODING_QUICKLIST: return "quicklist";
+    case OBJ_ENCODING_LISTPACK: return "listpack";
+    case OBJ_ENCODING_INTSET: return "intset";
+    case OBJ_ENCODING_SKIPLIST: return "skiplist";
+    case OBJ_ENCODING_EMBSTR: return "embstr";
+    case OBJ_ENCODING_STREAM: return "stream";
+    default: return "unknown";
+    }
+}
+
+char *getObjectTypeName(robj *o) {
+    if (o == NULL) return "none";
+    switch (o->type) {
+    case OBJ_STRING: return "string";
+    case OBJ_LIST: return "list";
+    case OBJ_SET: return "set";
+    case OBJ_ZSET: return "zset";
+    case OBJ_HASH: return "hash";
+    case OBJ_STREAM: return "stream";
+    default: return "unknown";
+    }
+}
+
+/* Approximate bytes used by key and value (MEMORY USAGE). */
+size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid) {
+    size_t size = 0;
+    if (o->type == OBJ_STRING) {
+        if (o->encoding == OBJ_ENCODING_INT) size = zmalloc_size(o);
+        else if (o->encoding == OBJ_ENCODING_EMBSTR) size = zmalloc_size(o);
+        else size = zmalloc_size(o) + sdsAllocSize(o->ptr);
+    } else if (o->type < OBJ_TYPE_MAX && objectMethods[o->type].size) {
+        size = zmalloc_size(o) + objectMethods[o->type].size(o, sample_size);
+    } else {
+        size = zmalloc_size(o);
+    }
+    (void)dbid;
+    if (key) size += sdsAllocSize(key->ptr) + sizeof(dictEntry);
+    return size;
+}
+
+/* The LRU clock in LRU_CLOCK_RESOLUTION units, cached by the cron when its
+ * resolution allows. */
+unsigned int getLRUClock(void) {
+    return (mstime() / LRU_CLOCK_RESOLUTION) & LRU_CLOCK_MAX;
+}
+
+unsigned int LRU_CLOCK(void) {
+    if (1000 / server.hz <= LRU_CLOCK_RESOLUTION) return server.lru_clock;
+    return getLRUClock();
+}
+
+unsigned long LFUGetTimeInMinutes(void) {
+    return (server.unixtime / 60) & 65535;
+}
+
+static unsigned long LFUTimeElapsed(unsigned long ldt) {
+    unsigned long now = LFUGetTimeInMinutes();
+    if (now >= ldt) return now - ldt;
+    return 65535 - ldt + now;
+}
+
+/* Logarithmic counter increment: the higher the counter, the less likely
+ * another hit raises it (lfu-log-factor). */
+uint8_t LFULogIncr(uint8_t counter) {
+    if (counter == 255) return 255;
+    double r = (double)rand() / RAND_MAX;
+    double baseval = counter - 5 /* LFU_INIT_VAL */;
+    if (baseval < 0) baseval = 0;
+    double p = 1.0 / (baseval * server.lfu_log_factor + 1);
+    if (r < p) counter++;
+    return counter;
+}
+
+/* Returns the counter decayed by the minutes since last access
+ * (lfu-decay-time), without storing it. */
+unsigned long LFUDecrAndReturn(robj *o) {
+    unsigned long ldt = o->lru >> 8;
+    unsigned long counter = o->lru & 255;
+    unsigned long num_periods = server.lfu_decay_time ? LFUTimeElapsed(ldt) / server.lfu_decay_time : 0;
+    if (num_periods) counter = (num_periods > counter) ? 0 : counter - num_periods;
+    return counter;
+}
+
+/* Records an access in the object's LRU or LFU field. */
+void updateObjectAccess(robj *o) {
+    if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
+        if (o->refcount == 1 && o->lru == 0) {
+            o->lru = (LFUGetTimeInMinutes() << 8) | 5;
+            return;
+        }
+        unsigned long counter = LFUDecrAndReturn(o);
+        counter = LFULogIncr(counter);
+        o->lru = (LFUGetTimeInMinutes() << 8) | counter;
+    } else {
+        o->lru = LRU_CLOCK();
+    }
+}
+
+/* Milliseconds since the object was last accessed (LRU clock based). */
+unsigned long long estimateObjectIdleTime(robj *o) {
+    unsigned long long lruclock = LRU_CLOCK();
+    if (lruclock >= o->lru) return (lruclock - o->lru) * LRU_CLOCK_RESOLUTION;
+    return (lruclock + (LRU_CLOCK_MAX - o->lru)) * LRU_CLOCK_RESOLUTION;
+}
+
+/* ---------------------------------------------------------------------------
+ * OBJECT and MEMORY commands
+ * ------------------------------------------------------------------------- */
+
+void objectCommand(client *c) {
+    robj *o;
+    const char *sub = c->argv[1]->ptr;
+    if (c->argc == 2 && !strcasecmp(sub, "help")) {
+        const char *help[] = {
+            "ENCODING <key>",
+            "    Return the kind of internal representation used in order to store the value",
+            "    associated with a <key>.",
+            "FREQ <key>",
+            "    Return the access frequency index of the <key>. The returned integer is",
+            "    proportional to the logarithm of the recent access frequency of the key.",
+            "IDLETIME <key>",
+            "    Return the idle time of the <key>, that is the approximated number of",
+            "    seconds elapsed since the last access to the key.",
+            "REFCOUNT <key>",
+            "    Return the number of references of the value associated with the specified",
+            "    <key>.",
+            NULL};
+        addReplyHelp(c, help);
+        return;
+    }
+    if (c->argc != 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    if ((o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY)) == NULL) {
+        addReplyNull(c);
+        return;
+    }
+    if (!strcasecmp(sub, "encoding")) {
+        addReplyBulkCString(c, strEncoding(o->encoding));
+    } else if (!strcasecmp(sub, "refcount")) {
+        addReplyLongLong(c, o->refcount);
+    } else if (!strcasecmp(sub, "idletime")) {
+        if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
+            addReplyError(c, "An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+                             "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+            return;
+        }
+        addReplyLongLong(c, estimateObjectIdleTime(o) / 1000);
+    } else if (!strcasecmp(sub, "freq")) {
+        if (!(server.maxmemory_policy & MAXMEMORY_FLAG_LFU)) {
+            addReplyError(c, "An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+                             "that when switching between policies at runtime LRU and LFU data will take some "
+                             "time to adjust.");
+            return;
+        }
+        addReplyLongLong(c, LFUDecrAndReturn(o));
+    } else {
+        addReplySubcommandSyntaxError(c);
+    }
+}
+
+static void addReplyMemoryStats(client *c) {
+    size_t allocated = 0, active = 0, resident = 0;
+    zmalloc_get_allocator_info(&allocated, &active, &resident);
+    size_t used = zmalloc_used_memory();
+    size_t clients_normal = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) clients_normal += getClientMemoryUsage(listNodeValue(ln), NULL);
+    long long keys = dbTotalServerKeyCount();
+    size_t overhead = server.initial_memory_usage + clients_normal;
+    size_t dataset = used > overhead ? used - overhead : 0;
+    int dbs_with_keys = 0;
+    for (int j = 0; j < server.dbnum; j++)
+        if (dictSize(server.db[j].dict)) dbs_with_keys++;
+
+    addReplyMapLen(c, 20 + dbs_with_keys);
+    addReplyBulkCString(c, "peak.allocated");
+    addReplyLongLong(c, server.stat_peak_memory);
+    addReplyBulkCString(c, "total.allocated");
+    addReplyLongLong(c, used);
+    addReplyBulkCString(c, "startup.allocated");
+    addReplyLongLong(c, server.initial_memory_usage);
+    addReplyBulkCString(c, "replication.backlog");
+    addReplyLongLong(c, 0);
+    addReplyBulkCString(c, "clients.slaves");
+    addReplyLongLong(c, 0);
+    addReplyBulkCString(c, "clients.normal");
+    addReplyLongLong(c, clients_normal);
+    addReplyBulkCString(c, "cluster.links");
+    addReplyLongLong(c, 0);
+    addReplyBulkCString(c, "aof.buffer");
+    addReplyLongLong(c, 0);
+    addReplyBulkCString(c, "lua.caches");
+    addReplyLongLong(c, 0);
+    addReplyBulkCString(c, "functions.caches");
+    addReplyLongLong(c, 0);
+    for (int j = 0; j < server.dbnum; j++) {
+        serverDb *db = server.db + j;
+        if (!dictSize(db->dict)) continue;
+        char dbname[32];
+        snprintf(dbname, sizeof(dbname), "db.%d", j);
+        addReplyBulkCString(c, dbname);
+        addReplyMapLen(c, 2);
+        addReplyBulkCString(c, "overhead.hashtable.main");
+        addReplyLongLong(c, dictBuckets(db->dict) * sizeof(dictEntry *) + dictSize(db->dict) * sizeof(dictEntry));
+        addReplyBulkCString(c, "overhead.hashtable.expires");
+        addReplyLongLong(c,
+                         dictBuckets(db->expires) * sizeof(dictEntry *) + dictSize(db->expires) * sizeof(dictEntry));
+    }
+    addReplyBulkCString(c, "overhead.total");
+    addReplyLongLong(c, overhead);
+    addReplyBulkCString(c, "keys.count");
+    addReplyLongLong(c, keys);
+    addReplyBulkCString(c, "keys.bytes-per-key");
+    addReplyLongLong(c, keys ? (long long)(dataset / keys) : 0);
+    addReplyBulkCString(c, "dataset.bytes");
+    addReplyLongLong(c, dataset);
+    addReplyBulkCString(c, "dataset.percentage");
+    addReplyDouble(c, used ? 100.0 * dataset / used : 0);
+    addReplyBulkCString(c, "peak.percentage");
+    addReplyDouble(c, server.stat_peak_memory ? 100.0 * used / server.stat_peak_memory : 0);
+    addReplyBulkCString(c, "allocator.allocated");
+    addReplyLongLong(c, allocated);
+    addReplyBulkCString(c, "allocator.active");
+    addReplyLongLong(c, active);
+    addReplyBulkCString(c, "allocator.resident");
+    addReplyLongLong(c, resident);
+    addReplyBulkCString(c, "allocator-fragmentation.ratio");
+    addReplyDouble(c, allocated ? (double)active / allocated : 0);
+}
+
+void memoryCommand(client *c) {
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "help") && c->argc == 2) {
+        const char *help[] = {"DOCTOR",
+                              "    Return memory problems reports.",
+                              "MALLOC-STATS",
+                              "    Return internal statistics report from the memory allocator.",
+                              "PURGE",
+                              "    Attempt to purge dirty pages for reclamation by the allocator.",
+                              "STATS",
+                              "    Return information about the memory usage of the server.",
+                              "USAGE <key> [SAMPLES <count>]",
+                              "    Return memory in bytes used by <key> and its value. Nested values are",
+                              "    sampled up to <count> times (default: 5, 0 means sample all).",
+                              NULL};
+        addReplyHelp(c, help);
+    } else if (!strcasecmp(sub, "usage") && c->argc >= 3) {
+        long long samples = 5;
+        for (int j = 3; j < c->argc; j++) {
+            if (!strcasecmp(c->argv[j]->ptr, "samples") && j + 1 < c->argc) {
+                if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &samples, NULL) == C_ERR) return;
+                if (samples < 0) {
+                    addReplyErrorObject(c, shared.syntaxerr);
+                    return;
+                }
+                if (samples == 0) samples = LLONG_MAX;
+                j++;
+            } else {
+                addReplyErrorObject(c, shared.syntaxerr);
+                return;
+            }
+        }
+        robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH);
+        if (o == NULL) {
+            addReplyNull(c);
+            return;
+        }
+        addReplyLongLong(c, objectComputeSize(c->argv[2], o, samples, c->db->id));
+    } else if (!strcasecmp(sub, "stats") && c->argc == 2) {
+        addReplyMemoryStats(c);
+    } else if (!strcasecmp(sub, "malloc-stats") && c->argc == 2) {
+        addReplyVerbatim(c, "Stats not supported for the current allocator", 45, "txt");
+    } else if (!strcasecmp(sub, "doctor") && c->argc == 2) {
+        const char *report = "No memory problems detected: fragmentation, peak usage and client buffers look "
+                             "normal for this instance.";
+        addReplyVerbatim(c, report, strlen(report), "txt");
+    } else if (!strcasecmp(sub, "purge") && c->argc == 2) {
+        addReply(c, shared.ok);
+    } else {
+        addReplySubcommandSyntaxError(c);
+    }
+}

@@ -1,0 +1,983 @@
+/* server.c - start-up, the main loop's hooks, and command dispatch.
+ *
+ * main() loads the configuration (config.c), initialises the global state
+ * and the listeners, and runs the event loop. Two hooks drive everything
+ * that is not a reaction to a client's bytes:
+ *   serverCron()   a timer running server.hz times per second: stats,
+ *                  client housekeeping, active expiry, shutdown requests;
+ *   beforeSleep()  runs before the loop waits for events: frees clients
+ *                  scheduled for closing, writes pending replies, runs a
+ *                  fast expiry cycle and the transports' pending work (RDMA
+ *                  has no writable event; when a transport still has work,
+ *                  the loop is told not to sleep).
+ * processCommand() is the gate every parsed request goes through (lookup,
+ * arity, auth, OOM, pause) before call() executes it and accounts for it.
+ *
+ * The connection-level commands (PING, ECHO, QUIT, RESET, HELLO, AUTH) live
+ * here too, as they are about the session rather than the data. */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "latency.h"
+#include "slowlog.h"
+
+struct valkeyServer server;
+struct sharedObjectsStruct shared;
+
+extern void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv, int argc);
+extern int debugCommandAllowed(client *c);
+
+/* ---------------------------------------------------------------------------
+ * Time
+ * ------------------------------------------------------------------------- */
+
+/* Refreshes the cached clocks used by commands and expiry. */
+void updateCachedTime(int update_daylight_info) {
+    server.ustime = ustime();
+    server.mstime = server.ustime / 1000;
+    server.unixtime = server.mstime / 1000;
+    if (update_daylight_info) {
+        struct tm tm;
+        time_t ut = server.unixtime;
+        localtime_r(&ut, &tm);
+        server.daylight_active = tm.tm_isdst;
+    }
+}
+
+/* The time commands see: fixed for the whole execution of one command so
+ * that, e.g., a key cannot expire half-way through MGET. */
+mstime_t commandTimeSnapshot(void) {
+    return server.mstime;
+}
+
+/* ---------------------------------------------------------------------------
+ * Shared objects
+ * ------------------------------------------------------------------------- */
+
+static robj *makeSharedProto(const char *s) {
+    return makeObjectShared(createObject(OBJ_STRING, sdsnew(s)));
+}
+
+static void createSharedObjects(void) {
+    shared.crlf = makeSharedProto("\r\n");
+    shared.ok = makeSharedProto("+OK\r\n");
+    shared.emptybulk = makeSharedProto("$0\r\n\r\n");
+    shared.czero = makeSharedProto(":0\r\n");
+    shared.cone = makeSharedProto(":1\r\n");
+    shared.emptyarray = makeSharedProto("*0\r\n");
+    shared.pong = makeSharedProto("+PONG\r\n");
+    shared.queued = makeSharedProto("+QUEUED\r\n");
+    shared.wrongtypeerr = makeSharedProto("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+    shared.err = makeSharedProto("-ERR\r\n");
+    shared.nokeyerr = makeSharedProto("-ERR no such key\r\n");
+    shared.syntaxerr = makeSharedProto("-ERR syntax error\r\n");
+    shared.sameobjecterr = makeSharedProto("-ERR source and destination objects are the same\r\n");
+    shared.outofrangeerr = makeSharedProto("-ERR index out of range\r\n");
+    shared.noscripterr = makeSharedProto("-NOSCRIPT No matching script. Please use EVAL.\r\n");
+    shared.loadingerr = makeSharedProto("-LOADING Valkey is loading the dataset in memory\r\n");
+    shared.slowevalerr = makeSharedProto(
+        "-BUSY Valkey is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n");
+    shared.bgsaveerr = makeSharedProto("-MISCONF Errors writing to the AOF file or RDB snapshot.\r\n");
+    shared.oomerr = makeSharedProto("-OOM command not allowed when used memory > 'maxmemory'.\r\n");
+    shared.execaborterr = makeSharedProto("-EXECABORT Transaction discarded because of previous errors.\r\n");
+    shared.noautherr = makeSharedProto("-NOAUTH Authentication required.\r\n");
+    shared.busykeyerr = makeSharedProto("-BUSYKEY Target key name already exists.\r\n");
+    shared.space = makeSharedProto(" ");
+    shared.colon = makeSharedProto(":");
+    shared.null[2] = makeSharedProto("$-1\r\n");
+    shared.null[3] = makeSharedProto("_\r\n");
+    shared.nullarray[2] = makeSharedProto("*-1\r\n");
+    shared.nullarray[3] = makeSharedProto("_\r\n");
+    shared.emptymap[2] = makeSharedProto("*0\r\n");
+    shared.emptymap[3] = makeSharedProto("%0\r\n");
+    shared.emptyset[2] = makeSharedProto("*0\r\n");
+    shared.emptyset[3] = makeSharedProto("~0\r\n");
+    shared.del = makeSharedProto("DEL");
+    shared.unlink = makeSharedProto("UNLINK");
+    shared.set = makeSharedProto("SET");
+    shared.pexpireat = makeSharedProto("PEXPIREAT");
+    shared.persist = makeSharedProto("PERSIST");
+    shared.keepttl = makeSharedProto("KEEPTTL");
+    shared.px = makeSharedProto("PX");
+    shared.ex = makeSharedProto("EX");
+    shared.minstring = makeSharedProto("minstring");
+    shared.maxstring = makeSharedProto("maxstring");
+    for (int j = 0; j < OBJ_SHARED_INTEGERS; j++) {
+        shared.integers[j] = makeObjectShared(createObject(OBJ_STRING, (void *)(long)j));
+        shared.integers[j]->encoding = OBJ_ENCODING_INT;
+    }
+    for (int j = 0; j < OBJ_SHARED_BULKHDR_LEN; j++) {
+        shared.mbulkhdr[j] = makeObjectShared(createObject(OBJ_STRING, sdscatprintf(sdsempty(), "*%d\r\n", j)));
+        shared.bulkhdr[j] = makeObjectShared(createObject(OBJ_STRING, sdscatprintf(sdsempty(), "$%d\r\n", j)));
+        shared.maphdr[j] = makeObjectShared(createObject(OBJ_STRING, sdscatprintf(sdsempty(), "%%%d\r\n", j)));
+        shared.sethdr[j] = makeObjectShared(createObject(OBJ_STRING, sdscatprintf(sdsempty(), "~%d\r\n", j)));
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Dictionary types used by the core
+ * ------------------------------------------------------------------------- */
+
+static uint64_t dictSdsHash(const void *key) {
+    return dictGenHashFunction((const unsigned char *)key, sdslen((sds)key));
+}
+
+static uint64_t dictSdsCaseHash(const void *key) {
+    return dictGenCaseHashFunction((const unsigned char *)key, sdslen((sds)key));
+}
+
+static int dictSdsKeyCompare(const void *k1, const void *k2) {
+    size_t l1 = sdslen((sds)k1), l2 = sdslen((sds)k2);
+    return l1 == l2 && memcmp(k1, k2, l1) == 0;
+}
+
+static int dictSdsKeyCaseCompare(const void *k1, const void *k2) {
+    return strcasecmp(k1, k2) == 0;
+}
+
+static void dictSdsDestructor(void *val) {
+    sdsfree(val);
+}
+
+static void dictObjectDestructor(void *val) {
+    if (val) decrRefCount(val);
+}
+
+/* While a fork child exists, growing tables would copy pages for nothing;
+ * the dict asks before resizing. No fork yet, so only huge tables wait. */
+static int dictResizeAllowed(size_t moreMem, double usedRatio) {
+    (void)usedRatio;
+    if (server.maxmemory == 0) return 1;
+    return moreMem <= server.maxmemory || zmalloc_used_memory() + moreMem <= server.maxmemory || usedRatio > 1.618;
+}
+
+/* Keyspace: sds keys owned by the dict, robj values. */
+dictType dbDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+    .valDestructor = dictObjectDestructor,
+    .resizeAllowed = dictResizeAllowed,
+};
+
+/* Expires: keys shared with the keyspace dict (not freed here). */
+dictType dbExpiresDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .resizeAllowed = dictResizeAllowed,
+};
+
+/* Command names, case-insensitive. */
+dictType commandTableDictType = {
+    .hashFunction = dictSdsCaseHash,
+    .keyCompare = dictSdsKeyCaseCompare,
+    .keyDestructor = dictSdsDestructor,
+};
+
+/* Error prefixes for INFO errorstats. */
+dictType errorStatsDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+};
+
+/* ---------------------------------------------------------------------------
+ * Command table
+ * ------------------------------------------------------------------------- */
+
+static void populateSubcommands(struct serverCommand *parent) {
+    parent->subcommands_dict = dictCreate(&commandTableDictType);
+    for (struct serverCommand *sub = parent->subcommands; sub->name; sub++) {
+        sub->parent = parent;
+        sub->fullname = sdscatfmt(sdsempty(), "%s|%s", parent->name, sub->name);
+        sub->id = -1;
+        serverAssert(dictAdd(parent->subcommands_dict, sdsnew(sub->name), sub) == DICT_OK);
+    }
+}
+
+/* Builds server.commands from every table listed in commands.c. */
+void serverPopulateCommandTable(void) {
+    int id = 0;
+    for (int t = 0; serverCommandTables[t]; t++) {
+        for (struct serverCommand *cmd = serverCommandTables[t]; cmd->name; cmd++) {
+            cmd->fullname = sdsnew(cmd->name);
+            cmd->id = id++;
+            if (cmd->subcommands) populateSubcommands(cmd);
+            if (dictAdd(server.commands, sdsnew(cmd->name), cmd) != DICT_OK)
+                serverPanic("Command '%s' is declared twice", cmd->name);
+        }
+    }
+}
+
+/* Finds the command for argv (resolving "config get" style subcommands).
+ * Returns NULL if unknown. */
+struct serverCommand *lookupCommand(robj **argv, int argc) {
+    struct serverCommand *cmd = dictFetchValue(server.commands, argv[0]->ptr);
+    if (cmd == NULL || cmd->subcommands_dict == NULL || argc < 2) return cmd;
+    if (!sdsEncodedObject(argv[1])) return NULL;
+    return dictFetchValue(cmd->subcommands_dict, argv[1]->ptr);
+}
+
+struct serverCommand *lookupCommandBySds(sds s) {
+    int argc;
+    sds *parts = sdssplitlen(s, sdslen(s), "|", 1, &argc);
+    struct serverCommand *cmd = NULL;
+    if (parts && argc >= 1 && argc <= 2) {
+        cmd = dictFetchValue(server.commands, parts[0]);
+        if (cmd && argc == 2) cmd = cmd->subcommands_dict ? dictFetchValue(cmd->subcommands_dict, parts[1]) : NULL;
+    }
+    sdsfreesplitres(parts, argc);
+    return cmd;
+}
+
+struct serverCommand *lookupCommandOrOriginal(robj **argv, int argc) {
+    return lookupCommand(argv, argc);
+}
+
+/* ---------------------------------------------------------------------------
+ * Executing commands
+ * ------------------------------------------------------------------------- */
+
+/* Executes c->cmd with c->argv and accounts for it: stats, slowlog,
+ * latency, MONITOR feed. */
+void call(client *c, int flags) {
+    struct serverCommand *real_cmd = c->cmd;
+    long long prev_err_count = server.stat_total_error_replies;
+    client *prev_client = server.executing_client;
+    server.executing_client = c;
+    c->flags |= CLIENT_EXECUTING_COMMAND;
+
+    /* Feed MONITOR before execution, as the command may rewrite argv. */
+    if (listLength(server.monitors) && !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
+        replicationFeedMonitors(c, server.monitors, c->db->id, c->argv, c->argc);
+
+    updateCachedTime(0);
+    long long start = ustime();
+    c->cmd->proc(c);
+    long long duration = ustime() - start;
+
+    c->flags &= ~CLIENT_EXECUTING_COMMAND;
+    server.executing_client = prev_client;
+
+    if (flags & CALL_SLOWLOG && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) {
+        latencyAddSampleIfNeeded(real_cmd->flags & CMD_FAST ? "fast-command" : "command", duration / 1000);
+        slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
+    }
+    if (flags & CALL_STATS) {
+        real_cmd->microseconds += duration;
+        real_cmd->calls++;
+        if (server.stat_total_error_replies > prev_err_count) {
+            /* failed_calls is counted where the error reply is made. */
+        }
+        if (server.latency_tracking_enabled && !(c->flags & CLIENT_BLOCKED))
+            latencyRecordCommand(real_cmd, duration);
+    }
+    c->lastcmd = real_cmd;
+    server.stat_numcommands++;
+}
+
+static void rejectCommand(client *c, robj *reply) {
+    if (c->cmd) c->cmd->rejected_calls++;
+    addReplyErrorObject(c, reply);
+}
+
+static void rejectCommandSds(client *c, sds s) {
+    if (c->cmd) c->cmd->rejected_calls++;
+    addReplyErrorSds(c, s);
+}
+
+/* Returns "'a' 'b' " for the first arguments of an unknown command. */
+static sds unknownCommandArgs(client *c) {
+    sds args = sdsempty();
+    for (int i = 1; i < c->argc && sdslen(args) < 128; i++)
+        args = sdscatprintf(args, "'%.*s' ", 128 - (int)sdslen(args), (char *)c->argv[i]->ptr);
+    return args;
+}
+
+/* The gate for every request. Returns C_OK if the client may go on reading
+ * (the command ran, was rejected, or is held by a pause); C_ERR if the
+ * client is being closed. */
+int processCommand(client *c) {
+    if (!strcasecmp(c->argv[0]->ptr, "quit")) {
+        addReply(c, shared.ok);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        return C_ERR;
+    }
+
+    c->cmd = c->lastcmd = c->realcmd = lookupCommand(c->argv, c->argc);
+    if (!c->cmd) {
+        struct serverCommand *parent = dictFetchValue(server.commands, c->argv[0]->ptr);
+        if (parent && parent->subcommands_dict && c->argc >= 2) {
+            sds cmd = sdsnew((char *)c->argv[0]->ptr);
+            sdstoupper(cmd);
+            rejectCommandSds(c, sdscatprintf(sdsempty(),
+                                             "unknown subcommand '%.128s'. Try %s HELP.",
+                                             (char *)c->argv[1]->ptr, cmd));
+            sdsfree(cmd);
+        } else {
+            sds args = unknownCommandArgs(c);
+            rejectCommandSds(c, sdscatprintf(sdsempty(), "unknown command '%.128s', with args beginning with: %s",
+                                             (char *)c->argv[0]->ptr, args));
+            sdsfree(args);
+        }
+        return C_OK;
+    }
+    if ((c->cmd->arity > 0 && c->cmd->arity != c->argc) || (c->argc < -c->cmd->arity)) {
+        rejectCommandSds(c, sdscatprintf(sdsempty(), "wrong number of arguments for '%s' command",
+                                         c->cmd->fullname));
+        return C_OK;
+    }
+
+    if (authRequired(c) && !(c->cmd->flags & CMD_NO_AUTH)) {
+        rejectCommand(c, shared.noautherr);
+        return C_OK;
+    }
+
+    if (c->cmd->flags & CMD_PROTECTED && c->cmd->proc == debugCommand && !debugCommandAllowed(c)) {
+        rejectCommandSds(c, sdsnew("DEBUG command not allowed. If the enable-debug-command option is set to "
+                                   "\"local\", you can run it from a local connection, otherwise you need to set "
+                                   "this option in the configuration file, and then restart the server."));
+        return C_OK;
+    }
+
+    if (server.maxmemory) {
+        int out_of_memory = performEvictions() == EVICT_FAIL;
+        if (out_of_memory && (c->cmd->flags & CMD_DENYOOM)) {
+            rejectCommand(c, shared.oomerr);
+            return C_OK;
+        }
+    }
+
+    if (isClientPaused(c)) {
+        blockClientForPause(c);
+        return C_OK;
+    }
+
+    call(c, CALL_FULL);
+    return C_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Cron and event-loop hooks
+ * ------------------------------------------------------------------------- */
+
+static void updatePeakMemory(void) {
+    size_t used = zmalloc_used_memory();
+    if (used > server.stat_peak_memory) {
+        server.stat_peak_memory = used;
+        server.stat_peak_memory_time = server.unixtime;
+    }
+}
+
+#define run_with_period(_ms_) if (((_ms_) <= 1000 / server.hz) || !(server.cronloops % ((_ms_) / (1000 / server.hz))))
+
+static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientData) {
+    (void)eventLoop;
+    (void)id;
+    (void)clientData;
+    updateCachedTime(1);
+    server.lru_clock = getLRUClock();
+    updatePeakMemory();
+
+    if (server.dynamic_hz) {
+        /* More clients: run the cron more often so per-client work per
+         * tick stays small. */
+        server.hz = server.config_hz;
+        while (listLength(server.clients) / server.hz > 200) {
+            server.hz *= 2;
+            if (server.hz > CONFIG_MAX_HZ) {
+                server.hz = CONFIG_MAX_HZ;
+                break;
+            }
+        }
+    } else {
+        server.hz = server.config_hz;
+    }
+
+    run_with_period(100) {
+        trackInstantaneousMetric(STATS_METRIC_COMMAND, server.stat_numcommands, server.mstime, 1000);
+        trackInstantaneousMetric(STATS_METRIC_NET_INPUT, server.stat_net_input_bytes, server.mstime, 1000);
+        trackInstantaneousMetric(STATS_METRIC_NET_OUTPUT, server.stat_net_output_bytes, server.mstime, 1000);
+    }
+
+    if (server.shutdown_asap) {
+        if (prepareForShutdown(SHUTDOWN_NOFLAGS) == C_OK) exit(0);
+        serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for "
+                              "more information");
+        server.shutdown_asap = 0;
+    }
+
+    run_with_period(5000) {
+        for (int j = 0; j < server.dbnum; j++) {
+            long long size = dictBuckets(server.db[j].dict);
+            long long used = dictSize(server.db[j].dict);
+            long long vkeys = dictSize(server.db[j].expires);
+            if (used || vkeys)
+                serverLog(LL_DEBUG, "DB %d: %lld keys (%lld volatile) in %lld slots HT.", j, used, vkeys, size);
+        }
+        serverLog(LL_DEBUG, "%lu clients connected, %zu bytes in use", listLength(server.clients),
+                  zmalloc_used_memory());
+    }
+
+    clientsCron();
+    if (isPausedActions() && mstime() >= server.client_pause_end_time) unpauseActions();
+
+    /* Databases: expiry, and incremental rehashing in idle time. */
+    if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
+    for (int j = 0; j < server.dbnum; j++) {
+        if (dictIsRehashing(server.db[j].dict)) {
+            dictRehashMicroseconds(server.db[j].dict, 1000);
+            break;
+        }
+        if (dictIsRehashing(server.db[j].expires)) {
+            dictRehashMicroseconds(server.db[j].expires, 1000);
+            break;
+        }
+    }
+    freeClientsInAsyncFreeQueue();
+    server.cronloops++;
+    return 1000 / server.hz;
+}
+
+/* Runs before the event loop sleeps; see the comment at the top. */
+static void beforeSleep(struct aeEventLoop *eventLoop) {
+    if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
+    handleClientsWithPendingWrites();
+    freeClientsInAsyncFreeQueue();
+    /* Transports whose readiness is not an fd event (RDMA) do their work
+     * here; if any is left, the loop must not block. */
+    connTypesProcessPendingData();
+    aeSetDontWait(eventLoop, connTypesHavePendingData());
+}
+
+static void afterSleep(struct aeEventLoop *eventLoop) {
+    (void)eventLoop;
+    updateCachedTime(0);
+}
+
+/* ---------------------------------------------------------------------------
+ * Listeners
+ * ------------------------------------------------------------------------- */
+
+static void acceptCallback(connection *conn, int flags, const char *ip) {
+    acceptCommonHandler(conn, flags, ip);
+}
+
+/* (Re)opens the listener's sockets from its current configuration. Returns
+ * C_OK, or C_ERR with the old sockets closed and an error logged. Called at
+ * start-up and by CONFIG SET of port/bind/unixsocket/rdma-*. */
+int changeListener(connListener *listener) {
+    if (listener->ct == NULL) return C_ERR;
+    connCloseListener(listener);
+    if (listener->port == 0 && listener->ct != connectionTypeUnix()) return C_OK;
+    if (listener->ct == connectionTypeUnix() && listener->priv == NULL) return C_OK;
+    listener->accept_cb = acceptCallback;
+    if (connListen(listener) != C_OK) return C_ERR;
+    return C_OK;
+}
+
+static connUnixListenerConfig unixListenerConfig;
+
+/* Describes the listeners from server's configuration. */
+static void configureListeners(void) {
+    connListener *l = &server.listeners[CONN_TYPE_SOCKET];
+    l->ct = connectionTypeTcp();
+    l->bindaddr = server.bindaddr;
+    l->bindaddr_count = server.bindaddr_count;
+    l->port = server.port;
+    l->backlog = server.tcp_backlog;
+    l->accept_flags = 0;
+
+    l = &server.listeners[CONN_TYPE_UNIX];
+    l->ct = connectionTypeUnix();
+    unixListenerConfig.path = server.unixsocket;
+    unixListenerConfig.perm = server.unixsocketperm;
+    l->priv = server.unixsocket ? &unixListenerConfig : NULL;
+    l->backlog = server.tcp_backlog;
+    l->accept_flags = CLIENT_UNIX_SOCKET;
+
+    l = &server.listeners[CONN_TYPE_RDMA];
+    l->ct = connTypeGetByName("rdma");
+    l->bindaddr = server.rdma_bindaddr;
+    l->bindaddr_count = server.rdma_bindaddr_count;
+    l->port = server.rdma_port;
+    l->accept_flags = 0;
+}
+
+/* Applies configuration changes of one listener (CONFIG SET). Returns C_OK
+ * or C_ERR with the reason logged. */
+int reconfigureListener(int type) {
+    configureListeners();
+    connListener *l = &server.listeners[type];
+    if (l->ct == NULL) return C_ERR;
+    return changeListener(l);
+}
+
+static void initListeners(void) {
+    configureListeners();
+    for (int j = 0; j < CONN_TYPE_MAX; j++) {
+        connListener *l = &server.listeners[j];
+        if (l->ct == NULL) continue;
+        if (j == CONN_TYPE_UNIX ? l->priv == NULL : l->port == 0) continue;
+        if (changeListener(l) == C_ERR) {
+            serverLog(LL_WARNING, "Failed listening on port %u (%s), aborting.", l->port, l->ct->get_type(NULL));
+            exit(1);
+        }
+    }
+    if (server.listeners[CONN_TYPE_SOCKET].count == 0 && server.listeners[CONN_TYPE_UNIX].count == 0 &&
+        server.listeners[CONN_TYPE_RDMA].count == 0) {
+        serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
+        exit(1);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Initialisation and shutdown
+ * ------------------------------------------------------------------------- */
+
+static void adjustOpenFilesLimit(void) {
+    rlim_t maxfiles = server.maxclients + CONFIG_MIN_RESERVED_FDS;
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == -1) {
+        serverLog(LL_WARNING, "Unable to obtain the current NOFILE limit (%s), assuming 1024 and setting the max "
+                              "clients configuration accordingly.", strerror(errno));
+        server.maxclients = 1024 - CONFIG_MIN_RESERVED_FDS;
+        return;
+    }
+    if (limit.rlim_cur >= maxfiles) return;
+    rlim_t want = maxfiles;
+    while (want > limit.rlim_cur) {
+        struct rlimit nl = {.rlim_cur = want, .rlim_max = want > limit.rlim_max ? want : limit.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &nl) != -1) break;
+        want -= want > 16 ? 16 : 1;
+    }
+    if (want < maxfiles) {
+        unsigned int old = server.maxclients;
+        server.maxclients = want > CONFIG_MIN_RESERVED_FDS ? want - CONFIG_MIN_RESERVED_FDS : 1;
+        serverLog(LL_WARNING, "You requested maxclients of %u requiring at least %llu max file descriptors.", old,
+                  (unsigned long long)maxfiles);
+        serverLog(LL_WARNING, "Server can't set maximum open files to %llu because of OS error: %s.",
+                  (unsigned long long)maxfiles, strerror(errno));
+        serverLog(LL_WARNING, "Current maximum open files is %llu. maxclients has been reduced to %u to compensate "
+                              "for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+                  (unsigned long long)want, server.maxclients);
+    } else {
+        serverLog(LL_NOTICE, "Increased maximum number of open files to %llu (it was originally set to %llu).",
+                  (unsigned long long)maxfiles, (unsigned long long)limit.rlim_cur);
+    }
+}
+
+static void sigShutdownHandler(int sig) {
+    const char *msg;
+    switch (sig) {
+    case SIGINT: msg = "Received SIGINT scheduling shutdown..."; break;
+    case SIGTERM: msg = "Received SIGTERM scheduling shutdown..."; break;
+    default: msg = "Received shutdown signal, scheduling shutdown...";
+    }
+    if (server.shutdown_asap && sig == SIGINT) {
+        serverLogFromHandler(LL_WARNING, "You insist... exiting now.");
+        exit(1);
+    }
+    serverLogFromHandler(LL_WARNING, msg);
+    server.shutdown_asap = 1;
+}
+
+static void setupSignalHandlers(void) {
+    struct sigaction act;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = 0;
+    act.sa_handler = sigShutdownHandler;
+    sigaction(SIGTERM, &act, NULL);
+    sigaction(SIGINT, &act, NULL);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    setupSigSegvAction();
+}
+
+static void createPidFile(void) {
+    if (!server.pidfile) return;
+    FILE *fp = fopen(server.pidfile, "w");
+    if (fp) {
+        fprintf(fp, "%d\n", (int)getpid());
+        fclose(fp);
+    } else {
+        serverLog(LL_WARNING, "Failed to write PID file: %s", strerror(errno));
+    }
+}
+
+static void daemonize(void) {
+    if (fork() != 0) exit(0); /* The parent exits. */
+    setsid();
+    int fd = open("/dev/null", O_RDWR, 0);
+    if (fd != -1) {
+        dup2(fd, STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        if (fd > STDERR_FILENO) close(fd);
+    }
+}
+
+/* Closes listeners, removes the pid file and Unix socket, and logs the
+ * goodbye. Returns C_OK when the caller may exit. Persistence (SAVE on
+ * shutdown) attaches here once RDB exists. */
+int prepareForShutdown(int flags) {
+    (void)flags;
+    serverLog(LL_NOTICE, "User requested shutdown...");
+    for (int j = 0; j < CONN_TYPE_MAX; j++)
+        if (server.listeners[j].ct) connCloseListener(&server.listeners[j]);
+    if (server.unixsocket) {
+        serverLog(LL_NOTICE, "Removing the unix socket file.");
+        if (unlink(server.unixsocket) != 0)
+            serverLog(LL_WARNING, "Error removing the unix socket file: %s", strerror(errno));
+    }
+    if (server.pidfile) {
+        serverLog(LL_NOTICE, "Removing the pid file.");
+        unlink(server.pidfile);
+    }
+    /* Flush what clients are owed (e.g. replies before SHUTDOWN). */
+    handleClientsWithPendingWrites();
+    serverLog(LL_WARNING, "%s is now ready to exit, bye bye...", "Valkey");
+    return C_OK;
+}
+
+static void initServer(void) {
+    server.pid = getpid();
+    server.clients = listCreate();
+    server.clients_to_close = listCreate();
+    server.clients_pending_write = listCreate();
+    server.monitors = listCreate();
+    server.paused_clients = listCreate();
+    server.next_client_id = 1;
+    server.errors = dictCreate(&errorStatsDictType);
+    createSharedObjects();
+    adjustOpenFilesLimit();
+
+    server.el = aeCreateEventLoop(server.maxclients + CONFIG_MIN_RESERVED_FDS + 96);
+    if (server.el == NULL) {
+        serverLog(LL_WARNING, "Failed creating the event loop. Error message: '%s'", strerror(errno));
+        exit(1);
+    }
+    server.db = zcalloc(sizeof(serverDb) * server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) {
+        server.db[j].dict = dictCreate(&dbDictType);
+        server.db[j].expires = dictCreate(&dbExpiresDictType);
+        server.db[j].id = j;
+    }
+    evictionPoolAlloc();
+    slowlogInit();
+    latencyMonitorInit();
+    server.lastsave = time(NULL);
+    server.stat_starttime = time(NULL);
+    server.lastbgsave_status = C_OK;
+    updateCachedTime(1);
+    server.lru_clock = getLRUClock();
+    getRandomHexChars(server.runid, CONFIG_RUN_ID_SIZE);
+    server.runid[CONFIG_RUN_ID_SIZE] = '\0';
+    memcpy(server.replid, server.runid, sizeof(server.replid));
+
+    if (aeCreateTimeEvent(server.el, 1, serverCron, NULL, NULL) == AE_ERR) {
+        serverPanic("Can't create event loop timers.");
+    }
+    aeSetBeforeSleepProc(server.el, beforeSleep);
+    aeSetAfterSleepProc(server.el, afterSleep);
+}
+
+/* Joins argv[optind..] into config text: "--port 7000 --bind a b" becomes
+ * "port 7000\nbind a b\n". A lone "-" means read the config from stdin. */
+static sds argvToConfigText(int argc, char **argv, int start, char *from_stdin) {
+    sds options = sdsempty();
+    for (int j = start; j < argc; j++) {
+        if (argv[j][0] == '-' && argv[j][1] == '\0' && j == start) {
+            *from_stdin = 1;
+        } else if (argv[j][0] == '-' && argv[j][1] == '-' && argv[j][2] != '\0') {
+            if (sdslen(options)) options = sdscat(options, "\n");
+            options = sdscat(options, argv[j] + 2);
+            options = sdscat(options, " ");
+        } else {
+            /* An argument of the previous option, quoted for the parser. */
+            options = sdscatrepr(options, argv[j], strlen(argv[j]));
+            options = sdscat(options, " ");
+        }
+    }
+    return options;
+}
+
+static void usage(void) {
+    fprintf(stderr, "Usage: ./valkey-server [/path/to/valkey.conf] [options] [-]\n");
+    fprintf(stderr, "       ./valkey-server - (read config from stdin)\n");
+    fprintf(stderr, "       ./valkey-server -v or --version\n");
+    fprintf(stderr, "       ./valkey-server -h or --help\n");
+    fprintf(stderr, "       ./valkey-server --test-memory <megabytes> (not supported)\n\n");
+    fprintf(stderr, "Examples:\n");
+    fprintf(stderr, "       ./valkey-server (run the server with default conf)\n");
+    fprintf(stderr, "       ./valkey-server /etc/valkey/6379.conf\n");
+    fprintf(stderr, "       ./valkey-server --port 7777\n");
+    fprintf(stderr, "       ./valkey-server --port 7777 --replicaof 127.0.0.1 8888\n");
+    fprintf(stderr, "       ./valkey-server /etc/myvalkey.conf --loglevel verbose -\n");
+    fprintf(stderr, "       ./valkey-server /etc/myvalkey.conf --loglevel verbose\n");
+    exit(1);
+}
+
+static void version(void) {
+    printf("Valkey server v=%s sha=00000000:0 malloc=jemalloc bits=%d build=0\n", VALKEY_VERSION,
+           (int)(sizeof(long) * 8));
+    exit(0);
+}
+
+int main(int argc, char **argv) {
+    setlocale(LC_COLLATE, "");
+    tzset();
+    srand(time(NULL) ^ getpid());
+    {
+        uint8_t seed[16];
+        getRandomBytes(seed, sizeof(seed));
+        dictSetHashFunctionSeed(seed);
+    }
+    server.executable = realpath(argv[0], NULL);
+    server.exec_argv = argv;
+    server.commands = dictCreate(&commandTableDictType);
+    serverPopulateCommandTable();
+    initConfigValues();
+
+    char config_from_stdin = 0;
+    if (argc >= 2) {
+        int j = 1;
+        if (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version")) version();
+        if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) usage();
+        if (argv[1][0] != '-') {
+            server.configfile = realpath(argv[1], NULL);
+            if (server.configfile == NULL) server.configfile = strdup(argv[1]);
+            j = 2;
+        }
+        sds options = argvToConfigText(argc, argv, j, &config_from_stdin);
+        loadServerConfig(server.configfile, config_from_stdin, options);
+        sdsfree(options);
+    } else {
+        loadServerConfig(NULL, 0, "");
+    }
+
+    if (server.daemonize) daemonize();
+    serverLogConfig.role = 'M';
+    serverLog(LL_NOTICE, "oO0OoO0OoO0Oo Valkey is starting oO0OoO0OoO0Oo");
+    serverLog(LL_NOTICE, "Valkey version=%s, bits=%d, commit=00000000, modified=0, pid=%d, just started",
+              VALKEY_VERSION, (int)(sizeof(long) * 8), (int)getpid());
+    if (argc == 1) {
+        serverLog(LL_WARNING, "Warning: no config file specified, using the default config. In order to specify a "
+                              "config file use %s /path/to/valkey.conf", argv[0]);
+    } else {
+        serverLog(LL_NOTICE, "Configuration loaded");
+    }
+
+    initServer();
+    if (connTypeInitialize(server.el) != C_OK) {
+        serverLog(LL_WARNING, "Failed to initialize the connection types.");
+        exit(1);
+    }
+    setupSignalHandlers();
+    if (server.pidfile || server.daemonize) {
+        if (!server.pidfile) server.pidfile = zstrdup("/var/run/valkey.pid");
+        createPidFile();
+    }
+    initListeners();
+    serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
+    serverLog(LL_NOTICE, "Server initialized");
+    server.initial_memory_usage = zmalloc_used_memory();
+    for (int j = 0; j < CONN_TYPE_MAX; j++) {
+        connListener *l = &server.listeners[j];
+        if (l->ct && l->count > 0) serverLog(LL_NOTICE, "Ready to accept connections %s", l->ct->get_type(NULL));
+    }
+    aeMain(server.el);
+    aeDeleteEventLoop(server.el);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Connection commands: PING ECHO RESET HELLO AUTH
+ * ------------------------------------------------------------------------- */
+
+void pingCommand(client *c) {
+    if (c->argc > 2) {
+        addReplyErrorArity(c);
+        return;
+    }
+    if (c->flags & CLIENT_PUBSUB && c->resp == 2) {
+        addReplyProto(c, "*2\r\n$4\r\npong\r\n", 14);
+        if (c->argc == 1) addReplyBulkCBuffer(c, "", 0);
+        else addReplyBulk(c, c->argv[1]);
+    } else if (c->argc == 1) {
+        addReply(c, shared.pong);
+    } else {
+        addReplyBulk(c, c->argv[1]);
+    }
+}
+
+void echoCommand(client *c) {
+    addReplyBulk(c, c->argv[1]);
+}
+
+/* QUIT is answered in processCommand; the row exists for COMMAND INFO. */
+void quitCommand(client *c) {
+    addReply(c, shared.ok);
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+}
+
+/* RESET: back to a fresh connection's state. */
+void resetCommand(client *c) {
+    c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
+    if (c->flags & CLIENT_MONITOR) {
+        listNode *ln = listSearchKey(server.monitors, c);
+        if (ln) listDelNode(server.monitors, ln);
+        c->flags &= ~(CLIENT_MONITOR | CLIENT_REPLICA);
+    }
+    selectDb(c, 0);
+    c->resp = 2;
+    if (c->name) {
+        decrRefCount(c->name);
+        c->name = NULL;
+    }
+    c->authenticated = server.requirepass == NULL;
+    addReplyStatus(c, "RESET");
+}
+
+/* Checks a password against requirepass ("default" user only: ACLs are not
+ * built). Returns C_OK and marks the client authenticated on success. */
+static int checkPassword(client *c, robj *username, robj *password) {
+    if (username && strcmp(username->ptr, "default") != 0) return C_ERR;
+    if (server.requirepass == NULL) return C_ERR;
+    size_t a = sdslen(password->ptr), b = sdslen(server.requirepass);
+    /* Compare in time independent of where the strings differ. */
+    unsigned char diff = a != b;
+    for (size_t i = 0; i < a && i < b; i++) diff |= ((unsigned char *)password->ptr)[i] ^ server.requirepass[i];
+    if (diff) return C_ERR;
+    c->authenticated = 1;
+    return C_OK;
+}
+
+void authCommand(client *c) {
+    if (c->argc > 3) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    robj *username = c->argc == 3 ? c->argv[1] : NULL;
+    robj *password = c->argv[c->argc - 1];
+    if (c->argc == 2 && server.requirepass == NULL) {
+        addReplyError(c, "AUTH <password> called without any password configured for the default user. Are you "
+                         "sure your configuration is correct?");
+        return;
+    }
+    if (checkPassword(c, username, password) == C_OK) {
+        addReply(c, shared.ok);
+    } else {
+        addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
+    }
+}
+
+void helloCommand(client *c) {
+    long long ver = 0;
+    int next = 1;
+    if (c->argc >= 2) {
+        if (getLongLongFromObjectOrReply(c, c->argv[next++], &ver,
+                                         "Protocol version is not an integer or out of range") != C_OK)
+            return;
+        if (ver < 2 || ver > 3) {
+            addReplyError(c, "-NOPROTO unsupported protocol version");
+            return;
+        }
+    }
+    robj *username = NULL, *password = NULL, *clientname = NULL;
+    for (int j = next; j < c->argc; j++) {
+        int moreargs = (c->argc - 1) - j;
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "AUTH") && moreargs >= 2) {
+            username = c->argv[j + 1];
+            password = c->argv[j + 2];
+            j += 2;
+        } else if (!strcasecmp(opt, "SETNAME") && moreargs) {
+            clientname = c->argv[j + 1];
+            const char *p = clientname->ptr;
+            for (size_t i = 0; i < sdslen(clientname->ptr); i++) {
+                if (p[i] < '!' || p[i] > '~') {
+                    addReplyError(c, "Client names cannot contain spaces, newlines or special characters.");
+                    return;
+                }
+            }
+            j++;
+        } else {
+            addReplyErrorFormat(c, "Syntax error in HELLO option '%s'", opt);
+            return;
+        }
+    }
+    if (username && checkPassword(c, username, password) == C_ERR) {
+        addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
+        return;
+    }
+    if (authRequired(c)) {
+        addReplyError(c, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+                         "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the "
+                         "RESP protocol version at the same time");
+        return;
+    }
+    if (clientname) {
+        if (c->name) decrRefCount(c->name);
+        c->name = sdslen(clientname->ptr) ? clientname : NULL;
+        if (c->name) incrRefCount(c->name);
+    }
+    if (ver) c->resp = ver;
+
+    addReplyMapLen(c, 7);
+    addReplyBulkCString(c, "server");
+    addReplyBulkCString(c, "valkey");
+    addReplyBulkCString(c, "version");
+    addReplyBulkCString(c, VALKEY_VERSION);
+    addReplyBulkCString(c, "proto");
+    addReplyLongLong(c, c->resp);
+    addReplyBulkCString(c, "id");
+    addReplyLongLong(c, c->id);
+    addReplyBulkCString(c, "mode");
+    addReplyBulkCString(c, "standalone");
+    addReplyBulkCString(c, "role");
+    addReplyBulkCString(c, "master");
+    addReplyBulkCString(c, "modules");
+    addReplyArrayLen(c, 0);
+}
+
+extern struct serverCommand clientSubcommands[];
+
+struct serverCommand connectionCommands[] = {
+    {.name = "ping", .proc = pingCommand, .arity = -1, .flags = CMD_FAST | CMD_SENTINEL,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "1.0.0",
+     .summary = "Returns the server's liveliness response.", .complexity = "O(1)"},
+    {.name = "echo", .proc = echoCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "1.0.0",
+     .summary = "Returns the given string.", .complexity = "O(1)"},
+    {.name = "quit", .proc = quitCommand, .arity = -1,
+     .flags = CMD_ALLOW_BUSY | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "1.0.0",
+     .summary = "Closes the connection.", .complexity = "O(1)"},
+    {.name = "reset", .proc = resetCommand, .arity = 1,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_ALLOW_BUSY,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "6.2.0",
+     .summary = "Resets the connection.", .complexity = "O(1)"},
+    {.name = "hello", .proc = helloCommand, .arity = -1,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_SENTINEL | CMD_ALLOW_BUSY,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "6.0.0",
+     .summary = "Handshakes with the server.", .complexity = "O(1)"},
+    {.name = "auth", .proc = authCommand, .arity = -2,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_SENTINEL | CMD_ALLOW_BUSY,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "1.0.0",
+     .summary = "Authenticates the connection.", .complexity = "O(N) where N is the number of passwords defined for "
+                                                              "the user"},
+    {.name = "client", .subcommands = clientSubcommands, .arity = -2,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, .acl_categories = ACL_CATEGORY_CONNECTION,
+     .group = "connection", .since = "2.4.0", .summary = "A container for client connection commands.",
+     .complexity = "Depends on subcommand."},
+    {0},
+};

@@ -1,0 +1,816 @@
+/* server.h - the server's core types: objects, clients, databases, the
+ * command table and the global `server` state, plus the functions the
+ * command implementations share.
+ *
+ * Leaf libraries (sds, dict, adlist, ae, anet, connection, zmalloc, util,
+ * log) never include this header. Transport files see clients only as the
+ * opaque private data of a `connection`. Subsystems with state of their own
+ * (config, replication later) keep it in their own header where possible;
+ * what lives here is what nearly every command needs. */
+#ifndef VK_SERVER_H
+#define VK_SERVER_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "adlist.h"
+#include "ae.h"
+#include "connection.h"
+#include "dict.h"
+#include "log.h"
+#include "sds.h"
+#include "util.h"
+#include "zmalloc.h"
+
+#define C_OK 0
+#define C_ERR -1
+
+typedef long long mstime_t; /* milliseconds */
+typedef long long ustime_t; /* microseconds */
+
+#define VALKEY_VERSION "8.1.1"
+#define VALKEY_VERSION_NUM 0x00080101
+#define REDIS_COMPAT_VERSION "7.2.4" /* What HELLO/INFO report as redis_version. */
+
+/* ---------------------------------------------------------------------------
+ * Static limits and defaults
+ * ------------------------------------------------------------------------- */
+#define CONFIG_DEFAULT_HZ 10
+#define CONFIG_MIN_HZ 1
+#define CONFIG_MAX_HZ 500
+#define CONFIG_DEFAULT_SERVER_PORT 6379
+#define CONFIG_BINDADDR_MAX 16
+#define CONFIG_RUN_ID_SIZE 40
+#define CONFIG_DEFAULT_DBNUM 16
+#define CONFIG_MIN_RESERVED_FDS 32
+#define PROTO_IOBUF_LEN (1024 * 16)         /* Generic read size. */
+#define PROTO_REPLY_CHUNK_BYTES (16 * 1024) /* Reply block payload size. */
+#define PROTO_INLINE_MAX_SIZE (1024 * 64)   /* Max inline request size. */
+#define PROTO_MBULK_BIG_ARG (1024 * 32)     /* Args this big avoid copies. */
+#define PROTO_SHARED_SELECT_CMDS 10
+#define OBJ_SHARED_INTEGERS 10000
+#define OBJ_SHARED_BULKHDR_LEN 32
+#define NET_IP_STR_LEN 46
+#define NET_ADDR_STR_LEN (NET_IP_STR_LEN + 32)
+#define NET_HOST_STR_LEN 256
+#define NET_HOST_PORT_STR_LEN (NET_HOST_STR_LEN + 32)
+#define LONG_STR_SIZE 21
+#define MAX_KEYS_BUFFER 256
+#define ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP 20
+#define ACTIVE_EXPIRE_CYCLE_FAST_DURATION 1000 /* microseconds */
+#define ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC 25
+#define ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE 10
+#define STATS_METRIC_SAMPLES 16
+
+/* ---------------------------------------------------------------------------
+ * Objects
+ * ------------------------------------------------------------------------- */
+#define OBJ_STRING 0
+#define OBJ_LIST 1
+#define OBJ_SET 2
+#define OBJ_ZSET 3
+#define OBJ_HASH 4
+#define OBJ_MODULE 5
+#define OBJ_STREAM 6
+#define OBJ_TYPE_MAX 7
+
+#define OBJ_ENCODING_RAW 0
+#define OBJ_ENCODING_INT 1
+#define OBJ_ENCODING_HT 2
+#define OBJ_ENCODING_INTSET 6
+#define OBJ_ENCODING_SKIPLIST 7
+#define OBJ_ENCODING_EMBSTR 8
+#define OBJ_ENCODING_QUICKLIST 9
+#define OBJ_ENCODING_STREAM 10
+#define OBJ_ENCODING_LISTPACK 11
+
+#define LRU_BITS 24
+#define LRU_CLOCK_MAX ((1 << LRU_BITS) - 1)
+#define LRU_CLOCK_RESOLUTION 1000 /* ms */
+#define OBJ_SHARED_REFCOUNT INT_MAX
+#define OBJ_STATIC_REFCOUNT (INT_MAX - 1)
+#define OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44
+
+typedef struct serverObject {
+    unsigned type : 4;
+    unsigned encoding : 4;
+    unsigned lru : LRU_BITS; /* LRU clock, or LFU data (16-bit minutes, 8-bit counter). */
+    int refcount;
+    void *ptr;
+} robj;
+
+#define sdsEncodedObject(o) ((o)->encoding == OBJ_ENCODING_RAW || (o)->encoding == OBJ_ENCODING_EMBSTR)
+
+/* ---------------------------------------------------------------------------
+ * Databases
+ * ------------------------------------------------------------------------- */
+typedef struct serverDb {
+    dict *dict;                 /* key (sds) -> value (robj *) */
+    dict *expires;              /* key (same sds as in dict) -> unix ms (s64 value) */
+    dict *blocking_keys;        /* Reserved for blocking commands. */
+    int id;
+    long long avg_ttl;          /* Average TTL, for INFO keyspace. */
+    unsigned long expires_cursor; /* Active expire cycle position. */
+} serverDb;
+
+/* Flags to lookupKey*() */
+#define LOOKUP_NONE 0
+#define LOOKUP_NOTOUCH (1 << 0)  /* Don't update the LRU/LFU data. */
+#define LOOKUP_NONOTIFY (1 << 1) /* Don't trigger a keyspace miss event. */
+#define LOOKUP_NOSTATS (1 << 2)  /* Don't count hits/misses. */
+#define LOOKUP_WRITE (1 << 3)    /* Delete expired keys even on replicas. */
+#define LOOKUP_NOEXPIRE (1 << 4) /* Don't delete expired keys. */
+
+/* Flags to setKey() */
+#define SETKEY_KEEPTTL 1
+#define SETKEY_NO_SIGNAL 2
+#define SETKEY_ALREADY_EXIST 4
+#define SETKEY_DOESNT_EXIST 8
+
+#define EMPTYDB_NO_FLAGS 0
+#define EMPTYDB_ASYNC (1 << 0)
+
+/* ---------------------------------------------------------------------------
+ * Clients
+ * ------------------------------------------------------------------------- */
+#define CLIENT_REPLICA (1ULL << 0)
+#define CLIENT_PRIMARY (1ULL << 1)
+#define CLIENT_MONITOR (1ULL << 2)
+#define CLIENT_MULTI (1ULL << 3)
+#define CLIENT_BLOCKED (1ULL << 4)
+#define CLIENT_DIRTY_CAS (1ULL << 5)
+#define CLIENT_CLOSE_AFTER_REPLY (1ULL << 6)
+#define CLIENT_UNBLOCKED (1ULL << 7)
+#define CLIENT_SCRIPT (1ULL << 8)
+#define CLIENT_ASKING (1ULL << 9)
+#define CLIENT_CLOSE_ASAP (1ULL << 10)
+#define CLIENT_UNIX_SOCKET (1ULL << 11)
+#define CLIENT_DIRTY_EXEC (1ULL << 12)
+#define CLIENT_PUBSUB (1ULL << 18)
+#define CLIENT_PENDING_WRITE (1ULL << 21)
+#define CLIENT_REPLY_OFF (1ULL << 22)
+#define CLIENT_REPLY_SKIP_NEXT (1ULL << 23)
+#define CLIENT_REPLY_SKIP (1ULL << 24)
+#define CLIENT_PROTECTED (1ULL << 28)
+#define CLIENT_PENDING_COMMAND (1ULL << 30)
+#define CLIENT_NO_EVICT (1ULL << 43)
+#define CLIENT_NO_TOUCH (1ULL << 45)
+#define CLIENT_EXECUTING_COMMAND (1ULL << 47)
+#define CLIENT_AUTHENTICATED (1ULL << 48)
+#define CLIENT_FAKE (1ULL << 49)
+
+#define PROTO_REQ_INLINE 1
+#define PROTO_REQ_MULTIBULK 2
+
+/* Output buffer limit classes (client-output-buffer-limit). */
+#define CLIENT_TYPE_NORMAL 0
+#define CLIENT_TYPE_REPLICA 1
+#define CLIENT_TYPE_PUBSUB 2
+#define CLIENT_TYPE_PRIMARY 3
+#define CLIENT_TYPE_COUNT 4
+#define CLIENT_TYPE_OBUF_COUNT 3
+
+typedef struct clientBufferLimitsConfig {
+    unsigned long long hard_limit_bytes;
+    unsigned long long soft_limit_bytes;
+    time_t soft_limit_seconds;
+} clientBufferLimitsConfig;
+
+/* One block of the reply list, used once the static buffer is full. */
+typedef struct clientReplyBlock {
+    size_t size, used;
+    char buf[];
+} clientReplyBlock;
+
+typedef struct client {
+    uint64_t id;
+    connection *conn;
+    int resp;                   /* RESP protocol version: 2 or 3. */
+    serverDb *db;
+    robj *name;                 /* CLIENT SETNAME, or NULL. */
+    robj *lib_name, *lib_ver;   /* CLIENT SETINFO. */
+    sds querybuf;               /* Bytes read and not yet parsed. */
+    size_t qb_pos;              /* How far querybuf has been parsed. */
+    size_t querybuf_peak;
+    int argc;
+    robj **argv;
+    int argv_len;               /* Allocated slots in argv. */
+    size_t argv_len_sum;        /* Bytes in argv, for memory accounting. */
+    struct serverCommand *cmd, *lastcmd, *realcmd;
+    int reqtype;
+    int multibulklen;           /* Args still to read in this request. */
+    long bulklen;               /* Length of the bulk being read, or -1. */
+    list *reply;                /* clientReplyBlock list after buf fills. */
+    unsigned long long reply_bytes; /* Bytes in the reply list. */
+    size_t sentlen;             /* Bytes of the current buf/block already sent. */
+    time_t ctime;
+    time_t lastinteraction;
+    time_t obuf_soft_limit_reached_time;
+    uint64_t flags;
+    int authenticated;
+    long long woff;
+    listNode *client_list_node;       /* Node in server.clients. */
+    listNode *pending_write_node;     /* Node in server.clients_pending_write. */
+    uint64_t last_memory_usage;
+    unsigned long long net_input_bytes, net_output_bytes, commands_processed;
+    /* Blocking state (CLIENT PAUSE, blocking commands later). */
+    mstime_t bstate_timeout;
+    /* Reply buffer: replies go here first, then into `reply` blocks. */
+    size_t bufpos;
+    size_t buf_usable_size;
+    char *buf;
+} client;
+
+/* ---------------------------------------------------------------------------
+ * Commands
+ * ------------------------------------------------------------------------- */
+#define CMD_WRITE (1ULL << 0)
+#define CMD_READONLY (1ULL << 1)
+#define CMD_DENYOOM (1ULL << 2)
+#define CMD_MODULE (1ULL << 3)
+#define CMD_ADMIN (1ULL << 4)
+#define CMD_PUBSUB (1ULL << 5)
+#define CMD_NOSCRIPT (1ULL << 6)
+#define CMD_BLOCKING (1ULL << 8)
+#define CMD_LOADING (1ULL << 9)
+#define CMD_STALE (1ULL << 10)
+#define CMD_SKIP_MONITOR (1ULL << 11)
+#define CMD_SKIP_SLOWLOG (1ULL << 12)
+#define CMD_ASKING (1ULL << 13)
+#define CMD_FAST (1ULL << 14)
+#define CMD_NO_AUTH (1ULL << 15)
+#define CMD_MAY_REPLICATE (1ULL << 16)
+#define CMD_SENTINEL (1ULL << 17)
+#define CMD_ONLY_SENTINEL (1ULL << 18)
+#define CMD_NO_MANDATORY_KEYS (1ULL << 19)
+#define CMD_PROTECTED (1ULL << 20)
+#define CMD_MODULE_GETKEYS (1ULL << 21)
+#define CMD_MODULE_NO_CLUSTER (1ULL << 22)
+#define CMD_NO_ASYNC_LOADING (1ULL << 23)
+#define CMD_NO_MULTI (1ULL << 24)
+#define CMD_MOVABLE_KEYS (1ULL << 25)
+#define CMD_ALLOW_BUSY (1ULL << 26)
+#define CMD_TOUCHES_ARBITRARY_KEYS (1ULL << 28)
+
+/* ACL categories, reported by COMMAND INFO. */
+#define ACL_CATEGORY_KEYSPACE (1ULL << 0)
+#define ACL_CATEGORY_READ (1ULL << 1)
+#define ACL_CATEGORY_WRITE (1ULL << 2)
+#define ACL_CATEGORY_SET (1ULL << 3)
+#define ACL_CATEGORY_SORTEDSET (1ULL << 4)
+#define ACL_CATEGORY_LIST (1ULL << 5)
+#define ACL_CATEGORY_HASH (1ULL << 6)
+#define ACL_CATEGORY_STRING (1ULL << 7)
+#define ACL_CATEGORY_BITMAP (1ULL << 8)
+#define ACL_CATEGORY_HYPERLOGLOG (1ULL << 9)
+#define ACL_CATEGORY_GEO (1ULL << 10)
+#define ACL_CATEGORY_STREAM (1ULL << 11)
+#define ACL_CATEGORY_PUBSUB (1ULL << 12)
+#define ACL_CATEGORY_ADMIN (1ULL << 13)
+#define ACL_CATEGORY_FAST (1ULL << 14)
+#define ACL_CATEGORY_SLOW (1ULL << 15)
+#define ACL_CATEGORY_BLOCKING (1ULL << 16)
+#define ACL_CATEGORY_DANGEROUS (1ULL << 17)
+#define ACL_CATEGORY_CONNECTION (1ULL << 18)
+#define ACL_CATEGORY_TRANSACTION (1ULL << 19)
+#define ACL_CATEGORY_SCRIPTING (1ULL << 20)
+
+typedef void serverCommandProc(client *c);
+
+/* Where a command's keys are: the classic (first, last, step) triple, with
+ * last = -1 meaning "up to the last argument", -2 the one before, etc. A
+ * command whose keys cannot be found this way sets CMD_MOVABLE_KEYS and a
+ * getkeys_proc. */
+typedef struct keyPositions {
+    int first, last, step;
+} keyPositions;
+
+typedef int serverGetKeysProc(struct serverCommand *cmd, robj **argv, int argc, int *keys, int maxkeys);
+
+/* One row of the command table. Each t_*.c / subsystem file declares an
+ * array of these (terminated by a row with name NULL) and commands.c lists
+ * the arrays; the dictionary server.commands is built from them at start. */
+struct serverCommand {
+    const char *name;           /* Lower-case command name ("get"). */
+    serverCommandProc *proc;
+    int arity;                  /* N = exactly N args; -N = at least N. */
+    uint64_t flags;             /* CMD_* */
+    uint64_t acl_categories;    /* ACL_CATEGORY_* beyond those implied by flags. */
+    keyPositions key;
+    serverGetKeysProc *getkeys_proc;
+    const char *group;          /* "string", "generic", "server", ... */
+    const char *summary;
+    const char *since;
+    const char *complexity;
+    struct serverCommand *subcommands; /* Array terminated by name NULL. */
+    /* Filled at run time. */
+    sds fullname;               /* "config|get" for subcommands. */
+    struct serverCommand *parent;
+    dict *subcommands_dict;
+    long long microseconds, calls, rejected_calls, failed_calls;
+    int id;
+};
+
+/* ---------------------------------------------------------------------------
+ * Shared objects: replies built once and referenced from every client.
+ * ------------------------------------------------------------------------- */
+struct sharedObjectsStruct {
+    robj *crlf, *ok, *err, *emptybulk, *czero, *cone, *pong, *space, *queued, *null[4], *nullarray[4],
+        *emptymap[4], *emptyset[4], *emptyarray, *wrongtypeerr, *nokeyerr, *syntaxerr, *sameobjecterr,
+        *outofrangeerr, *noscripterr, *loadingerr, *slowevalerr, *slowscripterr, *bgsaveerr, *oomerr,
+        *execaborterr, *noautherr, *noreplicaserr, *busykeyerr, *colon, *minstring, *maxstring, *del, *unlink,
+        *rpop, *lpop, *lpush, *persist, *set, *pexpireat, *keepttl, *absttl, *px, *ex, *select[PROTO_SHARED_SELECT_CMDS],
+        *integers[OBJ_SHARED_INTEGERS], *mbulkhdr[OBJ_SHARED_BULKHDR_LEN], *bulkhdr[OBJ_SHARED_BULKHDR_LEN],
+        *maphdr[OBJ_SHARED_BULKHDR_LEN], *sethdr[OBJ_SHARED_BULKHDR_LEN];
+};
+extern struct sharedObjectsStruct shared;
+
+/* ---------------------------------------------------------------------------
+ * Eviction policies (maxmemory-policy)
+ * ------------------------------------------------------------------------- */
+#define MAXMEMORY_FLAG_LRU (1 << 0)
+#define MAXMEMORY_FLAG_LFU (1 << 1)
+#define MAXMEMORY_FLAG_ALLKEYS (1 << 2)
+#define MAXMEMORY_VOLATILE_LRU ((0 << 8) | MAXMEMORY_FLAG_LRU)
+#define MAXMEMORY_VOLATILE_LFU ((1 << 8) | MAXMEMORY_FLAG_LFU)
+#define MAXMEMORY_VOLATILE_TTL (2 << 8)
+#define MAXMEMORY_VOLATILE_RANDOM (3 << 8)
+#define MAXMEMORY_ALLKEYS_LRU ((4 << 8) | MAXMEMORY_FLAG_LRU | MAXMEMORY_FLAG_ALLKEYS)
+#define MAXMEMORY_ALLKEYS_LFU ((5 << 8) | MAXMEMORY_FLAG_LFU | MAXMEMORY_FLAG_ALLKEYS)
+#define MAXMEMORY_ALLKEYS_RANDOM ((6 << 8) | MAXMEMORY_FLAG_ALLKEYS)
+#define MAXMEMORY_NO_EVICTION (7 << 8)
+
+/* ---------------------------------------------------------------------------
+ * Global server state
+ * ------------------------------------------------------------------------- */
+#define CONN_TYPE_SOCKET 0
+#define CONN_TYPE_UNIX 1
+#define CONN_TYPE_TLS 2
+#define CONN_TYPE_RDMA 3
+#define CONN_TYPE_MAX 4
+
+struct valkeyServer {
+    /* General */
+    pid_t pid;
+    char *executable;           /* Absolute path of the binary. */
+    char *configfile;           /* Absolute config file path, or NULL. */
+    char **exec_argv;
+    int hz;
+    int dynamic_hz;
+    int config_hz;
+    serverDb *db;
+    dict *commands;             /* name -> struct serverCommand* */
+    dict *orig_commands;
+    aeEventLoop *el;
+    _Atomic unsigned int lru_clock;
+    volatile int shutdown_asap;
+    int shutdown_flags;
+    int cronloops;
+    char runid[CONFIG_RUN_ID_SIZE + 1];
+    int sentinel_mode;
+    time_t timezone;
+    int daylight_active;
+    mstime_t mstime;            /* Cached time, updated per command / cron. */
+    ustime_t ustime;
+    time_t unixtime;
+    long long monotonic_start;
+    size_t initial_memory_usage;
+    int in_exec, in_script;
+    int busy_module_yield_flags;
+
+    /* Networking */
+    int port;
+    int tcp_backlog;
+    char *bindaddr[CONFIG_BINDADDR_MAX];
+    int bindaddr_count;
+    char *unixsocket;
+    unsigned int unixsocketperm;
+    connListener listeners[CONN_TYPE_MAX];
+    int protected_mode;
+    list *clients;
+    list *clients_to_close;
+    list *clients_pending_write;
+    list *monitors;
+    client *current_client;
+    client *executing_client;
+    dict *client_by_id;         /* Not used yet: CLIENT KILL ID walks the list. */
+    uint64_t next_client_id;
+    unsigned int maxclients;
+    int maxidletime;            /* timeout, seconds */
+    int tcpkeepalive;
+    unsigned long long client_max_querybuf_len;
+    long long proto_max_bulk_len;
+    clientBufferLimitsConfig client_obuf_limits[CLIENT_TYPE_OBUF_COUNT];
+    int io_threads_num;
+    mstime_t client_pause_end_time;
+    int client_pause_write_only;  /* CLIENT PAUSE WRITE vs ALL */
+    list *paused_clients;
+
+    /* Limits / memory */
+    unsigned long long maxmemory;
+    int maxmemory_policy;
+    int maxmemory_samples;
+    int maxmemory_eviction_tenacity;
+    int lfu_log_factor;
+    int lfu_decay_time;
+    int lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del, lazyfree_lazy_user_del,
+        lazyfree_lazy_user_flush;
+    int active_expire_enabled;
+    int active_expire_effort;
+    size_t stat_peak_memory;
+    long long stat_peak_memory_time;
+
+    /* Databases */
+    int dbnum;
+    long long dirty;
+    long long dirty_before_bgsave;
+    time_t lastsave;
+    int lastbgsave_status;
+    time_t rdb_save_time_start;
+
+    /* Logging / process */
+    char *logfile;
+    int verbosity;
+    int syslog_enabled;
+    char *syslog_ident;
+    int daemonize;
+    int supervised;
+    char *pidfile;
+    char *dir_config;           /* Only for CONFIG GET; the cwd is the truth. */
+    char *requirepass;          /* sds, or NULL */
+    int crashlog_enabled;
+    int set_proc_title;
+    int enable_debug_cmd;
+    int enable_protected_configs;
+    int latency_tracking_enabled;
+    char *latency_tracking_info_percentiles_str;
+    long long slowlog_log_slower_than;
+    unsigned long slowlog_max_len;
+    char *slowlog_list_placeholder;
+    long long latency_monitor_threshold;
+    int busy_reply_threshold;   /* lua-time-limit / busy-reply-threshold */
+
+    /* Slowlog */
+    list *slowlog;
+    long long slowlog_entry_id;
+
+    /* Stats */
+    time_t stat_starttime;
+    long long stat_numcommands;
+    long long stat_numconnections;
+    long long stat_expiredkeys;
+    long long stat_expired_stale_perc;
+    long long stat_expired_time_cap_reached_count;
+    long long stat_evictedkeys;
+    long long stat_evictedclients;
+    long long stat_keyspace_hits;
+    long long stat_keyspace_misses;
+    long long stat_rejected_conn;
+    long long stat_net_input_bytes;
+    long long stat_net_output_bytes;
+    long long stat_unexpected_error_replies;
+    long long stat_total_error_replies;
+    long long stat_dump_payload_sanitizations;
+    long long stat_io_reads_processed, stat_io_writes_processed;
+    long long stat_client_qbuf_limit_disconnections;
+    long long stat_client_outbuf_limit_disconnections;
+    long long stat_total_reads_processed, stat_total_writes_processed;
+    long long stat_expire_cycle_time_used;
+    long long stat_total_active_defrag_time;
+    long long stat_total_eviction_exceeded_time;
+    dict *errors;               /* error prefix -> count, for INFO errorstats */
+    long long stat_evictedscripts;
+    /* Instantaneous metrics (ops/sec etc.) */
+    struct {
+        long long last_sample_base, last_sample_value;
+        long long samples[STATS_METRIC_SAMPLES];
+        int idx;
+    } inst_metric[3];
+
+    /* Replication (minimal until the replication issue). */
+    char *primary_host;
+    int primary_port;
+    int repl_serve_stale_data;
+    int repl_replica_ro;
+    char replid[CONFIG_RUN_ID_SIZE + 1];
+    long long primary_repl_offset;
+
+    /* Transports */
+    int tls_port;
+    int rdma_port;
+    char *rdma_bindaddr[CONFIG_BINDADDR_MAX];
+    int rdma_bindaddr_count;
+    int rdma_rx_size;
+    int rdma_comp_vector;
+
+    /* ---- Fields added for config.c (see src/config.h for their types) ---- */
+    int notify_keyspace_events;     /* NOTIFY_* flags (notify-keyspace-events). */
+    struct saveparam *saveparams;   /* save rules, zmalloc'ed array; NULL if none. */
+    int saveparamslen;
+    int aof_enabled;                /* appendonly */
+    char *rdb_filename;             /* dbfilename */
+    char *tls_cert_file, *tls_key_file, *tls_ca_cert_file, *tls_ca_cert_dir;
+    int tls_auth_clients;           /* TLS_CLIENT_AUTH_* */
+    int tls_replication;
+    int loading;                    /* 1 while a dataset is loading (DENY_LOADING configs). */
+    /* ---- end of config.c fields ---- */
+};
+
+extern struct valkeyServer server;
+
+/* ---------------------------------------------------------------------------
+ * Function prototypes, by the file that defines them
+ * ------------------------------------------------------------------------- */
+
+/* server.c */
+void call(client *c, int flags);
+int processCommand(client *c);
+struct serverCommand *lookupCommand(robj **argv, int argc);
+struct serverCommand *lookupCommandBySds(sds s);
+struct serverCommand *lookupCommandOrOriginal(robj **argv, int argc);
+mstime_t commandTimeSnapshot(void);
+void updateCachedTime(int update_daylight_info);
+unsigned int getLRUClock(void);
+unsigned int LRU_CLOCK(void);
+int prepareForShutdown(int flags);
+void serverPopulateCommandTable(void);
+int isInsideYieldingLongCommand(void);
+void bytesToHuman(char *s, size_t size, unsigned long long n);
+sds genValkeyInfoString(dict *section_dict, int all_sections, int everything);
+void afterErrorReply(client *c, const char *s, size_t len, int flags);
+void resetCommandTableStats(dict *commands);
+void resetServerStats(void);
+int checkGoodReplicasStatus(void);
+void serverLogObjectDebugInfo(const robj *o);
+int writeCommandsDeniedByDiskError(void);
+long long getInstantaneousMetric(int metric);
+#define STATS_METRIC_COMMAND 0
+#define STATS_METRIC_NET_INPUT 1
+#define STATS_METRIC_NET_OUTPUT 2
+void trackInstantaneousMetric(int metric, long long current_value, long long current_base, long long factor);
+#define CALL_NONE 0
+#define CALL_SLOWLOG (1 << 0)
+#define CALL_STATS (1 << 1)
+#define CALL_FULL (CALL_SLOWLOG | CALL_STATS)
+#define SHUTDOWN_NOFLAGS 0
+#define SHUTDOWN_SAVE 1
+#define SHUTDOWN_NOSAVE 2
+#define SHUTDOWN_NOW 4
+#define SHUTDOWN_FORCE 8
+
+/* commands.c */
+extern struct serverCommand *serverCommandTables[];
+int commandCheckArity(struct serverCommand *cmd, int argc, sds *err);
+int getKeysFromCommand(struct serverCommand *cmd, robj **argv, int argc, int *keys, int maxkeys);
+
+/* networking.c */
+client *createClient(connection *conn);
+void freeClient(client *c);
+void freeClientAsync(client *c);
+void freeClientsInAsyncFreeQueue(void);
+void resetClient(client *c);
+void freeClientArgv(client *c);
+void clientAcceptHandler(connection *conn);
+void acceptCommonHandler(connection *conn, int flags, const char *ip);
+void readQueryFromClient(connection *conn);
+void processInputBuffer(client *c);
+int handleClientsWithPendingWrites(void);
+int writeToClient(client *c, int handler_installed);
+int clientHasPendingReplies(client *c);
+int prepareClientToWrite(client *c);
+void addReply(client *c, robj *obj);
+void addReplySds(client *c, sds s);
+void addReplyProto(client *c, const char *s, size_t len);
+void addReplyBulk(client *c, robj *obj);
+void addReplyBulkCString(client *c, const char *s);
+void addReplyBulkCBuffer(client *c, const void *p, size_t len);
+void addReplyBulkSds(client *c, sds s);
+void addReplyBulkLongLong(client *c, long long ll);
+void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext);
+void addReplyLongLong(client *c, long long ll);
+void addReplyDouble(client *c, double d);
+void addReplyLongDoubleAsHuman(client *c, long double d);
+void addReplyBigNum(client *c, const char *num, size_t len);
+void addReplyBool(client *c, int b);
+void addReplyNull(client *c);
+void addReplyNullArray(client *c);
+void addReplyArrayLen(client *c, long length);
+void addReplyMapLen(client *c, long length);
+void addReplySetLen(client *c, long length);
+void addReplyAttributeLen(client *c, long length);
+void addReplyPushLen(client *c, long length);
+void addReplyStatus(client *c, const char *status);
+void addReplyStatusLength(client *c, const char *s, size_t len);
+void addReplyError(client *c, const char *err);
+void addReplyErrorSds(client *c, sds err);
+void addReplyErrorObject(client *c, robj *err);
+void addReplyErrorFormat(client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void addReplyErrorArity(client *c);
+void addReplyErrorExpireTime(client *c);
+void addReplyHelp(client *c, const char **help);
+void addReplySubcommandSyntaxError(client *c);
+void *addReplyDeferredLen(client *c);
+void setDeferredArrayLen(client *c, void *node, long length);
+void setDeferredMapLen(client *c, void *node, long length);
+void setDeferredSetLen(client *c, void *node, long length);
+void setDeferredReplyBulk(client *c, void *node, robj *obj);
+void addReplyErrorObjectNoStats(client *c, robj *err);
+void addReplyOrErrorObject(client *c, robj *obj);
+void rewriteClientCommandVector(client *c, int argc, ...);
+void replaceClientCommandVector(client *c, int argc, robj **argv);
+void rewriteClientCommandArgument(client *c, int i, robj *newval);
+sds catClientInfoString(sds s, client *c);
+sds getAllClientsInfoString(int type);
+int getClientType(client *c);
+int getClientTypeByName(const char *name);
+const char *getClientTypeName(int class);
+unsigned long getClientOutputBufferMemoryUsage(client *c);
+size_t getClientMemoryUsage(client *c, size_t *output_buffer_mem_usage);
+int checkClientOutputBufferLimits(client *c);
+int closeClientOnOutputBufferLimitReached(client *c, int async);
+void disconnectReplicas(void);
+int clientsCronHandleTimeout(client *c, mstime_t now_ms);
+void clientCommand(client *c);
+void helloCommand(client *c);
+void resetCommand(client *c);
+void securityWarningCommand(client *c);
+void pauseActions(mstime_t end, int write_only);
+void unpauseActions(void);
+int areClientsPaused(void);
+int isClientPaused(client *c);
+void blockClientForPause(client *c);
+void processUnpausedClients(void);
+void clientsCron(void);
+void getClientsMaxBuffers(unsigned long *longest_output_list, unsigned long *biggest_input_buffer);
+char *getClientPeerId(client *c);
+char *getClientSockname(client *c);
+int authRequired(client *c);
+void replyToClientsBlockedOnShutdown(void);
+
+/* object.c */
+robj *createObject(int type, void *ptr);
+robj *createStringObject(const char *ptr, size_t len);
+robj *createRawStringObject(const char *ptr, size_t len);
+robj *createEmbeddedStringObject(const char *ptr, size_t len);
+robj *createStringObjectFromLongLong(long long value);
+robj *createStringObjectFromLongLongForValue(long long value);
+robj *createStringObjectFromLongDouble(long double value, int humanfriendly);
+robj *dupStringObject(const robj *o);
+robj *tryObjectEncoding(robj *o);
+robj *getDecodedObject(robj *o);
+robj *makeObjectShared(robj *o);
+void incrRefCount(robj *o);
+void decrRefCount(robj *o);
+void decrRefCountVoid(void *o);
+robj *resetRefCount(robj *obj);
+void freeStringObject(robj *o);
+size_t stringObjectLen(robj *o);
+int stringObjectAsLongLong(robj *o, long long *target); /* no reply */
+int getLongLongFromObject(robj *o, long long *target);
+int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg);
+int getLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg);
+int getIntFromObjectOrReply(client *c, robj *o, int *target, const char *msg);
+int getRangeLongFromObjectOrReply(client *c, robj *o, long min, long max, long *target, const char *msg);
+int getPositiveLongFromObjectOrReply(client *c, robj *o, long *target, const char *msg);
+int getDoubleFromObject(const robj *o, double *target);
+int getDoubleFromObjectOrReply(client *c, robj *o, double *target, const char *msg);
+int getLongDoubleFromObject(robj *o, long double *target);
+int getLongDoubleFromObjectOrReply(client *c, robj *o, long double *target, const char *msg);
+int checkType(client *c, robj *o, int type);
+int compareStringObjects(const robj *a, const robj *b);
+int collateStringObjects(const robj *a, const robj *b);
+int equalStringObjects(robj *a, robj *b);
+const char *strEncoding(int encoding);
+char *getObjectTypeName(robj *o);
+size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid);
+void objectCommand(client *c);
+void memoryCommand(client *c);
+void trimStringObjectIfNeeded(robj *o, int trim_small_values);
+/* Free-method table per type: the t_*.c files register how to free and
+ * size their encodings, so object.c stays independent of every type. */
+typedef struct objectTypeMethods {
+    void (*free)(robj *o);
+    size_t (*size)(robj *o, size_t sample_size); /* bytes, approximate */
+    robj *(*dup)(robj *o);
+    void (*digest)(robj *o, unsigned char *digest); /* DEBUG DIGEST-VALUE */
+} objectTypeMethods;
+extern objectTypeMethods objectMethods[OBJ_TYPE_MAX];
+/* LFU helpers used by lookups and OBJECT FREQ. */
+unsigned long LFUGetTimeInMinutes(void);
+uint8_t LFULogIncr(uint8_t value);
+unsigned long LFUDecrAndReturn(robj *o);
+unsigned long long estimateObjectIdleTime(robj *o);
+void updateObjectAccess(robj *o);
+
+/* db.c */
+robj *lookupKey(serverDb *db, robj *key, int flags);
+robj *lookupKeyRead(serverDb *db, robj *key);
+robj *lookupKeyWrite(serverDb *db, robj *key);
+robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
+robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
+robj *lookupKeyReadWithFlags(serverDb *db, robj *key, int flags);
+robj *lookupKeyWriteWithFlags(serverDb *db, robj *key, int flags);
+void dbAdd(serverDb *db, robj *key, robj *val);
+int dbAddRDBLoad(serverDb *db, sds key, robj *val);
+void dbOverwrite(serverDb *db, robj *key, robj *val);
+void setKey(client *c, serverDb *db, robj *key, robj *val, int flags);
+int dbExists(serverDb *db, robj *key);
+int dbDelete(serverDb *db, robj *key);
+int dbSyncDelete(serverDb *db, robj *key);
+int dbAsyncDelete(serverDb *db, robj *key);
+int dbGenericDelete(serverDb *db, robj *key, int async, int flags);
+robj *dbUnshareStringValue(serverDb *db, robj *key, robj *o);
+robj *dbRandomKey(serverDb *db);
+long long emptyData(int dbnum, int flags, void(callback)(dict *));
+long long dbTotalServerKeyCount(void);
+int selectDb(client *c, int id);
+void signalModifiedKey(client *c, serverDb *db, robj *key);
+void signalFlushedDb(int dbid, int async);
+void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
+int keyIsExpired(serverDb *db, robj *key);
+int expireIfNeeded(serverDb *db, robj *key, int flags);
+long long getExpire(serverDb *db, robj *key);
+void setExpire(client *c, serverDb *db, robj *key, long long when);
+int removeExpire(serverDb *db, robj *key);
+void propagateDeletion(serverDb *db, robj *key, int lazy);
+int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor);
+void scanGenericCommand(client *c, robj *o, unsigned long cursor);
+void deleteExpiredKeyAndPropagate(serverDb *db, robj *keyobj);
+void flushAllDataAndResetRDB(int flags);
+int getFlushCommandFlags(client *c, int *flags);
+size_t lazyfreeGetPendingObjectsCount(void);
+size_t lazyfreeGetFreedObjectsCount(void);
+void freeObjAsync(robj *key, robj *obj, int dbid);
+/* Keyspace notification classes (notify-keyspace-events). */
+#define NOTIFY_KEYSPACE (1 << 0)
+#define NOTIFY_KEYEVENT (1 << 1)
+#define NOTIFY_GENERIC (1 << 2)
+#define NOTIFY_STRING (1 << 3)
+#define NOTIFY_LIST (1 << 4)
+#define NOTIFY_SET (1 << 5)
+#define NOTIFY_HASH (1 << 6)
+#define NOTIFY_ZSET (1 << 7)
+#define NOTIFY_EXPIRED (1 << 8)
+#define NOTIFY_EVICTED (1 << 9)
+#define NOTIFY_STREAM (1 << 10)
+#define NOTIFY_KEY_MISS (1 << 11)
+#define NOTIFY_LOADED (1 << 12)
+#define NOTIFY_MODULE (1 << 13)
+#define NOTIFY_NEW (1 << 14)
+#define NOTIFY_ALL \
+    (NOTIFY_GENERIC | NOTIFY_STRING | NOTIFY_LIST | NOTIFY_SET | NOTIFY_HASH | NOTIFY_ZSET | NOTIFY_EXPIRED | \
+     NOTIFY_EVICTED | NOTIFY_STREAM | NOTIFY_MODULE)
+
+/* expire.c */
+void activeExpireCycle(int type);
+void expireGenericCommand(client *c, long long basetime, int unit);
+int checkAlreadyExpired(long long when);
+#define ACTIVE_EXPIRE_CYCLE_SLOW 0
+#define ACTIVE_EXPIRE_CYCLE_FAST 1
+#define UNIT_SECONDS 0
+#define UNIT_MILLISECONDS 1
+
+/* evict.c */
+int performEvictions(void);
+int getMaxmemoryState(size_t *total, size_t *logical, size_t *tofree, float *level);
+size_t freeMemoryGetNotCountedMemory(void);
+void evictionPoolAlloc(void);
+#define EVICT_OK 0
+#define EVICT_RUNNING 1
+#define EVICT_FAIL 2
+
+/* t_string.c */
+int getGenericCommand(client *c);
+int checkStringLength(client *c, long long size, long long append);
+
+/* config.c */
+void initConfigValues(void);
+void loadServerConfig(char *filename, char config_from_stdin, char *options);
+void appendServerSaveParams(time_t seconds, int changes);
+int rewriteConfig(char *path, int force_write);
+void configCommand(client *c);
+const char *evictPolicyToString(void);
+
+/* debug.c */
+void xorDigest(unsigned char *digest, const void *ptr, size_t len);
+void mixDigest(unsigned char *digest, const void *ptr, size_t len);
+void debugCommand(client *c);
+void setupSigSegvAction(void);
+void removeSigSegvHandlers(void);
+void serverLogHexDump(int level, char *descr, void *value, size_t len);
+void _serverAssert(const char *estr, const char *file, int line);
+void _serverPanic(const char *file, int line, const char *msg, ...);
+#define serverAssert(_e) (__builtin_expect(!!(_e), 1) ? (void)0 : (_serverAssert(#_e, __FILE__, __LINE__), __builtin_unreachable()))
+#define serverPanic(...) (_serverPanic(__FILE__, __LINE__, __VA_ARGS__), __builtin_unreachable())
+
+/* Handy inline helpers. */
+static inline int isPausedActions(void) {
+    return server.client_pause_end_time != 0;
+}
+
+#endif
