@@ -1,0 +1,162 @@
+/* dict.h - chained hash table with incremental rehashing.
+ *
+ * A dict holds two tables. Normally only table 0 is in use; when it needs to
+ * grow or shrink, table 1 is allocated at the new size and entries migrate
+ * bucket by bucket (one step per add/find/delete, plus timed batches from
+ * the server cron), so no single operation pays for a whole resize. Table
+ * sizes are powers of two.
+ *
+ * Ownership: the dict owns its entries; keys and values are owned by the
+ * dict if the type has destructors (they run on delete/replace/release), by
+ * the caller otherwise. keyDup/valDup, when set, copy what callers pass in. */
+#ifndef VK_DICT_H
+#define VK_DICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DICT_OK 0
+#define DICT_ERR 1
+
+typedef struct dictEntry {
+    void *key;
+    union {
+        void *val;
+        uint64_t u64;
+        int64_t s64;
+        double d;
+    } v;
+    struct dictEntry *next; /* Next entry in the same bucket. */
+} dictEntry;
+
+typedef struct dict dict;
+
+typedef struct dictType {
+    uint64_t (*hashFunction)(const void *key);
+    void *(*keyDup)(const void *key);
+    void *(*valDup)(const void *obj);
+    int (*keyCompare)(const void *key1, const void *key2); /* non-zero if equal; NULL: pointer equality */
+    void (*keyDestructor)(void *key);
+    void (*valDestructor)(void *obj);
+    /* Asked before allocating a new table of moreMem bytes while the current
+     * one is usedRatio full; return 0 to refuse (e.g. over maxmemory). */
+    int (*resizeAllowed)(size_t moreMem, double usedRatio);
+} dictType;
+
+struct dict {
+    dictType *type;
+    dictEntry **ht_table[2];
+    unsigned long ht_used[2];
+    long rehashidx;             /* Next table-0 bucket to migrate; -1 when not rehashing. */
+    int16_t pauserehash;        /* >0: rehash steps suspended (safe iterators, scans). */
+    signed char ht_size_exp[2]; /* log2 of table size; -1 for no table. */
+};
+
+/* A safe iterator pauses rehashing so the dict may be modified while
+ * iterating (deleting the returned entry, adding). An unsafe one only
+ * allows dictNext(); any other use is caught by a fingerprint check. */
+typedef struct dictIterator {
+    dict *d;
+    long index;
+    int table, safe;
+    dictEntry *entry, *nextEntry;
+    unsigned long long fingerprint;
+} dictIterator;
+
+typedef void(dictScanFunction)(void *privdata, const dictEntry *de);
+
+#define DICT_HT_INITIAL_EXP 2
+#define DICT_HT_INITIAL_SIZE (1 << DICT_HT_INITIAL_EXP)
+
+typedef enum {
+    DICT_RESIZE_ENABLE, /* Grow at load 1, shrink below 1/8. */
+    DICT_RESIZE_AVOID,  /* A fork child is running: resize only when badly needed (copy-on-write). */
+    DICT_RESIZE_FORBID, /* Never resize automatically. */
+} dictResizeEnable;
+
+#define DICTHT_SIZE(exp) ((exp) == -1 ? 0 : (unsigned long)1 << (exp))
+#define DICTHT_SIZE_MASK(exp) ((exp) == -1 ? 0 : (DICTHT_SIZE(exp)) - 1)
+
+#define dictSize(d) ((d)->ht_used[0] + (d)->ht_used[1])
+#define dictBuckets(d) (DICTHT_SIZE((d)->ht_size_exp[0]) + DICTHT_SIZE((d)->ht_size_exp[1]))
+#define dictIsRehashing(d) ((d)->rehashidx != -1)
+#define dictPauseRehashing(d) ((d)->pauserehash++)
+#define dictResumeRehashing(d) ((d)->pauserehash--)
+#define dictHashKey(d, key) ((d)->type->hashFunction(key))
+
+/* Entry accessors. dictSetKey/dictSetVal apply the type's dup functions. */
+static inline void *dictGetKey(const dictEntry *de) { return de->key; }
+static inline void *dictGetVal(const dictEntry *de) { return de->v.val; }
+static inline int64_t dictGetSignedIntegerVal(const dictEntry *de) { return de->v.s64; }
+static inline uint64_t dictGetUnsignedIntegerVal(const dictEntry *de) { return de->v.u64; }
+static inline double dictGetDoubleVal(const dictEntry *de) { return de->v.d; }
+static inline double *dictGetDoubleValPtr(dictEntry *de) { return &de->v.d; }
+static inline void dictSetKey(dict *d, dictEntry *de, void *key) {
+    de->key = d->type->keyDup ? d->type->keyDup(key) : key;
+}
+static inline void dictSetVal(dict *d, dictEntry *de, void *val) {
+    de->v.val = d->type->valDup ? d->type->valDup(val) : val;
+}
+static inline void dictSetSignedIntegerVal(dictEntry *de, int64_t val) { de->v.s64 = val; }
+static inline void dictSetUnsignedIntegerVal(dictEntry *de, uint64_t val) { de->v.u64 = val; }
+static inline void dictSetDoubleVal(dictEntry *de, double val) { de->v.d = val; }
+static inline int64_t dictIncrSignedIntegerVal(dictEntry *de, int64_t val) { return de->v.s64 += val; }
+static inline uint64_t dictIncrUnsignedIntegerVal(dictEntry *de, uint64_t val) { return de->v.u64 += val; }
+static inline double dictIncrDoubleVal(dictEntry *de, double val) { return de->v.d += val; }
+
+/* Create / destroy. */
+dict *dictCreate(dictType *type);
+void dictRelease(dict *d);
+void dictEmpty(dict *d, void(callback)(dict *));
+
+/* Sizing. */
+int dictExpand(dict *d, unsigned long size);
+int dictTryExpand(dict *d, unsigned long size);
+int dictShrink(dict *d, unsigned long size);
+int dictResize(dict *d);
+int dictExpandIfNeeded(dict *d);
+int dictShrinkIfNeeded(dict *d);
+void dictSetResizeEnabled(dictResizeEnable enable);
+size_t dictMemUsage(const dict *d);
+
+/* Rehashing. */
+int dictRehash(dict *d, int n);
+int dictRehashMicroseconds(dict *d, uint64_t us);
+
+/* Lookup and modification. */
+int dictAdd(dict *d, void *key, void *val);
+dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing);
+dictEntry *dictAddOrFind(dict *d, void *key);
+int dictReplace(dict *d, void *key, void *val);
+int dictDelete(dict *d, const void *key);
+dictEntry *dictUnlink(dict *d, const void *key);
+void dictFreeUnlinkedEntry(dict *d, dictEntry *he);
+dictEntry *dictFind(dict *d, const void *key);
+void *dictFetchValue(dict *d, const void *key);
+uint64_t dictGetHash(dict *d, const void *key);
+
+/* Iteration. */
+dictIterator *dictGetIterator(dict *d);
+dictIterator *dictGetSafeIterator(dict *d);
+void dictInitIterator(dictIterator *iter, dict *d);
+void dictInitSafeIterator(dictIterator *iter, dict *d);
+void dictResetIterator(dictIterator *iter);
+dictEntry *dictNext(dictIterator *iter);
+void dictReleaseIterator(dictIterator *iter);
+unsigned long dictScan(dict *d, unsigned long v, dictScanFunction *fn, void *privdata);
+
+/* Sampling. */
+dictEntry *dictGetRandomKey(dict *d);
+dictEntry *dictGetFairRandomKey(dict *d);
+unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count);
+
+/* Hash functions (SipHash-1-2 under a process-wide 16-byte seed). */
+void dictSetHashFunctionSeed(const uint8_t *seed);
+const uint8_t *dictGetHashFunctionSeed(void);
+uint64_t dictGenHashFunction(const void *key, size_t len);
+uint64_t dictGenCaseHashFunction(const unsigned char *buf, size_t len);
+
+/* Diagnostics (DEBUG HTSTATS). */
+void dictGetStats(char *buf, size_t bufsize, dict *d, int full);
+
+#endif

@@ -1,0 +1,221 @@
+/* zmalloc.c - allocation wrappers over jemalloc with used-memory accounting.
+ *
+ * Debian's libjemalloc is built unprefixed, so malloc()/free() here *are*
+ * jemalloc once we link -ljemalloc; including <jemalloc/jemalloc.h> gives us
+ * its extras (mallctl, malloc_usable_size).
+ *
+ * Accounting: used_memory counts the allocator's usable size of every live
+ * block handed out by these functions, added and subtracted with relaxed
+ * atomics. Relaxed is enough: the counter is a statistic read by the main
+ * thread (INFO, eviction); it needs no ordering with the memory it counts.
+ * Counting usable size rather than requested size means a block's
+ * contribution is the same when it is freed as when it was allocated, so the
+ * counter never drifts.
+ *
+ * Who calls what: the whole server allocates through z*(); callers that can
+ * survive failure (a dict resize, sdstrynewlen) use ztry*(). OOM in z*()
+ * calls the handler set by zmalloc_set_oom_handler(); the default logs and
+ * aborts, since continuing with a NULL would only crash later and worse. */
+#include "zmalloc.h"
+
+#include <jemalloc/jemalloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static size_t used_memory = 0;
+
+static inline void updateUsed(ptrdiff_t delta) {
+    __atomic_add_fetch(&used_memory, (size_t)delta, __ATOMIC_RELAXED);
+}
+
+static void defaultOomHandler(size_t size) {
+    serverLog(LL_WARNING, "zmalloc: Out of memory trying to allocate %zu bytes", size);
+    fflush(stderr);
+    abort();
+}
+
+static void (*oom_handler)(size_t) = defaultOomHandler;
+
+/* Installs the function called when a z*() allocation fails. It receives
+ * the requested size; if it returns, the allocating function aborts. */
+void zmalloc_set_oom_handler(void (*handler)(size_t)) {
+    oom_handler = handler ? handler : defaultOomHandler;
+}
+
+static void oom(size_t size) {
+    oom_handler(size);
+    abort(); /* A handler that returns leaves us nothing valid to return. */
+}
+
+/* ------------------------------- try variants ---------------------------- */
+
+/* Returns a block of at least size bytes or NULL; *usable (if not NULL)
+ * receives its usable size. The caller owns the block (free with zfree). */
+void *ztrymalloc_usable(size_t size, size_t *usable) {
+    void *p = malloc(size ? size : 1);
+    if (!p) return NULL;
+    size_t u = malloc_usable_size(p);
+    updateUsed((ptrdiff_t)u);
+    if (usable) *usable = u;
+    return p;
+}
+
+/* As ztrymalloc_usable() but the block is zero-filled. */
+void *ztrycalloc_usable(size_t size, size_t *usable) {
+    void *p = calloc(1, size ? size : 1);
+    if (!p) return NULL;
+    size_t u = malloc_usable_size(p);
+    updateUsed((ptrdiff_t)u);
+    if (usable) *usable = u;
+    return p;
+}
+
+/* Resizes ptr (NULL allocates; size 0 frees and returns NULL). On failure
+ * returns NULL and ptr is untouched and still owned by the caller. */
+void *ztryrealloc_usable(void *ptr, size_t size, size_t *usable) {
+    if (ptr == NULL) return ztrymalloc_usable(size, usable);
+    if (size == 0) {
+        zfree(ptr);
+        if (usable) *usable = 0;
+        return NULL;
+    }
+    size_t old = malloc_usable_size(ptr);
+    void *p = realloc(ptr, size);
+    if (!p) return NULL;
+    size_t u = malloc_usable_size(p);
+    updateUsed((ptrdiff_t)u - (ptrdiff_t)old);
+    if (usable) *usable = u;
+    return p;
+}
+
+/* NULL-on-failure allocators; see the _usable forms. */
+void *ztrymalloc(size_t size) { return ztrymalloc_usable(size, NULL); }
+void *ztrycalloc(size_t size) { return ztrycalloc_usable(size, NULL); }
+void *ztryrealloc(void *ptr, size_t size) { return ztryrealloc_usable(ptr, size, NULL); }
+
+/* ----------------------------- never-NULL variants ----------------------- */
+
+/* Returns a block of at least size bytes; never NULL (OOM aborts). */
+void *zmalloc_usable(size_t size, size_t *usable) {
+    void *p = ztrymalloc_usable(size, usable);
+    if (!p) oom(size);
+    return p;
+}
+
+/* Zero-filled zmalloc_usable(). */
+void *zcalloc_usable(size_t size, size_t *usable) {
+    void *p = ztrycalloc_usable(size, usable);
+    if (!p) oom(size);
+    return p;
+}
+
+/* Resizes ptr; never fails for size > 0. Size 0 frees and returns NULL. */
+void *zrealloc_usable(void *ptr, size_t size, size_t *usable) {
+    void *p = ztryrealloc_usable(ptr, size, usable);
+    if (!p && size) oom(size);
+    return p;
+}
+
+void *zmalloc(size_t size) { return zmalloc_usable(size, NULL); }
+void *zcalloc(size_t size) { return zcalloc_usable(size, NULL); }
+void *zrealloc(void *ptr, size_t size) { return zrealloc_usable(ptr, size, NULL); }
+
+/* Returns a zmalloc'ed copy of the C string s; the caller frees it. */
+char *zstrdup(const char *s) {
+    size_t l = strlen(s) + 1;
+    char *p = zmalloc(l);
+    memcpy(p, s, l);
+    return p;
+}
+
+/* Frees a block from this allocator; NULL is a no-op. *usable (if not NULL)
+ * receives the size that was released. */
+void zfree_usable(void *ptr, size_t *usable) {
+    if (ptr == NULL) {
+        if (usable) *usable = 0;
+        return;
+    }
+    size_t u = malloc_usable_size(ptr);
+    updateUsed(-(ptrdiff_t)u);
+    if (usable) *usable = u;
+    free(ptr);
+}
+
+void zfree(void *ptr) { zfree_usable(ptr, NULL); }
+
+/* Frees memory allocated by libc or a library on our behalf, which the
+ * counter never saw. With unprefixed jemalloc this is the same free(). */
+void zlibc_free(void *ptr) { free(ptr); }
+
+/* Usable size of ptr, as counted in used memory. */
+size_t zmalloc_size(void *ptr) { return malloc_usable_size(ptr); }
+size_t zmalloc_usable_size(void *ptr) { return malloc_usable_size(ptr); }
+
+/* Bytes currently allocated through z*(); cheap, callable from any thread. */
+size_t zmalloc_used_memory(void) { return __atomic_load_n(&used_memory, __ATOMIC_RELAXED); }
+
+/* ------------------------------- process stats --------------------------- */
+
+/* Resident set size of the process in bytes, from /proc/self/stat (the
+ * 24th field, in pages). Returns 0 if it cannot be read. */
+size_t zmalloc_get_rss(void) {
+    char buf[4096];
+    FILE *fp = fopen("/proc/self/stat", "r");
+    if (!fp) return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+    fclose(fp);
+    buf[n] = '\0';
+    /* Field 2 (comm) may contain spaces; count fields after its ')'. */
+    char *p = strrchr(buf, ')');
+    if (!p) return 0;
+    p++; /* Now at " S ..." : field 3 starts after this space. */
+    int field = 2;
+    while (*p && field < 24) {
+        if (*p == ' ') field++;
+        p++;
+    }
+    if (field != 24) return 0;
+    long long pages = strtoll(p, NULL, 10);
+    long page = sysconf(_SC_PAGESIZE);
+    if (pages < 0 || page <= 0) return 0;
+    return (size_t)pages * (size_t)page;
+}
+
+/* Fills jemalloc's view of memory after refreshing its statistics epoch:
+ * allocated (bytes in live allocations), active (bytes in active pages),
+ * resident (bytes physically mapped by the allocator). Returns 1 on
+ * success, 0 if jemalloc did not answer (values then zero). */
+int zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resident) {
+    uint64_t epoch = 1;
+    size_t sz = sizeof(epoch);
+    *allocated = *active = *resident = 0;
+    if (mallctl("epoch", &epoch, &sz, &epoch, sz) != 0) return 0;
+    sz = sizeof(size_t);
+    if (mallctl("stats.allocated", allocated, &sz, NULL, 0) != 0) return 0;
+    sz = sizeof(size_t);
+    if (mallctl("stats.active", active, &sz, NULL, 0) != 0) return 0;
+    sz = sizeof(size_t);
+    if (mallctl("stats.resident", resident, &sz, NULL, 0) != 0) return 0;
+    return 1;
+}
+
+/* Asks jemalloc to return dirty pages of every arena to the OS (MEMORY
+ * PURGE). Returns 0 on success, -1 on failure. */
+int zmalloc_purge(void) {
+    char cmd[64];
+    snprintf(cmd, sizeof(cmd), "arena.%u.purge", (unsigned)MALLCTL_ARENAS_ALL);
+    return mallctl(cmd, NULL, NULL, NULL, 0) == 0 ? 0 : -1;
+}
+
+/* Physical memory of the machine in bytes (INFO total_system_memory), or 0
+ * if unknown. */
+size_t zmalloc_get_memory_size(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return 0;
+    return (size_t)pages * (size_t)page;
+}
