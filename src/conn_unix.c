@@ -1,0 +1,145 @@
+/* conn_unix.c - the Unix domain socket transport ("unix").
+ *
+ * A Unix connection is a socket connection in every respect but addressing,
+ * so this file supplies only what differs from TCP: the listener (a socket
+ * path from listener->priv, a connUnixListenerConfig: a stale socket file
+ * is unlinked first and the new one chmod'ed), the accept handler (no peer
+ * address: accept_cb gets ip NULL), connecting to a path (the "addr" of
+ * connConnect(); port is ignored), and the answers to is_local (always)
+ * and to the TCP socket options (no-ops). Everything else is the TCP
+ * primitives of conn_socket.c, used directly in the vtable below.
+ * Event-loop thread only; includes no server header. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "anet.h"
+#include "connection.h"
+#include "log.h"
+
+static ConnectionType CT_Unix;
+
+static const char *connUnixGetType(connection *conn) {
+    return CONN_NAME_UNIX;
+}
+
+static connection *connCreateUnix(void) {
+    return connSocketCreateOfType(&CT_Unix, -1, CONN_STATE_NONE);
+}
+
+/* Takes ownership of an accepted fd, making it non-blocking. */
+static connection *connCreateAcceptedUnix(int fd, void *priv) {
+    anetNonBlock(NULL, fd);
+    return connSocketCreateOfType(&CT_Unix, fd, CONN_STATE_ACCEPTING);
+}
+
+static int connUnixConnect(connection *conn,
+                           const char *addr,
+                           int port,
+                           const char *src_addr,
+                           ConnectionCallbackFunc connect_handler) {
+    int fd = anetUnixNonBlockConnect(NULL, addr);
+    if (fd == -1) {
+        conn->state = CONN_STATE_ERROR;
+        conn->last_errno = errno;
+        return C_ERR;
+    }
+    return connSocketConnectFd(conn, fd, connect_handler);
+}
+
+static int connUnixBlockingConnect(connection *conn, const char *addr, int port, long long timeout) {
+    int fd = anetUnixNonBlockConnect(NULL, addr);
+    if (fd == -1) {
+        conn->state = CONN_STATE_ERROR;
+        conn->last_errno = errno;
+        return C_ERR;
+    }
+    return connSocketBlockingConnectFd(conn, fd, timeout);
+}
+
+static int connUnixIsLocal(connection *conn) {
+    return 1;
+}
+
+/* Opens the socket at the configured path. Returns C_OK or C_ERR (logged). */
+static int connUnixListen(connListener *listener) {
+    connUnixListenerConfig *cfg = listener->priv;
+    char err[ANET_ERR_LEN];
+
+    listener->count = 0;
+    if (cfg == NULL || cfg->path == NULL || cfg->path[0] == '\0') return C_OK;
+
+    /* A socket left by a previous run would make bind() fail. Only remove
+     * sockets, never a regular file someone configured by mistake. */
+    struct stat sb;
+    if (lstat(cfg->path, &sb) == 0 && S_ISSOCK(sb.st_mode)) unlink(cfg->path);
+
+    int fd = anetUnixServer(err, cfg->path, (mode_t)cfg->perm, listener->backlog);
+    if (fd == ANET_ERR) {
+        serverLog(LL_WARNING, "Failed opening Unix socket: %s", err);
+        return C_ERR;
+    }
+    anetNonBlock(NULL, fd);
+    anetCloexec(fd);
+    listener->fd[listener->count++] = fd;
+    if (aeCreateFileEvent(connGetEventLoop(), fd, AE_READABLE, listener->ct->accept_handler, listener) == AE_ERR) {
+        serverLog(LL_WARNING, "Unrecoverable error creating Unix socket accept handler: %s", strerror(errno));
+        connSocketCloseListener(listener);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* Readable listening socket: accept what is pending, up to the limit. */
+static void connUnixAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
+    connListener *listener = clientData;
+    connUnixListenerConfig *cfg = listener->priv;
+    char err[ANET_ERR_LEN];
+
+    for (int n = 0; n < MAX_ACCEPTS_PER_CALL; n++) {
+        int cfd = anetUnixAccept(err, fd);
+        if (cfd == ANET_ERR) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK) serverLog(LL_WARNING, "Accepting client connection: %s", err);
+            return;
+        }
+        serverLog(LL_VERBOSE, "Accepted connection to %s", cfg ? cfg->path : "?");
+        connection *conn = connCreateAcceptedUnix(cfd, NULL);
+        if (listener->accept_cb)
+            listener->accept_cb(conn, listener->accept_flags, NULL);
+        else
+            connSocketClose(conn);
+    }
+}
+
+static ConnectionType CT_Unix = {
+    .get_type = connUnixGetType,
+    .ae_handler = connSocketEventHandler,
+    .accept_handler = connUnixAcceptHandler,
+    .listen = connUnixListen,
+    .close_listener = connSocketCloseListener,
+    .conn_create = connCreateUnix,
+    .conn_create_accepted = connCreateAcceptedUnix,
+    .accept = connSocketAccept,
+    .connect = connUnixConnect,
+    .blocking_connect = connUnixBlockingConnect,
+    .shutdown = connSocketShutdown,
+    .close = connSocketClose,
+    .read = connSocketRead,
+    .write = connSocketWrite,
+    .writev = connSocketWritev,
+    .set_read_handler = connSocketSetReadHandler,
+    .set_write_handler = connSocketSetWriteHandler,
+    .sync_write = connSocketSyncWrite,
+    .sync_read = connSocketSyncRead,
+    .sync_readline = connSocketSyncReadLine,
+    .addr = connSocketAddr,
+    .is_local = connUnixIsLocal,
+    .get_last_error = connSocketGetLastError,
+};
+
+/* Registers the Unix-socket transport. Returns what connTypeRegister()
+ * returns. */
+int RegisterConnectionTypeUnix(void) {
+    return connTypeRegister(&CT_Unix);
+}
