@@ -1,0 +1,1702 @@
+/* config.c - every configuration option, described once, in one table.
+ *
+ * Each row of configTable[] says what an option is called (and its old
+ * alias), how its value is typed and bounded, which field of `server` holds
+ * it, its default, and optionally a function that makes a new value take
+ * effect ("apply"). Four consumers walk the same table:
+ *
+ *   initConfigValues()   writes every default into `server` (before load);
+ *   loadServerConfig()   parses the config file, stdin and the command line;
+ *   CONFIG GET / SET     read and change options at run time;
+ *   CONFIG REWRITE       writes the current values back into the file.
+ *
+ * Every option can turn its value into a string (what CONFIG GET shows) and
+ * parse it back. CONFIG SET relies on that round trip: it snapshots the old
+ * values as strings, sets all new values, then runs each distinct apply
+ * function once; if any step fails, the snapshots are parsed back in and
+ * the apply functions run again, so a multi-option SET is all or nothing.
+ *
+ * Apply functions never run while loading: the listeners, the event loop and
+ * the log do not exist yet, and server start-up applies the loaded values
+ * itself. configPostLoad() only normalises what start-up expects (hz, the
+ * log settings). Listeners are re-opened through changeListener(), which
+ * server.c provides; this file never touches sockets.
+ *
+ * Runs in the main thread only (static error buffers are not thread-safe). */
+#include "server.h"
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Provided by server.c: closes the listener's fds and listens again with
+ * its current bindaddr/port; returns C_OK or C_ERR (listener left closed). */
+extern int changeListener(connListener *listener);
+
+/* ---------------------------------------------------------------------------
+ * Table types
+ * ------------------------------------------------------------------------- */
+
+/* Option flags. */
+#define CFG_IMMUTABLE (1 << 0)      /* Refused by CONFIG SET. */
+#define CFG_SENSITIVE (1 << 1)      /* Value is a secret (never logged by us). */
+#define CFG_HIDDEN (1 << 2)         /* Not listed by CONFIG GET globs. */
+#define CFG_PROTECTED (1 << 3)      /* Needs enable-protected-configs. */
+#define CFG_DENY_LOADING (1 << 4)   /* Refused while a dataset is loading. */
+#define CFG_MEMORY (1 << 5)         /* Numeric value accepts units (1gb). */
+#define CFG_OCTAL (1 << 6)          /* Numeric value is written in octal. */
+#define CFG_MULTI_ARG (1 << 7)      /* Value is a list of words. */
+#define CFG_EMPTY_IS_NULL (1 << 8)  /* String: "" stores NULL. */
+#define CFG_ALWAYS_REWRITE (1 << 9) /* REWRITE writes it even at default. */
+
+typedef enum {
+    CFG_BOOL,    /* int, yes/no */
+    CFG_NUM,     /* integer of the width given by numStorage */
+    CFG_ENUM,    /* int, one of a list of names */
+    CFG_STRING,  /* char *, zmalloc'ed (or NULL) */
+    CFG_SDS,     /* sds (or NULL) */
+    CFG_SPECIAL, /* own set/get/rewrite functions */
+} configKind;
+
+typedef enum { NUM_INT, NUM_UINT, NUM_LONG_LONG, NUM_ULONG_LONG, NUM_ULONG } numStorage;
+
+typedef struct configEnum {
+    const char *name;
+    int val;
+} configEnum;
+
+typedef struct configOption configOption;
+
+/* Parses argv[0..argc-1] into the option's field. Returns 1, or 0 with *err
+ * set to a static message (field unchanged). */
+typedef int configSetFn(configOption *o, sds *argv, int argc, const char **err);
+/* Returns the value as CONFIG GET shows it; the caller frees the sds. */
+typedef sds configGetFn(configOption *o);
+/* Appends the option's config-file line(s), each ending in "\n", to buf. */
+typedef sds configRewriteFn(configOption *o, sds buf);
+/* Makes the value just stored take effect. Returns 1, or 0 with *err set. */
+typedef int configApplyFn(const char **err);
+/* Extra validation of a string value before it is stored. */
+typedef int configCheckFn(const char *value, const char **err);
+
+struct configOption {
+    const char *name;
+    const char *alias;
+    unsigned flags;
+    configKind kind;
+    void *field;          /* &server.xxx (unused by most specials) */
+    numStorage storage;   /* CFG_NUM */
+    long long min;        /* CFG_NUM lower bound */
+    unsigned long long max; /* CFG_NUM upper bound (read as signed for signed storage) */
+    long long def;        /* default of CFG_BOOL / CFG_NUM / CFG_ENUM */
+    const char *def_str;  /* default of CFG_STRING / CFG_SDS / CFG_SPECIAL */
+    const configEnum *enums;
+    configCheckFn *check;
+    configSetFn *set;     /* CFG_SPECIAL */
+    configGetFn *get;     /* CFG_SPECIAL */
+    configRewriteFn *rewrite; /* CFG_SPECIAL (NULL: "name <quoted get>") */
+    configApplyFn *apply;
+};
+
+/* Row builders, so the table reads as one line per option. */
+#define BOOL_CFG(n, a, fl, f, d, ap) \
+    {.name = n, .alias = a, .flags = fl, .kind = CFG_BOOL, .field = &(f), .def = d, .apply = ap}
+#define NUM_CFG(n, a, fl, st, f, lo, hi, d, ap)                                                             \
+    {.name = n, .alias = a, .flags = fl, .kind = CFG_NUM, .field = &(f), .storage = st, .min = lo, .max = hi, \
+     .def = d, .apply = ap}
+#define ENUM_CFG(n, a, fl, f, e, d, ap) \
+    {.name = n, .alias = a, .flags = fl, .kind = CFG_ENUM, .field = &(f), .enums = e, .def = d, .apply = ap}
+#define STRING_CFG(n, a, fl, f, d, chk, ap) \
+    {.name = n, .alias = a, .flags = fl, .kind = CFG_STRING, .field = &(f), .def_str = d, .check = chk, .apply = ap}
+#define SDS_CFG(n, a, fl, f, d, ap) \
+    {.name = n, .alias = a, .flags = fl, .kind = CFG_SDS, .field = &(f), .def_str = d, .apply = ap}
+#define SPECIAL_CFG(n, a, fl, d, s, g, rw, ap) \
+    {.name = n, .alias = a, .flags = fl, .kind = CFG_SPECIAL, .def_str = d, .set = s, .get = g, .rewrite = rw, .apply = ap}
+
+/* ---------------------------------------------------------------------------
+ * Enum value lists
+ * ------------------------------------------------------------------------- */
+static const configEnum loglevelEnum[] = {
+    {"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE},
+    {"warning", LL_WARNING}, {"nothing", LL_NOTHING}, {NULL, 0},
+};
+
+static const configEnum maxmemoryPolicyEnum[] = {
+    {"volatile-lru", MAXMEMORY_VOLATILE_LRU},       {"volatile-lfu", MAXMEMORY_VOLATILE_LFU},
+    {"volatile-random", MAXMEMORY_VOLATILE_RANDOM}, {"volatile-ttl", MAXMEMORY_VOLATILE_TTL},
+    {"allkeys-lru", MAXMEMORY_ALLKEYS_LRU},         {"allkeys-lfu", MAXMEMORY_ALLKEYS_LFU},
+    {"allkeys-random", MAXMEMORY_ALLKEYS_RANDOM},   {"noeviction", MAXMEMORY_NO_EVICTION},
+    {NULL, 0},
+};
+
+static const configEnum protectedActionEnum[] = {
+    {"no", PROTECTED_ACTION_ALLOWED_NO},
+    {"yes", PROTECTED_ACTION_ALLOWED_YES},
+    {"local", PROTECTED_ACTION_ALLOWED_LOCAL},
+    {NULL, 0},
+};
+
+static const configEnum supervisedEnum[] = {
+    {"upstart", SUPERVISED_UPSTART}, {"systemd", SUPERVISED_SYSTEMD},
+    {"auto", SUPERVISED_AUTODETECT}, {"no", SUPERVISED_NONE}, {NULL, 0},
+};
+
+static const configEnum tlsAuthClientsEnum[] = {
+    {"no", TLS_CLIENT_AUTH_NO},
+    {"yes", TLS_CLIENT_AUTH_YES},
+    {"optional", TLS_CLIENT_AUTH_OPTIONAL},
+    {NULL, 0},
+};
+
+/* ---------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------- */
+
+/* Scratch space for error messages built at run time (bounds, enum lists).
+ * Valid until the next config call; main thread only. */
+static char errbuf[512];
+
+/* Set while loadServerConfig() runs: "save" lines then replace the
+ * defaults instead of applying immediately, and apply functions stay off. */
+static int loading_config = 0;
+static int save_seen_in_load = 0;
+
+/* CONFIG GET strings of the defaults, captured by initConfigValues(), so
+ * REWRITE can tell which options are at their default. */
+static sds *default_values = NULL;
+
+static int yesnotoi(const char *s) {
+    if (!strcasecmp(s, "yes")) return 1;
+    if (!strcasecmp(s, "no")) return 0;
+    return -1;
+}
+
+/* True if a word must be quoted to be read back as one word by
+ * sdssplitargs(): empty, or holding spaces, quotes, backslashes or
+ * non-printable bytes. */
+static int wordNeedsQuotes(const char *w) {
+    if (*w == '\0') return 1;
+    for (; *w; w++) {
+        unsigned char ch = (unsigned char)*w;
+        if (ch == '\\' || ch == '"' || ch == '\'' || !isprint(ch) || isspace(ch)) return 1;
+    }
+    return 0;
+}
+
+/* Appends a config-file line "name arg1 arg2 ..." where each arg is quoted
+ * only if it has to be. */
+static sds catConfigLine(sds buf, const char *name, sds *args, int argc) {
+    buf = sdscat(buf, name);
+    for (int j = 0; j < argc; j++) {
+        buf = sdscat(buf, " ");
+        if (wordNeedsQuotes(args[j]))
+            buf = sdscatrepr(buf, args[j], sdslen(args[j]));
+        else
+            buf = sdscatsds(buf, args[j]);
+    }
+    return sdscat(buf, "\n");
+}
+
+/* Formats a byte count the way REWRITE writes it: the largest of gb/mb/kb
+ * that divides it exactly, else plain bytes. */
+static sds catMemory(sds s, unsigned long long v) {
+    const unsigned long long gb = 1024ULL * 1024 * 1024, mb = 1024ULL * 1024, kb = 1024ULL;
+    if (v != 0 && v % gb == 0) return sdscatprintf(s, "%llugb", v / gb);
+    if (v != 0 && v % mb == 0) return sdscatprintf(s, "%llumb", v / mb);
+    if (v != 0 && v % kb == 0) return sdscatprintf(s, "%llukb", v / kb);
+    return sdscatprintf(s, "%llu", v);
+}
+
+static connListener *listenerOf(int type) {
+    return &server.listeners[type];
+}
+
+/* Keeps the log module's view of the log settings in step with `server`. */
+static void syncLogConfig(void) {
+    serverLogConfig.verbosity = server.verbosity;
+    serverLogConfig.logfile = server.logfile ? server.logfile : "";
+    serverLogConfig.syslog_enabled = server.syslog_enabled;
+}
+
+/* ---------------------------------------------------------------------------
+ * Generic value kinds: bool, numbers, enums, strings
+ * ------------------------------------------------------------------------- */
+
+/* Reads the numeric field as a signed or unsigned 64-bit value. */
+static int numIsSigned(const configOption *o) {
+    return o->storage == NUM_INT || o->storage == NUM_LONG_LONG;
+}
+
+static long long numGetSigned(const configOption *o) {
+    switch (o->storage) {
+    case NUM_INT: return *(int *)o->field;
+    case NUM_LONG_LONG: return *(long long *)o->field;
+    default: return 0;
+    }
+}
+
+static unsigned long long numGetUnsigned(const configOption *o) {
+    switch (o->storage) {
+    case NUM_UINT: return *(unsigned int *)o->field;
+    case NUM_ULONG_LONG: return *(unsigned long long *)o->field;
+    case NUM_ULONG: return *(unsigned long *)o->field;
+    default: return 0;
+    }
+}
+
+static void numStore(const configOption *o, long long sv, unsigned long long uv) {
+    switch (o->storage) {
+    case NUM_INT: *(int *)o->field = (int)sv; break;
+    case NUM_LONG_LONG: *(long long *)o->field = sv; break;
+    case NUM_UINT: *(unsigned int *)o->field = (unsigned int)uv; break;
+    case NUM_ULONG_LONG: *(unsigned long long *)o->field = uv; break;
+    case NUM_ULONG: *(unsigned long *)o->field = (unsigned long)uv; break;
+    }
+}
+
+/* Parses one numeric value, checks its bounds, stores it. */
+static int numSet(configOption *o, const char *v, const char **err) {
+    long long sv = 0;
+    unsigned long long uv = 0;
+    int bad = 0;
+    size_t len = strlen(v);
+
+    if (o->flags & CFG_MEMORY) {
+        if (numIsSigned(o) && v[0] == '-') {
+            sv = memtoll(v, &bad);
+        } else {
+            uv = memtoull(v, &bad);
+            sv = (long long)uv;
+            if (!bad && numIsSigned(o) && uv > (unsigned long long)LLONG_MAX) bad = 1;
+        }
+        if (bad) {
+            *err = "argument must be a memory value";
+            return 0;
+        }
+    } else if (o->flags & CFG_OCTAL) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(v, &end, 8);
+        if (len == 0 || *end != '\0' || errno || x < 0) bad = 1;
+        sv = x;
+        uv = (unsigned long long)x;
+    } else if (numIsSigned(o)) {
+        bad = !string2ll(v, len, &sv);
+        uv = (unsigned long long)sv;
+    } else if (string2ll(v, len, &sv) && sv < 0) {
+        /* A negative value for an unsigned option is out of range, not
+         * unparsable: report the bounds. */
+        snprintf(errbuf, sizeof(errbuf), "argument must be between %llu and %llu inclusive",
+                 (unsigned long long)o->min, o->max);
+        *err = errbuf;
+        return 0;
+    } else {
+        bad = !string2ull(v, len, &uv);
+        sv = (long long)uv;
+    }
+    if (bad) {
+        *err = "argument couldn't be parsed into an integer";
+        return 0;
+    }
+
+    if (numIsSigned(o)) {
+        long long hi = (long long)o->max;
+        if (sv < o->min || sv > hi) {
+            snprintf(errbuf, sizeof(errbuf), "argument must be between %lld and %lld inclusive", o->min, hi);
+            *err = errbuf;
+            return 0;
+        }
+    } else {
+        unsigned long long lo = (unsigned long long)o->min;
+        if (uv < lo || uv > o->max) {
+            if (o->flags & CFG_OCTAL)
+                snprintf(errbuf, sizeof(errbuf), "argument must be between %llo and %llo inclusive", lo, o->max);
+            else
+                snprintf(errbuf, sizeof(errbuf), "argument must be between %llu and %llu inclusive", lo, o->max);
+            *err = errbuf;
+            return 0;
+        }
+    }
+    numStore(o, sv, uv);
+    return 1;
+}
+
+static int enumSet(configOption *o, const char *v, const char **err) {
+    for (const configEnum *e = o->enums; e->name; e++) {
+        if (!strcasecmp(e->name, v)) {
+            *(int *)o->field = e->val;
+            return 1;
+        }
+    }
+    size_t off = (size_t)snprintf(errbuf, sizeof(errbuf), "argument(s) must be one of the following: ");
+    for (const configEnum *e = o->enums; e->name && off < sizeof(errbuf); e++)
+        off += (size_t)snprintf(errbuf + off, sizeof(errbuf) - off, "%s%s", e->name, e[1].name ? ", " : "");
+    *err = errbuf;
+    return 0;
+}
+
+static const char *enumName(const configOption *o, int val) {
+    for (const configEnum *e = o->enums; e->name; e++)
+        if (e->val == val) return e->name;
+    return "unknown";
+}
+
+/* Sets any option from already split words. Returns 1, or 0 with *err. */
+static int optionSet(configOption *o, sds *argv, int argc, const char **err) {
+    if (o->kind == CFG_SPECIAL) return o->set(o, argv, argc, err);
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    const char *v = argv[0];
+    switch (o->kind) {
+    case CFG_BOOL: {
+        int b = yesnotoi(v);
+        if (b == -1) {
+            *err = "argument must be 'yes' or 'no'";
+            return 0;
+        }
+        *(int *)o->field = b;
+        return 1;
+    }
+    case CFG_NUM: return numSet(o, v, err);
+    case CFG_ENUM: return enumSet(o, v, err);
+    case CFG_STRING: {
+        if (o->check && !o->check(v, err)) return 0;
+        char **f = o->field;
+        zfree(*f);
+        *f = ((o->flags & CFG_EMPTY_IS_NULL) && v[0] == '\0') ? NULL : zstrdup(v);
+        return 1;
+    }
+    case CFG_SDS: {
+        sds *f = o->field;
+        sdsfree(*f);
+        *f = ((o->flags & CFG_EMPTY_IS_NULL) && v[0] == '\0') ? NULL : sdsnew(v);
+        return 1;
+    }
+    default: break;
+    }
+    *err = "internal error: unknown config kind";
+    return 0;
+}
+
+/* The value as CONFIG GET shows it (new sds). */
+static sds optionGet(configOption *o) {
+    switch (o->kind) {
+    case CFG_BOOL: return sdsnew(*(int *)o->field ? "yes" : "no");
+    case CFG_NUM:
+        if (o->flags & CFG_OCTAL) return sdscatprintf(sdsempty(), "%llo", numGetUnsigned(o));
+        if (numIsSigned(o)) return sdsfromlonglong(numGetSigned(o));
+        return sdscatprintf(sdsempty(), "%llu", numGetUnsigned(o));
+    case CFG_ENUM: return sdsnew(enumName(o, *(int *)o->field));
+    case CFG_STRING: {
+        char *s = *(char **)o->field;
+        return sdsnew(s ? s : "");
+    }
+    case CFG_SDS: {
+        sds s = *(sds *)o->field;
+        return s ? sdsdup(s) : sdsempty();
+    }
+    case CFG_SPECIAL: return o->get(o);
+    }
+    return sdsempty();
+}
+
+/* Appends the config-file line(s) for the option's current value. */
+static sds optionRewrite(configOption *o, sds buf) {
+    switch (o->kind) {
+    case CFG_NUM:
+        if (o->flags & CFG_MEMORY) {
+            buf = sdscatprintf(buf, "%s ", o->name);
+            if (numIsSigned(o) && numGetSigned(o) < 0)
+                buf = sdscatprintf(buf, "%lld", numGetSigned(o));
+            else
+                buf = catMemory(buf, numIsSigned(o) ? (unsigned long long)numGetSigned(o) : numGetUnsigned(o));
+            return sdscat(buf, "\n");
+        }
+        break;
+    case CFG_STRING:
+    case CFG_SDS: {
+        /* Strings are always quoted, so an empty value survives. */
+        sds v = optionGet(o);
+        buf = sdscatprintf(buf, "%s ", o->name);
+        buf = sdscatrepr(buf, v, sdslen(v));
+        sdsfree(v);
+        return sdscat(buf, "\n");
+    }
+    case CFG_SPECIAL:
+        if (o->rewrite) return o->rewrite(o, buf);
+        break;
+    default: break;
+    }
+    sds v = optionGet(o);
+    buf = catConfigLine(buf, o->name, &v, 1);
+    sdsfree(v);
+    return buf;
+}
+
+/* ---------------------------------------------------------------------------
+ * Special options
+ * ------------------------------------------------------------------------- */
+
+/* Replaces a (char *array, count) pair of addresses with argv. */
+static void storeAddressList(char **addrs, int *count, sds *argv, int argc) {
+    for (int j = 0; j < *count; j++) zfree(addrs[j]);
+    for (int j = 0; j < argc; j++) addrs[j] = zstrdup(argv[j]);
+    *count = argc;
+}
+
+static sds getAddressList(char **addrs, int count) {
+    sds s = sdsempty();
+    for (int j = 0; j < count; j++) {
+        if (j) s = sdscat(s, " ");
+        s = sdscat(s, addrs[j]);
+    }
+    return s;
+}
+
+/* bind: up to CONFIG_BINDADDR_MAX addresses; "" means none. */
+static int setBind(configOption *o, sds *argv, int argc, const char **err) {
+    if (argc > CONFIG_BINDADDR_MAX) {
+        *err = "Too many bind addresses specified.";
+        return 0;
+    }
+    if (argc == 1 && sdslen(argv[0]) == 0) argc = 0;
+    storeAddressList(server.bindaddr, &server.bindaddr_count, argv, argc);
+    return 1;
+}
+
+static sds getBind(configOption *o) {
+    return getAddressList(server.bindaddr, server.bindaddr_count);
+}
+
+static sds rewriteBindList(sds buf, const char *name, char **addrs, int count) {
+    if (count == 0) return sdscatprintf(buf, "%s \"\"\n", name);
+    buf = sdscat(buf, name);
+    for (int j = 0; j < count; j++) {
+        buf = sdscat(buf, " ");
+        if (wordNeedsQuotes(addrs[j]))
+            buf = sdscatrepr(buf, addrs[j], strlen(addrs[j]));
+        else
+            buf = sdscat(buf, addrs[j]);
+    }
+    return sdscat(buf, "\n");
+}
+
+static sds rewriteBind(configOption *o, sds buf) {
+    return rewriteBindList(buf, o->name, server.bindaddr, server.bindaddr_count);
+}
+
+/* rdma-bind: like bind, for the RDMA listener. */
+static int setRdmaBind(configOption *o, sds *argv, int argc, const char **err) {
+    if (argc == 1 && sdslen(argv[0]) == 0) argc = 0;
+#ifndef USE_RDMA
+    if (argc > 0) {
+        *err = "RDMA support is not built into this server (rebuild with BUILD_RDMA=yes)";
+        return 0;
+    }
+#endif
+    if (argc > CONFIG_BINDADDR_MAX) {
+        *err = "Too many bind addresses specified.";
+        return 0;
+    }
+    storeAddressList(server.rdma_bindaddr, &server.rdma_bindaddr_count, argv, argc);
+    return 1;
+}
+
+static sds getRdmaBind(configOption *o) {
+    return getAddressList(server.rdma_bindaddr, server.rdma_bindaddr_count);
+}
+
+static sds rewriteRdmaBind(configOption *o, sds buf) {
+    return rewriteBindList(buf, o->name, server.rdma_bindaddr, server.rdma_bindaddr_count);
+}
+
+/* save: pairs of "<seconds> <changes>", or "" for no snapshots. While
+ * loading, the first save line discards the defaults and later lines add
+ * to it, so a file may list one rule per line. */
+static void resetServerSaveParams(void) {
+    zfree(server.saveparams);
+    server.saveparams = NULL;
+    server.saveparamslen = 0;
+}
+
+/* Adds one snapshot rule to server.saveparams. Never fails. */
+void appendServerSaveParams(time_t seconds, int changes) {
+    server.saveparams = zrealloc(server.saveparams, sizeof(struct saveparam) * (server.saveparamslen + 1));
+    server.saveparams[server.saveparamslen].seconds = seconds;
+    server.saveparams[server.saveparamslen].changes = changes;
+    server.saveparamslen++;
+}
+
+static int setSave(configOption *o, sds *argv, int argc, const char **err) {
+    if (argc == 1 && sdslen(argv[0]) == 0) argc = 0;
+    if (argc & 1) {
+        *err = "Invalid save parameters";
+        return 0;
+    }
+    /* Validate everything before touching the current rules. */
+    for (int j = 0; j < argc; j++) {
+        long long v;
+        if (!string2ll(argv[j], sdslen(argv[j]), &v) || v < 0 || v > INT_MAX) {
+            *err = "Invalid save parameters";
+            return 0;
+        }
+    }
+    if (!loading_config || !save_seen_in_load || argc == 0) resetServerSaveParams();
+    if (loading_config) save_seen_in_load = 1;
+    for (int j = 0; j < argc; j += 2) {
+        long long secs, changes;
+        string2ll(argv[j], sdslen(argv[j]), &secs);
+        string2ll(argv[j + 1], sdslen(argv[j + 1]), &changes);
+        appendServerSaveParams((time_t)secs, (int)changes);
+    }
+    return 1;
+}
+
+static sds getSave(configOption *o) {
+    sds s = sdsempty();
+    for (int j = 0; j < server.saveparamslen; j++) {
+        s = sdscatprintf(s, "%s%ld %d", j ? " " : "", (long)server.saveparams[j].seconds,
+                         server.saveparams[j].changes);
+    }
+    return s;
+}
+
+static sds rewriteSave(configOption *o, sds buf) {
+    if (server.saveparamslen == 0) return sdscat(buf, "save \"\"\n");
+    sds v = getSave(o);
+    buf = sdscatprintf(buf, "save %s\n", v);
+    sdsfree(v);
+    return buf;
+}
+
+/* client-output-buffer-limit: groups of "<class> <hard> <soft> <seconds>". */
+static int setObufLimits(configOption *o, sds *argv, int argc, const char **err) {
+    if (argc == 0 || argc % 4) {
+        *err = "Wrong number of arguments in buffer limit configuration.";
+        return 0;
+    }
+    clientBufferLimitsConfig parsed[CLIENT_TYPE_OBUF_COUNT];
+    int touched[CLIENT_TYPE_OBUF_COUNT] = {0};
+    for (int j = 0; j < argc; j += 4) {
+        int class;
+        if (!strcasecmp(argv[j], "normal"))
+            class = CLIENT_TYPE_NORMAL;
+        else if (!strcasecmp(argv[j], "replica") || !strcasecmp(argv[j], "slave"))
+            class = CLIENT_TYPE_REPLICA;
+        else if (!strcasecmp(argv[j], "pubsub"))
+            class = CLIENT_TYPE_PUBSUB;
+        else {
+            *err = "Invalid client class specified in buffer limit configuration.";
+            return 0;
+        }
+        int e1, e2;
+        unsigned long long hard = memtoull(argv[j + 1], &e1);
+        unsigned long long soft = memtoull(argv[j + 2], &e2);
+        long long secs;
+        if (e1 || e2 || !string2ll(argv[j + 3], sdslen(argv[j + 3]), &secs) || secs < 0) {
+            *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+            return 0;
+        }
+        parsed[class].hard_limit_bytes = hard;
+        parsed[class].soft_limit_bytes = soft;
+        parsed[class].soft_limit_seconds = (time_t)secs;
+        touched[class] = 1;
+    }
+    for (int c = 0; c < CLIENT_TYPE_OBUF_COUNT; c++)
+        if (touched[c]) server.client_obuf_limits[c] = parsed[c];
+    return 1;
+}
+
+/* Valkey 8 still prints the replica class as "slave". */
+static const char *obufClassName(int class) {
+    switch (class) {
+    case CLIENT_TYPE_NORMAL: return "normal";
+    case CLIENT_TYPE_REPLICA: return "slave";
+    default: return "pubsub";
+    }
+}
+
+static sds getObufLimits(configOption *o) {
+    sds s = sdsempty();
+    for (int c = 0; c < CLIENT_TYPE_OBUF_COUNT; c++) {
+        clientBufferLimitsConfig *l = &server.client_obuf_limits[c];
+        s = sdscatprintf(s, "%s%s %llu %llu %ld", c ? " " : "", obufClassName(c), l->hard_limit_bytes,
+                         l->soft_limit_bytes, (long)l->soft_limit_seconds);
+    }
+    return s;
+}
+
+static sds rewriteObufLimits(configOption *o, sds buf) {
+    for (int c = 0; c < CLIENT_TYPE_OBUF_COUNT; c++) {
+        clientBufferLimitsConfig *l = &server.client_obuf_limits[c];
+        buf = sdscatprintf(buf, "%s %s ", o->name, c == CLIENT_TYPE_REPLICA ? "replica" : obufClassName(c));
+        buf = catMemory(buf, l->hard_limit_bytes);
+        buf = sdscat(buf, " ");
+        buf = catMemory(buf, l->soft_limit_bytes);
+        buf = sdscatprintf(buf, " %ld\n", (long)l->soft_limit_seconds);
+    }
+    return buf;
+}
+
+/* notify-keyspace-events: a string of class letters. */
+static const struct {
+    char letter;
+    int flag;
+} notifyLetters[] = {
+    {'g', NOTIFY_GENERIC}, {'$', NOTIFY_STRING}, {'l', NOTIFY_LIST},    {'s', NOTIFY_SET},
+    {'h', NOTIFY_HASH},    {'z', NOTIFY_ZSET},   {'x', NOTIFY_EXPIRED}, {'e', NOTIFY_EVICTED},
+    {'t', NOTIFY_STREAM},  {'d', NOTIFY_MODULE}, {'n', NOTIFY_NEW},     {0, 0},
+};
+
+static int notifyParse(const char *s, int *flags_out) {
+    int flags = 0;
+    for (; *s; s++) {
+        int f = 0;
+        switch (*s) {
+        case 'A': f = NOTIFY_ALL; break;
+        case 'K': f = NOTIFY_KEYSPACE; break;
+        case 'E': f = NOTIFY_KEYEVENT; break;
+        case 'm': f = NOTIFY_KEY_MISS; break;
+        default:
+            for (int j = 0; notifyLetters[j].letter; j++)
+                if (notifyLetters[j].letter == *s) f = notifyLetters[j].flag;
+        }
+        if (f == 0) return 0;
+        flags |= f;
+    }
+    *flags_out = flags;
+    return 1;
+}
+
+static int setNotify(configOption *o, sds *argv, int argc, const char **err) {
+    int flags;
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    if (!notifyParse(argv[0], &flags)) {
+        *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+        return 0;
+    }
+    server.notify_keyspace_events = flags;
+    return 1;
+}
+
+static sds getNotify(configOption *o) {
+    int flags = server.notify_keyspace_events;
+    sds s = sdsempty();
+    if ((flags & NOTIFY_ALL) == NOTIFY_ALL) {
+        s = sdscat(s, "A");
+    } else {
+        for (int j = 0; notifyLetters[j].letter; j++)
+            if (flags & notifyLetters[j].flag) s = sdscatlen(s, &notifyLetters[j].letter, 1);
+    }
+    if (flags & NOTIFY_KEYSPACE) s = sdscat(s, "K");
+    if (flags & NOTIFY_KEYEVENT) s = sdscat(s, "E");
+    if (flags & NOTIFY_KEY_MISS) s = sdscat(s, "m");
+    return s;
+}
+
+/* Writes "name <value>" with the value always quoted, like strings. */
+static sds rewriteQuoted(configOption *o, sds buf) {
+    sds v = o->get(o);
+    buf = sdscatprintf(buf, "%s ", o->name);
+    buf = sdscatrepr(buf, v, sdslen(v));
+    sdsfree(v);
+    return sdscat(buf, "\n");
+}
+
+/* dir: the working directory itself is the value. */
+static int setDir(configOption *o, sds *argv, int argc, const char **err) {
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    if (chdir(argv[0]) == -1) {
+        *err = strerror(errno);
+        return 0;
+    }
+    char cwd[PATH_MAX];
+    zfree(server.dir_config);
+    server.dir_config = zstrdup(getcwd(cwd, sizeof(cwd)) ? cwd : argv[0]);
+    return 1;
+}
+
+static sds getDir(configOption *o) {
+    char cwd[PATH_MAX];
+    return sdsnew(getcwd(cwd, sizeof(cwd)) ? cwd : "");
+}
+
+static sds rewriteDir(configOption *o, sds buf) {
+    sds v = getDir(o);
+    buf = sdscat(buf, "dir ");
+    buf = sdscatrepr(buf, v, sdslen(v));
+    sdsfree(v);
+    return sdscat(buf, "\n");
+}
+
+/* replicaof / slaveof: "<host> <port>" or "no one". Immutable here. */
+static int setReplicaof(configOption *o, sds *argv, int argc, const char **err) {
+    if (argc == 1 && sdslen(argv[0]) == 0) {
+        zfree(server.primary_host);
+        server.primary_host = NULL;
+        server.primary_port = 0;
+        return 1;
+    }
+    if (argc != 2) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) {
+        zfree(server.primary_host);
+        server.primary_host = NULL;
+        server.primary_port = 0;
+        return 1;
+    }
+    long long port;
+    if (!string2ll(argv[1], sdslen(argv[1]), &port) || port < 0 || port > 65535) {
+        *err = "Invalid primary port";
+        return 0;
+    }
+    zfree(server.primary_host);
+    server.primary_host = zstrdup(argv[0]);
+    server.primary_port = (int)port;
+    return 1;
+}
+
+static sds getReplicaof(configOption *o) {
+    if (!server.primary_host) return sdsempty();
+    return sdscatprintf(sdsempty(), "%s %d", server.primary_host, server.primary_port);
+}
+
+static sds rewriteReplicaof(configOption *o, sds buf) {
+    if (!server.primary_host) return buf;
+    sds args[2] = {sdsnew(server.primary_host), sdsfromlonglong(server.primary_port)};
+    buf = catConfigLine(buf, o->name, args, 2);
+    sdsfree(args[0]);
+    sdsfree(args[1]);
+    return buf;
+}
+
+/* requirepass: sds, "" clears it. */
+static int setRequirepass(configOption *o, sds *argv, int argc, const char **err) {
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    sdsfree(server.requirepass);
+    server.requirepass = sdslen(argv[0]) ? sdsdup(argv[0]) : NULL;
+    return 1;
+}
+
+static sds getRequirepass(configOption *o) {
+    return server.requirepass ? sdsdup(server.requirepass) : sdsempty();
+}
+
+static sds rewriteRequirepass(configOption *o, sds buf) {
+    sds v = getRequirepass(o);
+    buf = sdscat(buf, "requirepass ");
+    buf = sdscatrepr(buf, v, sdslen(v));
+    sdsfree(v);
+    return sdscat(buf, "\n");
+}
+
+/* Transports compiled out: their port may only be 0. These wrap the
+ * generic numeric setter. */
+static int setTlsPort(configOption *o, sds *argv, int argc, const char **err) {
+    configOption plain = *o;
+    plain.kind = CFG_NUM;
+    int old = server.tls_port;
+    if (!optionSet(&plain, argv, argc, err)) return 0;
+#ifndef USE_TLS
+    if (server.tls_port != 0) {
+        server.tls_port = old;
+        *err = "TLS support is not built into this server (rebuild with BUILD_TLS=yes)";
+        return 0;
+    }
+#endif
+    (void)old;
+    return 1;
+}
+
+static int setRdmaPort(configOption *o, sds *argv, int argc, const char **err) {
+    configOption plain = *o;
+    plain.kind = CFG_NUM;
+    int old = server.rdma_port;
+    if (!optionSet(&plain, argv, argc, err)) return 0;
+#ifndef USE_RDMA
+    if (server.rdma_port != 0) {
+        server.rdma_port = old;
+        *err = "RDMA support is not built into this server (rebuild with BUILD_RDMA=yes)";
+        return 0;
+    }
+#endif
+    (void)old;
+    return 1;
+}
+
+static sds getPlainNum(configOption *o) {
+    configOption plain = *o;
+    plain.kind = CFG_NUM;
+    return optionGet(&plain);
+}
+
+/* Validators for strings. */
+static int checkDbfilename(const char *v, const char **err) {
+    if (!pathIsBaseName(v)) {
+        *err = "dbfilename can't be a path, just a filename";
+        return 0;
+    }
+    return 1;
+}
+
+#ifndef USE_TLS
+static int checkTlsString(const char *v, const char **err) {
+    if (v[0] != '\0') {
+        *err = "TLS support is not built into this server (rebuild with BUILD_TLS=yes)";
+        return 0;
+    }
+    return 1;
+}
+#define TLS_CHECK checkTlsString
+#else
+#define TLS_CHECK NULL
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Apply functions (CONFIG SET only)
+ * ------------------------------------------------------------------------- */
+
+static int applyTcpListener(const char **err, const char *msg) {
+    connListener *l = listenerOf(CONN_TYPE_SOCKET);
+    l->bindaddr = server.bindaddr;
+    l->bindaddr_count = server.bindaddr_count;
+    l->port = server.port;
+    if (changeListener(l) == C_ERR) {
+        *err = msg;
+        return 0;
+    }
+    return 1;
+}
+
+static int applyPort(const char **err) {
+    return applyTcpListener(err, "Unable to listen on this port. Check server logs.");
+}
+
+static int applyTlsPort(const char **err) {
+    connListener *l = listenerOf(CONN_TYPE_TLS);
+    l->bindaddr = server.bindaddr;
+    l->bindaddr_count = server.bindaddr_count;
+    l->port = server.tls_port;
+    if (changeListener(l) == C_ERR) {
+        *err = "Unable to listen on this port. Check server logs.";
+        return 0;
+    }
+    return 1;
+}
+
+/* A new bind list re-opens every listener that uses it. */
+static int applyBind(const char **err) {
+    if (!applyTcpListener(err, "Failed to bind to specified addresses.")) return 0;
+    if (server.tls_port && !applyTlsPort(err)) {
+        *err = "Failed to bind to specified addresses.";
+        return 0;
+    }
+    return 1;
+}
+
+static int applyRdma(const char **err) {
+    connListener *l = listenerOf(CONN_TYPE_RDMA);
+    l->bindaddr = server.rdma_bindaddr;
+    l->bindaddr_count = server.rdma_bindaddr_count;
+    l->port = server.rdma_port;
+    if (changeListener(l) == C_ERR) {
+        *err = "Unable to listen on this port. Check server logs.";
+        return 0;
+    }
+    return 1;
+}
+
+/* server.hz follows config_hz, kept within [CONFIG_MIN_HZ, CONFIG_MAX_HZ]. */
+static void clampHz(void) {
+    if (server.config_hz < CONFIG_MIN_HZ) server.config_hz = CONFIG_MIN_HZ;
+    if (server.config_hz > CONFIG_MAX_HZ) server.config_hz = CONFIG_MAX_HZ;
+    server.hz = server.config_hz;
+}
+
+static int applyHz(const char **err) {
+    clampHz();
+    return 1;
+}
+
+static int applyLog(const char **err) {
+    syncLogConfig();
+    return 1;
+}
+
+static int applyMaxmemory(const char **err) {
+    if (server.maxmemory) {
+        size_t used = zmalloc_used_memory();
+        if (server.maxmemory < used) {
+            serverLog(LL_NOTICE,
+                      "The new maxmemory value set via CONFIG SET (%llu) is smaller than the current "
+                      "memory usage (%zu): keys may be evicted and writes refused, depending on "
+                      "maxmemory-policy.",
+                      server.maxmemory, used);
+        }
+        performEvictions();
+    }
+    return 1;
+}
+
+/* Best effort: raise RLIMIT_NOFILE to cover the clients plus our reserved
+ * descriptors, and grow the event loop to match. */
+static int applyMaxclients(const char **err) {
+    static char msg[160];
+    rlim_t needed = (rlim_t)server.maxclients + CONFIG_MIN_RESERVED_FDS;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < needed) {
+        struct rlimit want = rl;
+        want.rlim_cur = (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= needed) ? needed : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &want) == 0) rl = want;
+        if (rl.rlim_cur < needed) {
+            long long can = (long long)rl.rlim_cur - CONFIG_MIN_RESERVED_FDS;
+            if (can < 1) can = 1;
+            snprintf(msg, sizeof(msg),
+                     "The operating system is not able to handle the specified number of clients, try with %lld",
+                     can);
+            *err = msg;
+            return 0;
+        }
+    }
+    if (server.el) {
+        int setsize = (int)server.maxclients + CONFIG_MIN_RESERVED_FDS + 96;
+        if (aeGetSetSize(server.el) < setsize && aeResizeSetSize(server.el, setsize) == AE_ERR) {
+            *err = "The event loop API used by the server is not able to handle the specified number of clients";
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------
+ * The table
+ * ------------------------------------------------------------------------- */
+#define MB (1024LL * 1024)
+#define IMM CFG_IMMUTABLE
+
+static configOption configTable[] = {
+    /* Network */
+    SPECIAL_CFG("bind", NULL, CFG_MULTI_ARG, "* -::*", setBind, getBind, rewriteBind, applyBind),
+    NUM_CFG("port", NULL, 0, NUM_INT, server.port, 0, 65535, CONFIG_DEFAULT_SERVER_PORT, applyPort),
+    NUM_CFG("tcp-backlog", NULL, IMM, NUM_INT, server.tcp_backlog, 0, INT_MAX, 511, NULL),
+    STRING_CFG("unixsocket", NULL, IMM | CFG_EMPTY_IS_NULL, server.unixsocket, NULL, NULL, NULL),
+    NUM_CFG("unixsocketperm", NULL, IMM | CFG_OCTAL, NUM_UINT, server.unixsocketperm, 0, 0777, 0, NULL),
+    BOOL_CFG("protected-mode", NULL, 0, server.protected_mode, 1, NULL),
+    NUM_CFG("timeout", NULL, 0, NUM_INT, server.maxidletime, 0, INT_MAX, 0, NULL),
+    NUM_CFG("tcp-keepalive", NULL, 0, NUM_INT, server.tcpkeepalive, 0, INT_MAX, 300, NULL),
+    NUM_CFG("maxclients", NULL, 0, NUM_UINT, server.maxclients, 1, UINT_MAX, 10000, applyMaxclients),
+    NUM_CFG("io-threads", NULL, IMM, NUM_INT, server.io_threads_num, 1, 256, 1, NULL),
+    /* Transports */
+    {.name = "tls-port", .kind = CFG_SPECIAL, .field = &server.tls_port, .storage = NUM_INT, .min = 0,
+     .max = 65535, .def_str = "0", .set = setTlsPort, .get = getPlainNum, .apply = applyTlsPort},
+    STRING_CFG("tls-cert-file", NULL, 0, server.tls_cert_file, NULL, TLS_CHECK, NULL),
+    STRING_CFG("tls-key-file", NULL, CFG_SENSITIVE, server.tls_key_file, NULL, TLS_CHECK, NULL),
+    STRING_CFG("tls-ca-cert-file", NULL, 0, server.tls_ca_cert_file, NULL, TLS_CHECK, NULL),
+    STRING_CFG("tls-ca-cert-dir", NULL, 0, server.tls_ca_cert_dir, NULL, TLS_CHECK, NULL),
+    ENUM_CFG("tls-auth-clients", NULL, 0, server.tls_auth_clients, tlsAuthClientsEnum, TLS_CLIENT_AUTH_YES, NULL),
+    BOOL_CFG("tls-replication", NULL, 0, server.tls_replication, 0, NULL),
+    {.name = "rdma-port", .kind = CFG_SPECIAL, .field = &server.rdma_port, .storage = NUM_INT, .min = 0,
+     .max = 65535, .def_str = "0", .set = setRdmaPort, .get = getPlainNum, .apply = applyRdma},
+    SPECIAL_CFG("rdma-bind", NULL, CFG_MULTI_ARG, "", setRdmaBind, getRdmaBind, rewriteRdmaBind, applyRdma),
+    NUM_CFG("rdma-rx-size", NULL, IMM | CFG_MEMORY, NUM_INT, server.rdma_rx_size, 64 * 1024, 16 * MB, MB, NULL),
+    NUM_CFG("rdma-completion-vector", NULL, IMM, NUM_INT, server.rdma_comp_vector, -1, 1024, -1, NULL),
+    /* Process and logging */
+    BOOL_CFG("daemonize", NULL, IMM, server.daemonize, 0, NULL),
+    ENUM_CFG("supervised", NULL, IMM, server.supervised, supervisedEnum, SUPERVISED_NONE, NULL),
+    STRING_CFG("pidfile", NULL, IMM | CFG_EMPTY_IS_NULL, server.pidfile, NULL, NULL, NULL),
+    ENUM_CFG("loglevel", NULL, 0, server.verbosity, loglevelEnum, LL_NOTICE, applyLog),
+    STRING_CFG("logfile", NULL, IMM, server.logfile, "", NULL, NULL),
+    BOOL_CFG("syslog-enabled", NULL, IMM, server.syslog_enabled, 0, NULL),
+    STRING_CFG("syslog-ident", NULL, IMM, server.syslog_ident, "valkey", NULL, NULL),
+    BOOL_CFG("crash-log-enabled", NULL, 0, server.crashlog_enabled, 1, NULL),
+    BOOL_CFG("set-proc-title", NULL, IMM, server.set_proc_title, 1, NULL),
+    SPECIAL_CFG("dir", NULL, CFG_PROTECTED | CFG_DENY_LOADING | CFG_ALWAYS_REWRITE, NULL, setDir, getDir, rewriteDir,
+                NULL),
+    NUM_CFG("databases", NULL, IMM, NUM_INT, server.dbnum, 1, INT_MAX, CONFIG_DEFAULT_DBNUM, NULL),
+    NUM_CFG("hz", NULL, 0, NUM_INT, server.config_hz, 0, INT_MAX, CONFIG_DEFAULT_HZ, applyHz),
+    BOOL_CFG("dynamic-hz", NULL, 0, server.dynamic_hz, 1, NULL),
+    ENUM_CFG("enable-debug-command", NULL, IMM, server.enable_debug_cmd, protectedActionEnum,
+             PROTECTED_ACTION_ALLOWED_NO, NULL),
+    ENUM_CFG("enable-protected-configs", NULL, IMM, server.enable_protected_configs, protectedActionEnum,
+             PROTECTED_ACTION_ALLOWED_NO, NULL),
+    /* Security */
+    SPECIAL_CFG("requirepass", NULL, CFG_SENSITIVE, NULL, setRequirepass, getRequirepass, rewriteRequirepass,
+                NULL),
+    /* Memory and eviction */
+    NUM_CFG("maxmemory", NULL, CFG_MEMORY, NUM_ULONG_LONG, server.maxmemory, 0, ULLONG_MAX, 0, applyMaxmemory),
+    ENUM_CFG("maxmemory-policy", NULL, 0, server.maxmemory_policy, maxmemoryPolicyEnum, MAXMEMORY_NO_EVICTION,
+             NULL),
+    NUM_CFG("maxmemory-samples", NULL, 0, NUM_INT, server.maxmemory_samples, 1, 64, 5, NULL),
+    NUM_CFG("maxmemory-eviction-tenacity", NULL, 0, NUM_INT, server.maxmemory_eviction_tenacity, 0, 100, 10, NULL),
+    NUM_CFG("lfu-log-factor", NULL, 0, NUM_INT, server.lfu_log_factor, 0, INT_MAX, 10, NULL),
+    NUM_CFG("lfu-decay-time", NULL, 0, NUM_INT, server.lfu_decay_time, 0, INT_MAX, 1, NULL),
+    NUM_CFG("active-expire-effort", NULL, 0, NUM_INT, server.active_expire_effort, 1, 10, 1, NULL),
+    BOOL_CFG("lazyfree-lazy-eviction", NULL, 0, server.lazyfree_lazy_eviction, 1, NULL),
+    BOOL_CFG("lazyfree-lazy-expire", NULL, 0, server.lazyfree_lazy_expire, 1, NULL),
+    BOOL_CFG("lazyfree-lazy-server-del", NULL, 0, server.lazyfree_lazy_server_del, 1, NULL),
+    BOOL_CFG("lazyfree-lazy-user-del", NULL, 0, server.lazyfree_lazy_user_del, 1, NULL),
+    BOOL_CFG("lazyfree-lazy-user-flush", NULL, 0, server.lazyfree_lazy_user_flush, 1, NULL),
+    /* Client limits */
+    NUM_CFG("client-query-buffer-limit", NULL, CFG_MEMORY, NUM_ULONG_LONG, server.client_max_querybuf_len, MB,
+            LONG_MAX, 1024 * MB, NULL),
+    NUM_CFG("proto-max-bulk-len", NULL, CFG_MEMORY, NUM_LONG_LONG, server.proto_max_bulk_len, MB, LONG_MAX,
+            512 * MB, NULL),
+    SPECIAL_CFG("client-output-buffer-limit", NULL, CFG_MULTI_ARG,
+                "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60", setObufLimits, getObufLimits,
+                rewriteObufLimits, NULL),
+    /* Monitoring */
+    NUM_CFG("slowlog-log-slower-than", NULL, 0, NUM_LONG_LONG, server.slowlog_log_slower_than, -1, LLONG_MAX,
+            10000, NULL),
+    NUM_CFG("slowlog-max-len", NULL, 0, NUM_ULONG, server.slowlog_max_len, 0, LONG_MAX, 128, NULL),
+    NUM_CFG("latency-monitor-threshold", NULL, 0, NUM_LONG_LONG, server.latency_monitor_threshold, 0, LLONG_MAX,
+            0, NULL),
+    BOOL_CFG("latency-tracking", NULL, 0, server.latency_tracking_enabled, 1, NULL),
+    NUM_CFG("busy-reply-threshold", "lua-time-limit", 0, NUM_INT, server.busy_reply_threshold, 0, INT_MAX, 5000,
+            NULL),
+    SPECIAL_CFG("notify-keyspace-events", NULL, 0, "", setNotify, getNotify, rewriteQuoted, NULL),
+    /* Replication */
+    SPECIAL_CFG("replicaof", "slaveof", IMM | CFG_MULTI_ARG, "", setReplicaof, getReplicaof, rewriteReplicaof,
+                NULL),
+    BOOL_CFG("replica-serve-stale-data", "slave-serve-stale-data", 0, server.repl_serve_stale_data, 1, NULL),
+    BOOL_CFG("replica-read-only", "slave-read-only", 0, server.repl_replica_ro, 1, NULL),
+    /* Persistence (values kept; the subsystems come later) */
+    SPECIAL_CFG("save", NULL, CFG_MULTI_ARG, "3600 1 300 100 60 10000", setSave, getSave, rewriteSave, NULL),
+    STRING_CFG("dbfilename", NULL, CFG_PROTECTED, server.rdb_filename, "dump.rdb", checkDbfilename, NULL),
+    BOOL_CFG("appendonly", NULL, 0, server.aof_enabled, 0, NULL),
+};
+
+#undef MB
+#undef IMM
+
+#define CONFIG_COUNT ((int)(sizeof(configTable) / sizeof(configTable[0])))
+
+/* Finds an option by name or alias, case-insensitively. */
+static configOption *lookupConfig(const char *name) {
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        configOption *o = &configTable[j];
+        if (!strcasecmp(o->name, name) || (o->alias && !strcasecmp(o->alias, name))) return o;
+    }
+    return NULL;
+}
+
+/* Splits a CONFIG SET value of a multi-word option into words (empty words
+ * dropped) and sets it. */
+static int optionSetFromString(configOption *o, const char *value, const char **err) {
+    int argc, ok;
+    sds *argv;
+    if (o->flags & CFG_MULTI_ARG) {
+        argv = sdssplitlen(value, (ssize_t)strlen(value), " ", 1, &argc);
+        int k = 0;
+        for (int j = 0; j < argc; j++) {
+            if (sdslen(argv[j]) == 0)
+                sdsfree(argv[j]);
+            else
+                argv[k++] = argv[j];
+        }
+        argc = k;
+        if (argc == 0) {
+            /* "" means "no value": give setters one empty word. */
+            sds empty = sdsempty();
+            ok = o->set(o, &empty, 1, err);
+            sdsfree(empty);
+            zfree(argv);
+            return ok;
+        }
+    } else {
+        argv = zmalloc(sizeof(sds));
+        argv[0] = sdsnew(value);
+        argc = 1;
+    }
+    ok = optionSet(o, argv, argc, err);
+    sdsfreesplitres(argv, argc);
+    return ok;
+}
+
+/* ---------------------------------------------------------------------------
+ * Defaults and loading
+ * ------------------------------------------------------------------------- */
+
+/* Writes every option's default into `server` and remembers the defaults'
+ * CONFIG GET strings for REWRITE. Call once, before loadServerConfig().
+ * Any failure here is a bug in the table and panics. */
+void initConfigValues(void) {
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        configOption *o = &configTable[j];
+        const char *err = NULL;
+        switch (o->kind) {
+        case CFG_BOOL:
+        case CFG_ENUM: *(int *)o->field = (int)o->def; break;
+        case CFG_NUM: numStore(o, o->def, (unsigned long long)o->def); break;
+        case CFG_STRING: *(char **)o->field = o->def_str ? zstrdup(o->def_str) : NULL; break;
+        case CFG_SDS: *(sds *)o->field = o->def_str ? sdsnew(o->def_str) : NULL; break;
+        case CFG_SPECIAL:
+            if (o->def_str && !optionSetFromString(o, o->def_str, &err)) {
+                fprintf(stderr, "Bad default for config '%s': %s\n", o->name, err);
+                exit(1);
+            }
+            break;
+        }
+    }
+    char cwd[PATH_MAX];
+    if (server.dir_config == NULL && getcwd(cwd, sizeof(cwd))) server.dir_config = zstrdup(cwd);
+    clampHz();
+    syncLogConfig();
+
+    if (default_values == NULL) default_values = zcalloc(sizeof(sds) * CONFIG_COUNT);
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        sdsfree(default_values[j]);
+        default_values[j] = optionGet(&configTable[j]);
+    }
+}
+
+static void loadServerConfigFromString(char *config);
+
+/* Prints a config error the way Valkey does and exits(1). */
+static void configLoadFatal(int linenum, const char *line, const char *err) {
+    fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Version %s) ***\n", VALKEY_VERSION);
+    if (line) {
+        fprintf(stderr, "Reading the configuration file, at line %d\n", linenum);
+        fprintf(stderr, ">>> '%s'\n", line);
+    }
+    fprintf(stderr, "%s\n", err);
+    exit(1);
+}
+
+/* Reads a whole file (or stdin when fp is stdin) into s. */
+static sds catStream(sds s, FILE *fp) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) s = sdscatlen(s, buf, n);
+    return s;
+}
+
+/* Parses config text: one directive per line, "#" comments, quoting as
+ * sdssplitargs(). Exits with a FATAL message on the first bad line. */
+static void loadServerConfigFromString(char *config) {
+    int totlines;
+    sds *lines = sdssplitlen(config, (ssize_t)strlen(config), "\n", 1, &totlines);
+
+    for (int i = 0; i < totlines; i++) {
+        int argc;
+        const char *err = NULL;
+        lines[i] = sdstrim(lines[i], " \t\r\n");
+        if (lines[i][0] == '#' || lines[i][0] == '\0') continue;
+
+        sds *argv = sdssplitargs(lines[i], &argc);
+        if (argv == NULL) configLoadFatal(i + 1, lines[i], "Unbalanced quotes in configuration line");
+        if (argc == 0) {
+            sdsfreesplitres(argv, argc);
+            continue;
+        }
+        sdstolower(argv[0]);
+
+        if (!strcmp(argv[0], "include") && argc == 2) {
+            FILE *fp = fopen(argv[1], "r");
+            if (fp == NULL) {
+                snprintf(errbuf, sizeof(errbuf), "Fatal error, can't open config file '%s': %s", argv[1],
+                         strerror(errno));
+                configLoadFatal(i + 1, lines[i], errbuf);
+            }
+            sds inc = catStream(sdsempty(), fp);
+            fclose(fp);
+            loadServerConfigFromString(inc);
+            sdsfree(inc);
+            sdsfreesplitres(argv, argc);
+            continue;
+        }
+
+        configOption *o = lookupConfig(argv[0]);
+        if (o == NULL) configLoadFatal(i + 1, lines[i], "Bad directive or wrong number of arguments");
+
+        int ok;
+        if (!(o->flags & CFG_MULTI_ARG)) {
+            if (argc != 2) configLoadFatal(i + 1, lines[i], "wrong number of arguments");
+            ok = optionSet(o, argv + 1, 1, &err);
+        } else if (argc == 2 && sdslen(argv[1]) != 0) {
+            /* "--save '60 1 300 10'" arrives as one quoted word: split it. */
+            int wc;
+            sds *words = sdssplitargs(argv[1], &wc);
+            if (words == NULL) configLoadFatal(i + 1, lines[i], "Unbalanced quotes in configuration line");
+            ok = optionSet(o, words, wc, &err);
+            sdsfreesplitres(words, wc);
+        } else {
+            ok = optionSet(o, argv + 1, argc - 1, &err);
+        }
+        if (!ok) configLoadFatal(i + 1, lines[i], err);
+        sdsfreesplitres(argv, argc);
+    }
+    sdsfreesplitres(lines, totlines);
+}
+
+/* Loads the configuration: the file `filename` (may be NULL), then stdin if
+ * config_from_stdin, then `options` (config text built from command-line
+ * "--name value" arguments by main; may be NULL). Later lines win. On any
+ * error prints the FATAL message and exits(1); on success `server` holds
+ * the values and nothing is applied yet (start-up does that). Runs before
+ * the event loop exists. */
+void loadServerConfig(char *filename, char config_from_stdin, char *options) {
+    sds config = sdsempty();
+
+    if (filename) {
+        FILE *fp = fopen(filename, "r");
+        if (fp == NULL) {
+            serverLog(LL_WARNING, "Fatal error, can't open config file '%s': %s", filename, strerror(errno));
+            exit(1);
+        }
+        config = catStream(config, fp);
+        fclose(fp);
+    }
+    if (config_from_stdin) {
+        serverLog(LL_NOTICE, "Reading config from stdin");
+        config = catStream(config, stdin);
+    }
+    if (options) {
+        config = sdscat(config, "\n");
+        config = sdscat(config, options);
+    }
+
+    loading_config = 1;
+    save_seen_in_load = 0;
+    loadServerConfigFromString(config);
+    loading_config = 0;
+    sdsfree(config);
+
+    clampHz();
+    syncLogConfig();
+}
+
+/* Name of the current maxmemory-policy ("noeviction", ...). Static string. */
+const char *evictPolicyToString(void) {
+    for (const configEnum *e = maxmemoryPolicyEnum; e->name; e++)
+        if (e->val == server.maxmemory_policy) return e->name;
+    return "unknown";
+}
+
+/* ---------------------------------------------------------------------------
+ * CONFIG GET / SET / RESETSTAT / HELP
+ * ------------------------------------------------------------------------- */
+
+static int allowProtectedAction(int setting, client *c) {
+    return setting == PROTECTED_ACTION_ALLOWED_YES ||
+           (setting == PROTECTED_ACTION_ALLOWED_LOCAL && c->conn && connIsLocal(c->conn) == 1);
+}
+
+/* CONFIG GET pattern [pattern ...]: a map of every matching option (names
+ * and aliases both match; each appears once). A glob reports canonical
+ * names and skips hidden options; an exact name is echoed as typed and
+ * finds hidden options too. */
+static void configGetCommand(client *c) {
+    /* Per option, the key to report under its name and under its alias
+     * (NULL: not matched). */
+    const char *as_name[CONFIG_COUNT], *as_alias[CONFIG_COUNT];
+    memset(as_name, 0, sizeof(as_name));
+    memset(as_alias, 0, sizeof(as_alias));
+    int matches = 0;
+
+    for (int a = 2; a < c->argc; a++) {
+        const char *pat = c->argv[a]->ptr;
+        int glob = strpbrk(pat, "*?[") != NULL;
+        for (int j = 0; j < CONFIG_COUNT; j++) {
+            configOption *o = &configTable[j];
+            if (glob && (o->flags & CFG_HIDDEN)) continue;
+            if (!as_name[j] && (glob ? stringmatch(pat, o->name, 1) : !strcasecmp(pat, o->name))) {
+                as_name[j] = glob ? o->name : pat;
+                matches++;
+            }
+            if (o->alias && !as_alias[j] && (glob ? stringmatch(pat, o->alias, 1) : !strcasecmp(pat, o->alias))) {
+                as_alias[j] = glob ? o->alias : pat;
+                matches++;
+            }
+        }
+    }
+
+    addReplyMapLen(c, matches);
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        if (!as_name[j] && !as_alias[j]) continue;
+        sds v = optionGet(&configTable[j]);
+        if (as_name[j]) {
+            addReplyBulkCString(c, as_name[j]);
+            addReplyBulkCBuffer(c, v, sdslen(v));
+        }
+        if (as_alias[j]) {
+            addReplyBulkCString(c, as_alias[j]);
+            addReplyBulkCBuffer(c, v, sdslen(v));
+        }
+        sdsfree(v);
+    }
+}
+
+/* Puts back the values in `old` (CONFIG GET strings) for the first n
+ * options of `opts`, then re-runs their apply functions. Failures here are
+ * logged, not reported: the server does its best to return to where it was. */
+static void configRestore(configOption **opts, sds *old, int n) {
+    for (int j = 0; j < n; j++) {
+        const char *err = NULL;
+        if (!optionSetFromString(opts[j], old[j], &err))
+            serverLog(LL_WARNING, "Failed restoring config '%s' after a failed CONFIG SET: %s", opts[j]->name,
+                      err);
+    }
+    for (int j = 0; j < n; j++) {
+        if (!opts[j]->apply) continue;
+        int seen = 0;
+        for (int k = 0; k < j; k++)
+            if (opts[k]->apply == opts[j]->apply) seen = 1;
+        if (seen) continue;
+        const char *err = NULL;
+        if (!opts[j]->apply(&err))
+            serverLog(LL_WARNING, "Failed re-applying config '%s' after a failed CONFIG SET: %s", opts[j]->name,
+                      err);
+    }
+}
+
+/* CONFIG SET name value [name value ...]: validates every name first, sets
+ * all values, then runs each distinct apply function once for the options
+ * whose value actually changed. Any failure restores every option. A name
+ * given twice is refused; a name and its alias are not (the later wins),
+ * as in Valkey. */
+static void configSetCommand(client *c) {
+    if ((c->argc & 1) != 0) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    int n = (c->argc - 2) / 2;
+    configOption **opts = zcalloc(sizeof(configOption *) * n);
+    sds *old = zcalloc(sizeof(sds) * n);
+    int *changed = zcalloc(sizeof(int) * n);
+    const char *unknown = NULL, *bad_arg = NULL, *err = NULL;
+    int deny_loading = 0, done = 0;
+
+    for (int j = 0; j < n; j++) {
+        const char *name = c->argv[2 + j * 2]->ptr;
+        configOption *o = lookupConfig(name);
+        if (o == NULL) {
+            if (!unknown) unknown = name;
+            continue;
+        }
+        if (unknown || bad_arg) continue;
+        if ((o->flags & CFG_IMMUTABLE) ||
+            ((o->flags & CFG_PROTECTED) && !allowProtectedAction(server.enable_protected_configs, c))) {
+            err = (o->flags & CFG_IMMUTABLE) ? "can't set immutable config" : "can't set protected config";
+            bad_arg = name;
+            continue;
+        }
+        if (server.loading && (o->flags & CFG_DENY_LOADING)) {
+            deny_loading = 1;
+            bad_arg = name;
+            continue;
+        }
+        for (int k = 0; k < j; k++) {
+            if (opts[k] == o && !strcasecmp(c->argv[2 + k * 2]->ptr, name)) {
+                err = "duplicate parameter";
+                bad_arg = name;
+                break;
+            }
+        }
+        opts[j] = o;
+    }
+    if (unknown) {
+        addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", unknown);
+        goto cleanup;
+    }
+    if (deny_loading) {
+        addReplyError(c, "LOADING Server is loading the dataset in memory");
+        goto cleanup;
+    }
+    if (bad_arg) goto fail;
+
+    /* Set every value, remembering the old one. */
+    for (int j = 0; j < n; j++) {
+        old[j] = optionGet(opts[j]);
+        done = j + 1;
+        if (!optionSetFromString(opts[j], c->argv[3 + j * 2]->ptr, &err)) {
+            bad_arg = c->argv[2 + j * 2]->ptr;
+            configRestore(opts, old, j); /* opts[j] itself was not changed */
+            goto fail;
+        }
+        sds now = optionGet(opts[j]);
+        changed[j] = sdscmp(now, old[j]) != 0;
+        sdsfree(now);
+    }
+
+    /* Apply, each function once, only for values that changed. */
+    for (int j = 0; j < n; j++) {
+        if (!changed[j] || !opts[j]->apply) continue;
+        int seen = 0;
+        for (int k = 0; k < j; k++)
+            if (changed[k] && opts[k]->apply == opts[j]->apply) seen = 1;
+        if (seen) continue;
+        if (!opts[j]->apply(&err)) {
+            bad_arg = c->argv[2 + j * 2]->ptr;
+            configRestore(opts, old, done);
+            goto fail;
+        }
+    }
+    addReply(c, shared.ok);
+    goto cleanup;
+
+fail:
+    addReplyErrorFormat(c, "CONFIG SET failed (possibly related to argument '%s') - %s", bad_arg, err);
+cleanup:
+    for (int j = 0; j < n; j++) sdsfree(old[j]);
+    zfree(old);
+    zfree(opts);
+    zfree(changed);
+}
+
+static void configResetStatCommand(client *c) {
+    resetServerStats();
+    resetCommandTableStats(server.commands);
+    addReply(c, shared.ok);
+}
+
+static void configRewriteCommand(client *c) {
+    if (server.configfile == NULL) {
+        addReplyError(c, "The server is running without a config file");
+        return;
+    }
+    if (rewriteConfig(server.configfile, 0) == -1) {
+        int e = errno;
+        serverLog(LL_WARNING, "CONFIG REWRITE failed: %s", strerror(e));
+        addReplyErrorFormat(c, "Rewriting config file: %s", strerror(e));
+        return;
+    }
+    serverLog(LL_NOTICE, "CONFIG REWRITE executed with success.");
+    addReply(c, shared.ok);
+}
+
+static void configHelpCommand(client *c) {
+    const char *help[] = {
+        "GET <pattern>",
+        "    Return parameters matching the glob-like <pattern> and their values.",
+        "SET <directive> <value>",
+        "    Set the configuration <directive> to <value>.",
+        "RESETSTAT",
+        "    Reset statistics reported by the INFO command.",
+        "REWRITE",
+        "    Rewrite the configuration file.",
+        NULL,
+    };
+    addReplyHelp(c, help);
+}
+
+/* CONFIG <subcommand>: normally the dispatcher calls the subcommand rows
+ * directly; this entry point routes by argv[1] for callers that do not.
+ * Runs in the event loop. */
+void configCommand(client *c) {
+    const char *sub = c->argc > 1 ? c->argv[1]->ptr : "";
+    if (!strcasecmp(sub, "get") && c->argc >= 3)
+        configGetCommand(c);
+    else if (!strcasecmp(sub, "set") && c->argc >= 4)
+        configSetCommand(c);
+    else if (!strcasecmp(sub, "resetstat") && c->argc == 2)
+        configResetStatCommand(c);
+    else if (!strcasecmp(sub, "rewrite") && c->argc == 2)
+        configRewriteCommand(c);
+    else if (!strcasecmp(sub, "help") && c->argc == 2)
+        configHelpCommand(c);
+    else
+        addReplySubcommandSyntaxError(c);
+}
+
+/* ---------------------------------------------------------------------------
+ * CONFIG REWRITE
+ * ------------------------------------------------------------------------- */
+
+#define REWRITE_MARKER "# Generated by CONFIG REWRITE"
+
+/* Writes buf to path atomically: a temp file in the same directory, fsync,
+ * rename over path, fsync of the directory. Returns 0 or -1 with errno. */
+static int writeFileAtomically(const char *path, const char *buf, size_t len) {
+    sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%d", path, (int)getpid());
+    struct stat st;
+    mode_t mode = (stat(path, &st) == 0) ? (st.st_mode & 07777) : 0644;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    if (fd == -1) goto err_free;
+    fchmod(fd, mode); /* Keep the original permissions despite the umask. */
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, buf + off, len - off);
+        if (w == -1) {
+            if (errno == EINTR) continue;
+            goto err_close;
+        }
+        off += (size_t)w;
+    }
+    if (fsync(fd) == -1) goto err_close;
+    if (close(fd) == -1) goto err_unlink;
+    if (rename(tmp, path) == -1) goto err_unlink;
+
+    /* Make the rename itself durable. */
+    sds dir = sdsnew(path);
+    int dfd = open(dirname(dir), O_RDONLY);
+    if (dfd != -1) {
+        fsync(dfd);
+        close(dfd);
+    }
+    sdsfree(dir);
+    sdsfree(tmp);
+    return 0;
+
+err_close: {
+    int e = errno;
+    close(fd);
+    errno = e;
+}
+err_unlink: {
+    int e = errno;
+    unlink(tmp);
+    errno = e;
+}
+err_free:
+    sdsfree(tmp);
+    return -1;
+}
+
+/* Rewrites the config file at `path` to hold the current configuration.
+ * Lines of the existing file are kept in order: comments, blank lines and
+ * directives we do not know stay as they are; the first line of each of our
+ * options is replaced by its current value and its later lines dropped.
+ * Options not in the file are appended under REWRITE_MARKER, unless they are
+ * at their default. With force_write the file is written even if nothing
+ * changed. Returns 0, or -1 with errno set. Runs in the event loop. */
+int rewriteConfig(char *path, int force_write) {
+    sds old = sdsempty();
+    FILE *fp = fopen(path, "r");
+    if (fp) {
+        old = catStream(old, fp);
+        fclose(fp);
+    } else if (errno != ENOENT) {
+        sdsfree(old);
+        return -1;
+    }
+
+    int nlines;
+    sds *lines = sdssplitlen(old, (ssize_t)sdslen(old), "\n", 1, &nlines);
+    /* A trailing newline produces one empty last element: drop it. */
+    if (nlines > 0 && sdslen(lines[nlines - 1]) == 0) {
+        sdsfree(lines[nlines - 1]);
+        nlines--;
+    }
+    /* owner[i]: index of the option line i sets, or -1 to keep it as is. */
+    int *owner = zmalloc(sizeof(int) * (nlines ? nlines : 1));
+    int first_line[CONFIG_COUNT];
+    int have_marker = 0;
+    for (int j = 0; j < CONFIG_COUNT; j++) first_line[j] = -1;
+
+    for (int i = 0; i < nlines; i++) {
+        owner[i] = -1;
+        sds t = sdstrim(sdsdup(lines[i]), " \t\r");
+        if (!strcmp(t, REWRITE_MARKER)) have_marker = 1;
+        if (t[0] != '#' && t[0] != '\0') {
+            int argc;
+            sds *argv = sdssplitargs(t, &argc);
+            if (argv && argc > 0) {
+                configOption *o = lookupConfig(argv[0]);
+                if (o) {
+                    int idx = (int)(o - configTable);
+                    owner[i] = idx;
+                    if (first_line[idx] == -1) first_line[idx] = i;
+                }
+            }
+            if (argv) sdsfreesplitres(argv, argc);
+        }
+        sdsfree(t);
+    }
+
+    sds out = sdsempty();
+    for (int i = 0; i < nlines; i++) {
+        int idx = owner[i];
+        if (idx == -1) {
+            out = sdscatsds(out, lines[i]);
+            out = sdscat(out, "\n");
+        } else if (first_line[idx] == i) {
+            out = optionRewrite(&configTable[idx], out);
+        }
+    }
+
+    /* New options go last, under the marker (written once per file). */
+    int marker_written = have_marker;
+    for (int j = 0; j < CONFIG_COUNT; j++) {
+        configOption *o = &configTable[j];
+        if (first_line[j] != -1) continue;
+        if (!(o->flags & CFG_ALWAYS_REWRITE)) {
+            sds v = optionGet(o);
+            int is_default = default_values && sdscmp(v, default_values[j]) == 0;
+            sdsfree(v);
+            if (is_default) continue;
+        }
+        if (!marker_written) {
+            /* Set the new block apart with one blank line. */
+            size_t l = sdslen(out);
+            if (l > 0 && out[l - 1] != '\n') out = sdscat(out, "\n");
+            l = sdslen(out);
+            if (l > 0 && !(l >= 2 && out[l - 2] == '\n')) out = sdscat(out, "\n");
+            out = sdscat(out, REWRITE_MARKER "\n");
+            marker_written = 1;
+        }
+        out = optionRewrite(o, out);
+    }
+
+    int ret = 0;
+    if (force_write || sdscmp(out, old) != 0 || fp == NULL) ret = writeFileAtomically(path, out, sdslen(out));
+
+    int e = errno;
+    sdsfree(out);
+    sdsfree(old);
+    sdsfreesplitres(lines, nlines);
+    zfree(owner);
+    errno = e;
+    return ret;
+}
+
+/* ---------------------------------------------------------------------------
+ * Command table rows
+ * ------------------------------------------------------------------------- */
+
+static struct serverCommand configSubcommands[] = {
+    {.name = "get", .proc = configGetCommand, .arity = -3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl_categories = ACL_CATEGORY_SLOW,
+     .group = "server", .summary = "Returns the effective values of configuration parameters.", .since = "2.0.0",
+     .complexity = "O(N) when N is the number of configuration parameters provided"},
+    {.name = "set", .proc = configSetCommand, .arity = -4,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl_categories = ACL_CATEGORY_SLOW,
+     .group = "server", .summary = "Sets configuration parameters in-flight.", .since = "2.0.0",
+     .complexity = "O(N) when N is the number of configuration parameters provided"},
+    {.name = "resetstat", .proc = configResetStatCommand, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl_categories = ACL_CATEGORY_SLOW,
+     .group = "server", .summary = "Resets the server's statistics.", .since = "2.0.0", .complexity = "O(1)"},
+    {.name = "rewrite", .proc = configRewriteCommand, .arity = 2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .acl_categories = ACL_CATEGORY_SLOW,
+     .group = "server", .summary = "Persists the effective configuration to file.", .since = "2.8.0",
+     .complexity = "O(1)"},
+    {.name = "help", .proc = configHelpCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE,
+     .acl_categories = ACL_CATEGORY_SLOW, .group = "server", .summary = "Returns helpful text about the different subcommands.",
+     .since = "5.0.0", .complexity = "O(1)"},
+    {.name = NULL},
+};
+
+struct serverCommand configCommands[] = {
+    {.name = "config", .proc = configCommand, .arity = -2, .flags = 0, .group = "server",
+     .summary = "A container for server configuration commands.", .since = "2.0.0",
+     .complexity = "Depends on subcommand.", .subcommands = configSubcommands},
+    {.name = NULL},
+};
