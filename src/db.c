@@ -322,7 +322,8 @@ void deleteExpiredKeyAndPropagate(serverDb *db, robj *keyobj) {
 int expireIfNeeded(serverDb *db, robj *key, int flags) {
     if (!keyIsExpired(db, key)) return 0;
     if (flags & LOOKUP_NOEXPIRE) return 1;
-    if (isPausedActions() && server.client_pause_write_only == 0) return 1;
+    /* During a pause the dataset must not change: expired keys stay. */
+    if (isPausedActions()) return 1;
     deleteExpiredKeyAndPropagate(db, key);
     return 1;
 }

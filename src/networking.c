@@ -328,17 +328,23 @@ void addReplySds(client *c, sds s) {
     sdsfree(s);
 }
 
-/* The prefix of an error line is what INFO errorstats counts. */
+/* Counts an error reply for INFO errorstats. s is the error text as it was
+ * given: with its own "-CODE ..." prefix, or without one (then it is an
+ * "ERR"). Failed calls are counted by call(), rejected ones at rejection. */
 void afterErrorReply(client *c, const char *s, size_t len, int flags) {
     (void)flags;
+    (void)c;
     server.stat_total_error_replies++;
-    if (c->cmd) c->cmd->failed_calls++;
-    if (s[0] == '-') {
+    size_t plen;
+    if (len && s[0] == '-') {
         s++;
         len--;
+        const char *spc = memchr(s, ' ', len);
+        plen = spc ? (size_t)(spc - s) : len;
+    } else {
+        s = "ERR";
+        plen = 3;
     }
-    const char *spc = memchr(s, ' ', len);
-    size_t plen = spc ? (size_t)(spc - s) : len;
     if (plen > 128) plen = 128;
     if (server.errors) {
         sds prefix = sdsnewlen(s, plen);
@@ -592,26 +598,20 @@ void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext) {
     addReplyProto(c, "\r\n", 2);
 }
 
-/* Replies with the subcommand help: an array of status lines. */
+/* Replies with the subcommand help: a header line naming the command, the
+ * given lines, and the HELP entry every container command has. */
 void addReplyHelp(client *c, const char **help) {
     sds cmd = sdsnew((char *)c->argv[0]->ptr);
     sdstoupper(cmd);
-    void *blenp = addReplyDeferredLen(c);
-    int blen = 0;
-    addReplyStatusLength(c, "", 0);
+    int lines = 0;
+    while (help[lines]) lines++;
+    addReplyArrayLen(c, lines + 3);
     sds head = sdscatprintf(sdsempty(), "%s <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", cmd);
     addReplyStatusLength(c, head, sdslen(head));
     sdsfree(head);
-    /* Re-do the first line properly: the empty status above is replaced. */
-    blen = 1;
-    for (int i = 0; help[i]; i++) {
-        addReplyStatus(c, help[i]);
-        blen++;
-    }
+    for (int i = 0; i < lines; i++) addReplyStatus(c, help[i]);
     addReplyStatus(c, "HELP");
-    addReplyStatus(c, "    Print this help.");
-    blen += 2;
-    setDeferredArrayLen(c, blenp, blen);
+    addReplyStatus(c, "    Prints this help.");
     sdsfree(cmd);
 }
 
@@ -1131,8 +1131,7 @@ void readQueryFromClient(connection *conn) {
     server.stat_total_reads_processed++;
 
     if (!(c->flags & CLIENT_PRIMARY) && server.client_max_querybuf_len &&
-        sdslen(c->querybuf) - c->qb_pos > server.client_max_querybuf_len &&
-        !(c->bulklen >= PROTO_MBULK_BIG_ARG && sdslen(c->querybuf) - c->qb_pos <= (size_t)c->bulklen + 2)) {
+        sdslen(c->querybuf) - c->qb_pos > server.client_max_querybuf_len) {
         sds ci = catClientInfoString(sdsempty(), c);
         serverLog(LL_WARNING, "Closing client that reached max query buffer length: %s", ci);
         sdsfree(ci);
@@ -1263,7 +1262,7 @@ void replaceClientCommandVector(client *c, int argc, robj **argv) {
     c->argc = argc;
     c->argv_len = argc;
     c->argv_len_sum = 0;
-    for (int j = 0; j < argc; j++) c->argv_len_sum += getDecodedObject(argv[j]) ? stringObjectLen(argv[j]) : 0;
+    for (int j = 0; j < argc; j++) c->argv_len_sum += sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : 0;
 }
 
 void rewriteClientCommandVector(client *c, int argc, ...) {

@@ -274,9 +274,7 @@ void call(client *c, int flags) {
     if (flags & CALL_STATS) {
         real_cmd->microseconds += duration;
         real_cmd->calls++;
-        if (server.stat_total_error_replies > prev_err_count) {
-            /* failed_calls is counted where the error reply is made. */
-        }
+        if (server.stat_total_error_replies > prev_err_count) real_cmd->failed_calls++;
         if (server.latency_tracking_enabled && !(c->flags & CLIENT_BLOCKED))
             latencyRecordCommand(real_cmd, duration);
     }
@@ -433,6 +431,8 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     /* Databases: expiry, and incremental rehashing in idle time. */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
     for (int j = 0; j < server.dbnum; j++) {
+        dictShrinkIfNeeded(server.db[j].dict);
+        dictShrinkIfNeeded(server.db[j].expires);
         if (dictIsRehashing(server.db[j].dict)) {
             dictRehashMicroseconds(server.db[j].dict, 1000);
             break;
@@ -746,6 +746,7 @@ int main(int argc, char **argv) {
     server.commands = dictCreate(&commandTableDictType);
     serverPopulateCommandTable();
     initConfigValues();
+    server.active_expire_enabled = 1;
 
     char config_from_stdin = 0;
     if (argc >= 2) {

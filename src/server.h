@@ -464,7 +464,7 @@ struct valkeyServer {
     long long stat_numcommands;
     long long stat_numconnections;
     long long stat_expiredkeys;
-    long long stat_expired_stale_perc;
+    double stat_expired_stale_perc;
     long long stat_expired_time_cap_reached_count;
     long long stat_evictedkeys;
     long long stat_evictedclients;
