@@ -1,0 +1,237 @@
+/* admin.c - small server-wide commands (TIME, LASTSAVE, SHUTDOWN, MONITOR)
+ * and the command table rows of the introspection subsystem.
+ *
+ * MONITOR turns a client into a passive listener: it is added to
+ * server.monitors with CLIENT_MONITOR|CLIENT_REPLICA set, and call()
+ * (server.c) hands every executed command to replicationFeedMonitors(),
+ * which formats one status line per command and queues it to each monitor.
+ * Admin commands and those flagged CMD_SKIP_MONITOR are filtered by call().
+ * freeClient() must remove a monitor from server.monitors.
+ *
+ * SHUTDOWN parses its options here and leaves the actual work (saving,
+ * closing listeners, removing files) to prepareForShutdown() in server.c.
+ *
+ * The table at the bottom, serverAdminCommands[], declares the commands of
+ * info.c, cmdinfo.c, debug.c, slowlog.c, latency.c and this file; commands.c
+ * lists it. */
+#include "server.h"
+
+#include <strings.h>
+#include <sys/time.h>
+
+#include "latency.h"
+#include "slowlog.h"
+
+/* TIME: [unix seconds, microseconds] as two bulk strings. */
+void timeCommand(client *c) {
+    long long now = ustime();
+    addReplyArrayLen(c, 2);
+    addReplyBulkLongLong(c, now / 1000000);
+    addReplyBulkLongLong(c, now % 1000000);
+}
+
+/* LASTSAVE: unix time of the last successful save. */
+void lastsaveCommand(client *c) {
+    addReplyLongLong(c, server.lastsave);
+}
+
+/* MONITOR: from now on, every command executed by anyone is streamed to c. */
+void monitorCommand(client *c) {
+    if (c->flags & CLIENT_MULTI) {
+        addReplyError(c, "MONITOR isn't allowed for DENY BLOCKING client");
+        return;
+    }
+    /* Already a monitor (or a replica): nothing to do, and no reply. */
+    if (c->flags & CLIENT_REPLICA) return;
+    c->flags |= CLIENT_REPLICA | CLIENT_MONITOR;
+    listAddNodeTail(server.monitors, c);
+    addReply(c, shared.ok);
+}
+
+/* Sends every client in monitors the line describing a command run by c
+ * in database dictid:
+ *     +1700000000.123456 [0 127.0.0.1:5555] "set" "k" "v"
+ * (unix:<path> for Unix socket clients, "lua" for scripts). argv stays
+ * owned by the caller. Called by call() in the event-loop thread. */
+void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv, int argc) {
+    if (monitors == NULL || listLength(monitors) == 0) return;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    sds line = sdscatprintf(sdsempty(), "+%ld.%06ld ", (long)tv.tv_sec, (long)tv.tv_usec);
+    if (c->flags & CLIENT_SCRIPT) {
+        line = sdscatprintf(line, "[%d lua] ", dictid);
+    } else if (c->flags & CLIENT_UNIX_SOCKET) {
+        line = sdscatprintf(line, "[%d unix:%s] ", dictid, server.unixsocket ? server.unixsocket : "");
+    } else {
+        line = sdscatprintf(line, "[%d %s] ", dictid, getClientPeerId(c));
+    }
+    for (int j = 0; j < argc; j++) {
+        if (j) line = sdscatlen(line, " ", 1);
+        robj *a = argv[j];
+        if (a->type == OBJ_STRING && !sdsEncodedObject(a)) {
+            line = sdscatprintf(line, "\"%ld\"", (long)a->ptr);
+        } else if (a->type == OBJ_STRING) {
+            line = sdscatrepr(line, a->ptr, sdslen(a->ptr));
+        } else {
+            line = sdscat(line, "\"?\"");
+        }
+    }
+    line = sdscatlen(line, "\r\n", 2);
+    robj *obj = createObject(OBJ_STRING, line);
+    listIter li;
+    listNode *ln;
+    listRewind(monitors, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        client *monitor = listNodeValue(ln);
+        addReply(monitor, obj);
+    }
+    decrRefCount(obj);
+}
+
+/* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: on success the process
+ * exits here and the client gets no reply; on failure the error below. */
+void shutdownCommand(client *c) {
+    int flags = SHUTDOWN_NOFLAGS, abort_requested = 0;
+    for (int j = 1; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "nosave")) flags |= SHUTDOWN_NOSAVE;
+        else if (!strcasecmp(opt, "save")) flags |= SHUTDOWN_SAVE;
+        else if (!strcasecmp(opt, "now")) flags |= SHUTDOWN_NOW;
+        else if (!strcasecmp(opt, "force")) flags |= SHUTDOWN_FORCE;
+        else if (!strcasecmp(opt, "abort")) abort_requested = 1;
+        else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    if ((abort_requested && flags != SHUTDOWN_NOFLAGS) ||
+        ((flags & SHUTDOWN_NOSAVE) && (flags & SHUTDOWN_SAVE))) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (abort_requested) {
+        /* Shutdown is synchronous for now: there is never one to abort. */
+        addReplyError(c, "No shutdown in progress.");
+        return;
+    }
+    if (prepareForShutdown(flags) == C_OK) exit(0);
+    addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
+}
+
+/* ---------------------------------------------------------------------------
+ * Command table
+ * ------------------------------------------------------------------------- */
+
+void infoCommand(client *c);
+void commandCommand(client *c);
+void commandCountCommand(client *c);
+void commandInfoCommand(client *c);
+void commandListCommand(client *c);
+void commandDocsCommand(client *c);
+void commandGetKeysCommand(client *c);
+void commandGetKeysAndFlagsCommand(client *c);
+void commandHelpCommand(client *c);
+void slowlogGetCommand(client *c);
+void slowlogLenCommand(client *c);
+void slowlogResetCommand(client *c);
+void slowlogHelpCommand(client *c);
+
+#define INTROSPECT (CMD_LOADING | CMD_STALE | CMD_SENTINEL)
+
+static struct serverCommand commandSubcommands[] = {
+    {.name = "count", .proc = commandCountCommand, .arity = 2, .flags = INTROSPECT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "server", .since = "2.8.13",
+     .summary = "Returns a count of commands.", .complexity = "O(1)"},
+    {.name = "docs", .proc = commandDocsCommand, .arity = -2, .flags = INTROSPECT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "server", .since = "7.0.0",
+     .summary = "Returns documentary information about one, multiple or all commands.",
+     .complexity = "O(N) where N is the number of commands to look up"},
+    {.name = "getkeys", .proc = commandGetKeysCommand, .arity = -3, .flags = INTROSPECT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "server", .since = "2.8.13",
+     .summary = "Extracts the key names from an arbitrary command.",
+     .complexity = "O(N) where N is the number of arguments to the command"},
+    {.name = "getkeysandflags", .proc = commandGetKeysAndFlagsCommand, .arity = -3, .flags = INTROSPECT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "server", .since = "7.0.0",
+     .summary = "Extracts the key names and access flags for an arbitrary command.",
+     .complexity = "O(N) where N is the number of arguments to the command"},
+    {.name = "help", .proc = commandHelpCommand, .arity = 2, .flags = INTROSPECT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "server", .since = "5.0.0",
+     .summary = "Returns helpful text about the different subcommands.", .complexity = "O(1)"},
+    {.name = "info", .proc = commandInfoCommand, .arity = -2, .flags = INTROSPECT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "server", .since = "2.8.13",
+     .summary = "Returns information about one, multiple or all commands.",
+     .complexity = "O(N) where N is the number of commands to look up"},
+    {.name = "list", .proc = commandListCommand, .arity = -2, .flags = INTROSPECT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "server", .since = "7.0.0",
+     .summary = "Returns a list of command names.", .complexity = "O(N) where N is the total number of commands"},
+    {0},
+};
+
+static struct serverCommand slowlogSubcommands[] = {
+    {.name = "get", .proc = slowlogGetCommand, .arity = -2, .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.2.12", .summary = "Returns the slow log's entries.",
+     .complexity = "O(N) where N is the number of entries returned"},
+    {.name = "help", .proc = slowlogHelpCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "server",
+     .since = "6.2.0", .summary = "Show helpful text about the different subcommands", .complexity = "O(1)"},
+    {.name = "len", .proc = slowlogLenCommand, .arity = 2, .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.2.12", .summary = "Returns the number of entries in the slow log.",
+     .complexity = "O(1)"},
+    {.name = "reset", .proc = slowlogResetCommand, .arity = 2, .flags = CMD_ADMIN | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "2.2.12", .summary = "Clears all entries from the slow log.",
+     .complexity = "O(N) where N is the number of entries in the slowlog"},
+    {0},
+};
+
+#define LATENCY_FLAGS (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
+
+static struct serverCommand latencySubcommands[] = {
+    {.name = "doctor", .proc = latencyCommand, .arity = 2, .flags = LATENCY_FLAGS, .group = "server",
+     .since = "2.8.13", .summary = "Returns a human-readable latency analysis report.", .complexity = "O(1)"},
+    {.name = "graph", .proc = latencyCommand, .arity = 3, .flags = LATENCY_FLAGS, .group = "server",
+     .since = "2.8.13", .summary = "Returns a latency graph for an event.", .complexity = "O(1)"},
+    {.name = "help", .proc = latencyCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "server",
+     .since = "2.8.13", .summary = "Returns helpful text about the different subcommands.", .complexity = "O(1)"},
+    {.name = "histogram", .proc = latencyCommand, .arity = -2, .flags = LATENCY_FLAGS, .group = "server",
+     .since = "7.0.0", .summary = "Returns the cumulative distribution of latencies of a subset or all commands.",
+     .complexity = "O(N) where N is the number of commands with latency information being retrieved."},
+    {.name = "history", .proc = latencyCommand, .arity = 3, .flags = LATENCY_FLAGS, .group = "server",
+     .since = "2.8.13", .summary = "Returns timestamp-latency samples for an event.", .complexity = "O(1)"},
+    {.name = "latest", .proc = latencyCommand, .arity = 2, .flags = LATENCY_FLAGS, .group = "server",
+     .since = "2.8.13", .summary = "Returns the latest latency samples for all events.", .complexity = "O(1)"},
+    {.name = "reset", .proc = latencyCommand, .arity = -2, .flags = LATENCY_FLAGS, .group = "server",
+     .since = "2.8.13", .summary = "Resets the latency data for one or more events.", .complexity = "O(1)"},
+    {0},
+};
+
+struct serverCommand serverAdminCommands[] = {
+    {.name = "info", .proc = infoCommand, .arity = -1, .flags = CMD_LOADING | CMD_STALE | CMD_SENTINEL,
+     .acl_categories = ACL_CATEGORY_DANGEROUS, .group = "server", .since = "1.0.0",
+     .summary = "Returns information and statistics about the server.", .complexity = "O(1)"},
+    {.name = "command", .proc = commandCommand, .arity = -1, .flags = INTROSPECT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "server", .since = "2.8.13",
+     .summary = "Returns detailed information about all commands.",
+     .complexity = "O(N) where N is the total number of commands", .subcommands = commandSubcommands},
+    {.name = "debug", .proc = debugCommand, .arity = -2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_PROTECTED, .group = "server",
+     .since = "1.0.0", .summary = "A container for debugging commands.",
+     .complexity = "Depends on subcommand."},
+    {.name = "slowlog", .proc = slowlogCommand, .arity = -2, .group = "server", .since = "2.2.12",
+     .summary = "A container for slow log commands.", .complexity = "Depends on subcommand.",
+     .subcommands = slowlogSubcommands},
+    {.name = "latency", .proc = latencyCommand, .arity = -2, .group = "server", .since = "2.8.13",
+     .summary = "A container for latency diagnostics commands.", .complexity = "Depends on subcommand.",
+     .subcommands = latencySubcommands},
+    {.name = "monitor", .proc = monitorCommand, .arity = 1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .group = "server", .since = "1.0.0", .summary = "Listens for all requests received by the server in real-time.",
+     .complexity = "O(1)"},
+    {.name = "time", .proc = timeCommand, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .group = "server",
+     .since = "2.6.0", .summary = "Returns the server time.", .complexity = "O(1)"},
+    {.name = "lastsave", .proc = lastsaveCommand, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_ADMIN | ACL_CATEGORY_DANGEROUS, .group = "server", .since = "1.0.0",
+     .summary = "Returns the Unix timestamp of the last successful save to disk.", .complexity = "O(1)"},
+    {.name = "shutdown", .proc = shutdownCommand, .arity = -1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_NO_MULTI | CMD_SENTINEL | CMD_ALLOW_BUSY,
+     .group = "server", .since = "1.0.0", .summary = "Synchronously saves the database(s) to disk and shuts down the server.",
+     .complexity = "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)"},
+    {0},
+};

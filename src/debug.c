@@ -1,0 +1,656 @@
+/* debug.c - the DEBUG command, dataset digests, and the crash report.
+ *
+ * DEBUG is a grab bag of tools for tests and for people chasing bugs: it
+ * can block the server (SLEEP), describe an object (OBJECT, SDSLEN),
+ * fingerprint the dataset (DIGEST, DIGEST-VALUE) so that a primary and its
+ * replica can be compared, emit every RESP type (PROTOCOL), fill a database
+ * (POPULATE) and crash on purpose (SEGFAULT, PANIC, ASSERT) so that the
+ * crash report itself can be tested. It is a protected command: whether a
+ * client may run it is decided by debugCommandAllowed(), which
+ * processCommand() (server.c) consults for enable-debug-command.
+ *
+ * Digests: a key's digest mixes its name, its value and its expire time;
+ * the dataset digest XORs all key digests, so it does not depend on the
+ * order in which keys are stored, and is all zeros for an empty dataset.
+ * String values are digested here; other types through
+ * objectMethods[type].digest, which each t_*.c file provides.
+ *
+ * Crash report: setupSigSegvAction() installs handlers for the fatal
+ * signals. On a crash, an assertion (serverAssert) or a panic (serverPanic)
+ * the log receives a report between the START/END banners: what happened,
+ * a backtrace, the INFO output, the client list and the client being
+ * served. The process then dies of the original signal (or SIGABRT for
+ * asserts and panics), so the exit status still tells what happened. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* REG_RIP and friends in <ucontext.h>. */
+#endif
+#include "server.h"
+
+#include <execinfo.h>
+#include <signal.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "sha1.h"
+
+sds genValkeyInfoString(dict *section_dict, int all_sections, int everything);
+
+/* ---------------------------------------------------------------------------
+ * Digests
+ * ------------------------------------------------------------------------- */
+
+/* XORs SHA1(ptr, len) into digest (20 bytes). Order independent: used to
+ * combine things whose order does not matter (members of a set...). */
+void xorDigest(unsigned char *digest, const void *ptr, size_t len) {
+    unsigned char hash[SHA1_DIGEST_LEN];
+    sha1Buffer(hash, ptr, len);
+    for (int j = 0; j < SHA1_DIGEST_LEN; j++) digest[j] ^= hash[j];
+}
+
+/* Folds ptr into digest so that the result depends on the order of calls:
+ * digest = SHA1(digest XOR SHA1(ptr)). Used for sequences (list elements,
+ * field then value...). */
+void mixDigest(unsigned char *digest, const void *ptr, size_t len) {
+    xorDigest(digest, ptr, len);
+    sha1Buffer(digest, digest, SHA1_DIGEST_LEN);
+}
+
+/* Mixes a string object, whatever its encoding. */
+static void mixStringObjectDigest(unsigned char *digest, robj *o) {
+    if (sdsEncodedObject(o)) {
+        mixDigest(digest, o->ptr, sdslen(o->ptr));
+    } else {
+        char buf[LONG_STR_SIZE];
+        int len = ll2string(buf, sizeof(buf), (long)o->ptr);
+        mixDigest(digest, buf, len);
+    }
+}
+
+/* Digest of a value alone, written to digest (20 bytes, overwritten). */
+static void digestValue(unsigned char *digest, robj *o) {
+    memset(digest, 0, SHA1_DIGEST_LEN);
+    if (o->type == OBJ_STRING) {
+        mixStringObjectDigest(digest, o);
+    } else if (o->type < OBJ_TYPE_MAX && objectMethods[o->type].digest) {
+        objectMethods[o->type].digest(o, digest);
+    } else {
+        /* A type without a digest method: only its type is known. */
+        char *name = getObjectTypeName(o);
+        mixDigest(digest, name, strlen(name));
+    }
+}
+
+/* Digest of one key: name, type, value and expire time. */
+static void digestKey(unsigned char *digest, serverDb *db, sds key, robj *val) {
+    unsigned char valdigest[SHA1_DIGEST_LEN];
+    memset(digest, 0, SHA1_DIGEST_LEN);
+    mixDigest(digest, key, sdslen(key));
+    unsigned char type = (unsigned char)val->type;
+    mixDigest(digest, &type, 1);
+    digestValue(valdigest, val);
+    mixDigest(digest, valdigest, SHA1_DIGEST_LEN);
+    dictEntry *de = dictFind(db->expires, key);
+    if (de) {
+        char buf[LONG_STR_SIZE + 8];
+        int len = snprintf(buf, sizeof(buf), "!ttl%lld", (long long)dictGetSignedIntegerVal(de));
+        mixDigest(digest, buf, len);
+    }
+}
+
+/* Fingerprint of every database; all zeros when there are no keys. */
+static void computeDatasetDigest(unsigned char *final) {
+    memset(final, 0, SHA1_DIGEST_LEN);
+    for (int j = 0; j < server.dbnum; j++) {
+        serverDb *db = &server.db[j];
+        if (dictSize(db->dict) == 0) continue;
+        /* The database number is part of every key's identity. */
+        unsigned char dbdigest[SHA1_DIGEST_LEN];
+        memset(dbdigest, 0, sizeof(dbdigest));
+        dictIterator *di = dictGetIterator(db->dict);
+        dictEntry *de;
+        while ((de = dictNext(di)) != NULL) {
+            unsigned char keydigest[SHA1_DIGEST_LEN];
+            digestKey(keydigest, db, dictGetKey(de), dictGetVal(de));
+            for (int k = 0; k < SHA1_DIGEST_LEN; k++) dbdigest[k] ^= keydigest[k];
+        }
+        dictReleaseIterator(di);
+        uint32_t dbid = (uint32_t)j;
+        mixDigest(dbdigest, &dbid, sizeof(dbid));
+        for (int k = 0; k < SHA1_DIGEST_LEN; k++) final[k] ^= dbdigest[k];
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * DEBUG subcommands
+ * ------------------------------------------------------------------------- */
+
+/* Returns 1 if c may run DEBUG under enable-debug-command: "yes" (1)
+ * always, "local" (2) only from a local connection, "no" (0) never.
+ * Called by processCommand() before DEBUG runs. */
+int debugCommandAllowed(client *c) {
+    if (server.enable_debug_cmd == 1) return 1;
+    if (server.enable_debug_cmd == 2) return c->conn == NULL || connIsLocal(c->conn);
+    return 0;
+}
+
+/* Bytes an RDB dump would use for a length prefix. */
+static size_t rdbLenBytes(uint64_t len) {
+    if (len < (1 << 6)) return 1;
+    if (len < (1 << 14)) return 2;
+    if (len <= UINT32_MAX) return 5;
+    return 9;
+}
+
+/* Approximates the serialized length of o: exact for strings saved without
+ * compression, an estimate from the type's size method otherwise. */
+static size_t estimateSerializedLength(robj *o) {
+    if (o->type == OBJ_STRING) {
+        long long v;
+        if (!sdsEncodedObject(o)) {
+            v = (long)o->ptr;
+        } else if (sdslen(o->ptr) > 11 || !string2ll(o->ptr, sdslen(o->ptr), &v)) {
+            return rdbLenBytes(sdslen(o->ptr)) + sdslen(o->ptr);
+        }
+        if (v >= -(1 << 7) && v < (1 << 7)) return 2;
+        if (v >= -(1 << 15) && v < (1 << 15)) return 3;
+        if (v >= INT32_MIN && v <= INT32_MAX) return 5;
+        char buf[LONG_STR_SIZE];
+        int len = ll2string(buf, sizeof(buf), v);
+        return 1 + len;
+    }
+    if (o->type < OBJ_TYPE_MAX && objectMethods[o->type].size) return objectMethods[o->type].size(o, 10);
+    return 0;
+}
+
+static void debugObject(client *c) {
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOSTATS);
+    if (o == NULL) {
+        addReplyErrorObject(c, shared.nokeyerr);
+        return;
+    }
+    sds s = sdscatprintf(sdsempty(),
+                         "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%d lru_seconds_idle:%llu",
+                         (void *)o, o->refcount, strEncoding(o->encoding), estimateSerializedLength(o), o->lru,
+                         estimateObjectIdleTime(o) / 1000);
+    addReplyStatusLength(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+static void debugSdslen(client *c) {
+    dictEntry *de = dictFind(c->db->dict, c->argv[2]->ptr);
+    if (de == NULL) {
+        addReplyErrorObject(c, shared.nokeyerr);
+        return;
+    }
+    robj *val = dictGetVal(de);
+    sds key = dictGetKey(de);
+    if (val->type != OBJ_STRING || !sdsEncodedObject(val)) {
+        addReplyError(c, "Not an sds encoded string.");
+        return;
+    }
+    sds s = sdscatprintf(sdsempty(),
+                         "key_sds_len:%lld, key_sds_avail:%lld, key_zmalloc: %lld, val_sds_len:%lld, "
+                         "val_sds_avail:%lld, val_zmalloc: %lld",
+                         (long long)sdslen(key), (long long)sdsavail(key), (long long)sdsAllocSize(key),
+                         (long long)sdslen(val->ptr), (long long)sdsavail(val->ptr),
+                         (long long)(val->encoding == OBJ_ENCODING_EMBSTR ? zmalloc_size(val)
+                                                                           : sdsAllocSize(val->ptr)));
+    addReplyStatusLength(c, s, sdslen(s));
+    sdsfree(s);
+}
+
+/* DEBUG SLEEP <seconds>: blocks the whole server; fractions allowed. */
+static void debugSleep(client *c) {
+    double secs = strtod(c->argv[2]->ptr, NULL);
+    long long us = (long long)(secs * 1000000);
+    if (us > 0) {
+        struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000};
+        while (nanosleep(&ts, &ts) == -1) {
+        }
+    }
+    addReply(c, shared.ok);
+}
+
+/* DEBUG POPULATE <count> [<prefix>] [<size>]: adds keys "<prefix>:<n>"
+ * holding "value:<n>" (cut or zero-padded to size if given); existing keys
+ * are left alone. */
+static void debugPopulate(client *c) {
+    long count, size = 0;
+    if (getPositiveLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
+    if (c->argc == 5 && getPositiveLongFromObjectOrReply(c, c->argv[4], &size, NULL) != C_OK) return;
+    const char *prefix = c->argc >= 4 ? c->argv[3]->ptr : "key";
+    dictExpand(c->db->dict, dictSize(c->db->dict) + count);
+    for (long j = 0; j < count; j++) {
+        sds key = sdscatprintf(sdsempty(), "%s:%ld", prefix, j);
+        if (dictFind(c->db->dict, key) != NULL) {
+            sdsfree(key);
+            continue;
+        }
+        char buf[64];
+        int len = snprintf(buf, sizeof(buf), "value:%ld", j);
+        robj *val;
+        if (size == 0) {
+            val = createStringObject(buf, len);
+        } else {
+            sds v = sdsgrowzero(sdsempty(), size);
+            memcpy(v, buf, (size_t)len < (size_t)size ? (size_t)len : (size_t)size);
+            val = createObject(OBJ_STRING, v);
+            if ((size_t)size <= OBJ_ENCODING_EMBSTR_SIZE_LIMIT) {
+                robj *emb = createStringObject(v, size);
+                decrRefCount(val);
+                val = emb;
+            }
+        }
+        robj *keyobj = createObject(OBJ_STRING, key);
+        dbAdd(c->db, keyobj, val);
+        decrRefCount(keyobj);
+    }
+    addReply(c, shared.ok);
+}
+
+/* DEBUG PROTOCOL <type>: one reply of each RESP type, for client tests. */
+static void debugProtocol(client *c) {
+    const char *name = c->argv[2]->ptr;
+    if (!strcasecmp(name, "string")) {
+        addReplyBulkCString(c, "Hello World");
+    } else if (!strcasecmp(name, "integer")) {
+        addReplyLongLong(c, 12345);
+    } else if (!strcasecmp(name, "double")) {
+        addReplyDouble(c, 3.141);
+    } else if (!strcasecmp(name, "bignum")) {
+        addReplyBigNum(c, "1234567999999999999999999999999999999", 37);
+    } else if (!strcasecmp(name, "null")) {
+        addReplyNull(c);
+    } else if (!strcasecmp(name, "array")) {
+        addReplyArrayLen(c, 3);
+        for (int j = 0; j < 3; j++) addReplyLongLong(c, j);
+    } else if (!strcasecmp(name, "set")) {
+        addReplySetLen(c, 3);
+        for (int j = 0; j < 3; j++) addReplyLongLong(c, j);
+    } else if (!strcasecmp(name, "map")) {
+        addReplyMapLen(c, 3);
+        for (int j = 0; j < 3; j++) {
+            addReplyLongLong(c, j);
+            addReplyBool(c, j == 1);
+        }
+    } else if (!strcasecmp(name, "attrib")) {
+        if (c->resp >= 3) {
+            addReplyAttributeLen(c, 1);
+            addReplyBulkCString(c, "key-popularity");
+            addReplyArrayLen(c, 2);
+            addReplyBulkCString(c, "key:123");
+            addReplyLongLong(c, 90);
+        }
+        addReplyBulkCString(c, "Some real reply following the attribute");
+    } else if (!strcasecmp(name, "push")) {
+        if (c->resp < 3) {
+            addReplyError(c, "RESP2 is not supported by this command");
+            return;
+        }
+        addReplyPushLen(c, 2);
+        addReplyBulkCString(c, "server-cpu-usage");
+        addReplyLongLong(c, 42);
+        addReplyBulkCString(c, "Some real reply following the push reply");
+    } else if (!strcasecmp(name, "true")) {
+        addReplyBool(c, 1);
+    } else if (!strcasecmp(name, "false")) {
+        addReplyBool(c, 0);
+    } else if (!strcasecmp(name, "verbatim")) {
+        const char *text = "This is a verbatim\nstring";
+        addReplyVerbatim(c, text, strlen(text), "txt");
+    } else {
+        addReplyError(c, "Wrong protocol type name. Please use one of the following: "
+                         "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+    }
+}
+
+static void debugHtstats(client *c) {
+    long dbid;
+    if (getLongFromObjectOrReply(c, c->argv[2], &dbid, NULL) != C_OK) return;
+    if (dbid < 0 || dbid >= server.dbnum) {
+        addReplyError(c, "Out of range database");
+        return;
+    }
+    int full = c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "full");
+    char buf[4096];
+    sds s = sdsnew("[Dictionary HT]\n");
+    dictGetStats(buf, sizeof(buf), server.db[dbid].dict, full);
+    s = sdscat(s, buf);
+    s = sdscat(s, "[Expires HT]\n");
+    dictGetStats(buf, sizeof(buf), server.db[dbid].expires, full);
+    s = sdscat(s, buf);
+    addReplyVerbatim(c, s, sdslen(s), "txt");
+    sdsfree(s);
+}
+
+static void debugHelp(client *c) {
+    const char *help[] = {
+        "ASSERT",
+        "    Crash the server through a failed assertion.",
+        "CHANGE-REPL-ID",
+        "    Give the server a new random replication id.",
+        "DIGEST",
+        "    Return a 40 hex digit fingerprint of the whole dataset (zeros when empty).",
+        "DIGEST-VALUE <key> [<key> ...]",
+        "    Return a fingerprint of the value of each key, ignoring its name and TTL.",
+        "HTSTATS <dbid> [FULL]",
+        "    Return statistics about the hash tables of database <dbid>.",
+        "LOG <message>",
+        "    Write <message> to the server log.",
+        "OBJECT <key>",
+        "    Show low level information about the value stored at <key>.",
+        "PANIC",
+        "    Crash the server through serverPanic().",
+        "POPULATE <count> [<prefix>] [<size>]",
+        "    Create <count> string keys named <prefix>:<n> (default prefix \"key\").",
+        "    With <size>, values are cut or zero-padded to <size> bytes.",
+        "PROTOCOL <type>",
+        "    Reply with a value of the given RESP type: string, integer, double,",
+        "    bignum, null, array, set, map, attrib, push, verbatim, true, false.",
+        "SDSLEN <key>",
+        "    Show the string allocation details of the key and of its value.",
+        "SEGFAULT",
+        "    Crash the server with a segmentation fault.",
+        "SET-ACTIVE-EXPIRE <0|1>",
+        "    Switch the active expiry of keys off or on.",
+        "SLEEP <seconds>",
+        "    Block the server for <seconds>; decimals are allowed.",
+        NULL,
+    };
+    addReplyHelp(c, help);
+}
+
+/* DEBUG <subcommand> [args]: see debugHelp() for the list. Runs in the
+ * event-loop thread; SLEEP blocks it on purpose. */
+void debugCommand(client *c) {
+    if (!debugCommandAllowed(c)) {
+        addReplyError(c, "DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+                         "can run it from a local connection, otherwise you need to set this option in the "
+                         "configuration file, and then restart the server.");
+        return;
+    }
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "help") && c->argc == 2) {
+        debugHelp(c);
+    } else if (!strcasecmp(sub, "segfault") && c->argc == 2) {
+        /* A write to a read-only page: a real fault the compiler cannot
+         * optimise away. */
+        char *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        *(volatile char *)page = 'x';
+        addReply(c, shared.ok); /* Not reached. */
+    } else if (!strcasecmp(sub, "panic") && c->argc == 2) {
+        serverPanic("DEBUG PANIC called at Unix time %lld", (long long)time(NULL));
+    } else if (!strcasecmp(sub, "assert") && c->argc == 2) {
+        serverAssert(1 == 2);
+    } else if (!strcasecmp(sub, "log") && c->argc == 3) {
+        serverLog(LL_WARNING, "DEBUG LOG: %s", (char *)c->argv[2]->ptr);
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "sleep") && c->argc == 3) {
+        debugSleep(c);
+    } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
+        server.active_expire_enabled = atoi(c->argv[2]->ptr);
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "object") && c->argc == 3) {
+        debugObject(c);
+    } else if (!strcasecmp(sub, "sdslen") && c->argc == 3) {
+        debugSdslen(c);
+    } else if (!strcasecmp(sub, "populate") && c->argc >= 3 && c->argc <= 5) {
+        debugPopulate(c);
+    } else if (!strcasecmp(sub, "digest") && c->argc == 2) {
+        unsigned char digest[SHA1_DIGEST_LEN];
+        char hex[41];
+        computeDatasetDigest(digest);
+        sha1ToHex(hex, digest);
+        addReplyStatus(c, hex);
+    } else if (!strcasecmp(sub, "digest-value") && c->argc >= 2) {
+        addReplyArrayLen(c, c->argc - 2);
+        for (int j = 2; j < c->argc; j++) {
+            unsigned char digest[SHA1_DIGEST_LEN];
+            char hex[41];
+            dictEntry *de = dictFind(c->db->dict, c->argv[j]->ptr);
+            if (de) digestValue(digest, dictGetVal(de));
+            else memset(digest, 0, sizeof(digest));
+            sha1ToHex(hex, digest);
+            addReplyStatus(c, hex);
+        }
+    } else if (!strcasecmp(sub, "protocol") && c->argc == 3) {
+        debugProtocol(c);
+    } else if (!strcasecmp(sub, "change-repl-id") && c->argc == 2) {
+        serverLog(LL_NOTICE, "Changing replication IDs after receiving DEBUG change-repl-id");
+        getRandomHexChars(server.replid, CONFIG_RUN_ID_SIZE);
+        server.replid[CONFIG_RUN_ID_SIZE] = '\0';
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "htstats") && (c->argc == 3 || c->argc == 4)) {
+        debugHtstats(c);
+    } else {
+        addReplySubcommandSyntaxError(c);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Crash report
+ * ------------------------------------------------------------------------- */
+
+static volatile sig_atomic_t bugReportStarted = 0;
+static volatile sig_atomic_t crashing = 0;
+static void *crashAltStack = NULL;
+static const int crashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+/* Writes len bytes straight to the log destination: the report's big
+ * blocks (INFO, client list) exceed a log line's size limit. */
+static void crashLogWrite(const char *s, size_t len) {
+    int fd;
+    if (logOpenForWrite(&fd) == -1) return;
+    while (len > 0) {
+        ssize_t n = write(fd, s, len);
+        if (n <= 0) break;
+        s += n;
+        len -= (size_t)n;
+    }
+    if (fd != STDOUT_FILENO) close(fd);
+}
+
+static void crashLogString(const char *s) {
+    crashLogWrite(s, strlen(s));
+}
+
+static void bugReportStart(void) {
+    if (bugReportStarted) return;
+    bugReportStarted = 1;
+    crashLogString("\n\n=== VALKEY BUG REPORT START: Cut & paste starting from here ===\n");
+}
+
+/* The program counter at the time of the signal, or NULL if unknown. */
+static void *getFaultPc(void *uc) {
+    if (uc == NULL) return NULL;
+    ucontext_t *ctx = uc;
+#if defined(__x86_64__)
+    return (void *)ctx->uc_mcontext.gregs[REG_RIP];
+#elif defined(__i386__)
+    return (void *)ctx->uc_mcontext.gregs[REG_EIP];
+#elif defined(__aarch64__)
+    return (void *)ctx->uc_mcontext.pc;
+#else
+    (void)ctx;
+    return NULL;
+#endif
+}
+
+/* Logs the faulting instruction (if uc is a signal context) and the
+ * backtrace of the current thread. */
+static void logStackTrace(void *uc) {
+    int fd;
+    void *trace[128];
+    crashLogString("\n------ STACK TRACE ------\n");
+    void *pc = getFaultPc(uc);
+    if (logOpenForWrite(&fd) == -1) return;
+    if (pc) {
+        crashLogString("EIP:\n");
+        backtrace_symbols_fd(&pc, 1, fd);
+    }
+    crashLogString("\nBacktrace:\n");
+    int n = backtrace(trace, 128);
+    backtrace_symbols_fd(trace, n, fd);
+    if (fd != STDOUT_FILENO) close(fd);
+}
+
+/* INFO, client list and current client: everything that helps to
+ * understand the server's state. Not async-signal-safe: a crash inside the
+ * allocator may hang here, a risk the report is worth. */
+static void logServerState(void) {
+    crashLogString("\n------ INFO OUTPUT ------\n");
+    if (server.commands) {
+        sds info = genValkeyInfoString(NULL, 1, 0);
+        crashLogWrite(info, sdslen(info));
+        sdsfree(info);
+    }
+    if (server.clients) {
+        crashLogString("\n------ CLIENT LIST OUTPUT ------\n");
+        sds clients = getAllClientsInfoString(-1);
+        crashLogWrite(clients, sdslen(clients));
+        sdsfree(clients);
+    }
+    client *cc = server.executing_client ? server.executing_client : server.current_client;
+    if (cc) {
+        crashLogString("\n------ CURRENT CLIENT INFO ------\n");
+        sds s = catClientInfoString(sdsempty(), cc);
+        s = sdscat(s, "\n");
+        for (int j = 0; j < cc->argc && j < 32; j++) {
+            robj *a = cc->argv[j];
+            if (a && a->type == OBJ_STRING && sdsEncodedObject(a)) {
+                size_t len = sdslen(a->ptr);
+                s = sdscatprintf(s, "argv[%d]: '%.*s'%s\n", j, (int)(len > 128 ? 128 : len), (char *)a->ptr,
+                                 len > 128 ? "..." : "");
+            } else if (a && a->type == OBJ_STRING) {
+                s = sdscatprintf(s, "argv[%d]: %ld\n", j, (long)a->ptr);
+            }
+        }
+        crashLogWrite(s, sdslen(s));
+        sdsfree(s);
+    }
+}
+
+/* Closes the report and kills the process: with signal sig and its default
+ * action if sig != 0 (so the exit status shows the original signal), else
+ * with abort(). Never returns. */
+static void bugReportEnd(int sig) {
+    crashLogString("\n=== VALKEY BUG REPORT END. Make sure to include from START to END. ===\n\n"
+                   "       Please report the crash by opening an issue on github:\n\n"
+                   "           https://github.com/valkey-io/valkey/issues\n\n");
+    removeSigSegvHandlers();
+    if (sig == 0) abort();
+    struct sigaction act;
+    memset(&act, 0, sizeof(act));
+    sigemptyset(&act.sa_mask);
+    act.sa_handler = SIG_DFL;
+    sigaction(sig, &act, NULL);
+    kill(getpid(), sig);
+    _exit(128 + sig); /* Only if the signal could not kill us. */
+}
+
+static void sigsegvHandler(int sig, siginfo_t *info, void *secret) {
+    if (crashing++) {
+        /* Crashed again while reporting: give up on the report. */
+        crashLogString("\nCrashed again while producing the crash report.\n");
+        bugReportEnd(sig);
+    }
+    if (!server.crashlog_enabled) bugReportEnd(sig);
+    bugReportStart();
+    serverLog(LL_WARNING, "Valkey %s crashed by signal: %d, si_code: %d", VALKEY_VERSION, sig, info->si_code);
+    if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL)
+        serverLog(LL_WARNING, "Accessing address: %p", info->si_addr);
+    if (info->si_code == SI_USER || info->si_code == SI_TKILL)
+        serverLog(LL_WARNING, "Killed by PID: %ld, UID: %d", (long)info->si_pid, (int)info->si_uid);
+    logStackTrace(secret);
+    logServerState();
+    bugReportEnd(sig);
+}
+
+/* Installs the crash-report handler for SIGSEGV, SIGBUS, SIGFPE, SIGILL
+ * and SIGABRT, on an alternate stack so that stack overflows are reported
+ * too. Called once from main() after logging is configured. */
+void setupSigSegvAction(void) {
+    /* The first backtrace() call may load libgcc, which allocates: do it
+     * now rather than inside a crash. */
+    void *warmup[1];
+    backtrace(warmup, 1);
+
+    size_t stack_size = 256 * 1024;
+    if (crashAltStack == NULL) crashAltStack = malloc(stack_size);
+    int flags = SA_SIGINFO | SA_NODEFER;
+    if (crashAltStack) {
+        stack_t ss = {.ss_sp = crashAltStack, .ss_size = stack_size, .ss_flags = 0};
+        if (sigaltstack(&ss, NULL) == 0) flags |= SA_ONSTACK;
+    }
+    struct sigaction act;
+    memset(&act, 0, sizeof(act));
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = flags;
+    act.sa_sigaction = sigsegvHandler;
+    for (size_t j = 0; j < sizeof(crashSignals) / sizeof(crashSignals[0]); j++) sigaction(crashSignals[j], &act, NULL);
+}
+
+/* Restores the default action of the crash signals (before a deliberate
+ * abort(), or in a fork child that must not report its parent's crash). */
+void removeSigSegvHandlers(void) {
+    struct sigaction act;
+    memset(&act, 0, sizeof(act));
+    sigemptyset(&act.sa_mask);
+    act.sa_handler = SIG_DFL;
+    for (size_t j = 0; j < sizeof(crashSignals) / sizeof(crashSignals[0]); j++) sigaction(crashSignals[j], &act, NULL);
+}
+
+/* Called through serverAssert(): logs the failed expression with a report
+ * and aborts. Never returns. */
+void _serverAssert(const char *estr, const char *file, int line) {
+    bugReportStart();
+    serverLog(LL_WARNING, "=== ASSERTION FAILED ===");
+    serverLog(LL_WARNING, "==> %s:%d '%s' is not true", file, line, estr);
+    if (server.crashlog_enabled && !crashing++) {
+        logStackTrace(NULL);
+        logServerState();
+    }
+    bugReportEnd(0);
+}
+
+/* Called through serverPanic(): logs the message with a report and aborts.
+ * Never returns. */
+void _serverPanic(const char *file, int line, const char *msg, ...) {
+    char fmtmsg[256];
+    va_list ap;
+    va_start(ap, msg);
+    vsnprintf(fmtmsg, sizeof(fmtmsg), msg, ap);
+    va_end(ap);
+    bugReportStart();
+    serverLog(LL_WARNING, "------------------------------------------------");
+    serverLog(LL_WARNING, "!!! Software Failure. Press left mouse button to continue");
+    serverLog(LL_WARNING, "Guru Meditation: %s #%s:%d", fmtmsg, file, line);
+    if (server.crashlog_enabled && !crashing++) {
+        logStackTrace(NULL);
+        logServerState();
+    }
+    serverLog(LL_WARNING, "------------------------------------------------");
+    bugReportEnd(0);
+}
+
+/* Logs len bytes at value as hex, 32 bytes per line, after a line naming
+ * them descr. For corrupt-payload diagnostics. */
+void serverLogHexDump(int level, char *descr, void *value, size_t len) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = value;
+    serverLog(level, "%s (hexdump of %zu bytes):", descr, len);
+    while (len) {
+        char line[65];
+        size_t n = len > 32 ? 32 : len;
+        for (size_t j = 0; j < n; j++) {
+            line[j * 2] = hex[p[j] >> 4];
+            line[j * 2 + 1] = hex[p[j] & 15];
+        }
+        line[n * 2] = '\0';
+        serverLog(level | LL_RAW, "%s", line);
+        p += n;
+        len -= n;
+    }
+}

@@ -1,0 +1,759 @@
+/* info.c - the INFO command and the statistics helpers behind it.
+ *
+ * genValkeyInfoString() builds the INFO text: sections in Valkey's order
+ * ("# Server", "# Clients", ...), one "field:value\r\n" line per metric and
+ * an empty line between sections. The field names are the ones Valkey 8
+ * prints, because monitoring tools and client libraries parse them; a
+ * metric whose subsystem does not exist yet (persistence, replication,
+ * scripting) is printed with the value an idle server would show.
+ *
+ * Which sections are produced is decided by a set of lower-case section
+ * names (genInfoSectionDict()): no argument means the default sections,
+ * "all" adds commandstats and latencystats, "everything" adds module
+ * sections too. INFO is also used by the crash report (debug.c).
+ *
+ * This file also owns the counters that feed INFO but are updated
+ * elsewhere: the instantaneous metrics sampled by serverCron()
+ * (trackInstantaneousMetric / getInstantaneousMetric) and the resets done
+ * by CONFIG RESETSTAT (resetServerStats / resetCommandTableStats).
+ *
+ * Everything here runs in the event-loop thread (or in the crash handler,
+ * where INFO is produced on a best-effort basis). */
+#include "server.h"
+
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include(<jemalloc/jemalloc.h>)
+#include <jemalloc/jemalloc.h>
+#endif
+#endif
+
+#include "latency.h"
+
+/* ---------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------- */
+
+/* Formats n bytes for humans into s: "512B", "1.00K", "10.00M", ... up to
+ * petabytes. Used by INFO memory and MEMORY DOCTOR-style outputs. */
+void bytesToHuman(char *s, size_t size, unsigned long long n) {
+    static const char units[] = "KMGTP";
+    if (n < 1024) {
+        snprintf(s, size, "%lluB", n);
+        return;
+    }
+    double d = (double)n;
+    int u = -1;
+    while (d >= 1024 && u < 4) {
+        d /= 1024;
+        u++;
+    }
+    snprintf(s, size, "%.2f%c", d, units[u]);
+}
+
+/* Records one sample of a rate: (current_value - last value) scaled by
+ * factor / (current_base - last base). With base in milliseconds and factor
+ * 1000 this is a per-second rate. Called by serverCron() every 100 ms. */
+void trackInstantaneousMetric(int metric, long long current_value, long long current_base, long long factor) {
+    if (metric < 0 || metric > STATS_METRIC_NET_OUTPUT) return;
+    typeof(server.inst_metric[0]) *m = &server.inst_metric[metric];
+    if (m->last_sample_base > 0) {
+        long long elapsed = current_base - m->last_sample_base;
+        long long delta = current_value - m->last_sample_value;
+        m->samples[m->idx] = elapsed > 0 ? delta * factor / elapsed : 0;
+        m->idx = (m->idx + 1) % STATS_METRIC_SAMPLES;
+    }
+    m->last_sample_base = current_base;
+    m->last_sample_value = current_value;
+}
+
+/* Returns the mean of the last STATS_METRIC_SAMPLES samples of metric. */
+long long getInstantaneousMetric(int metric) {
+    if (metric < 0 || metric > STATS_METRIC_NET_OUTPUT) return 0;
+    long long sum = 0;
+    for (int j = 0; j < STATS_METRIC_SAMPLES; j++) sum += server.inst_metric[metric].samples[j];
+    return sum / STATS_METRIC_SAMPLES;
+}
+
+/* Zeroes the counters CONFIG RESETSTAT is documented to reset, including
+ * the error table and the memory peak. */
+void resetServerStats(void) {
+    server.stat_numcommands = 0;
+    server.stat_numconnections = 0;
+    server.stat_expiredkeys = 0;
+    server.stat_expired_stale_perc = 0;
+    server.stat_expired_time_cap_reached_count = 0;
+    server.stat_expire_cycle_time_used = 0;
+    server.stat_evictedkeys = 0;
+    server.stat_evictedclients = 0;
+    server.stat_evictedscripts = 0;
+    server.stat_total_eviction_exceeded_time = 0;
+    server.stat_keyspace_hits = 0;
+    server.stat_keyspace_misses = 0;
+    server.stat_rejected_conn = 0;
+    server.stat_net_input_bytes = 0;
+    server.stat_net_output_bytes = 0;
+    server.stat_unexpected_error_replies = 0;
+    server.stat_total_error_replies = 0;
+    server.stat_dump_payload_sanitizations = 0;
+    server.stat_io_reads_processed = 0;
+    server.stat_io_writes_processed = 0;
+    server.stat_total_reads_processed = 0;
+    server.stat_total_writes_processed = 0;
+    server.stat_client_qbuf_limit_disconnections = 0;
+    server.stat_client_outbuf_limit_disconnections = 0;
+    server.stat_total_active_defrag_time = 0;
+    memset(server.inst_metric, 0, sizeof(server.inst_metric));
+    if (server.errors) dictEmpty(server.errors, NULL);
+    server.stat_peak_memory = 0;
+    server.stat_peak_memory_time = server.unixtime;
+}
+
+static void resetCommandStats(struct serverCommand *cmd) {
+    cmd->calls = 0;
+    cmd->microseconds = 0;
+    cmd->failed_calls = 0;
+    cmd->rejected_calls = 0;
+    if (cmd->subcommands)
+        for (struct serverCommand *sub = cmd->subcommands; sub->name; sub++) resetCommandStats(sub);
+}
+
+/* Zeroes calls/usec/failed/rejected of every command and subcommand in
+ * commands (normally server.commands) and drops the latency histograms. */
+void resetCommandTableStats(dict *commands) {
+    dictIterator *di = dictGetIterator(commands);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL) resetCommandStats(dictGetVal(de));
+    dictReleaseIterator(di);
+    latencyResetCommandHistograms();
+}
+
+/* ---------------------------------------------------------------------------
+ * Section selection
+ * ------------------------------------------------------------------------- */
+
+static uint64_t infoSdsCaseHash(const void *key) {
+    return dictGenCaseHashFunction(key, sdslen((sds)key));
+}
+
+static int infoSdsCaseCompare(const void *a, const void *b) {
+    return strcasecmp(a, b) == 0;
+}
+
+static void infoSdsFree(void *p) {
+    sdsfree(p);
+}
+
+static dictType infoSectionDictType = {
+    .hashFunction = infoSdsCaseHash,
+    .keyCompare = infoSdsCaseCompare,
+    .keyDestructor = infoSdsFree,
+};
+
+static const char *infoDefaultSections[] = {"server", "clients", "memory",    "persistence", "stats",    "replication",
+                                            "cpu",    "modules", "errorstats", "cluster",    "keyspace", NULL};
+
+static void infoAddSection(dict *d, const char *name) {
+    sds s = sdsnew(name);
+    sdstolower(s);
+    if (dictAdd(d, s, NULL) != DICT_OK) sdsfree(s);
+}
+
+/* Builds the set of sections requested by argv (the arguments after INFO).
+ * Sets *all for "all"/"everything" and *everything for "everything".
+ * The caller owns the dict and frees it with releaseInfoSectionDict(). */
+dict *genInfoSectionDict(robj **argv, int argc, int *all, int *everything) {
+    dict *d = dictCreate(&infoSectionDictType);
+    *all = 0;
+    *everything = 0;
+    if (argc == 0) {
+        for (int j = 0; infoDefaultSections[j]; j++) infoAddSection(d, infoDefaultSections[j]);
+        return d;
+    }
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i]->ptr;
+        if (!strcasecmp(arg, "all")) {
+            *all = 1;
+        } else if (!strcasecmp(arg, "everything")) {
+            *all = 1;
+            *everything = 1;
+        } else if (!strcasecmp(arg, "default")) {
+            for (int j = 0; infoDefaultSections[j]; j++) infoAddSection(d, infoDefaultSections[j]);
+        } else {
+            infoAddSection(d, arg);
+        }
+    }
+    return d;
+}
+
+void releaseInfoSectionDict(dict *d) {
+    dictRelease(d);
+}
+
+/* ---------------------------------------------------------------------------
+ * Sections
+ * ------------------------------------------------------------------------- */
+
+static const char *infoMaxmemoryPolicyName(int policy) {
+    switch (policy) {
+    case MAXMEMORY_VOLATILE_LRU: return "volatile-lru";
+    case MAXMEMORY_VOLATILE_LFU: return "volatile-lfu";
+    case MAXMEMORY_VOLATILE_TTL: return "volatile-ttl";
+    case MAXMEMORY_VOLATILE_RANDOM: return "volatile-random";
+    case MAXMEMORY_ALLKEYS_LRU: return "allkeys-lru";
+    case MAXMEMORY_ALLKEYS_LFU: return "allkeys-lfu";
+    case MAXMEMORY_ALLKEYS_RANDOM: return "allkeys-random";
+    case MAXMEMORY_NO_EVICTION: return "noeviction";
+    }
+    return "unknown";
+}
+
+static const char *infoAllocatorName(void) {
+#if defined(JEMALLOC_VERSION_MAJOR)
+#define INFO_STR2(x) #x
+#define INFO_STR(x) INFO_STR2(x)
+    return "jemalloc-" INFO_STR(JEMALLOC_VERSION_MAJOR) "." INFO_STR(JEMALLOC_VERSION_MINOR) "." INFO_STR(
+        JEMALLOC_VERSION_BUGFIX);
+#else
+    return ZMALLOC_LIB;
+#endif
+}
+
+static sds infoServer(sds info) {
+    static struct utsname name;
+    static int uname_done = 0;
+    if (!uname_done) {
+        uname(&name);
+        uname_done = 1;
+    }
+    long long uptime = (long long)(server.unixtime - server.stat_starttime);
+    info = sdscatprintf(info,
+                        "# Server\r\n"
+                        "redis_version:%s\r\n"
+                        "server_name:valkey\r\n"
+                        "valkey_version:%s\r\n"
+                        "redis_git_sha1:00000000\r\n"
+                        "redis_git_dirty:0\r\n"
+                        "redis_build_id:0\r\n"
+                        "redis_mode:%s\r\n"
+                        "os:%s %s %s\r\n"
+                        "arch_bits:%d\r\n"
+                        "monotonic_clock:POSIX clock_gettime\r\n"
+                        "multiplexing_api:%s\r\n"
+                        "atomicvar_api:c11-builtin\r\n"
+                        "gcc_version:%d.%d.%d\r\n"
+                        "process_id:%lld\r\n"
+                        "process_supervised:no\r\n"
+                        "run_id:%s\r\n"
+                        "tcp_port:%d\r\n"
+                        "server_time_usec:%lld\r\n"
+                        "uptime_in_seconds:%lld\r\n"
+                        "uptime_in_days:%lld\r\n"
+                        "hz:%d\r\n"
+                        "configured_hz:%d\r\n"
+                        "lru_clock:%u\r\n"
+                        "executable:%s\r\n"
+                        "config_file:%s\r\n"
+                        "io_threads_active:0\r\n"
+                        "availability_zone:\r\n",
+                        REDIS_COMPAT_VERSION, VALKEY_VERSION, server.sentinel_mode ? "sentinel" : "standalone",
+                        name.sysname, name.release, name.machine, (int)sizeof(void *) * 8, aeGetApiName(),
+#ifdef __GNUC__
+                        __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__,
+#else
+                        0, 0, 0,
+#endif
+                        (long long)getpid(), server.runid, server.port, (long long)ustime(), uptime,
+                        uptime / 86400, server.hz, server.config_hz, (unsigned int)server.lru_clock,
+                        server.executable ? server.executable : "", server.configfile ? server.configfile : "");
+
+    /* One line per listener, numbered by its slot in server.listeners. */
+    int nlisteners = (int)(sizeof(server.listeners) / sizeof(server.listeners[0]));
+    for (int j = 0; j < nlisteners; j++) {
+        connListener *l = &server.listeners[j];
+        if (l->ct == NULL || l->count == 0) continue;
+        const char *type = l->ct->get_type(NULL);
+        info = sdscatprintf(info, "listener%d:name=%s", j, type);
+        if (!strcmp(type, "unix")) {
+            connUnixListenerConfig *uc = l->priv;
+            info = sdscatprintf(info, ",bind=%s", uc && uc->path ? uc->path : "");
+        } else {
+            if (l->bindaddr_count == 0) {
+                info = sdscat(info, ",bind=*,bind=-::*");
+            } else {
+                for (int i = 0; i < l->bindaddr_count; i++) info = sdscatprintf(info, ",bind=%s", l->bindaddr[i]);
+            }
+            info = sdscatprintf(info, ",port=%d", l->port);
+        }
+        info = sdscat(info, "\r\n");
+    }
+    return info;
+}
+
+static sds infoClients(sds info) {
+    unsigned long maxout = 0, maxin = 0;
+    getClientsMaxBuffers(&maxout, &maxin);
+    unsigned long replicas = 0, blocked = 0, pubsub = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        client *c = listNodeValue(ln);
+        if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) replicas++;
+        if (c->flags & CLIENT_BLOCKED) blocked++;
+        if (c->flags & CLIENT_PUBSUB) pubsub++;
+    }
+    return sdscatprintf(info,
+                        "# Clients\r\n"
+                        "connected_clients:%lu\r\n"
+                        "cluster_connections:0\r\n"
+                        "maxclients:%u\r\n"
+                        "client_recent_max_input_buffer:%lu\r\n"
+                        "client_recent_max_output_buffer:%lu\r\n"
+                        "blocked_clients:%lu\r\n"
+                        "tracking_clients:0\r\n"
+                        "pubsub_clients:%lu\r\n"
+                        "watching_clients:0\r\n"
+                        "clients_in_timeout_table:0\r\n"
+                        "total_watched_keys:0\r\n"
+                        "total_blocking_keys:0\r\n"
+                        "total_blocking_keys_on_nokey:0\r\n",
+                        listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked, pubsub);
+}
+
+static sds infoMemory(sds info) {
+    char used_h[64], rss_h[64], peak_h[64], sys_h[64], maxmem_h[64], lua_h[64], vm_h[64], scripts_h[64];
+    size_t used = zmalloc_used_memory();
+    size_t rss = zmalloc_get_rss();
+    size_t sysmem = zmalloc_get_memory_size();
+    size_t allocated = 0, active = 0, resident = 0;
+    zmalloc_get_allocator_info(&allocated, &active, &resident);
+    if (used > server.stat_peak_memory) {
+        server.stat_peak_memory = used;
+        server.stat_peak_memory_time = server.unixtime;
+    }
+    size_t peak = server.stat_peak_memory;
+
+    /* Overhead: what the server needs whatever the data is — its start-up
+     * footprint, clients, and the databases' hash tables. */
+    size_t clients_normal = 0, clients_replicas = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        client *c = listNodeValue(ln);
+        size_t m = getClientMemoryUsage(c, NULL);
+        if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) clients_replicas += m;
+        else clients_normal += m;
+    }
+    size_t db_overhead = 0;
+    for (int j = 0; j < server.dbnum; j++) {
+        db_overhead += dictMemUsage(server.db[j].dict) + dictMemUsage(server.db[j].expires);
+    }
+    size_t startup = server.initial_memory_usage;
+    size_t overhead = startup + clients_normal + clients_replicas + db_overhead;
+    size_t dataset = used > overhead ? used - overhead : 0;
+    size_t net = used > startup ? used - startup : 0;
+    double dataset_perc = net ? (double)dataset * 100 / net : 0;
+    double peak_perc = peak ? (double)used * 100 / peak : 0;
+
+    bytesToHuman(used_h, sizeof(used_h), used);
+    bytesToHuman(rss_h, sizeof(rss_h), rss);
+    bytesToHuman(peak_h, sizeof(peak_h), peak);
+    bytesToHuman(sys_h, sizeof(sys_h), sysmem);
+    bytesToHuman(maxmem_h, sizeof(maxmem_h), server.maxmemory);
+    bytesToHuman(lua_h, sizeof(lua_h), 31744);
+    bytesToHuman(vm_h, sizeof(vm_h), 31744 + 32768);
+    bytesToHuman(scripts_h, sizeof(scripts_h), 0);
+
+    double alloc_frag = allocated ? (double)active / allocated : 0;
+    double alloc_rss = active ? (double)resident / active : 0;
+    double rss_overhead = resident ? (double)rss / resident : 0;
+    double frag = used ? (double)rss / used : 0;
+
+    return sdscatprintf(
+        info,
+        "# Memory\r\n"
+        "used_memory:%zu\r\n"
+        "used_memory_human:%s\r\n"
+        "used_memory_rss:%zu\r\n"
+        "used_memory_rss_human:%s\r\n"
+        "used_memory_peak:%zu\r\n"
+        "used_memory_peak_time:%lld\r\n"
+        "used_memory_peak_human:%s\r\n"
+        "used_memory_peak_perc:%.2f%%\r\n"
+        "used_memory_overhead:%zu\r\n"
+        "used_memory_startup:%zu\r\n"
+        "used_memory_dataset:%zu\r\n"
+        "used_memory_dataset_perc:%.2f%%\r\n"
+        "allocator_allocated:%zu\r\n"
+        "allocator_active:%zu\r\n"
+        "allocator_resident:%zu\r\n"
+        "allocator_muzzy:0\r\n"
+        "total_system_memory:%zu\r\n"
+        "total_system_memory_human:%s\r\n"
+        "used_memory_lua:31744\r\n"
+        "used_memory_vm_eval:31744\r\n"
+        "used_memory_lua_human:%s\r\n"
+        "used_memory_scripts_eval:0\r\n"
+        "number_of_cached_scripts:0\r\n"
+        "number_of_functions:0\r\n"
+        "number_of_libraries:0\r\n"
+        "used_memory_vm_functions:32768\r\n"
+        "used_memory_vm_total:64512\r\n"
+        "used_memory_vm_total_human:%s\r\n"
+        "used_memory_functions:0\r\n"
+        "used_memory_scripts:0\r\n"
+        "used_memory_scripts_human:%s\r\n"
+        "maxmemory:%llu\r\n"
+        "maxmemory_human:%s\r\n"
+        "maxmemory_policy:%s\r\n"
+        "allocator_frag_ratio:%.2f\r\n"
+        "allocator_frag_bytes:%lld\r\n"
+        "allocator_rss_ratio:%.2f\r\n"
+        "allocator_rss_bytes:%lld\r\n"
+        "rss_overhead_ratio:%.2f\r\n"
+        "rss_overhead_bytes:%lld\r\n"
+        "mem_fragmentation_ratio:%.2f\r\n"
+        "mem_fragmentation_bytes:%lld\r\n"
+        "mem_not_counted_for_evict:0\r\n"
+        "mem_replication_backlog:0\r\n"
+        "mem_total_replication_buffers:0\r\n"
+        "mem_clients_slaves:%zu\r\n"
+        "mem_clients_normal:%zu\r\n"
+        "mem_cluster_links:0\r\n"
+        "mem_aof_buffer:0\r\n"
+        "mem_allocator:%s\r\n"
+        "mem_overhead_db_hashtable_rehashing:0\r\n"
+        "active_defrag_running:0\r\n"
+        "lazyfree_pending_objects:%zu\r\n"
+        "lazyfreed_objects:%zu\r\n",
+        used, used_h, rss, rss_h, peak, (long long)server.stat_peak_memory_time, peak_h, peak_perc, overhead,
+        startup, dataset, dataset_perc, allocated, active, resident, sysmem, sys_h, lua_h, vm_h, scripts_h,
+        server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), alloc_frag,
+        (long long)active - (long long)allocated, alloc_rss, (long long)resident - (long long)active, rss_overhead,
+        (long long)rss - (long long)resident, frag, (long long)rss - (long long)used, clients_replicas,
+        clients_normal, infoAllocatorName(), lazyfreeGetPendingObjectsCount(), lazyfreeGetFreedObjectsCount());
+}
+
+static sds infoPersistence(sds info) {
+    return sdscatprintf(info,
+                        "# Persistence\r\n"
+                        "loading:0\r\n"
+                        "async_loading:0\r\n"
+                        "current_cow_peak:0\r\n"
+                        "current_cow_size:0\r\n"
+                        "current_cow_size_age:0\r\n"
+                        "current_fork_perc:0.00\r\n"
+                        "current_save_keys_processed:0\r\n"
+                        "current_save_keys_total:0\r\n"
+                        "rdb_changes_since_last_save:%lld\r\n"
+                        "rdb_bgsave_in_progress:0\r\n"
+                        "rdb_last_save_time:%lld\r\n"
+                        "rdb_last_bgsave_status:%s\r\n"
+                        "rdb_last_bgsave_time_sec:-1\r\n"
+                        "rdb_current_bgsave_time_sec:-1\r\n"
+                        "rdb_saves:0\r\n"
+                        "rdb_last_cow_size:0\r\n"
+                        "rdb_last_load_keys_expired:0\r\n"
+                        "rdb_last_load_keys_loaded:0\r\n"
+                        "aof_enabled:0\r\n"
+                        "aof_rewrite_in_progress:0\r\n"
+                        "aof_rewrite_scheduled:0\r\n"
+                        "aof_last_rewrite_time_sec:-1\r\n"
+                        "aof_current_rewrite_time_sec:-1\r\n"
+                        "aof_last_bgrewrite_status:ok\r\n"
+                        "aof_rewrites:0\r\n"
+                        "aof_rewrites_consecutive_failures:0\r\n"
+                        "aof_last_write_status:ok\r\n"
+                        "aof_last_cow_size:0\r\n"
+                        "module_fork_in_progress:0\r\n"
+                        "module_fork_last_cow_size:0\r\n",
+                        server.dirty, (long long)server.lastsave, server.lastbgsave_status == C_OK ? "ok" : "err");
+}
+
+static sds infoStats(sds info) {
+    return sdscatprintf(
+        info,
+        "# Stats\r\n"
+        "total_connections_received:%lld\r\n"
+        "total_commands_processed:%lld\r\n"
+        "instantaneous_ops_per_sec:%lld\r\n"
+        "total_net_input_bytes:%lld\r\n"
+        "total_net_output_bytes:%lld\r\n"
+        "total_net_repl_input_bytes:0\r\n"
+        "total_net_repl_output_bytes:0\r\n"
+        "instantaneous_input_kbps:%.2f\r\n"
+        "instantaneous_output_kbps:%.2f\r\n"
+        "instantaneous_input_repl_kbps:0.00\r\n"
+        "instantaneous_output_repl_kbps:0.00\r\n"
+        "rejected_connections:%lld\r\n"
+        "sync_full:0\r\n"
+        "sync_partial_ok:0\r\n"
+        "sync_partial_err:0\r\n"
+        "expired_keys:%lld\r\n"
+        "expired_stale_perc:%.2f\r\n"
+        "expired_time_cap_reached_count:%lld\r\n"
+        "expire_cycle_cpu_milliseconds:%lld\r\n"
+        "evicted_keys:%lld\r\n"
+        "evicted_clients:%lld\r\n"
+        "evicted_scripts:%lld\r\n"
+        "total_eviction_exceeded_time:%lld\r\n"
+        "current_eviction_exceeded_time:0\r\n"
+        "keyspace_hits:%lld\r\n"
+        "keyspace_misses:%lld\r\n"
+        "pubsub_channels:0\r\n"
+        "pubsub_patterns:0\r\n"
+        "pubsubshard_channels:0\r\n"
+        "latest_fork_usec:0\r\n"
+        "total_forks:0\r\n"
+        "migrate_cached_sockets:0\r\n"
+        "slave_expires_tracked_keys:0\r\n"
+        "active_defrag_hits:0\r\n"
+        "active_defrag_misses:0\r\n"
+        "active_defrag_key_hits:0\r\n"
+        "active_defrag_key_misses:0\r\n"
+        "total_active_defrag_time:%lld\r\n"
+        "current_active_defrag_time:0\r\n"
+        "tracking_total_keys:0\r\n"
+        "tracking_total_items:0\r\n"
+        "tracking_total_prefixes:0\r\n"
+        "unexpected_error_replies:%lld\r\n"
+        "total_error_replies:%lld\r\n"
+        "dump_payload_sanitizations:%lld\r\n"
+        "total_reads_processed:%lld\r\n"
+        "total_writes_processed:%lld\r\n"
+        "io_threaded_reads_processed:%lld\r\n"
+        "io_threaded_writes_processed:%lld\r\n"
+        "client_query_buffer_limit_disconnections:%lld\r\n"
+        "client_output_buffer_limit_disconnections:%lld\r\n"
+        "reply_buffer_shrinks:0\r\n"
+        "reply_buffer_expands:0\r\n"
+        "acl_access_denied_auth:0\r\n"
+        "acl_access_denied_cmd:0\r\n"
+        "acl_access_denied_key:0\r\n"
+        "acl_access_denied_channel:0\r\n",
+        server.stat_numconnections, server.stat_numcommands, getInstantaneousMetric(STATS_METRIC_COMMAND),
+        server.stat_net_input_bytes, server.stat_net_output_bytes,
+        (double)getInstantaneousMetric(STATS_METRIC_NET_INPUT) / 1024,
+        (double)getInstantaneousMetric(STATS_METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn,
+        server.stat_expiredkeys, (double)server.stat_expired_stale_perc * 100,
+        server.stat_expired_time_cap_reached_count, server.stat_expire_cycle_time_used / 1000,
+        server.stat_evictedkeys, server.stat_evictedclients, server.stat_evictedscripts,
+        server.stat_total_eviction_exceeded_time / 1000, server.stat_keyspace_hits, server.stat_keyspace_misses,
+        server.stat_total_active_defrag_time / 1000, server.stat_unexpected_error_replies,
+        server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
+        server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,
+        server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections);
+}
+
+static sds infoReplication(sds info) {
+    unsigned long replicas = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        client *c = listNodeValue(ln);
+        if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) replicas++;
+    }
+    if (server.primary_host) {
+        info = sdscatprintf(info,
+                            "# Replication\r\n"
+                            "role:slave\r\n"
+                            "master_host:%s\r\n"
+                            "master_port:%d\r\n"
+                            "master_link_status:down\r\n"
+                            "master_last_io_seconds_ago:-1\r\n"
+                            "master_sync_in_progress:0\r\n"
+                            "slave_read_repl_offset:%lld\r\n"
+                            "slave_repl_offset:%lld\r\n"
+                            "slave_priority:100\r\n"
+                            "slave_read_only:%d\r\n"
+                            "replica_announced:1\r\n",
+                            server.primary_host, server.primary_port, server.primary_repl_offset,
+                            server.primary_repl_offset, server.repl_replica_ro);
+    } else {
+        info = sdscat(info, "# Replication\r\nrole:master\r\n");
+    }
+    return sdscatprintf(info,
+                        "connected_slaves:%lu\r\n"
+                        "replicas_waiting_psync:0\r\n"
+                        "master_failover_state:no-failover\r\n"
+                        "master_replid:%s\r\n"
+                        "master_replid2:0000000000000000000000000000000000000000\r\n"
+                        "master_repl_offset:%lld\r\n"
+                        "second_repl_offset:-1\r\n"
+                        "repl_backlog_active:0\r\n"
+                        "repl_backlog_size:1048576\r\n"
+                        "repl_backlog_first_byte_offset:0\r\n"
+                        "repl_backlog_histlen:0\r\n",
+                        replicas, server.replid, server.primary_repl_offset);
+}
+
+static sds infoCpu(sds info) {
+    struct rusage self, children, thread;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+#ifdef RUSAGE_THREAD
+    getrusage(RUSAGE_THREAD, &thread);
+#else
+    thread = self;
+#endif
+#define TV(t) (long)(t).tv_sec, (long)(t).tv_usec
+    return sdscatprintf(info,
+                        "# CPU\r\n"
+                        "used_cpu_sys:%ld.%06ld\r\n"
+                        "used_cpu_user:%ld.%06ld\r\n"
+                        "used_cpu_sys_children:%ld.%06ld\r\n"
+                        "used_cpu_user_children:%ld.%06ld\r\n"
+                        "used_cpu_sys_main_thread:%ld.%06ld\r\n"
+                        "used_cpu_user_main_thread:%ld.%06ld\r\n",
+                        TV(self.ru_stime), TV(self.ru_utime), TV(children.ru_stime), TV(children.ru_utime),
+                        TV(thread.ru_stime), TV(thread.ru_utime));
+#undef TV
+}
+
+static int infoCompareErrorEntries(const void *a, const void *b) {
+    const dictEntry *ea = *(const dictEntry *const *)a, *eb = *(const dictEntry *const *)b;
+    return strcmp(dictGetKey(ea), dictGetKey(eb));
+}
+
+static sds infoErrorstats(sds info) {
+    info = sdscat(info, "# Errorstats\r\n");
+    if (server.errors == NULL || dictSize(server.errors) == 0) return info;
+    /* Sorted, so the output does not depend on hash table order. */
+    size_t n = dictSize(server.errors), i = 0;
+    dictEntry **entries = zmalloc(sizeof(dictEntry *) * n);
+    dictIterator *di = dictGetIterator(server.errors);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL && i < n) entries[i++] = de;
+    dictReleaseIterator(di);
+    qsort(entries, i, sizeof(dictEntry *), infoCompareErrorEntries);
+    for (size_t j = 0; j < i; j++) {
+        info = sdscatprintf(info, "errorstat_%s:count=%lld\r\n", (char *)dictGetKey(entries[j]),
+                            (long long)dictGetSignedIntegerVal(entries[j]));
+    }
+    zfree(entries);
+    return info;
+}
+
+static sds infoCommandStat(sds info, struct serverCommand *cmd) {
+    if (cmd->calls || cmd->failed_calls || cmd->rejected_calls) {
+        info = sdscatprintf(info,
+                            "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,"
+                            "failed_calls=%lld\r\n",
+                            cmd->fullname ? cmd->fullname : cmd->name, cmd->calls, cmd->microseconds,
+                            cmd->calls ? (double)cmd->microseconds / cmd->calls : 0.0, cmd->rejected_calls,
+                            cmd->failed_calls);
+    }
+    if (cmd->subcommands)
+        for (struct serverCommand *sub = cmd->subcommands; sub->name; sub++) info = infoCommandStat(info, sub);
+    return info;
+}
+
+static sds infoLatencyStat(sds info, struct serverCommand *cmd) {
+    info = latencyCatInfoPercentiles(info, cmd);
+    if (cmd->subcommands)
+        for (struct serverCommand *sub = cmd->subcommands; sub->name; sub++) info = infoLatencyStat(info, sub);
+    return info;
+}
+
+static int infoCompareCommands(const void *a, const void *b) {
+    const struct serverCommand *ca = *(struct serverCommand *const *)a, *cb = *(struct serverCommand *const *)b;
+    return strcmp(ca->name, cb->name);
+}
+
+/* Walks the command table in name order, appending fn's lines. */
+static sds infoForEachCommand(sds info, sds (*fn)(sds, struct serverCommand *)) {
+    size_t n = dictSize(server.commands), i = 0;
+    struct serverCommand **cmds = zmalloc(sizeof(*cmds) * (n ? n : 1));
+    dictIterator *di = dictGetIterator(server.commands);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL && i < n) cmds[i++] = dictGetVal(de);
+    dictReleaseIterator(di);
+    qsort(cmds, i, sizeof(*cmds), infoCompareCommands);
+    for (size_t j = 0; j < i; j++) info = fn(info, cmds[j]);
+    zfree(cmds);
+    return info;
+}
+
+static sds infoKeyspace(sds info) {
+    info = sdscat(info, "# Keyspace\r\n");
+    for (int j = 0; j < server.dbnum; j++) {
+        long long keys = dictSize(server.db[j].dict);
+        long long vkeys = dictSize(server.db[j].expires);
+        if (keys || vkeys)
+            info = sdscatprintf(info, "db%d:keys=%lld,expires=%lld,avg_ttl=%lld\r\n", j, keys, vkeys,
+                                server.db[j].avg_ttl);
+    }
+    return info;
+}
+
+/* True if section_dict holds name (a C string; the dict holds sds). */
+static int infoSectionWanted(dict *section_dict, const char *name) {
+    if (section_dict == NULL) return 0;
+    sds key = sdsnew(name);
+    int found = dictFind(section_dict, key) != NULL;
+    sdsfree(key);
+    return found;
+}
+
+/* Builds the INFO text for the sections in section_dict (lower-case names),
+ * or every section if all_sections; everything additionally asks modules
+ * for their sections (none exist yet). Returns a new sds owned by the
+ * caller. Safe to call from the crash handler on a best-effort basis. */
+sds genValkeyInfoString(dict *section_dict, int all_sections, int everything) {
+    (void)everything;
+    sds info = sdsempty();
+    int sections = 0;
+#define WANT(name) (all_sections || infoSectionWanted(section_dict, name))
+#define SECTION(name, fn)                                 \
+    if (WANT(name)) {                                     \
+        if (sections++) info = sdscatlen(info, "\r\n", 2); \
+        info = fn(info);                                  \
+    }
+    SECTION("server", infoServer);
+    SECTION("clients", infoClients);
+    SECTION("memory", infoMemory);
+    SECTION("persistence", infoPersistence);
+    SECTION("stats", infoStats);
+    SECTION("replication", infoReplication);
+    SECTION("cpu", infoCpu);
+    if (WANT("modules")) {
+        if (sections++) info = sdscatlen(info, "\r\n", 2);
+        info = sdscat(info, "# Modules\r\n");
+    }
+    if (WANT("commandstats")) {
+        if (sections++) info = sdscatlen(info, "\r\n", 2);
+        info = sdscat(info, "# Commandstats\r\n");
+        info = infoForEachCommand(info, infoCommandStat);
+    }
+    SECTION("errorstats", infoErrorstats);
+    if (WANT("latencystats")) {
+        if (sections++) info = sdscatlen(info, "\r\n", 2);
+        info = sdscat(info, "# Latencystats\r\n");
+        if (server.latency_tracking_enabled) info = infoForEachCommand(info, infoLatencyStat);
+    }
+    if (WANT("cluster")) {
+        if (sections++) info = sdscatlen(info, "\r\n", 2);
+        info = sdscat(info, "# Cluster\r\ncluster_enabled:0\r\n");
+    }
+    SECTION("keyspace", infoKeyspace);
+#undef SECTION
+#undef WANT
+    return info;
+}
+
+/* INFO [section ...] */
+void infoCommand(client *c) {
+    int all, everything;
+    dict *sections = genInfoSectionDict(c->argv + 1, c->argc - 1, &all, &everything);
+    sds info = genValkeyInfoString(sections, all, everything);
+    addReplyVerbatim(c, info, sdslen(info), "txt");
+    sdsfree(info);
+    releaseInfoSectionDict(sections);
+}
