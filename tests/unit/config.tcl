@@ -1,0 +1,552 @@
+# CONFIG GET / SET / REWRITE / RESETSTAT and config-file loading.
+#
+# Error texts are Valkey 8's exactly, because tools match on them.  Tests
+# whose expected behaviour differs from Redis 7 (new options, new defaults,
+# new enum values, the FATAL banner's version text) are tagged valkey8, so
+# `./runtest --single tests/unit/config --tags -valkey8 --server-binary
+# /usr/bin/redis-server` checks the rest against Redis.
+
+# ---------------------------------------------------------------- helpers
+
+# Starts the server binary directly with `args` (config file and/or
+# --options), waits until it is ready and returns {pid port client}.
+# Used where the harness's own start_server cannot express the test
+# (a server started from a rewritten file, or without any config file).
+proc cfg_start_raw {port args} {
+    set dir [tmp_path raw.$port]
+    file mkdir $dir
+    set out [file join $dir stdout]
+    set pid [exec $::vk::cfg(binary) {*}$args >$out 2>@1 &]
+    set status [::vk::wait_ready $pid $out]
+    if {$status ne "ready"} {
+        ::vk::kill_pid $pid
+        error "raw server did not start ($status): [::vk::log_tail $out]"
+    }
+    return [list $pid $port [::vk::client_open 127.0.0.1 $port]]
+}
+
+proc cfg_stop_raw {srv} {
+    lassign $srv pid port c
+    catch {$c close}
+    ::vk::kill_pid $pid
+}
+
+# Runs the binary with `args`, expecting it to exit at once. Returns
+# {exit_code output}.
+proc cfg_run_and_exit {args} {
+    set code [catch {exec $::vk::cfg(binary) {*}$args 2>@1} out opts]
+    set status 0
+    if {$code} {
+        set ec [dict get $opts -errorcode]
+        if {[lindex $ec 0] eq "CHILDSTATUS"} { set status [lindex $ec 2] }
+    }
+    return [list $status $out]
+}
+
+proc cfg_write_file {name text} {
+    set path [tmp_path $name]
+    set fh [open $path w]
+    puts -nonewline $fh $text
+    close $fh
+    return $path
+}
+
+proc cfg_read_file {path} {
+    set fh [open $path]
+    set text [read $fh]
+    close $fh
+    return $text
+}
+
+# Sets `name` to `value`, checks CONFIG GET returns `expected`, restores.
+proc cfg_roundtrip {name value expected} {
+    set old [lindex [r config get $name] 1]
+    assert_equal OK [r config set $name $value] "CONFIG SET $name $value"
+    assert_equal [list $name $expected] [r config get $name] "CONFIG GET $name"
+    r config set $name $old
+    assert_equal [list $name $old] [r config get $name] "restoring $name"
+}
+
+# ---------------------------------------------------------------- GET / SET
+
+# Redis logs a WARNING when maxmemory goes below the memory in use.
+start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}} {
+    test "CONFIG SET then GET reads back every modifiable option" {
+        foreach {name value expected} {
+            protected-mode no no
+            timeout 100 100
+            tcp-keepalive 60 60
+            maxclients 100 100
+            loglevel warning warning
+            crash-log-enabled no no
+            hz 20 20
+            dynamic-hz no no
+            maxmemory 10mb 10485760
+            maxmemory 1gb 1073741824
+            maxmemory 100 100
+            maxmemory-policy allkeys-lru allkeys-lru
+            maxmemory-policy VOLATILE-TTL volatile-ttl
+            maxmemory-samples 10 10
+            maxmemory-eviction-tenacity 50 50
+            lfu-log-factor 5 5
+            lfu-decay-time 2 2
+            active-expire-effort 5 5
+            lazyfree-lazy-eviction no no
+            lazyfree-lazy-expire no no
+            lazyfree-lazy-server-del no no
+            lazyfree-lazy-user-del no no
+            lazyfree-lazy-user-flush no no
+            client-query-buffer-limit 2mb 2097152
+            proto-max-bulk-len 2mb 2097152
+            slowlog-log-slower-than -1 -1
+            slowlog-max-len 10 10
+            latency-monitor-threshold 100 100
+            latency-tracking no latency-tracking-placeholder
+            busy-reply-threshold 1000 1000
+            notify-keyspace-events KEA AKE
+            notify-keyspace-events Exg gxE
+            notify-keyspace-events "" ""
+            replica-serve-stale-data no no
+            replica-read-only no no
+            appendonly no no
+            save "100 10" "100 10"
+            save "100 10 200 20" "100 10 200 20"
+            save "" ""
+        } {
+            if {$expected eq "latency-tracking-placeholder"} { set expected $value }
+            cfg_roundtrip $name $value $expected
+        }
+    }
+
+    test "Boolean options accept YES/No in any case" {
+        cfg_roundtrip protected-mode NO no
+        cfg_roundtrip dynamic-hz Yes yes
+    }
+
+    test "client-output-buffer-limit: set one class, GET shows all" {
+        cfg_roundtrip client-output-buffer-limit "normal 1mb 2mb 3" \
+            "normal 1048576 2097152 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
+        cfg_roundtrip client-output-buffer-limit "replica 1mb 2mb 3 pubsub 0 0 0" \
+            "normal 0 0 0 slave 1048576 2097152 3 pubsub 0 0 0"
+        cfg_roundtrip client-output-buffer-limit "slave 1gb 512mb 10" \
+            "normal 0 0 0 slave 1073741824 536870912 10 pubsub 33554432 8388608 60"
+    }
+
+    test "hz above the maximum is clamped to 500" {
+        r config set hz 1000
+        set v [r config get hz]
+        r config set hz 10
+        set v
+    } {hz 500}
+
+    test "requirepass is set, read back and cleared with an empty string" {
+        r config set requirepass s3cret
+        catch {r auth s3cret}
+        assert_equal {requirepass s3cret} [r config get requirepass]
+        r config set requirepass ""
+        r config get requirepass
+    } {requirepass {}}
+
+    tags {valkey8} {
+        test "loglevel nothing is accepted" {
+            cfg_roundtrip loglevel nothing nothing
+        }
+    }
+
+    test "Aliases: lua-time-limit, slave-read-only, slave-serve-stale-data" {
+        r config set lua-time-limit 1234
+        assert_equal {busy-reply-threshold 1234} [r config get busy-reply-threshold]
+        assert_equal {lua-time-limit 1234} [r config get lua-time-limit]
+        r config set busy-reply-threshold 5000
+        r config set slave-read-only no
+        assert_equal {replica-read-only no} [r config get replica-read-only]
+        r config set replica-read-only yes
+        assert_equal {slave-read-only yes} [r config get slave-read-only]
+        r config set slave-serve-stale-data yes
+        r config get replica-serve-stale-data
+    } {replica-serve-stale-data yes}
+
+    test "Defaults of the documented options" {
+        set got [dict create {*}[r config get *]]
+        foreach {name value} {
+            port-skip {} tcp-backlog 511 timeout 0 tcp-keepalive 300
+            hz 10 dynamic-hz yes maxmemory 0 maxmemory-policy noeviction
+            maxmemory-samples 5 maxmemory-eviction-tenacity 10
+            lfu-log-factor 10 lfu-decay-time 1 active-expire-effort 1
+            client-query-buffer-limit 1073741824 proto-max-bulk-len 536870912
+            client-output-buffer-limit {normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60}
+            slowlog-log-slower-than 10000 slowlog-max-len 128
+            latency-monitor-threshold 0 latency-tracking yes
+            busy-reply-threshold 5000 enable-debug-command no
+            enable-protected-configs no crash-log-enabled yes
+            set-proc-title yes io-threads 1 replica-serve-stale-data yes
+            replica-read-only yes notify-keyspace-events {} tls-port 0
+            protected-mode yes unixsocketperm 0 requirepass {}
+            dbfilename dump.rdb loglevel notice
+        } {
+            if {$name eq "port-skip"} continue
+            assert_equal $value [dict get $got $name] "default of $name"
+        }
+    }
+
+    tags {valkey8} {
+        test "Valkey 8 defaults: lazyfree yes, syslog-ident valkey, RDMA options" {
+            set got [dict create {*}[r config get *]]
+            foreach {name value} {
+                lazyfree-lazy-eviction yes lazyfree-lazy-expire yes
+                lazyfree-lazy-server-del yes lazyfree-lazy-user-del yes
+                lazyfree-lazy-user-flush yes syslog-ident valkey
+                rdma-port 0 rdma-bind {} rdma-rx-size 1048576
+                rdma-completion-vector -1
+            } {
+                assert_equal $value [dict get $got $name] "default of $name"
+            }
+        }
+    }
+
+    test "CONFIG GET dir returns the working directory" {
+        assert_equal [list dir [file normalize [srv dir]]] [r config get dir]
+    }
+
+    test "CONFIG GET bind shows every address" {
+        r config get bind
+    } {bind 127.0.0.1}
+
+    test "CONFIG GET with a glob matches names and aliases" {
+        set got [dict create {*}[r config get maxmemory*]]
+        foreach name {maxmemory maxmemory-policy maxmemory-samples maxmemory-eviction-tenacity} {
+            assert {[dict exists $got $name]}
+        }
+        foreach name [dict keys $got] { assert_match maxmemory* $name }
+        set got [dict create {*}[r config get *read-only]]
+        assert {[dict exists $got replica-read-only]}
+        assert {[dict exists $got slave-read-only]}
+    }
+
+    test "CONFIG GET with several patterns, each name once" {
+        set got [r config get port hz]
+        assert_equal 4 [llength $got]
+        assert_equal 10 [dict get $got hz]
+        assert_equal [srv port] [dict get $got port]
+        assert_equal 2 [llength [r config get port port]]
+        assert_equal 2 [llength [r config get port p?rt]]
+        assert_equal 6 [llength [r config get lazyfree-lazy-user-* port]]
+    }
+
+    test "CONFIG GET is case-insensitive and ignores unknown names" {
+        # An exact name is echoed as typed; a glob reports the real name.
+        assert_equal {HZ 10} [r config get HZ]
+        assert_equal {hz 10} [r config get H?]
+        assert_equal {} [r config get no-such-option]
+        assert_equal {} [r config get no-such-*]
+    }
+
+    test "CONFIG GET replies with a map under RESP3" {
+        set c [vk_client]
+        $c hello 3
+        $c readraw 1
+        $c send config get hz
+        $c flush
+        set first [$c read]
+        $c readraw 0
+        $c close
+        set first
+    } {%1}
+
+    test "CONFIG SET of several options at once" {
+        assert_equal OK [r config set maxmemory 10mb hz 20 timeout 7]
+        assert_equal {hz 20 maxmemory 10485760 timeout 7} [lsort -stride 2 [r config get hz maxmemory timeout]]
+        r config set maxmemory 0 hz 10 timeout 0
+    } OK
+
+    test "CONFIG SET with one bad value changes nothing" {
+        r config set hz 10 timeout 0 maxmemory-policy noeviction
+        assert_error "*CONFIG SET failed (possibly related to argument 'maxmemory-policy')*" {
+            r config set hz 30 timeout 5 maxmemory-policy bogus
+        }
+        lsort -stride 2 [r config get hz timeout maxmemory-policy]
+    } {hz 10 maxmemory-policy noeviction timeout 0}
+
+    test "CONFIG SET with an unknown option changes nothing" {
+        assert_error "ERR Unknown option or number of arguments for CONFIG SET - 'foo'" {
+            r config set hz 30 foo bar
+        }
+        r config get hz
+    } {hz 10}
+
+    test "CONFIG SET errors are Valkey's" {
+        foreach {name value err} {
+            port abc "argument couldn't be parsed into an integer"
+            port 70000 "argument must be between 0 and 65535 inclusive"
+            port -1 "argument must be between 0 and 65535 inclusive"
+            maxmemory 1zz "argument must be a memory value"
+            maxmemory -1 "argument must be a memory value"
+            client-query-buffer-limit 1000 "argument must be between 1048576 and 9223372036854775807 inclusive"
+            proto-max-bulk-len 10 "argument must be between 1048576 and 9223372036854775807 inclusive"
+            maxclients 0 "argument must be between 1 and 4294967295 inclusive"
+            active-expire-effort 11 "argument must be between 1 and 10 inclusive"
+            active-expire-effort 0 "argument must be between 1 and 10 inclusive"
+            lfu-log-factor -1 "argument must be between 0 and 2147483647 inclusive"
+            timeout -1 "argument must be between 0 and 2147483647 inclusive"
+            slowlog-max-len -1 "argument must be between 0 and 9223372036854775807 inclusive"
+            maxclients -1 "argument must be between 1 and 4294967295 inclusive"
+            hz x "argument couldn't be parsed into an integer"
+            appendonly maybe "argument must be 'yes' or 'no'"
+            protected-mode 1 "argument must be 'yes' or 'no'"
+            maxmemory-policy foo "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"
+            notify-keyspace-events Q "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+            save "100 x" "Invalid save parameters"
+            save "100" "Invalid save parameters"
+            client-output-buffer-limit "foo 1 2 3" "Invalid client class specified in buffer limit configuration."
+            client-output-buffer-limit "normal 1 2" "Wrong number of arguments in buffer limit configuration."
+            client-output-buffer-limit "normal 0 0 -1" "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+            client-output-buffer-limit "normal x 0 0" "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+        } {
+            assert_error "ERR CONFIG SET failed (possibly related to argument '$name') - $err" {
+                r config set $name $value
+            }
+        }
+    }
+
+    tags {valkey8} {
+        test "loglevel error lists 'nothing'" {
+            assert_error "*must be one of the following: debug, verbose, notice, warning, nothing" {
+                r config set loglevel foo
+            }
+        }
+    }
+
+    test "Immutable options refuse CONFIG SET" {
+        foreach name {daemonize databases io-threads tcp-backlog unixsocket unixsocketperm
+                      logfile syslog-enabled syslog-ident enable-debug-command
+                      enable-protected-configs set-proc-title pidfile} {
+            assert_error "ERR CONFIG SET failed (possibly related to argument '$name') - can't set immutable config" {
+                r config set $name 1
+            }
+        }
+    }
+
+    tags {valkey8} {
+        test "Immutable RDMA options refuse CONFIG SET" {
+            foreach name {rdma-rx-size rdma-completion-vector} {
+                assert_error "*argument '$name') - can't set immutable config" {
+                    r config set $name 1
+                }
+            }
+        }
+    }
+
+    test "Protected options refuse CONFIG SET by default" {
+        foreach name {dir dbfilename} {
+            assert_error "ERR CONFIG SET failed (possibly related to argument '$name') - can't set protected config" {
+                r config set $name /tmp
+            }
+        }
+    }
+
+    test "A duplicated option (or its alias) is refused" {
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'hz') - duplicate parameter" {
+            r config set hz 1 hz 2
+        }
+        # A name and its alias are distinct arguments: the later one wins.
+        assert_equal OK [r config set lua-time-limit 1 busy-reply-threshold 2]
+        assert_equal {busy-reply-threshold 2} [r config get busy-reply-threshold]
+        r config set busy-reply-threshold 5000
+        r config get hz
+    } {hz 10}
+
+    test "CONFIG SET with a missing value is an error" {
+        assert_error "ERR syntax error" {
+            r config set hz 1 timeout
+        }
+        assert_error "ERR wrong number of arguments for 'config|set' command" {
+            r config set hz
+        }
+        assert_error "ERR wrong number of arguments for 'config|get' command" {
+            r config get
+        }
+    }
+
+    tags {valkey8} {
+        test "Transports not built in refuse a non-default port" {
+            set info [r config get rdma-port]
+            if {[catch {r config set rdma-port 0} err]} { fail "rdma-port 0: $err" }
+            if {[catch {r config set rdma-port [expr {[srv port] + 50}]} err]} {
+                assert_match "*RDMA support is not built into this server*" $err
+            } else {
+                r config set rdma-port 0
+            }
+            if {[catch {r config set rdma-bind 127.0.0.1} err]} {
+                assert_match "*RDMA support is not built into this server*" $err
+            } else {
+                r config set rdma-bind ""
+            }
+        }
+    }
+
+    test "CONFIG SET port moves the listener" {
+        set newport [::vk::alloc_port]
+        r config set port $newport
+        set c [::vk::client_open 127.0.0.1 $newport]
+        assert_equal PONG [$c ping]
+        assert_equal [list port $newport] [$c config get port]
+        $c config set port [srv port]
+        $c close
+        r close
+        r ping
+    } PONG
+
+    test "CONFIG RESETSTAT" {
+        r config resetstat
+    } OK
+
+    test "CONFIG HELP lists the subcommands" {
+        set help [r config help]
+        assert_match "*GET <pattern>*" $help
+        assert_match "*REWRITE*" $help
+    }
+}
+
+start_server {tags {"config"} log_allow {"*listen*" "*bind*" "*Address already in use*" "*ailed*"}} {
+    test "A failing apply (port in use) rolls every option back" {
+        set busy [::vk::alloc_port]
+        set sock [socket -server {apply {{c a p} {close $c}}} -myaddr 127.0.0.1 $busy]
+        r config set hz 10
+        set code [catch {r config set hz 33 port $busy} err]
+        close $sock
+        assert_equal 1 $code
+        assert_match "*argument 'port')*" $err
+        r close
+        list [r config get hz] [r config get port]
+    } [list {hz 10} [list port [srv port]]]
+}
+
+# ---------------------------------------------------------------- REWRITE
+
+start_server {tags {"config"} overrides {maxmemory-samples 7 save "100 10"}} {
+    test "CONFIG REWRITE keeps comments and order, replaces lines, appends new options" {
+        r config set maxmemory-samples 9 maxmemory 32mb notify-keyspace-events KEA hz 22
+        r config set lua-time-limit 1234 client-output-buffer-limit "pubsub 1mb 0 0" save "200 20"
+        assert_equal OK [r config rewrite]
+        set text [cfg_read_file [srv config_file]]
+        # The harness's comment and base lines are still there, in order.
+        set comment [string first "# added by the test harness" $text]
+        set samples [string first "maxmemory-samples 9" $text]
+        set marker [string first "# Generated by CONFIG REWRITE" $text]
+        assert {$comment >= 0 && $samples > $comment && $marker > $samples}
+        assert_match "*\nbind 127.0.0.1\n*" $text
+        # Changed lines replaced in place, one line per option.
+        assert_equal 1 [regexp -all -line {^maxmemory-samples } $text]
+        assert_equal 1 [regexp -all -line {^save } $text]
+        assert_equal 0 [regexp -all -line {^save 100 10$} $text]
+        # New options appended below the marker, memory in units.
+        assert_match "*maxmemory 32mb*" $text
+        assert_match "*notify-keyspace-events*AKE*" $text
+        # Options at their default that were not in the file are not added.
+        assert_equal 0 [regexp -all -line {^tcp-keepalive } $text]
+        assert_equal 0 [regexp -all -line {^maxmemory-policy } $text]
+    }
+
+    # Redis 7.0 moves client-output-buffer-limit lines on a second rewrite.
+    tags {valkey8} {
+        test "CONFIG REWRITE twice gives the same file" {
+            set before [cfg_read_file [srv config_file]]
+            r config rewrite
+            assert_equal $before [cfg_read_file [srv config_file]]
+        }
+    }
+
+    test "A server started from the rewritten file has the same values" {
+        set port [::vk::alloc_port]
+        # --port on the command line overrides the file's port line.
+        set raw [cfg_start_raw $port [srv config_file] --port $port]
+        set c [lindex $raw 2]
+        set bad {}
+        foreach name {maxmemory-samples maxmemory notify-keyspace-events hz busy-reply-threshold
+                      client-output-buffer-limit save bind dir databases appendonly} {
+            if {[r config get $name] ne [$c config get $name]} {
+                lappend bad "$name: [r config get $name] vs [$c config get $name]"
+            }
+        }
+        set got_port [$c config get port]
+        cfg_stop_raw $raw
+        assert_equal {} $bad
+        assert_equal [list port $port] $got_port
+    }
+
+    test "An option set back to its default is rewritten, not duplicated" {
+        r config set maxmemory 0
+        r config rewrite
+        set text [cfg_read_file [srv config_file]]
+        assert_equal 1 [regexp -all -line {^maxmemory 0$} $text]
+        assert_equal 1 [regexp -all -line {^# Generated by CONFIG REWRITE$} $text]
+    }
+}
+
+test "CONFIG REWRITE without a config file is an error" {
+    set port [::vk::alloc_port]
+    file mkdir [tmp_path noconf]
+    set raw [cfg_start_raw $port --port $port --bind 127.0.0.1 --save "" --dir [tmp_path noconf]]
+    set c [lindex $raw 2]
+    set code [catch {$c config rewrite} err]
+    cfg_stop_raw $raw
+    list $code $err
+} {1 {ERR The server is running without a config file}}
+
+# ---------------------------------------------------------------- loading
+
+test "Command-line options override the config file" {
+    set port [::vk::alloc_port]
+    set conf [cfg_write_file cmdline.conf "bind 127.0.0.1\nport 1\nhz 15\nsave \"\"\nmaxmemory 1mb\ndir [tmp_path {}]\n"]
+    set raw [cfg_start_raw $port $conf --port $port --hz 25 --save "60 1 30 2"]
+    set c [lindex $raw 2]
+    set got [list [$c config get hz] [$c config get save] [$c config get maxmemory]]
+    cfg_stop_raw $raw
+    set got
+} {{hz 25} {save {60 1 30 2}} {maxmemory 1048576}}
+
+test "Several save lines in a file add up and replace the default" {
+    set port [::vk::alloc_port]
+    set conf [cfg_write_file save.conf "bind 127.0.0.1\nport $port\nsave 900 1\nsave 300 10\ndir [tmp_path {}]\n"]
+    set raw [cfg_start_raw $port $conf]
+    set got [[lindex $raw 2] config get save]
+    cfg_stop_raw $raw
+    set got
+} {save {900 1 300 10}}
+
+foreach {what text line shown err} {
+    "a bad value" "bind 127.0.0.1\nport \"abc\"\n" 2 {port "abc"} "argument couldn't be parsed into an integer"
+    "an unknown directive" "# comment\n\nfoo bar\n" 3 {foo bar} "Bad directive or wrong number of arguments"
+    "too many arguments" "port 1 2\n" 1 {port 1 2} "wrong number of arguments"
+    "unbalanced quotes" "port \"abc\n" 1 {port "abc} "Unbalanced quotes in configuration line"
+    "an out-of-range value" "hz 10\nport 70000\n" 2 {port 70000} "argument must be between 0 and 65535 inclusive"
+    "a bad enum" "maxmemory-policy lru\n" 1 {maxmemory-policy lru} "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"
+} {
+    test "A config file with $what makes the server exit with a FATAL message" {
+        set conf [cfg_write_file fatal.conf $text]
+        lassign [cfg_run_and_exit $conf] status out
+        assert_equal 1 $status
+        assert_match "*\*\*\* FATAL CONFIG FILE ERROR (*) \*\*\**" $out
+        assert_match "*Reading the configuration file, at line $line\n>>> '$shown'\n$err*" $out
+    }
+}
+
+tags {valkey8} {
+    test "The FATAL banner names the Valkey version" {
+        set conf [cfg_write_file fatal.conf "foo bar\n"]
+        lassign [cfg_run_and_exit $conf] status out
+        assert_match "*FATAL CONFIG FILE ERROR (Version 8.*) ***" $out
+    }
+}
+
+test "A bad command-line option is reported like a config line" {
+    lassign [cfg_run_and_exit --port 1 --hz abc] status out
+    assert_equal 1 $status
+    assert_match "*>>> 'hz \"abc\"'\nargument couldn't be parsed into an integer*" $out
+}
+
+test "A missing config file makes the server exit" {
+    lassign [cfg_run_and_exit [tmp_path no-such.conf]] status out
+    assert_equal 1 $status
+    assert_match "*Fatal error, can't open config file '*no-such.conf': No such file or directory*" $out
+}

@@ -1,0 +1,257 @@
+# INFO: sections, field names and counters that move.  Field names are the
+# ones Valkey 8 prints, since monitoring tools parse them; those that exist
+# only in Valkey (not in Redis 7) are tagged valkey-only.
+
+# Returns the value of `field` in INFO `section` (all sections if empty).
+proc info_field {field {section ""}} {
+    set text [expr {$section eq "" ? [r info] : [r info $section]}]
+    foreach line [split $text "\r\n"] {
+        if {[string match "$field:*" $line]} {
+            return [string range $line [expr {[string length $field] + 1}] end]
+        }
+    }
+    return ""
+}
+
+# The "# Name" section headers of an INFO reply, in order.
+proc info_sections {text} {
+    set names {}
+    foreach line [split $text "\r\n"] {
+        if {[string index $line 0] eq "#"} { lappend names [string trim [string range $line 1 end]] }
+    }
+    return $names
+}
+
+start_server {tags {info}} {
+    test "INFO without arguments prints the default sections in order" {
+        info_sections [r info]
+    } {Server Clients Memory Persistence Stats Replication CPU Modules Errorstats Cluster Keyspace}
+
+    test "INFO all adds commandstats; INFO everything too" {
+        set all [info_sections [r info all]]
+        assert {"Commandstats" in $all}
+        assert {"Server" in $all && "Keyspace" in $all}
+        assert {"Commandstats" in [info_sections [r info everything]]}
+    }
+
+    test "INFO with several sections prints just those, in INFO's order" {
+        info_sections [r info keyspace server CLIENTS]
+    } {Server Clients Keyspace}
+
+    test "INFO default plus an extra section" {
+        set s [info_sections [r info default commandstats]]
+        assert {"Commandstats" in $s}
+        assert {"Keyspace" in $s}
+    }
+
+    test "INFO of an unknown section is empty" {
+        r info no-such-section
+    } {}
+
+    test "INFO server has the fields clients parse" {
+        set text [r info server]
+        foreach f {redis_version redis_mode os arch_bits multiplexing_api gcc_version process_id
+                   run_id tcp_port server_time_usec uptime_in_seconds uptime_in_days hz
+                   configured_hz lru_clock executable config_file} {
+            assert_match "*\r\n$f:*" $text
+        }
+        assert_equal [srv port] [info_field tcp_port server]
+        assert_equal [r config get port] [list port [srv port]]
+        assert_equal 40 [string length [info_field run_id server]]
+        assert_equal standalone [info_field redis_mode server]
+    }
+
+    tags {valkey-only} {
+        test "INFO server identifies Valkey and keeps the Redis compat version" {
+            assert_equal valkey [info_field server_name server]
+            assert_match {8.*} [info_field valkey_version server]
+            assert_equal 7.2.4 [info_field redis_version server]
+        }
+    }
+
+    # Fields added after Redis 7.0 (listener lines, watching_clients, the
+    # buffer-limit disconnection counters) are checked here.
+    tags {valkey-only} {
+        test "INFO server lists the TCP listener" {
+            assert_match "name=tcp,bind=127.0.0.1,port=[srv port]" [info_field listener0 server]
+        }
+
+        test "INFO fields newer than Redis 7.0 are present" {
+            foreach {f section} {watching_clients clients total_blocking_keys clients pubsub_clients clients
+                                 client_query_buffer_limit_disconnections stats
+                                 client_output_buffer_limit_disconnections stats} {
+                assert {[string is integer -strict [info_field $f $section]]} "$f is a number"
+            }
+        }
+    }
+
+    test "INFO clients counts this connection" {
+        assert_range [info_field connected_clients clients] 1 3
+        foreach f {maxclients blocked_clients tracking_clients
+                   client_recent_max_input_buffer client_recent_max_output_buffer} {
+            assert {[string is integer -strict [info_field $f clients]]}
+        }
+    }
+
+    test "INFO memory fields are numbers and consistent" {
+        set used [info_field used_memory memory]
+        assert {$used > 0}
+        assert {[info_field used_memory_peak memory] >= $used}
+        assert {[info_field used_memory_rss memory] > 0}
+        assert_match {*[KMG]} [info_field used_memory_human memory]
+        assert_equal noeviction [info_field maxmemory_policy memory]
+        assert_equal 0B [info_field maxmemory_human memory]
+        assert_match {jemalloc*} [info_field mem_allocator memory]
+        assert {[string is double -strict [info_field mem_fragmentation_ratio memory]]}
+        assert_equal 0 [info_field lazyfree_pending_objects memory]
+    }
+
+    test "INFO persistence: rdb_changes_since_last_save follows writes" {
+        set before [info_field rdb_changes_since_last_save persistence]
+        r set foo bar
+        r set foo baz
+        assert_equal [expr {$before + 2}] [info_field rdb_changes_since_last_save persistence]
+        assert_equal 0 [info_field loading persistence]
+        assert_equal ok [info_field rdb_last_bgsave_status persistence]
+        assert_equal 0 [info_field aof_enabled persistence]
+        assert_equal [r lastsave] [info_field rdb_last_save_time persistence]
+    }
+
+    test "INFO stats: total_commands_processed increments" {
+        set a [info_field total_commands_processed stats]
+        r ping
+        r ping
+        set b [info_field total_commands_processed stats]
+        # The two PINGs and the first INFO itself.
+        assert_equal [expr {$a + 3}] $b
+    }
+
+    test "INFO stats: keyspace hits and misses" {
+        r set hitme 1
+        set h [info_field keyspace_hits stats]
+        set m [info_field keyspace_misses stats]
+        r get hitme
+        r get nosuchkey
+        assert_equal [expr {$h + 1}] [info_field keyspace_hits stats]
+        assert_equal [expr {$m + 1}] [info_field keyspace_misses stats]
+    }
+
+    test "INFO stats: connections and network bytes move" {
+        set conns [info_field total_connections_received stats]
+        set in [info_field total_net_input_bytes stats]
+        set c [vk_client]
+        $c ping
+        $c close
+        assert {[info_field total_connections_received stats] > $conns}
+        assert {[info_field total_net_input_bytes stats] > $in}
+        foreach f {instantaneous_ops_per_sec instantaneous_input_kbps rejected_connections
+                   expired_keys evicted_keys total_error_replies unexpected_error_replies
+                   total_reads_processed total_writes_processed} {
+            assert {[string is double -strict [info_field $f stats]]} "$f is a number"
+        }
+    }
+
+    test "INFO stats: instantaneous_ops_per_sec sees a burst of commands" {
+        for {set i 0} {$i < 400} {incr i} { r ping }
+        wait_for_condition 50 50 {[info_field instantaneous_ops_per_sec stats] > 0} {
+            fail "instantaneous_ops_per_sec stayed 0"
+        }
+    }
+
+    test "INFO replication of a primary" {
+        assert_equal master [info_field role replication]
+        assert_equal 0 [info_field connected_slaves replication]
+        assert_equal 40 [string length [info_field master_replid replication]]
+        assert {[string is integer -strict [info_field master_repl_offset replication]]}
+    }
+
+    test "INFO cpu reports seconds with microseconds" {
+        assert_match {*.*} [info_field used_cpu_sys cpu]
+        assert {[string is double -strict [info_field used_cpu_user cpu]]}
+        assert {[string is double -strict [info_field used_cpu_user_children cpu]]}
+    }
+
+    test "INFO keyspace: a line per non-empty database" {
+        r flushall
+        assert_equal "" [info_field db0 keyspace]
+        r set a 1
+        r set b 2
+        r expire b 100
+        r select 9
+        r set c 3
+        r select 0
+        assert_match "keys=2,expires=1,avg_ttl=*" [info_field db0 keyspace]
+        assert_match "keys=1,expires=0,avg_ttl=0" [info_field db9 keyspace]
+        r select 9
+        r flushdb
+        r select 0
+        assert_equal "" [info_field db9 keyspace]
+    }
+
+    test "INFO errorstats counts errors by prefix" {
+        r config resetstat
+        catch {r nosuchcommand} e
+        catch {r incr} e
+        assert_equal "count=2" [info_field errorstat_ERR errorstats]
+        assert_equal 2 [info_field total_error_replies stats]
+    }
+
+    test "INFO errorstats counts WRONGTYPE under its own prefix" {
+        r config resetstat
+        if {[catch {r rpush alist x} e]} { skip "no list type yet: $e" }
+        catch {r get alist} e
+        assert_match "WRONGTYPE*" $e
+        assert_equal "count=1" [info_field errorstat_WRONGTYPE errorstats]
+        assert_equal "" [info_field errorstat_ERR errorstats]
+        r del alist
+    }
+
+    test "INFO commandstats: calls, usec and failures per command" {
+        r config resetstat
+        r set k v
+        r set k v2
+        r get k
+        catch {r incr k} e
+        assert_match {calls=2,usec=*,usec_per_call=*,rejected_calls=0,failed_calls=0} \
+            [info_field cmdstat_set commandstats]
+        assert_match {calls=1,*} [info_field cmdstat_get commandstats]
+        assert_match {calls=1,*failed_calls=1} [info_field cmdstat_incr commandstats]
+    }
+
+    test "INFO commandstats: rejected calls (wrong arity) are counted" {
+        r config resetstat
+        catch {r get} e
+        assert_match {calls=0,*rejected_calls=1,failed_calls=0} [info_field cmdstat_get commandstats]
+    }
+
+    test "INFO commandstats names subcommands as parent|sub" {
+        r config resetstat
+        r config get maxmemory
+        assert_match {calls=1,*} [info_field cmdstat_config|get commandstats]
+    }
+
+    test "CONFIG RESETSTAT clears the counters" {
+        r ping
+        catch {r nosuchcommand} e
+        r config resetstat
+        assert_equal "" [info_field cmdstat_ping commandstats]
+        assert_equal "" [info_field errorstat_ERR errorstats]
+        assert_equal 0 [info_field total_error_replies stats]
+        assert_range [info_field total_commands_processed stats] 1 10
+    }
+
+    test "INFO latencystats reports percentiles when latency-tracking is on" {
+        r config set latency-tracking yes
+        r config resetstat
+        r set k v
+        r set k v
+        assert_match {p50=*,p99=*,p99.9=*} [info_field latency_percentiles_usec_set latencystats]
+    }
+
+    test "INFO is a verbatim string over RESP3" {
+        r hello 3
+        set text [r info server]
+        r hello 2
+        assert_match "# Server*" $text
+    }
+}

@@ -1,0 +1,494 @@
+# Introspection: COMMAND, SLOWLOG, LATENCY, MONITOR, DEBUG, TIME and the
+# crash report.  Tests of Valkey-specific output are tagged valkey-only so
+# the file can be checked against a Redis 7.0 binary as well.
+
+start_server {tags {introspection}} {
+    test "COMMAND COUNT reports the size of the command table" {
+        assert {[r command count] > 50}
+    }
+
+    test "COMMAND without arguments describes every command" {
+        assert_equal [r command count] [llength [r command]]
+    }
+
+    test "COMMAND INFO get: arity, flags and key positions" {
+        set info [lindex [r command info get] 0]
+        assert_equal get [lindex $info 0]
+        assert_equal 2 [lindex $info 1]
+        assert {"readonly" in [lindex $info 2]}
+        assert {"fast" in [lindex $info 2]}
+        assert_equal {1 1 1} [lrange $info 3 5]
+        assert {"@read" in [lindex $info 6] && "@string" in [lindex $info 6] && "@fast" in [lindex $info 6]}
+        assert_equal 10 [llength $info]
+    }
+
+    test "COMMAND INFO derives @write and @slow from the flags" {
+        set info [lindex [r command info set] 0]
+        assert_equal -3 [lindex $info 1]
+        assert {"write" in [lindex $info 2] && "denyoom" in [lindex $info 2]}
+        assert {"@write" in [lindex $info 6] && "@slow" in [lindex $info 6]}
+    }
+
+    test "COMMAND INFO of several commands, one unknown" {
+        set reply [r command info get nosuchcommand set]
+        assert_equal 3 [llength $reply]
+        assert_equal {} [lindex $reply 1]
+        assert_equal set [lindex $reply 2 0]
+    }
+
+    test "COMMAND INFO of a container lists its subcommands" {
+        set info [lindex [r command info config] 0]
+        set subs {}
+        foreach sub [lindex $info 9] { lappend subs [lindex $sub 0] }
+        assert {"config|get" in $subs && "config|set" in $subs}
+        set get [lindex [r command info config|get] 0]
+        assert_equal config|get [lindex $get 0]
+        assert_equal -3 [lindex $get 1]
+    }
+
+    test "COMMAND INFO key specs of get" {
+        set spec [lindex [r command info get] 0 8 0]
+        assert_equal {index 1} [dict get $spec begin_search spec]
+        assert_equal range [dict get $spec find_keys type]
+        assert_equal 0 [dict get $spec find_keys spec lastkey]
+    }
+
+    test "COMMAND LIST, with and without filters" {
+        set all [r command list]
+        assert {"get" in $all && "config|get" in $all}
+        set cfg [lsort [r command list filterby pattern config*]]
+        assert {"config" in $cfg && "config|get" in $cfg && "get" ni $cfg}
+        set strings [r command list filterby aclcat string]
+        assert {"get" in $strings && "set" in $strings && "ping" ni $strings}
+        assert_equal {} [r command list filterby aclcat nosuchcategory]
+        assert_equal {} [r command list filterby module nosuchmodule]
+        assert_error "*syntax*" {r command list filterby nosuch x}
+    }
+
+    test "COMMAND GETKEYS finds the keys of a command line" {
+        assert_equal {k} [r command getkeys set k v]
+        assert_equal {a b} [r command getkeys mset a 1 b 2]
+        assert_equal {k} [r command getkeys get k]
+    }
+
+    test "COMMAND GETKEYS errors" {
+        assert_error "*Invalid command specified*" {r command getkeys nosuchcmd a b}
+        assert_error "*The command has no key arguments*" {r command getkeys ping x}
+        assert_error "*Invalid number of arguments specified for command*" {r command getkeys get a b}
+    }
+
+    test "COMMAND GETKEYSANDFLAGS returns each key with its flags" {
+        set reply [r command getkeysandflags set k v]
+        assert_equal 1 [llength $reply]
+        assert_equal k [lindex $reply 0 0]
+        assert {[llength [lindex $reply 0 1]] > 0}
+    }
+
+    test "COMMAND DOCS get has a summary, a group and a version" {
+        set docs [r command docs get]
+        assert_equal get [lindex $docs 0]
+        set d [lindex $docs 1]
+        assert {[string length [dict get $d summary]] > 0}
+        assert_equal string [dict get $d group]
+        assert_equal 1.0.0 [dict get $d since]
+        assert_equal {} [r command docs nosuchcommand]
+    }
+
+    test "COMMAND DOCS of a container includes its subcommands" {
+        set d [lindex [r command docs config] 1]
+        assert {[dict exists [dict get $d subcommands] config|get]}
+    }
+
+    test "COMMAND HELP" {
+        set help [r command help]
+        assert {[llength $help] > 5}
+        assert_match "*COMMAND <subcommand>*" [lindex $help 0]
+    }
+
+    test "TIME returns seconds and microseconds as close to our clock" {
+        lassign [r time] secs usecs
+        assert_range $secs [expr {[clock seconds] - 2}] [expr {[clock seconds] + 2}]
+        assert_range $usecs 0 999999
+    }
+
+    test "LASTSAVE returns a unix time" {
+        assert_range [r lastsave] 1 [expr {[clock seconds] + 1}]
+    }
+}
+
+start_server {tags {introspection slowlog} overrides {enable-debug-command yes}} {
+    test "SLOWLOG: nothing is logged under the default threshold" {
+        r slowlog reset
+        r ping
+        r slowlog len
+    } 0
+
+    test "SLOWLOG: slowlog-log-slower-than 0 logs every command" {
+        r config set slowlog-log-slower-than 0
+        r slowlog reset
+        r set foo bar
+        r get foo
+        # The second RESET is logged too: it runs before its own entry is added.
+        assert_range [r slowlog len] 2 3
+    }
+
+    test "SLOWLOG GET: entry format" {
+        r client setname slowclient
+        r slowlog reset
+        r set foo bar
+        set e [lindex [r slowlog get 1] 0]
+        assert_equal 6 [llength $e]
+        assert {[string is integer -strict [lindex $e 0]]}
+        assert_range [lindex $e 1] [expr {[clock seconds] - 5}] [expr {[clock seconds] + 1}]
+        assert {[lindex $e 2] >= 0}
+        assert_equal {set foo bar} [lindex $e 3]
+        assert_match {127.0.0.1:*} [lindex $e 4]
+        assert_equal slowclient [lindex $e 5]
+        r client setname ""
+    }
+
+    test "SLOWLOG GET count, -1 and errors" {
+        r slowlog reset
+        for {set i 0} {$i < 15} {incr i} { r ping }
+        assert_equal 10 [llength [r slowlog get]]
+        assert_equal 3 [llength [r slowlog get 3]]
+        assert {[llength [r slowlog get -1]] >= 15}
+        assert_equal {} [r slowlog get 0]
+        assert_error "*count should be greater than or equal to -1*" {r slowlog get -2}
+    }
+
+    test "SLOWLOG GET returns the newest entry first, ids increase" {
+        r slowlog reset
+        r set first 1
+        r set second 2
+        set entries [r slowlog get 2]
+        assert_equal {set second 2} [lindex $entries 0 3]
+        assert_equal {set first 1} [lindex $entries 1 3]
+        assert {[lindex $entries 0 0] > [lindex $entries 1 0]}
+    }
+
+    test "SLOWLOG truncates long arguments and long argument lists" {
+        r slowlog reset
+        r set big [string repeat x 200]
+        set args [lindex [r slowlog get 1] 0 3]
+        assert_equal "[string repeat x 128]... (72 more bytes)" [lindex $args 2]
+        r slowlog reset
+        set pairs {}
+        for {set i 0} {$i < 20} {incr i} { lappend pairs k$i v$i }
+        r mset {*}$pairs
+        # 41 arguments: 31 kept, the 32nd says how many were left out.
+        set args [lindex [r slowlog get 1] 0 3]
+        assert_equal 32 [llength $args]
+        assert_equal "... (10 more arguments)" [lindex $args end]
+        assert_equal {mset k0 v0} [lrange $args 0 2]
+    }
+
+    test "SLOWLOG respects slowlog-max-len" {
+        r config set slowlog-max-len 5
+        for {set i 0} {$i < 20} {incr i} { r ping }
+        assert_equal 5 [r slowlog len]
+        r config set slowlog-max-len 128
+    }
+
+    test "SLOWLOG: only commands slower than the threshold" {
+        r config set slowlog-log-slower-than 100000
+        r slowlog reset
+        r ping
+        assert_equal 0 [r slowlog len]
+        debug_sleep 0.2
+        assert_equal 1 [r slowlog len]
+        assert_equal {debug sleep 0.2} [lindex [r slowlog get] 0 3]
+    }
+}
+
+start_server {tags {introspection latency} overrides {enable-debug-command yes}} {
+    test "LATENCY: no events while the monitor is off" {
+        r config set latency-monitor-threshold 0
+        r latency reset
+        debug_sleep 0.05
+        r latency latest
+    } {}
+
+    test "LATENCY LATEST records a slow command above the threshold" {
+        r config set latency-monitor-threshold 200
+        r latency reset
+        debug_sleep 0.3
+        set events [r latency latest]
+        assert_equal 1 [llength $events]
+        lassign [lindex $events 0] name time latest max
+        assert_equal command $name
+        assert_range $time [expr {[clock seconds] - 5}] [expr {[clock seconds] + 1}]
+        assert_range $latest 300 1000
+        assert_range $max 300 1000
+    }
+
+    test "LATENCY HISTORY returns time/latency pairs" {
+        set hist [r latency history command]
+        assert {[llength $hist] >= 1}
+        assert_range [lindex $hist end 1] 300 1000
+        assert_equal {} [r latency history nosuchevent]
+    }
+
+    test "LATENCY GRAPH and DOCTOR produce text" {
+        assert_match "*command*high*" [r latency graph command]
+        assert_error "*No samples available for event*" {r latency graph nosuchevent}
+        assert {[string length [r latency doctor]] > 0}
+    }
+
+    test "LATENCY RESET returns the number of events reset" {
+        assert_equal 0 [r latency reset nosuchevent]
+        assert_equal 1 [r latency reset]
+        assert_equal {} [r latency latest]
+        r config set latency-monitor-threshold 0
+    }
+
+    test "LATENCY HISTOGRAM of selected commands" {
+        r config set latency-tracking yes
+        r config resetstat
+        r set a 1
+        r set a 2
+        r get a
+        set h [r latency histogram set get nosuchcommand]
+        assert_equal {get set} [lsort [dict keys $h]]
+        assert_equal 2 [dict get $h set calls]
+        set buckets [dict get $h set histogram_usec]
+        assert {[llength $buckets] >= 2}
+        # Cumulative counts: the last one is the total.
+        assert_equal 2 [lindex $buckets end]
+    }
+
+    test "LATENCY HISTOGRAM without arguments covers every called command" {
+        set h [r latency histogram]
+        assert {[dict exists $h set] && [dict exists $h config|resetstat]}
+    }
+
+    test "LATENCY HELP" {
+        assert {[llength [r latency help]] > 5}
+    }
+}
+
+start_server {tags {introspection monitor}} {
+    test "MONITOR streams the commands of other clients" {
+        set rd [vk_deferring_client]
+        $rd monitor
+        assert_equal OK [$rd read]
+        r set foo bar
+        r get foo
+        assert_match {*"set" "foo" "bar"} [$rd read]
+        assert_match {*"get" "foo"} [$rd read]
+        $rd close
+    }
+
+    test "MONITOR line format: time, db, address, quoted arguments" {
+        set rd [vk_deferring_client]
+        $rd monitor
+        $rd read
+        r select 5
+        r set "with space" "a\nb"
+        r select 0
+        $rd read ;# select 5
+        set line [$rd read]
+        assert {[regexp {^\d+\.\d{6} \[5 127\.0\.0\.1:\d+\] "set" "with space" "a\\nb"$} $line]}
+        $rd close
+    }
+
+    test "MONITOR does not show admin commands" {
+        set rd [vk_deferring_client]
+        $rd monitor
+        $rd read
+        r config get maxmemory
+        r ping
+        assert_match {*"ping"} [$rd read]
+        $rd close
+    }
+}
+
+start_server {tags {introspection debug needs:debug} overrides {enable-debug-command yes}} {
+    test "DEBUG DIGEST of an empty dataset is all zeros" {
+        r flushall
+        r debug digest
+    } [string repeat 0 40]
+
+    test "DEBUG DIGEST changes with the data and is the same for the same data" {
+        r flushall
+        r set a 1
+        r set b 2
+        set d1 [r debug digest]
+        assert_equal 40 [string length $d1]
+        assert_not_equal [string repeat 0 40] $d1
+        r set b 3
+        set d2 [r debug digest]
+        assert_not_equal $d1 $d2
+        r set b 2
+        assert_equal $d1 [r debug digest]
+        # Insertion order does not matter.
+        r flushall
+        r set b 2
+        r set a 1
+        assert_equal $d1 [r debug digest]
+    }
+
+    test "DEBUG DIGEST depends on expire times and on the database" {
+        r flushall
+        r set a 1
+        set d1 [r debug digest]
+        r pexpireat a 4000000000000
+        assert_not_equal $d1 [r debug digest]
+        r flushall
+        r select 3
+        r set a 1
+        set d3 [r debug digest]
+        r select 0
+        assert_not_equal $d1 $d3
+        r flushall
+    }
+
+    test "DEBUG DIGEST-VALUE digests values only" {
+        r flushall
+        r set a hello
+        r set b hello
+        r set c world
+        lassign [r debug digest-value a b c nosuch] da db dc dn
+        assert_equal $da $db
+        assert_not_equal $da $dc
+        assert_equal [string repeat 0 40] $dn
+        r set i 12345
+        r set s "12345 "
+        assert_not_equal [lindex [r debug digest-value i] 0] [lindex [r debug digest-value s] 0]
+    }
+
+    test "DEBUG OBJECT format" {
+        r set foo bar
+        set o [r debug object foo]
+        assert {[regexp {^Value at:0x[0-9a-f]+ refcount:1 encoding:embstr serializedlength:\d+ lru:\d+ lru_seconds_idle:\d+$} $o]}
+        r set n 123456789
+        assert_match {*encoding:int*} [r debug object n]
+        assert_error "*no such key*" {r debug object nosuchkey}
+    }
+
+    test "DEBUG SLEEP blocks the server" {
+        set start [clock milliseconds]
+        assert_equal OK [r debug sleep 0.2]
+        assert {[clock milliseconds] - $start >= 190}
+        r debug sleep 0
+    } OK
+
+    test "DEBUG POPULATE creates keys and keeps existing ones" {
+        r flushall
+        r set key:0 mine
+        r debug populate 10
+        assert_equal 10 [r dbsize]
+        assert_equal mine [r get key:0]
+        assert_equal value:5 [r get key:5]
+        r debug populate 3 pfx 20
+        assert_equal 20 [r strlen pfx:1]
+        r flushall
+    }
+
+    test "DEBUG PROTOCOL in RESP2" {
+        list [r debug protocol string] [r debug protocol integer] [r debug protocol array] \
+            [r debug protocol true] [r debug protocol false] [r debug protocol null]
+    } {{Hello World} 12345 {0 1 2} 1 0 {}}
+
+    test "DEBUG PROTOCOL in RESP3" {
+        r hello 3
+        set res [list [r debug protocol double] [r debug protocol bignum] [r debug protocol map] \
+                     [r debug protocol set] [r debug protocol verbatim] [r debug protocol attrib]]
+        lappend res [r attributes]
+        r hello 2
+        set res
+    } {3.141 1234567999999999999999999999999999999 {0 0 1 1 2 0} {0 1 2} {This is a verbatim
+string} {Some real reply following the attribute} {key-popularity {key:123 90}}}
+
+    test "DEBUG PROTOCOL with an unknown type" {
+        assert_error "*Wrong protocol type name*" {r debug protocol nosuch}
+    }
+
+    test "DEBUG SET-ACTIVE-EXPIRE and DEBUG LOG" {
+        assert_equal OK [r debug set-active-expire 0]
+        assert_equal OK [r debug set-active-expire 1]
+        assert_equal OK [r debug log "hello from the test"]
+        set fh [open [srv stdout]]
+        set log [read $fh]
+        close $fh
+        assert_match "*DEBUG LOG: hello from the test*" $log
+    }
+
+    test "DEBUG HELP and unknown subcommands" {
+        assert {[llength [r debug help]] > 10}
+        assert_error "*unknown subcommand*" {r debug nosuchsubcommand}
+    }
+}
+
+start_server {tags {introspection debug}} {
+    test "DEBUG is refused when enable-debug-command is no" {
+        assert_error "*DEBUG command not allowed*enable-debug-command*" {r debug digest}
+    }
+}
+
+# The crash report.  These servers crash on purpose, so they are started by
+# hand rather than with start_server (whose log check fails on any crash).
+proc crash_server_start {name} {
+    set dir [tmp_path $name]
+    file mkdir $dir
+    set port [::vk::alloc_port]
+    set log [file join $dir log]
+    set pid [exec $::vk::cfg(binary) --port $port --bind 127.0.0.1 --enable-debug-command yes \
+                 --save "" --dir $dir --logfile $log --crash-log-enabled yes >/dev/null 2>@1 &]
+    wait_for_condition 200 20 {[file exists $log] && [string match "*Ready to accept*" [crash_read $log]]} {
+        catch {exec kill -KILL $pid}
+        fail "crash test server did not start: [crash_read $log]"
+    }
+    return [list $pid $port $log]
+}
+
+proc crash_read {path} {
+    if {[catch {open $path} fh]} { return "" }
+    set text [read $fh]
+    close $fh
+    return $text
+}
+
+proc crash_and_wait {pid port args} {
+    set c [::vk::client_open 127.0.0.1 $port]
+    catch {$c {*}$args}
+    catch {$c close}
+    wait_for_condition 250 20 {![::vk::pid_alive $pid]} {
+        catch {exec kill -KILL $pid}
+        fail "server did not die after: $args"
+    }
+}
+
+tags {introspection crash needs:debug external:skip valkey-only} {
+    test "Crash report: DEBUG SEGFAULT logs the report and a backtrace" {
+        lassign [crash_server_start segfault] pid port log
+        crash_and_wait $pid $port debug segfault
+        set text [crash_read $log]
+        assert_match "*=== VALKEY BUG REPORT START: Cut & paste starting from here ===*" $text
+        assert_match "*crashed by signal: 11, si_code: *" $text
+        assert_match "*Accessing address: 0x*" $text
+        assert_match "*------ STACK TRACE ------*" $text
+        assert_match "*debugCommand*" $text
+        assert_match "*------ INFO OUTPUT ------*# Server*" $text
+        assert_match {*CURRENT CLIENT INFO*argv?0?: 'debug'*} $text
+        assert_match "*=== VALKEY BUG REPORT END. Make sure to include from START to END. ===*" $text
+    }
+
+    test "Crash report: DEBUG PANIC logs the Guru Meditation" {
+        lassign [crash_server_start panic] pid port log
+        crash_and_wait $pid $port debug panic
+        set text [crash_read $log]
+        assert_match "*!!! Software Failure. Press left mouse button to continue*" $text
+        assert_match "*Guru Meditation: DEBUG PANIC called at Unix time * #debug.c:*" $text
+        assert_match "*BUG REPORT END*" $text
+    }
+
+    test "Crash report: DEBUG ASSERT logs the failed assertion" {
+        lassign [crash_server_start assert] pid port log
+        crash_and_wait $pid $port debug assert
+        set text [crash_read $log]
+        assert_match "*=== ASSERTION FAILED ===*" $text
+        assert_match "*==> debug.c:* '1 == 2' is not true*" $text
+        assert_match "*BUG REPORT END*" $text
+    }
+}
