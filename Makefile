@@ -18,7 +18,7 @@ test-tcl: all
 	./runtest
 
 test-rdma: all
-	./utils/rdma-vm ./runtest --rdma
+	./utils/rdma-vm --check
 
 test: all
 	$(MAKE) -C src unit

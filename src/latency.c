@@ -55,23 +55,11 @@ static dictType latencyEventsDictType = {
     .valDestructor = latencyValFree,
 };
 
-/* Command pointer -> histogram. Keys are not owned. */
-static uint64_t latencyPtrHash(const void *key) {
-    return dictGenHashFunction(&key, sizeof(key));
-}
-
-static dictType latencyHistDictType = {
-    .hashFunction = latencyPtrHash,
-    .valDestructor = latencyValFree,
-};
-
-static dict *commandHistograms;
-
-/* Creates the empty event table and histogram table. Called once at
- * start-up. */
+/* Creates the empty event table. Called once at start-up. Per-command
+ * histograms hang off struct serverCommand (latency_histogram), so the
+ * hot path finds its histogram without a lookup. */
 void latencyMonitorInit(void) {
     latencyEvents = dictCreate(&latencyEventsDictType);
-    commandHistograms = dictCreate(&latencyHistDictType);
 }
 
 /* Records a latency (ms) for event unconditionally. event is copied. */
@@ -288,26 +276,33 @@ static uint64_t lhUpper(int idx) {
  * call() when latency-tracking is enabled; the histogram is allocated on
  * the command's first sample. */
 void latencyRecordCommand(struct serverCommand *cmd, long long duration_us) {
-    if (commandHistograms == NULL || cmd == NULL) return;
+    if (cmd == NULL) return;
     if (duration_us < 0) duration_us = 0;
-    latencyHistogram *h = dictFetchValue(commandHistograms, cmd);
-    if (h == NULL) {
-        h = zcalloc(sizeof(*h));
-        dictAdd(commandHistograms, cmd, h);
-    }
+    latencyHistogram *h = cmd->latency_histogram;
+    if (h == NULL) h = cmd->latency_histogram = zcalloc(sizeof(*h));
     h->counts[lhIndex((uint64_t)duration_us)]++;
     h->total++;
 }
 
 /* Frees every histogram (CONFIG RESETSTAT). */
 void latencyResetCommandHistograms(void) {
-    if (commandHistograms) dictEmpty(commandHistograms, NULL);
+    dictIterator *di = dictGetIterator(server.commands);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL) {
+        struct serverCommand *cmd = dictGetVal(de);
+        zfree(cmd->latency_histogram);
+        cmd->latency_histogram = NULL;
+        for (struct serverCommand *sub = cmd->subcommands; sub && sub->name; sub++) {
+            zfree(sub->latency_histogram);
+            sub->latency_histogram = NULL;
+        }
+    }
+    dictReleaseIterator(di);
 }
 
 /* Returns 1 if cmd has at least one recorded sample. */
 int latencyCommandHasSamples(struct serverCommand *cmd) {
-    if (commandHistograms == NULL) return 0;
-    latencyHistogram *h = dictFetchValue(commandHistograms, cmd);
+    latencyHistogram *h = cmd->latency_histogram;
     return h != NULL && h->total > 0;
 }
 
@@ -315,7 +310,7 @@ int latencyCommandHasSamples(struct serverCommand *cmd) {
  * samples fall (upper bound of the bucket holding that rank), 0 if there
  * are no samples. */
 double latencyCommandPercentile(struct serverCommand *cmd, double percentile) {
-    latencyHistogram *h = commandHistograms ? dictFetchValue(commandHistograms, cmd) : NULL;
+    latencyHistogram *h = cmd->latency_histogram;
     if (h == NULL || h->total == 0) return 0;
     if (percentile < 0) percentile = 0;
     if (percentile > 100) percentile = 100;
@@ -368,7 +363,7 @@ sds latencyCatInfoPercentiles(sds info, struct serverCommand *cmd) {
 
 /* Replies "name" => {calls, histogram_usec => {2^k: cumulative count}}. */
 static void latencyReplyHistogram(client *c, struct serverCommand *cmd) {
-    latencyHistogram *h = dictFetchValue(commandHistograms, cmd);
+    latencyHistogram *h = cmd->latency_histogram;
     const char *name = cmd->fullname ? cmd->fullname : cmd->name;
     addReplyBulkCString(c, name);
     addReplyMapLen(c, 2);

@@ -304,12 +304,6 @@ static sds unknownCommandArgs(client *c) {
  * (the command ran, was rejected, or is held by a pause); C_ERR if the
  * client is being closed. */
 int processCommand(client *c) {
-    if (!strcasecmp(c->argv[0]->ptr, "quit")) {
-        addReply(c, shared.ok);
-        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-        return C_ERR;
-    }
-
     c->cmd = c->lastcmd = c->realcmd = lookupCommand(c->argv, c->argc);
     if (!c->cmd) {
         struct serverCommand *parent = dictFetchValue(server.commands, c->argv[0]->ptr);
@@ -485,6 +479,7 @@ int changeListener(connListener *listener) {
 }
 
 static connUnixListenerConfig unixListenerConfig;
+static connRdmaListenerConfig rdmaListenerConfig;
 
 /* Describes the listeners from server's configuration. */
 static void configureListeners(void) {
@@ -506,6 +501,9 @@ static void configureListeners(void) {
 
     l = &server.listeners[CONN_TYPE_RDMA];
     l->ct = connTypeGetByName("rdma");
+    rdmaListenerConfig.rx_size = server.rdma_rx_size;
+    rdmaListenerConfig.comp_vector = server.rdma_comp_vector;
+    l->priv = &rdmaListenerConfig;
     l->bindaddr = server.rdma_bindaddr;
     l->bindaddr_count = server.rdma_bindaddr_count;
     l->port = server.rdma_port;
@@ -824,7 +822,7 @@ void echoCommand(client *c) {
     addReplyBulk(c, c->argv[1]);
 }
 
-/* QUIT is answered in processCommand; the row exists for COMMAND INFO. */
+/* QUIT: reply OK, then close once the reply is written. */
 void quitCommand(client *c) {
     addReply(c, shared.ok);
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;

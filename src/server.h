@@ -220,6 +220,7 @@ typedef struct client {
     unsigned long long net_input_bytes, net_output_bytes, commands_processed;
     /* Blocking state (CLIENT PAUSE, blocking commands later). */
     mstime_t bstate_timeout;
+    struct blockingState *bstate; /* blocked.c: keys of a blocking command, or NULL */
     /* Reply buffer: replies go here first, then into `reply` blocks. */
     size_t bufpos;
     size_t buf_usable_size;
@@ -313,6 +314,7 @@ struct serverCommand {
     struct serverCommand *parent;
     dict *subcommands_dict;
     long long microseconds, calls, rejected_calls, failed_calls;
+    void *latency_histogram;    /* latency.c's histogram of this command, or NULL. */
     int id;
 };
 
@@ -518,6 +520,8 @@ struct valkeyServer {
     int tls_auth_clients;           /* TLS_CLIENT_AUTH_* */
     int tls_replication;
     int loading;                    /* 1 while a dataset is loading (DENY_LOADING configs). */
+    int list_max_listpack_size;     /* list-max-listpack-size (t_list.c, quicklist fill) */
+    int list_compress_depth;        /* list-compress-depth (stored, no effect yet) */
     /* ---- end of config.c fields ---- */
 };
 
