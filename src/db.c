@@ -13,6 +13,8 @@
  * reply-producing key commands live at the end, followed by their table. */
 #include "server.h"
 
+#include "blocked.h"
+
 #include <math.h>
 
 /* ---------------------------------------------------------------------------
@@ -77,17 +79,17 @@ robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply) {
  * ------------------------------------------------------------------------- */
 
 /* Adds key -> val; the key must not exist. The db takes val's reference
- * (the caller's) and copies the key name. */
+ * (the caller's) and copies the key name (into the dict entry). */
 void dbAdd(serverDb *db, robj *key, robj *val) {
-    sds copy = sdsdup(key->ptr);
-    dictEntry *de = dictAddRaw(db->dict, copy, NULL);
+    dictEntry *de = dictAddRaw(db->dict, key->ptr, NULL);
     serverAssert(de != NULL);
     dictSetVal(db->dict, de, val);
+    signalKeyAsReady(db, key, val->type); /* wake clients blocked on this key */
     notifyKeyspaceEvent(NOTIFY_NEW, "new", key, db->id);
 }
 
-/* Used by the RDB loader: takes ownership of the key sds. Returns 1 if
- * added, 0 if the key existed (the caller frees key and val then). */
+/* Used by the RDB loader. Returns 1 if added (the db took val's reference
+ * and copied key: the caller still frees key), 0 if the key existed. */
 int dbAddRDBLoad(serverDb *db, sds key, robj *val) {
     dictEntry *de = dictAddRaw(db->dict, key, NULL);
     if (de == NULL) return 0;
@@ -711,6 +713,8 @@ void swapdbCommand(client *c) {
         a->expires_cursor = b->expires_cursor = 0;
         signalFlushedDb(id1, 0);
         signalFlushedDb(id2, 0);
+        scanDatabaseForReadyKeys(a); /* blocked clients stay with the db index */
+        scanDatabaseForReadyKeys(b);
         server.dirty++;
     }
     addReply(c, shared.ok);

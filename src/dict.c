@@ -358,12 +358,17 @@ dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing) {
     }
     int t = dictIsRehashing(d) ? 1 : 0;
     unsigned long idx = h & DICTHT_SIZE_MASK(d->ht_size_exp[t]);
-    he = zmalloc(sizeof(*he));
+    if (d->type->embedKey) {
+        he = zmalloc(sizeof(*he) + d->type->embeddedKeySize(key));
+        he->key = d->type->embedKey(he + 1, key);
+    } else {
+        he = zmalloc(sizeof(*he));
+        dictSetKey(d, he, key);
+    }
     he->next = d->ht_table[t][idx];
     he->v.u64 = 0;
     d->ht_table[t][idx] = he;
     d->ht_used[t]++;
-    dictSetKey(d, he, key);
     return he;
 }
 

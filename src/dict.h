@@ -41,6 +41,13 @@ typedef struct dictType {
     /* Asked before allocating a new table of moreMem bytes while the current
      * one is usedRatio full; return 0 to refuse (e.g. over maxmemory). */
     int (*resizeAllowed)(size_t moreMem, double usedRatio);
+    /* Optional: store a copy of the key inside the entry's own allocation
+     * (one allocation per entry instead of two). embeddedKeySize(key)
+     * returns the bytes needed; embedKey(buf, key) writes the copy there
+     * and returns the pointer dictGetKey() will return. The copy is freed
+     * with the entry, so such a type has neither keyDup nor keyDestructor. */
+    size_t (*embeddedKeySize)(const void *key);
+    void *(*embedKey)(void *buf, const void *key);
 } dictType;
 
 struct dict {

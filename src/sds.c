@@ -83,6 +83,29 @@ static void sdsWriteHeader(sds s, char type, size_t len, size_t alloc) {
     sdssetalloc(s, alloc);
 }
 
+/* Bytes sdsnewInBuffer() needs for a string of len bytes. */
+size_t sdsEmbeddedSize(size_t len) {
+    char type = sdsReqType(len);
+    if (type == SDS_TYPE_5) type = SDS_TYPE_8;
+    return sdsHdrSize(type) + len + 1;
+}
+
+/* Builds an sds holding init[0..len) inside buf, which must have
+ * sdsEmbeddedSize(len) bytes, and returns it. Used to place a string inside
+ * another allocation (e.g. a key inside its hash table entry). The result
+ * has no spare room and lives as long as buf: never sdsfree() it or pass it
+ * to anything that may grow it. The 5-bit header class is not used, so
+ * sdsAllocSize() and friends never consult the allocator about it. */
+sds sdsnewInBuffer(void *buf, const void *init, size_t len) {
+    char type = sdsReqType(len);
+    if (type == SDS_TYPE_5) type = SDS_TYPE_8;
+    sds s = (char *)buf + sdsHdrSize(type);
+    sdsWriteHeader(s, type, len, len);
+    memcpy(s, init, len);
+    s[len] = '\0';
+    return s;
+}
+
 /* The common constructor; returns NULL only when trymalloc and out of
  * memory. */
 static sds sdsNewLenGeneric(const void *init, size_t initlen, int trymalloc) {

@@ -125,6 +125,8 @@ static inline void sdssetalloc(sds s, size_t newlen) {
 }
 
 sds sdsnewlen(const void *init, size_t initlen);
+size_t sdsEmbeddedSize(size_t len);
+sds sdsnewInBuffer(void *buf, const void *init, size_t len);
 sds sdstrynewlen(const void *init, size_t initlen);
 sds sdsnew(const char *init);
 sds sdsempty(void);

@@ -26,6 +26,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "blocked.h"
 #include "latency.h"
 #include "slowlog.h"
 
@@ -159,13 +160,25 @@ static int dictResizeAllowed(size_t moreMem, double usedRatio) {
     return moreMem <= server.maxmemory || zmalloc_used_memory() + moreMem <= server.maxmemory || usedRatio > 1.618;
 }
 
-/* Keyspace: sds keys owned by the dict, robj values. */
+static size_t dictSdsEmbeddedSize(const void *key) {
+    return sdsEmbeddedSize(sdslen((sds)key));
+}
+
+static void *dictSdsEmbed(void *buf, const void *key) {
+    return sdsnewInBuffer(buf, key, sdslen((sds)key));
+}
+
+/* Keyspace: robj values; the key name is copied into the entry itself
+ * (one allocation per key instead of two: this is most of the per-key
+ * overhead for small values). Key sds from the keyspace must never be
+ * freed or grown. */
 dictType dbDictType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
-    .keyDestructor = dictSdsDestructor,
     .valDestructor = dictObjectDestructor,
     .resizeAllowed = dictResizeAllowed,
+    .embeddedKeySize = dictSdsEmbeddedSize,
+    .embedKey = dictSdsEmbed,
 };
 
 /* Expires: keys shared with the keyspace dict (not freed here). */
@@ -354,6 +367,7 @@ int processCommand(client *c) {
     }
 
     call(c, CALL_FULL);
+    if (blockedHasReadyKeys()) handleClientsBlockedOnKeys(); /* serve BLPOP & co woken by this command */
     return C_OK;
 }
 
@@ -443,6 +457,7 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
 
 /* Runs before the event loop sleeps; see the comment at the top. */
 static void beforeSleep(struct aeEventLoop *eventLoop) {
+    blockedBeforeSleep(); /* blocked clients: timeouts, ready keys, input left after unblocking */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
     handleClientsWithPendingWrites();
     freeClientsInAsyncFreeQueue();
@@ -670,6 +685,8 @@ static void initServer(void) {
         server.db[j].id = j;
     }
     evictionPoolAlloc();
+    listTypeInit();
+    blockedInit();
     slowlogInit();
     latencyMonitorInit();
     server.lastsave = time(NULL);

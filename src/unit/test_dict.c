@@ -33,6 +33,11 @@ static dictType sdsCaseDictType = {.hashFunction = sdsCaseHash, .keyCompare = sd
                                    .keyDestructor = sdsDestructor};
 
 /* Integer keys stored in the pointer itself; pointer equality compares. */
+static size_t embeddedSize(const void *key) { return sdsEmbeddedSize(sdslen((sds)key)); }
+static void *embedSds(void *buf, const void *key) { return sdsnewInBuffer(buf, key, sdslen((sds)key)); }
+static dictType embeddedKeyDictType = {.hashFunction = sdsHash, .keyCompare = sdsKeyCompare,
+                                       .embeddedKeySize = embeddedSize, .embedKey = embedSds};
+
 static uint64_t intHash(const void *key) {
     uint64_t z = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ULL;
     return z ^ (z >> 31);
@@ -139,6 +144,39 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(dictSize(d), 1);
         dictRelease(d);
         ASSERT_EQ_LL(val_frees, 3);
+    }
+
+    TEST("dict: keys embedded in their entries survive rehashing and deletion") {
+        dict *d = dictCreate(&embeddedKeyDictType);
+        char buf[64];
+        for (int i = 0; i < 5000; i++) {
+            snprintf(buf, sizeof(buf), "key:%d", i);
+            sds k = sdsnew(buf);
+            dictEntry *de = dictAddRaw(d, k, NULL);
+            ASSERT(de != NULL);
+            ASSERT(dictGetKey(de) != k); /* a copy, inside the entry */
+            ASSERT(sdscmp(dictGetKey(de), k) == 0);
+            dictSetSignedIntegerVal(de, i);
+            sdsfree(k); /* the caller keeps ownership of what it passed */
+        }
+        for (int i = 0; i < 5000; i += 2) {
+            snprintf(buf, sizeof(buf), "key:%d", i);
+            sds k = sdsnew(buf);
+            ASSERT_EQ_LL(dictDelete(d, k), DICT_OK);
+            sdsfree(k);
+        }
+        int ok = 1;
+        for (int i = 0; i < 5000; i++) {
+            snprintf(buf, sizeof(buf), "key:%d", i);
+            sds k = sdsnew(buf);
+            dictEntry *de = dictFind(d, k);
+            if ((i % 2 == 0) != (de == NULL)) ok = 0;
+            if (de && (dictGetSignedIntegerVal(de) != i || sdslen(dictGetKey(de)) != strlen(buf))) ok = 0;
+            sdsfree(k);
+        }
+        ASSERT(ok);
+        ASSERT_EQ_LL(dictSize(d), 2500);
+        dictRelease(d);
     }
 
     TEST("dict: integer and double values") {

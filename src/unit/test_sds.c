@@ -464,5 +464,21 @@ int main(int argc, char **argv) {
         sdsfree(line);
     }
 
+    TEST("sds: strings built inside a caller's buffer") {
+        char buf[400];
+        size_t lens[] = {0, 1, 31, 32, 255, 256, 300};
+        for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+            char src[300];
+            memset(src, 'a' + (int)j, lens[j]);
+            size_t need = sdsEmbeddedSize(lens[j]);
+            ASSERT(need <= sizeof(buf));
+            sds s = sdsnewInBuffer(buf, src, lens[j]);
+            ASSERT(s > buf && s + lens[j] + 1 == buf + need); /* header + bytes + NUL fill it exactly */
+            ASSERT_EQ_LL(sdslen(s), lens[j]);
+            ASSERT_EQ_LL(sdsavail(s), 0);
+            ASSERT(memcmp(s, src, lens[j]) == 0 && s[lens[j]] == '\0');
+        }
+    }
+
     return UT_END();
 }
