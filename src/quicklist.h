@@ -1,0 +1,132 @@
+/* quicklist.h - a doubly linked list of listpack nodes: the encoding of
+ * lists too big for a single listpack ("quicklist" in OBJECT ENCODING).
+ *
+ * A leaf library (zmalloc + listpack only). Elements are byte strings;
+ * listpack may store them as integers, which reads give back as
+ * `longval` with value == NULL.
+ *
+ * Node size rule (list-max-listpack-size, the `fill` argument):
+ *   fill < 0  : a node's listpack may hold at most 4/8/16/32/64 KiB for
+ *               fill -1/-2/-3/-4/-5 (values below -5 act as -5);
+ *   fill >= 0 : at most `fill` elements (0 acts as 1), and never more than
+ *               8 KiB (QUICKLIST_SIZE_SAFETY_LIMIT) unless the node holds a
+ *               single element.
+ * A single element larger than the limit gets a node of its own.
+ *
+ * Compression: `compress` (list-compress-depth) is stored and reported but
+ * nodes are never compressed yet; every node is a plain listpack. */
+#ifndef VK_QUICKLIST_H
+#define VK_QUICKLIST_H
+
+#include <stddef.h>
+
+#define QUICKLIST_HEAD 0
+#define QUICKLIST_TAIL -1
+#define AL_START_HEAD 0
+#define AL_START_TAIL 1
+#define QUICKLIST_SIZE_SAFETY_LIMIT 8192
+
+typedef struct quicklistNode {
+    struct quicklistNode *prev, *next;
+    unsigned char *lp;   /* listpack with 1 or more elements; never empty */
+    size_t sz;           /* lpBytes(lp), cached */
+    unsigned int count;  /* elements in lp, cached */
+} quicklistNode;
+
+typedef struct quicklist {
+    quicklistNode *head, *tail;
+    unsigned long count; /* total elements */
+    unsigned long len;   /* number of nodes */
+    int fill;            /* list-max-listpack-size */
+    unsigned int compress; /* list-compress-depth (no effect yet) */
+} quicklist;
+
+/* One element as seen through an iterator: either a string (value, sz;
+ * value points into the node's listpack) or an integer (value == NULL,
+ * longval). node/p locate it for the modifying calls below. */
+typedef struct quicklistEntry {
+    quicklist *ql;
+    quicklistNode *node;
+    unsigned char *p;    /* listpack entry pointer */
+    unsigned char *value;
+    size_t sz;
+    long long longval;
+} quicklistEntry;
+
+/* Iterators are lazily positioned: quicklistNext() steps from the element
+ * returned last. Modifying calls that take the iterator keep it valid;
+ * any other modification of the list invalidates it. */
+typedef struct quicklistIter {
+    quicklist *ql;
+    quicklistNode *node; /* node of `p`, or of the next element if p is NULL */
+    unsigned char *p;    /* last returned element, or the next one if p_is_next */
+    int p_is_next;
+    int direction;       /* AL_START_HEAD (towards tail) or AL_START_TAIL */
+} quicklistIter;
+
+/* ---- Lifetime ----------------------------------------------------------- */
+
+/* Returns a new empty quicklist; caller owns it (quicklistRelease). */
+quicklist *quicklistCreate(int fill, int compress);
+void quicklistRelease(quicklist *ql);
+/* Returns a deep copy. */
+quicklist *quicklistDup(quicklist *ql);
+/* Takes ownership of lp (may be empty: then it is freed) and appends it
+ * as a node, splitting it if it exceeds the fill limit. */
+void quicklistAppendListpack(quicklist *ql, unsigned char *lp);
+void quicklistSetOptions(quicklist *ql, int fill, int compress);
+
+/* ---- Limits ------------------------------------------------------------- */
+
+/* The byte and element limits of a node for `fill` (see above). */
+void quicklistNodeLimit(int fill, size_t *sz_limit, unsigned long *count_limit);
+/* 1 if a node of new_sz bytes holding new_count elements breaks the limit. */
+int quicklistNodeExceedsLimit(int fill, size_t new_sz, unsigned long new_count);
+
+/* ---- Whole-list operations --------------------------------------------- */
+
+static inline unsigned long quicklistCount(const quicklist *ql) { return ql->count; }
+void quicklistPushHead(quicklist *ql, const void *s, size_t len);
+void quicklistPushTail(quicklist *ql, const void *s, size_t len);
+/* where: QUICKLIST_HEAD or QUICKLIST_TAIL. */
+void quicklistPush(quicklist *ql, const void *s, size_t len, int where);
+/* Removes the head/tail element. Returns 0 if the list is empty; else 1
+ * with either *data (zmalloc'ed copy, caller frees) and *sz, or *data ==
+ * NULL and *lval for integers. */
+int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, long long *lval);
+/* Deletes `count` elements from index `start` (negative from the tail),
+ * clamped to the list. Returns 1 if anything was deleted, else 0. */
+int quicklistDelRange(quicklist *ql, long start, long count);
+/* Replaces the element at index. Returns 1, or 0 if out of range. */
+int quicklistReplaceAtIndex(quicklist *ql, long index, const void *s, size_t len);
+/* Bytes used by the structure and its nodes (allocator sizes). */
+size_t quicklistMemUsage(const quicklist *ql);
+
+/* ---- Iteration ---------------------------------------------------------- */
+
+/* Returns a new iterator (caller frees with quicklistReleaseIterator). */
+quicklistIter *quicklistGetIterator(quicklist *ql, int direction);
+/* Iterator whose first quicklistNext() returns the element at idx
+ * (negative from the tail); NULL if idx is out of range. */
+quicklistIter *quicklistGetIteratorAtIdx(quicklist *ql, int direction, long idx);
+void quicklistReleaseIterator(quicklistIter *iter);
+/* Fills *entry with the next element; returns 1, or 0 at the end. */
+int quicklistNext(quicklistIter *iter, quicklistEntry *entry);
+/* Fills *entry with the element at idx; returns 1, or 0 if out of range. */
+int quicklistGetEntryAtIdx(quicklist *ql, long idx, quicklistEntry *entry);
+/* Deletes the element last returned by quicklistNext(); the iterator then
+ * continues with the element that followed it in its direction. */
+void quicklistDelEntry(quicklistIter *iter, quicklistEntry *entry);
+/* Replaces the element last returned by quicklistNext(); the iterator
+ * continues after it. */
+void quicklistReplaceEntry(quicklistIter *iter, quicklistEntry *entry, const void *s, size_t len);
+/* Inserts s before/after the element last returned by quicklistNext(). The
+ * iterator must not be used afterwards except to release it. */
+void quicklistInsertBefore(quicklistIter *iter, quicklistEntry *entry, const void *s, size_t len);
+void quicklistInsertAfter(quicklistIter *iter, quicklistEntry *entry, const void *s, size_t len);
+
+/* Checks every cached count/size against the nodes; 1 if consistent
+ * (unit tests, DEBUG). */
+int quicklistCheck(const quicklist *ql);
+
+#endif

@@ -1,0 +1,288 @@
+/* test_listpack.c - unit tests for listpack.c: the byte-level encodings of
+ * the documented format, navigation both ways, insert/replace/delete,
+ * find with skip, validation of corrupt input, and a randomized run
+ * against a simple array model. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "listpack.h"
+#include "unittest.h"
+#include "util.h"
+#include "zmalloc.h"
+
+/* Element at p as text (integers printed), into buf. */
+static const char *lpText(unsigned char *p, char *buf, size_t bufsz) {
+    int64_t len;
+    unsigned char ib[LP_INTBUF_SIZE];
+    unsigned char *s = lpGet(p, &len, ib);
+    snprintf(buf, bufsz, "%.*s", (int)len, s);
+    return buf;
+}
+
+/* Bytes of a one-element listpack holding s, after the header. */
+static size_t lpOneEntry(const char *s, size_t len, unsigned char *out) {
+    unsigned char *lp = lpAppend(lpNew(0), (const unsigned char *)s, len);
+    size_t n = lpBytes(lp) - LP_HDR_SIZE - 1;
+    memcpy(out, lp + LP_HDR_SIZE, n);
+    lpFree(lp);
+    return n;
+}
+
+int main(int argc, char **argv) {
+    UT_BEGIN(argv[0]);
+    char b1[128];
+
+    TEST("listpack: empty listpack layout") {
+        unsigned char *lp = lpNew(0);
+        ASSERT_EQ_LL(lpBytes(lp), 7);
+        ASSERT(memcmp(lp, "\x07\x00\x00\x00\x00\x00\xff", 7) == 0);
+        ASSERT_EQ_LL(lpLength(lp), 0);
+        ASSERT(lpFirst(lp) == NULL && lpLast(lp) == NULL && lpSeek(lp, 0) == NULL);
+        ASSERT(lpValidateIntegrity(lp, 7, 1, NULL, NULL));
+        lpFree(lp);
+    }
+
+    TEST("listpack: integer encodings are the documented ones") {
+        unsigned char e[32];
+        ASSERT_EQ_LL(lpOneEntry("5", 1, e), 2);
+        ASSERT(e[0] == 5 && e[1] == 1);
+        ASSERT_EQ_LL(lpOneEntry("-1", 2, e), 3); /* 13 bit */
+        ASSERT(e[0] == 0xDF && e[1] == 0xFF && e[2] == 2);
+        ASSERT_EQ_LL(lpOneEntry("4095", 4, e), 3);
+        ASSERT(e[0] == 0xCF && e[1] == 0xFF);
+        ASSERT_EQ_LL(lpOneEntry("4096", 4, e), 4); /* 16 bit */
+        ASSERT(e[0] == 0xF1 && e[1] == 0x00 && e[2] == 0x10 && e[3] == 3);
+        ASSERT_EQ_LL(lpOneEntry("-8388608", 8, e), 5); /* 24 bit */
+        ASSERT(e[0] == 0xF2 && e[3] == 0x80);
+        ASSERT_EQ_LL(lpOneEntry("2147483647", 10, e), 6); /* 32 bit */
+        ASSERT(e[0] == 0xF3);
+        ASSERT_EQ_LL(lpOneEntry("-9223372036854775808", 20, e), 10); /* 64 bit */
+        ASSERT(e[0] == 0xF4 && e[8] == 0x80 && e[9] == 9);
+        /* Not canonical integers: stay strings. */
+        ASSERT_EQ_LL(lpOneEntry("012", 3, e), 5);
+        ASSERT(e[0] == (0x80 | 3));
+        ASSERT_EQ_LL(lpOneEntry("+1", 2, e), 4);
+        ASSERT_EQ_LL(lpOneEntry("9223372036854775808", 19, e), 21);
+    }
+
+    TEST("listpack: string encodings and multi-byte backlen") {
+        unsigned char *big = zmalloc(70000);
+        memset(big, 'x', 70000);
+        unsigned char e[8];
+        unsigned char *lp = lpNew(0);
+        lp = lpAppend(lp, (unsigned char *)"", 0);
+        lp = lpAppend(lp, big, 63);
+        lp = lpAppend(lp, big, 64);   /* 12 bit */
+        lp = lpAppend(lp, big, 4095);
+        lp = lpAppend(lp, big, 4096); /* 32 bit */
+        lp = lpAppend(lp, big, 70000);
+        ASSERT_EQ_LL(lpLength(lp), 6);
+        size_t lens[] = {0, 63, 64, 4095, 4096, 70000};
+        unsigned char firsts[] = {0x80, 0x80 | 63, 0xE0, 0xEF, 0xF0, 0xF0};
+        int i = 0;
+        for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, p), i++) {
+            int64_t len;
+            unsigned char *s = lpGet(p, &len, NULL);
+            ASSERT(s != NULL);
+            ASSERT_EQ_LL(len, lens[i]);
+            ASSERT(p[0] == firsts[i]);
+        }
+        ASSERT_EQ_LL(i, 6);
+        i = 5;
+        for (unsigned char *p = lpLast(lp); p; p = lpPrev(lp, p), i--) {
+            int64_t len;
+            lpGet(p, &len, NULL);
+            ASSERT_EQ_LL(len, lens[i]);
+        }
+        ASSERT_EQ_LL(i, -1);
+        ASSERT(lpValidateIntegrity(lp, lpBytes(lp), 1, NULL, NULL));
+        /* 64-byte string: 2-byte header + 64 = 66 bytes of entry, 1-byte
+         * backlen; 200 bytes: 202 -> 2-byte backlen (0x01, 0xCA). */
+        lpFree(lp);
+        lp = lpAppend(lpNew(0), big, 200);
+        size_t n = lpBytes(lp);
+        memcpy(e, lp + n - 3, 2);
+        ASSERT(e[0] == 0x01 && e[1] == (0x80 | (202 & 127)));
+        lpFree(lp);
+        zfree(big);
+    }
+
+    TEST("listpack: append, prepend, seek, get as string and integer") {
+        unsigned char *lp = lpNew(0);
+        lp = lpAppend(lp, (unsigned char *)"b", 1);
+        lp = lpAppendInteger(lp, 100000);
+        lp = lpPrepend(lp, (unsigned char *)"a", 1);
+        lp = lpPrependInteger(lp, -5);
+        ASSERT_EQ_LL(lpLength(lp), 4);
+        ASSERT_STREQ(lpText(lpSeek(lp, 0), b1, sizeof(b1)), "-5");
+        ASSERT_STREQ(lpText(lpSeek(lp, 1), b1, sizeof(b1)), "a");
+        ASSERT_STREQ(lpText(lpSeek(lp, -1), b1, sizeof(b1)), "100000");
+        ASSERT_STREQ(lpText(lpSeek(lp, -2), b1, sizeof(b1)), "b");
+        ASSERT(lpSeek(lp, 4) == NULL && lpSeek(lp, -5) == NULL);
+        int64_t v;
+        ASSERT(lpGet(lpSeek(lp, 0), &v, NULL) == NULL);
+        ASSERT_EQ_LL(v, -5);
+        long long lv;
+        ASSERT(lpGetIntegerIfValid(lpSeek(lp, -1), &lv) && lv == 100000);
+        ASSERT(!lpGetIntegerIfValid(lpSeek(lp, 1), &lv));
+        listpackEntry e;
+        lpGetEntry(lpSeek(lp, 1), &e);
+        ASSERT(e.sval && e.slen == 1 && e.sval[0] == 'a');
+        lpGetEntry(lpSeek(lp, 3), &e);
+        ASSERT(e.sval == NULL && e.lval == 100000);
+        lpFree(lp);
+    }
+
+    TEST("listpack: insert before/after, replace, delete, delete range") {
+        unsigned char *lp = lpNew(0), *p;
+        for (int i = 0; i < 5; i++) lp = lpAppendInteger(lp, i); /* 0 1 2 3 4 */
+        p = lpSeek(lp, 2);
+        lp = lpInsertString(lp, (unsigned char *)"x", 1, p, LP_BEFORE, &p);
+        ASSERT_STREQ(lpText(p, b1, sizeof(b1)), "x");
+        lp = lpInsertString(lp, (unsigned char *)"y", 1, p, LP_AFTER, &p);
+        ASSERT_STREQ(lpText(p, b1, sizeof(b1)), "y"); /* 0 1 x y 2 3 4 */
+        ASSERT_STREQ(lpText(lpNext(lp, p), b1, sizeof(b1)), "2");
+        p = lpSeek(lp, 0);
+        lp = lpReplace(lp, &p, (unsigned char *)"a long replacement string", 25);
+        ASSERT_STREQ(lpText(p, b1, sizeof(b1)), "a long replacement string");
+        lp = lpReplaceInteger(lp, &p, 7);
+        ASSERT_STREQ(lpText(lpFirst(lp), b1, sizeof(b1)), "7");
+        ASSERT_EQ_LL(lpLength(lp), 7);
+        p = lpSeek(lp, 2);
+        lp = lpDelete(lp, p, &p);
+        ASSERT_STREQ(lpText(p, b1, sizeof(b1)), "y");
+        lp = lpDeleteRange(lp, 1, 2); /* 7 2 3 4 */
+        ASSERT_EQ_LL(lpLength(lp), 4);
+        ASSERT_STREQ(lpText(lpSeek(lp, 1), b1, sizeof(b1)), "2");
+        p = lpLast(lp);
+        lp = lpDelete(lp, p, &p);
+        ASSERT(p == NULL);
+        p = lpSeek(lp, 1);
+        lp = lpDeleteRangeWithEntry(lp, &p, 100);
+        ASSERT(p == NULL);
+        ASSERT_EQ_LL(lpLength(lp), 1);
+        ASSERT(lpValidateIntegrity(lp, lpBytes(lp), 1, NULL, NULL));
+        lpFree(lp);
+    }
+
+    TEST("listpack: replace with an element of the same listpack") {
+        unsigned char *lp = lpNew(0), *p;
+        lp = lpAppend(lp, (unsigned char *)"hello world", 11);
+        lp = lpAppend(lp, (unsigned char *)"x", 1);
+        int64_t len;
+        unsigned char *s = lpGet(lpFirst(lp), &len, NULL);
+        p = lpLast(lp);
+        lp = lpReplace(lp, &p, s, (size_t)len);
+        ASSERT_STREQ(lpText(lpLast(lp), b1, sizeof(b1)), "hello world");
+        lpFree(lp);
+    }
+
+    TEST("listpack: find, compare and skip") {
+        unsigned char *lp = lpNew(0);
+        const char *kv[] = {"f1", "v1", "12", "f1", "f3", "12"};
+        for (int i = 0; i < 6; i++) lp = lpAppend(lp, (unsigned char *)kv[i], strlen(kv[i]));
+        unsigned char *p = lpFind(lp, lpFirst(lp), (unsigned char *)"12", 2, 0);
+        ASSERT(p == lpSeek(lp, 2));
+        /* Keys only: "f1" as a value at index 3 must not match with skip=1. */
+        p = lpFind(lp, lpFirst(lp), (unsigned char *)"f3", 2, 1);
+        ASSERT(p == lpSeek(lp, 4));
+        p = lpFind(lp, lpSeek(lp, 1), (unsigned char *)"f1", 2, 1);
+        ASSERT(p == lpSeek(lp, 3));
+        ASSERT(lpFind(lp, lpFirst(lp), (unsigned char *)"nope", 4, 0) == NULL);
+        ASSERT(lpFind(lp, lpFirst(lp), (unsigned char *)"012", 3, 0) == NULL);
+        ASSERT(lpCompare(lpSeek(lp, 2), (unsigned char *)"12", 2));
+        ASSERT(!lpCompare(lpSeek(lp, 2), (unsigned char *)"12 ", 3));
+        lpFree(lp);
+    }
+
+    TEST("listpack: header count saturates and is recounted") {
+        unsigned char *lp = lpNew(0);
+        for (int i = 0; i < 70000; i++) lp = lpAppendInteger(lp, i % 100);
+        ASSERT(lp[4] == 0xFF && lp[5] == 0xFF);
+        ASSERT_EQ_LL(lpLength(lp), 70000);
+        ASSERT(lpValidateIntegrity(lp, lpBytes(lp), 1, NULL, NULL));
+        lp = lpDeleteRange(lp, 0, 10000);
+        ASSERT_EQ_LL(lpLength(lp), 60000);
+        ASSERT_EQ_LL(lp[4] | (lp[5] << 8), 60000); /* cached again */
+        unsigned char *copy = lpDup(lp);
+        lp = lpAppendAll(lp, copy);
+        ASSERT_EQ_LL(lpLength(lp), 120000);
+        lpFree(copy);
+        lpFree(lp);
+    }
+
+    TEST("listpack: validation rejects corruption") {
+        unsigned char *lp = lpNew(0);
+        lp = lpAppend(lp, (unsigned char *)"hello", 5);
+        lp = lpAppendInteger(lp, 1234567);
+        size_t n = lpBytes(lp);
+        ASSERT(lpValidateIntegrity(lp, n, 1, NULL, NULL));
+        ASSERT(!lpValidateIntegrity(lp, n - 1, 0, NULL, NULL));
+        unsigned char *bad = lpDup(lp);
+        bad[LP_HDR_SIZE] = 0x80 | 40; /* string length beyond the end */
+        ASSERT(!lpValidateIntegrity(bad, n, 1, NULL, NULL));
+        memcpy(bad, lp, n);
+        bad[LP_HDR_SIZE + 6] = 3; /* wrong backlen for "hello" */
+        ASSERT(!lpValidateIntegrity(bad, n, 1, NULL, NULL));
+        memcpy(bad, lp, n);
+        bad[4] = 3; /* wrong count */
+        ASSERT(!lpValidateIntegrity(bad, n, 1, NULL, NULL));
+        memcpy(bad, lp, n);
+        bad[LP_HDR_SIZE] = 0xF7; /* invalid encoding */
+        ASSERT(!lpValidateIntegrity(bad, n, 1, NULL, NULL));
+        lpFree(bad);
+        lpFree(lp);
+    }
+
+    TEST("listpack: randomized operations against an array model") {
+        enum { MAXN = 400 };
+        char *model[MAXN];
+        int n = 0;
+        unsigned char *lp = lpNew(0);
+        srand(1234);
+        for (int step = 0; step < 20000; step++) {
+            int op = rand() % 6;
+            char val[64];
+            int kind = rand() % 3;
+            if (kind == 0)
+                snprintf(val, sizeof(val), "%d", rand() % 100000 - 50000);
+            else if (kind == 1)
+                snprintf(val, sizeof(val), "%lld", (long long)rand() * rand() * (rand() % 2 ? 1 : -1));
+            else
+                snprintf(val, sizeof(val), "s%.*s", rand() % 50, "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz");
+            if ((op <= 2 && n < MAXN) || n == 0) {
+                int idx = n ? rand() % (n + 1) : 0;
+                if (idx == n)
+                    lp = lpAppend(lp, (unsigned char *)val, strlen(val));
+                else
+                    lp = lpInsertString(lp, (unsigned char *)val, strlen(val), lpSeek(lp, idx), LP_BEFORE, NULL);
+                memmove(model + idx + 1, model + idx, sizeof(char *) * (n - idx));
+                model[idx] = strdup(val);
+                n++;
+            } else if (op == 3) {
+                int idx = rand() % n;
+                unsigned char *p = lpSeek(lp, idx);
+                lp = lpDelete(lp, p, NULL);
+                free(model[idx]);
+                memmove(model + idx, model + idx + 1, sizeof(char *) * (n - idx - 1));
+                n--;
+            } else {
+                int idx = rand() % n;
+                unsigned char *p = lpSeek(lp, -n + idx);
+                lp = lpReplace(lp, &p, (unsigned char *)val, strlen(val));
+                free(model[idx]);
+                model[idx] = strdup(val);
+            }
+        }
+        ASSERT_EQ_LL(lpLength(lp), n);
+        ASSERT(lpValidateIntegrity(lp, lpBytes(lp), 1, NULL, NULL));
+        int i = 0, bad = 0;
+        for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, p), i++)
+            if (strcmp(lpText(p, b1, sizeof(b1)), model[i]) != 0) bad++;
+        ASSERT_EQ_LL(bad, 0);
+        for (i = 0; i < n; i++) free(model[i]);
+        lpFree(lp);
+    }
+
+    return UT_END();
+}
