@@ -1,0 +1,87 @@
+/* blocked.h - clients blocked on keys (BLPOP and friends; later BZPOP*,
+ * XREAD BLOCK) and the machinery that wakes them.
+ *
+ * A blocking command that finds nothing to serve calls blockForKeys(): the
+ * client keeps its argv, gets CLIENT_BLOCKED and is queued FIFO on every
+ * key (db->blocking_keys: key -> list of clients). When a key is created
+ * (dbAdd calls signalKeyAsReady), the key is queued as "ready";
+ * handleClientsBlockedOnKeys(), run after every command and before the
+ * event loop sleeps, then re-executes the blocked command of each waiting
+ * client in FIFO order for as long as the key still holds a value of the
+ * type the client waits for. The re-executed command finds data and
+ * replies normally, so the reply code lives only in the command.
+ * Timeouts and CLIENT UNBLOCK reply with the type's null reply. */
+#ifndef VK_BLOCKED_H
+#define VK_BLOCKED_H
+
+#include "server.h"
+
+/* What a client is blocked for: decides the expected key type and the
+ * reply sent on timeout. */
+#define BLOCKED_NONE 0
+#define BLOCKED_LIST 1
+#define BLOCKED_ZSET 2
+#define BLOCKED_STREAM 3
+
+typedef struct blockingState {
+    int btype;            /* BLOCKED_* */
+    mstime_t timeout;     /* absolute unix ms; 0 = block forever */
+    serverDb *db;         /* db the keys belong to */
+    robj **keys;          /* distinct keys, each with a reference held */
+    int numkeys;
+    listNode *node;       /* this client's node in the blocked-clients list */
+} blockingState;
+
+/* Creates the per-db blocking_keys dicts and the ready/unblocked queues.
+ * Called once from initServer() after the dbs exist. */
+void blockedInit(void);
+
+/* Blocks c (whose command stays in argv) on keys[0..numkeys) of c->db
+ * until one of them is served, timeout (absolute ms, 0 = never) passes,
+ * or CLIENT UNBLOCK. Duplicate keys are ignored. Must only be called from
+ * the command's proc; the command sends no reply. */
+void blockForKeys(client *c, int btype, robj **keys, int numkeys, mstime_t timeout);
+
+/* Removes c from every key it is blocked on and clears CLIENT_BLOCKED.
+ * If reply_timeout, first sends the btype's timeout (null) reply. Queues
+ * c so its pending input is processed before the loop sleeps. No-op if c
+ * is not blocked on keys. */
+void unblockClient(client *c, int reply_timeout);
+
+/* Called when key is created in db (dbAdd): if clients wait on it, queue
+ * it for handleClientsBlockedOnKeys(). type is the new value's type. */
+void signalKeyAsReady(serverDb *db, robj *key, int type);
+
+/* After SWAPDB: queues every key with waiting clients that now exists. */
+void scanDatabaseForReadyKeys(serverDb *db);
+
+/* Serves clients blocked on ready keys; loops until no key is ready (a
+ * served BLMOVE can make another key ready). Not re-entrant: a nested call
+ * returns at once. Runs in the event loop after a command or in
+ * beforeSleep. */
+void handleClientsBlockedOnKeys(void);
+
+/* 1 if some key is waiting to be served (cheap check for processCommand). */
+int blockedHasReadyKeys(void);
+
+/* beforeSleep hook: replies to expired blocked clients, serves ready keys,
+ * and runs the pending input of clients unblocked since the last call. */
+void blockedBeforeSleep(void);
+
+/* freeClient hook: forgets c (unblocks without a reply, drops it from the
+ * unblocked queue). */
+void blockedClientFreed(client *c);
+
+/* Parses a blocking timeout in seconds (UNIT_SECONDS, float allowed) or
+ * milliseconds (UNIT_MILLISECONDS) into an absolute unix ms time, 0 for
+ * "forever". Replies the error and returns C_ERR on bad input. */
+int getTimeoutFromObjectOrReply(client *c, robj *object, mstime_t *timeout, int unit);
+
+/* CLIENT UNBLOCK <id> [TIMEOUT|ERROR] (registered in networking.c). */
+void clientUnblockCommand(client *c);
+
+/* INFO clients: clients blocked on keys, and keys with blocked clients. */
+unsigned long blockedClientsCount(void);
+unsigned long blockedKeysCount(void);
+
+#endif

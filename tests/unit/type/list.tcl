@@ -1,0 +1,570 @@
+# The list type: every non-blocking command with its options and errors,
+# the listpack <-> quicklist encodings, empty keys disappearing, the object
+# methods (COPY, DEBUG DIGEST-VALUE, MEMORY USAGE, SCAN TYPE) and a
+# randomized run against a Tcl list model.  Blocking commands are in
+# list-blocking.tcl.  Tests tagged "valkey-only" cover behaviour Redis 7.0
+# does not have (it has no listpack-encoded lists: every list reports
+# "quicklist" there).
+
+# ---------------------------------------------------------------- helpers
+
+# Sets a config value and returns the old one.
+proc list_config_swap {name value} {
+    set old [lindex [r config get $name] 1]
+    r config set $name $value
+    return $old
+}
+
+# A fresh list holding exactly `elements`.
+proc list_create {key elements} {
+    r del $key
+    if {[llength $elements]} { r rpush $key {*}$elements }
+}
+
+# A random element: small or big integer, short or long string.
+proc list_rand_element {} {
+    switch [expr {int(rand() * 4)}] {
+        0 { return [expr {int(rand() * 200) - 100}] }
+        1 { return [expr {int(rand() * 4000000000) - 2000000000}] }
+        2 { return "e[expr {int(rand() * 50)}]" }
+        3 { return [string repeat x [expr {int(rand() * 300)}]] }
+    }
+}
+
+# Tcl model of LRANGE's (and LTRIM's) index rules.
+proc list_model_range {l start end} {
+    set len [llength $l]
+    if {$start < 0} { incr start $len }
+    if {$end < 0} { incr end $len }
+    if {$start < 0} { set start 0 }
+    if {$start > $end || $start >= $len} { return {} }
+    return [lrange $l $start $end]
+}
+
+start_server {tags {"list"} overrides {enable-debug-command yes}} {
+
+    # ------------------------------------------------------------ push/pop
+
+    test "LPUSH, RPUSH, LLEN, LINDEX, LPOP, RPOP" {
+        r del mylist
+        assert_equal 1 [r lpush mylist a]
+        assert_equal 2 [r rpush mylist b]
+        assert_equal 4 [r lpush mylist c d]
+        assert_equal 6 [r rpush mylist 1 2]
+        assert_equal {d c a b 1 2} [r lrange mylist 0 -1]
+        assert_equal 6 [r llen mylist]
+        assert_equal d [r lindex mylist 0]
+        assert_equal 2 [r lindex mylist -1]
+        assert_equal a [r lindex mylist 2]
+        assert_equal d [r lpop mylist]
+        assert_equal 2 [r rpop mylist]
+        assert_equal {c a b 1} [r lrange mylist 0 -1]
+    }
+
+    test "LPUSH of integers and strings keeps the exact text" {
+        list_create l {}
+        r rpush l 0 -1 127 128 -4096 4095 4096 -32768 32767 8388607 -8388608 2147483647 -2147483648 \
+            9223372036854775807 -9223372036854775808 012 +1 " 1" 1.5 9223372036854775808 ""
+        assert_equal [list 0 -1 127 128 -4096 4095 4096 -32768 32767 8388607 -8388608 2147483647 -2147483648 \
+            9223372036854775807 -9223372036854775808 012 +1 " 1" 1.5 9223372036854775808 ""] [r lrange l 0 -1]
+        assert_equal 9223372036854775807 [r lindex l 13]
+        assert_equal {} [r rpop l]
+    }
+
+    test "LPOP/RPOP with COUNT" {
+        list_create l {a b c d e}
+        assert_equal {a b} [r lpop l 2]
+        assert_equal {e d} [r rpop l 2]
+        assert_equal {} [r lpop l 0]
+        assert_equal {c} [r rpop l 10]
+        assert_equal 0 [r exists l]
+    }
+
+    test "LPOP/RPOP errors and missing keys" {
+        r del nokey
+        assert_equal {} [r lpop nokey]
+        assert_equal {} [r rpop nokey 3]
+        assert_equal {} [r lpop nokey 0]
+        list_create l {a}
+        assert_error "ERR value is out of range, must be positive" {r lpop l -1}
+        assert_error "ERR value is out of range, must be positive" {r rpop l abc}
+        assert_error "ERR wrong number of arguments for 'lpop' command" {r lpop l 1 2}
+        assert_equal {a} [r lrange l 0 -1]
+    }
+
+    test "LPOP/RPOP null replies: RESP2 and RESP3 forms" {
+        r del nokey
+        set c [vk_client]
+        $c readraw 1
+        assert_equal {$-1} [$c lpop nokey]
+        assert_equal {*-1} [$c lpop nokey 1]
+        assert_equal {*-1} [$c rpop nokey 0]
+        $c readraw 0
+        $c hello 3
+        $c readraw 1
+        assert_equal {_} [$c rpop nokey]
+        assert_equal {_} [$c lpop nokey 2]
+        $c close
+    }
+
+    test "LPUSHX, RPUSHX only push onto existing lists" {
+        r del xlist
+        assert_equal 0 [r lpushx xlist a]
+        assert_equal 0 [r rpushx xlist a b]
+        assert_equal 0 [r exists xlist]
+        r rpush xlist b
+        assert_equal 3 [r lpushx xlist a z]
+        assert_equal 5 [r rpushx xlist c d]
+        assert_equal {z a b c d} [r lrange xlist 0 -1]
+    }
+
+    test "Commands against a key of the wrong type" {
+        r del s
+        r set s foo
+        foreach cmd {
+            {lpush s a} {rpush s a} {lpushx s a} {rpushx s a} {llen s} {lindex s 0}
+            {lrange s 0 -1} {lset s 0 a} {linsert s before a b} {lrem s 0 a} {ltrim s 0 1}
+            {lpop s} {rpop s 2} {lpos s a} {lmpop 1 s left} {rpoplpush s x} {lmove s x left left}
+        } {
+            assert_error "WRONGTYPE*" [list r {*}$cmd]
+        }
+        list_create l {a}
+        assert_error "WRONGTYPE*" {r rpoplpush l s}
+        assert_error "WRONGTYPE*" {r lmove l s right left}
+        assert_equal {a} [r lrange l 0 -1]
+        assert_equal foo [r get s]
+    }
+
+    test "Arity errors" {
+        assert_error "ERR wrong number of arguments for 'lpush' command" {r lpush l}
+        assert_error "ERR wrong number of arguments for 'linsert' command" {r linsert l before a}
+        assert_error "ERR wrong number of arguments for 'lmpop' command" {r lmpop 1 l}
+        assert_error "ERR wrong number of arguments for 'lmove' command" {r lmove a b left}
+    }
+
+    # ------------------------------------------------------------ index/range
+
+    test "LINDEX out of range, bad index, missing key" {
+        list_create l {a b c}
+        assert_equal {} [r lindex l 3]
+        assert_equal {} [r lindex l -4]
+        assert_equal c [r lindex l -1]
+        assert_error "ERR value is not an integer or out of range" {r lindex l abc}
+        assert_equal {} [r lindex nokey 0]
+        assert_equal {} [r lindex nokey abc]
+    }
+
+    test "LRANGE index rules" {
+        list_create l {0 1 2 3 4 5 6 7 8 9}
+        foreach {s e} {0 -1  0 0  -3 -1  5 100  -100 2  3 1  20 30  -1 -1  -100 -50  2 -8  0 -11} {
+            assert_equal [list_model_range {0 1 2 3 4 5 6 7 8 9} $s $e] [r lrange l $s $e] "lrange $s $e"
+        }
+        assert_equal {} [r lrange nokey 0 -1]
+        assert_error "ERR value is not an integer or out of range" {r lrange l a 1}
+        assert_error "ERR value is not an integer or out of range" {r lrange nokey 0 b}
+    }
+
+    test "LSET" {
+        list_create l {a b c}
+        assert_equal OK [r lset l 0 x]
+        assert_equal OK [r lset l -1 99]
+        assert_equal {x b 99} [r lrange l 0 -1]
+        assert_error "ERR index out of range" {r lset l 3 y}
+        assert_error "ERR index out of range" {r lset l -4 y}
+        assert_error "ERR no such key" {r lset nokey 0 y}
+        assert_error "ERR value is not an integer or out of range" {r lset l a y}
+    }
+
+    # ------------------------------------------------------------ LINSERT
+
+    test "LINSERT before/after, missing pivot, missing key, syntax" {
+        list_create l {a b c}
+        assert_equal 4 [r linsert l before b x]
+        assert_equal 5 [r linsert l after c y]
+        assert_equal 6 [r linsert l BEFORE a 0]
+        assert_equal {0 a x b c y} [r lrange l 0 -1]
+        assert_equal -1 [r linsert l before zz q]
+        assert_equal 0 [r linsert nokey before a b]
+        assert_equal 0 [r exists nokey]
+        assert_error "ERR syntax error" {r linsert l middle a b}
+        assert_error "ERR syntax error" {r linsert nokey middle a b}
+        r rpush nums 1 2 3
+        assert_equal 4 [r linsert nums after 2 2.5]
+        assert_equal {1 2 2.5 3} [r lrange nums 0 -1]
+    }
+
+    # ------------------------------------------------------------ LREM / LTRIM
+
+    test "LREM from head, from tail, all" {
+        list_create l {a b a c a b a}
+        assert_equal 2 [r lrem l 2 a]
+        assert_equal {b c a b a} [r lrange l 0 -1]
+        assert_equal 1 [r lrem l -1 a]
+        assert_equal {b c a b} [r lrange l 0 -1]
+        assert_equal 2 [r lrem l 0 b]
+        assert_equal {c a} [r lrange l 0 -1]
+        assert_equal 0 [r lrem l 0 zz]
+        assert_equal 0 [r lrem nokey 0 a]
+        assert_error "ERR value is not an integer or out of range" {r lrem l x a}
+        assert_equal 1 [r lrem l 0 c]
+        assert_equal 1 [r lrem l 0 a]
+        assert_equal 0 [r exists l]
+    }
+
+    test "LREM matches integers by their text" {
+        list_create l {1 01 1 +1 1.0 10}
+        assert_equal 2 [r lrem l 0 1]
+        assert_equal {01 +1 1.0 10} [r lrange l 0 -1]
+    }
+
+    test "LTRIM" {
+        list_create l {0 1 2 3 4 5 6 7 8 9}
+        assert_equal OK [r ltrim l 1 -2]
+        assert_equal {1 2 3 4 5 6 7 8} [r lrange l 0 -1]
+        assert_equal OK [r ltrim l -3 100]
+        assert_equal {6 7 8} [r lrange l 0 -1]
+        assert_equal OK [r ltrim l 2 1]
+        assert_equal 0 [r exists l]
+        assert_equal OK [r ltrim nokey 0 1]
+        assert_error "ERR value is not an integer or out of range" {r ltrim l a 1}
+    }
+
+    # ------------------------------------------------------------ LPOS
+
+    test "LPOS basic, RANK, COUNT, MAXLEN" {
+        list_create l {a b c 1 2 3 c c}
+        assert_equal 2 [r lpos l c]
+        assert_equal 6 [r lpos l c rank 2]
+        assert_equal 7 [r lpos l c rank -1]
+        assert_equal 6 [r lpos l c rank -2]
+        assert_equal {2 6 7} [r lpos l c count 0]
+        assert_equal {2 6} [r lpos l c count 2]
+        assert_equal {6 7} [r lpos l c rank 2 count 0]
+        assert_equal {7 6 2} [r lpos l c rank -1 count 0]
+        assert_equal {2} [r lpos l c count 0 maxlen 6]
+        assert_equal {} [r lpos l c maxlen 2]
+        assert_equal {7} [r lpos l c rank -1 count 0 maxlen 1]
+        assert_equal 3 [r lpos l 1]
+        assert_equal {} [r lpos l zz]
+        assert_equal {} [r lpos l zz count 0]
+        assert_equal {} [r lpos nokey a]
+        assert_equal {} [r lpos nokey a count 1]
+        assert_equal {} [r lpos l c rank 4]
+    }
+
+    test "LPOS errors" {
+        list_create l {a}
+        assert_error "ERR RANK can't be zero*" {r lpos l a rank 0}
+        assert_error "ERR COUNT can't be negative" {r lpos l a count -1}
+        assert_error "ERR MAXLEN can't be negative" {r lpos l a maxlen -1}
+        assert_error "ERR syntax error" {r lpos l a foo 1}
+        assert_error "ERR syntax error" {r lpos l a rank}
+        assert_error "ERR value is not an integer or out of range" {r lpos l a rank x}
+    }
+
+    # ------------------------------------------------------------ LMPOP
+
+    test "LMPOP pops from the first non-empty list" {
+        r del l1 l2 l3
+        r rpush l2 a b c d
+        r rpush l3 x
+        assert_equal {l2 a} [r lmpop 3 l1 l2 l3 left]
+        assert_equal {l2 {d c}} [r lmpop 3 l1 l2 l3 right count 2]
+        assert_equal {l2 b} [r lmpop 2 l2 l3 left count 10]
+        assert_equal 0 [r exists l2]
+        assert_equal {l3 x} [r lmpop 1 l3 RIGHT]
+        assert_equal {} [r lmpop 2 l1 l3 left]
+    }
+
+    test "LMPOP argument errors" {
+        assert_error "ERR numkeys*" {r lmpop 0 l left}
+        assert_error "ERR numkeys*" {r lmpop a l left}
+        assert_error "ERR numkeys*" {r lmpop -1 l right}
+        assert_error "ERR syntax error*" {r lmpop 1 l bad_where}
+        assert_error "ERR syntax error*" {r lmpop 1 l left bar_arg}
+        assert_error "ERR syntax error*" {r lmpop 1 l right left}
+        assert_error "ERR syntax error*" {r lmpop 1 l count}
+        assert_error "ERR syntax error*" {r lmpop 1 l left count 1 count 2}
+        assert_error "ERR syntax error*" {r lmpop 2 l l2 bad_arg}
+        assert_error "ERR syntax error*" {r lmpop 5 l left}
+        assert_error "ERR count*" {r lmpop 1 l left count 0}
+        assert_error "ERR count*" {r lmpop 1 l right count a}
+        assert_error "ERR count*" {r lmpop 1 l left count -1}
+    }
+
+    test "LMPOP WRONGTYPE only if met before a non-empty list" {
+        r del s l
+        r set s x
+        r rpush l a
+        assert_error "WRONGTYPE*" {r lmpop 2 s l left}
+        assert_equal {l a} [r lmpop 2 l s left]
+    }
+
+    # ------------------------------------------------------------ LMOVE
+
+    test "LMOVE in all four directions, RPOPLPUSH" {
+        list_create src {a b c d}
+        r del dst
+        assert_equal a [r lmove src dst left left]
+        assert_equal d [r lmove src dst right left]
+        assert_equal b [r lmove src dst left right]
+        assert_equal c [r rpoplpush src dst]
+        assert_equal {c d a b} [r lrange dst 0 -1]
+        assert_equal 0 [r exists src]
+        assert_equal {} [r lmove src dst left left]
+        assert_equal {} [r rpoplpush src dst]
+        assert_error "ERR syntax error" {r lmove dst src up left}
+        assert_error "ERR syntax error" {r lmove dst src left down}
+    }
+
+    test "LMOVE on the same list rotates it" {
+        list_create l {a b c}
+        assert_equal c [r lmove l l right left]
+        assert_equal {c a b} [r lrange l 0 -1]
+        assert_equal c [r lmove l l left right]
+        assert_equal {a b c} [r lrange l 0 -1]
+        list_create one {x}
+        assert_equal x [r rpoplpush one one]
+        assert_equal {x} [r lrange one 0 -1]
+    }
+
+    test "LMOVE keeps integer elements intact" {
+        list_create l {12345 -7 999999999999}
+        r del d
+        r lmove l d left right
+        r lmove l d left right
+        r lmove l d left right
+        assert_equal {12345 -7 999999999999} [r lrange d 0 -1]
+    }
+
+    # ------------------------------------------------------------ encodings
+
+    tags {"valkey-only"} {
+        test "Small lists are listpack encoded" {
+            list_create l {a b c}
+            assert_encoding listpack l
+        }
+
+        test "List listpack -> quicklist by element count (list-max-listpack-size > 0)" {
+            set old [list_config_swap list-max-listpack-size 4]
+            list_create l {a b c d}
+            assert_encoding listpack l
+            r rpush l e
+            assert_encoding quicklist l
+            list_create l {a b c}
+            r linsert l before a x
+            assert_encoding listpack l
+            r linsert l after a y
+            assert_encoding quicklist l
+            list_create l {a b c d}
+            r lpush l e
+            assert_encoding quicklist l
+            r config set list-max-listpack-size $old
+        }
+
+        test "List listpack -> quicklist by size (list-max-listpack-size < 0)" {
+            list_create l {a b c}
+            r rpush l [string repeat x 8192]
+            assert_encoding quicklist l
+            list_create l {a b c}
+            r lset l 1 [string repeat y 9000]
+            assert_encoding quicklist l
+            assert_equal [string repeat y 9000] [r lindex l 1]
+            set old [list_config_swap list-max-listpack-size -1]
+            list_create l {a}
+            r rpush l [string repeat z 4100]
+            assert_encoding quicklist l
+            r config set list-max-listpack-size $old
+        }
+
+        test "List quicklist -> listpack when it shrinks to half the limit" {
+            set old [list_config_swap list-max-listpack-size 4]
+            list_create l {a b c d e}
+            assert_encoding quicklist l
+            r rpop l
+            assert_encoding quicklist l
+            r rpop l
+            assert_encoding quicklist l
+            r rpop l
+            assert_encoding listpack l
+            assert_equal {a b} [r lrange l 0 -1]
+
+            list_create l {a b c d e f}
+            r ltrim l 0 1
+            assert_encoding listpack l
+            list_create l {a b c d e}
+            r lrem l 0 c
+            r lrem l 0 d
+            r lrem l 0 e
+            assert_encoding listpack l
+            r config set list-max-listpack-size $old
+
+            list_create l {a}
+            r lset l 0 [string repeat x 9000]
+            assert_encoding quicklist l
+            r lset l 0 b
+            assert_encoding listpack l
+        }
+
+        test "LPOS RANK LONG_MIN is rejected" {
+            list_create l {a}
+            assert_error "ERR value is out of range*" {r lpos l a rank -9223372036854775808}
+        }
+    }
+
+    test "Big lists work in the quicklist encoding (many nodes)" {
+        set old [list_config_swap list-max-listpack-size 5]
+        r del big
+        set model {}
+        for {set i 0} {$i < 200} {incr i} {
+            r rpush big $i
+            lappend model $i
+        }
+        assert_encoding quicklist big
+        assert_equal $model [r lrange big 0 -1]
+        assert_equal 100 [r lindex big 100]
+        assert_equal 150 [r lpos big 150]
+        r lset big 50 fifty
+        assert_equal fifty [r lindex big 50]
+        assert_equal 2 [r linsert big after 1 one_and_a_half; r lpos big one_and_a_half]
+        assert_equal 1 [r lrem big 0 one_and_a_half]
+        r ltrim big 10 -11
+        assert_equal 180 [r llen big]
+        assert_equal 10 [r lindex big 0]
+        assert_equal 189 [r lindex big -1]
+        r config set list-max-listpack-size $old
+    }
+
+    test "list-max-listpack-size and list-compress-depth: set, get, alias, rewrite" {
+        set old [list_config_swap list-max-listpack-size 7]
+        assert_equal {list-max-listpack-size 7} [r config get list-max-listpack-size]
+        assert_equal 7 [lindex [r config get list-max-ziplist-size] 1]
+        r config set list-max-ziplist-size -3
+        assert_equal -3 [lindex [r config get list-max-listpack-size] 1]
+        r config set list-max-listpack-size $old
+        assert_equal {list-compress-depth 0} [r config get list-compress-depth]
+        r config set list-compress-depth 2
+        assert_equal {list-compress-depth 2} [r config get list-compress-depth]
+        assert_error "*list-compress-depth*" {r config set list-compress-depth -1}
+        r config set list-compress-depth 0
+    }
+
+    # ------------------------------------------------------------ object methods
+
+    test "COPY of a list is a deep copy (both encodings)" {
+        foreach n {3 300} {
+            set old [list_config_swap list-max-listpack-size 16]
+            r del src dst
+            for {set i 0} {$i < $n} {incr i} { r rpush src $i }
+            assert_equal 1 [r copy src dst]
+            r rpush src extra
+            assert_equal $n [r llen dst]
+            assert_equal [r lrange src 0 [expr {$n - 1}]] [r lrange dst 0 -1]
+            r config set list-max-listpack-size $old
+        }
+    }
+
+    test "DEBUG DIGEST-VALUE depends on content, order, not encoding" {
+        needs_debug
+        list_create a {1 2 3}
+        list_create b {1 2 3}
+        list_create c {3 2 1}
+        assert_equal [r debug digest-value a] [r debug digest-value b]
+        assert_not_equal [r debug digest-value a] [r debug digest-value c]
+        set old [list_config_swap list-max-listpack-size 1]
+        list_create q {1 2 3}
+        r config set list-max-listpack-size $old
+        assert_equal [r debug digest-value a] [r debug digest-value q]
+    }
+
+    test "MEMORY USAGE grows with the list; SCAN TYPE list; TYPE" {
+        list_create small {a}
+        r del big
+        for {set i 0} {$i < 1000} {incr i} { r rpush big "element-$i" }
+        assert {[r memory usage big] > [r memory usage small]}
+        assert {[r memory usage big] > 10000}
+        r set str x
+        set keys [lsort [lindex [r scan 0 type list count 1000] 1]]
+        assert {[lsearch $keys str] == -1}
+        assert {[lsearch $keys big] >= 0 && [lsearch $keys small] >= 0}
+        assert_type list big
+    }
+
+    # ------------------------------------------------------------ randomized
+
+    foreach fill {-2 3} {
+        test "Randomized list operations against a Tcl model (list-max-listpack-size $fill)" {
+            set old [list_config_swap list-max-listpack-size $fill]
+            r del rl
+            set model {}
+            for {set step 0} {$step < 1500} {incr step} {
+                set e [list_rand_element]
+                set len [llength $model]
+                switch [expr {int(rand() * 10)}] {
+                    0 { r lpush rl $e; set model [linsert $model 0 $e] }
+                    1 { r rpush rl $e; lappend model $e }
+                    2 {
+                        set got [r lpop rl]
+                        if {$len} { assert_equal [lindex $model 0] $got; set model [lrange $model 1 end] }
+                    }
+                    3 {
+                        set got [r rpop rl]
+                        if {$len} { assert_equal [lindex $model end] $got; set model [lrange $model 0 end-1] }
+                    }
+                    4 {
+                        if {$len} {
+                            set i [expr {int(rand() * $len)}]
+                            r lset rl $i $e
+                            lset model $i $e
+                        }
+                    }
+                    5 {
+                        if {$len} {
+                            set pivot [lindex $model [expr {int(rand() * $len)}]]
+                            set where [lindex {before after} [expr {int(rand() * 2)}]]
+                            r linsert rl $where $pivot $e
+                            set i [lsearch -exact $model $pivot]
+                            if {$where eq "after"} { incr i }
+                            set model [linsert $model $i $e]
+                        }
+                    }
+                    6 {
+                        if {$len} {
+                            set v [lindex $model [expr {int(rand() * $len)}]]
+                            set cnt [expr {int(rand() * 5) - 2}]
+                            set removed [r lrem rl $cnt $v]
+                            set idx [lsearch -all -exact $model $v]
+                            if {$cnt < 0} { set idx [lreverse $idx] }
+                            if {$cnt != 0} { set idx [lrange $idx 0 [expr {abs($cnt) - 1}]] }
+                            assert_equal [llength $idx] $removed
+                            foreach i [lsort -integer -decreasing $idx] { set model [lreplace $model $i $i] }
+                        }
+                    }
+                    7 {
+                        set s [expr {int(rand() * 10) - 3}]
+                        set t [expr {$len - int(rand() * 5)}]
+                        r ltrim rl $s $t
+                        set model [list_model_range $model $s $t]
+                    }
+                    8 {
+                        set s [expr {int(rand() * ($len + 4)) - 2}]
+                        set t [expr {int(rand() * ($len + 4)) - 2}]
+                        assert_equal [list_model_range $model $s $t] [r lrange rl $s $t]
+                    }
+                    9 {
+                        if {$len} {
+                            set i [expr {int(rand() * $len)}]
+                            assert_equal [lindex $model $i] [r lindex rl $i]
+                            set v [lindex $model $i]
+                            assert_equal [lsearch -exact $model $v] [r lpos rl $v]
+                        }
+                    }
+                }
+                assert_equal [llength $model] [r llen rl]
+                if {[llength $model] == 0} { assert_equal 0 [r exists rl] }
+            }
+            assert_equal $model [r lrange rl 0 -1]
+            r config set list-max-listpack-size $old
+        }
+    }
+}
