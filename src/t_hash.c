@@ -1,0 +1,825 @@
+/* t_hash.c - the hash type: HSET and friends, reads (HGET, HMGET, HGETALL,
+ * HKEYS, HVALS, HLEN, HSTRLEN, HEXISTS), counters (HINCRBY, HINCRBYFLOAT),
+ * HRANDFIELD and HSCAN.
+ *
+ * A hash value is an robj of type OBJ_HASH in one of two encodings:
+ *   LISTPACK   small hashes: field, value, field, value ... in one listpack
+ *              (listpack.c), while there are at most hash-max-listpack-entries
+ *              fields and no field or value is longer than
+ *              hash-max-listpack-value bytes. Lookups are linear.
+ *   HT         a dict mapping field (sds) to value (sds).
+ * A hash starts as a listpack and converts once, for good, when a write
+ * would break either limit (HSET with more new pairs than the entry limit
+ * converts before inserting). Deleting fields never converts back, as in
+ * Valkey.
+ *
+ * Commands use the hashType* layer below (get, set, delete, iterate,
+ * random field) and never branch on the encoding themselves. Values read
+ * from a listpack may come back as integers (the listpack stores canonical
+ * decimal strings as numbers); the layer hands them out as text or number
+ * and the reply helpers print them identically.
+ *
+ * Modifications bump server.dirty, call signalModifiedKey() and fire
+ * Valkey's events ("hset", "hdel", "hincrby", "hincrbyfloat", and "del"
+ * when the last field goes). objectMethods[OBJ_HASH] (free, size, dup,
+ * digest) is registered by hashTypeInit(). */
+#include "server.h"
+#include "listpack.h"
+
+#include <math.h>
+
+/* ---------------------------------------------------------------------------
+ * Hashtable encoding: dict type
+ * ------------------------------------------------------------------------- */
+
+static uint64_t hashDictHash(const void *key) {
+    return dictGenHashFunction(key, sdslen((sds)key));
+}
+
+static int hashDictKeyCompare(const void *a, const void *b) {
+    size_t la = sdslen((sds)a), lb = sdslen((sds)b);
+    return la == lb && memcmp(a, b, la) == 0;
+}
+
+static void hashDictSdsDestructor(void *p) {
+    sdsfree(p);
+}
+
+/* Fields and values are sds owned by the dict. */
+static dictType hashDictType = {
+    .hashFunction = hashDictHash,
+    .keyCompare = hashDictKeyCompare,
+    .keyDestructor = hashDictSdsDestructor,
+    .valDestructor = hashDictSdsDestructor,
+};
+
+/* Borrowed fields (no destructors): HRANDFIELD's scratch dict. */
+static dictType hashBorrowDictType = {
+    .hashFunction = hashDictHash,
+    .keyCompare = hashDictKeyCompare,
+};
+
+/* ---------------------------------------------------------------------------
+ * The hashType layer
+ * ------------------------------------------------------------------------- */
+
+/* A field or value read out of a hash: bytes, or (s == NULL) an integer
+ * from a listpack. Pointers borrow from the hash. */
+typedef struct hashItem {
+    const char *s;
+    size_t len;
+    long long ll;
+} hashItem;
+
+static void addReplyHashItem(client *c, const hashItem *h) {
+    if (h->s) addReplyBulkCBuffer(c, h->s, h->len);
+    else addReplyBulkLongLong(c, h->ll);
+}
+
+static sds hashItemToSds(const hashItem *h) {
+    if (h->s) return sdsnewlen(h->s, h->len);
+    return sdsfromlonglong(h->ll);
+}
+
+static size_t hashItemLen(const hashItem *h) {
+    return h->s ? h->len : sdigits10(h->ll);
+}
+
+static void hashItemFromListpack(unsigned char *p, hashItem *h) {
+    unsigned int slen;
+    long long lval;
+    unsigned char *s = lpGetValue(p, &slen, &lval);
+    h->s = (const char *)s;
+    h->len = s ? slen : 0;
+    h->ll = s ? 0 : lval;
+}
+
+static void hashItemFromSds(sds s, hashItem *h) {
+    h->s = s;
+    h->len = sdslen(s);
+    h->ll = 0;
+}
+
+static unsigned long randomBelow(unsigned long n) {
+    uint64_t r = ((uint64_t)rand() << 62) ^ ((uint64_t)rand() << 31) ^ (uint64_t)rand();
+    return (unsigned long)(r % n);
+}
+
+static robj *hashTypeCreate(void) {
+    robj *o = createObject(OBJ_HASH, lpNew(0));
+    o->encoding = OBJ_ENCODING_LISTPACK;
+    return o;
+}
+
+static unsigned long hashTypeLength(const robj *o) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpLength(o->ptr) / 2;
+    if (o->encoding == OBJ_ENCODING_HT) return dictSize((const dict *)o->ptr);
+    serverPanic("Unknown hash encoding");
+}
+
+/* The entry of `field` in a hash listpack, or NULL. */
+static unsigned char *listpackFindField(unsigned char *lp, const char *field, size_t flen) {
+    unsigned char *first = lpFirst(lp);
+    if (first == NULL) return NULL;
+    return lpFind(lp, first, (const unsigned char *)field, flen, 1);
+}
+
+/* Looks up field. Returns 1 and fills *value if present, else 0. */
+static int hashTypeGet(robj *o, const char *field, size_t flen, hashItem *value) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *p = listpackFindField(o->ptr, field, flen);
+        if (p == NULL) return 0;
+        hashItemFromListpack(lpNext(o->ptr, p), value);
+        return 1;
+    }
+    sds key = sdsnewlen(field, flen);
+    dictEntry *de = dictFind(o->ptr, key);
+    sdsfree(key);
+    if (de == NULL) return 0;
+    hashItemFromSds(dictGetVal(de), value);
+    return 1;
+}
+
+static int hashTypeExists(robj *o, sds field) {
+    hashItem v;
+    return hashTypeGet(o, field, sdslen(field), &v);
+}
+
+/* Iteration over field/value pairs; the hash must not change meanwhile. */
+typedef struct hashIter {
+    robj *o;
+    unsigned char *fp; /* LISTPACK: next field entry */
+    dictIterator *di;  /* HT */
+} hashIter;
+
+static void hashIterInit(hashIter *it, robj *o) {
+    it->o = o;
+    it->fp = NULL;
+    it->di = NULL;
+    if (o->encoding == OBJ_ENCODING_LISTPACK) it->fp = lpFirst(o->ptr);
+    else it->di = dictGetIterator(o->ptr);
+}
+
+/* Fills the next pair; returns 0 at the end. */
+static int hashIterNext(hashIter *it, hashItem *field, hashItem *value) {
+    if (it->o->encoding == OBJ_ENCODING_LISTPACK) {
+        if (it->fp == NULL) return 0;
+        unsigned char *vp = lpNext(it->o->ptr, it->fp);
+        hashItemFromListpack(it->fp, field);
+        hashItemFromListpack(vp, value);
+        it->fp = lpNext(it->o->ptr, vp);
+        return 1;
+    }
+    dictEntry *de = dictNext(it->di);
+    if (de == NULL) return 0;
+    hashItemFromSds(dictGetKey(de), field);
+    hashItemFromSds(dictGetVal(de), value);
+    return 1;
+}
+
+static void hashIterRelease(hashIter *it) {
+    if (it->di) dictReleaseIterator(it->di);
+    it->di = NULL;
+}
+
+/* Converts a listpack hash to a hashtable sized for size_hint fields. */
+static void hashTypeConvertToDict(robj *o, size_t size_hint) {
+    serverAssert(o->encoding == OBJ_ENCODING_LISTPACK);
+    dict *d = dictCreate(&hashDictType);
+    unsigned long len = hashTypeLength(o);
+    dictExpand(d, size_hint > len ? size_hint : len);
+    hashIter it;
+    hashItem f, v;
+    hashIterInit(&it, o);
+    while (hashIterNext(&it, &f, &v)) {
+        if (dictAdd(d, hashItemToSds(&f), hashItemToSds(&v)) != DICT_OK)
+            serverPanic("Listpack corruption detected: duplicate field in hash");
+    }
+    hashIterRelease(&it);
+    lpFree(o->ptr);
+    o->ptr = d;
+    o->encoding = OBJ_ENCODING_HT;
+}
+
+/* Before writing the pairs argv[first .. last] into o: converts a listpack
+ * that would certainly exceed hash-max-listpack-entries (more new pairs
+ * than the limit, duplicates or not) or that would receive a field/value
+ * longer than hash-max-listpack-value. */
+static void hashTypeTryConversion(robj *o, robj **argv, int first, int last) {
+    if (o->encoding != OBJ_ENCODING_LISTPACK) return;
+    size_t pairs = (size_t)(last - first + 1) / 2, total = 0;
+    if (pairs > server.hash_max_listpack_entries) {
+        hashTypeConvertToDict(o, pairs);
+        return;
+    }
+    for (int j = first; j <= last; j++) {
+        if (!sdsEncodedObject(argv[j])) continue;
+        size_t len = sdslen(argv[j]->ptr);
+        if (len > server.hash_max_listpack_value) {
+            hashTypeConvertToDict(o, 0);
+            return;
+        }
+        total += len;
+    }
+    if (!lpSafeToAdd(o->ptr, total)) hashTypeConvertToDict(o, 0);
+}
+
+/* Sets field to value (both borrowed: copied as needed). Returns 1 if the
+ * field is new, 0 if an existing value was replaced. Converts to a
+ * hashtable when the listpack limits would be exceeded. */
+static int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size_t vlen) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK &&
+        (flen > server.hash_max_listpack_value || vlen > server.hash_max_listpack_value))
+        hashTypeConvertToDict(o, 0);
+
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *lp = o->ptr;
+        unsigned char *fp = listpackFindField(lp, field, flen);
+        if (fp) {
+            unsigned char *vp = lpNext(lp, fp);
+            o->ptr = lpReplace(lp, &vp, (const unsigned char *)value, vlen);
+            return 0;
+        }
+        lp = lpAppend(lp, (const unsigned char *)field, flen);
+        lp = lpAppend(lp, (const unsigned char *)value, vlen);
+        o->ptr = lp;
+        if (hashTypeLength(o) > server.hash_max_listpack_entries) hashTypeConvertToDict(o, 0);
+        return 1;
+    }
+
+    dict *d = o->ptr;
+    sds f = sdsnewlen(field, flen);
+    dictEntry *existing;
+    dictEntry *de = dictAddRaw(d, f, &existing);
+    if (de) {
+        dictSetVal(d, de, sdsnewlen(value, vlen));
+        return 1;
+    }
+    sdsfree(f);
+    sdsfree(dictGetVal(existing));
+    dictSetVal(d, existing, sdsnewlen(value, vlen));
+    return 0;
+}
+
+static int hashTypeSetObjects(robj *o, robj *field, robj *value) {
+    robj *f = getDecodedObject(field), *v = getDecodedObject(value);
+    int added = hashTypeSet(o, f->ptr, sdslen(f->ptr), v->ptr, sdslen(v->ptr));
+    decrRefCount(f);
+    decrRefCount(v);
+    return added;
+}
+
+/* Deletes field. Returns 1 if it existed. */
+static int hashTypeDelete(robj *o, sds field) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *p = listpackFindField(o->ptr, field, sdslen(field));
+        if (p == NULL) return 0;
+        o->ptr = lpDeleteRangeWithEntry(o->ptr, &p, 2);
+        return 1;
+    }
+    return dictDelete(o->ptr, field) == DICT_OK;
+}
+
+/* Fills a uniformly chosen pair of a non-empty hash. */
+static void hashTypeRandom(robj *o, hashItem *field, hashItem *value) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *fp = lpSeek(o->ptr, (long)(2 * randomBelow(hashTypeLength(o))));
+        hashItemFromListpack(fp, field);
+        hashItemFromListpack(lpNext(o->ptr, fp), value);
+        return;
+    }
+    dictEntry *de = dictGetFairRandomKey(o->ptr);
+    hashItemFromSds(dictGetKey(de), field);
+    hashItemFromSds(dictGetVal(de), value);
+}
+
+/* Appends every field (and, with with_values, each field's value right
+ * after it) as new sds strings to out. Used by HSCAN (db.c) for listpack
+ * hashes, which are returned whole in one call. */
+void hashTypeCollectAll(robj *hash, list *out, int with_values) {
+    hashIter it;
+    hashItem f, v;
+    hashIterInit(&it, hash);
+    while (hashIterNext(&it, &f, &v)) {
+        listAddNodeTail(out, hashItemToSds(&f));
+        if (with_values) listAddNodeTail(out, hashItemToSds(&v));
+    }
+    hashIterRelease(&it);
+}
+
+/* Looks the key up for writing; creates (and adds) an empty hash when it
+ * is missing. Returns NULL after replying WRONGTYPE. */
+static robj *hashTypeLookupWriteOrCreate(client *c, robj *key) {
+    robj *o = lookupKeyWrite(c->db, key);
+    if (checkType(c, o, OBJ_HASH)) return NULL;
+    if (o == NULL) {
+        o = hashTypeCreate();
+        dbAdd(c->db, key, o);
+    }
+    return o;
+}
+
+/* ---------------------------------------------------------------------------
+ * Object methods: free, size, dup, digest
+ * ------------------------------------------------------------------------- */
+
+static void hashTypeFree(robj *o) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
+    else if (o->encoding == OBJ_ENCODING_HT) dictRelease(o->ptr);
+    else serverPanic("Unknown hash encoding");
+}
+
+/* Bytes used by the value; hashtables sample up to sample_size pairs. */
+static size_t hashTypeMemory(robj *o, size_t sample_size) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(o->ptr);
+    dict *d = o->ptr;
+    size_t total = dictMemUsage(d);
+    if (dictSize(d) == 0 || sample_size == 0) return total;
+    dictIterator *di = dictGetIterator(d);
+    dictEntry *de;
+    size_t sampled = 0, bytes = 0;
+    while (sampled < sample_size && (de = dictNext(di)) != NULL) {
+        bytes += sdsAllocSize(dictGetKey(de)) + sdsAllocSize(dictGetVal(de));
+        sampled++;
+    }
+    dictReleaseIterator(di);
+    return total + (size_t)((double)bytes / sampled * dictSize(d));
+}
+
+/* Deep copy with the same encoding (COPY). */
+static robj *hashTypeDup(robj *o) {
+    robj *copy;
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        copy = createObject(OBJ_HASH, lpDup(o->ptr));
+        copy->encoding = OBJ_ENCODING_LISTPACK;
+        return copy;
+    }
+    dict *d = dictCreate(&hashDictType);
+    dictExpand(d, dictSize((dict *)o->ptr));
+    hashIter it;
+    hashItem f, v;
+    hashIterInit(&it, o);
+    while (hashIterNext(&it, &f, &v)) dictAdd(d, hashItemToSds(&f), hashItemToSds(&v));
+    hashIterRelease(&it);
+    copy = createObject(OBJ_HASH, d);
+    copy->encoding = OBJ_ENCODING_HT;
+    return copy;
+}
+
+/* Digest: each pair mixed in order (field, then value), pairs combined
+ * order-independently, so both encodings digest alike. */
+static void hashTypeDigest(robj *o, unsigned char *digest) {
+    hashIter it;
+    hashItem f, v;
+    char buf[LONG_STR_SIZE];
+    hashIterInit(&it, o);
+    while (hashIterNext(&it, &f, &v)) {
+        unsigned char pair[20];
+        memset(pair, 0, sizeof(pair));
+        if (f.s) mixDigest(pair, f.s, f.len);
+        else mixDigest(pair, buf, ll2string(buf, sizeof(buf), f.ll));
+        if (v.s) mixDigest(pair, v.s, v.len);
+        else mixDigest(pair, buf, ll2string(buf, sizeof(buf), v.ll));
+        xorDigest(digest, pair, sizeof(pair));
+    }
+    hashIterRelease(&it);
+}
+
+/* Registers the hash type's methods. Called once by initServer(). */
+void hashTypeInit(void) {
+    objectMethods[OBJ_HASH].free = hashTypeFree;
+    objectMethods[OBJ_HASH].size = hashTypeMemory;
+    objectMethods[OBJ_HASH].dup = hashTypeDup;
+    objectMethods[OBJ_HASH].digest = hashTypeDigest;
+}
+
+/* ---------------------------------------------------------------------------
+ * Writes: HSET, HMSET, HSETNX, HDEL, HINCRBY, HINCRBYFLOAT
+ * ------------------------------------------------------------------------- */
+
+/* HSET key field value [field value ...] (replies the number of new
+ * fields) and HMSET (replies OK). */
+static void hsetGenericCommand(client *c, int is_hmset) {
+    if (c->argc % 2 == 1) {
+        addReplyErrorArity(c);
+        return;
+    }
+    robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
+    if (o == NULL) return;
+    hashTypeTryConversion(o, c->argv, 2, c->argc - 1);
+    long long created = 0;
+    for (int j = 2; j < c->argc; j += 2) created += hashTypeSetObjects(o, c->argv[j], c->argv[j + 1]);
+
+    if (is_hmset) addReply(c, shared.ok);
+    else addReplyLongLong(c, created);
+    signalModifiedKey(c, c->db, c->argv[1]);
+    notifyKeyspaceEvent(NOTIFY_HASH, "hset", c->argv[1], c->db->id);
+    server.dirty += (c->argc - 2) / 2;
+}
+
+static void hsetCommand(client *c) {
+    hsetGenericCommand(c, 0);
+}
+
+static void hmsetCommand(client *c) {
+    hsetGenericCommand(c, 1);
+}
+
+static void hsetnxCommand(client *c) {
+    robj *o = lookupKeyWrite(c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_HASH)) return;
+    if (o && hashTypeExists(o, c->argv[2]->ptr)) {
+        addReply(c, shared.czero);
+        return;
+    }
+    if (o == NULL) {
+        o = hashTypeCreate();
+        dbAdd(c->db, c->argv[1], o);
+    }
+    hashTypeTryConversion(o, c->argv, 2, 3);
+    hashTypeSetObjects(o, c->argv[2], c->argv[3]);
+    addReply(c, shared.cone);
+    signalModifiedKey(c, c->db, c->argv[1]);
+    notifyKeyspaceEvent(NOTIFY_HASH, "hset", c->argv[1], c->db->id);
+    server.dirty++;
+}
+
+static void hdelCommand(client *c) {
+    robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
+    if (o == NULL || checkType(c, o, OBJ_HASH)) return;
+    long long deleted = 0;
+    int keyremoved = 0;
+    for (int j = 2; j < c->argc; j++) {
+        deleted += hashTypeDelete(o, c->argv[j]->ptr);
+        if (hashTypeLength(o) == 0) {
+            dbDelete(c->db, c->argv[1]);
+            keyremoved = 1;
+            break;
+        }
+    }
+    if (deleted) {
+        signalModifiedKey(c, c->db, c->argv[1]);
+        notifyKeyspaceEvent(NOTIFY_HASH, "hdel", c->argv[1], c->db->id);
+        if (keyremoved) notifyKeyspaceEvent(NOTIFY_GENERIC, "del", c->argv[1], c->db->id);
+        server.dirty += deleted;
+    }
+    addReplyLongLong(c, deleted);
+}
+
+static void hincrbyCommand(client *c) {
+    long long incr, value = 0;
+    if (getLongLongFromObjectOrReply(c, c->argv[3], &incr, NULL) != C_OK) return;
+    robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
+    if (o == NULL) return;
+    sds field = c->argv[2]->ptr;
+    hashItem cur;
+    if (hashTypeGet(o, field, sdslen(field), &cur)) {
+        if (cur.s == NULL) {
+            value = cur.ll;
+        } else if (!string2ll(cur.s, cur.len, &value)) {
+            addReplyError(c, "hash value is not an integer");
+            return;
+        }
+    }
+    if ((incr < 0 && value < 0 && incr < (LLONG_MIN - value)) ||
+        (incr > 0 && value > 0 && incr > (LLONG_MAX - value))) {
+        addReplyError(c, "increment or decrement would overflow");
+        return;
+    }
+    value += incr;
+    char buf[LONG_STR_SIZE];
+    int len = ll2string(buf, sizeof(buf), value);
+    hashTypeSet(o, field, sdslen(field), buf, len);
+    addReplyLongLong(c, value);
+    signalModifiedKey(c, c->db, c->argv[1]);
+    notifyKeyspaceEvent(NOTIFY_HASH, "hincrby", c->argv[1], c->db->id);
+    server.dirty++;
+}
+
+static void hincrbyfloatCommand(client *c) {
+    long double incr, value = 0;
+    if (getLongDoubleFromObjectOrReply(c, c->argv[3], &incr, NULL) != C_OK) return;
+    if (isnan(incr) || isinf(incr)) {
+        addReplyError(c, "value is NaN or Infinity");
+        return;
+    }
+    robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
+    if (o == NULL) return;
+    sds field = c->argv[2]->ptr;
+    hashItem cur;
+    if (hashTypeGet(o, field, sdslen(field), &cur)) {
+        if (cur.s == NULL) {
+            value = cur.ll;
+        } else if (!string2ld(cur.s, cur.len, &value)) {
+            addReplyError(c, "hash value is not a float");
+            return;
+        }
+    }
+    value += incr;
+    if (isnan(value) || isinf(value)) {
+        addReplyError(c, "increment would produce NaN or Infinity");
+        return;
+    }
+    char buf[MAX_LONG_DOUBLE_CHARS];
+    int len = ld2string(buf, sizeof(buf), value, LD_STR_HUMAN);
+    hashTypeSet(o, field, sdslen(field), buf, len);
+    addReplyBulkCBuffer(c, buf, len);
+    signalModifiedKey(c, c->db, c->argv[1]);
+    notifyKeyspaceEvent(NOTIFY_HASH, "hincrbyfloat", c->argv[1], c->db->id);
+    server.dirty++;
+}
+
+/* ---------------------------------------------------------------------------
+ * Reads
+ * ------------------------------------------------------------------------- */
+
+static void addReplyFieldValue(client *c, robj *o, sds field) {
+    hashItem v;
+    if (o && hashTypeGet(o, field, sdslen(field), &v)) addReplyHashItem(c, &v);
+    else addReplyNull(c);
+}
+
+static void hgetCommand(client *c) {
+    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.null[c->resp]);
+    if (o == NULL || checkType(c, o, OBJ_HASH)) return;
+    addReplyFieldValue(c, o, c->argv[2]->ptr);
+}
+
+static void hmgetCommand(client *c) {
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (checkType(c, o, OBJ_HASH)) return;
+    addReplyArrayLen(c, c->argc - 2);
+    for (int j = 2; j < c->argc; j++) addReplyFieldValue(c, o, c->argv[j]->ptr);
+}
+
+static void hlenCommand(client *c) {
+    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
+    if (o == NULL || checkType(c, o, OBJ_HASH)) return;
+    addReplyLongLong(c, hashTypeLength(o));
+}
+
+static void hstrlenCommand(client *c) {
+    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
+    if (o == NULL || checkType(c, o, OBJ_HASH)) return;
+    sds field = c->argv[2]->ptr;
+    hashItem v;
+    addReplyLongLong(c, hashTypeGet(o, field, sdslen(field), &v) ? (long long)hashItemLen(&v) : 0);
+}
+
+static void hexistsCommand(client *c) {
+    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
+    if (o == NULL || checkType(c, o, OBJ_HASH)) return;
+    addReply(c, hashTypeExists(o, c->argv[2]->ptr) ? shared.cone : shared.czero);
+}
+
+#define HASH_REPLY_FIELDS (1 << 0)
+#define HASH_REPLY_VALUES (1 << 1)
+
+/* HKEYS, HVALS, HGETALL. */
+static void genericHgetallCommand(client *c, int what) {
+    int both = (what & HASH_REPLY_FIELDS) && (what & HASH_REPLY_VALUES);
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (o == NULL) {
+        addReply(c, both ? shared.emptymap[c->resp] : shared.emptyarray);
+        return;
+    }
+    if (checkType(c, o, OBJ_HASH)) return;
+    unsigned long len = hashTypeLength(o);
+    if (both) addReplyMapLen(c, len);
+    else addReplyArrayLen(c, len);
+    hashIter it;
+    hashItem f, v;
+    hashIterInit(&it, o);
+    while (hashIterNext(&it, &f, &v)) {
+        if (what & HASH_REPLY_FIELDS) addReplyHashItem(c, &f);
+        if (what & HASH_REPLY_VALUES) addReplyHashItem(c, &v);
+    }
+    hashIterRelease(&it);
+}
+
+static void hkeysCommand(client *c) {
+    genericHgetallCommand(c, HASH_REPLY_FIELDS);
+}
+
+static void hvalsCommand(client *c) {
+    genericHgetallCommand(c, HASH_REPLY_VALUES);
+}
+
+static void hgetallCommand(client *c) {
+    genericHgetallCommand(c, HASH_REPLY_FIELDS | HASH_REPLY_VALUES);
+}
+
+/* ---------------------------------------------------------------------------
+ * HRANDFIELD
+ * ------------------------------------------------------------------------- */
+
+/* One field (and its value) of an HRANDFIELD count reply: in RESP3 each
+ * WITHVALUES pair is a two-element array, in RESP2 the pairs are flat. */
+static void addReplyRandomPair(client *c, const hashItem *f, const hashItem *v, int withvalues) {
+    if (withvalues && c->resp > 2) addReplyArrayLen(c, 2);
+    addReplyHashItem(c, f);
+    if (withvalues) addReplyHashItem(c, v);
+}
+
+static void hrandfieldWithCountCommand(client *c, long l, int withvalues) {
+    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.emptyarray);
+    if (o == NULL || checkType(c, o, OBJ_HASH)) return;
+    int unique = l >= 0;
+    unsigned long count = unique ? (unsigned long)l : (unsigned long)-l;
+    if (count == 0) {
+        addReply(c, shared.emptyarray);
+        return;
+    }
+    unsigned long size = hashTypeLength(o);
+    int flat = withvalues && c->resp == 2; /* RESP2 WITHVALUES: 2 items per pick */
+    hashIter it;
+    hashItem f, v;
+
+    if (!unique || count == 1) {
+        addReplyArrayLen(c, count * (flat ? 2 : 1));
+        if (o->encoding == OBJ_ENCODING_LISTPACK) {
+            /* Index the pairs once so each draw is O(1). */
+            hashItem *pairs = zmalloc(sizeof(hashItem) * 2 * size);
+            unsigned long n = 0;
+            hashIterInit(&it, o);
+            while (hashIterNext(&it, &pairs[2 * n], &pairs[2 * n + 1])) n++;
+            hashIterRelease(&it);
+            while (count--) {
+                unsigned long k = randomBelow(n);
+                addReplyRandomPair(c, &pairs[2 * k], &pairs[2 * k + 1], withvalues);
+            }
+            zfree(pairs);
+        } else {
+            while (count--) {
+                hashTypeRandom(o, &f, &v);
+                addReplyRandomPair(c, &f, &v, withvalues);
+            }
+        }
+        return;
+    }
+
+    if (count >= size) {
+        addReplyArrayLen(c, size * (flat ? 2 : 1));
+        hashIterInit(&it, o);
+        while (hashIterNext(&it, &f, &v)) addReplyRandomPair(c, &f, &v, withvalues);
+        hashIterRelease(&it);
+        return;
+    }
+
+    addReplyArrayLen(c, count * (flat ? 2 : 1));
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        /* Selection sampling: one pass, every subset equally likely. */
+        unsigned long left = size, need = count;
+        hashIterInit(&it, o);
+        while (need && hashIterNext(&it, &f, &v)) {
+            if (randomBelow(left) < need) {
+                addReplyRandomPair(c, &f, &v, withvalues);
+                need--;
+            }
+            left--;
+        }
+        hashIterRelease(&it);
+        return;
+    }
+
+    /* Hashtable: distinct picks collected in a scratch dict that borrows the
+     * hash's fields and values. Near the full size, copy all and drop
+     * random ones instead of drawing until enough distinct ones appear. */
+    dict *d = o->ptr;
+    dict *pick = dictCreate(&hashBorrowDictType);
+    dictExpand(pick, count * 3 > size ? size : count);
+    dictEntry *de;
+    if (count * 3 > size) {
+        dictIterator *di = dictGetIterator(d);
+        while ((de = dictNext(di)) != NULL) dictAdd(pick, dictGetKey(de), dictGetVal(de));
+        dictReleaseIterator(di);
+        while (dictSize(pick) > count) dictDelete(pick, dictGetKey(dictGetFairRandomKey(pick)));
+    } else {
+        while (dictSize(pick) < count) {
+            de = dictGetFairRandomKey(d);
+            dictAdd(pick, dictGetKey(de), dictGetVal(de));
+        }
+    }
+    dictIterator *di = dictGetIterator(pick);
+    while ((de = dictNext(di)) != NULL) {
+        hashItemFromSds(dictGetKey(de), &f);
+        hashItemFromSds(dictGetVal(de), &v);
+        addReplyRandomPair(c, &f, &v, withvalues);
+    }
+    dictReleaseIterator(di);
+    dictRelease(pick);
+}
+
+/* HRANDFIELD key [count [WITHVALUES]] */
+static void hrandfieldCommand(client *c) {
+    if (c->argc >= 3) {
+        long l;
+        int withvalues = 0;
+        if (getRangeLongFromObjectOrReply(c, c->argv[2], -LONG_MAX, LONG_MAX, &l, NULL) != C_OK) return;
+        if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, "withvalues"))) {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        } else if (c->argc == 4) {
+            withvalues = 1;
+            /* The reply holds 2*|count| items: keep that representable. */
+            if (l < -LONG_MAX / 2 || l > LONG_MAX / 2) {
+                addReplyError(c, "value is out of range");
+                return;
+            }
+        }
+        hrandfieldWithCountCommand(c, l, withvalues);
+        return;
+    }
+    robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.null[c->resp]);
+    if (o == NULL || checkType(c, o, OBJ_HASH)) return;
+    hashItem f, v;
+    hashTypeRandom(o, &f, &v);
+    addReplyHashItem(c, &f);
+}
+
+/* ---------------------------------------------------------------------------
+ * HSCAN
+ * ------------------------------------------------------------------------- */
+
+static void hscanCommand(client *c) {
+    unsigned long cursor;
+    if (parseScanCursorOrReply(c, c->argv[2], &cursor) == C_ERR) return;
+    robj *o = lookupKeyRead(c->db, c->argv[1]);
+    if (o == NULL) {
+        addReplyArrayLen(c, 2);
+        addReplyBulkCBuffer(c, "0", 1);
+        addReplyArrayLen(c, 0);
+        return;
+    }
+    if (checkType(c, o, OBJ_HASH)) return;
+    scanGenericCommand(c, o, cursor);
+}
+
+/* ---------------------------------------------------------------------------
+ * Command table
+ * ------------------------------------------------------------------------- */
+
+#define HASH_WRITE (CMD_WRITE | CMD_DENYOOM)
+
+struct serverCommand hashCommands[] = {
+    {.name = "hset", .proc = hsetCommand, .arity = -4, .flags = HASH_WRITE | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.0.0",
+     .summary = "Creates or modifies the value of a field in a hash.",
+     .complexity = "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is "
+                   "called with multiple field/value pairs."},
+    {.name = "hmset", .proc = hmsetCommand, .arity = -4, .flags = HASH_WRITE | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.0.0",
+     .summary = "Sets the values of multiple fields.", .complexity = "O(N) where N is the number of fields being set."},
+    {.name = "hsetnx", .proc = hsetnxCommand, .arity = 4, .flags = HASH_WRITE | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.0.0",
+     .summary = "Sets the value of a field in a hash only when the field doesn't exist.", .complexity = "O(1)"},
+    {.name = "hdel", .proc = hdelCommand, .arity = -3, .flags = CMD_WRITE | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.0.0",
+     .summary = "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.",
+     .complexity = "O(N) where N is the number of fields to be removed."},
+    {.name = "hincrby", .proc = hincrbyCommand, .arity = 4, .flags = HASH_WRITE | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.0.0",
+     .summary = "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the "
+                "field doesn't exist.",
+     .complexity = "O(1)"},
+    {.name = "hincrbyfloat", .proc = hincrbyfloatCommand, .arity = 4, .flags = HASH_WRITE | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.6.0",
+     .summary = "Increments the floating point value of a field by a number. Uses 0 as initial value if the field "
+                "doesn't exist.",
+     .complexity = "O(1)"},
+    {.name = "hget", .proc = hgetCommand, .arity = 3, .flags = CMD_READONLY | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.0.0",
+     .summary = "Returns the value of a field in a hash.", .complexity = "O(1)"},
+    {.name = "hmget", .proc = hmgetCommand, .arity = -3, .flags = CMD_READONLY | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.0.0",
+     .summary = "Returns the values of all fields in a hash.",
+     .complexity = "O(N) where N is the number of fields being requested."},
+    {.name = "hlen", .proc = hlenCommand, .arity = 2, .flags = CMD_READONLY | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.0.0",
+     .summary = "Returns the number of fields in a hash.", .complexity = "O(1)"},
+    {.name = "hstrlen", .proc = hstrlenCommand, .arity = 3, .flags = CMD_READONLY | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "3.2.0",
+     .summary = "Returns the length of the value of a field.", .complexity = "O(1)"},
+    {.name = "hexists", .proc = hexistsCommand, .arity = 3, .flags = CMD_READONLY | CMD_FAST,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.0.0",
+     .summary = "Determines whether a field exists in a hash.", .complexity = "O(1)"},
+    {.name = "hkeys", .proc = hkeysCommand, .arity = 2, .flags = CMD_READONLY, .acl_categories = ACL_CATEGORY_HASH,
+     .key = {1, 1, 1}, .group = "hash", .since = "2.0.0", .summary = "Returns all fields in a hash.",
+     .complexity = "O(N) where N is the size of the hash."},
+    {.name = "hvals", .proc = hvalsCommand, .arity = 2, .flags = CMD_READONLY, .acl_categories = ACL_CATEGORY_HASH,
+     .key = {1, 1, 1}, .group = "hash", .since = "2.0.0", .summary = "Returns all values in a hash.",
+     .complexity = "O(N) where N is the size of the hash."},
+    {.name = "hgetall", .proc = hgetallCommand, .arity = 2, .flags = CMD_READONLY,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.0.0",
+     .summary = "Returns all fields and values in a hash.", .complexity = "O(N) where N is the size of the hash."},
+    {.name = "hrandfield", .proc = hrandfieldCommand, .arity = -2, .flags = CMD_READONLY,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "6.2.0",
+     .summary = "Returns one or more random fields from a hash.",
+     .complexity = "O(N) where N is the number of fields returned"},
+    {.name = "hscan", .proc = hscanCommand, .arity = -3, .flags = CMD_READONLY,
+     .acl_categories = ACL_CATEGORY_HASH, .key = {1, 1, 1}, .group = "hash", .since = "2.8.0",
+     .summary = "Iterates over fields and values of a hash.",
+     .complexity = "O(1) for every call. O(N) for a complete iteration, including enough command calls for the "
+                   "cursor to return back to 0. N is the number of elements inside the collection."},
+    {0},
+};
