@@ -1,0 +1,932 @@
+/* conn_rdma.c - the RDMA transport ("rdma"): Valkey's RDMA protocol over
+ * RDMA CM and reliable-connection queue pairs, as a ConnectionType.
+ *
+ * The protocol itself (control messages, windows, WRITE WITH IMM) lives in
+ * rdma.c; this file fits it into the event loop and the connection
+ * contract of connection.h:
+ *
+ * - Listening: one RDMA CM event channel per listener, with one listening
+ *   CM id per bind address. The channel's fd is the listener's pollable fd.
+ *   CONNECT_REQUEST creates the connection (all verbs objects, receives
+ *   posted) and hands it to listener->accept_cb; connAccept() then calls
+ *   rdma_accept(). ESTABLISHED and DISCONNECTED of accepted connections
+ *   arrive on the same channel, so it lives (refcounted) as long as any
+ *   connection accepted through it, even after the listener was closed.
+ * - Per connection the event loop watches the completion-channel fd
+ *   (readable only). Its handler drains the CQ (rdmaEndpointPoll) and then
+ *   runs the owner's handlers.
+ * - Writability is emulated: no fd says "the peer re-advertised its
+ *   window". A connection whose handlers have something to do that no fd
+ *   event will announce (a write handler and TX room; a read handler and
+ *   unread bytes in the RX buffer, or a close/error to report) sits on the
+ *   pending list, which connTypesProcessPendingData() works through from
+ *   the server's before-sleep hook; while it is non-empty the loop polls.
+ * - Keepalive: one timer sends a Keepalive to every connected peer every
+ *   3 s; a dead peer surfaces as an error completion of that send.
+ * - Any error completion or protocol violation drops the connection: it is
+ *   logged ("RDMA: ..."), disconnected, and its owner is woken so that
+ *   connRead() reports the error and the owner closes it.
+ *
+ * Handlers run through connCallHandler(), so one may close its own
+ * connection: the verbs objects are released at once, the struct when the
+ * last handler on the stack returns. Runs in the event-loop thread only.
+ * Outgoing connects (replication over RDMA) are not implemented yet. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "connection.h"
+#include "log.h"
+#include "rdma.h"
+#include "zmalloc.h"
+
+#define RDMA_KEEPALIVE_MS 3000
+#define RDMA_LISTEN_BACKLOG 128
+#define RDMA_MAX_CHANNELS 4
+
+static ConnectionType CT_RDMA;
+
+/* An RDMA CM event channel and the listening ids bound through it. */
+typedef struct connRdmaChannel {
+    struct rdma_event_channel *ec;
+    connListener *listener;      /* NULL once the listener was closed. */
+    struct rdma_cm_id *ids[CONN_BINDADDR_MAX]; /* Listening ids. */
+    int nids;
+    int refs;                    /* 1 for the listener + 1 per connection. */
+    size_t rx_size;              /* For connections accepted here. */
+    int comp_vector;
+} connRdmaChannel;
+
+typedef struct rdmaConnection {
+    connection c;                 /* Must be first. */
+    rdmaEndpoint ep;              /* Verbs objects and protocol state. */
+    struct rdma_cm_id *cm_id;     /* Owned; NULL once released. */
+    connRdmaChannel *chan;        /* Channel our CM events arrive on (ref held). */
+    int accepted;                 /* rdma_accept() was called. */
+    int established;              /* ESTABLISHED arrived (was CONNECTED). */
+    int error_reported;           /* A handler ran after the failure. */
+    int peer_closed;              /* DISCONNECTED seen: EOF after the data. */
+    int released;                 /* Verbs/CM objects gone (closed). */
+    int on_pending;
+    struct rdmaConnection *pend_prev, *pend_next; /* Pending list. */
+    struct rdmaConnection *prev, *next;           /* All live connections. */
+    char errstr[RDMA_ERR_LEN + 32];
+} rdmaConnection;
+
+static connRdmaChannel *rdmaChannels[RDMA_MAX_CHANNELS];
+static rdmaConnection *rdmaConns;   /* All live connections (keepalive). */
+static rdmaConnection *rdmaPending; /* Connections with handler work queued. */
+static long long rdmaKeepaliveTimer = -1;
+
+static void connRdmaClose(connection *conn);
+static void connRdmaUpdatePending(rdmaConnection *rc);
+
+/* ---------------------------------------------------------------------------
+ * Lists
+ * ------------------------------------------------------------------------- */
+
+static void pendingAdd(rdmaConnection *rc) {
+    if (rc->on_pending) return;
+    rc->on_pending = 1;
+    rc->pend_prev = NULL;
+    rc->pend_next = rdmaPending;
+    if (rdmaPending) rdmaPending->pend_prev = rc;
+    rdmaPending = rc;
+}
+
+static void pendingRemove(rdmaConnection *rc) {
+    if (!rc->on_pending) return;
+    if (rc->pend_prev)
+        rc->pend_prev->pend_next = rc->pend_next;
+    else
+        rdmaPending = rc->pend_next;
+    if (rc->pend_next) rc->pend_next->pend_prev = rc->pend_prev;
+    rc->on_pending = 0;
+    rc->pend_prev = rc->pend_next = NULL;
+}
+
+static void connsAdd(rdmaConnection *rc) {
+    rc->prev = NULL;
+    rc->next = rdmaConns;
+    if (rdmaConns) rdmaConns->prev = rc;
+    rdmaConns = rc;
+}
+
+static void connsRemove(rdmaConnection *rc) {
+    if (rc->prev)
+        rc->prev->next = rc->next;
+    else if (rdmaConns == rc)
+        rdmaConns = rc->next;
+    if (rc->next) rc->next->prev = rc->prev;
+    rc->prev = rc->next = NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Addresses
+ * ------------------------------------------------------------------------- */
+
+/* Formats a sockaddr as ip and port. C_OK / C_ERR. */
+static int sockaddrToString(const struct sockaddr *sa, char *ip, size_t ip_len, int *port) {
+    if (sa == NULL) return C_ERR;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *s = (const struct sockaddr_in *)sa;
+        if (ip && inet_ntop(AF_INET, &s->sin_addr, ip, ip_len) == NULL) return C_ERR;
+        if (port) *port = ntohs(s->sin_port);
+        return C_OK;
+    }
+    if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)sa;
+        if (ip && inet_ntop(AF_INET6, &s->sin6_addr, ip, ip_len) == NULL) return C_ERR;
+        if (port) *port = ntohs(s->sin6_port);
+        return C_OK;
+    }
+    return C_ERR;
+}
+
+static int connRdmaAddr(connection *conn, char *ip, size_t ip_len, int *port, int remote) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    if (rc->cm_id == NULL) return C_ERR;
+    struct sockaddr *sa = remote ? rdma_get_peer_addr(rc->cm_id) : rdma_get_local_addr(rc->cm_id);
+    return sockaddrToString(sa, ip, ip_len, port);
+}
+
+static int connRdmaIsLocal(connection *conn) {
+    char ip[CONN_ADDR_STR_LEN];
+    if (connRdmaAddr(conn, ip, sizeof(ip), NULL, 1) != C_OK) return 0;
+    return !strncmp(ip, "127.", 4) || !strcmp(ip, "::1") || !strncmp(ip, "::ffff:127.", 11);
+}
+
+/* "ip:port" of the peer for log lines. */
+static const char *connRdmaPeer(rdmaConnection *rc, char *buf, size_t len) {
+    connFormatAddr(&rc->c, buf, len, 1);
+    return buf;
+}
+
+/* ---------------------------------------------------------------------------
+ * Failure and handler dispatch
+ * ------------------------------------------------------------------------- */
+
+/* Drops rc after an error: logs it, disconnects the peer, puts the
+ * connection in ERROR and queues its owner's handler so that the next
+ * connRead()/connWrite() reports it. A flush (the QP was torn down because
+ * the peer went away) is expected and logged verbosely. */
+static void connRdmaFail(rdmaConnection *rc, int err, const char *what) {
+    char peer[CONN_ADDR_STR_LEN + 8];
+    if (rc->c.state == CONN_STATE_ERROR || rc->released) return;
+    int quiet = rc->ep.failed_flushed || rc->peer_closed;
+    serverLog(quiet ? LL_VERBOSE : LL_WARNING, "RDMA: dropping connection %s: %s",
+              connRdmaPeer(rc, peer, sizeof(peer)), what);
+    snprintf(rc->errstr, sizeof(rc->errstr), "RDMA: %s", what);
+    rc->c.last_errno = err;
+    rc->c.state = CONN_STATE_ERROR;
+    if (rc->accepted && rc->cm_id) rdma_disconnect(rc->cm_id);
+    connRdmaUpdatePending(rc);
+}
+
+/* What the owner's read handler can act on: data, end of stream, error. */
+static int connRdmaWantsRead(rdmaConnection *rc) {
+    if (!rc->c.read_handler || rc->released) return 0;
+    /* A failure before ESTABLISHED is reported to the accept handler only. */
+    if (rc->c.state == CONN_STATE_ERROR) return rc->established && !rc->error_reported;
+    if (rc->c.state == CONN_STATE_CLOSED) return 0; /* read() already returned 0. */
+    if (rc->c.state != CONN_STATE_CONNECTED) return 0;
+    return rdmaEndpointReadable(&rc->ep) > 0 || rc->peer_closed;
+}
+
+static int connRdmaWantsWrite(rdmaConnection *rc) {
+    if (!rc->c.write_handler || rc->released) return 0;
+    if (rc->c.state == CONN_STATE_ERROR) return rc->established && !rc->error_reported && !rc->c.read_handler;
+    if (rc->c.state != CONN_STATE_CONNECTED) return 0;
+    return rc->peer_closed || rdmaEndpointWritable(&rc->ep) > 0;
+}
+
+/* The accept handler waits for ESTABLISHED (or a failure). */
+static int connRdmaWantsConnHandler(rdmaConnection *rc) {
+    return rc->c.conn_handler && !rc->released && rc->c.state != CONN_STATE_ACCEPTING &&
+           rc->c.state != CONN_STATE_CONNECTING;
+}
+
+static void connRdmaUpdatePending(rdmaConnection *rc) {
+    if (connRdmaWantsConnHandler(rc) || connRdmaWantsRead(rc) || connRdmaWantsWrite(rc))
+        pendingAdd(rc);
+    else
+        pendingRemove(rc);
+}
+
+/* Runs whichever of rc's handlers has work, in the order the write barrier
+ * asks. A failure is reported to the owner once (to the accept handler if
+ * the connection never got established, else to the read handler), so an
+ * owner that is slow to close does not keep the loop spinning. Returns 1
+ * if rc is still usable, 0 if a handler closed it. */
+static int connRdmaRunHandlers(rdmaConnection *rc) {
+    connection *conn = &rc->c;
+    if (connRdmaWantsConnHandler(rc)) {
+        ConnectionCallbackFunc h = conn->conn_handler;
+        conn->conn_handler = NULL;
+        if (conn->state == CONN_STATE_ERROR) rc->error_reported = 1;
+        if (!connCallHandler(conn, h)) return 0;
+    }
+    if (conn->state == CONN_STATE_ERROR && (connRdmaWantsRead(rc) || connRdmaWantsWrite(rc))) {
+        rc->error_reported = 1;
+        ConnectionCallbackFunc h = conn->read_handler ? conn->read_handler : conn->write_handler;
+        if (!connCallHandler(conn, h)) return 0;
+        connRdmaUpdatePending(rc);
+        return 1;
+    }
+    int barrier = conn->flags & CONN_FLAG_WRITE_BARRIER;
+    if (!barrier && connRdmaWantsRead(rc)) {
+        if (!connCallHandler(conn, conn->read_handler)) return 0;
+    }
+    if (connRdmaWantsWrite(rc)) {
+        if (!connCallHandler(conn, conn->write_handler)) return 0;
+    }
+    if (barrier && connRdmaWantsRead(rc)) {
+        if (!connCallHandler(conn, conn->read_handler)) return 0;
+    }
+    connRdmaUpdatePending(rc);
+    return 1;
+}
+
+/* The aeFileProc of a connection's completion-channel fd. */
+static void connRdmaEventHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
+    rdmaConnection *rc = clientData;
+    if (rc->released) return;
+    if (rdmaEndpointPoll(&rc->ep) == -1) {
+        /* After DISCONNECTED the QP flushes its receives: expected, and the
+         * data that landed before stays readable until EOF. */
+        if (!(rc->peer_closed && rc->ep.failed_flushed))
+            connRdmaFail(rc, rc->ep.failed_flushed ? ECONNRESET : EPROTO, rc->ep.err);
+    }
+    connRdmaRunHandlers(rc);
+}
+
+static int connRdmaHasPendingData(void) {
+    return rdmaPending != NULL;
+}
+
+/* Runs the handlers of every pending connection once. A snapshot of the
+ * list is taken with a reference on each entry, so handlers may close any
+ * connection (their own or another) while we iterate. */
+static int connRdmaProcessPendingData(void) {
+    int n = 0;
+    for (rdmaConnection *rc = rdmaPending; rc; rc = rc->pend_next) n++;
+    if (n == 0) return 0;
+    rdmaConnection **snap = zmalloc(sizeof(*snap) * n);
+    int j = 0;
+    for (rdmaConnection *rc = rdmaPending; rc; rc = rc->pend_next) {
+        snap[j++] = rc;
+        connIncrRefs(&rc->c);
+    }
+    int processed = 0;
+    for (j = 0; j < n; j++) {
+        rdmaConnection *rc = snap[j];
+        if (rc->c.flags & CONN_FLAG_CLOSE_SCHEDULED || rc->released) continue;
+        connRdmaRunHandlers(rc);
+        processed++;
+    }
+    for (j = 0; j < n; j++) {
+        rdmaConnection *rc = snap[j];
+        connDecrRefs(&rc->c);
+        if ((rc->c.flags & CONN_FLAG_CLOSE_SCHEDULED) && !connHasRefs(&rc->c)) connRdmaClose(&rc->c);
+    }
+    zfree(snap);
+    return processed;
+}
+
+/* ---------------------------------------------------------------------------
+ * Connection lifetime
+ * ------------------------------------------------------------------------- */
+
+static void channelUnref(connRdmaChannel *ch);
+
+static connection *connCreateRdma(void) {
+    rdmaConnection *rc = zcalloc(sizeof(*rc));
+    rc->c.type = &CT_RDMA;
+    rc->c.fd = -1;
+    rc->c.state = CONN_STATE_NONE;
+    return &rc->c;
+}
+
+/* Builds the connection for a CONNECT_REQUEST on ch: every verbs object,
+ * receives posted, completion fd watched. Returns NULL (logged, nothing
+ * left allocated, cm_id untouched) on failure. */
+static rdmaConnection *connRdmaCreateAccepted(connRdmaChannel *ch, struct rdma_cm_id *cm_id) {
+    rdmaConnection *rc = (rdmaConnection *)connCreateRdma();
+    if (rdmaEndpointCreate(&rc->ep, cm_id, ch->rx_size, ch->comp_vector, 1) != C_OK) {
+        serverLog(LL_WARNING, "RDMA: cannot set up an accepted connection: %s", rc->ep.err);
+        zfree(rc);
+        return NULL;
+    }
+    rc->c.fd = rc->ep.comp_channel->fd;
+    if (aeCreateFileEvent(connGetEventLoop(), rc->c.fd, AE_READABLE, connRdmaEventHandler, rc) == AE_ERR) {
+        serverLog(LL_WARNING, "RDMA: cannot watch completion channel fd %d: %s", rc->c.fd, strerror(errno));
+        rdmaEndpointRelease(&rc->ep);
+        zfree(rc);
+        return NULL;
+    }
+    rc->cm_id = cm_id;
+    cm_id->context = rc;
+    rc->chan = ch;
+    ch->refs++;
+    rc->c.state = CONN_STATE_ACCEPTING;
+    connsAdd(rc);
+    return rc;
+}
+
+/* connection.h: conn_create_accepted. RDMA connections are created from
+ * CM events, never from an fd, so this is not supported. */
+static connection *connRdmaCreateAcceptedFd(int fd, void *priv) {
+    return NULL;
+}
+
+/* Sends rdma_accept(); the handler runs once ESTABLISHED (or a failure)
+ * arrives on the listener's channel. Returns C_OK, or C_ERR (state ERROR)
+ * if the accept could not be sent. */
+static int connRdmaAccept(connection *conn, ConnectionCallbackFunc accept_handler) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    if (conn->state != CONN_STATE_ACCEPTING || rc->cm_id == NULL) return C_ERR;
+    struct rdma_conn_param param = {
+        .responder_resources = 1,
+        .initiator_depth = 1,
+        .retry_count = 7,
+        .rnr_retry_count = 7,
+    };
+    if (rdma_accept(rc->cm_id, &param) != 0) {
+        conn->last_errno = errno;
+        conn->state = CONN_STATE_ERROR;
+        snprintf(rc->errstr, sizeof(rc->errstr), "RDMA: rdma_accept failed: %s", strerror(errno));
+        return C_ERR;
+    }
+    rc->accepted = 1;
+    conn->conn_handler = accept_handler;
+    return C_OK;
+}
+
+static int connRdmaConnect(connection *conn, const char *addr, int port, const char *src,
+                           ConnectionCallbackFunc connect_handler) {
+    conn->state = CONN_STATE_ERROR;
+    conn->last_errno = EOPNOTSUPP;
+    return C_ERR;
+}
+
+static int connRdmaBlockingConnect(connection *conn, const char *addr, int port, long long timeout) {
+    conn->state = CONN_STATE_ERROR;
+    conn->last_errno = EOPNOTSUPP;
+    return C_ERR;
+}
+
+/* Disconnects (the peer sees DISCONNECTED); conn stays allocated. */
+static void connRdmaShutdown(connection *conn) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    if (rc->cm_id && rc->accepted) rdma_disconnect(rc->cm_id);
+}
+
+/* Releases every RDMA object of rc at once (idempotent). */
+static void connRdmaRelease(rdmaConnection *rc) {
+    if (rc->released) return;
+    rc->released = 1;
+    pendingRemove(rc);
+    connsRemove(rc);
+    if (rc->c.fd != -1) aeDeleteFileEvent(connGetEventLoop(), rc->c.fd, AE_READABLE | AE_WRITABLE);
+    rc->c.fd = -1;
+    if (rc->cm_id) {
+        if (rc->accepted)
+            rdma_disconnect(rc->cm_id);
+        else
+            rdma_reject(rc->cm_id, NULL, 0); /* Refused before accept (maxclients...). */
+    }
+    rdmaEndpointRelease(&rc->ep);
+    if (rc->cm_id) {
+        rc->cm_id->context = NULL;
+        rdma_destroy_id(rc->cm_id);
+        rc->cm_id = NULL;
+    }
+    if (rc->chan) channelUnref(rc->chan);
+    rc->chan = NULL;
+}
+
+/* Releases the RDMA objects at once and frees conn, unless one of its
+ * handlers is running: then the free waits for connCallHandler(). */
+static void connRdmaClose(connection *conn) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    connRdmaRelease(rc);
+    conn->read_handler = conn->write_handler = conn->conn_handler = NULL;
+    if (connHasRefs(conn)) {
+        conn->flags |= CONN_FLAG_CLOSE_SCHEDULED;
+        return;
+    }
+    zfree(rc);
+}
+
+/* ---------------------------------------------------------------------------
+ * I/O
+ * ------------------------------------------------------------------------- */
+
+/* -1 with errno for a connection that cannot do I/O. */
+static ssize_t connRdmaNotUsable(rdmaConnection *rc) {
+    if (rc->c.state == CONN_STATE_ERROR) {
+        errno = rc->c.last_errno ? rc->c.last_errno : ECONNRESET;
+    } else {
+        errno = ENOTCONN;
+        if (!rc->c.last_errno) rc->c.last_errno = ENOTCONN;
+        if (rc->c.state == CONN_STATE_CONNECTED || rc->c.state == CONN_STATE_ACCEPTING)
+            rc->c.state = CONN_STATE_ERROR;
+    }
+    return -1;
+}
+
+static ssize_t connRdmaRead(connection *conn, void *buf, size_t buf_len) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    if (rc->released || conn->state != CONN_STATE_CONNECTED) {
+        if (conn->state == CONN_STATE_CLOSED) return 0;
+        return connRdmaNotUsable(rc);
+    }
+    ssize_t n = rdmaEndpointRead(&rc->ep, buf, buf_len);
+    if (n == -1) {
+        connRdmaFail(rc, EIO, rc->ep.err);
+        errno = EIO;
+        return -1;
+    }
+    if (n == 0) {
+        if (rc->peer_closed) {
+            conn->state = CONN_STATE_CLOSED;
+            return 0;
+        }
+        errno = EAGAIN;
+        return -1;
+    }
+    connRdmaUpdatePending(rc);
+    return n;
+}
+
+static ssize_t connRdmaWritev(connection *conn, const struct iovec *iov, int iovcnt) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    if (rc->released || conn->state != CONN_STATE_CONNECTED) return connRdmaNotUsable(rc);
+    if (rc->peer_closed) {
+        conn->last_errno = EPIPE;
+        conn->state = CONN_STATE_ERROR;
+        errno = EPIPE;
+        return -1;
+    }
+    ssize_t n = rdmaEndpointWritev(&rc->ep, iov, iovcnt);
+    if (n == -1) {
+        connRdmaFail(rc, EIO, rc->ep.err);
+        errno = EIO;
+        return -1;
+    }
+    if (n == 0) {
+        errno = EAGAIN;
+        return -1;
+    }
+    connRdmaUpdatePending(rc);
+    return n;
+}
+
+static ssize_t connRdmaWrite(connection *conn, const void *data, size_t data_len) {
+    struct iovec iov = {.iov_base = (void *)data, .iov_len = data_len};
+    return connRdmaWritev(conn, &iov, 1);
+}
+
+static int connRdmaSetReadHandler(connection *conn, ConnectionCallbackFunc func) {
+    conn->read_handler = func;
+    connRdmaUpdatePending((rdmaConnection *)conn);
+    return C_OK;
+}
+
+static int connRdmaSetWriteHandler(connection *conn, ConnectionCallbackFunc func, int barrier) {
+    conn->write_handler = func;
+    if (barrier)
+        conn->flags |= CONN_FLAG_WRITE_BARRIER;
+    else
+        conn->flags &= ~CONN_FLAG_WRITE_BARRIER;
+    connRdmaUpdatePending((rdmaConnection *)conn);
+    return C_OK;
+}
+
+/* Blocking I/O for handshakes: waits on the completion channel until the
+ * deadline (monotonic us, -1 = none). Returns C_OK when something was
+ * polled, C_ERR (errno ETIMEDOUT or the connection's error) otherwise. */
+static int connRdmaWaitUntil(rdmaConnection *rc, long long deadline_us) {
+    if (rc->released || rc->c.state != CONN_STATE_CONNECTED) {
+        connRdmaNotUsable(rc);
+        return C_ERR;
+    }
+    long long ms = 10; /* CM events (disconnects) are not on this fd: poll. */
+    if (deadline_us != -1) {
+        long long left = deadline_us - aeMonotonicUs();
+        if (left <= 0) {
+            errno = ETIMEDOUT;
+            return C_ERR;
+        }
+        if (left / 1000 < ms) ms = left / 1000 + 1;
+    }
+    aeWait(rc->c.fd, AE_READABLE, ms);
+    if (rdmaEndpointPoll(&rc->ep) == -1) {
+        connRdmaFail(rc, EPROTO, rc->ep.err);
+        errno = EPROTO;
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static long long connRdmaDeadline(long long timeout) {
+    return timeout < 0 ? -1 : aeMonotonicUs() + timeout * 1000;
+}
+
+static ssize_t connRdmaSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    long long deadline = connRdmaDeadline(timeout);
+    ssize_t done = 0;
+    while (done < size) {
+        ssize_t n = connRdmaWrite(conn, ptr + done, size - done);
+        if (n > 0) {
+            done += n;
+            continue;
+        }
+        if (errno != EAGAIN) return -1;
+        if (connRdmaWaitUntil(rc, deadline) != C_OK) return -1;
+    }
+    return size;
+}
+
+static ssize_t connRdmaSyncRead(connection *conn, char *ptr, ssize_t size, long long timeout) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    long long deadline = connRdmaDeadline(timeout);
+    ssize_t done = 0;
+    while (done < size) {
+        ssize_t n = connRdmaRead(conn, ptr + done, size - done);
+        if (n > 0) {
+            done += n;
+            continue;
+        }
+        if (n == 0) {
+            errno = ECONNRESET;
+            return -1;
+        }
+        if (errno != EAGAIN) return -1;
+        if (connRdmaWaitUntil(rc, deadline) != C_OK) return -1;
+    }
+    return size;
+}
+
+static ssize_t connRdmaSyncReadLine(connection *conn, char *ptr, ssize_t size, long long timeout) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    long long deadline = connRdmaDeadline(timeout);
+    ssize_t len = 0;
+    if (size <= 0) return -1;
+    ptr[0] = '\0';
+    while (len < size - 1) {
+        char c;
+        ssize_t n = connRdmaRead(conn, &c, 1);
+        if (n == 0) {
+            errno = ECONNRESET;
+            return -1;
+        }
+        if (n == -1) {
+            if (errno != EAGAIN) return -1;
+            if (connRdmaWaitUntil(rc, deadline) != C_OK) return -1;
+            continue;
+        }
+        if (c == '\n') break;
+        ptr[len++] = c;
+        ptr[len] = '\0';
+    }
+    if (len > 0 && ptr[len - 1] == '\r') ptr[--len] = '\0';
+    return len;
+}
+
+static const char *connRdmaGetLastError(connection *conn) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    if (rc->errstr[0]) return rc->errstr;
+    return conn->last_errno ? strerror(conn->last_errno) : NULL;
+}
+
+static const char *connRdmaGetType(connection *conn) {
+    return CONN_NAME_RDMA;
+}
+
+/* CLIENT LIST details: the pollable fd and the queue pair number. */
+static const char *connRdmaGetInfo(connection *conn, char *buf, size_t buf_len) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    unsigned qpn = rc->cm_id && rc->cm_id->qp ? rc->cm_id->qp->qp_num : 0;
+    snprintf(buf, buf_len, "fd=%d qp=%u", conn->fd, qpn);
+    return buf;
+}
+
+/* The RDMA transport checks integrity itself (ICRC / link CRC). */
+static int connRdmaIntegrityChecked(void) {
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Keepalive
+ * ------------------------------------------------------------------------- */
+
+static int connRdmaKeepaliveCron(struct aeEventLoop *el, long long id, void *clientData) {
+    rdmaCtrlMsg ka = {.opcode = RDMA_OP_KEEPALIVE};
+    for (rdmaConnection *rc = rdmaConns, *next; rc; rc = next) {
+        next = rc->next;
+        if (rc->c.state != CONN_STATE_CONNECTED || rc->peer_closed || rc->released) continue;
+        /* A send queue full of unacknowledged writes already probes the peer. */
+        if (rc->ep.send_inflight >= RDMA_MAX_SEND_WR - RDMA_SEND_RESERVE) continue;
+        if (rdmaEndpointSendCtrl(&rc->ep, &ka) != C_OK) connRdmaFail(rc, EIO, rc->ep.err);
+    }
+    return RDMA_KEEPALIVE_MS;
+}
+
+/* ---------------------------------------------------------------------------
+ * Listening and CM events
+ * ------------------------------------------------------------------------- */
+
+static void channelUnref(connRdmaChannel *ch) {
+    if (--ch->refs > 0) return;
+    aeDeleteFileEvent(connGetEventLoop(), ch->ec->fd, AE_READABLE);
+    rdma_destroy_event_channel(ch->ec);
+    for (int j = 0; j < RDMA_MAX_CHANNELS; j++) {
+        if (rdmaChannels[j] == ch) rdmaChannels[j] = NULL;
+    }
+    zfree(ch);
+}
+
+static connRdmaChannel *channelOfListener(connListener *listener) {
+    for (int j = 0; j < RDMA_MAX_CHANNELS; j++) {
+        if (rdmaChannels[j] && rdmaChannels[j]->listener == listener) return rdmaChannels[j];
+    }
+    return NULL;
+}
+
+/* CONNECT_REQUEST on a listening id: build the connection and give it to
+ * the server, or reject it. */
+static void connRdmaHandleConnectRequest(connRdmaChannel *ch, struct rdma_cm_id *cm_id) {
+    char ip[CONN_ADDR_STR_LEN] = "?";
+    int port = 0;
+    sockaddrToString(rdma_get_peer_addr(cm_id), ip, sizeof(ip), &port);
+    if (ch->listener == NULL || ch->listener->accept_cb == NULL) {
+        rdma_reject(cm_id, NULL, 0);
+        rdma_destroy_id(cm_id);
+        return;
+    }
+    rdmaConnection *rc = connRdmaCreateAccepted(ch, cm_id);
+    if (rc == NULL) {
+        rdma_reject(cm_id, NULL, 0);
+        rdma_destroy_id(cm_id);
+        return;
+    }
+    serverLog(LL_VERBOSE, "Accepted RDMA %s:%d", ip, port);
+    ch->listener->accept_cb(&rc->c, ch->listener->accept_flags, ip);
+}
+
+/* An event about an accepted connection. */
+static void connRdmaHandleConnEvent(rdmaConnection *rc, enum rdma_cm_event_type type, int status) {
+    if (rc == NULL || rc->released) return;
+    switch (type) {
+    case RDMA_CM_EVENT_ESTABLISHED:
+        if (rc->c.state != CONN_STATE_ACCEPTING) break;
+        rc->c.state = CONN_STATE_CONNECTED;
+        rc->established = 1;
+        if (rdmaEndpointAdvertise(&rc->ep) != C_OK) {
+            connRdmaFail(rc, EIO, rc->ep.err);
+        } else if (rdmaEndpointPoll(&rc->ep) == -1) {
+            /* Completions that arrived before ESTABLISHED (the peer's own
+             * RegisterXferMemory) are handled now. */
+            connRdmaFail(rc, EPROTO, rc->ep.err);
+        }
+        connRdmaRunHandlers(rc);
+        break;
+    case RDMA_CM_EVENT_DISCONNECTED:
+        rc->peer_closed = 1;
+        if (rc->c.state == CONN_STATE_ACCEPTING) {
+            rc->c.state = CONN_STATE_ERROR;
+            rc->c.last_errno = ECONNRESET;
+        }
+        /* Collect data that landed before the disconnect; the flush errors
+         * of a torn-down QP are expected now. */
+        if (rc->c.state == CONN_STATE_CONNECTED && rdmaEndpointPoll(&rc->ep) == -1 && !rc->ep.failed_flushed)
+            connRdmaFail(rc, EPROTO, rc->ep.err);
+        connRdmaRunHandlers(rc);
+        break;
+    case RDMA_CM_EVENT_TIMEWAIT_EXIT: break;
+    default: {
+        char what[96];
+        snprintf(what, sizeof(what), "CM event %s (status %d)", rdma_event_str(type), status);
+        connRdmaFail(rc, ECONNRESET, what);
+        connRdmaRunHandlers(rc);
+        break;
+    }
+    }
+}
+
+/* The aeFileProc of a listener's CM event channel. */
+static void connRdmaAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
+    connRdmaChannel *ch = clientData;
+    ch->refs++; /* Keep the channel while its events are handled. */
+    for (int n = 0; n < MAX_ACCEPTS_PER_CALL; n++) {
+        struct rdma_cm_event *ev;
+        if (rdma_get_cm_event(ch->ec, &ev) != 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                serverLog(LL_WARNING, "RDMA: rdma_get_cm_event failed: %s", strerror(errno));
+            break;
+        }
+        /* Copy what we need and acknowledge at once: destroying an id waits
+         * for its events to be acknowledged. */
+        enum rdma_cm_event_type type = ev->event;
+        int status = ev->status;
+        struct rdma_cm_id *id = ev->id;
+        int is_listen = ev->listen_id != NULL;
+        rdma_ack_cm_event(ev);
+
+        if (type == RDMA_CM_EVENT_CONNECT_REQUEST && is_listen) {
+            connRdmaHandleConnectRequest(ch, id);
+        } else if (id && id->context) {
+            rdmaConnection *rc = id->context;
+            connIncrRefs(&rc->c);
+            connRdmaHandleConnEvent(rc, type, status);
+            connDecrRefs(&rc->c);
+            if ((rc->c.flags & CONN_FLAG_CLOSE_SCHEDULED) && !connHasRefs(&rc->c)) connRdmaClose(&rc->c);
+        } else {
+            serverLog(LL_VERBOSE, "RDMA: CM event %s (status %d) on a listening id", rdma_event_str(type),
+                      status);
+        }
+    }
+    channelUnref(ch);
+}
+
+/* Fills ss from a bind address ("*", "::*" or a numeric address).
+ * Returns C_OK or C_ERR (errno set). */
+static int resolveBindAddr(const char *addr, int port, struct sockaddr_storage *ss) {
+    memset(ss, 0, sizeof(*ss));
+    if (!strcmp(addr, "*")) {
+        struct sockaddr_in *s = (struct sockaddr_in *)ss;
+        s->sin_family = AF_INET;
+        s->sin_addr.s_addr = htonl(INADDR_ANY);
+        s->sin_port = htons(port);
+        return C_OK;
+    }
+    if (!strcmp(addr, "::*")) {
+        struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
+        s->sin6_family = AF_INET6;
+        s->sin6_addr = in6addr_any;
+        s->sin6_port = htons(port);
+        return C_OK;
+    }
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_flags = AI_NUMERICHOST | AI_PASSIVE}, *res;
+    char portstr[16];
+    snprintf(portstr, sizeof(portstr), "%d", port);
+    if (getaddrinfo(addr, portstr, &hints, &res) != 0) {
+        errno = EADDRNOTAVAIL;
+        return C_ERR;
+    }
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return C_OK;
+}
+
+static void connRdmaCloseListener(connListener *listener) {
+    connRdmaChannel *ch = channelOfListener(listener);
+    if (ch) {
+        for (int j = 0; j < ch->nids; j++) rdma_destroy_id(ch->ids[j]);
+        ch->nids = 0;
+        ch->listener = NULL;
+        channelUnref(ch); /* Stays alive while accepted connections use it. */
+    }
+    for (int j = 0; j < listener->count; j++) listener->fd[j] = -1;
+    listener->count = 0;
+}
+
+/* Opens the listener: one CM event channel, one listening id per bind
+ * address (default "*" and "-::*"; a '-' prefix makes an address optional).
+ * Returns C_OK, or C_ERR (logged, nothing left open). */
+static int connRdmaListen(connListener *listener) {
+    static char *default_bind[] = {"*", "-::*"};
+    char **addrs = listener->bindaddr_count ? listener->bindaddr : default_bind;
+    int naddrs = listener->bindaddr_count ? listener->bindaddr_count : 2;
+    connRdmaListenerConfig *cfg = listener->priv;
+
+    int slot = -1;
+    for (int j = 0; j < RDMA_MAX_CHANNELS; j++) {
+        if (rdmaChannels[j] == NULL) {
+            slot = j;
+            break;
+        }
+    }
+    if (slot == -1) {
+        serverLog(LL_WARNING, "RDMA: too many RDMA event channels in use");
+        return C_ERR;
+    }
+    connRdmaChannel *ch = zcalloc(sizeof(*ch));
+    ch->rx_size = cfg && cfg->rx_size > 0 ? (size_t)cfg->rx_size : RDMA_DEFAULT_RX_SIZE;
+    ch->comp_vector = cfg ? cfg->comp_vector : -1;
+    ch->ec = rdma_create_event_channel();
+    if (ch->ec == NULL) {
+        serverLog(LL_WARNING, "RDMA: rdma_create_event_channel failed: %s (is rdma_ucm loaded?)", strerror(errno));
+        zfree(ch);
+        return C_ERR;
+    }
+    int flags = fcntl(ch->ec->fd, F_GETFL);
+    if (flags == -1 || fcntl(ch->ec->fd, F_SETFL, flags | O_NONBLOCK) == -1) goto fail_errno;
+    fcntl(ch->ec->fd, F_SETFD, FD_CLOEXEC);
+
+    for (int j = 0; j < naddrs && j < CONN_BINDADDR_MAX; j++) {
+        const char *addr = addrs[j];
+        int optional = addr[0] == '-';
+        if (optional) addr++;
+        struct sockaddr_storage ss;
+        struct rdma_cm_id *id = NULL;
+        int ok = resolveBindAddr(addr, listener->port, &ss) == C_OK &&
+                 rdma_create_id(ch->ec, &id, NULL, RDMA_PS_TCP) == 0;
+        if (ok && ss.ss_family == AF_INET6) {
+            int one = 1; /* Let "*" and "::*" share the port. */
+            rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &one, sizeof(one));
+        }
+        ok = ok && rdma_bind_addr(id, (struct sockaddr *)&ss) == 0 &&
+             rdma_listen(id, listener->backlog > 0 ? listener->backlog : RDMA_LISTEN_BACKLOG) == 0;
+        if (!ok) {
+            int saved = errno;
+            if (id) rdma_destroy_id(id);
+            if (optional) continue;
+            serverLog(LL_WARNING, "RDMA: could not listen on %s:%d: %s", addr, listener->port, strerror(saved));
+            goto fail;
+        }
+        ch->ids[ch->nids++] = id;
+    }
+    if (ch->nids == 0) {
+        serverLog(LL_WARNING, "RDMA: could not bind any address on port %d", listener->port);
+        goto fail;
+    }
+    if (aeCreateFileEvent(connGetEventLoop(), ch->ec->fd, AE_READABLE, connRdmaAcceptHandler, ch) == AE_ERR)
+        goto fail_errno;
+    ch->listener = listener;
+    ch->refs = 1;
+    rdmaChannels[slot] = ch;
+    listener->fd[0] = ch->ec->fd;
+    listener->count = 1;
+    serverLog(LL_NOTICE, "RDMA: listening on port %d (%d address%s, RX buffer %zu bytes)", listener->port,
+              ch->nids, ch->nids == 1 ? "" : "es", ch->rx_size);
+    return C_OK;
+
+fail_errno:
+    serverLog(LL_WARNING, "RDMA: setting up the listener's event channel failed: %s", strerror(errno));
+fail:
+    for (int j = 0; j < ch->nids; j++) rdma_destroy_id(ch->ids[j]);
+    rdma_destroy_event_channel(ch->ec);
+    zfree(ch);
+    return C_ERR;
+}
+
+/* ---------------------------------------------------------------------------
+ * Registration
+ * ------------------------------------------------------------------------- */
+
+/* Makes registered memory fork-safe before anything is registered, and
+ * starts the keepalive timer. */
+static void connRdmaInit(void) {
+    int err = ibv_fork_init();
+    if (err) serverLog(LL_WARNING, "RDMA: ibv_fork_init failed: %s; forked children must not touch RDMA memory",
+                       strerror(err));
+    if (connGetEventLoop() && rdmaKeepaliveTimer == -1)
+        rdmaKeepaliveTimer =
+            aeCreateTimeEvent(connGetEventLoop(), RDMA_KEEPALIVE_MS, connRdmaKeepaliveCron, NULL, NULL);
+}
+
+static ConnectionType CT_RDMA = {
+    .get_type = connRdmaGetType,
+    .init = connRdmaInit,
+    .ae_handler = connRdmaEventHandler,
+    .accept_handler = connRdmaAcceptHandler,
+    .listen = connRdmaListen,
+    .close_listener = connRdmaCloseListener,
+    .conn_create = connCreateRdma,
+    .conn_create_accepted = connRdmaCreateAcceptedFd,
+    .accept = connRdmaAccept,
+    .connect = connRdmaConnect,
+    .blocking_connect = connRdmaBlockingConnect,
+    .shutdown = connRdmaShutdown,
+    .close = connRdmaClose,
+    .read = connRdmaRead,
+    .write = connRdmaWrite,
+    .writev = connRdmaWritev,
+    .set_read_handler = connRdmaSetReadHandler,
+    .set_write_handler = connRdmaSetWriteHandler,
+    .sync_write = connRdmaSyncWrite,
+    .sync_read = connRdmaSyncRead,
+    .sync_readline = connRdmaSyncReadLine,
+    .has_pending_data = connRdmaHasPendingData,
+    .process_pending_data = connRdmaProcessPendingData,
+    .addr = connRdmaAddr,
+    .is_local = connRdmaIsLocal,
+    .get_last_error = connRdmaGetLastError,
+    .get_info = connRdmaGetInfo,
+    .integrity_checked = connRdmaIntegrityChecked,
+};
+
+/* Registers the RDMA transport (called by connTypeInitialize()). Returns
+ * what connTypeRegister() returns. */
+int RegisterConnectionTypeRdma(void) {
+    return connTypeRegister(&CT_RDMA);
+}
