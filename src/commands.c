@@ -11,6 +11,9 @@
 extern struct serverCommand connectionCommands[];
 extern struct serverCommand keyspaceCommands[];
 extern struct serverCommand stringCommands[];
+extern struct serverCommand listCommands[];
+extern struct serverCommand setCommands[];
+extern struct serverCommand hashCommands[];
 extern struct serverCommand bitmapCommands[];
 extern struct serverCommand expireCommands[];
 extern struct serverCommand configCommands[];
@@ -18,5 +21,5 @@ extern struct serverCommand serverAdminCommands[];
 
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
-    expireCommands,     configCommands,   serverAdminCommands, NULL,
+    expireCommands,     configCommands,   serverAdminCommands, listCommands, setCommands, hashCommands, NULL,
 };

@@ -184,6 +184,12 @@ typedef struct connUnixListenerConfig {
     unsigned int perm; /* chmod() mode, 0 = leave the umask's choice. */
 } connUnixListenerConfig;
 
+/* listener->priv of an "rdma" listener (NULL = the defaults). */
+typedef struct connRdmaListenerConfig {
+    int rx_size;     /* RX buffer per connection (rdma-rx-size); 0 = 1 MiB. */
+    int comp_vector; /* Completion vector (rdma-completion-vector); -1 = random. */
+} connRdmaListenerConfig;
+
 /* ---------------------------------------------------------------------------
  * Transport registry (connection.c)
  * ------------------------------------------------------------------------- */

@@ -418,12 +418,14 @@ int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor) {
 
 typedef struct {
     list *keys;
+    int with_values; /* HSCAN of a hashtable: collect field, value pairs. */
 } scanData;
 
 static void scanCallback(void *privdata, const dictEntry *de) {
     scanData *data = privdata;
     sds key = dictGetKey(de);
     listAddNodeTail(data->keys, key);
+    if (data->with_values) listAddNodeTail(data->keys, dictGetVal(de));
 }
 
 static int objectTypeByName(const char *name) {
@@ -433,17 +435,26 @@ static int objectTypeByName(const char *name) {
     return -1;
 }
 
-/* SCAN over the keyspace (o == NULL). Type-specific SCANs (HSCAN etc.) will
- * share the option parsing once their types exist. */
+/* SCAN over the keyspace (o == NULL), or SSCAN/HSCAN over the set or hash o
+ * (already looked up and type-checked by the caller). A hashtable-encoded
+ * value is scanned like the keyspace; a compact one (intset, listpack) is
+ * returned whole with cursor 0. HSCAN replies field, value pairs unless
+ * NOVALUES; MATCH filters on the member/field. */
 void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     long count = 10;
     sds pat = NULL;
     int patlen = 0, use_pattern = 0;
     int typefilter = -1;
     const char *typename = NULL;
+    int novalues = 0;
     int i = o == NULL ? 2 : 3;
 
     for (; i < c->argc; i += 2) {
+        if (o && o->type == OBJ_HASH && !strcasecmp(c->argv[i]->ptr, "novalues")) {
+            novalues = 1;
+            i--; /* A flag without argument. */
+            continue;
+        }
         if (i + 1 >= c->argc) {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
@@ -467,11 +478,20 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
         }
     }
 
-    scanData data = {.keys = listCreate()};
+    int pairs = o && o->type == OBJ_HASH && !novalues; /* keys list holds field, value, ... */
+    scanData data = {.keys = listCreate(), .with_values = pairs};
     long maxiterations = count * 10;
-    do {
-        cursor = dictScan(c->db->dict, cursor, scanCallback, &data);
-    } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count);
+    if (o && o->encoding != OBJ_ENCODING_HT) {
+        listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* Copies, not borrowed. */
+        if (o->type == OBJ_SET) setTypeCollectAll(o, data.keys);
+        else hashTypeCollectAll(o, data.keys, pairs);
+        cursor = 0;
+    } else {
+        dict *d = o ? o->ptr : c->db->dict;
+        do {
+            cursor = dictScan(d, cursor, scanCallback, &data);
+        } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count * (pairs ? 2 : 1));
+    }
 
     addReplyArrayLen(c, 2);
     addReplyBulkLongLong(c, cursor);
@@ -484,6 +504,14 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     while ((ln = listNext(&li))) {
         sds key = listNodeValue(ln);
         keyobj.ptr = key;
+        if (o) {
+            sds val = pairs ? listNodeValue(listNext(&li)) : NULL;
+            if (use_pattern && !stringmatchlen(pat, patlen, key, sdslen(key), 0)) continue;
+            addReplyBulkCBuffer(c, key, sdslen(key));
+            if (val) addReplyBulkCBuffer(c, val, sdslen(val));
+            returned += val ? 2 : 1;
+            continue;
+        }
         if (use_pattern && !stringmatchlen(pat, patlen, key, sdslen(key), 0)) continue;
         if (typename) {
             robj *val = lookupKeyReadWithFlags(c->db, &keyobj, LOOKUP_NOTOUCH | LOOKUP_NOSTATS | LOOKUP_NONOTIFY);

@@ -21,6 +21,8 @@
  * where INFO is produced on a best-effort basis). */
 #include "server.h"
 
+#include "blocked.h"
+
 #include <strings.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -304,7 +306,7 @@ static sds infoClients(sds info) {
     while ((ln = listNext(&li)) != NULL) {
         client *c = listNodeValue(ln);
         if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) replicas++;
-        if (c->flags & CLIENT_BLOCKED) blocked++;
+        if (c->bstate) blocked++; /* blocked on keys; clients held by CLIENT PAUSE don't count */
         if (c->flags & CLIENT_PUBSUB) pubsub++;
     }
     return sdscatprintf(info,
@@ -320,9 +322,10 @@ static sds infoClients(sds info) {
                         "watching_clients:0\r\n"
                         "clients_in_timeout_table:0\r\n"
                         "total_watched_keys:0\r\n"
-                        "total_blocking_keys:0\r\n"
+                        "total_blocking_keys:%lu\r\n"
                         "total_blocking_keys_on_nokey:0\r\n",
-                        listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked, pubsub);
+                        listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked, pubsub,
+                        blockedKeysCount());
 }
 
 static sds infoMemory(sds info) {

@@ -21,6 +21,8 @@
  * of being served, in which case freeClientAsync() defers it to the cron. */
 #include "server.h"
 
+#include "blocked.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -29,6 +31,7 @@
 
 #define NET_MAX_WRITES_PER_EVENT (1024 * 64)
 #define CLIENT_IOV_MAX 64
+#define CLIENT_BUF_PEAK_RESET_MS 5000 /* Period of the reply buffer peak (rbp). */
 
 static void setProtocolError(const char *errstr, client *c);
 static void sendReplyToClient(connection *conn);
@@ -49,6 +52,9 @@ client *createClient(connection *conn) {
     }
     c->buf = zmalloc(PROTO_REPLY_CHUNK_BYTES);
     c->buf_usable_size = zmalloc_size(c->buf);
+    /* A new buffer counts as fully used until the first peak reset. */
+    c->buf_peak = c->buf_usable_size;
+    c->buf_peak_last_reset_time = server.mstime;
     c->conn = conn;
     c->id = server.next_client_id++;
     c->resp = 2;
@@ -133,6 +139,7 @@ void freeClient(client *c) {
         freeClientAsync(c);
         return;
     }
+    blockedClientFreed(c); /* leave the wait lists of blocked keys */
     unlinkClient(c);
     freeClientArgv(c);
     zfree(c->argv);
@@ -270,6 +277,7 @@ static size_t addReplyToBuffer(client *c, const char *s, size_t len) {
     if (len > avail) len = avail;
     memcpy(c->buf + c->bufpos, s, len);
     c->bufpos += len;
+    if (c->bufpos > c->buf_peak) c->buf_peak = c->bufpos;
     return len;
 }
 
@@ -1061,9 +1069,7 @@ static int processCommandAndResetClient(client *c) {
     client *old = server.current_client;
     server.current_client = c;
     int deadclient = 0;
-    if (processCommand(c) == C_OK) {
-        c->commands_processed++;
-    }
+    processCommand(c);
     if (server.current_client == NULL) deadclient = 1;
     server.current_client = old;
     if (deadclient) return C_ERR;
@@ -1213,7 +1219,7 @@ sds catClientInfoString(sds s, client *c) {
         (long long)(server.unixtime - c->lastinteraction), clientFlagsString(c, flags), c->db->id,
         (c->flags & CLIENT_MULTI) ? 0 : -1, (unsigned long long)sdslen(c->querybuf),
         (unsigned long long)sdsavail(c->querybuf), (unsigned long long)c->argv_len_sum,
-        (unsigned long long)c->buf_usable_size, (unsigned long long)c->querybuf_peak,
+        (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_peak,
         (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
         (unsigned long long)total_mem, events, cmdname, c->resp, c->lib_name ? (char *)c->lib_name->ptr : "",
         c->lib_ver ? (char *)c->lib_ver->ptr : "", c->net_input_bytes, c->net_output_bytes,
@@ -1321,6 +1327,11 @@ void clientsCron(void) {
             c->querybuf_peak = 0;
         }
         c->querybuf_peak = sdslen(c->querybuf);
+        /* rbp shows the peak of the last period only. */
+        if (now - c->buf_peak_last_reset_time >= CLIENT_BUF_PEAK_RESET_MS) {
+            c->buf_peak = c->bufpos;
+            c->buf_peak_last_reset_time = now;
+        }
     }
 }
 
@@ -1665,6 +1676,8 @@ void clientHelpCommand(client *c) {
         "      Return clients with the given IDs.",
         "UNPAUSE",
         "    Stop the current client pause, resuming traffic.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
         "PAUSE <timeout> [WRITE|ALL]",
         "    Suspend all, or just write, clients for <timeout> milliseconds.",
         "REPLY (ON|OFF|SKIP)",
@@ -1697,6 +1710,8 @@ struct serverCommand clientSubcommands[] = {
     CLIENT_SUB("kill", clientKillCommand, -3, "Terminates open connections."),
     CLIENT_SUB("pause", clientPauseCommand, -3, "Suspends commands processing."),
     CLIENT_SUB("unpause", clientUnpauseCommand, 2, "Resumes processing commands from paused clients."),
+    CLIENT_SUB("unblock", clientUnblockCommand, -3,
+               "Unblocks a client blocked by a blocking command from a different connection."),
     CLIENT_SUB("reply", clientReplyCommand, 3, "Instructs the server whether to reply to commands."),
     CLIENT_SUB("no-evict", clientNoEvictCommand, 3, "Sets the client eviction mode of the connection."),
     CLIENT_SUB("no-touch", clientNoTouchCommand, 3,

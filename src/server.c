@@ -268,9 +268,18 @@ void call(client *c, int flags) {
     server.executing_client = c;
     c->flags |= CLIENT_EXECUTING_COMMAND;
 
-    /* Feed MONITOR before execution, as the command may rewrite argv. */
-    if (listLength(server.monitors) && !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
-        replicationFeedMonitors(c, server.monitors, c->db->id, c->argv, c->argc);
+    /* MONITOR is fed after execution (so that a monitor's own RESET is not
+     * echoed back to it) but with the arguments as the client sent them:
+     * commands may rewrite argv. Keep references to the originals. */
+    robj **monitor_argv = NULL;
+    int monitor_argc = c->argc, monitor_dbid = c->db->id;
+    if (listLength(server.monitors) && !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) {
+        monitor_argv = zmalloc(sizeof(robj *) * monitor_argc);
+        for (int j = 0; j < monitor_argc; j++) {
+            monitor_argv[j] = c->argv[j];
+            incrRefCount(monitor_argv[j]);
+        }
+    }
 
     updateCachedTime(0);
     long long start = ustime();
@@ -279,6 +288,13 @@ void call(client *c, int flags) {
 
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     server.executing_client = prev_client;
+
+    if (monitor_argv) {
+        if (listLength(server.monitors))
+            replicationFeedMonitors(c, server.monitors, monitor_dbid, monitor_argv, monitor_argc);
+        for (int j = 0; j < monitor_argc; j++) decrRefCount(monitor_argv[j]);
+        zfree(monitor_argv);
+    }
 
     if (flags & CALL_SLOWLOG && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) {
         latencyAddSampleIfNeeded(real_cmd->flags & CMD_FAST ? "fast-command" : "command", duration / 1000);
@@ -293,6 +309,9 @@ void call(client *c, int flags) {
     }
     c->lastcmd = real_cmd;
     server.stat_numcommands++;
+    /* CLIENT LIST tot-cmds: commands that ran, not rejected ones; a command
+     * that blocked is counted when it completes. */
+    if (!(c->flags & CLIENT_BLOCKED)) c->commands_processed++;
 }
 
 static void rejectCommand(client *c, robj *reply) {
@@ -686,6 +705,8 @@ static void initServer(void) {
     }
     evictionPoolAlloc();
     listTypeInit();
+    setTypeInit();
+    hashTypeInit();
     blockedInit();
     slowlogInit();
     latencyMonitorInit();

@@ -225,6 +225,8 @@ typedef struct client {
     size_t bufpos;
     size_t buf_usable_size;
     char *buf;
+    size_t buf_peak;                  /* Most of buf used since the last reset (rbp). */
+    mstime_t buf_peak_last_reset_time; /* clientsCron resets buf_peak every 5 s. */
 } client;
 
 /* ---------------------------------------------------------------------------
@@ -426,6 +428,9 @@ struct valkeyServer {
     int active_expire_effort;
     size_t stat_peak_memory;
     long long stat_peak_memory_time;
+    /* Encoding thresholds of small sets and hashes (t_set.c, t_hash.c). */
+    unsigned long set_max_intset_entries, set_max_listpack_entries, set_max_listpack_value;
+    unsigned long hash_max_listpack_entries, hash_max_listpack_value;
 
     /* Databases */
     int dbnum;
@@ -788,9 +793,22 @@ void evictionPoolAlloc(void);
 #define EVICT_RUNNING 1
 #define EVICT_FAIL 2
 
+/* t_list.c */
+void listTypeInit(void);
+robj *createListListpackObject(void);
+unsigned long listTypeLength(const robj *o);
+
 /* t_string.c */
 int getGenericCommand(client *c);
 int checkStringLength(client *c, long long size, long long append);
+
+/* t_set.c */
+void setTypeInit(void);
+void setTypeCollectAll(robj *set, list *out);
+
+/* t_hash.c */
+void hashTypeInit(void);
+void hashTypeCollectAll(robj *hash, list *out, int with_values);
 
 /* config.c */
 void initConfigValues(void);
