@@ -31,27 +31,14 @@
 
 static dict *latencyEvents; /* sds event name -> latencyTimeSeries* */
 
-static uint64_t latencySdsHash(const void *key) {
-    return dictGenHashFunction(key, sdslen((sds)key));
-}
-
-static int latencySdsCompare(const void *a, const void *b) {
-    size_t la = sdslen((sds)a), lb = sdslen((sds)b);
-    return la == lb && memcmp(a, b, la) == 0;
-}
-
-static void latencySdsFree(void *p) {
-    sdsfree(p);
-}
-
 static void latencyValFree(void *p) {
     zfree(p);
 }
 
 static dictType latencyEventsDictType = {
-    .hashFunction = latencySdsHash,
-    .keyCompare = latencySdsCompare,
-    .keyDestructor = latencySdsFree,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
     .valDestructor = latencyValFree,
 };
 

@@ -127,24 +127,26 @@ static void createSharedObjects(void) {
  * Dictionary types used by the core
  * ------------------------------------------------------------------------- */
 
-static uint64_t dictSdsHash(const void *key) {
+/* Hash and compare functions for dicts keyed by sds, shared by every
+ * subsystem (declared in server.h). */
+uint64_t dictSdsHash(const void *key) {
     return dictGenHashFunction((const unsigned char *)key, sdslen((sds)key));
 }
 
-static uint64_t dictSdsCaseHash(const void *key) {
+uint64_t dictSdsCaseHash(const void *key) {
     return dictGenCaseHashFunction((const unsigned char *)key, sdslen((sds)key));
 }
 
-static int dictSdsKeyCompare(const void *k1, const void *k2) {
+int dictSdsKeyCompare(const void *k1, const void *k2) {
     size_t l1 = sdslen((sds)k1), l2 = sdslen((sds)k2);
     return l1 == l2 && memcmp(k1, k2, l1) == 0;
 }
 
-static int dictSdsKeyCaseCompare(const void *k1, const void *k2) {
+int dictSdsKeyCaseCompare(const void *k1, const void *k2) {
     return strcasecmp(k1, k2) == 0;
 }
 
-static void dictSdsDestructor(void *val) {
+void dictSdsDestructor(void *val) {
     sdsfree(val);
 }
 
@@ -888,7 +890,12 @@ void resetCommand(client *c) {
  * built). Returns C_OK and marks the client authenticated on success. */
 static int checkPassword(client *c, robj *username, robj *password) {
     if (username && strcmp(username->ptr, "default") != 0) return C_ERR;
-    if (server.requirepass == NULL) return C_ERR;
+    /* Without requirepass the default user is "nopass": any password works
+     * (AUTH <password> alone is refused earlier, by authCommand). */
+    if (server.requirepass == NULL) {
+        c->authenticated = 1;
+        return C_OK;
+    }
     size_t a = sdslen(password->ptr), b = sdslen(server.requirepass);
     /* Compare in time independent of where the strings differ. */
     unsigned char diff = a != b;

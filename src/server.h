@@ -572,6 +572,13 @@ void trackInstantaneousMetric(int metric, long long current_value, long long cur
 #define SHUTDOWN_NOW 4
 #define SHUTDOWN_FORCE 8
 
+/* server.c: dict callbacks for sds keys, shared by every subsystem. */
+uint64_t dictSdsHash(const void *key);
+uint64_t dictSdsCaseHash(const void *key);
+int dictSdsKeyCompare(const void *k1, const void *k2);
+int dictSdsKeyCaseCompare(const void *k1, const void *k2);
+void dictSdsDestructor(void *val);
+
 /* commands.c */
 extern struct serverCommand *serverCommandTables[];
 int commandCheckArity(struct serverCommand *cmd, int argc, sds *err);

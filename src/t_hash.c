@@ -32,31 +32,18 @@
  * Hashtable encoding: dict type
  * ------------------------------------------------------------------------- */
 
-static uint64_t hashDictHash(const void *key) {
-    return dictGenHashFunction(key, sdslen((sds)key));
-}
-
-static int hashDictKeyCompare(const void *a, const void *b) {
-    size_t la = sdslen((sds)a), lb = sdslen((sds)b);
-    return la == lb && memcmp(a, b, la) == 0;
-}
-
-static void hashDictSdsDestructor(void *p) {
-    sdsfree(p);
-}
-
 /* Fields and values are sds owned by the dict. */
 static dictType hashDictType = {
-    .hashFunction = hashDictHash,
-    .keyCompare = hashDictKeyCompare,
-    .keyDestructor = hashDictSdsDestructor,
-    .valDestructor = hashDictSdsDestructor,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+    .valDestructor = dictSdsDestructor,
 };
 
 /* Borrowed fields (no destructors): HRANDFIELD's scratch dict. */
 static dictType hashBorrowDictType = {
-    .hashFunction = hashDictHash,
-    .keyCompare = hashDictKeyCompare,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
 };
 
 /* ---------------------------------------------------------------------------

@@ -113,31 +113,18 @@ static unsigned char *listpackFindMember(unsigned char *lp, const setMember *m) 
  * Hash table encoding: dict type
  * ------------------------------------------------------------------------- */
 
-static uint64_t setDictHash(const void *key) {
-    return dictGenHashFunction(key, sdslen((sds)key));
-}
-
-static int setDictKeyCompare(const void *a, const void *b) {
-    size_t la = sdslen((sds)a), lb = sdslen((sds)b);
-    return la == lb && memcmp(a, b, la) == 0;
-}
-
-static void setDictKeyDestructor(void *key) {
-    sdsfree(key);
-}
-
 /* Members are sds keys owned by the dict; values are unused. */
 static dictType setDictType = {
-    .hashFunction = setDictHash,
-    .keyCompare = setDictKeyCompare,
-    .keyDestructor = setDictKeyDestructor,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
 };
 
 /* Same hashing, but borrowing keys (no destructor): scratch dicts of
  * SRANDMEMBER that point at another set's members. */
 static dictType setBorrowDictType = {
-    .hashFunction = setDictHash,
-    .keyCompare = setDictKeyCompare,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
 };
 
 /* ---------------------------------------------------------------------------
