@@ -35,24 +35,13 @@ typedef struct readyKey {
     robj *key;
 } readyKey;
 
-static uint64_t blockedSdsHash(const void *key) {
-    return dictGenHashFunction((const unsigned char *)key, sdslen((sds)key));
-}
-
-static int blockedSdsCompare(const void *k1, const void *k2) {
-    size_t l1 = sdslen((sds)k1), l2 = sdslen((sds)k2);
-    return l1 == l2 && memcmp(k1, k2, l1) == 0;
-}
-
-static void blockedSdsFree(void *key) { sdsfree(key); }
-
 static void blockedListFree(void *l) { listRelease(l); }
 
 /* db->blocking_keys: sds key (owned) -> list of client * (owned list). */
 static dictType blockingKeysDictType = {
-    .hashFunction = blockedSdsHash,
-    .keyCompare = blockedSdsCompare,
-    .keyDestructor = blockedSdsFree,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
     .valDestructor = blockedListFree,
 };
 

@@ -306,7 +306,7 @@ static sds infoClients(sds info) {
     while ((ln = listNext(&li)) != NULL) {
         client *c = listNodeValue(ln);
         if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) replicas++;
-        if (c->bstate) blocked++; /* blocked on keys; clients held by CLIENT PAUSE don't count */
+        if (c->flags & CLIENT_BLOCKED) blocked++; /* on keys (blocked.c) or held by CLIENT PAUSE */
         if (c->flags & CLIENT_PUBSUB) pubsub++;
     }
     return sdscatprintf(info,
