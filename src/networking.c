@@ -878,17 +878,23 @@ int checkClientOutputBufferLimits(client *c) {
     return hard || soft;
 }
 
-/* Closes (asynchronously) a client over its output limits. Returns 1 if it
- * was scheduled for closing. */
+/* Closes a client over its output limits: with async, schedules it (safe
+ * while building a reply); without, frees it at once (cron only). Returns 1
+ * if the client was closed or scheduled for closing. */
 int closeClientOnOutputBufferLimitReached(client *c, int async) {
     if (!c->conn || c->reply_bytes == 0 || c->flags & CLIENT_CLOSE_ASAP) return 0;
     if (checkClientOutputBufferLimits(c)) {
         sds info = catClientInfoString(sdsempty(), c);
-        serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", info);
+        if (async) {
+            serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
+                      info);
+        } else {
+            serverLog(LL_WARNING, "Client %s closed for overcoming of output buffer limits.", info);
+        }
         sdsfree(info);
         server.stat_client_outbuf_limit_disconnections++;
-        (void)async;
-        freeClientAsync(c);
+        if (async) freeClientAsync(c);
+        else freeClient(c);
         return 1;
     }
     return 0;
@@ -1320,6 +1326,9 @@ void clientsCron(void) {
         client *c = listNodeValue(listFirst(server.clients));
         c->client_list_node = listFirst(server.clients);
         if (clientsCronHandleTimeout(c, now)) continue;
+        /* A client that reads nothing gets no more replies either, so the
+         * soft limit's time must also be checked here. */
+        if (closeClientOnOutputBufferLimitReached(c, 0)) continue;
         /* Give back memory of big idle query buffers. */
         if (sdslen(c->querybuf) == 0 && sdsalloc(c->querybuf) > 1024 * 4 && c->bulklen == -1) {
             sdsfree(c->querybuf);
@@ -1696,26 +1705,32 @@ void clientHelpCommand(client *c) {
     addReplyHelp(c, help);
 }
 
-#define CLIENT_SUB(n, p, a, s)                                                                                    \
-    {.name = n, .proc = p, .arity = a, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL,            \
-     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .summary = s, .complexity = "O(1)"}
+#define CLIENT_SUB_FLAGS(n, p, a, f, s)                                                                           \
+    {.name = n, .proc = p, .arity = a, .flags = f, .acl_categories = ACL_CATEGORY_CONNECTION,                    \
+     .group = "connection", .summary = s, .complexity = "O(1)"}
+#define CLIENT_SUB(n, p, a, s) CLIENT_SUB_FLAGS(n, p, a, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, s)
+/* Subcommands that act on other connections are admin: MONITOR does not
+ * show them. */
+#define CLIENT_SUB_ADMIN(n, p, a, s)                                                                              \
+    CLIENT_SUB_FLAGS(n, p, a, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, s)
 
 struct serverCommand clientSubcommands[] = {
-    CLIENT_SUB("list", clientListCommand, -2, "Lists open connections."),
+    CLIENT_SUB_ADMIN("list", clientListCommand, -2, "Lists open connections."),
     CLIENT_SUB("info", clientInfoCommand, 2, "Returns information about the connection."),
     CLIENT_SUB("id", clientIdCommand, 2, "Returns the unique client ID of the connection."),
     CLIENT_SUB("setname", clientSetnameCommand, 3, "Sets the connection name."),
     CLIENT_SUB("getname", clientGetnameCommand, 2, "Returns the name of the connection."),
     CLIENT_SUB("setinfo", clientSetinfoCommand, 4, "Sets information specific to the client or connection."),
-    CLIENT_SUB("kill", clientKillCommand, -3, "Terminates open connections."),
-    CLIENT_SUB("pause", clientPauseCommand, -3, "Suspends commands processing."),
-    CLIENT_SUB("unpause", clientUnpauseCommand, 2, "Resumes processing commands from paused clients."),
-    CLIENT_SUB("unblock", clientUnblockCommand, -3,
+    CLIENT_SUB_ADMIN("kill", clientKillCommand, -3, "Terminates open connections."),
+    CLIENT_SUB_ADMIN("pause", clientPauseCommand, -3, "Suspends commands processing."),
+    CLIENT_SUB_ADMIN("unpause", clientUnpauseCommand, 2, "Resumes processing commands from paused clients."),
+    CLIENT_SUB_ADMIN("unblock", clientUnblockCommand, -3,
                "Unblocks a client blocked by a blocking command from a different connection."),
     CLIENT_SUB("reply", clientReplyCommand, 3, "Instructs the server whether to reply to commands."),
-    CLIENT_SUB("no-evict", clientNoEvictCommand, 3, "Sets the client eviction mode of the connection."),
+    CLIENT_SUB_ADMIN("no-evict", clientNoEvictCommand, 3, "Sets the client eviction mode of the connection."),
     CLIENT_SUB("no-touch", clientNoTouchCommand, 3,
                "Controls whether commands sent by the client affect the LRU/LFU of accessed keys."),
-    CLIENT_SUB("help", clientHelpCommand, 2, "Returns helpful text about the different subcommands."),
+    CLIENT_SUB_FLAGS("help", clientHelpCommand, 2, CMD_LOADING | CMD_STALE | CMD_SENTINEL,
+                     "Returns helpful text about the different subcommands."),
     {0},
 };

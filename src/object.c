@@ -521,63 +521,78 @@ unsigned long long estimateObjectIdleTime(robj *o) {
  * OBJECT and MEMORY commands
  * ------------------------------------------------------------------------- */
 
-void objectCommand(client *c) {
-    robj *o;
-    const char *sub = c->argv[1]->ptr;
-    if (c->argc == 2 && !strcasecmp(sub, "help")) {
-        const char *help[] = {
-            "ENCODING <key>",
-            "    Return the kind of internal representation used in order to store the value",
-            "    associated with a <key>.",
-            "FREQ <key>",
-            "    Return the access frequency index of the <key>. The returned integer is",
-            "    proportional to the logarithm of the recent access frequency of the key.",
-            "IDLETIME <key>",
-            "    Return the idle time of the <key>, that is the approximated number of",
-            "    seconds elapsed since the last access to the key.",
-            "REFCOUNT <key>",
-            "    Return the number of references of the value associated with the specified",
-            "    <key>.",
-            NULL};
-        addReplyHelp(c, help);
+/* OBJECT and MEMORY are containers: processCommand() resolves the
+ * subcommand (arity, unknown-subcommand errors) through the tables at the
+ * end of this section, so each handler below sees a well-formed argv. */
+
+void objectHelpCommand(client *c) {
+    const char *help[] = {
+        "ENCODING <key>",
+        "    Return the kind of internal representation used in order to store the value",
+        "    associated with a <key>.",
+        "FREQ <key>",
+        "    Return the access frequency index of the <key>. The returned integer is",
+        "    proportional to the logarithm of the recent access frequency of the key.",
+        "IDLETIME <key>",
+        "    Return the idle time of the <key>, that is the approximated number of",
+        "    seconds elapsed since the last access to the key.",
+        "REFCOUNT <key>",
+        "    Return the number of references of the value associated with the specified",
+        "    <key>.",
+        NULL};
+    addReplyHelp(c, help);
+}
+
+/* The value of OBJECT's key without touching it, or NULL after replying a
+ * null for a missing key. */
+static robj *objectLookupOrReply(client *c) {
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY);
+    if (o == NULL) addReplyNull(c);
+    return o;
+}
+
+void objectEncodingCommand(client *c) {
+    robj *o = objectLookupOrReply(c);
+    if (o) addReplyBulkCString(c, strEncoding(o->encoding));
+}
+
+void objectRefcountCommand(client *c) {
+    robj *o = objectLookupOrReply(c);
+    if (o) addReplyLongLong(c, o->refcount);
+}
+
+void objectIdletimeCommand(client *c) {
+    robj *o = objectLookupOrReply(c);
+    if (o == NULL) return;
+    if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
+        addReplyError(c, "An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+                         "switching between policies at runtime LRU and LFU data will take some time to adjust.");
         return;
     }
-    if (c->argc != 3) {
-        addReplySubcommandSyntaxError(c);
+    addReplyLongLong(c, estimateObjectIdleTime(o) / 1000);
+}
+
+void objectFreqCommand(client *c) {
+    robj *o = objectLookupOrReply(c);
+    if (o == NULL) return;
+    if (!(server.maxmemory_policy & MAXMEMORY_FLAG_LFU)) {
+        addReplyError(c, "An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+                         "that when switching between policies at runtime LRU and LFU data will take some "
+                         "time to adjust.");
         return;
     }
-    if ((o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY)) == NULL) {
-        addReplyNull(c);
-        return;
-    }
-    if (!strcasecmp(sub, "encoding")) {
-        addReplyBulkCString(c, strEncoding(o->encoding));
-    } else if (!strcasecmp(sub, "refcount")) {
-        addReplyLongLong(c, o->refcount);
-    } else if (!strcasecmp(sub, "idletime")) {
-        if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
-            addReplyError(c, "An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
-                             "switching between policies at runtime LRU and LFU data will take some time to adjust.");
-            return;
-        }
-        addReplyLongLong(c, estimateObjectIdleTime(o) / 1000);
-    } else if (!strcasecmp(sub, "freq")) {
-        if (!(server.maxmemory_policy & MAXMEMORY_FLAG_LFU)) {
-            addReplyError(c, "An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
-                             "that when switching between policies at runtime LRU and LFU data will take some "
-                             "time to adjust.");
-            return;
-        }
-        addReplyLongLong(c, LFUDecrAndReturn(o));
-    } else {
-        addReplySubcommandSyntaxError(c);
-    }
+    addReplyLongLong(c, LFUDecrAndReturn(o));
 }
 
 static void addReplyMemoryStats(client *c) {
     size_t allocated = 0, active = 0, resident = 0;
     zmalloc_get_allocator_info(&allocated, &active, &resident);
     size_t used = zmalloc_used_memory();
+    /* The cron samples the peak; do it now too so peak >= total holds. */
+    if (used > server.stat_peak_memory) {
+        server.stat_peak_memory = used;
+        server.stat_peak_memory_time = server.unixtime;
+    }
     size_t clients_normal = 0;
     listIter li;
     listNode *ln;
@@ -646,55 +661,100 @@ static void addReplyMemoryStats(client *c) {
     addReplyDouble(c, allocated ? (double)active / allocated : 0);
 }
 
-void memoryCommand(client *c) {
-    const char *sub = c->argv[1]->ptr;
-    if (!strcasecmp(sub, "help") && c->argc == 2) {
-        const char *help[] = {"DOCTOR",
-                              "    Return memory problems reports.",
-                              "MALLOC-STATS",
-                              "    Return internal statistics report from the memory allocator.",
-                              "PURGE",
-                              "    Attempt to purge dirty pages for reclamation by the allocator.",
-                              "STATS",
-                              "    Return information about the memory usage of the server.",
-                              "USAGE <key> [SAMPLES <count>]",
-                              "    Return memory in bytes used by <key> and its value. Nested values are",
-                              "    sampled up to <count> times (default: 5, 0 means sample all).",
-                              NULL};
-        addReplyHelp(c, help);
-    } else if (!strcasecmp(sub, "usage") && c->argc >= 3) {
-        long long samples = 5;
-        for (int j = 3; j < c->argc; j++) {
-            if (!strcasecmp(c->argv[j]->ptr, "samples") && j + 1 < c->argc) {
-                if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &samples, NULL) == C_ERR) return;
-                if (samples < 0) {
-                    addReplyErrorObject(c, shared.syntaxerr);
-                    return;
-                }
-                if (samples == 0) samples = LLONG_MAX;
-                j++;
-            } else {
+void memoryHelpCommand(client *c) {
+    const char *help[] = {"DOCTOR",
+                          "    Return memory problems reports.",
+                          "MALLOC-STATS",
+                          "    Return internal statistics report from the memory allocator.",
+                          "PURGE",
+                          "    Attempt to purge dirty pages for reclamation by the allocator.",
+                          "STATS",
+                          "    Return information about the memory usage of the server.",
+                          "USAGE <key> [SAMPLES <count>]",
+                          "    Return memory in bytes used by <key> and its value. Nested values are",
+                          "    sampled up to <count> times (default: 5, 0 means sample all).",
+                          NULL};
+    addReplyHelp(c, help);
+}
+
+/* MEMORY USAGE <key> [SAMPLES <count>] */
+void memoryUsageCommand(client *c) {
+    long long samples = 5;
+    for (int j = 3; j < c->argc; j++) {
+        if (!strcasecmp(c->argv[j]->ptr, "samples") && j + 1 < c->argc) {
+            if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &samples, NULL) == C_ERR) return;
+            if (samples < 0) {
                 addReplyErrorObject(c, shared.syntaxerr);
                 return;
             }
-        }
-        robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH);
-        if (o == NULL) {
-            addReplyNull(c);
+            if (samples == 0) samples = LLONG_MAX;
+            j++;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
             return;
         }
-        addReplyLongLong(c, objectComputeSize(c->argv[2], o, samples, c->db->id));
-    } else if (!strcasecmp(sub, "stats") && c->argc == 2) {
-        addReplyMemoryStats(c);
-    } else if (!strcasecmp(sub, "malloc-stats") && c->argc == 2) {
-        addReplyVerbatim(c, "Stats not supported for the current allocator", 45, "txt");
-    } else if (!strcasecmp(sub, "doctor") && c->argc == 2) {
-        const char *report = "No memory problems detected: fragmentation, peak usage and client buffers look "
-                             "normal for this instance.";
-        addReplyVerbatim(c, report, strlen(report), "txt");
-    } else if (!strcasecmp(sub, "purge") && c->argc == 2) {
-        addReply(c, shared.ok);
-    } else {
-        addReplySubcommandSyntaxError(c);
     }
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH);
+    if (o == NULL) {
+        addReplyNull(c);
+        return;
+    }
+    addReplyLongLong(c, objectComputeSize(c->argv[2], o, samples, c->db->id));
 }
+
+void memoryStatsCommand(client *c) {
+    addReplyMemoryStats(c);
+}
+
+void memoryMallocStatsCommand(client *c) {
+    addReplyVerbatim(c, "Stats not supported for the current allocator", 45, "txt");
+}
+
+void memoryDoctorCommand(client *c) {
+    const char *report = "No memory problems detected: fragmentation, peak usage and client buffers look "
+                         "normal for this instance.";
+    addReplyVerbatim(c, report, strlen(report), "txt");
+}
+
+void memoryPurgeCommand(client *c) {
+    addReply(c, shared.ok);
+}
+
+#define OBJECT_KEY {2, 2, 1}
+
+struct serverCommand objectSubcommands[] = {
+    {.name = "encoding", .proc = objectEncodingCommand, .arity = 3, .flags = CMD_READONLY,
+     .acl_categories = ACL_CATEGORY_KEYSPACE, .key = OBJECT_KEY, .group = "generic", .since = "2.2.3",
+     .summary = "Returns the internal encoding of an object.", .complexity = "O(1)"},
+    {.name = "freq", .proc = objectFreqCommand, .arity = 3, .flags = CMD_READONLY,
+     .acl_categories = ACL_CATEGORY_KEYSPACE, .key = OBJECT_KEY, .group = "generic", .since = "4.0.0",
+     .summary = "Returns the logarithmic access frequency counter of an object.", .complexity = "O(1)"},
+    {.name = "idletime", .proc = objectIdletimeCommand, .arity = 3, .flags = CMD_READONLY,
+     .acl_categories = ACL_CATEGORY_KEYSPACE, .key = OBJECT_KEY, .group = "generic", .since = "2.2.3",
+     .summary = "Returns the time since the last access to an object.", .complexity = "O(1)"},
+    {.name = "refcount", .proc = objectRefcountCommand, .arity = 3, .flags = CMD_READONLY,
+     .acl_categories = ACL_CATEGORY_KEYSPACE, .key = OBJECT_KEY, .group = "generic", .since = "2.2.3",
+     .summary = "Returns the reference count of a value of a key.", .complexity = "O(1)"},
+    {.name = "help", .proc = objectHelpCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE,
+     .acl_categories = ACL_CATEGORY_KEYSPACE, .group = "generic", .since = "6.2.0",
+     .summary = "Returns helpful text about the different subcommands.", .complexity = "O(1)"},
+    {0},
+};
+
+#define MEMORY_SUB(n, p, a, s, cx)                                                                              \
+    {.name = n, .proc = p, .arity = a, .group = "server", .since = "4.0.0", .summary = s, .complexity = cx}
+
+struct serverCommand memorySubcommands[] = {
+    MEMORY_SUB("doctor", memoryDoctorCommand, 2, "Outputs a memory problems report.", "O(1)"),
+    MEMORY_SUB("malloc-stats", memoryMallocStatsCommand, 2, "Returns the allocator statistics.",
+               "Depends on how much memory is allocated, could be slow"),
+    MEMORY_SUB("purge", memoryPurgeCommand, 2, "Asks the allocator to release memory.",
+               "Depends on how much memory is allocated, could be slow"),
+    MEMORY_SUB("stats", memoryStatsCommand, 2, "Returns details about memory usage.", "O(1)"),
+    {.name = "usage", .proc = memoryUsageCommand, .arity = -3, .flags = CMD_READONLY, .key = OBJECT_KEY,
+     .group = "server", .since = "4.0.0", .summary = "Estimates the memory usage of a key.",
+     .complexity = "O(N) where N is the number of samples."},
+    {.name = "help", .proc = memoryHelpCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "server",
+     .since = "4.0.0", .summary = "Returns helpful text about the different subcommands.", .complexity = "O(1)"},
+    {0},
+};

@@ -1,0 +1,154 @@
+# OBJECT (how a value is stored) and MEMORY (what it costs).
+
+start_server {tags {"memory"}} {
+    test "OBJECT ENCODING of strings: int, embstr, raw" {
+        r set n 12345
+        r set short hello
+        r set long [string repeat x 100]
+        assert_equal int [r object encoding n]
+        assert_equal embstr [r object encoding short]
+        assert_equal raw [r object encoding long]
+        r append short " world"
+        assert_equal raw [r object encoding short]
+    }
+
+    test "OBJECT ENCODING of a missing key is a null reply" {
+        assert_equal "" [r object encoding nosuchkey]
+        assert_equal "" [r object refcount nosuchkey]
+        assert_equal "" [r object idletime nosuchkey]
+    }
+
+    test "OBJECT REFCOUNT: shared small integers and plain values" {
+        r set small 100
+        r set s abc
+        assert_equal 2147483647 [r object refcount small]
+        assert_equal 1 [r object refcount s]
+    }
+
+    test "OBJECT IDLETIME grows while the key is not used, and a read resets it" {
+        r set idle v
+        assert_equal 0 [r object idletime idle]
+        after 2100
+        assert {[r object idletime idle] >= 2}
+        # OBJECT itself does not count as a use.
+        assert {[r object idletime idle] >= 2}
+        r get idle
+        assert_equal 0 [r object idletime idle]
+    }
+
+    test "OBJECT FREQ needs an LFU policy" {
+        r set f v
+        assert_error "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust." {r object freq f}
+    }
+
+    test "OBJECT FREQ with an LFU policy; IDLETIME is then refused" {
+        r config set maxmemory-policy allkeys-lfu
+        r set f v
+        set before [r object freq f]
+        assert {$before >= 0}
+        for {set i 0} {$i < 200} {incr i} { r get f }
+        assert {[r object freq f] > $before}
+        assert_error "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust." {r object idletime f}
+        r config set maxmemory-policy noeviction
+    }
+
+    test "OBJECT HELP" {
+        set help [r object help]
+        assert_match "OBJECT <subcommand> *" [lindex $help 0]
+        assert_match "*ENCODING <key>*" $help
+        assert_match "*FREQ <key>*" $help
+        assert_match "*IDLETIME <key>*" $help
+        assert_match "*REFCOUNT <key>*" $help
+        assert_equal "    Prints this help." [lindex $help end]
+    }
+
+    test "OBJECT errors" {
+        assert_error "ERR unknown subcommand 'foo'. Try OBJECT HELP." {r object foo k}
+        assert_error "ERR wrong number of arguments for 'object|encoding' command" {r object encoding}
+        assert_error "ERR wrong number of arguments for 'object|encoding' command" {r object encoding a b}
+        assert_error "ERR wrong number of arguments for 'object' command" {r object}
+    }
+
+    test "MEMORY USAGE grows with the size of the value" {
+        r set m [string repeat a 10]
+        set small [r memory usage m]
+        r set m [string repeat a 10000]
+        set big [r memory usage m]
+        assert {$small > 10}
+        assert {$big >= 10000}
+        assert {$big - $small >= 9000}
+        assert {$big < 20000}
+    }
+
+    test "MEMORY USAGE of a missing key is a null reply" {
+        assert_equal "" [r memory usage nosuchkey]
+    }
+
+    test "MEMORY USAGE SAMPLES" {
+        r set m v
+        assert {[r memory usage m samples 0] > 0}
+        assert {[r memory usage m samples 10] > 0}
+        assert {[r memory usage m SAMPLES 5] > 0}
+        assert_error "ERR syntax error" {r memory usage m samples}
+        assert_error "ERR syntax error" {r memory usage m samples -1}
+        assert_error "ERR syntax error" {r memory usage m foo 1}
+        assert_error "ERR value is not an integer or out of range" {r memory usage m samples abc}
+    }
+
+    test "MEMORY STATS has the documented fields" {
+        r flushall
+        r set a 1
+        r set b 2
+        r select 3
+        r set c 3
+        r select 0
+        set stats [r memory stats]
+        foreach field {peak.allocated total.allocated startup.allocated replication.backlog
+                       clients.slaves clients.normal aof.buffer lua.caches overhead.total
+                       keys.count keys.bytes-per-key dataset.bytes dataset.percentage peak.percentage
+                       allocator.allocated allocator.active allocator.resident
+                       allocator-fragmentation.ratio} {
+            assert {[dict exists $stats $field]} "no $field in MEMORY STATS"
+        }
+        assert_equal 3 [dict get $stats keys.count]
+        assert {[dict exists $stats db.0]}
+        assert {[dict exists $stats db.3]}
+        assert {![dict exists $stats db.1]}
+        assert {[dict exists [dict get $stats db.0] overhead.hashtable.main]}
+        assert {[dict exists [dict get $stats db.0] overhead.hashtable.expires]}
+        assert {[dict get $stats total.allocated] > 0}
+        assert {[dict get $stats peak.allocated] >= [dict get $stats total.allocated]}
+        assert {[dict get $stats clients.normal] > 0}
+    }
+
+    test "MEMORY STATS dataset.bytes grows with the data" {
+        r flushall
+        set before [dict get [r memory stats] dataset.bytes]
+        for {set i 0} {$i < 100} {incr i} { r set key:$i [string repeat v 1000] }
+        set after [dict get [r memory stats] dataset.bytes]
+        assert {$after - $before >= 100000}
+        assert_equal 100 [dict get [r memory stats] keys.count]
+    }
+
+    test "MEMORY DOCTOR, MALLOC-STATS and PURGE" {
+        assert {[string length [r memory doctor]] > 0}
+        assert {[string length [r memory malloc-stats]] > 0}
+        assert_equal OK [r memory purge]
+    }
+
+    test "MEMORY HELP" {
+        set help [r memory help]
+        assert_match "MEMORY <subcommand> *" [lindex $help 0]
+        foreach sub {DOCTOR MALLOC-STATS PURGE STATS USAGE} {
+            assert_match "*$sub*" $help
+        }
+        assert_equal "    Prints this help." [lindex $help end]
+    }
+
+    test "MEMORY errors" {
+        assert_error "ERR unknown subcommand 'foo'. Try MEMORY HELP." {r memory foo}
+        assert_error "ERR wrong number of arguments for 'memory|usage' command" {r memory usage}
+        assert_error "ERR wrong number of arguments for 'memory|stats' command" {r memory stats x}
+        assert_error "ERR wrong number of arguments for 'memory' command" {r memory}
+    }
+}
