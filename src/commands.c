@@ -14,6 +14,7 @@ extern struct serverCommand stringCommands[];
 extern struct serverCommand listCommands[];
 extern struct serverCommand setCommands[];
 extern struct serverCommand hashCommands[];
+extern struct serverCommand zsetCommands[];
 extern struct serverCommand bitmapCommands[];
 extern struct serverCommand expireCommands[];
 extern struct serverCommand configCommands[];
@@ -21,5 +22,5 @@ extern struct serverCommand serverAdminCommands[];
 
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
-    expireCommands,     configCommands,   serverAdminCommands, listCommands, setCommands, hashCommands, NULL,
+    expireCommands,     configCommands,   serverAdminCommands, listCommands, setCommands, hashCommands, zsetCommands, NULL,
 };

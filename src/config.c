@@ -1060,6 +1060,11 @@ static configOption configTable[] = {
             0, LONG_MAX, 128, NULL),
     NUM_CFG("hash-max-listpack-value", "hash-max-ziplist-value", CFG_MEMORY, NUM_ULONG,
             server.hash_max_listpack_value, 0, LONG_MAX, 64, NULL),
+    /* Sorted sets (t_zset.c): when a listpack converts to a skiplist */
+    NUM_CFG("zset-max-listpack-entries", "zset-max-ziplist-entries", 0, NUM_ULONG, server.zset_max_listpack_entries,
+            0, LONG_MAX, 128, NULL),
+    NUM_CFG("zset-max-listpack-value", "zset-max-ziplist-value", CFG_MEMORY, NUM_ULONG,
+            server.zset_max_listpack_value, 0, LONG_MAX, 64, NULL),
     /* Lists (t_list.c; list-compress-depth is accepted but has no effect yet) */
     NUM_CFG("list-max-listpack-size", "list-max-ziplist-size", 0, NUM_INT, server.list_max_listpack_size, INT_MIN,
             INT_MAX, -2, NULL),

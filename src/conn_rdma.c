@@ -450,6 +450,7 @@ static ssize_t connRdmaRead(connection *conn, void *buf, size_t buf_len) {
     ssize_t n = rdmaEndpointRead(&rc->ep, buf, buf_len);
     if (n == -1) {
         connRdmaFail(rc, EIO, rc->ep.err);
+        rc->error_reported = 1; /* The caller sees it now. */
         errno = EIO;
         return -1;
     }
@@ -471,12 +472,14 @@ static ssize_t connRdmaWritev(connection *conn, const struct iovec *iov, int iov
     if (rc->peer_closed) {
         conn->last_errno = EPIPE;
         conn->state = CONN_STATE_ERROR;
+        rc->error_reported = 1;
         errno = EPIPE;
         return -1;
     }
     ssize_t n = rdmaEndpointWritev(&rc->ep, iov, iovcnt);
     if (n == -1) {
         connRdmaFail(rc, EIO, rc->ep.err);
+        rc->error_reported = 1; /* The caller sees it now. */
         errno = EIO;
         return -1;
     }

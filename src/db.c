@@ -419,11 +419,21 @@ int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor) {
 typedef struct {
     list *keys;
     int with_values; /* HSCAN of a hashtable: collect field, value pairs. */
+    int zset;        /* ZSCAN of a skiplist: copy members, print scores (values are double *). */
 } scanData;
 
 static void scanCallback(void *privdata, const dictEntry *de) {
     scanData *data = privdata;
     sds key = dictGetKey(de);
+    if (data->zset) {
+        listAddNodeTail(data->keys, sdsdup(key));
+        if (data->with_values) {
+            char buf[MAX_D2STRING_CHARS];
+            int len = d2string(buf, sizeof(buf), *(double *)dictGetVal(de));
+            listAddNodeTail(data->keys, sdsnewlen(buf, len));
+        }
+        return;
+    }
     listAddNodeTail(data->keys, key);
     if (data->with_values) listAddNodeTail(data->keys, dictGetVal(de));
 }
@@ -450,7 +460,8 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     int i = o == NULL ? 2 : 3;
 
     for (; i < c->argc; i += 2) {
-        if (o && o->type == OBJ_HASH && !strcasecmp(c->argv[i]->ptr, "novalues")) {
+        if (o && ((o->type == OBJ_HASH && !strcasecmp(c->argv[i]->ptr, "novalues")) ||
+                  (o->type == OBJ_ZSET && !strcasecmp(c->argv[i]->ptr, "noscores")))) {
             novalues = 1;
             i--; /* A flag without argument. */
             continue;
@@ -478,16 +489,19 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
         }
     }
 
-    int pairs = o && o->type == OBJ_HASH && !novalues; /* keys list holds field, value, ... */
-    scanData data = {.keys = listCreate(), .with_values = pairs};
+    int pairs = o && (o->type == OBJ_HASH || o->type == OBJ_ZSET) && !novalues; /* field, value, ... */
+    int zskiplist = o && o->type == OBJ_ZSET && o->encoding == OBJ_ENCODING_SKIPLIST;
+    scanData data = {.keys = listCreate(), .with_values = pairs, .zset = zskiplist};
     long maxiterations = count * 10;
-    if (o && o->encoding != OBJ_ENCODING_HT) {
+    if (zskiplist) listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* scanCallback copies */
+    if (o && o->encoding != OBJ_ENCODING_HT && !zskiplist) {
         listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* Copies, not borrowed. */
         if (o->type == OBJ_SET) setTypeCollectAll(o, data.keys);
+        else if (o->type == OBJ_ZSET) zsetTypeCollectAll(o, data.keys, pairs);
         else hashTypeCollectAll(o, data.keys, pairs);
         cursor = 0;
     } else {
-        dict *d = o ? o->ptr : c->db->dict;
+        dict *d = zskiplist ? zsetTypeDict(o) : (o ? o->ptr : c->db->dict);
         do {
             cursor = dictScan(d, cursor, scanCallback, &data);
         } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count * (pairs ? 2 : 1));
@@ -752,8 +766,8 @@ void swapdbCommand(client *c) {
  * Command table
  * ------------------------------------------------------------------------- */
 
-extern void objectCommand(client *c);
-extern void memoryCommand(client *c);
+extern struct serverCommand objectSubcommands[];
+extern struct serverCommand memorySubcommands[];
 
 struct serverCommand keyspaceCommands[] = {
     {.name = "del", .proc = delCommand, .arity = -2, .flags = CMD_WRITE, .acl_categories = ACL_CATEGORY_KEYSPACE,
@@ -813,11 +827,9 @@ struct serverCommand keyspaceCommands[] = {
      .acl_categories = ACL_CATEGORY_KEYSPACE | ACL_CATEGORY_DANGEROUS, .group = "server", .since = "1.0.0",
      .summary = "Removes all keys from all databases.",
      .complexity = "O(N) where N is the total number of keys in all databases"},
-    {.name = "object", .proc = objectCommand, .arity = -2, .flags = CMD_READONLY,
-     .acl_categories = ACL_CATEGORY_KEYSPACE, .key = {2, 2, 1}, .group = "generic", .since = "2.2.3",
-     .summary = "Inspects the internals of a value.", .complexity = "O(1)"},
-    {.name = "memory", .proc = memoryCommand, .arity = -2, .flags = CMD_READONLY, .key = {2, 2, 1},
-     .group = "server", .since = "4.0.0", .summary = "Reports on the server's memory use.",
-     .complexity = "Depends on subcommand."},
+    {.name = "object", .subcommands = objectSubcommands, .arity = -2, .group = "generic", .since = "2.2.3",
+     .summary = "A container for object introspection commands.", .complexity = "Depends on subcommand."},
+    {.name = "memory", .subcommands = memorySubcommands, .arity = -2, .group = "server", .since = "4.0.0",
+     .summary = "A container for memory diagnostics commands.", .complexity = "Depends on subcommand."},
     {0},
 };

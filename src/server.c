@@ -272,10 +272,12 @@ void call(client *c, int flags) {
 
     /* MONITOR is fed after execution (so that a monitor's own RESET is not
      * echoed back to it) but with the arguments as the client sent them:
-     * commands may rewrite argv. Keep references to the originals. */
+     * commands may rewrite argv. Keep references to the originals. A
+     * blocked command run again once its keys are ready (CALL_NONE) was
+     * shown when it first ran. */
     robj **monitor_argv = NULL;
     int monitor_argc = c->argc, monitor_dbid = c->db->id;
-    if (listLength(server.monitors) && !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) {
+    if (listLength(server.monitors) && (flags & CALL_STATS) && !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) {
         monitor_argv = zmalloc(sizeof(robj *) * monitor_argc);
         for (int j = 0; j < monitor_argc; j++) {
             monitor_argv[j] = c->argv[j];
@@ -709,6 +711,7 @@ static void initServer(void) {
     listTypeInit();
     setTypeInit();
     hashTypeInit();
+    zsetTypeInit();
     blockedInit();
     slowlogInit();
     latencyMonitorInit();

@@ -431,6 +431,7 @@ struct valkeyServer {
     /* Encoding thresholds of small sets and hashes (t_set.c, t_hash.c). */
     unsigned long set_max_intset_entries, set_max_listpack_entries, set_max_listpack_value;
     unsigned long hash_max_listpack_entries, hash_max_listpack_value;
+    unsigned long zset_max_listpack_entries, zset_max_listpack_value; /* t_zset.c */
 
     /* Databases */
     int dbnum;
@@ -704,8 +705,6 @@ int equalStringObjects(robj *a, robj *b);
 const char *strEncoding(int encoding);
 char *getObjectTypeName(robj *o);
 size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid);
-void objectCommand(client *c);
-void memoryCommand(client *c);
 void trimStringObjectIfNeeded(robj *o, int trim_small_values);
 /* Free-method table per type: the t_*.c files register how to free and
  * size their encodings, so object.c stays independent of every type. */
@@ -816,6 +815,11 @@ void setTypeCollectAll(robj *set, list *out);
 /* t_hash.c */
 void hashTypeInit(void);
 void hashTypeCollectAll(robj *hash, list *out, int with_values);
+
+/* t_zset.c */
+void zsetTypeInit(void);
+void zsetTypeCollectAll(robj *zobj, list *out, int with_scores);
+dict *zsetTypeDict(robj *zobj);
 
 /* config.c */
 void initConfigValues(void);

@@ -196,7 +196,30 @@ kill -9 $kpid 2>/dev/null; wait $kpid 2>/dev/null
 n=0
 for _ in $(seq 1 100); do n=$(nclients); [ "$n" -le "$base" ] && break; sleep 0.2; done
 check "half-sent and kill -9'd clients are cleaned up" "$n" "$base"
+# A client that vanishes in the middle of a multi-window reply.
+check "SET a 16 MiB value" "$(cli --bigset big16 16777216 | cut -d' ' -f1)" OK
+cli --rx-size 65536 --bigget big16 16777216 > /dev/null 2>&1 &
+gpid=$!
+sleep 1
+kill -9 $gpid 2>/dev/null; wait $gpid 2>/dev/null
+n=0
+for _ in $(seq 1 100); do n=$(nclients); [ "$n" -le "$base" ] && break; sleep 0.2; done
+check "client killed during a 16 MiB reply is cleaned up" "$n" "$base"
 check "server still serves after those" "$(cli GET foo)" bar
+
+# The loop must sleep while connections are idle (no busy pending list).
+cli --idle 6 PING > /dev/null 2>&1 &
+ipid=$!
+sleep 1.5
+cpu() { awk '{ print $14 + $15 }' /proc/$SPID/stat; }
+c0=$(cpu); sleep 3; c1=$(cpu)
+wait $ipid
+hz=$(getconf CLK_TCK)
+if [ $((c1 - c0)) -lt $((hz * 3 / 4)) ]; then
+    ok "server idle with an RDMA client connected: $((c1 - c0)) ticks of CPU in 3 s"
+else
+    bad "server busy while idle: $((c1 - c0)) of $((hz * 3)) ticks in 3 s"
+fi
 check "no stray key from the half command" "$(cli EXISTS key)" 0
 
 # ------------------------------------------------------------ maxclients
