@@ -62,7 +62,7 @@ int cliReplyIsAggregate(const cliReply *r) {
            r->type == CLI_REPLY_PUSH;
 }
 
-/* Finds the line at st->pos. Sets *line/*linelen (without CRLF) and moves
+/* Finds the line at st->pos. Sets *line and *linelen (without CRLF) and moves
  * pos past the CRLF. */
 static int readLine(parseState *st, const char **line, size_t *linelen) {
     const char *start = st->buf + st->pos;

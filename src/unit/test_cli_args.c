@@ -1,0 +1,149 @@
+/* test_cli_args.c - unit tests for cli_args.c, valkey-cli's option parser.
+ *
+ * Checks the defaults, every option family (connection, auth, repetition,
+ * output formats, protocol, modes and their parameters), that parsing
+ * stops at the first command word (so command arguments may start with
+ * '-'), --quoted-pattern unquoting, the transport chosen by -s / --rdma,
+ * and the error messages for unknown options, missing values and bad
+ * numbers. */
+#include "cli_args.h"
+#include "cli_transport.h"
+#include "unittest.h"
+
+/* Parses a NULL-terminated list of words as argv[1..]. */
+static int parse(cliOptions *o, char *err, const char **words) {
+    char *argv[64] = {"valkey-cli"};
+    int argc = 1;
+    while (*words) argv[argc++] = (char *)*words++;
+    cliOptionsInit(o);
+    return cliParseOptions(argc, argv, o, err, 256);
+}
+
+#define PARSE(o, err, ...) parse(o, err, (const char *[]){__VA_ARGS__, NULL})
+
+int main(int argc, char **argv) {
+    (void)argc;
+    UT_BEGIN(argv[0]);
+    cliOptions o;
+    char err[256];
+
+    TEST("cli_args: defaults") {
+        ASSERT_EQ_LL(parse(&o, err, (const char *[]){NULL}), 1);
+        ASSERT_STREQ(o.host, "127.0.0.1");
+        ASSERT_EQ_LL(o.port, 6379);
+        ASSERT_EQ_LL(o.repeat, 1);
+        ASSERT_EQ_LL(o.output, -1);
+        ASSERT_EQ_LL(o.resp, 0);
+        ASSERT_EQ_LL(o.mode, CLI_MODE_COMMANDS);
+        ASSERT_EQ_LL(o.pipe_timeout, 30);
+        ASSERT_STREQ(o.transport, CLI_CONN_TCP);
+    }
+
+    TEST("cli_args: connection and auth options") {
+        ASSERT_EQ_LL(PARSE(&o, err, "-h", "10.0.0.1", "-p", "7000", "-a", "pw", "--user", "bob", "-n", "3"), 11);
+        ASSERT_STREQ(o.host, "10.0.0.1");
+        ASSERT_EQ_LL(o.port, 7000);
+        ASSERT_STREQ(o.auth, "pw");
+        ASSERT_STREQ(o.user, "bob");
+        ASSERT_EQ_LL(o.dbnum, 3);
+        ASSERT_EQ_LL(PARSE(&o, err, "--pass", "x", "--no-auth-warning"), 4);
+        ASSERT_STREQ(o.auth, "x");
+        ASSERT_EQ_LL(o.no_auth_warning, 1);
+    }
+
+    TEST("cli_args: -s picks unix, --rdma picks rdma") {
+        ASSERT_EQ_LL(PARSE(&o, err, "-s", "/tmp/v.sock", "ping"), 3);
+        ASSERT_STREQ(o.transport, CLI_CONN_UNIX);
+        ASSERT_STREQ(o.socket, "/tmp/v.sock");
+        ASSERT_EQ_LL(PARSE(&o, err, "--rdma", "ping"), 2);
+        ASSERT_STREQ(o.transport, CLI_CONN_RDMA);
+    }
+
+    TEST("cli_args: the command starts at the first non-option") {
+        ASSERT_EQ_LL(PARSE(&o, err, "-r", "5", "incrby", "x", "-1", "--raw"), 3);
+        ASSERT_EQ_LL(o.repeat, 5);
+        ASSERT_EQ_LL(o.output, -1); /* --raw was an argument of INCRBY. */
+        ASSERT_EQ_LL(PARSE(&o, err, "-", "x"), 1); /* A lone dash is a word. */
+    }
+
+    TEST("cli_args: repetition, interval, -x, -e") {
+        ASSERT_EQ_LL(PARSE(&o, err, "-r", "-1", "-i", "0.25", "-x", "-e", "set", "k"), 7);
+        ASSERT_EQ_LL(o.repeat, -1);
+        ASSERT(o.interval > 0.249 && o.interval < 0.251);
+        ASSERT_EQ_LL(o.interval_set, 1);
+        ASSERT_EQ_LL(o.stdin_last_arg, 1);
+        ASSERT_EQ_LL(o.set_errcode, 1);
+    }
+
+    TEST("cli_args: output formats, last one wins") {
+        PARSE(&o, err, "--raw");
+        ASSERT_EQ_LL(o.output, CLI_OUTPUT_RAW);
+        PARSE(&o, err, "--raw", "--no-raw");
+        ASSERT_EQ_LL(o.output, CLI_OUTPUT_STANDARD);
+        PARSE(&o, err, "--csv");
+        ASSERT_EQ_LL(o.output, CLI_OUTPUT_CSV);
+        PARSE(&o, err, "--json");
+        ASSERT_EQ_LL(o.output, CLI_OUTPUT_JSON);
+        PARSE(&o, err, "--quoted-json");
+        ASSERT_EQ_LL(o.output, CLI_OUTPUT_QUOTED_JSON);
+    }
+
+    TEST("cli_args: protocol") {
+        PARSE(&o, err, "-3");
+        ASSERT_EQ_LL(o.resp, 3);
+        PARSE(&o, err, "--resp3", "-2");
+        ASSERT_EQ_LL(o.resp, 2);
+        PARSE(&o, err, "--resp2");
+        ASSERT_EQ_LL(o.resp, 2);
+    }
+
+    TEST("cli_args: modes and their parameters") {
+        PARSE(&o, err, "--pipe", "--pipe-timeout", "5");
+        ASSERT_EQ_LL(o.mode, CLI_MODE_PIPE);
+        ASSERT_EQ_LL(o.pipe_timeout, 5);
+        PARSE(&o, err, "--scan", "--pattern", "user:*", "--count", "100");
+        ASSERT_EQ_LL(o.mode, CLI_MODE_SCAN);
+        ASSERT_STREQ(o.pattern, "user:*");
+        ASSERT_EQ_LL(o.count, 100);
+        PARSE(&o, err, "--latency-history", "-i", "2");
+        ASSERT_EQ_LL(o.mode, CLI_MODE_LATENCY);
+        ASSERT_EQ_LL(o.latency_history, 1);
+        PARSE(&o, err, "--latency");
+        ASSERT_EQ_LL(o.latency_history, 0);
+        PARSE(&o, err, "--stat");
+        ASSERT_EQ_LL(o.mode, CLI_MODE_STAT);
+        PARSE(&o, err, "--bigkeys");
+        ASSERT_EQ_LL(o.mode, CLI_MODE_BIGKEYS);
+        PARSE(&o, err, "--memkeys");
+        ASSERT_EQ_LL(o.mode, CLI_MODE_MEMKEYS);
+        ASSERT_EQ_LL(PARSE(&o, err, "--eval", "s.lua", "k1", ",", "a1"), 3);
+        ASSERT_STREQ(o.eval, "s.lua");
+        PARSE(&o, err, "--help");
+        ASSERT_EQ_LL(o.mode, CLI_MODE_HELP);
+        PARSE(&o, err, "-v");
+        ASSERT_EQ_LL(o.mode, CLI_MODE_VERSION);
+        PARSE(&o, err, "--version");
+        ASSERT_EQ_LL(o.mode, CLI_MODE_VERSION);
+    }
+
+    TEST("cli_args: --quoted-pattern is unquoted") {
+        ASSERT_EQ_LL(PARSE(&o, err, "--scan", "--quoted-pattern", "\"a\\x00b*\""), 4);
+        ASSERT(o.pattern != NULL && o.pattern[0] == 'a' && o.pattern[1] == '\0' && o.pattern[2] == 'b');
+        cliOptionsFree(&o);
+        ASSERT_EQ_LL(PARSE(&o, err, "--quoted-pattern", "\"unbalanced"), -1);
+        ASSERT_STREQ(err, "Invalid quoted string specified for --quoted-pattern.");
+    }
+
+    TEST("cli_args: errors") {
+        ASSERT_EQ_LL(PARSE(&o, err, "--foo"), -1);
+        ASSERT_STREQ(err, "Unrecognized option or bad number of args for: '--foo'");
+        ASSERT_EQ_LL(PARSE(&o, err, "-p"), -1);
+        ASSERT_STREQ(err, "Unrecognized option or bad number of args for: '-p'");
+        ASSERT_EQ_LL(PARSE(&o, err, "-p", "notaport"), -1);
+        ASSERT_STREQ(err, "Invalid value for -p: 'notaport'");
+        ASSERT_EQ_LL(PARSE(&o, err, "-p", "70000"), -1);
+        ASSERT_EQ_LL(PARSE(&o, err, "-i", "-1"), -1);
+        ASSERT_EQ_LL(PARSE(&o, err, "--count", "0"), -1);
+    }
+    return UT_END();
+}
