@@ -1284,7 +1284,7 @@ static long zsetPopAndReply(client *c, robj *key, robj *zobj, int where, long co
 static void zpopMinMaxCommand(client *c, int where) {
     long count = -1;
     if (c->argc > 3) {
-        addReplyErrorArity(c);
+        addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
     if (c->argc == 3 &&
