@@ -18,7 +18,7 @@ test-tcl: all
 	./runtest
 
 test-rdma: all
-	./utils/rdma-vm --check
+	./utils/rdma-vm --check && ./utils/rdma-vm tests/rdma/run.sh
 
 test: all
 	$(MAKE) -C src unit

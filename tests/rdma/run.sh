@@ -40,6 +40,8 @@ SRCOPT=()
 [ -n "$B" ] && SRCOPT=(-I "$B")
 CPORT=$PORT # the RDMA port cli() connects to
 cli() { "$CLI" -h "$A" -p "$CPORT" "${SRCOPT[@]}" -t 120 "$@"; }
+# For background clients: exec, so that $! is the client itself (kill -9).
+clibg() { exec "$CLI" -h "$A" -p "$CPORT" "${SRCOPT[@]}" -t 120 "$@"; }
 tcli() { redis-cli -h 127.0.0.1 -p "$TCPPORT" "$@"; }
 nclients() { cli CLIENT LIST | grep -c '^id='; }
 
@@ -125,7 +127,7 @@ check "pipelined with -r: 1000 PINGs" "$(cli -q -r 1000 PING)" PONG
 t=$(date +%s.%N)
 pids=()
 for i in $(seq 1 20); do
-    cli -q -r 200 INCR many > "$DIR/many.$i" 2>&1 &
+    clibg -q -r 200 INCR many > "$DIR/many.$i" 2>&1 &
     pids+=($!)
 done
 rcs=0
@@ -143,7 +145,7 @@ else
 fi
 
 # ------------------------------------------------ CLIENT LIST / CLIENT KILL
-cli --hold 60 CLIENT SETNAME victim > "$DIR/victim.out" 2>&1 &
+clibg --hold 60 CLIENT SETNAME victim > "$DIR/victim.out" 2>&1 &
 vpid=$!
 for _ in $(seq 1 100); do grep -q OK "$DIR/victim.out" && break; sleep 0.1; done
 list=$(cli CLIENT LIST)
@@ -163,7 +165,7 @@ check "killed client sees the server close (exit 3)" "$vrc $(tail -n 1 "$DIR/vic
 # CONFIG SET rdma-port moves the listener; a connection accepted through
 # the old one keeps working (its CM events still arrive) until it closes.
 P2=$((PORT + 2))
-cli --hold 60 CLIENT SETNAME old > "$DIR/old.out" 2>&1 &
+clibg --hold 60 CLIENT SETNAME old > "$DIR/old.out" 2>&1 &
 opid=$!
 for _ in $(seq 1 100); do grep -q OK "$DIR/old.out" && break; sleep 0.1; done
 check "CONFIG SET rdma-port at runtime" "$(tcli CONFIG SET rdma-port $P2)" OK
@@ -189,7 +191,7 @@ check "PING on the original port again" "$(cli PING)" PONG
 # ------------------------------------------------ clients that go away
 base=$(nclients)
 check "disconnect mid-command" "$(cli --partial)" "sent partial command"
-cli --hold 60 PING > /dev/null 2>&1 &
+clibg --hold 600 PING > /dev/null 2>&1 &
 kpid=$!
 sleep 2
 kill -9 $kpid 2>/dev/null; wait $kpid 2>/dev/null
@@ -198,7 +200,7 @@ for _ in $(seq 1 100); do n=$(nclients); [ "$n" -le "$base" ] && break; sleep 0.
 check "half-sent and kill -9'd clients are cleaned up" "$n" "$base"
 # A client that vanishes in the middle of a multi-window reply.
 check "SET a 16 MiB value" "$(cli --bigset big16 16777216 | cut -d' ' -f1)" OK
-cli --rx-size 65536 --bigget big16 16777216 > /dev/null 2>&1 &
+clibg --rx-size 65536 --bigget big16 16777216 > /dev/null 2>&1 &
 gpid=$!
 sleep 1
 kill -9 $gpid 2>/dev/null; wait $gpid 2>/dev/null
@@ -208,7 +210,7 @@ check "client killed during a 16 MiB reply is cleaned up" "$n" "$base"
 check "server still serves after those" "$(cli GET foo)" bar
 
 # The loop must sleep while connections are idle (no busy pending list).
-cli --idle 6 PING > /dev/null 2>&1 &
+clibg --idle 6 PING > /dev/null 2>&1 &
 ipid=$!
 sleep 1.5
 cpu() { awk '{ print $14 + $15 }' /proc/$SPID/stat; }
@@ -226,7 +228,7 @@ check "no stray key from the half command" "$(cli EXISTS key)" 0
 # Over maxclients the connection request is rejected before rdma_accept().
 check "CONFIG SET maxclients 2" "$(tcli CONFIG SET maxclients 2)" OK
 hp=()
-for i in 1 2; do cli --hold 60 CLIENT SETNAME "holder$i" > "$DIR/holder.$i" 2>&1 & hp+=($!); done
+for i in 1 2; do clibg --hold 600 CLIENT SETNAME "holder$i" > "$DIR/holder.$i" 2>&1 & hp+=($!); done
 for _ in $(seq 1 100); do [ "$(cat "$DIR"/holder.* | grep -c OK)" = 2 ] && break; sleep 0.1; done
 if out=$(cli -t 20 PING 2>&1); then bad "third client over maxclients 2 got '$out'"; else ok "third client over maxclients is refused: ${out:0:70}"; fi
 kill -9 "${hp[@]}" 2>/dev/null; wait "${hp[@]}" 2>/dev/null
