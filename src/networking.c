@@ -262,6 +262,9 @@ int clientHasPendingReplies(client *c) {
  * should be accumulated, C_ERR if they must be dropped (fake client, CLIENT
  * REPLY OFF, closing). */
 int prepareClientToWrite(client *c) {
+    /* The Lua script client: replies accumulate in buf/reply for
+     * script_lua.c to read back; it has no connection to write to. */
+    if (c->flags & CLIENT_SCRIPT) return C_OK;
     if (!clientIsWritable(c)) return C_ERR;
     if (!(c->flags & CLIENT_PENDING_WRITE) && !clientHasPendingReplies(c)) {
         c->flags |= CLIENT_PENDING_WRITE;
@@ -1109,18 +1112,25 @@ void processInputBuffer(client *c) {
 void readQueryFromClient(connection *conn) {
     client *c = connGetPrivateData(conn);
     size_t readlen = PROTO_IOBUF_LEN;
+    int big_arg = 0;
 
     /* While reading a big argument, read no more than it: the buffer is then
      * exactly the argument and can be used without a copy. */
     if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen != -1 &&
         c->bulklen >= PROTO_MBULK_BIG_ARG) {
         ssize_t remaining = (size_t)(c->bulklen + 2) - (sdslen(c->querybuf) - c->qb_pos);
-        if (remaining > 0) readlen = remaining;
+        if (remaining > 0) {
+            readlen = remaining;
+            big_arg = 1;
+        }
     }
 
     size_t qblen = sdslen(c->querybuf);
     if (qblen > c->querybuf_peak) c->querybuf_peak = qblen;
     c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+    /* Otherwise take all the room the buffer has: a pipeline a little over
+     * PROTO_IOBUF_LEN is then read (and answered) in one go instead of two. */
+    if (!big_arg) readlen = sdsavail(c->querybuf);
     ssize_t nread = connRead(conn, c->querybuf + qblen, readlen);
     if (nread == -1) {
         if (connGetState(conn) == CONN_STATE_CONNECTED) return;
