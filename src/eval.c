@@ -1,0 +1,383 @@
+/* eval.c - EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT.
+ *
+ * The script cache maps the SHA1 of a script body to its compiled Lua
+ * function (kept in the registry of the EVAL VM under the SHA1) and the
+ * flags of its "#!lua flags=..." shebang. A body without a shebang runs in
+ * "compatibility" mode (EVAL_COMPAT): it may write, and OOM is checked at
+ * its first write instead of before it starts. Bodies are compiled with
+ * the shebang line blanked, so reported line numbers match the source.
+ *
+ * Running a script: KEYS and ARGV are stored as globals of the VM (written
+ * into the real globals table behind the read-only proxy), then
+ * script_lua.c runs the function and writes the reply. SCRIPT FLUSH
+ * discards the whole VM and cache and starts a fresh VM (ASYNC behaves as
+ * SYNC: there is no lazy-free thread yet).
+ *
+ * The VM is created by scriptingInit() from initServer()-time code paths on
+ * first use; nothing here runs outside the event loop thread. */
+#include <ctype.h>
+
+#include "script_lua.h"
+
+typedef struct evalScript {
+    sds body;  /* The script as sent. */
+    int flags; /* SCRIPT_FLAG_* */
+} evalScript;
+
+static lua_State *evalLua = NULL;
+static dict *evalScripts = NULL; /* sha (sds, lower case) -> evalScript* */
+
+static void evalScriptDestructor(void *val) {
+    evalScript *es = val;
+    sdsfree(es->body);
+    zfree(es);
+}
+
+static dictType evalScriptsDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+    .valDestructor = evalScriptDestructor,
+};
+
+static void evalCreateState(void) {
+    evalLua = scriptLuaCreateVM();
+    evalScripts = dictCreate(&evalScriptsDictType);
+}
+
+/* Creates the EVAL VM and script cache if they do not exist yet. Safe to
+ * call many times; done lazily so start-up stays cheap. */
+void scriptingInit(void) {
+    if (evalLua == NULL) evalCreateState();
+}
+
+static void evalReleaseState(void) {
+    if (evalLua) lua_close(evalLua);
+    if (evalScripts) dictRelease(evalScripts);
+    evalLua = NULL;
+    evalScripts = NULL;
+}
+
+/* Number of cached scripts, for INFO. */
+unsigned long evalScriptsCount(void) {
+    return evalScripts ? dictSize(evalScripts) : 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Shebang and compilation
+ * ------------------------------------------------------------------------- */
+
+/* Parses "#!lua flags=a,b" at the start of body. Sets *flags (EVAL_COMPAT
+ * when there is no shebang) and *shebang_len. Returns NULL, or an error
+ * message the caller frees. */
+static sds evalParseShebang(const char *body, size_t len, int *flags, size_t *shebang_len) {
+    *flags = 0;
+    *shebang_len = 0;
+    if (len < 2 || body[0] != '#' || body[1] != '!') {
+        *flags = SCRIPT_FLAG_EVAL_COMPAT;
+        return NULL;
+    }
+    const char *nl = memchr(body, '\n', len);
+    size_t llen = nl ? (size_t)(nl - body) : len;
+    *shebang_len = llen;
+    int argc;
+    sds *parts = sdssplitlen(body, llen, " ", 1, &argc);
+    sds err = NULL;
+    int nonempty = 0;
+    for (int j = 0; j < argc && !err; j++) {
+        if (sdslen(parts[j]) == 0) continue;
+        if (nonempty++ == 0) {
+            if (strcmp(parts[j], "#!lua")) err = sdscatprintf(sdsempty(), "Unexpected engine in script shebang: %s", parts[j]);
+            continue;
+        }
+        if (strncmp(parts[j], "flags=", 6)) {
+            err = sdscatprintf(sdsempty(), "Unknown lua shebang option: %s", parts[j]);
+            continue;
+        }
+        int nflags;
+        sds *names = sdssplitlen(parts[j] + 6, sdslen(parts[j]) - 6, ",", 1, &nflags);
+        for (int k = 0; k < nflags && !err; k++) {
+            int f;
+            if (sdslen(names[k]) == 0) continue;
+            if (scriptFlagFromName(names[k], sdslen(names[k]), &f) != C_OK)
+                err = sdscatprintf(sdsempty(), "Unexpected flag in script shebang: %s", names[k]);
+            else *flags |= f;
+        }
+        sdsfreesplitres(names, nflags);
+    }
+    sdsfreesplitres(parts, argc);
+    return err;
+}
+
+/* Compiles body into the cache under sha (40 hex chars). Returns the
+ * entry, or NULL with the error replied to c. */
+static evalScript *evalCreateScript(client *c, const char *sha, robj *bodyobj) {
+    sds body = bodyobj->ptr;
+    size_t len = sdslen(body);
+    int flags;
+    size_t shebang_len;
+    sds err = evalParseShebang(body, len, &flags, &shebang_len);
+    if (err) {
+        addReplyErrorSds(c, err);
+        return NULL;
+    }
+    /* Blank the shebang (as a comment) so line numbers stay true. */
+    sds code = sdsnewlen(body, len);
+    if (shebang_len) code[0] = code[1] = '-';
+    if (luaL_loadbuffer(evalLua, code, sdslen(code), "@user_script")) {
+        addReplyErrorFormat(c, "Error compiling script (new function): %s", lua_tostring(evalLua, -1));
+        lua_pop(evalLua, 1);
+        sdsfree(code);
+        return NULL;
+    }
+    sdsfree(code);
+    lua_setfield(evalLua, LUA_REGISTRYINDEX, sha);
+    evalScript *es = zmalloc(sizeof(*es));
+    es->body = sdsnewlen(body, len);
+    es->flags = flags;
+    dictAdd(evalScripts, sdsnew(sha), es);
+    return es;
+}
+
+/* ---------------------------------------------------------------------------
+ * EVAL and friends
+ * ------------------------------------------------------------------------- */
+
+/* Sets global name = {argv[0..n)} in the real globals table. */
+static void evalSetGlobalArray(const char *name, robj **argv, int n) {
+    lua_State *L = evalLua;
+    lua_getfield(L, LUA_REGISTRYINDEX, "vk_globals");
+    lua_createtable(L, n, 0);
+    for (int j = 0; j < n; j++) {
+        robj *o = getDecodedObject(argv[j]);
+        lua_pushlstring(L, o->ptr, sdslen(o->ptr));
+        decrRefCount(o);
+        lua_rawseti(L, -2, j + 1);
+    }
+    lua_setfield(L, -2, name);
+    lua_pop(L, 1);
+}
+
+/* Parses numkeys at argv[2]. Returns C_OK or replies the error. */
+static int evalGetNumkeys(client *c, long long *numkeys) {
+    if (getLongLongFromObjectOrReply(c, c->argv[2], numkeys, NULL) != C_OK) return C_ERR;
+    if (*numkeys > c->argc - 3) {
+        addReplyError(c, "Number of keys can't be greater than number of args");
+        return C_ERR;
+    }
+    if (*numkeys < 0) {
+        addReplyError(c, "Number of keys can't be negative");
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static void evalGenericCommand(client *c, int evalsha, int readonly) {
+    long long numkeys;
+    scriptingInit();
+    if (evalGetNumkeys(c, &numkeys) != C_OK) return;
+
+    char sha[41];
+    sds arg = c->argv[1]->ptr;
+    if (evalsha) {
+        if (sdslen(arg) != 40) {
+            addReplyErrorObject(c, shared.noscripterr);
+            return;
+        }
+        for (int j = 0; j < 40; j++) sha[j] = tolower((unsigned char)arg[j]);
+        sha[40] = '\0';
+    } else {
+        scriptSha1Hex(sha, arg, sdslen(arg));
+    }
+
+    sds key = sdsnew(sha);
+    evalScript *es = dictFetchValue(evalScripts, key);
+    sdsfree(key);
+    if (!es) {
+        if (evalsha) {
+            addReplyErrorObject(c, shared.noscripterr);
+            return;
+        }
+        if ((es = evalCreateScript(c, sha, c->argv[1])) == NULL) return;
+    }
+
+    int compat = es->flags & SCRIPT_FLAG_EVAL_COMPAT;
+    if (readonly && !compat && !(es->flags & SCRIPT_FLAG_NO_WRITES)) {
+        addReplyError(c, "Can not execute a script with write flag using *_ro command.");
+        return;
+    }
+    if (!compat && !(es->flags & (SCRIPT_FLAG_NO_WRITES | SCRIPT_FLAG_ALLOW_OOM)) && server.maxmemory &&
+        performEvictions() == EVICT_FAIL) {
+        addReplyErrorObject(c, shared.oomerr);
+        return;
+    }
+
+    evalSetGlobalArray("KEYS", c->argv + 3, (int)numkeys);
+    evalSetGlobalArray("ARGV", c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
+    lua_getfield(evalLua, LUA_REGISTRYINDEX, sha);
+
+    scriptRunCtx run;
+    scriptRunStart(&run, c, sha, es->flags, 1, readonly);
+    scriptLuaRun(evalLua, &run, 0);
+    scriptRunEnd(&run);
+}
+
+/* EVAL script numkeys [key ...] [arg ...] */
+void evalCommand(client *c) {
+    evalGenericCommand(c, 0, 0);
+}
+
+/* EVAL_RO: as EVAL, writes refused. */
+void evalRoCommand(client *c) {
+    evalGenericCommand(c, 0, 1);
+}
+
+/* EVALSHA sha1 numkeys [key ...] [arg ...] */
+void evalShaCommand(client *c) {
+    evalGenericCommand(c, 1, 0);
+}
+
+/* EVALSHA_RO: as EVALSHA, writes refused. */
+void evalShaRoCommand(client *c) {
+    evalGenericCommand(c, 1, 1);
+}
+
+/* Keys of EVAL-style commands: argv[2] is numkeys, the keys follow it. */
+int evalGetKeys(struct serverCommand *cmd, robj **argv, int argc, int *keys, int maxkeys) {
+    (void)cmd;
+    long long numkeys;
+    if (argc < 3 || getLongLongFromObject(argv[2], &numkeys) != C_OK) return 0;
+    if (numkeys < 0 || numkeys > argc - 3) return 0;
+    int n = 0;
+    for (long long j = 0; j < numkeys && n < maxkeys; j++) keys[n++] = 3 + (int)j;
+    return n;
+}
+
+/* ---------------------------------------------------------------------------
+ * SCRIPT
+ * ------------------------------------------------------------------------- */
+
+static void scriptLoadCommand(client *c) {
+    scriptingInit();
+    char sha[41];
+    sds body = c->argv[2]->ptr;
+    scriptSha1Hex(sha, body, sdslen(body));
+    sds key = sdsnew(sha);
+    int exists = dictFind(evalScripts, key) != NULL;
+    sdsfree(key);
+    if (!exists && evalCreateScript(c, sha, c->argv[2]) == NULL) return;
+    addReplyBulkCBuffer(c, sha, 40);
+}
+
+static void scriptExistsCommand(client *c) {
+    scriptingInit();
+    addReplyArrayLen(c, c->argc - 2);
+    for (int j = 2; j < c->argc; j++) {
+        sds sha = sdsdup(c->argv[j]->ptr);
+        sdstolower(sha);
+        addReply(c, dictFind(evalScripts, sha) ? shared.cone : shared.czero);
+        sdsfree(sha);
+    }
+}
+
+static void scriptFlushCommand(client *c) {
+    if (c->argc > 3 ||
+        (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async"))) {
+        addReplyError(c, "SCRIPT FLUSH only support SYNC|ASYNC option");
+        return;
+    }
+    evalReleaseState();
+    evalCreateState();
+    addReply(c, shared.ok);
+}
+
+static void scriptKillCommand(client *c) {
+    scriptKill(c, 1);
+}
+
+static void scriptHelpCommand(client *c) {
+    const char *help[] = {
+        "DEBUG (YES|SYNC|NO)",
+        "    Set the debug mode for subsequent scripts executed.",
+        "EXISTS <sha1> [<sha1> ...]",
+        "    Return information about the existence of the scripts in the script cache.",
+        "FLUSH [ASYNC|SYNC]",
+        "    Flush the Lua scripts cache. Very dangerous on replicas.",
+        "    When called without the optional mode argument, the behavior is determined by the",
+        "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+        "    * ASYNC: Asynchronously flush the scripts cache.",
+        "    * SYNC: Synchronously flush the scripts cache.",
+        "KILL",
+        "    Kill the currently executing Lua script.",
+        "LOAD <script>",
+        "    Load a script into the scripts cache without executing it.",
+        NULL,
+    };
+    addReplyHelp(c, help);
+}
+
+static void scriptDebugCommand(client *c) {
+    const char *mode = c->argv[2]->ptr;
+    if (!strcasecmp(mode, "no")) {
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(mode, "yes") || !strcasecmp(mode, "sync")) {
+        addReplyError(c, "SCRIPT DEBUG is not supported by this server");
+    } else {
+        addReplyError(c, "Use SCRIPT DEBUG YES/SYNC/NO");
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Command table
+ * ------------------------------------------------------------------------- */
+
+#define EVAL_FLAGS (CMD_NOSCRIPT | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS)
+#define EVAL_RO_FLAGS (CMD_NOSCRIPT | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_READONLY | CMD_MOVABLE_KEYS)
+
+static struct serverCommand scriptSubcommands[] = {
+    {.name = "debug", .proc = scriptDebugCommand, .arity = 3, .flags = CMD_NOSCRIPT,
+     .acl_categories = ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW, .group = "scripting", .since = "3.2.0",
+     .summary = "Sets the debug mode of server-side Lua scripts.", .complexity = "O(1)"},
+    {.name = "exists", .proc = scriptExistsCommand, .arity = -3, .flags = CMD_NOSCRIPT,
+     .acl_categories = ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW, .group = "scripting", .since = "2.6.0",
+     .summary = "Determines whether server-side Lua scripts exist in the script cache.",
+     .complexity = "O(N) with N being the number of scripts to check (so checking a single script is an O(1) "
+                   "operation)."},
+    {.name = "flush", .proc = scriptFlushCommand, .arity = -2, .flags = CMD_NOSCRIPT | CMD_MAY_REPLICATE,
+     .acl_categories = ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW, .group = "scripting", .since = "2.6.0",
+     .summary = "Removes all server-side Lua scripts from the script cache.",
+     .complexity = "O(N) with N being the number of scripts in cache"},
+    {.name = "help", .proc = scriptHelpCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE,
+     .acl_categories = ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW, .group = "scripting", .since = "5.0.0",
+     .summary = "Returns helpful text about the different subcommands.", .complexity = "O(1)"},
+    {.name = "kill", .proc = scriptKillCommand, .arity = 2, .flags = CMD_NOSCRIPT | CMD_ALLOW_BUSY,
+     .acl_categories = ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW, .group = "scripting", .since = "2.6.0",
+     .summary = "Terminates a server-side Lua script during execution.", .complexity = "O(1)"},
+    {.name = "load", .proc = scriptLoadCommand, .arity = 3, .flags = CMD_NOSCRIPT | CMD_STALE,
+     .acl_categories = ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW, .group = "scripting", .since = "2.6.0",
+     .summary = "Loads a server-side Lua script to the script cache.",
+     .complexity = "O(N) with N being the length in bytes of the script body."},
+    {0},
+};
+
+struct serverCommand scriptingCommands[] = {
+    {.name = "eval", .proc = evalCommand, .arity = -3, .flags = EVAL_FLAGS,
+     .acl_categories = ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW, .getkeys_proc = evalGetKeys,
+     .group = "scripting", .since = "2.6.0", .summary = "Executes a server-side Lua script.",
+     .complexity = "Depends on the script that is executed."},
+    {.name = "evalsha", .proc = evalShaCommand, .arity = -3, .flags = EVAL_FLAGS,
+     .acl_categories = ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW, .getkeys_proc = evalGetKeys,
+     .group = "scripting", .since = "2.6.0", .summary = "Executes a server-side Lua script by SHA1 digest.",
+     .complexity = "Depends on the script that is executed."},
+    {.name = "eval_ro", .proc = evalRoCommand, .arity = -3, .flags = EVAL_RO_FLAGS,
+     .acl_categories = ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW, .getkeys_proc = evalGetKeys,
+     .group = "scripting", .since = "7.0.0", .summary = "Executes a read-only server-side Lua script.",
+     .complexity = "Depends on the script that is executed."},
+    {.name = "evalsha_ro", .proc = evalShaRoCommand, .arity = -3, .flags = EVAL_RO_FLAGS,
+     .acl_categories = ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW, .getkeys_proc = evalGetKeys,
+     .group = "scripting", .since = "7.0.0", .summary = "Executes a read-only server-side Lua script by SHA1 digest.",
+     .complexity = "Depends on the script that is executed."},
+    {.name = "script", .subcommands = scriptSubcommands, .arity = -2, .group = "scripting", .since = "2.6.0",
+     .summary = "A container for Lua scripts management commands.", .complexity = "Depends on subcommand."},
+    {0},
+};

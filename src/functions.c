@@ -1,0 +1,731 @@
+/* functions.c - FUNCTION LOAD/LIST/DELETE/FLUSH/DUMP/RESTORE/STATS/KILL and
+ * FCALL/FCALL_RO.
+ *
+ * The registry: `libraries` maps a library name to its functionLib, and
+ * `functionsByName` maps every function name (one namespace across all
+ * libraries) to its functionInfo, owned by the library's own dict. A load
+ * builds the new library aside, checks for name clashes, and only then
+ * swaps it in, so a failed FUNCTION LOAD [REPLACE] leaves everything as it
+ * was. function_lua.c does the Lua side (load environment, callbacks).
+ *
+ * DUMP/RESTORE payloads follow the reference server's layout so payloads
+ * travel between servers: for each library one byte 245 (the RDB
+ * "function2" opcode) and the code as an RDB string, then a 2-byte little
+ * endian RDB version and a CRC-64 (Jones polynomial, reflected, as RDB
+ * uses) of everything before it, little endian. We write strings plainly
+ * and read plain or LZF-compressed ones.
+ *
+ * Everything runs in the event loop thread. */
+#include <ctype.h>
+
+#include "functions.h"
+
+#define FUNCTION_RDB_OPCODE 245
+#define FUNCTION_RDB_VERSION 11
+
+static lua_State *functionsLua = NULL;
+static dict *libraries = NULL;       /* name -> functionLib* */
+static dict *functionsByName = NULL; /* name -> functionInfo* (not owned) */
+static functionInfo *runningFunction = NULL;
+
+static void functionInfoFree(void *val) {
+    functionInfo *fi = val;
+    functionLuaReleaseFunction(functionsLua, fi);
+    sdsfree(fi->name);
+    if (fi->desc) sdsfree(fi->desc);
+    zfree(fi);
+}
+
+static dictType libFunctionsDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+    .valDestructor = functionInfoFree,
+};
+
+static dictType functionsByNameDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+};
+
+static dictType librariesDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+};
+
+static functionLib *functionLibCreate(const char *name, size_t namelen, sds code) {
+    functionLib *lib = zcalloc(sizeof(*lib));
+    lib->name = sdsnewlen(name, namelen);
+    lib->code = sdsdup(code);
+    lib->functions = dictCreate(&libFunctionsDictType);
+    return lib;
+}
+
+static void functionLibFree(functionLib *lib) {
+    dictRelease(lib->functions);
+    sdsfree(lib->name);
+    sdsfree(lib->code);
+    zfree(lib);
+}
+
+static void functionsInit(void) {
+    if (functionsLua) return;
+    functionsLua = functionLuaCreateVM();
+    libraries = dictCreate(&librariesDictType);
+    functionsByName = dictCreate(&functionsByNameDictType);
+}
+
+/* Drops every library and starts a fresh VM. */
+static void functionsReset(void) {
+    functionsInit();
+    dictIterator *di = dictGetIterator(libraries);
+    dictEntry *de;
+    while ((de = dictNext(di))) functionLibFree(dictGetVal(de));
+    dictReleaseIterator(di);
+    dictEmpty(libraries, NULL);
+    dictEmpty(functionsByName, NULL);
+    lua_close(functionsLua);
+    functionsLua = functionLuaCreateVM();
+}
+
+static void functionLibUnlink(functionLib *lib) {
+    dictIterator *di = dictGetIterator(lib->functions);
+    dictEntry *de;
+    while ((de = dictNext(di))) dictDelete(functionsByName, dictGetKey(de));
+    dictReleaseIterator(di);
+    dictDelete(libraries, lib->name);
+}
+
+static void functionLibLink(functionLib *lib) {
+    dictIterator *di = dictGetIterator(lib->functions);
+    dictEntry *de;
+    while ((de = dictNext(di))) dictAdd(functionsByName, dictGetKey(de), dictGetVal(de));
+    dictReleaseIterator(di);
+    dictAdd(libraries, lib->name, lib);
+}
+
+/* Parses "#!lua name=<lib>" from the first line of code. Returns the
+ * library name (caller frees) or NULL with *err set. */
+static sds functionParseMetadata(sds code, sds *err) {
+    if (sdslen(code) < 2 || code[0] != '#' || code[1] != '!') {
+        *err = sdsnew("Missing library metadata");
+        return NULL;
+    }
+    const char *nl = memchr(code, '\n', sdslen(code));
+    size_t llen = nl ? (size_t)(nl - code) : sdslen(code);
+    int argc;
+    sds *parts = sdssplitlen(code + 2, llen - 2, " ", 1, &argc);
+    sds name = NULL;
+    *err = NULL;
+    int seen = 0;
+    for (int j = 0; j < argc && !*err; j++) {
+        if (sdslen(parts[j]) == 0) continue;
+        if (seen++ == 0) {
+            if (strcasecmp(parts[j], "lua")) *err = sdscatprintf(sdsempty(), "Engine '%s' not found", parts[j]);
+            continue;
+        }
+        if (!strncmp(parts[j], "name=", 5)) {
+            if (name) sdsfree(name);
+            name = sdsnew(parts[j] + 5);
+        } else {
+            *err = sdscatprintf(sdsempty(), "Invalid metadata value given: %s", parts[j]);
+        }
+    }
+    if (!seen && !*err) *err = sdsnew("Engine '' not found");
+    sdsfreesplitres(parts, argc);
+    if (!*err && !name) *err = sdsnew("Library name was not given");
+    if (!*err) {
+        int ok = sdslen(name) > 0;
+        for (size_t j = 0; ok && j < sdslen(name); j++)
+            if (!isalnum((unsigned char)name[j]) && name[j] != '_') ok = 0;
+        if (!ok)
+            *err = sdsnew("Library names can only contain letters, numbers, or underscores(_) and must be at least "
+                          "one character long");
+    }
+    if (*err) {
+        if (name) sdsfree(name);
+        return NULL;
+    }
+    return name;
+}
+
+/* Loads code as a library. With replace, an existing library of the same
+ * name is replaced. Returns the library name (owned by the registry) or
+ * NULL with *err set (caller frees). */
+static const char *functionsCreateLibrary(sds code, int replace, sds *err) {
+    functionsInit();
+    sds name = functionParseMetadata(code, err);
+    if (!name) return NULL;
+    functionLib *old = dictFetchValue(libraries, name);
+    if (old && !replace) {
+        *err = sdscatprintf(sdsempty(), "Library '%s' already exists", name);
+        sdsfree(name);
+        return NULL;
+    }
+    functionLib *lib = functionLibCreate(name, sdslen(name), code);
+    sdsfree(name);
+    if (functionLuaLoadLibrary(functionsLua, lib, err) != C_OK) goto fail;
+    if (dictSize(lib->functions) == 0) {
+        *err = sdsnew("No functions registered");
+        goto fail;
+    }
+    dictIterator *di = dictGetIterator(lib->functions);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        functionInfo *other = dictFetchValue(functionsByName, dictGetKey(de));
+        if (other && other->lib != old) {
+            *err = sdscatprintf(sdsempty(), "Function %s already exists", (char *)dictGetKey(de));
+            break;
+        }
+    }
+    dictReleaseIterator(di);
+    if (*err) goto fail;
+    if (old) {
+        functionLibUnlink(old);
+        functionLibFree(old);
+    }
+    functionLibLink(lib);
+    return lib->name;
+
+fail:
+    functionLibFree(lib);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * FCALL
+ * ------------------------------------------------------------------------- */
+
+static void fcallGenericCommand(client *c, int readonly) {
+    functionsInit();
+    functionInfo *fi = dictFetchValue(functionsByName, c->argv[1]->ptr);
+    if (!fi) {
+        addReplyError(c, "Function not found");
+        return;
+    }
+    long long numkeys;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &numkeys, NULL) != C_OK) return;
+    if (numkeys > c->argc - 3) {
+        addReplyError(c, "Number of keys can't be greater than number of args");
+        return;
+    }
+    if (numkeys < 0) {
+        addReplyError(c, "Number of keys can't be negative");
+        return;
+    }
+    if (readonly && !(fi->flags & SCRIPT_FLAG_NO_WRITES)) {
+        addReplyError(c, "Can not execute a script with write flag using *_ro command.");
+        return;
+    }
+    if (!(fi->flags & (SCRIPT_FLAG_NO_WRITES | SCRIPT_FLAG_ALLOW_OOM)) && server.maxmemory &&
+        performEvictions() == EVICT_FAIL) {
+        addReplyErrorObject(c, shared.oomerr);
+        return;
+    }
+    scriptRunCtx run;
+    scriptRunStart(&run, c, fi->name, fi->flags, 0, readonly);
+    runningFunction = fi;
+    functionLuaCall(functionsLua, &run, fi, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
+                    c->argc - 3 - (int)numkeys);
+    runningFunction = NULL;
+    scriptRunEnd(&run);
+}
+
+/* FCALL function numkeys [key ...] [arg ...] */
+void fcallCommand(client *c) {
+    fcallGenericCommand(c, 0);
+}
+
+/* FCALL_RO: only functions flagged no-writes. */
+void fcallroCommand(client *c) {
+    fcallGenericCommand(c, 1);
+}
+
+/* Keys of FCALL: argv[2] is numkeys, the keys follow it. */
+static int fcallGetKeys(struct serverCommand *cmd, robj **argv, int argc, int *keys, int maxkeys) {
+    (void)cmd;
+    long long numkeys;
+    if (argc < 3 || getLongLongFromObject(argv[2], &numkeys) != C_OK) return 0;
+    if (numkeys < 0 || numkeys > argc - 3) return 0;
+    int n = 0;
+    for (long long j = 0; j < numkeys && n < maxkeys; j++) keys[n++] = 3 + (int)j;
+    return n;
+}
+
+/* ---------------------------------------------------------------------------
+ * FUNCTION subcommands
+ * ------------------------------------------------------------------------- */
+
+static void functionLoadCommand(client *c) {
+    int replace = 0, argpos = 2;
+    if (c->argc == 4) {
+        if (strcasecmp(c->argv[2]->ptr, "replace")) {
+            addReplyError(c, "Unknown option given: ");
+            return;
+        }
+        replace = 1;
+        argpos = 3;
+    } else if (c->argc != 3) {
+        addReplyErrorArity(c);
+        return;
+    }
+    sds err = NULL;
+    robj *code = getDecodedObject(c->argv[argpos]);
+    const char *name = functionsCreateLibrary(code->ptr, replace, &err);
+    decrRefCount(code);
+    if (!name) {
+        addReplyErrorSds(c, err);
+        return;
+    }
+    addReplyBulkCString(c, name);
+}
+
+static void functionListCommand(client *c) {
+    functionsInit();
+    int withcode = 0;
+    const char *pattern = NULL;
+    for (int j = 2; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "withcode") && !withcode) {
+            withcode = 1;
+        } else if (!strcasecmp(opt, "libraryname") && !pattern) {
+            if (j + 1 >= c->argc) {
+                addReplyError(c, "library name argument was not given");
+                return;
+            }
+            pattern = c->argv[++j]->ptr;
+        } else {
+            addReplyErrorFormat(c, "Unknown argument %s", opt);
+            return;
+        }
+    }
+    void *len = addReplyDeferredLen(c);
+    long n = 0;
+    dictIterator *di = dictGetIterator(libraries);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        functionLib *lib = dictGetVal(de);
+        if (pattern && !stringmatchlen(pattern, strlen(pattern), lib->name, sdslen(lib->name), 0)) continue;
+        n++;
+        addReplyMapLen(c, withcode ? 4 : 3);
+        addReplyBulkCString(c, "library_name");
+        addReplyBulkCBuffer(c, lib->name, sdslen(lib->name));
+        addReplyBulkCString(c, "engine");
+        addReplyBulkCString(c, "LUA");
+        addReplyBulkCString(c, "functions");
+        addReplyArrayLen(c, dictSize(lib->functions));
+        dictIterator *fdi = dictGetIterator(lib->functions);
+        dictEntry *fde;
+        while ((fde = dictNext(fdi))) {
+            functionInfo *fi = dictGetVal(fde);
+            addReplyMapLen(c, 3);
+            addReplyBulkCString(c, "name");
+            addReplyBulkCBuffer(c, fi->name, sdslen(fi->name));
+            addReplyBulkCString(c, "description");
+            if (fi->desc) addReplyBulkCBuffer(c, fi->desc, sdslen(fi->desc));
+            else addReplyNull(c);
+            addReplyBulkCString(c, "flags");
+            static const char *flagnames[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster",
+                                              "allow-cross-slot-keys"};
+            int nflags = 0;
+            for (int b = 0; b < 5; b++)
+                if (fi->flags & (1 << b)) nflags++;
+            addReplySetLen(c, nflags);
+            for (int b = 0; b < 5; b++)
+                if (fi->flags & (1 << b)) addReplyStatus(c, flagnames[b]);
+        }
+        dictReleaseIterator(fdi);
+        if (withcode) {
+            addReplyBulkCString(c, "library_code");
+            addReplyBulkCBuffer(c, lib->code, sdslen(lib->code));
+        }
+    }
+    dictReleaseIterator(di);
+    setDeferredArrayLen(c, len, n);
+}
+
+static void functionDeleteCommand(client *c) {
+    functionsInit();
+    functionLib *lib = dictFetchValue(libraries, c->argv[2]->ptr);
+    if (!lib) {
+        addReplyError(c, "Library not found");
+        return;
+    }
+    functionLibUnlink(lib);
+    functionLibFree(lib);
+    addReply(c, shared.ok);
+}
+
+static void functionFlushCommand(client *c) {
+    if (c->argc > 3 ||
+        (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async"))) {
+        addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
+        return;
+    }
+    functionsReset();
+    addReply(c, shared.ok);
+}
+
+static void functionKillCommand(client *c) {
+    scriptKill(c, 0);
+}
+
+static void functionStatsCommand(client *c) {
+    functionsInit();
+    addReplyMapLen(c, 2);
+    addReplyBulkCString(c, "running_script");
+    scriptRunCtx *run = scriptCurrentRun();
+    if (!run || !runningFunction) {
+        addReplyNull(c);
+    } else {
+        addReplyMapLen(c, 3);
+        addReplyBulkCString(c, "name");
+        addReplyBulkCString(c, run->funcname);
+        addReplyBulkCString(c, "command");
+        addReplyArrayLen(c, run->caller->argc);
+        for (int j = 0; j < run->caller->argc; j++) addReplyBulk(c, run->caller->argv[j]);
+        addReplyBulkCString(c, "duration_ms");
+        addReplyLongLong(c, mstime() - run->start);
+    }
+    addReplyBulkCString(c, "engines");
+    addReplyMapLen(c, 1);
+    addReplyBulkCString(c, "LUA");
+    addReplyMapLen(c, 2);
+    addReplyBulkCString(c, "libraries_count");
+    addReplyLongLong(c, dictSize(libraries));
+    addReplyBulkCString(c, "functions_count");
+    addReplyLongLong(c, dictSize(functionsByName));
+}
+
+/* ---------------------------------------------------------------------------
+ * DUMP / RESTORE
+ * ------------------------------------------------------------------------- */
+
+/* CRC-64/Jones, reflected, bit at a time: small and fast enough for the
+ * size of function payloads. */
+static uint64_t functionCrc64(const unsigned char *p, size_t len) {
+    uint64_t crc = 0;
+    for (size_t j = 0; j < len; j++) {
+        crc ^= p[j];
+        for (int b = 0; b < 8; b++) crc = (crc & 1) ? (crc >> 1) ^ 0x95ac9329ac4bc9b5ULL : crc >> 1;
+    }
+    return crc;
+}
+
+/* RDB length encoding: 6 bit, 14 bit, 32 bit or 64 bit. */
+static sds rdbAppendLen(sds s, uint64_t len) {
+    unsigned char buf[9];
+    if (len < (1 << 6)) {
+        buf[0] = (unsigned char)len;
+        return sdscatlen(s, buf, 1);
+    }
+    if (len < (1 << 14)) {
+        buf[0] = (unsigned char)(0x40 | (len >> 8));
+        buf[1] = (unsigned char)(len & 0xff);
+        return sdscatlen(s, buf, 2);
+    }
+    if (len <= UINT32_MAX) {
+        buf[0] = 0x80;
+        for (int j = 0; j < 4; j++) buf[1 + j] = (unsigned char)(len >> (8 * (3 - j)));
+        return sdscatlen(s, buf, 5);
+    }
+    buf[0] = 0x81;
+    for (int j = 0; j < 8; j++) buf[1 + j] = (unsigned char)(len >> (8 * (7 - j)));
+    return sdscatlen(s, buf, 9);
+}
+
+/* Reads an RDB length at *p. Returns C_ERR on truncation. *special is set
+ * for the 0xC0 "encoded" forms and then *len holds the encoding type. */
+static int rdbReadLen(const unsigned char **p, const unsigned char *end, uint64_t *len, int *special) {
+    *special = 0;
+    if (*p >= end) return C_ERR;
+    unsigned char b = *(*p)++;
+    int kind = b >> 6;
+    if (kind == 0) {
+        *len = b & 0x3f;
+    } else if (kind == 1) {
+        if (*p >= end) return C_ERR;
+        *len = ((uint64_t)(b & 0x3f) << 8) | *(*p)++;
+    } else if (kind == 3) {
+        *special = 1;
+        *len = b & 0x3f;
+    } else {
+        int n = b == 0x80 ? 4 : b == 0x81 ? 8 : 0;
+        if (!n || end - *p < n) return C_ERR;
+        *len = 0;
+        for (int j = 0; j < n; j++) *len = (*len << 8) | *(*p)++;
+    }
+    return C_OK;
+}
+
+/* LZF decompression (the format RDB uses for compressed strings). */
+static int lzfDecode(const unsigned char *in, size_t inlen, unsigned char *out, size_t outlen) {
+    size_t ip = 0, op = 0;
+    while (ip < inlen) {
+        unsigned int ctrl = in[ip++];
+        if (ctrl < 32) { /* literal run of ctrl+1 bytes */
+            size_t n = ctrl + 1;
+            if (ip + n > inlen || op + n > outlen) return C_ERR;
+            memcpy(out + op, in + ip, n);
+            ip += n;
+            op += n;
+        } else { /* back reference */
+            size_t n = ctrl >> 5;
+            if (n == 7) {
+                if (ip >= inlen) return C_ERR;
+                n += in[ip++];
+            }
+            if (ip >= inlen) return C_ERR;
+            size_t back = ((ctrl & 0x1f) << 8) + in[ip++] + 1;
+            n += 2;
+            if (back > op || op + n > outlen) return C_ERR;
+            for (size_t j = 0; j < n; j++, op++) out[op] = out[op - back];
+        }
+    }
+    return op == outlen ? C_OK : C_ERR;
+}
+
+/* Reads an RDB string (plain or LZF) at *p. Returns NULL on bad input. */
+static sds rdbReadString(const unsigned char **p, const unsigned char *end) {
+    uint64_t len;
+    int special;
+    if (rdbReadLen(p, end, &len, &special) != C_OK) return NULL;
+    if (!special) {
+        if ((uint64_t)(end - *p) < len) return NULL;
+        sds s = sdsnewlen(*p, len);
+        *p += len;
+        return s;
+    }
+    if (len != 3) return NULL; /* only LZF: code is never int-encoded */
+    uint64_t clen, ulen;
+    if (rdbReadLen(p, end, &clen, &special) != C_OK || special) return NULL;
+    if (rdbReadLen(p, end, &ulen, &special) != C_OK || special) return NULL;
+    if ((uint64_t)(end - *p) < clen || ulen > (1ULL << 32)) return NULL;
+    sds s = sdsnewlen(NULL, ulen);
+    if (lzfDecode(*p, clen, (unsigned char *)s, ulen) != C_OK) {
+        sdsfree(s);
+        return NULL;
+    }
+    *p += clen;
+    return s;
+}
+
+static void functionDumpCommand(client *c) {
+    functionsInit();
+    sds payload = sdsempty();
+    dictIterator *di = dictGetIterator(libraries);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        functionLib *lib = dictGetVal(de);
+        unsigned char op = FUNCTION_RDB_OPCODE;
+        payload = sdscatlen(payload, &op, 1);
+        payload = rdbAppendLen(payload, sdslen(lib->code));
+        payload = sdscatlen(payload, lib->code, sdslen(lib->code));
+    }
+    dictReleaseIterator(di);
+    unsigned char footer[10];
+    footer[0] = FUNCTION_RDB_VERSION & 0xff;
+    footer[1] = (FUNCTION_RDB_VERSION >> 8) & 0xff;
+    payload = sdscatlen(payload, footer, 2);
+    uint64_t crc = functionCrc64((unsigned char *)payload, sdslen(payload));
+    for (int j = 0; j < 8; j++) footer[j] = (unsigned char)(crc >> (8 * j));
+    payload = sdscatlen(payload, footer, 8);
+    addReplyBulkSds(c, payload);
+}
+
+static void functionRestoreCommand(client *c) {
+    functionsInit();
+    int policy = 1; /* 0 flush, 1 append, 2 replace */
+    if (c->argc == 4) {
+        const char *p = c->argv[3]->ptr;
+        if (!strcasecmp(p, "flush")) policy = 0;
+        else if (!strcasecmp(p, "append")) policy = 1;
+        else if (!strcasecmp(p, "replace")) policy = 2;
+        else {
+            addReplyError(c, "Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
+            return;
+        }
+    } else if (c->argc > 4) {
+        addReplyErrorArity(c);
+        return;
+    }
+    robj *o = getDecodedObject(c->argv[2]);
+    const unsigned char *data = o->ptr, *end = data + sdslen(o->ptr);
+    size_t len = sdslen(o->ptr);
+    int ok = len >= 10;
+    if (ok) {
+        unsigned int ver = data[len - 10] | (data[len - 9] << 8);
+        uint64_t crc = 0;
+        for (int j = 0; j < 8; j++) crc |= (uint64_t)data[len - 8 + j] << (8 * j);
+        ok = ver <= FUNCTION_RDB_VERSION && crc == functionCrc64(data, len - 8);
+    }
+    if (!ok) {
+        decrRefCount(o);
+        addReplyError(c, "DUMP payload version or checksum are wrong");
+        return;
+    }
+    end -= 10;
+    /* Parse every library first, so a bad payload changes nothing. */
+    list *codes = listCreate();
+    listSetFreeMethod(codes, (void (*)(void *))sdsfree);
+    const unsigned char *p = data;
+    sds err = NULL;
+    while (p < end && !err) {
+        if (*p++ != FUNCTION_RDB_OPCODE) {
+            err = sdsnew("given type is not a function");
+            break;
+        }
+        sds code = rdbReadString(&p, end);
+        if (!code) err = sdsnew("payload is invalid");
+        else listAddNodeTail(codes, code);
+    }
+    decrRefCount(o);
+    if (err) {
+        listRelease(codes);
+        addReplyErrorSds(c, err);
+        return;
+    }
+
+    /* Load into a fresh registry; on success keep it (merged by policy). */
+    lua_State *old_lua = functionsLua;
+    dict *old_libs = libraries, *old_funcs = functionsByName;
+    functionsLua = NULL;
+    functionsInit();
+    if (policy != 0) {
+        /* Re-load the existing libraries first (APPEND/REPLACE keep them). */
+        dictIterator *di = dictGetIterator(old_libs);
+        dictEntry *de;
+        while ((de = dictNext(di)) && !err) {
+            functionLib *lib = dictGetVal(de);
+            if (!functionsCreateLibrary(lib->code, 0, &err)) break;
+        }
+        dictReleaseIterator(di);
+    }
+    listIter li;
+    listNode *ln;
+    listRewind(codes, &li);
+    while (!err && (ln = listNext(&li))) {
+        sds e2 = NULL;
+        if (!functionsCreateLibrary(listNodeValue(ln), policy == 2, &e2)) err = e2;
+    }
+    listRelease(codes);
+
+    /* Keep whichever registry survives; free the other with its own VM. */
+    lua_State *drop_lua;
+    dict *drop_libs, *drop_funcs;
+    if (err) {
+        drop_lua = functionsLua, drop_libs = libraries, drop_funcs = functionsByName;
+        functionsLua = old_lua, libraries = old_libs, functionsByName = old_funcs;
+    } else {
+        drop_lua = old_lua, drop_libs = old_libs, drop_funcs = old_funcs;
+    }
+    lua_State *keep_lua = functionsLua;
+    functionsLua = drop_lua; /* functionInfoFree unrefs in the VM being dropped */
+    dictIterator *di = dictGetIterator(drop_libs);
+    dictEntry *de;
+    while ((de = dictNext(di))) functionLibFree(dictGetVal(de));
+    dictReleaseIterator(di);
+    dictRelease(drop_libs);
+    dictRelease(drop_funcs);
+    lua_close(drop_lua);
+    functionsLua = keep_lua;
+    if (err) addReplyErrorSds(c, err);
+    else addReply(c, shared.ok);
+}
+
+static void functionHelpCommand(client *c) {
+    const char *help[] = {
+        "LOAD [REPLACE] <FUNCTION CODE>",
+        "    Create a new library with the given library name and code.",
+        "DELETE <LIBRARY NAME>",
+        "    Delete the given library.",
+        "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+        "    Return general information on all the libraries:",
+        "    * Library name",
+        "    * The engine used to run the Library",
+        "    * Library description",
+        "    * Functions list",
+        "    * Library code (if WITHCODE is given)",
+        "    It also possible to get only function that matches a pattern using LIBRARYNAME argument.",
+        "STATS",
+        "    Return information about the current function running:",
+        "    * Function name",
+        "    * Command used to run the function",
+        "    * Duration in MS that the function is running",
+        "    If no function is running, return nil",
+        "    In addition, returns a list of available engines.",
+        "KILL",
+        "    Kill the current running function.",
+        "FLUSH [ASYNC|SYNC]",
+        "    Delete all the libraries.",
+        "    When called without the optional mode argument, the behavior is determined by the",
+        "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+        "    * ASYNC: Asynchronously flush the libraries.",
+        "    * SYNC: Synchronously flush the libraries.",
+        "DUMP",
+        "    Return a serialized payload representing the current libraries, can be restored using FUNCTION "
+        "RESTORE command",
+        "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+        "    Restore the libraries represented by the given payload, it is possible to give a restore policy to",
+        "    control how to handle existing libraries (default APPEND):",
+        "    * FLUSH: delete all existing libraries.",
+        "    * APPEND: appends the restored libraries to the existing libraries. On collision, abort.",
+        "    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old",
+        "      libraries with the new libraries (notice that even on this option there is a chance of failure",
+        "      in case of functions name collision with another library).",
+        NULL,
+    };
+    addReplyHelp(c, help);
+}
+
+/* ---------------------------------------------------------------------------
+ * Command table
+ * ------------------------------------------------------------------------- */
+
+#define FN_ACL (ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW)
+
+static struct serverCommand functionSubcommands[] = {
+    {.name = "delete", .proc = functionDeleteCommand, .arity = 3, .flags = CMD_NOSCRIPT | CMD_WRITE,
+     .acl_categories = FN_ACL, .group = "scripting", .since = "7.0.0", .summary = "Deletes a library and its functions.",
+     .complexity = "O(1)"},
+    {.name = "dump", .proc = functionDumpCommand, .arity = 2, .flags = CMD_NOSCRIPT, .acl_categories = FN_ACL,
+     .group = "scripting", .since = "7.0.0", .summary = "Dumps all libraries into a serialized binary payload.",
+     .complexity = "O(N) where N is the number of functions"},
+    {.name = "flush", .proc = functionFlushCommand, .arity = -2, .flags = CMD_NOSCRIPT | CMD_WRITE,
+     .acl_categories = FN_ACL, .group = "scripting", .since = "7.0.0", .summary = "Deletes all libraries and functions.",
+     .complexity = "O(N) where N is the number of functions deleted"},
+    {.name = "help", .proc = functionHelpCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE,
+     .acl_categories = FN_ACL, .group = "scripting", .since = "7.0.0",
+     .summary = "Returns helpful text about the different subcommands.", .complexity = "O(1)"},
+    {.name = "kill", .proc = functionKillCommand, .arity = 2, .flags = CMD_NOSCRIPT | CMD_ALLOW_BUSY,
+     .acl_categories = FN_ACL, .group = "scripting", .since = "7.0.0",
+     .summary = "Terminates a function during execution.", .complexity = "O(1)"},
+    {.name = "list", .proc = functionListCommand, .arity = -2, .flags = CMD_NOSCRIPT, .acl_categories = FN_ACL,
+     .group = "scripting", .since = "7.0.0", .summary = "Returns information about all libraries.",
+     .complexity = "O(N) where N is the number of functions"},
+    {.name = "load", .proc = functionLoadCommand, .arity = -3, .flags = CMD_NOSCRIPT | CMD_WRITE | CMD_DENYOOM,
+     .acl_categories = FN_ACL, .group = "scripting", .since = "7.0.0", .summary = "Creates a library.",
+     .complexity = "O(1) (considering compilation time is redundant)"},
+    {.name = "restore", .proc = functionRestoreCommand, .arity = -3,
+     .flags = CMD_NOSCRIPT | CMD_WRITE | CMD_DENYOOM, .acl_categories = FN_ACL, .group = "scripting",
+     .since = "7.0.0", .summary = "Restores all libraries from a payload.",
+     .complexity = "O(N) where N is the number of functions on the payload"},
+    {.name = "stats", .proc = functionStatsCommand, .arity = 2, .flags = CMD_NOSCRIPT | CMD_ALLOW_BUSY,
+     .acl_categories = FN_ACL, .group = "scripting", .since = "7.0.0",
+     .summary = "Returns information about a function during execution.", .complexity = "O(1)"},
+    {0},
+};
+
+struct serverCommand functionCommands[] = {
+    {.name = "fcall", .proc = fcallCommand, .arity = -3,
+     .flags = CMD_NOSCRIPT | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
+     .acl_categories = FN_ACL, .getkeys_proc = fcallGetKeys, .group = "scripting", .since = "7.0.0",
+     .summary = "Invokes a function.", .complexity = "Depends on the function that is executed."},
+    {.name = "fcall_ro", .proc = fcallroCommand, .arity = -3,
+     .flags = CMD_NOSCRIPT | CMD_READONLY | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
+     .acl_categories = FN_ACL, .getkeys_proc = fcallGetKeys, .group = "scripting", .since = "7.0.0",
+     .summary = "Invokes a read-only function.", .complexity = "Depends on the function that is executed."},
+    {.name = "function", .subcommands = functionSubcommands, .arity = -2, .group = "scripting", .since = "7.0.0",
+     .summary = "A container for function commands.", .complexity = "Depends on subcommand."},
+    {0},
+};

@@ -1,0 +1,488 @@
+# Lua scripting: EVAL/EVALSHA/EVAL_RO/EVALSHA_RO, SCRIPT, reply conversions
+# both ways (RESP2 and RESP3), errors and pcall, the sandbox, shebang flags,
+# and busy scripts with SCRIPT KILL.  Valkey-only behaviour (the server.*
+# alias, SERVER_* constants, Valkey's BUSY wording) is tagged valkey-only.
+
+start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"}} {
+    # ------------------------------------------------------------ Lua -> reply
+    test {EVAL - Lua integer -> integer reply} {
+        r eval {return 100.5} 0
+    } 100
+
+    test {EVAL - Lua string -> bulk reply} {
+        r eval {return 'hello world'} 0
+    } {hello world}
+
+    test {EVAL - Lua true boolean -> integer reply 1} {
+        r eval {return true} 0
+    } 1
+
+    test {EVAL - Lua false boolean -> null reply} {
+        r eval {return false} 0
+    } {}
+
+    test {EVAL - Lua nil -> null reply} {
+        r eval {return nil} 0
+    } {}
+
+    test {EVAL - Lua status table -> status reply} {
+        r eval {return {ok='fine'}} 0
+    } fine
+
+    test {EVAL - Lua error table -> error reply} {
+        assert_error {My Error} {r eval {return {err='My Error'}} 0}
+    }
+
+    test {EVAL - Lua table -> array reply, stops at the first nil} {
+        r eval {return {1,2,3,'ciao',{1,2},nil,'after nil'}} 0
+    } {1 2 3 ciao {1 2}}
+
+    test {EVAL - Lua table with only hash part -> empty array} {
+        r eval {return {a=1}} 0
+    } {}
+
+    test {EVAL - nested error inside an array} {
+        set c [vk_client]
+        $c readraw 1
+        set first [$c eval {return {1, {err='XY nested'}}} 0]
+        set lines [list $first [$c read] [$c read]]
+        $c close
+        set lines
+    } {*2 :1 {-XY nested}}
+
+    test {EVAL - error_reply and status_reply helpers} {
+        # A message without a space has no code of its own: ERR is added.
+        assert_error {ERR boom} {r eval {return redis.error_reply('boom')} 0}
+        assert_error {ERR boom} {r eval {return redis.error_reply('-boom')} 0}
+        assert_error {my error} {r eval {return redis.error_reply('my error')} 0}
+        assert_error {MYCODE with code} {r eval {return redis.error_reply('-MYCODE with code')} 0}
+        r eval {return redis.status_reply('STATUSY')} 0
+    } STATUSY
+
+    # ------------------------------------------------------------ reply -> Lua
+    test {EVAL - server.call integer reply -> Lua number} {
+        r set x 10
+        r eval {local v = redis.call('incr', KEYS[1]); return {type(v), v}} 1 x
+    } {number 11}
+
+    test {EVAL - bulk reply -> Lua string} {
+        r set mykey myval
+        r eval {return redis.call('get', KEYS[1])} 1 mykey
+    } myval
+
+    test {EVAL - nil bulk reply -> Lua false} {
+        r del nokey
+        r eval {local v = redis.call('get', 'nokey'); return type(v) .. ':' .. tostring(v)} 0
+    } {boolean:false}
+
+    test {EVAL - status reply -> Lua table with ok field} {
+        r eval {local v = redis.call('set', 'k', 'v'); return v['ok']} 0
+    } OK
+
+    test {EVAL - array reply -> Lua table} {
+        r del mylist
+        r rpush mylist a b c
+        r eval {local t = redis.call('lrange', 'mylist', 0, -1); return {#t, t[1], t[3]}} 0
+    } {3 a c}
+
+    test {EVAL - empty array reply -> empty Lua table} {
+        r del mylist
+        r eval {return #redis.call('lrange', 'mylist', 0, -1)} 0
+    } 0
+
+    test {EVAL - error reply via pcall -> Lua table with err field} {
+        r del mylist
+        r rpush mylist a
+        r eval {local e = redis.pcall('incr', 'mylist'); return e['err']} 0
+    } {WRONGTYPE Operation against a key holding the wrong kind of value}
+
+    test {EVAL - integer arguments are converted to strings} {
+        r eval {redis.call('set', 'm', 10); redis.call('set', 'n', -7); return {redis.call('get','m'), redis.call('get','n')}} 0
+    } {10 -7}
+
+    tags {valkey-only} {
+        # Redis 7.0 formats with %.17g ("3.1400000000000001"); Valkey uses
+        # the shortest text that reads back the same number.
+        test {EVAL - float arguments use the shortest round-trip text} {
+            r eval {redis.call('set', 'n', 3.14); return redis.call('get','n')} 0
+        } 3.14
+    }
+
+    test {EVAL - KEYS and ARGV by numkeys} {
+        r eval {return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], #KEYS, #ARGV}} 2 k1 k2 a1 a2
+    } {k1 k2 a1 a2 2 2}
+
+    test {EVAL - numkeys errors} {
+        assert_error {*Number of keys can't be greater than number of args*} {r eval {return 1} 3 a}
+        assert_error {*Number of keys can't be negative*} {r eval {return 1} -1}
+        assert_error {*value is not an integer*} {r eval {return 1} abc}
+    }
+
+    test {COMMAND GETKEYS for EVAL} {
+        r command getkeys eval {return 1} 2 a b c
+    } {a b}
+
+    # ----------------------------------------------------------------- RESP3
+    test {EVAL - RESP3 replies in Lua after setresp(3)} {
+        r del h s z
+        r hset h f v
+        r sadd s m
+        r zadd z 1.5 m
+        set r1 [r eval {redis.setresp(3); local t = redis.call('hgetall', 'h'); return t['map']['f']} 0]
+        set r2 [r eval {redis.setresp(3); local t = redis.call('smembers', 's'); return tostring(t['set']['m'])} 0]
+        set r3 [r eval {redis.setresp(3); local t = redis.call('zscore', 'z', 'm'); return tostring(t['double'])} 0]
+        set r4 [r eval {redis.setresp(3); return type(redis.call('get', 'nokey'))} 0]
+        list $r1 $r2 $r3 $r4
+    } {v true 1.5 nil}
+
+    test {EVAL - RESP2 parsing of the same replies} {
+        r eval {local t = redis.call('hgetall', 'h'); return {#t, t[1], t[2]}} 0
+    } {2 f v}
+
+    test {EVAL - Lua RESP3 tables -> RESP3 replies} {
+        r hello 3
+        set m [r eval {return {map={a=1}}} 0]
+        set s [r eval {return {set={x=true}}} 0]
+        set d [r eval {return {double=3.5}} 0]
+        set b [r eval {return {big_number='123456789012345678901234567890'}} 0]
+        set v [r eval {return {verbatim_string={format='txt', string='hello'}}} 0]
+        set t [r eval {redis.setresp(3); return {true, false}} 0]
+        set t2 [r eval {return {true, false}} 0]
+        r hello 2
+        list $m $s $d $b $v $t $t2
+    } {{a 1} x 3.5 123456789012345678901234567890 hello {1 0} {1 {}}}
+
+    test {EVAL - Lua RESP3 tables to a RESP2 client} {
+        list [r eval {return {map={a=1}}} 0] [r eval {return {double=3.5}} 0] \
+             [r eval {redis.setresp(3); return {true, false}} 0]
+    } {{a 1} 3.5 {1 0}}
+
+    test {EVAL - setresp argument errors} {
+        assert_error {*RESP version must be 2 or 3*} {r eval {redis.setresp(4)} 0}
+        assert_error {*requires one argument*} {r eval {redis.setresp()} 0}
+    }
+
+    # ------------------------------------------------------------- errors
+    test {EVAL - server.call errors are raised with the script position} {
+        catch {r eval {return redis.call('nosuchcommand')} 0} e
+        assert_match {ERR Unknown Redis command called from script script: *, on @user_script:1.} $e
+    }
+
+    test {EVAL - wrong arity from a script} {
+        assert_error {ERR Wrong number of args calling Redis command from script*} {r eval {return redis.call('get')} 0}
+    }
+
+    test {EVAL - command errors keep their code} {
+        r del mylist
+        r rpush mylist a
+        assert_error {WRONGTYPE*script: *, on @user_script:1.} {r eval {return redis.call('incr','mylist')} 0}
+    }
+
+    test {EVAL - redis.call needs an argument and string/number arguments} {
+        assert_error {*Please specify at least one argument*} {r eval {return redis.call()} 0}
+        assert_error {*must be strings or integers*} {r eval {return redis.call('ping', {})} 0}
+    }
+
+    test {EVAL - error() with a string gets ERR and the position} {
+        assert_error {ERR user_script:1: boom script: *, on @user_script:1.} {r eval {error('boom')} 0}
+        assert_error {ERR plain script: *} {r eval {error('plain', 0)} 0}
+    }
+
+    test {EVAL - error() with a table keeps its code} {
+        assert_error {MYERR custom script: *} {r eval {error({err='MYERR custom'})} 0}
+    }
+
+    test {EVAL - runtime error on a later line} {
+        assert_error {ERR user_script:3: attempt to index*on @user_script:3.} {r eval "local a = 1\nlocal t = nil\nreturn t.x" 0}
+    }
+
+    test {EVAL - compile errors} {
+        assert_error {ERR Error compiling script (new function): user_script:1: *} {r eval {return x(} 0}
+    }
+
+    test {EVAL - pcall returns the error text of a failed server.call} {
+        r eval {local ok, e = pcall(function() redis.call('nosuchcommand') end); return {tostring(ok), e}} 0
+    } {false {ERR Unknown Redis command called from script}}
+
+    test {EVAL - pcall with a Lua error} {
+        r eval {local ok, e = pcall(function() error('x') end); return e} 0
+    } {user_script:1: x}
+
+    test {EVAL - redis.pcall does not raise} {
+        r eval {local e = redis.pcall('nosuchcommand'); return type(e)} 0
+    } table
+
+    test {EVAL - noscript commands are refused} {
+        assert_error {*This Redis command is not allowed from script*} {r eval {return redis.call('hello')} 0}
+        assert_error {*This Redis command is not allowed from script*} {r eval {return redis.call('eval', 'return 1', 0)} 0}
+    }
+
+    # ------------------------------------------------------------- sandbox
+    test {Globals protection reading an undeclared global variable} {
+        assert_error {ERR user_script:1: Script attempted to access nonexistent global variable 'a'*} {r eval {return a} 0}
+    }
+
+    test {Globals protection setting an undeclared global*} {
+        assert_error {*Attempt to modify a readonly table*} {r eval {a=10} 0}
+    }
+
+    test {Library tables are read-only} {
+        assert_error {*Attempt to modify a readonly table*} {r eval {string.x = 1} 0}
+        assert_error {*Attempt to modify a readonly table*} {r eval {redis.call = nil} 0}
+        assert_error {*Attempt to modify a readonly table*} {r eval {rawset(_G, 'x', 1)} 0}
+        assert_error {*Attempt to modify a readonly table*} {r eval {setmetatable(_G, nil)} 0}
+    }
+
+    test {No os, io, loadfile, dofile, print in the sandbox} {
+        foreach name {os io loadfile dofile print require package} {
+            assert_error "*nonexistent global variable '$name'*" [list r eval "return $name" 0]
+        }
+    }
+
+    test {Standard libraries available: string, table, math, cjson, bit} {
+        list [r eval {return string.upper('abc')} 0] \
+             [r eval {return table.concat({'a','b'}, '-')} 0] \
+             [r eval {return math.floor(2.5)} 0] \
+             [r eval {return cjson.encode({1,2})} 0] \
+             [r eval {return cjson.decode('{"a":5}')['a']} 0] \
+             [r eval {return bit.band(7, 3)} 0] \
+             [r eval {return bit.tohex(255)} 0]
+    } {ABC a-b 2 {[1,2]} 5 3 000000ff}
+
+    test {Globals can be iterated} {
+        r eval {local n = 0; for k, v in pairs(_G) do n = n + 1 end; return n > 10} 0
+    } 1
+
+    test {math.random is a drand48 sequence after randomseed} {
+        list [r eval {math.randomseed(0); return tostring(math.random())} 0] \
+             [r eval {math.randomseed(0); math.random(); return math.random(100)} 0]
+    } {0.17082803611217 75}
+
+    test {math.random argument errors} {
+        assert_error {*interval is empty*} {r eval {return math.random(0)} 0}
+        assert_error {*wrong number of arguments*} {r eval {return math.random(1,2,3)} 0}
+    }
+
+    test {sha1hex} {
+        list [r eval {return redis.sha1hex('')} 0] [r eval {return redis.sha1hex('Pizza & Mandolino')} 0]
+    } {da39a3ee5e6b4b0d3255bfef95601890afd80709 74822d82031af7493c20eefa13bd07ec4fada82f}
+
+    test {sha1hex argument errors} {
+        assert_error {ERR wrong number of arguments*} {r eval {return redis.sha1hex()} 0}
+    }
+
+    test {redis.log levels} {
+        r eval {redis.log(redis.LOG_DEBUG, 'debug'); redis.log(redis.LOG_NOTICE, 'notice', 'two'); return 1} 0
+        assert_error {*Invalid debug level*} {r eval {redis.log(99, 'x')} 0}
+        assert_error {*requires two arguments or more*} {r eval {redis.log(1)} 0}
+    }
+
+    test {Constants and no-op helpers} {
+        list [r eval {return redis.LOG_WARNING} 0] [r eval {return redis.REPL_ALL} 0] \
+             [r eval {return redis.replicate_commands()} 0] [r eval {return redis.set_repl(redis.REPL_NONE)} 0] \
+             [r eval {return redis.breakpoint()} 0] [r eval {return redis.debug('x')} 0] \
+             [r eval {return type(redis.REDIS_VERSION)} 0] [r eval {return redis.REDIS_VERSION_NUM > 0} 0]
+    } {3 3 1 {} {} {} string 1}
+
+    tags {valkey-only} {
+        test {server.* is an alias of redis.*} {
+            r set aliaskey 5
+            list [r eval {return server.call('get', 'aliaskey')} 0] [r eval {return rawequal(server, redis)} 0]
+        } {5 1}
+
+        test {SERVER_NAME and SERVER_VERSION} {
+            r eval {return {server.SERVER_NAME, type(server.SERVER_VERSION), server.SERVER_VERSION_NUM > 0}} 0
+        } {valkey string 1}
+    }
+
+    test {SELECT inside a script does not change the caller's db} {
+        r select 9
+        r set dbkey db9
+        r eval {redis.call('select', 10); redis.call('set', 'dbkey', 'db10')} 0
+        set here [r get dbkey]
+        r select 10
+        set there [r get dbkey]
+        r select 9
+        list $here $there
+    } {db9 db10}
+
+    test {Blocking commands never block a script} {
+        # Either refused as noscript or run as non-blocking: never a hang.
+        r del emptylist
+        if {[catch {r eval {return redis.call('blpop', 'emptylist', 0)} 0} e]} {
+            assert_match {*not allowed from script*} $e
+        } else {
+            assert_equal {} $e
+            assert_equal {emptylist x} [r eval {redis.call('rpush', 'emptylist', 'x'); return redis.call('blpop', 'emptylist', 0)} 0]
+        }
+        r ping
+    } PONG
+
+    # ----------------------------------------------------------- EVALSHA
+    test {EVALSHA - run a script by its SHA1} {
+        r eval {return 'shaval'} 0
+        r evalsha [r eval {return redis.sha1hex("return 'shaval'")} 0] 0
+    } shaval
+
+    test {EVALSHA - upper case SHA1 works} {
+        r evalsha [string toupper [r script load {return 'upper'}]] 0
+    } upper
+
+    test {EVALSHA - unknown SHA1 and wrong length} {
+        assert_error {NOSCRIPT No matching script. Please use EVAL.} {r evalsha ffffffffffffffffffffffffffffffffffffffff 0}
+        assert_error {NOSCRIPT*} {r evalsha abc 0}
+    }
+
+    test {SCRIPT LOAD, EXISTS, FLUSH} {
+        set sha [r script load {return 'loaded'}]
+        assert_equal {1 0} [r script exists $sha ffffffffffffffffffffffffffffffffffffffff]
+        assert_equal loaded [r evalsha $sha 0]
+        assert_equal OK [r script flush]
+        assert_equal {0} [r script exists $sha]
+        assert_equal OK [r script flush sync]
+        assert_equal OK [r script flush async]
+        assert_error {*SCRIPT FLUSH only support SYNC|ASYNC option*} {r script flush nosuch}
+        assert_equal [r eval {return redis.sha1hex("return 'loaded'")} 0] $sha
+    }
+
+    test {SCRIPT LOAD of a bad script} {
+        assert_error {ERR Error compiling script*} {r script load {return x(}}
+    }
+
+    test {SCRIPT HELP} {
+        assert_match {*LOAD <script>*} [r script help]
+    }
+
+    test {SCRIPT KILL when nothing runs} {
+        assert_error {NOTBUSY No scripts in execution right now.} {r script kill}
+    }
+
+    # --------------------------------------------------- read-only variants
+    test {EVAL_RO - reads work, writes are refused} {
+        r set rokey val
+        assert_equal val [r eval_ro {return redis.call('get', KEYS[1])} 1 rokey]
+        assert_error {ERR Write commands are not allowed from read-only scripts.*} {r eval_ro {return redis.call('set', 'rokey', 'x')} 1 rokey}
+        r get rokey
+    } val
+
+    test {EVALSHA_RO} {
+        set sha [r script load {return redis.call('get', KEYS[1])}]
+        assert_equal val [r evalsha_ro $sha 1 rokey]
+        set wsha [r script load {return redis.call('set', KEYS[1], 'y')}]
+        assert_error {*Write commands are not allowed from read-only scripts*} {r evalsha_ro $wsha 1 rokey}
+    }
+
+    # ------------------------------------------------------ shebang flags
+    test {Shebang: no-writes refuses writes, reports line 2} {
+        assert_error {ERR Write commands are not allowed from read-only scripts. script: *, on @user_script:2.} {
+            r eval "#!lua flags=no-writes\nreturn redis.call('set','a','b')" 0
+        }
+    }
+
+    test {Shebang: no-writes script runs with EVAL_RO} {
+        r eval_ro "#!lua flags=no-writes\nreturn redis.call('get','rokey')" 0
+    } val
+
+    test {Shebang: a script that may write is refused by EVAL_RO} {
+        assert_error {ERR Can not execute a script with write flag using \*_ro command.} {r eval_ro "#!lua\nreturn 1" 0}
+    }
+
+    test {Shebang: empty flags, several flags, errors} {
+        assert_equal 1 [r eval "#!lua flags=\nreturn 1" 0]
+        assert_equal 2 [r eval "#!lua flags=no-writes,allow-oom,allow-stale\nreturn 2" 0]
+        assert_error {ERR Unexpected flag in script shebang: bad} {r eval "#!lua flags=bad\nreturn 1" 0}
+        assert_error {ERR Unknown lua shebang option: name=x} {r eval "#!lua name=x\nreturn 1" 0}
+        assert_error {ERR Unexpected engine in script shebang: #!luax} {r eval "#!luax\nreturn 1" 0}
+    }
+
+    test {Shebang: OOM refuses a script that may write, allow-oom runs it} {
+        r set oomkey 1
+        r config set maxmemory 1
+        catch {r eval "#!lua\nreturn redis.call('get','oomkey')" 0} e1
+        set ok1 [r eval "#!lua flags=allow-oom\nreturn redis.call('get','oomkey')" 0]
+        set ok2 [r eval "#!lua flags=no-writes\nreturn redis.call('get','oomkey')" 0]
+        catch {r eval {return redis.call('set','oomkey','2')} 0} e2
+        r config set maxmemory 0
+        assert_match {OOM command not allowed when used memory > 'maxmemory'.*} $e2
+        list $e1 $ok1 $ok2
+    } {{OOM command not allowed when used memory > 'maxmemory'.} 1 1}
+}
+
+# ------------------------------------------------------------ busy scripts
+start_server {tags {scripting} overrides {busy-reply-threshold 50} log_allow {"*Slow script detected*"}} {
+    test {Timedout read-only scripts can be killed by SCRIPT KILL} {
+        set rd [vk_deferring_client]
+        $rd eval {while true do end} 0
+        after 200
+        catch {r ping} e
+        assert_match {BUSY*} $e
+        assert_equal OK [r script kill]
+        assert_error {ERR Script killed by user with SCRIPT KILL... script: *} {$rd read}
+        r ping
+    } PONG
+
+    test {Timedout script does not cause a false dead client} {
+        set rd [vk_deferring_client]
+        $rd eval {local i = 0; while true do i = i + 1 end} 0
+        after 200
+        assert_error {BUSY*} {r get foo}
+        assert_equal OK [r script kill]
+        catch {$rd read}
+        $rd ping
+        assert_equal PONG [$rd read]
+        r ping
+    } PONG
+
+    test {Timedout script that called pcall cannot swallow the kill} {
+        set rd [vk_deferring_client]
+        $rd eval {while true do pcall(function() local x = 1 end) end} 0
+        after 200
+        r script kill
+        assert_error {*killed by user*} {$rd read}
+        r ping
+    } PONG
+
+    test {FUNCTION KILL does not kill an EVAL script} {
+        set rd [vk_deferring_client]
+        $rd eval {while true do end} 0
+        after 200
+        assert_error {BUSY*} {r function kill}
+        r script kill
+        catch {$rd read}
+        r ping
+    } PONG
+
+    test {SHUTDOWN without NOSAVE is refused while busy} {
+        set rd [vk_deferring_client]
+        $rd eval {while true do end} 0
+        after 200
+        assert_error {BUSY*} {r shutdown}
+        r script kill
+        catch {$rd read}
+        r ping
+    } PONG
+
+    tags {valkey-only} {
+        test {BUSY error wording} {
+            set rd [vk_deferring_client]
+            $rd eval {while true do end} 0
+            after 200
+            catch {r ping} e
+            r script kill
+            catch {$rd read}
+            set e
+        } {BUSY Valkey is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.}
+    }
+}
+
+start_server {tags {scripting} overrides {busy-reply-threshold 50} log_allow {"*Slow script detected*"}} {
+    test {SHUTDOWN NOSAVE can kill a timedout script anyway} {
+        set rd [vk_deferring_client]
+        $rd eval {redis.call('set', 'x', 'y'); while true do end} 0
+        after 200
+        assert_error {UNKILLABLE*} {r script kill}
+        expect_server_exit
+        catch {r shutdown nosave}
+        wait_for_condition 50 100 {[catch {r ping}]} { fail "server did not exit" }
+    }
+}
