@@ -1,0 +1,76 @@
+/* multi.h - transactions: MULTI/EXEC/DISCARD and optimistic locking with
+ * WATCH/UNWATCH.
+ *
+ * A client in MULTI has CLIENT_MULTI set and its commands are queued by
+ * processCommand() instead of run; EXEC runs the queue in one go. A client
+ * that WATCHes keys gets CLIENT_DIRTY_CAS as soon as one of them is
+ * modified (the keyspace calls touchWatchedKey / touchAllWatchedKeysInDb
+ * through signalModifiedKey / signalFlushedDb), and its EXEC then fails
+ * with a null reply. The per-client part lives in c->mstate (NULL while
+ * the client neither is in MULTI nor watches anything); the key -> watchers
+ * index is private to multi.c. */
+#ifndef VK_MULTI_H
+#define VK_MULTI_H
+
+#include "server.h"
+
+/* Creates the per-database index of watched keys. Called once from
+ * initServer() after the databases exist. */
+void multiInit(void);
+
+/* 1 if cmd runs at once even inside MULTI (EXEC, DISCARD, MULTI, WATCH,
+ * QUIT, RESET) instead of being queued. */
+int multiCommandSkipsQueue(struct serverCommand *cmd);
+
+/* Moves c's parsed command (c->cmd, c->argv) to the transaction queue; c is
+ * left with an empty argv. The caller replies +QUEUED. */
+void queueMultiCommand(client *c);
+
+/* Called by processCommand() when it refuses c's command with error err
+ * (a protocol string "-ERR ...\r\n" or a bare message). Inside MULTI the
+ * transaction is marked so that EXEC will fail with EXECABORT. If the
+ * refused command is EXEC itself, the transaction is discarded and the
+ * client gets "-EXECABORT Transaction discarded because of: <err>";
+ * returns 1 in that case (the reply is sent), 0 otherwise. */
+int multiCommandRejected(client *c, const char *err);
+
+/* The flags processCommand() should judge c's command by: c->cmd->flags,
+ * plus, for EXEC, those of every queued command (so that EXEC of writes is
+ * refused on OOM and held by CLIENT PAUSE WRITE like the writes would),
+ * and CMD_DENYOOM for any command that would be queued (a queue can grow
+ * without bound; DISCARD, QUIT and RESET are never refused). */
+uint64_t multiEffectiveCommandFlags(client *c);
+
+/* Leaves MULTI (dropping the queue and the DIRTY flags) and unwatches
+ * every key. Used by DISCARD, RESET and failed EXECs. */
+void discardTransaction(client *c);
+
+/* Forgets every key c watches and clears CLIENT_DIRTY_CAS's cause. */
+void unwatchAllKeys(client *c);
+
+/* freeClient() hook: releases everything c->mstate holds. */
+void multiFreeClient(client *c);
+
+/* Marks every client watching key in db as dirty. Called from
+ * signalModifiedKey() for each modification, including expiry and
+ * eviction deletions. */
+void touchWatchedKey(serverDb *db, robj *key);
+
+/* The content of db is about to be replaced: emptied (FLUSHDB/FLUSHALL,
+ * replaced_with = NULL) or swapped with replaced_with (SWAPDB, called
+ * before the swap). Marks dirty the watchers of every key whose logical
+ * value changes: present before, or present after. */
+void touchAllWatchedKeysInDb(serverDb *emptied, serverDb *replaced_with);
+
+/* CLIENT LIST: queued commands (-1 outside MULTI), watched keys, and the
+ * memory the queue holds. */
+int multiQueuedCount(client *c);
+int multiWatchedKeysCount(client *c);
+size_t multiQueueMemory(client *c);
+
+/* INFO clients: clients watching at least one key, and watched keys
+ * (distinct per database). */
+unsigned long multiWatchingClients(void);
+unsigned long multiTotalWatchedKeys(void);
+
+#endif
