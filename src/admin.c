@@ -114,6 +114,10 @@ void shutdownCommand(client *c) {
         addReplyError(c, "No shutdown in progress.");
         return;
     }
+    if (!(flags & SHUTDOWN_NOSAVE) && isInsideYieldingLongCommand()) {
+        addReplyErrorObject(c, shared.slowevalerr); /* a busy script: only SHUTDOWN NOSAVE */
+        return;
+    }
     if (prepareForShutdown(flags) == C_OK) exit(0);
     addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
 }

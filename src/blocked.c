@@ -265,14 +265,28 @@ static int blockedExpectedType(int btype) {
     return -1;
 }
 
-/* Re-runs the blocked command of c, which now has data to serve. */
+static client *reprocessing;         /* client being re-executed, or NULL */
+static mstime_t reprocessing_timeout; /* its original timeout */
+
+/* See blocked.h. */
+int blockedReprocessTimeout(client *c, mstime_t *timeout) {
+    if (c != reprocessing) return 0;
+    *timeout = reprocessing_timeout;
+    return 1;
+}
+
+/* Re-runs the blocked command of c, which now has data to serve (or, for
+ * XREAD, may block again: it keeps its deadline via the two fields above). */
 static void reprocessBlockedClient(client *c) {
+    reprocessing = c;
+    reprocessing_timeout = c->bstate->timeout;
     forgetBlockedClient(c);
     client *old = server.current_client;
     server.current_client = c;
     c->flags |= CLIENT_PROTECTED; /* an output limit must not free it under us */
     updateCachedTime(0);
     call(c, CALL_NONE);
+    reprocessing = NULL;
     c->flags &= ~CLIENT_PROTECTED;
     server.current_client = old;
     if (!(c->flags & CLIENT_BLOCKED)) {

@@ -15,12 +15,24 @@ extern struct serverCommand listCommands[];
 extern struct serverCommand setCommands[];
 extern struct serverCommand hashCommands[];
 extern struct serverCommand zsetCommands[];
+extern struct serverCommand streamCommands[];
 extern struct serverCommand bitmapCommands[];
 extern struct serverCommand expireCommands[];
 extern struct serverCommand configCommands[];
 extern struct serverCommand serverAdminCommands[];
+extern struct serverCommand scriptingCommands[]; /* eval.c */
+extern struct serverCommand functionCommands[];  /* functions.c */
+extern struct serverCommand hyperloglogCommands[];
+extern struct serverCommand sortCommands[];
+extern struct serverCommand pubsubCommands[];      /* pubsub.c */
+extern struct serverCommand transactionCommands[]; /* multi.c */
 
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
-    expireCommands,     configCommands,   serverAdminCommands, listCommands, setCommands, hashCommands, zsetCommands, NULL,
+    expireCommands,     configCommands,   serverAdminCommands, listCommands, setCommands, hashCommands, zsetCommands,
+    hyperloglogCommands, sortCommands,
+    streamCommands, /* t_stream.c */
+    scriptingCommands, functionCommands, /* eval.c, functions.c */
+    pubsubCommands, transactionCommands, /* pubsub.c, multi.c */
+    NULL,
 };

@@ -1065,10 +1065,17 @@ static configOption configTable[] = {
             0, LONG_MAX, 128, NULL),
     NUM_CFG("zset-max-listpack-value", "zset-max-ziplist-value", CFG_MEMORY, NUM_ULONG,
             server.zset_max_listpack_value, 0, LONG_MAX, 64, NULL),
+    NUM_CFG("hll-sparse-max-bytes", NULL, CFG_MEMORY, NUM_ULONG, server.hll_sparse_max_bytes, 0, LONG_MAX, 3000,
+            NULL), /* hyperloglog.c */
     /* Lists (t_list.c; list-compress-depth is accepted but has no effect yet) */
     NUM_CFG("list-max-listpack-size", "list-max-ziplist-size", 0, NUM_INT, server.list_max_listpack_size, INT_MIN,
             INT_MAX, -2, NULL),
     NUM_CFG("list-compress-depth", NULL, 0, NUM_INT, server.list_compress_depth, 0, INT_MAX, 0, NULL),
+    /* Streams (t_stream.c): when a stream starts a new listpack node */
+    NUM_CFG("stream-node-max-bytes", NULL, CFG_MEMORY, NUM_LONG_LONG, server.stream_node_max_bytes, 0, LLONG_MAX,
+            4096, NULL),
+    NUM_CFG("stream-node-max-entries", NULL, 0, NUM_LONG_LONG, server.stream_node_max_entries, 0, LLONG_MAX, 100,
+            NULL),
     BOOL_CFG("lazyfree-lazy-eviction", NULL, 0, server.lazyfree_lazy_eviction, 1, NULL),
     BOOL_CFG("lazyfree-lazy-expire", NULL, 0, server.lazyfree_lazy_expire, 1, NULL),
     BOOL_CFG("lazyfree-lazy-server-del", NULL, 0, server.lazyfree_lazy_server_del, 1, NULL),

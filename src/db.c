@@ -14,6 +14,7 @@
 #include "server.h"
 
 #include "blocked.h"
+#include "multi.h"
 
 #include <math.h>
 
@@ -254,27 +255,21 @@ int selectDb(client *c, int id) {
 /* ---------------------------------------------------------------------------
  * Hooks called on every modification. Every command that changes a key
  * calls signalModifiedKey(); a flush calls signalFlushedDb(); every event
- * calls notifyKeyspaceEvent(). WATCH, blocking operations and keyspace
- * notifications (the data-types issue) attach here: until they exist there
- * is nobody to tell, and the hooks do nothing.
+ * calls notifyKeyspaceEvent() (notify.c). WATCH (multi.c) is told here.
  * ------------------------------------------------------------------------- */
 
+/* key in db was changed (written, deleted, expired, evicted): clients
+ * WATCHing it will see their EXEC fail. c is the writer, or NULL. */
 void signalModifiedKey(client *c, serverDb *db, robj *key) {
     (void)c;
-    (void)db;
-    (void)key;
+    touchWatchedKey(db, key);
 }
 
+/* Database dbid (-1: all) is about to be emptied. */
 void signalFlushedDb(int dbid, int async) {
-    (void)dbid;
     (void)async;
-}
-
-void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {
-    (void)type;
-    (void)event;
-    (void)key;
-    (void)dbid;
+    int start = dbid == -1 ? 0 : dbid, end = dbid == -1 ? server.dbnum - 1 : dbid;
+    for (int j = start; j <= end; j++) touchAllWatchedKeysInDb(&server.db[j], NULL);
 }
 
 /* ---------------------------------------------------------------------------
@@ -744,6 +739,9 @@ void swapdbCommand(client *c) {
     }
     if (id1 != id2) {
         serverDb *a = &server.db[id1], *b = &server.db[id2];
+        /* Watchers stay with the db index: compare old and new contents. */
+        touchAllWatchedKeysInDb(a, b);
+        touchAllWatchedKeysInDb(b, a);
         dict *d = a->dict, *e = a->expires;
         long long avg = a->avg_ttl;
         a->dict = b->dict;
@@ -753,8 +751,6 @@ void swapdbCommand(client *c) {
         b->expires = e;
         b->avg_ttl = avg;
         a->expires_cursor = b->expires_cursor = 0;
-        signalFlushedDb(id1, 0);
-        signalFlushedDb(id2, 0);
         scanDatabaseForReadyKeys(a); /* blocked clients stay with the db index */
         scanDatabaseForReadyKeys(b);
         server.dirty++;

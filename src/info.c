@@ -22,6 +22,8 @@
 #include "server.h"
 
 #include "blocked.h"
+#include "multi.h"
+#include "pubsub.h"
 
 #include <strings.h>
 #include <sys/resource.h>
@@ -319,13 +321,13 @@ static sds infoClients(sds info) {
                         "blocked_clients:%lu\r\n"
                         "tracking_clients:0\r\n"
                         "pubsub_clients:%lu\r\n"
-                        "watching_clients:0\r\n"
+                        "watching_clients:%lu\r\n"
                         "clients_in_timeout_table:0\r\n"
-                        "total_watched_keys:0\r\n"
+                        "total_watched_keys:%lu\r\n"
                         "total_blocking_keys:%lu\r\n"
                         "total_blocking_keys_on_nokey:0\r\n",
                         listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked, pubsub,
-                        blockedKeysCount());
+                        multiWatchingClients(), multiTotalWatchedKeys(), blockedKeysCount());
 }
 
 static sds infoMemory(sds info) {
@@ -509,9 +511,9 @@ static sds infoStats(sds info) {
         "current_eviction_exceeded_time:0\r\n"
         "keyspace_hits:%lld\r\n"
         "keyspace_misses:%lld\r\n"
-        "pubsub_channels:0\r\n"
-        "pubsub_patterns:0\r\n"
-        "pubsubshard_channels:0\r\n"
+        "pubsub_channels:%lu\r\n"
+        "pubsub_patterns:%lu\r\n"
+        "pubsubshard_channels:%lu\r\n"
         "latest_fork_usec:0\r\n"
         "total_forks:0\r\n"
         "migrate_cached_sockets:0\r\n"
@@ -548,6 +550,7 @@ static sds infoStats(sds info) {
         server.stat_expired_time_cap_reached_count, server.stat_expire_cycle_time_used / 1000,
         server.stat_evictedkeys, server.stat_evictedclients, server.stat_evictedscripts,
         server.stat_total_eviction_exceeded_time / 1000, server.stat_keyspace_hits, server.stat_keyspace_misses,
+        pubsubTotal(PUBSUB_CHANNEL), pubsubTotal(PUBSUB_PATTERN), pubsubTotal(PUBSUB_SHARD),
         server.stat_total_active_defrag_time / 1000, server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
         server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,

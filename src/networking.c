@@ -22,6 +22,8 @@
 #include "server.h"
 
 #include "blocked.h"
+#include "multi.h"
+#include "pubsub.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -60,7 +62,7 @@ client *createClient(connection *conn) {
     c->resp = 2;
     selectDb(c, 0);
     c->querybuf = sdsempty();
-    c->bulklen = -1;
+    respParserInit(&c->mb, server.proto_max_bulk_len, PROTO_INLINE_MAX_SIZE);
     c->reply = listCreate();
     listSetFreeMethod(c->reply, zfree);
     c->ctime = c->lastinteraction = server.unixtime;
@@ -92,8 +94,7 @@ void resetClient(client *c) {
     serverCommandProc *prevcmd = c->cmd ? c->cmd->proc : NULL;
     freeClientArgv(c);
     c->reqtype = 0;
-    c->multibulklen = 0;
-    c->bulklen = -1;
+    respParserReset(&c->mb);
     /* CLIENT REPLY SKIP applies to exactly the next command. */
     if (c->flags & CLIENT_REPLY_SKIP) {
         c->flags &= ~CLIENT_REPLY_SKIP;
@@ -140,6 +141,8 @@ void freeClient(client *c) {
         return;
     }
     blockedClientFreed(c); /* leave the wait lists of blocked keys */
+    multiFreeClient(c);       /* drop the MULTI queue and WATCHed keys */
+    pubsubUnsubscribeAll(c, 0);
     unlinkClient(c);
     freeClientArgv(c);
     zfree(c->argv);
@@ -249,7 +252,9 @@ void acceptCommonHandler(connection *conn, int flags, const char *ip) {
  * ------------------------------------------------------------------------- */
 
 static inline int clientIsWritable(client *c) {
-    if (c->flags & (CLIENT_FAKE | CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_CLOSE_ASAP)) return 0;
+    if (c->flags & (CLIENT_FAKE | CLIENT_CLOSE_ASAP)) return 0;
+    /* Push messages (Pub/Sub) are delivered even with CLIENT REPLY OFF. */
+    if ((c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) && !(c->flags & CLIENT_PUSHING)) return 0;
     if (c->conn == NULL) return 0;
     return 1;
 }
@@ -468,12 +473,8 @@ static void addReplyLongLongWithPrefix(client *c, long long ll, char prefix) {
             return;
         }
     }
-    char buf[128];
-    buf[0] = prefix;
-    int len = ll2string(buf + 1, sizeof(buf) - 1, ll);
-    buf[len + 1] = '\r';
-    buf[len + 2] = '\n';
-    addReplyProto(c, buf, len + 3);
+    char buf[32];
+    addReplyProto(c, buf, respEncodeHeader(buf, prefix, ll));
 }
 
 void addReplyLongLong(client *c, long long ll) {
@@ -667,9 +668,8 @@ static void setDeferredReply(client *c, void *node, const char *s, size_t len) {
 }
 
 static void setDeferredAggregateLen(client *c, void *node, long length, char prefix) {
-    char lenstr[128];
-    size_t lenstr_len = snprintf(lenstr, sizeof(lenstr), "%c%ld\r\n", prefix, length);
-    setDeferredReply(c, node, lenstr, lenstr_len);
+    char lenstr[32];
+    setDeferredReply(c, node, lenstr, respEncodeHeader(lenstr, prefix, length));
 }
 
 void setDeferredArrayLen(client *c, void *node, long length) {
@@ -967,109 +967,55 @@ static int processInlineBuffer(client *c) {
     return C_OK;
 }
 
-/* Parses "<prefix><number>\r\n" at the parse position. Returns 1 with *out
- * set and the position moved past the line, 0 if the line is incomplete,
- * -1 if it is not a number. toolong_err is replied if there is no CRLF in
- * PROTO_INLINE_MAX_SIZE bytes. */
-static int parseLengthLine(client *c, long long *out, const char *toolong_err) {
-    char *start = c->querybuf + c->qb_pos;
-    size_t avail = sdslen(c->querybuf) - c->qb_pos;
-    char *cr = memchr(start, '\r', avail);
-    if (cr == NULL || (size_t)(cr - start) + 1 >= avail) {
-        if (avail > PROTO_INLINE_MAX_SIZE) {
-            addReplyErrorFormat(c, "Protocol error: %s", toolong_err);
-            setProtocolError(toolong_err, c);
-            return -2;
-        }
-        return 0;
-    }
-    if (!string2ll(start + 1, cr - start - 1, out)) return -1;
-    c->qb_pos += (cr - start) + 2;
-    return 1;
-}
-
-/* RESP multibulk: "*<argc>\r\n" then argc times "$<len>\r\n<bytes>\r\n".
- * Returns C_OK when argv is complete, C_ERR if more bytes are needed or a
- * protocol error was set. Partial progress is kept across calls. */
+/* RESP multibulk: "*<argc>\r\n" then argc times "$<len>\r\n<bytes>\r\n",
+ * parsed by resp.c; this turns its events into argument objects. Returns
+ * C_OK when argv is complete (or the request was empty), C_ERR if more bytes
+ * are needed or a protocol error was set. Progress is kept across calls. */
 static int processMultibulkBuffer(client *c) {
-    long long ll;
-    if (c->multibulklen == 0) {
-        int r = parseLengthLine(c, &ll, "too big mbulk count string");
-        if (r == 0 || r == -2) return C_ERR;
-        if (r == -1 || ll > INT_MAX) {
-            addReplyError(c, "Protocol error: invalid multibulk length");
-            setProtocolError("invalid mbulk count", c);
+    c->mb.max_bulk_len = server.proto_max_bulk_len;
+    c->mb.unauthenticated = authRequired(c);
+    while (1) {
+        long long n;
+        const char *arg;
+        switch (respParseMultibulk(&c->mb, c->querybuf, sdslen(c->querybuf), &c->qb_pos, &n, &arg)) {
+        case RESP_PARSE_NEED_MORE: return C_ERR;
+        case RESP_PARSE_ERROR:
+            addReplyError(c, c->mb.error);
+            setProtocolError(c->mb.error, c);
             return C_ERR;
-        }
-        if (ll > 10 && authRequired(c)) {
-            addReplyError(c, "Protocol error: unauthenticated multibulk length");
-            setProtocolError("unauth mbulk count", c);
-            return C_ERR;
-        }
-        if (ll <= 0) return C_OK; /* Empty request: nothing to run. */
-        c->multibulklen = ll;
-        freeClientArgv(c);
-        ensureArgvCapacity(c, c->multibulklen);
-        c->argv_len_sum = 0;
-    }
-
-    while (c->multibulklen) {
-        if (c->bulklen == -1) {
-            if (c->qb_pos >= sdslen(c->querybuf)) return C_ERR;
-            if (c->querybuf[c->qb_pos] != '$') {
-                addReplyErrorFormat(c, "Protocol error: expected '$', got '%c'", c->querybuf[c->qb_pos]);
-                setProtocolError("expected $ but got something else", c);
-                return C_ERR;
-            }
-            int r = parseLengthLine(c, &ll, "too big bulk count string");
-            if (r == 0 || r == -2) return C_ERR;
-            if (r == -1 || ll < 0 || ll > server.proto_max_bulk_len) {
-                addReplyError(c, "Protocol error: invalid bulk length");
-                setProtocolError("invalid bulk length", c);
-                return C_ERR;
-            }
-            if (ll > 16384 && authRequired(c)) {
-                addReplyError(c, "Protocol error: unauthenticated bulk length");
-                setProtocolError("unauth bulk length", c);
-                return C_ERR;
-            }
-            c->bulklen = ll;
-            if (ll >= PROTO_MBULK_BIG_ARG) {
+        case RESP_PARSE_COUNT:
+            if (n <= 0) return C_OK; /* Empty request: nothing to run. */
+            freeClientArgv(c);
+            ensureArgvCapacity(c, n);
+            c->argv_len_sum = 0;
+            break;
+        case RESP_PARSE_BULK_LEN:
+            if (n >= PROTO_MBULK_BIG_ARG && (size_t)n + 2 >= sdslen(c->querybuf) - c->qb_pos) {
                 /* Big argument: move it to the start of the query buffer and
                  * make the buffer exactly big enough, so that once complete
                  * the buffer itself becomes the argument. */
-                size_t pending = sdslen(c->querybuf) - c->qb_pos;
-                if ((size_t)ll + 2 >= pending) {
-                    sdsrange(c->querybuf, c->qb_pos, -1);
-                    c->qb_pos = 0;
-                    c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, ll + 2 - sdslen(c->querybuf));
-                }
+                sdsrange(c->querybuf, c->qb_pos, -1);
+                c->qb_pos = 0;
+                c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, n + 2 - sdslen(c->querybuf));
             }
+            break;
+        case RESP_PARSE_ARG:
+            if (arg == c->querybuf && n >= PROTO_MBULK_BIG_ARG && sdslen(c->querybuf) == (size_t)n + 2) {
+                /* Steal the buffer: it holds exactly this argument. */
+                sdssetlen(c->querybuf, n);
+                c->querybuf[n] = '\0';
+                c->argv[c->argc++] = createObject(OBJ_STRING, c->querybuf);
+                c->querybuf = sdsnewlen(SDS_NOINIT, n + 2);
+                sdsclear(c->querybuf);
+                c->qb_pos = 0;
+            } else {
+                c->argv[c->argc++] = createStringObject(arg, n);
+            }
+            c->argv_len_sum += n;
+            if (c->mb.args_left == 0) return C_OK;
+            break;
         }
-
-        size_t avail = sdslen(c->querybuf) - c->qb_pos;
-        if (avail < (size_t)c->bulklen + 2) return C_ERR;
-        if (c->querybuf[c->qb_pos + c->bulklen] != '\r' || c->querybuf[c->qb_pos + c->bulklen + 1] != '\n') {
-            addReplyError(c, "Protocol error: invalid bulk length");
-            setProtocolError("bulk not terminated by CRLF", c);
-            return C_ERR;
-        }
-        if (c->qb_pos == 0 && c->bulklen >= PROTO_MBULK_BIG_ARG && sdslen(c->querybuf) == (size_t)c->bulklen + 2) {
-            /* Steal the buffer: it holds exactly this argument. */
-            sdssetlen(c->querybuf, c->bulklen);
-            c->querybuf[c->bulklen] = '\0';
-            c->argv[c->argc++] = createObject(OBJ_STRING, c->querybuf);
-            c->querybuf = sdsnewlen(SDS_NOINIT, c->bulklen + 2);
-            sdsclear(c->querybuf);
-        } else {
-            c->argv[c->argc++] = createStringObject(c->querybuf + c->qb_pos, c->bulklen);
-            c->qb_pos += c->bulklen + 2;
-        }
-        c->argv_len_sum += c->bulklen;
-        c->bulklen = -1;
-        c->multibulklen--;
     }
-    return C_OK;
 }
 
 /* Runs the command in argv and prepares for the next one. Returns C_ERR if
@@ -1116,9 +1062,9 @@ void readQueryFromClient(connection *conn) {
 
     /* While reading a big argument, read no more than it: the buffer is then
      * exactly the argument and can be used without a copy. */
-    if (c->reqtype == PROTO_REQ_MULTIBULK && c->multibulklen && c->bulklen != -1 &&
-        c->bulklen >= PROTO_MBULK_BIG_ARG) {
-        ssize_t remaining = (size_t)(c->bulklen + 2) - (sdslen(c->querybuf) - c->qb_pos);
+    if (c->reqtype == PROTO_REQ_MULTIBULK && c->mb.args_left && c->mb.bulklen != -1 &&
+        c->mb.bulklen >= PROTO_MBULK_BIG_ARG) {
+        ssize_t remaining = (size_t)(c->mb.bulklen + 2) - (sdslen(c->querybuf) - c->qb_pos);
         if (remaining > 0) {
             readlen = remaining;
             big_arg = 1;
@@ -1226,15 +1172,17 @@ sds catClientInfoString(sds s, client *c) {
     const char *cmdname = c->lastcmd ? c->lastcmd->fullname : "NULL";
     return sdscatfmt(
         s,
-        "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=0 psub=0 ssub=0 multi=%i "
-        "watch=0 qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=0 rbs=%U rbp=%U obl=%U oll=%U omem=%U "
+        "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=%i multi=%i "
+        "watch=%i qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=%U rbs=%U rbp=%U obl=%U oll=%U omem=%U "
         "tot-mem=%U events=%s cmd=%s user=default redir=-1 resp=%i lib-name=%s lib-ver=%s tot-net-in=%U "
         "tot-net-out=%U tot-cmds=%U",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? c->conn->fd : -1,
         c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
         (long long)(server.unixtime - c->lastinteraction), clientFlagsString(c, flags), c->db->id,
-        (c->flags & CLIENT_MULTI) ? 0 : -1, (unsigned long long)sdslen(c->querybuf),
+        pubsubClientCount(c, PUBSUB_CHANNEL), pubsubClientCount(c, PUBSUB_PATTERN), pubsubClientCount(c, PUBSUB_SHARD),
+        multiQueuedCount(c), multiWatchedKeysCount(c), (unsigned long long)sdslen(c->querybuf),
         (unsigned long long)sdsavail(c->querybuf), (unsigned long long)c->argv_len_sum,
+        (unsigned long long)multiQueueMemory(c),
         (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_peak,
         (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
         (unsigned long long)total_mem, events, cmdname, c->resp, c->lib_name ? (char *)c->lib_name->ptr : "",
@@ -1340,7 +1288,7 @@ void clientsCron(void) {
          * soft limit's time must also be checked here. */
         if (closeClientOnOutputBufferLimitReached(c, 0)) continue;
         /* Give back memory of big idle query buffers. */
-        if (sdslen(c->querybuf) == 0 && sdsalloc(c->querybuf) > 1024 * 4 && c->bulklen == -1) {
+        if (sdslen(c->querybuf) == 0 && sdsalloc(c->querybuf) > 1024 * 4 && c->mb.bulklen == -1) {
             sdsfree(c->querybuf);
             c->querybuf = sdsempty();
             c->querybuf_peak = 0;
@@ -1383,7 +1331,7 @@ int isClientPaused(client *c) {
     if (!isPausedActions() || c->flags & (CLIENT_REPLICA | CLIENT_PRIMARY)) return 0;
     if (mstime() >= server.client_pause_end_time) return 0;
     if (!server.client_pause_write_only) return 1;
-    return c->cmd && (c->cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE));
+    return c->cmd && (multiEffectiveCommandFlags(c) & (CMD_WRITE | CMD_MAY_REPLICATE));
 }
 
 /* Holds c, whose parsed command stays in argv, until the pause ends. */

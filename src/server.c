@@ -28,6 +28,8 @@
 
 #include "blocked.h"
 #include "latency.h"
+#include "multi.h"
+#include "pubsub.h"
 #include "slowlog.h"
 
 struct valkeyServer server;
@@ -292,6 +294,7 @@ void call(client *c, int flags) {
 
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     server.executing_client = prev_client;
+    if (prev_client == NULL) pubsubFlushPendingPushes(); /* messages to c itself go after its reply */
 
     if (monitor_argv) {
         if (listLength(server.monitors))
@@ -318,13 +321,20 @@ void call(client *c, int flags) {
     if (!(c->flags & CLIENT_BLOCKED)) c->commands_processed++;
 }
 
+/* A refused command also spoils the transaction it was sent in; a refused
+ * EXEC aborts it (multi.c replies EXECABORT then). */
 static void rejectCommand(client *c, robj *reply) {
     if (c->cmd) c->cmd->rejected_calls++;
+    if (multiCommandRejected(c, reply->ptr)) return;
     addReplyErrorObject(c, reply);
 }
 
 static void rejectCommandSds(client *c, sds s) {
     if (c->cmd) c->cmd->rejected_calls++;
+    if (multiCommandRejected(c, s)) {
+        sdsfree(s);
+        return;
+    }
     addReplyErrorSds(c, s);
 }
 
@@ -369,6 +379,20 @@ int processCommand(client *c) {
         return C_OK;
     }
 
+    if ((c->flags & CLIENT_MULTI) && (c->cmd->flags & CMD_NO_MULTI)) {
+        rejectCommandSds(c, sdsnew("Command not allowed inside a transaction"));
+        return C_OK;
+    }
+
+    /* RESP2 has no push type: a subscribed connection only talks Pub/Sub. */
+    if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !pubsubAllowedInSubscribedMode(c->cmd)) {
+        rejectCommandSds(c, sdscatprintf(sdsempty(),
+                                         "Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT "
+                                         "/ RESET are allowed in this context",
+                                         c->cmd->fullname));
+        return C_OK;
+    }
+
     if (c->cmd->flags & CMD_PROTECTED && c->cmd->proc == debugCommand && !debugCommandAllowed(c)) {
         rejectCommandSds(c, sdsnew("DEBUG command not allowed. If the enable-debug-command option is set to "
                                    "\"local\", you can run it from a local connection, otherwise you need to set "
@@ -376,9 +400,12 @@ int processCommand(client *c) {
         return C_OK;
     }
 
+    /* A script past busy-reply-threshold: only allow-busy commands. */
+    if (scriptIsBusyAndDenied(c)) return C_OK;
+
     if (server.maxmemory) {
         int out_of_memory = performEvictions() == EVICT_FAIL;
-        if (out_of_memory && (c->cmd->flags & CMD_DENYOOM)) {
+        if (out_of_memory && (multiEffectiveCommandFlags(c) & CMD_DENYOOM)) {
             rejectCommand(c, shared.oomerr);
             return C_OK;
         }
@@ -386,6 +413,12 @@ int processCommand(client *c) {
 
     if (isClientPaused(c)) {
         blockClientForPause(c);
+        return C_OK;
+    }
+
+    if ((c->flags & CLIENT_MULTI) && !multiCommandSkipsQueue(c->cmd)) {
+        queueMultiCommand(c);
+        addReply(c, shared.queued);
         return C_OK;
     }
 
@@ -712,7 +745,10 @@ static void initServer(void) {
     setTypeInit();
     hashTypeInit();
     zsetTypeInit();
+    streamTypeInit();
     blockedInit();
+    multiInit();
+    pubsubInit();
     slowlogInit();
     latencyMonitorInit();
     server.lastsave = time(NULL);
@@ -873,6 +909,8 @@ void quitCommand(client *c) {
 
 /* RESET: back to a fresh connection's state. */
 void resetCommand(client *c) {
+    discardTransaction(c);
+    pubsubUnsubscribeAll(c, 0);
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
     if (c->flags & CLIENT_MONITOR) {
         listNode *ln = listSearchKey(server.monitors, c);

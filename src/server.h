@@ -23,6 +23,7 @@
 #include "connection.h"
 #include "dict.h"
 #include "log.h"
+#include "resp.h"
 #include "sds.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -163,6 +164,7 @@ typedef struct serverDb {
 #define CLIENT_EXECUTING_COMMAND (1ULL << 47)
 #define CLIENT_AUTHENTICATED (1ULL << 48)
 #define CLIENT_FAKE (1ULL << 49)
+#define CLIENT_PUSHING (1ULL << 50) /* Writing a push reply: CLIENT REPLY OFF/SKIP don't apply. */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -203,8 +205,7 @@ typedef struct client {
     size_t argv_len_sum;        /* Bytes in argv, for memory accounting. */
     struct serverCommand *cmd, *lastcmd, *realcmd;
     int reqtype;
-    int multibulklen;           /* Args still to read in this request. */
-    long bulklen;               /* Length of the bulk being read, or -1. */
+    respMultibulkParser mb;     /* Multibulk parsing state (resp.h): args_left, bulklen. */
     list *reply;                /* clientReplyBlock list after buf fills. */
     unsigned long long reply_bytes; /* Bytes in the reply list. */
     size_t sentlen;             /* Bytes of the current buf/block already sent. */
@@ -221,6 +222,8 @@ typedef struct client {
     /* Blocking state (CLIENT PAUSE, blocking commands later). */
     mstime_t bstate_timeout;
     struct blockingState *bstate; /* blocked.c: keys of a blocking command, or NULL */
+    struct clientPubsubState *pubsub; /* pubsub.c: subscriptions, NULL if none yet */
+    struct clientMultiState *mstate;  /* multi.c: MULTI queue and WATCHed keys, or NULL */
     /* Reply buffer: replies go here first, then into `reply` blocks. */
     size_t bufpos;
     size_t buf_usable_size;
@@ -432,6 +435,7 @@ struct valkeyServer {
     unsigned long set_max_intset_entries, set_max_listpack_entries, set_max_listpack_value;
     unsigned long hash_max_listpack_entries, hash_max_listpack_value;
     unsigned long zset_max_listpack_entries, zset_max_listpack_value; /* t_zset.c */
+    unsigned long hll_sparse_max_bytes; /* hyperloglog.c: sparse HLLs longer than this become dense */
 
     /* Databases */
     int dbnum;
@@ -528,6 +532,8 @@ struct valkeyServer {
     int loading;                    /* 1 while a dataset is loading (DENY_LOADING configs). */
     int list_max_listpack_size;     /* list-max-listpack-size (t_list.c, quicklist fill) */
     int list_compress_depth;        /* list-compress-depth (stored, no effect yet) */
+    long long stream_node_max_bytes;   /* stream-node-max-bytes (t_stream.c) */
+    long long stream_node_max_entries; /* stream-node-max-entries (t_stream.c) */
     /* ---- end of config.c fields ---- */
 };
 
@@ -746,7 +752,6 @@ long long dbTotalServerKeyCount(void);
 int selectDb(client *c, int id);
 void signalModifiedKey(client *c, serverDb *db, robj *key);
 void signalFlushedDb(int dbid, int async);
-void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 int keyIsExpired(serverDb *db, robj *key);
 int expireIfNeeded(serverDb *db, robj *key, int flags);
 long long getExpire(serverDb *db, robj *key);
@@ -780,6 +785,9 @@ void freeObjAsync(robj *key, robj *obj, int dbid);
 #define NOTIFY_ALL \
     (NOTIFY_GENERIC | NOTIFY_STRING | NOTIFY_LIST | NOTIFY_SET | NOTIFY_HASH | NOTIFY_ZSET | NOTIFY_EXPIRED | \
      NOTIFY_EVICTED | NOTIFY_STREAM | NOTIFY_MODULE)
+
+/* notify.c */
+void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 
 /* expire.c */
 void activeExpireCycle(int type);
@@ -821,6 +829,9 @@ void zsetTypeInit(void);
 void zsetTypeCollectAll(robj *zobj, list *out, int with_scores);
 dict *zsetTypeDict(robj *zobj);
 
+/* t_stream.c */
+void streamTypeInit(void);
+
 /* config.c */
 void initConfigValues(void);
 void loadServerConfig(char *filename, char config_from_stdin, char *options);
@@ -828,6 +839,11 @@ void appendServerSaveParams(time_t seconds, int changes);
 int rewriteConfig(char *path, int force_write);
 void configCommand(client *c);
 const char *evictPolicyToString(void);
+
+/* script_lua.c, eval.c (scripting) */
+int scriptIsBusyAndDenied(client *c);
+int scriptIsTimedout(void);
+void scriptingInit(void);
 
 /* debug.c */
 void xorDigest(unsigned char *digest, const void *ptr, size_t len);

@@ -52,8 +52,8 @@ start_server {tags {"client"}} {
         set info [r client info]
         assert_equal 1 [llength [split [string trim $info] \n]]
         assert_equal $id [client_field $info id]
-        assert_match "127.0.0.1:*" [client_field $info addr]
-        assert_equal "127.0.0.1:[srv port]" [client_field $info laddr]
+        assert_match "[::vk::transport_client_addr]:*" [client_field $info addr]
+        assert_equal "[::vk::transport_server_addr]:[srv port]" [client_field $info laddr]
         assert_equal "" [client_field $info name]
         assert_equal N [client_field $info flags]
         assert_equal 0 [client_field $info db]
@@ -230,7 +230,7 @@ start_server {tags {"client"}} {
         assert_equal 0 [r client kill addr 1.2.3.4:5]
         assert_equal 0 [r client kill laddr 1.2.3.4:5]
         # Every connection came to the same local address; SKIPME spares us.
-        assert_equal 1 [r client kill laddr 127.0.0.1:[srv port]]
+        assert_equal 1 [r client kill laddr [::vk::transport_server_addr]:[srv port]]
         assert {[client_is_closed $c2]}
         assert_equal [r client id] [client_field [r client list] id]
     }

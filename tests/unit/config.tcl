@@ -166,30 +166,32 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         r config get replica-serve-stale-data
     } {replica-serve-stale-data yes}
 
-    test "Defaults of the documented options" {
-        set got [dict create {*}[r config get *]]
-        foreach {name value} {
-            port-skip {} tcp-backlog 511 timeout 0 tcp-keepalive 300
-            hz 10 dynamic-hz yes maxmemory 0 maxmemory-policy noeviction
-            maxmemory-samples 5 maxmemory-eviction-tenacity 10
-            lfu-log-factor 10 lfu-decay-time 1 active-expire-effort 1
-            client-query-buffer-limit 1073741824 proto-max-bulk-len 536870912
-            client-output-buffer-limit {normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60}
-            slowlog-log-slower-than 10000 slowlog-max-len 128
-            latency-monitor-threshold 0 latency-tracking yes
-            busy-reply-threshold 5000 enable-debug-command no
-            enable-protected-configs no crash-log-enabled yes
-            set-proc-title yes io-threads 1 replica-serve-stale-data yes
-            replica-read-only yes notify-keyspace-events {} tls-port 0
-            protected-mode yes unixsocketperm 0 requirepass {}
-            dbfilename dump.rdb loglevel notice
-        } {
-            if {$name eq "port-skip"} continue
-            assert_equal $value [dict get $got $name] "default of $name"
+    tags {rdma:skip:tcp-config} {
+        test "Defaults of the documented options" {
+            set got [dict create {*}[r config get *]]
+            foreach {name value} {
+                port-skip {} tcp-backlog 511 timeout 0 tcp-keepalive 300
+                hz 10 dynamic-hz yes maxmemory 0 maxmemory-policy noeviction
+                maxmemory-samples 5 maxmemory-eviction-tenacity 10
+                lfu-log-factor 10 lfu-decay-time 1 active-expire-effort 1
+                client-query-buffer-limit 1073741824 proto-max-bulk-len 536870912
+                client-output-buffer-limit {normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60}
+                slowlog-log-slower-than 10000 slowlog-max-len 128
+                latency-monitor-threshold 0 latency-tracking yes
+                busy-reply-threshold 5000 enable-debug-command no
+                enable-protected-configs no crash-log-enabled yes
+                set-proc-title yes io-threads 1 replica-serve-stale-data yes
+                replica-read-only yes notify-keyspace-events {} tls-port 0
+                protected-mode yes unixsocketperm 0 requirepass {}
+                dbfilename dump.rdb loglevel notice
+            } {
+                if {$name eq "port-skip"} continue
+                assert_equal $value [dict get $got $name] "default of $name"
+            }
         }
     }
 
-    tags {valkey8} {
+    tags {valkey8 rdma:skip:tcp-config} {
         test "Valkey 8 defaults: lazyfree yes, syslog-ident valkey, RDMA options" {
             set got [dict create {*}[r config get *]]
             foreach {name value} {
@@ -367,7 +369,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         }
     }
 
-    tags {valkey8} {
+    tags {valkey8 rdma:skip:tcp-config} {
         test "Transports not built in refuse a non-default port" {
             set info [r config get rdma-port]
             if {[catch {r config set rdma-port 0} err]} { fail "rdma-port 0: $err" }
@@ -388,17 +390,19 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         }
     }
 
-    test "CONFIG SET port moves the listener" {
-        set newport [::vk::alloc_port]
-        r config set port $newport
-        set c [::vk::client_open 127.0.0.1 $newport]
-        assert_equal PONG [$c ping]
-        assert_equal [list port $newport] [$c config get port]
-        $c config set port [srv port]
-        $c close
-        r close
-        r ping
-    } PONG
+    tags {rdma:skip:tcp-config} {
+        test "CONFIG SET port moves the listener" {
+            set newport [::vk::alloc_port]
+            r config set port $newport
+            set c [::vk::client_open 127.0.0.1 $newport]
+            assert_equal PONG [$c ping]
+            assert_equal [list port $newport] [$c config get port]
+            $c config set port [srv port]
+            $c close
+            r close
+            r ping
+        } PONG
+    }
 
     test "CONFIG RESETSTAT" {
         r config resetstat
@@ -460,22 +464,24 @@ start_server {tags {"config"} overrides {maxmemory-samples 7 save "100 10"}} {
         }
     }
 
-    test "A server started from the rewritten file has the same values" {
-        set port [::vk::alloc_port]
-        # --port on the command line overrides the file's port line.
-        set raw [cfg_start_raw $port [srv config_file] --port $port]
-        set c [lindex $raw 2]
-        set bad {}
-        foreach name {maxmemory-samples maxmemory notify-keyspace-events hz busy-reply-threshold
-                      client-output-buffer-limit save bind dir databases appendonly} {
-            if {[r config get $name] ne [$c config get $name]} {
-                lappend bad "$name: [r config get $name] vs [$c config get $name]"
+    tags {rdma:skip:own-server} {
+        test "A server started from the rewritten file has the same values" {
+            set port [::vk::alloc_port]
+            # --port on the command line overrides the file's port line.
+            set raw [cfg_start_raw $port [srv config_file] --port $port]
+            set c [lindex $raw 2]
+            set bad {}
+            foreach name {maxmemory-samples maxmemory notify-keyspace-events hz busy-reply-threshold
+                          client-output-buffer-limit save bind dir databases appendonly} {
+                if {[r config get $name] ne [$c config get $name]} {
+                    lappend bad "$name: [r config get $name] vs [$c config get $name]"
+                }
             }
+            set got_port [$c config get port]
+            cfg_stop_raw $raw
+            assert_equal {} $bad
+            assert_equal [list port $port] $got_port
         }
-        set got_port [$c config get port]
-        cfg_stop_raw $raw
-        assert_equal {} $bad
-        assert_equal [list port $port] $got_port
     }
 
     test "An option set back to its default is rewritten, not duplicated" {
@@ -487,36 +493,42 @@ start_server {tags {"config"} overrides {maxmemory-samples 7 save "100 10"}} {
     }
 }
 
-test "CONFIG REWRITE without a config file is an error" {
-    set port [::vk::alloc_port]
-    file mkdir [tmp_path noconf]
-    set raw [cfg_start_raw $port --port $port --bind 127.0.0.1 --save "" --dir [tmp_path noconf]]
-    set c [lindex $raw 2]
-    set code [catch {$c config rewrite} err]
-    cfg_stop_raw $raw
-    list $code $err
-} {1 {ERR The server is running without a config file}}
+tags {rdma:skip:own-server} {
+    test "CONFIG REWRITE without a config file is an error" {
+        set port [::vk::alloc_port]
+        file mkdir [tmp_path noconf]
+        set raw [cfg_start_raw $port --port $port --bind 127.0.0.1 --save "" --dir [tmp_path noconf]]
+        set c [lindex $raw 2]
+        set code [catch {$c config rewrite} err]
+        cfg_stop_raw $raw
+        list $code $err
+    } {1 {ERR The server is running without a config file}}
+}
 
 # ---------------------------------------------------------------- loading
 
-test "Command-line options override the config file" {
-    set port [::vk::alloc_port]
-    set conf [cfg_write_file cmdline.conf "bind 127.0.0.1\nport 1\nhz 15\nsave \"\"\nmaxmemory 1mb\ndir [tmp_path {}]\n"]
-    set raw [cfg_start_raw $port $conf --port $port --hz 25 --save "60 1 30 2"]
-    set c [lindex $raw 2]
-    set got [list [$c config get hz] [$c config get save] [$c config get maxmemory]]
-    cfg_stop_raw $raw
-    set got
-} {{hz 25} {save {60 1 30 2}} {maxmemory 1048576}}
+tags {rdma:skip:own-server} {
+    test "Command-line options override the config file" {
+        set port [::vk::alloc_port]
+        set conf [cfg_write_file cmdline.conf "bind 127.0.0.1\nport 1\nhz 15\nsave \"\"\nmaxmemory 1mb\ndir [tmp_path {}]\n"]
+        set raw [cfg_start_raw $port $conf --port $port --hz 25 --save "60 1 30 2"]
+        set c [lindex $raw 2]
+        set got [list [$c config get hz] [$c config get save] [$c config get maxmemory]]
+        cfg_stop_raw $raw
+        set got
+    } {{hz 25} {save {60 1 30 2}} {maxmemory 1048576}}
+}
 
-test "Several save lines in a file add up and replace the default" {
-    set port [::vk::alloc_port]
-    set conf [cfg_write_file save.conf "bind 127.0.0.1\nport $port\nsave 900 1\nsave 300 10\ndir [tmp_path {}]\n"]
-    set raw [cfg_start_raw $port $conf]
-    set got [[lindex $raw 2] config get save]
-    cfg_stop_raw $raw
-    set got
-} {save {900 1 300 10}}
+tags {rdma:skip:own-server} {
+    test "Several save lines in a file add up and replace the default" {
+        set port [::vk::alloc_port]
+        set conf [cfg_write_file save.conf "bind 127.0.0.1\nport $port\nsave 900 1\nsave 300 10\ndir [tmp_path {}]\n"]
+        set raw [cfg_start_raw $port $conf]
+        set got [[lindex $raw 2] config get save]
+        cfg_stop_raw $raw
+        set got
+    } {save {900 1 300 10}}
+}
 
 foreach {what text line shown err} {
     "a bad value" "bind 127.0.0.1\nport \"abc\"\n" 2 {port "abc"} "argument couldn't be parsed into an integer"

@@ -142,7 +142,7 @@ start_server {tags {introspection slowlog} overrides {enable-debug-command yes}}
         assert_range [lindex $e 1] [expr {[clock seconds] - 5}] [expr {[clock seconds] + 1}]
         assert {[lindex $e 2] >= 0}
         assert_equal {set foo bar} [lindex $e 3]
-        assert_match {127.0.0.1:*} [lindex $e 4]
+        assert_match "[::vk::transport_client_addr]:*" [lindex $e 4]
         assert_equal slowclient [lindex $e 5]
         r client setname ""
     }
