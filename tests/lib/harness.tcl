@@ -116,7 +116,8 @@ proc ::vk::tags_skip_reason {tags} {
     if {$::vk::cfg(external) && "external:skip" in $tags} {
         return "not run against an external server"
     }
-    return ""
+    # rdma:skip and the like (see transport.tcl).
+    return [::vk::transport_skip_reason $tags]
 }
 
 # tags {list} {body}: adds tags to every test inside body.

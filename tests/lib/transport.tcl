@@ -16,6 +16,15 @@
 
 namespace eval ::vk {
     variable transport tcp
+    # RDMA: the Tcl channel extension (tests/rdma/tclrdma.c, built by
+    # `make -C src tclrdma`; $TCLRDMA_LIB overrides the path) and the
+    # addresses utils/rdma-vm gives its Soft-RoCE devices.  Servers listen
+    # on RDMA_SERVER_ADDR; clients bind RDMA_CLIENT_ADDR so the traffic
+    # crosses the veth pair instead of looping inside one device.
+    variable rdma_lib [file join [file dirname [file dirname [file dirname \
+        [file normalize [info script]]]]] tests rdma libtclrdma.so]
+    if {[info exists ::env(TCLRDMA_LIB)]} { set rdma_lib $::env(TCLRDMA_LIB) }
+    variable rdma_connect_timeout 30000  ;# ms; connects take ~0.3 s in the VM
 }
 
 # Returns "" when the transport can be used in this run, otherwise a
@@ -24,7 +33,7 @@ proc ::vk::transport_unavailable {name} {
     switch -- $name {
         tcp     { return "" }
         tls     { return "the TLS transport is not available yet (needs tcl-tls wiring and test certificates)" }
-        rdma    { return "the RDMA transport is not available yet (needs the rdma Tcl extension from src/)" }
+        rdma    { return [::vk::rdma_unavailable] }
         default { return "unknown transport '$name'" }
     }
 }
@@ -41,7 +50,15 @@ proc ::vk::transport_connect {host port} {
             tcp {
                 set fd [socket $host $port]
             }
-            tls - rdma {
+            rdma {
+                ::vk::rdma_load
+                set opts [list -timeout $::vk::rdma_connect_timeout]
+                if {[info exists ::env(RDMA_CLIENT_ADDR)]} {
+                    lappend opts -source $::env(RDMA_CLIENT_ADDR)
+                }
+                set fd [rdma::connect [::vk::rdma_host $host] $port {*}$opts]
+            }
+            tls {
                 error [::vk::transport_unavailable $::vk::transport]
             }
             default {
@@ -60,7 +77,14 @@ proc ::vk::transport_server_config {port} {
     switch -- $::vk::transport {
         tcp  { return [list port $port] }
         tls  { return [list port 0 tls-port $port] }
-        rdma { return [list port 0 rdma-port $port rdma-bind 127.0.0.1] }
+        rdma {
+            # The TCP port stays: the harness and tools that only speak TCP
+            # may use it, but every test client connects over RDMA (same
+            # number: RDMA CM ports are a separate space).  RDMA peers are
+            # never loopback, so protected mode would refuse them.
+            return [list port $port rdma-port $port rdma-bind $::env(RDMA_SERVER_ADDR) \
+                        protected-mode no]
+        }
     }
     error "unknown transport '$::vk::transport'"
 }
@@ -73,6 +97,80 @@ proc ::vk::transport_cli_args {} {
         default { error "command-line clients over $::vk::transport are not supported yet" }
     }
 }
+
+# Tests that cannot apply over the run's transport carry a tag saying so:
+# `rdma:skip` or `rdma:skip:<why>`, where <why> is one of the keys below.
+# Returns the reason to print when `tags` rule a test out, else "".
+proc ::vk::transport_skip_reason {tags} {
+    if {$::vk::transport ne "rdma"} { return "" }
+    set why {
+        unix       "uses a unix socket, which RDMA does not replace"
+        tcp-tool   "runs a command-line tool that talks TCP (redis-cli/valkey-cli/valkey-benchmark)"
+        own-server "starts its own server by hand, listening on TCP only"
+        tcp-config "checks TCP listener details or config defaults that an RDMA listener changes"
+        process    "tests the server process (start-up, signals, daemonize), not a transport"
+        crash      "crash tests (DEBUG SEGFAULT, crash logs) are slow under emulation and not transport tests"
+    }
+    foreach t $tags {
+        if {$t eq "rdma:skip"} { return "not applicable over RDMA (tagged rdma:skip)" }
+        if {[string match rdma:skip:* $t]} {
+            set key [string range $t 10 end]
+            if {[dict exists $why $key]} { return "over RDMA: [dict get $why $key] (tagged $t)" }
+            return "not applicable over RDMA (tagged $t)"
+        }
+    }
+    return ""
+}
+
+# The addresses a server sees on a test client's connection: where the
+# client comes from (CLIENT LIST addr=) and where it arrived (laddr=).
+proc ::vk::transport_client_addr {} {
+    if {$::vk::transport eq "rdma"} {
+        if {[info exists ::env(RDMA_CLIENT_ADDR)]} { return $::env(RDMA_CLIENT_ADDR) }
+        return $::env(RDMA_SERVER_ADDR)
+    }
+    return 127.0.0.1
+}
+
+proc ::vk::transport_server_addr {} {
+    if {$::vk::transport eq "rdma"} { return $::env(RDMA_SERVER_ADDR) }
+    return 127.0.0.1
+}
+
+# ---------------------------------------------------------------- rdma
+
+# "" if this run can use RDMA, else why not.
+proc ::vk::rdma_unavailable {} {
+    if {![file exists /dev/infiniband/rdma_cm] ||
+        [llength [glob -nocomplain /sys/class/infiniband/*]] == 0} {
+        return "needs RDMA devices (run it through utils/rdma-vm)"
+    }
+    if {![info exists ::env(RDMA_SERVER_ADDR)]} {
+        return "needs RDMA_SERVER_ADDR, the address servers listen on (utils/rdma-vm sets it)"
+    }
+    if {![file exists $::vk::rdma_lib]} {
+        return "needs $::vk::rdma_lib (build it with: make -C src tclrdma)"
+    }
+    if {[catch {::vk::rdma_load} err]} {
+        return "cannot load $::vk::rdma_lib: $err"
+    }
+    return ""
+}
+
+proc ::vk::rdma_load {} {
+    if {[info commands ::rdma::connect] eq ""} {
+        load $::vk::rdma_lib Tclrdma
+    }
+}
+
+# Servers the harness starts report host 127.0.0.1 (their TCP side); over
+# RDMA the same server is reached at RDMA_SERVER_ADDR.
+proc ::vk::rdma_host {host} {
+    if {$host in {127.0.0.1 localhost ::1}} { return $::env(RDMA_SERVER_ADDR) }
+    return $host
+}
+
+# ---------------------------------------------------------------- ports
 
 # True if nothing is listening on (or holding) `port` on 127.0.0.1, so that a
 # server we start there will be able to bind it.
