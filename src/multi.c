@@ -343,6 +343,9 @@ void touchAllWatchedKeysInDb(serverDb *emptied, serverDb *replaced_with) {
  * Commands
  * ------------------------------------------------------------------------- */
 
+/* The command handlers below run in the event loop for c's own command. */
+
+/* MULTI: from now on c's commands are queued. */
 void multiCommand(client *c) {
     if (c->flags & CLIENT_MULTI) {
         addReplyError(c, "MULTI calls can not be nested");
@@ -353,6 +356,7 @@ void multiCommand(client *c) {
     addReply(c, shared.ok);
 }
 
+/* DISCARD: drops the queue and the watched keys. */
 void discardCommand(client *c) {
     if (!(c->flags & CLIENT_MULTI)) {
         addReplyError(c, "DISCARD without MULTI");
@@ -425,6 +429,7 @@ void execCommand(client *c) {
     releaseIdleState(c);
 }
 
+/* WATCH key [key ...]: EXEC will fail if one of them changes first. */
 void watchCommand(client *c) {
     if (c->flags & CLIENT_MULTI) {
         addReplyError(c, "WATCH inside MULTI is not allowed");
@@ -436,6 +441,7 @@ void watchCommand(client *c) {
     addReply(c, shared.ok);
 }
 
+/* UNWATCH: forgets every watched key, and that one changed. */
 void unwatchCommand(client *c) {
     unwatchAllKeys(c);
     c->flags &= ~CLIENT_DIRTY_CAS;

@@ -374,18 +374,25 @@ static void unsubscribeGeneric(client *c, int kind) {
     for (int j = 1; j < c->argc; j++) unsubscribeFrom(c, kind, c->argv[j]->ptr, 1);
 }
 
+/* The command handlers below run in the event loop for c's own command and
+ * reply to c only (messages go to the subscribers). */
+
+/* SUBSCRIBE channel [channel ...]: one confirmation per channel. */
 void subscribeCommand(client *c) {
     subscribeGeneric(c, PUBSUB_CHANNEL);
 }
 
+/* UNSUBSCRIBE [channel ...]: one confirmation per channel (all if none). */
 void unsubscribeCommand(client *c) {
     unsubscribeGeneric(c, PUBSUB_CHANNEL);
 }
 
+/* PSUBSCRIBE pattern [pattern ...]. */
 void psubscribeCommand(client *c) {
     subscribeGeneric(c, PUBSUB_PATTERN);
 }
 
+/* PUNSUBSCRIBE [pattern ...]. */
 void punsubscribeCommand(client *c) {
     unsubscribeGeneric(c, PUBSUB_PATTERN);
 }
@@ -400,14 +407,17 @@ void ssubscribeCommand(client *c) {
     subscribeGeneric(c, PUBSUB_SHARD);
 }
 
+/* SUNSUBSCRIBE [shardchannel ...]. */
 void sunsubscribeCommand(client *c) {
     unsubscribeGeneric(c, PUBSUB_SHARD);
 }
 
+/* PUBLISH channel message: replies the number of receivers. */
 void publishCommand(client *c) {
     addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 0));
 }
 
+/* SPUBLISH shardchannel message: replies the number of receivers. */
 void spublishCommand(client *c) {
     addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 1));
 }
@@ -444,27 +454,27 @@ static void countSubscribers(client *c, int kind) {
     }
 }
 
-void pubsubChannelsCommand(client *c) {
+static void pubsubChannelsCommand(client *c) {
     listChannels(c, PUBSUB_CHANNEL);
 }
 
-void pubsubShardchannelsCommand(client *c) {
+static void pubsubShardchannelsCommand(client *c) {
     listChannels(c, PUBSUB_SHARD);
 }
 
-void pubsubNumsubCommand(client *c) {
+static void pubsubNumsubCommand(client *c) {
     countSubscribers(c, PUBSUB_CHANNEL);
 }
 
-void pubsubShardnumsubCommand(client *c) {
+static void pubsubShardnumsubCommand(client *c) {
     countSubscribers(c, PUBSUB_SHARD);
 }
 
-void pubsubNumpatCommand(client *c) {
+static void pubsubNumpatCommand(client *c) {
     addReplyLongLong(c, (long long)dictSize(subscribers[PUBSUB_PATTERN]));
 }
 
-void pubsubHelpCommand(client *c) {
+static void pubsubHelpCommand(client *c) {
     const char *help[] = {
         "CHANNELS [<pattern>]",
         "    Return the currently active channels matching a <pattern> (default: '*').",

@@ -331,6 +331,27 @@ start_server {tags {"multi"} overrides {enable-debug-command yes}
         assert_match "*cmdstat_multi:calls=1,*" $stats
     }
 
+    test "CLIENT PAUSE WRITE holds an EXEC of writes, not one of reads" {
+        r set x 1
+        set rd [vk_deferring_client]
+        $rd multi
+        $rd read
+        $rd set x 2
+        $rd read
+        set ro [vk_client]
+        $ro multi
+        $ro get x
+        r client pause 60000 write
+        $rd exec
+        wait_for_condition 50 10 {[mt_info_field clients blocked_clients] == 1} { fail "EXEC was not held" }
+        assert_equal {1} [$ro exec]
+        r client unpause
+        assert_equal {OK} [$rd read]
+        assert_equal 2 [r get x]
+        $rd close
+        $ro close
+    }
+
     # ------------------------------------------------------------ WATCH
 
     test "EXEC fails if a WATCHed key was modified by another client" {
