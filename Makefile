@@ -4,12 +4,15 @@
 #   make test-unit        C unit tests only
 #   make test-tcl         Tcl integration suite only (./runtest)
 #   make test-rdma        RDMA suite inside the Soft-RoCE VM (utils/rdma-vm)
-# Build flags: BUILD_TLS=yes|no (default yes), BUILD_RDMA=yes|no (default yes).
+# Build flags: BUILD_TLS=yes|no (default no: not written yet), BUILD_RDMA=yes|no (default yes).
+# The build uses every core unless -j is given.
 
-.PHONY: all test test-unit test-tcl test-rdma clean bench
+.PHONY: all test test-unit test-tcl test-rdma clean
+
+JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
 
 all:
-	$(MAKE) -C src
+	$(MAKE) -C src $(JOBS)
 
 test-unit: all
 	$(MAKE) -C src unit
