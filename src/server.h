@@ -812,6 +812,9 @@ void listTypeInit(void);
 robj *createListListpackObject(void);
 unsigned long listTypeLength(const robj *o);
 
+/* t_list.c */
+int getMpopCountOrReply(client *c, int start, long *count);
+
 /* t_string.c */
 int getGenericCommand(client *c);
 int checkStringLength(client *c, long long size, long long append);

@@ -714,6 +714,26 @@ static void popGenericCommand(client *c, int where) {
 void lpopCommand(client *c) { popGenericCommand(c, LIST_HEAD); }
 void rpopCommand(client *c) { popGenericCommand(c, LIST_TAIL); }
 
+/* Parses the optional "COUNT <n>" that ends LMPOP/BLMPOP/ZMPOP/BZMPOP,
+ * starting at argv[start]. Sets *count (1 when absent) and returns C_OK, or
+ * replies the error and returns C_ERR. */
+int getMpopCountOrReply(client *c, int start, long *count) {
+    *count = -1;
+    for (int j = start; j < c->argc; j++) {
+        if (*count == -1 && !strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
+            j++;
+            if (getRangeLongFromObjectOrReply(c, c->argv[j], 1, LONG_MAX, count, "count should be greater than 0") !=
+                C_OK)
+                return C_ERR;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return C_ERR;
+        }
+    }
+    if (*count == -1) *count = 1;
+    return C_OK;
+}
+
 /* LMPOP and BLMPOP: numkeys at argv[numkeys_idx], then the keys, LEFT|RIGHT
  * and [COUNT n]. timeout < 0 means the non-blocking form. */
 static void mpopGenericCommand(client *c, int numkeys_idx, mstime_t timeout) {
@@ -728,18 +748,7 @@ static void mpopGenericCommand(client *c, int numkeys_idx, mstime_t timeout) {
         return;
     }
     if (getListPositionFromObjectOrReply(c, c->argv[where_idx], &where) != C_OK) return;
-    for (long j = where_idx + 1; j < c->argc; j++) {
-        if (count == -1 && !strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
-            j++;
-            if (getRangeLongFromObjectOrReply(c, c->argv[j], 1, LONG_MAX, &count, "count should be greater than 0") !=
-                C_OK)
-                return;
-        } else {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
-    }
-    if (count == -1) count = 1;
+    if (getMpopCountOrReply(c, where_idx + 1, &count) != C_OK) return;
 
     for (long j = 0; j < numkeys; j++) {
         robj *key = c->argv[numkeys_idx + 1 + j];

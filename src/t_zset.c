@@ -1364,18 +1364,7 @@ static void zmpopGenericCommand(client *c, int numkeys_idx, mstime_t timeout) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
-    for (long j = where_idx + 1; j < c->argc; j++) {
-        if (count == -1 && !strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
-            j++;
-            if (getRangeLongFromObjectOrReply(c, c->argv[j], 1, LONG_MAX, &count, "count should be greater than 0") !=
-                C_OK)
-                return;
-        } else {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
-    }
-    if (count == -1) count = 1;
+    if (getMpopCountOrReply(c, where_idx + 1, &count) != C_OK) return;
 
     for (long j = 0; j < numkeys; j++) {
         robj *key = c->argv[numkeys_idx + 1 + j];
