@@ -35,6 +35,23 @@ static respParseEvent parseError(respMultibulkParser *p, const char *msg) {
     return RESP_PARSE_ERROR;
 }
 
+/* Parses the decimal number of a count or length line. Counts and lengths
+ * are almost always short non-negative numbers: those are converted here
+ * in a few instructions; anything else (signs, leading zeros, 19+ digits,
+ * junk) gets string2ll()'s strict rules. Returns 1 on success, 0 if the
+ * text is not a number. */
+static inline int parseLength(const char *s, size_t len, long long *out) {
+    if (len == 0 || len > 18 || (s[0] == '0' && len > 1)) return string2ll(s, len, out);
+    long long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned d = (unsigned char)s[i] - '0';
+        if (d > 9) return string2ll(s, len, out);
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
 /* Reads "<prefix><integer>\r\n" at buf[*pos]. Returns 1 with *out set and
  * *pos past the line, 0 if the line is not complete yet, -1 if it is not
  * an integer, -2 if it is longer than the parser allows. */
@@ -44,7 +61,7 @@ static int parseNumberLine(respMultibulkParser *p, const char *buf, size_t len, 
     const char *cr = memchr(start, '\r', avail);
     if (cr == NULL || (size_t)(cr - start) + 1 >= avail) return avail > p->max_line ? -2 : 0;
     if (cr[1] != '\n') return -1;
-    if (!string2ll(start + 1, cr - start - 1, out)) return -1;
+    if (!parseLength(start + 1, cr - start - 1, out)) return -1;
     *pos += (cr - start) + 2;
     return 1;
 }
