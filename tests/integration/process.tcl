@@ -51,7 +51,7 @@ proc base_args {dir port} {
     return [list --port $port --bind 127.0.0.1 --save "" --dir $dir]
 }
 
-tags {process external:skip} {
+tags {process external:skip rdma:skip:process} {
     test "Start-up log lines and a graceful exit on SIGTERM" {
         set dir [tmp_path sigterm]
         set port [::vk::alloc_port]

@@ -3,7 +3,7 @@
 # would accept.  Exit statuses and output formats pinned here are those of
 # redis-cli 7.0 when its stdout is not a terminal (raw output by default).
 
-start_server {tags {"cli"}} {
+start_server {tags {"cli rdma:skip:tcp-tool"}} {
     if {[cli_binary] eq ""} {
         test "redis-cli is installed" { skip "no redis-cli on PATH (apt-get install redis-tools)" }
     }

@@ -40,7 +40,7 @@ proc bench_closed_port {} {
     return $port
 }
 
-start_server {tags {"benchmark"}} {
+start_server {tags {"benchmark rdma:skip:tcp-tool"}} {
     test "valkey-benchmark: -q prints one line per test" {
         lassign [run_bench -t set,get -n 1000 -q] status out
         assert_equal 0 $status $out
@@ -219,7 +219,7 @@ start_server {tags {"benchmark"}} {
     }
 }
 
-start_server [list tags {benchmark external:skip} overrides [list unixsocket [tmp_path bench.sock]]] {
+start_server [list tags {benchmark external:skip rdma:skip:unix} overrides [list unixsocket [tmp_path bench.sock]]] {
     test "valkey-benchmark: -s connects over a Unix socket" {
         if {![file executable $::bench_binary]} { skip "$::bench_binary is not built" }
         r del counter

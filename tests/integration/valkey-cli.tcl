@@ -70,7 +70,7 @@ proc vcli_tty {keys args} {
     return [string map [list "\r" ""] $out]
 }
 
-start_server {tags {"cli"}} {
+start_server {tags {"cli rdma:skip:tcp-tool"}} {
     test "valkey-cli: SET and GET from argv, raw output by default" {
         assert_equal {0 OK} [run_vcli set clikey "hello world"]
         assert_equal {hello world} [r get clikey]
@@ -232,7 +232,7 @@ start_server {tags {"cli"}} {
     }
 }
 
-start_server {tags {"cli needs:debug"} overrides {enable-debug-command yes}} {
+start_server {tags {"cli needs:debug rdma:skip:tcp-tool"} overrides {enable-debug-command yes}} {
     test "valkey-cli: every RESP3 type from DEBUG PROTOCOL" {
         needs_debug
         assert_equal [list 0 "1# (integer) 0 => (false)\n2# (integer) 1 => (true)\n3# (integer) 2 => (false)"] \
@@ -260,7 +260,7 @@ start_server {tags {"cli needs:debug"} overrides {enable-debug-command yes}} {
     }
 }
 
-start_server {tags {"cli"}} {
+start_server {tags {"cli rdma:skip:tcp-tool"}} {
     test "valkey-cli: --bigkeys summary lines" {
         needs_commands rpush hset sadd
         r flushall
@@ -358,7 +358,7 @@ start_server {tags {"cli"}} {
     }
 }
 
-start_server [list tags {cli external:skip} overrides [list unixsocket [tmp_path cli.sock]]] {
+start_server [list tags {cli external:skip rdma:skip:unix} overrides [list unixsocket [tmp_path cli.sock]]] {
     test "valkey-cli: -s connects over a Unix socket" {
         if {![file executable $::vcli_binary]} { skip "$::vcli_binary is not built" }
         exec $::vcli_binary -s [tmp_path cli.sock] set viaunix 1

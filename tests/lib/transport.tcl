@@ -109,7 +109,9 @@ proc ::vk::transport_skip_reason {tags} {
         own-server "starts its own server by hand, listening on TCP only"
         tcp-config "checks TCP listener details or config defaults that an RDMA listener changes"
         process    "tests the server process (start-up, signals, daemonize), not a transport"
-        crash      "crash tests (DEBUG SEGFAULT, crash logs) are slow under emulation and not transport tests"
+        crash      "crash tests start their own TCP-only servers and are no transport tests"
+        timing     "assumes many round trips fit in a short TTL, which the emulated VM cannot keep"
+        maxclients "over maxclients the server refuses the RDMA connection request itself (no error reply to read)"
     }
     foreach t $tags {
         if {$t eq "rdma:skip"} { return "not applicable over RDMA (tagged rdma:skip)" }

@@ -57,6 +57,10 @@
 #define TCLRDMA_DEFAULT_TIMEOUT_MS 10000 /* rdma::connect without -timeout */
 #define TCLRDMA_CLOSE_DRAIN_MS 5000      /* close: wait this long for posted writes */
 #define TCLRDMA_WAIT_SLICE_MS 1000       /* blocking waits re-check state this often */
+/* Tcl's channel buffer: each flushed buffer becomes one RDMA write (and
+ * uses one of the server's receives), so 4 KiB would mean 256 writes per
+ * MiB; a large value then costs a handful instead. */
+#define TCLRDMA_BUFFER_SIZE (256 * 1024)
 
 /* One Tcl channel: the CM objects, the protocol endpoint and what Tcl's
  * generic layer asked of us. Allocated by rdma::connect, freed by close. */
@@ -538,6 +542,7 @@ static int connectCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     char name[32];
     snprintf(name, sizeof(name), "rdma%d", chanSeq++);
     rc->chan = Tcl_CreateChannel(&rdmaChannelType, name, rc, TCL_READABLE | TCL_WRITABLE);
+    Tcl_SetChannelBufferSize(rc->chan, TCLRDMA_BUFFER_SIZE);
     Tcl_RegisterChannel(interp, rc->chan);
     Tcl_SetObjResult(interp, Tcl_NewStringObj(name, -1));
     return TCL_OK;

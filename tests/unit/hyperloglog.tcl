@@ -417,7 +417,7 @@ proc hll_with_redis {body} {
     return -options $opts $result
 }
 
-start_server {tags {hll external:skip}} {
+start_server {tags {hll external:skip rdma:skip:own-server}} {
     test {HLL values are byte-identical to Redis 7.0 and interchangeable} {
         hll_with_redis {
             $redis del h

@@ -69,7 +69,7 @@ start_server {tags {other needs:debug} overrides {enable-debug-command yes}} {
 
 # SHUTDOWN really stops the process; the server is started by hand because
 # start_server treats a server that exits inside its block as a failure.
-tags {other external:skip} {
+tags {other external:skip rdma:skip:own-server} {
     test "SHUTDOWN NOSAVE stops the server and logs the goodbye" {
         set dir [tmp_path shutdown]
         file mkdir $dir

@@ -364,7 +364,7 @@ start_server {tags {"protocol"} overrides {client-query-buffer-limit 1mb}} {
     } 500000
 }
 
-start_server [list tags {"protocol external:skip"} overrides [list unixsocket [tmp_path server.sock] unixsocketperm 700]] {
+start_server [list tags {"protocol external:skip rdma:skip:unix"} overrides [list unixsocket [tmp_path server.sock] unixsocketperm 700]] {
     test "Commands over a unix socket" {
         set c [::vk::client_open [tmp_path server.sock] 0]
         set reply [list [$c set unix yes] [$c get unix]]
