@@ -45,7 +45,7 @@ RDMA_TCL_ARGS ?=
 
 test-rdma: all
 	$(MAKE) -C src tclrdma
-	./utils/rdma-vm --check && ./utils/rdma-vm tests/rdma/run.sh
+	./utils/rdma-vm --check && ./utils/rdma-vm tests/rdma/run.sh && ./utils/rdma-vm tests/rdma/tools.sh
 	RDMA_VM_TIMEOUT=1200 ./utils/rdma-vm ./runtest --rdma --timeout 600 \
 	    $(addprefix --single tests/,$(RDMA_TCL_FILES)) $(RDMA_TCL_ARGS)
 
