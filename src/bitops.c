@@ -243,6 +243,7 @@ static long long bitFindFirst(const unsigned char *p, long long sbit, long long 
         if (bitAt(p, i) == bit) return i;
         i++;
     }
+    if (i > ebit) return -1; /* The range ended inside the first byte. */
     long long byte = i >> 3;
     long long fullend = (ebit + 1) >> 3; /* Bytes [byte, fullend) lie wholly inside. */
     const unsigned char skipbyte = bit ? 0x00 : 0xff;

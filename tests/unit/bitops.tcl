@@ -419,6 +419,14 @@ start_server {tags {bitops}} {
         }
     }
 
+    test "BITPOS with a BIT range that ends inside its first byte" {
+        # 0x7a = 01111010: bit 1 of the byte is set, bit 5 is not. A range
+        # of bits 5..5 must not look back at the start of the byte.
+        r set bp [binary format H* ff7a]
+        list [r bitpos bp 1 13 13 bit] [r bitpos bp 1 9 9 bit] [r bitpos bp 0 13 13 bit] \
+            [r bitpos bp 1 13 14 bit] [r bitpos bp 1 -3 -3 bit]
+    } {-1 9 13 14 -1}
+
     test "BITPOS over long runs (word-at-a-time path)" {
         set s "[string repeat "\x00" 1000]\x01[string repeat "\xff" 1000]\x7f"
         r set b $s
