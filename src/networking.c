@@ -181,6 +181,16 @@ void freeClientsInAsyncFreeQueue(void) {
  * Accepting connections
  * ------------------------------------------------------------------------- */
 
+/* Refuses a client whose connection was just accepted: err (a whole
+ * protocol line) goes out through the normal output path, which also works
+ * for transports that can write only once the connection is fully set up
+ * (RDMA), and the connection is closed once it is written. */
+static void rejectAcceptedClient(client *c, const char *err) {
+    server.stat_rejected_conn++;
+    addReplyProto(c, err, strlen(err));
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+}
+
 /* Called when the transport finished its accept handshake (for TCP that is
  * at once; TLS and RDMA need round trips). */
 void clientAcceptHandler(connection *conn) {
@@ -191,21 +201,21 @@ void clientAcceptHandler(connection *conn) {
         return;
     }
 
+    if (c->flags & CLIENT_REJECT_MAXCLIENTS) {
+        rejectAcceptedClient(c, "-ERR max number of clients reached\r\n");
+        return;
+    }
+
     /* Protected mode: without a password and with the default bind, only
      * loopback and Unix-socket clients may talk to us. */
     if (server.protected_mode && server.requirepass == NULL && !(c->flags & CLIENT_UNIX_SOCKET) &&
         !connIsLocal(conn)) {
-        const char *err =
-            "-DENIED Running in protected mode because protected mode is enabled and no password is set "
-            "for the default user. In this mode connections are only accepted from the loopback interface. "
-            "To accept remote clients either set a password (requirepass), bind to the addresses you want "
-            "to serve explicitly, or turn protected mode off with 'CONFIG SET protected-mode no' from a "
-            "local connection (and make sure the server is not reachable from the internet).\r\n";
-        if (connWrite(c->conn, err, strlen(err)) == -1) {
-            /* Nothing to do, just to avoid the warning... */
-        }
-        server.stat_rejected_conn++;
-        freeClientAsync(c);
+        rejectAcceptedClient(
+            c, "-DENIED Running in protected mode because protected mode is enabled and no password is set "
+               "for the default user. In this mode connections are only accepted from the loopback interface. "
+               "To accept remote clients either set a password (requirepass), bind to the addresses you want "
+               "to serve explicitly, or turn protected mode off with 'CONFIG SET protected-mode no' from a "
+               "local connection (and make sure the server is not reachable from the internet).\r\n");
         return;
     }
     server.stat_numconnections++;
@@ -223,18 +233,11 @@ void acceptCommonHandler(connection *conn, int flags, const char *ip) {
         return;
     }
 
-    if (listLength(server.clients) >= server.maxclients) {
-        const char *err = "-ERR max number of clients reached\r\n";
-        if (connWrite(conn, err, strlen(err)) == -1) {
-            /* Nothing to do: we are closing anyway. */
-        }
-        server.stat_rejected_conn++;
-        connClose(conn);
-        return;
-    }
-
     client *c = createClient(conn);
     c->flags |= flags;
+    /* Over maxclients the connection is still accepted, so that the client
+     * can be told why before it is closed (clientAcceptHandler). */
+    if (listLength(server.clients) > server.maxclients) c->flags |= CLIENT_REJECT_MAXCLIENTS;
     if (connAccept(conn, clientAcceptHandler) == C_ERR) {
         if (connGetState(conn) == CONN_STATE_ERROR)
             serverLog(LL_WARNING, "Error accepting a client connection: %s (addr=%s)", connGetLastError(conn),

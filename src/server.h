@@ -165,6 +165,7 @@ typedef struct serverDb {
 #define CLIENT_AUTHENTICATED (1ULL << 48)
 #define CLIENT_FAKE (1ULL << 49)
 #define CLIENT_PUSHING (1ULL << 50) /* Writing a push reply: CLIENT REPLY OFF/SKIP don't apply. */
+#define CLIENT_REJECT_MAXCLIENTS (1ULL << 51) /* Accepted over maxclients: refused with an error. */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
