@@ -706,18 +706,61 @@ void memoryStatsCommand(client *c) {
     addReplyMemoryStats(c);
 }
 
+static void appendStats(void *ctx, const char *text) {
+    sds *out = ctx;
+    *out = sdscat(*out, text);
+}
+
+/* MEMORY MALLOC-STATS: jemalloc's own report. */
 void memoryMallocStatsCommand(client *c) {
-    addReplyVerbatim(c, "Stats not supported for the current allocator", 45, "txt");
+    sds report = sdsempty();
+    zmallocStatsCallback cb = {.write = appendStats, .ctx = &report};
+    zmalloc_stats_print(&cb);
+    addReplyVerbatim(c, report, sdslen(report), "txt");
+    sdsfree(report);
 }
 
+/* MEMORY DOCTOR: looks at the figures INFO memory reports and explains the
+ * ones that are out of the ordinary. */
 void memoryDoctorCommand(client *c) {
-    const char *report = "No memory problems detected: fragmentation, peak usage and client buffers look "
-                         "normal for this instance.";
-    addReplyVerbatim(c, report, strlen(report), "txt");
+    size_t used = zmalloc_used_memory(), rss = zmalloc_get_rss();
+    size_t peak = server.stat_peak_memory > used ? server.stat_peak_memory : used;
+    size_t clients_out = 0, biggest_out = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        size_t out = getClientOutputBufferMemoryUsage(listNodeValue(ln));
+        clients_out += out;
+        if (out > biggest_out) biggest_out = out;
+    }
+    sds report = sdsempty();
+    if (used < 5 * 1024 * 1024) {
+        report = sdscat(report, "This instance uses less than 5 MB of memory: nothing to report.\n");
+    } else {
+        if (rss > used && (double)rss / used > 1.4)
+            report = sdscatprintf(report, "High fragmentation: the process holds %.2f times the memory in use "
+                                          "(%zu bytes resident for %zu in use). MEMORY PURGE may give some back.\n",
+                                  (double)rss / used, rss, used);
+        if (peak > used * 2)
+            report = sdscatprintf(report, "The peak (%zu bytes) is more than twice the memory in use now: the "
+                                          "allocator may keep pages from the peak.\n", peak);
+        if (clients_out > used / 4)
+            report = sdscatprintf(report, "Client output buffers hold %zu bytes (the biggest %zu): some clients "
+                                          "read their replies slowly; see client-output-buffer-limit.\n",
+                                  clients_out, biggest_out);
+        if (sdslen(report) == 0)
+            report = sdscat(report, "No memory problems detected: fragmentation, peak use and client buffers "
+                                    "look normal.\n");
+    }
+    addReplyVerbatim(c, report, sdslen(report), "txt");
+    sdsfree(report);
 }
 
+/* MEMORY PURGE: asks jemalloc to give dirty pages back to the system. */
 void memoryPurgeCommand(client *c) {
-    addReply(c, shared.ok);
+    if (zmalloc_purge() == 0) addReply(c, shared.ok);
+    else addReplyError(c, "Error purging dirty pages");
 }
 
 #define OBJECT_KEY {2, 2, 1}

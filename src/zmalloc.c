@@ -212,6 +212,16 @@ int zmalloc_purge(void) {
     return mallctl(cmd, NULL, NULL, NULL, 0) == 0 ? 0 : -1;
 }
 
+static void zmallocStatsWrite(void *opaque, const char *text) {
+    zmallocStatsCallback *cb = opaque;
+    cb->write(cb->ctx, text);
+}
+
+/* Writes jemalloc's statistics report through cb (MEMORY MALLOC-STATS). */
+void zmalloc_stats_print(zmallocStatsCallback *cb) {
+    malloc_stats_print(zmallocStatsWrite, cb, NULL);
+}
+
 /* Physical memory of the machine in bytes (INFO total_system_memory), or 0
  * if unknown. */
 size_t zmalloc_get_memory_size(void) {

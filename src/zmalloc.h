@@ -48,6 +48,12 @@ void zmalloc_set_oom_handler(void (*handler)(size_t));
 size_t zmalloc_get_rss(void);
 int zmalloc_get_allocator_info(size_t *allocated, size_t *active, size_t *resident);
 int zmalloc_purge(void);
+/* Receives the allocator's statistics report in pieces. */
+typedef struct zmallocStatsCallback {
+    void (*write)(void *ctx, const char *text);
+    void *ctx;
+} zmallocStatsCallback;
+void zmalloc_stats_print(zmallocStatsCallback *cb);
 size_t zmalloc_get_memory_size(void);
 
 #endif

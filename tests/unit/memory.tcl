@@ -136,6 +136,24 @@ start_server {tags {"memory"}} {
         assert_equal OK [r memory purge]
     }
 
+    tags {valkey-only} {
+        test "MEMORY MALLOC-STATS is the allocator's own report" {
+            assert_match "*jemalloc*" [r memory malloc-stats]
+        }
+
+        test "MEMORY DOCTOR reports a peak far above the memory in use" {
+            r flushall
+            # About 24 MB of values, then keep a fifth of them: still more
+            # than 5 MB in use, but the peak is over twice that.
+            set value [string repeat x 1000]
+            for {set i 0} {$i < 24000} {incr i} { r set big:$i $value }
+            for {set i 0} {$i < 24000} {incr i} { if {$i % 5} { r del big:$i } }
+            set report [r memory doctor]
+            r flushall
+            assert_match "*peak*" $report
+        }
+    }
+
     test "MEMORY HELP" {
         set help [r memory help]
         assert_match "MEMORY <subcommand> *" [lindex $help 0]
