@@ -791,8 +791,7 @@ static void usage(void) {
     fprintf(stderr, "Usage: ./valkey-server [/path/to/valkey.conf] [options] [-]\n");
     fprintf(stderr, "       ./valkey-server - (read config from stdin)\n");
     fprintf(stderr, "       ./valkey-server -v or --version\n");
-    fprintf(stderr, "       ./valkey-server -h or --help\n");
-    fprintf(stderr, "       ./valkey-server --test-memory <megabytes> (not supported)\n\n");
+    fprintf(stderr, "       ./valkey-server -h or --help\n\n");
     fprintf(stderr, "Examples:\n");
     fprintf(stderr, "       ./valkey-server (run the server with default conf)\n");
     fprintf(stderr, "       ./valkey-server /etc/valkey/6379.conf\n");
