@@ -91,7 +91,6 @@ void freeClientArgv(client *c) {
 
 /* Prepares the client for the next command of a pipeline. */
 void resetClient(client *c) {
-    serverCommandProc *prevcmd = c->cmd ? c->cmd->proc : NULL;
     freeClientArgv(c);
     c->reqtype = 0;
     respParserReset(&c->mb);
@@ -103,7 +102,6 @@ void resetClient(client *c) {
         c->flags |= CLIENT_REPLY_SKIP;
         c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
     }
-    (void)prevcmd;
 }
 
 static void unlinkClient(client *c) {
@@ -1113,9 +1111,6 @@ void readQueryFromClient(connection *conn) {
     c->flags |= CLIENT_PROTECTED;
     processInputBuffer(c);
     c->flags &= ~CLIENT_PROTECTED;
-    if (c->flags & CLIENT_CLOSE_ASAP && !clientHasPendingReplies(c)) {
-        /* Freed in beforeSleep via the async queue. */
-    }
 }
 
 /* ---------------------------------------------------------------------------

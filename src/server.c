@@ -255,10 +255,6 @@ struct serverCommand *lookupCommandBySds(sds s) {
     return cmd;
 }
 
-struct serverCommand *lookupCommandOrOriginal(robj **argv, int argc) {
-    return lookupCommand(argv, argc);
-}
-
 /* ---------------------------------------------------------------------------
  * Executing commands
  * ------------------------------------------------------------------------- */

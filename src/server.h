@@ -406,7 +406,6 @@ struct valkeyServer {
     list *monitors;
     client *current_client;
     client *executing_client;
-    dict *client_by_id;         /* Not used yet: CLIENT KILL ID walks the list. */
     uint64_t next_client_id;
     unsigned int maxclients;
     int maxidletime;            /* timeout, seconds */
@@ -464,7 +463,6 @@ struct valkeyServer {
     char *latency_tracking_info_percentiles_str;
     long long slowlog_log_slower_than;
     unsigned long slowlog_max_len;
-    char *slowlog_list_placeholder;
     long long latency_monitor_threshold;
     int busy_reply_threshold;   /* lua-time-limit / busy-reply-threshold */
 
@@ -549,7 +547,6 @@ void call(client *c, int flags);
 int processCommand(client *c);
 struct serverCommand *lookupCommand(robj **argv, int argc);
 struct serverCommand *lookupCommandBySds(sds s);
-struct serverCommand *lookupCommandOrOriginal(robj **argv, int argc);
 mstime_t commandTimeSnapshot(void);
 void updateCachedTime(int update_daylight_info);
 unsigned int getLRUClock(void);
@@ -562,9 +559,7 @@ sds genValkeyInfoString(dict *section_dict, int all_sections, int everything);
 void afterErrorReply(client *c, const char *s, size_t len, int flags);
 void resetCommandTableStats(dict *commands);
 void resetServerStats(void);
-int checkGoodReplicasStatus(void);
 void serverLogObjectDebugInfo(const robj *o);
-int writeCommandsDeniedByDiskError(void);
 long long getInstantaneousMetric(int metric);
 #define STATS_METRIC_COMMAND 0
 #define STATS_METRIC_NET_INPUT 1
@@ -657,7 +652,6 @@ unsigned long getClientOutputBufferMemoryUsage(client *c);
 size_t getClientMemoryUsage(client *c, size_t *output_buffer_mem_usage);
 int checkClientOutputBufferLimits(client *c);
 int closeClientOnOutputBufferLimitReached(client *c, int async);
-void disconnectReplicas(void);
 int clientsCronHandleTimeout(client *c, mstime_t now_ms);
 void clientCommand(client *c);
 void helloCommand(client *c);
@@ -674,7 +668,6 @@ void getClientsMaxBuffers(unsigned long *longest_output_list, unsigned long *big
 char *getClientPeerId(client *c);
 char *getClientSockname(client *c);
 int authRequired(client *c);
-void replyToClientsBlockedOnShutdown(void);
 
 /* object.c */
 robj *createObject(int type, void *ptr);
@@ -758,7 +751,6 @@ int expireIfNeeded(serverDb *db, robj *key, int flags);
 long long getExpire(serverDb *db, robj *key);
 void setExpire(client *c, serverDb *db, robj *key, long long when);
 int removeExpire(serverDb *db, robj *key);
-void propagateDeletion(serverDb *db, robj *key, int lazy);
 int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor);
 void scanGenericCommand(client *c, robj *o, unsigned long cursor);
 void deleteExpiredKeyAndPropagate(serverDb *db, robj *keyobj);
