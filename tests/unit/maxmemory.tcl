@@ -28,45 +28,78 @@ proc mm_set_limit {extra} {
     return $limit
 }
 
+# Sends every command of `cmds` (a list of argument lists) on the default
+# client before reading any reply: one round trip per batch instead of
+# one per command (these tests write thousands of keys, and over slow
+# transports such as Soft-RoCE in an emulated VM round trips dominate).
+# Returns the replies; an error reply raises once all replies are read.
+proc mm_pipeline {cmds} {
+    foreach cmd $cmds { r send {*}$cmd }
+    set replies {}
+    set failure ""
+    foreach cmd $cmds {
+        if {[catch {r read} reply]} {
+            if {$failure eq ""} { set failure $reply }
+        } else {
+            lappend replies $reply
+        }
+    }
+    if {$failure ne ""} { error $failure }
+    return $replies
+}
+
+# The SET commands that write prefix:from .. prefix:to-1 with 1000-byte
+# values, with a TTL of `ttl` seconds unless it is 0.
+proc mm_set_cmds {prefix from to ttl} {
+    set value [string repeat x 1000]
+    set cmds {}
+    for {set n $from} {$n < $to} {incr n} {
+        if {$ttl} {
+            lappend cmds [list set $prefix:$n $value ex $ttl]
+        } else {
+            lappend cmds [list set $prefix:$n $value]
+        }
+    }
+    return $cmds
+}
+
 # Writes keys prefix:0, prefix:1, ... (values of 1000 bytes, with a TTL of
 # `ttl` seconds unless it is 0) until used memory is within `margin` bytes
 # of `limit`. Returns how many keys were written.
 proc mm_fill {prefix limit ttl {margin 20000}} {
-    set value [string repeat x 1000]
     set n 0
     while 1 {
-        for {set j 0} {$j < 10} {incr j} {
-            if {$ttl} {
-                r set $prefix:$n $value ex $ttl
-            } else {
-                r set $prefix:$n $value
-            }
-            incr n
-        }
+        mm_pipeline [mm_set_cmds $prefix $n [expr {$n + 10}] $ttl]
+        incr n 10
         if {[mm_used] + $margin >= $limit} { return $n }
         if {$n > 1000000} { error "mm_fill: memory does not grow" }
     }
 }
 
-# Writes `count` more keys prefix:0.. with 1000-byte values (TTL as above).
+# Writes `count` more keys prefix:0.. with 1000-byte values (TTL as above),
+# in order, 100 per round trip.
 proc mm_add {prefix count ttl} {
-    set value [string repeat x 1000]
-    for {set n 0} {$n < $count} {incr n} {
-        if {$ttl} {
-            r set $prefix:$n $value ex $ttl
-        } else {
-            r set $prefix:$n $value
-        }
+    for {set n 0} {$n < $count} {incr n 100} {
+        mm_pipeline [mm_set_cmds $prefix $n [expr {min($n + 100, $count)}] $ttl]
     }
+}
+
+# The keys prefix:0 .. prefix:count-1.
+proc mm_keys {prefix count} {
+    set keys {}
+    for {set n 0} {$n < $count} {incr n} { lappend keys $prefix:$n }
+    return $keys
 }
 
 # How many of prefix:0 .. prefix:count-1 still exist.
 proc mm_surviving {prefix count} {
-    set alive 0
-    for {set n 0} {$n < $count} {incr n} {
-        incr alive [r exists $prefix:$n]
-    }
-    return $alive
+    if {$count == 0} { return 0 }
+    return [r exists {*}[mm_keys $prefix $count]]
+}
+
+# Reads prefix:0 .. prefix:count-1 once each (an access for LRU and LFU).
+proc mm_touch {prefix count} {
+    if {$count > 0} { r mget {*}[mm_keys $prefix $count] }
 }
 
 start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set via CONFIG SET*"}} {
@@ -136,7 +169,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
         # Let the untouched keys age past the LRU clock's 1 s resolution.
         after 3000
         set hot [expr {$n / 10}]
-        for {set j 0} {$j < $hot} {incr j} { r get k:$j }
+        mm_touch k $hot
         # Force out about half of the old keys.
         mm_add new [expr {$n / 2}] 0
         set hot_left [mm_surviving k $hot]
@@ -153,7 +186,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
         set n [mm_fill k $limit 0]
         set hot [expr {$n / 10}]
         for {set round 0} {$round < 20} {incr round} {
-            for {set j 0} {$j < $hot} {incr j} { r get k:$j }
+            mm_touch k $hot
         }
         mm_add new [expr {$n / 2}] 0
         set hot_left [mm_surviving k $hot]
@@ -171,11 +204,12 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
         # Alternate short and long TTLs until the limit is near.
         set n 0
         while {[mm_used] + 20000 < $limit} {
+            set cmds {}
             for {set j 0} {$j < 10} {incr j} {
-                r set soon:$n $value ex 10000
-                r set late:$n $value ex 1000000
+                lappend cmds [list set soon:$n $value ex 10000] [list set late:$n $value ex 1000000]
                 incr n
             }
+            mm_pipeline $cmds
         }
         # Make room for about 40% of the keys: fewer than the soon ones.
         mm_add mid [expr {$n * 2 * 40 / 100}] 500000
