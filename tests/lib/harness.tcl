@@ -623,6 +623,26 @@ proc vk_deferring_client {{level 0}} {
     return [::vk::client_for_level $level 1]
 }
 
+# r_pipeline cmds: sends every command of `cmds` (a list of argument
+# lists) on the default client before reading any reply, so a batch costs
+# one round trip (bulk loads; round trips dominate over slow transports
+# such as Soft-RoCE in the emulated VM). Returns the replies; if any was
+# an error, raises the first one after every reply has been read.
+proc r_pipeline {cmds} {
+    foreach cmd $cmds { r send {*}$cmd }
+    set replies {}
+    set failure ""
+    foreach cmd $cmds {
+        if {[catch {r read} reply]} {
+            if {$failure eq ""} { set failure $reply }
+        } else {
+            lappend replies $reply
+        }
+    }
+    if {$failure ne ""} { error $failure }
+    return $replies
+}
+
 # r ?level? command args..: run a command on the server's default client
 # (opened on first use, reopened after `r close`).
 proc r {args} {

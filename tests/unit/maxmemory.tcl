@@ -28,26 +28,6 @@ proc mm_set_limit {extra} {
     return $limit
 }
 
-# Sends every command of `cmds` (a list of argument lists) on the default
-# client before reading any reply: one round trip per batch instead of
-# one per command (these tests write thousands of keys, and over slow
-# transports such as Soft-RoCE in an emulated VM round trips dominate).
-# Returns the replies; an error reply raises once all replies are read.
-proc mm_pipeline {cmds} {
-    foreach cmd $cmds { r send {*}$cmd }
-    set replies {}
-    set failure ""
-    foreach cmd $cmds {
-        if {[catch {r read} reply]} {
-            if {$failure eq ""} { set failure $reply }
-        } else {
-            lappend replies $reply
-        }
-    }
-    if {$failure ne ""} { error $failure }
-    return $replies
-}
-
 # The SET commands that write prefix:from .. prefix:to-1 with 1000-byte
 # values, with a TTL of `ttl` seconds unless it is 0.
 proc mm_set_cmds {prefix from to ttl} {
@@ -69,7 +49,7 @@ proc mm_set_cmds {prefix from to ttl} {
 proc mm_fill {prefix limit ttl {margin 20000}} {
     set n 0
     while 1 {
-        mm_pipeline [mm_set_cmds $prefix $n [expr {$n + 10}] $ttl]
+        r_pipeline [mm_set_cmds $prefix $n [expr {$n + 10}] $ttl]
         incr n 10
         if {[mm_used] + $margin >= $limit} { return $n }
         if {$n > 1000000} { error "mm_fill: memory does not grow" }
@@ -80,7 +60,7 @@ proc mm_fill {prefix limit ttl {margin 20000}} {
 # in order, 100 per round trip.
 proc mm_add {prefix count ttl} {
     for {set n 0} {$n < $count} {incr n 100} {
-        mm_pipeline [mm_set_cmds $prefix $n [expr {min($n + 100, $count)}] $ttl]
+        r_pipeline [mm_set_cmds $prefix $n [expr {min($n + 100, $count)}] $ttl]
     }
 }
 
@@ -209,7 +189,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
                 lappend cmds [list set soon:$n $value ex 10000] [list set late:$n $value ex 1000000]
                 incr n
             }
-            mm_pipeline $cmds
+            r_pipeline $cmds
         }
         # Make room for about 40% of the keys: fewer than the soon ones.
         mm_add mid [expr {$n * 2 * 40 / 100}] 500000

@@ -146,8 +146,16 @@ start_server {tags {"memory"}} {
             # About 24 MB of values, then keep a fifth of them: still more
             # than 5 MB in use, but the peak is over twice that.
             set value [string repeat x 1000]
-            for {set i 0} {$i < 24000} {incr i} { r set big:$i $value }
-            for {set i 0} {$i < 24000} {incr i} { if {$i % 5} { r del big:$i } }
+            set dels {}
+            for {set i 0} {$i < 24000} {incr i 200} {
+                set sets {}
+                for {set j $i} {$j < $i + 200} {incr j} {
+                    lappend sets [list set big:$j $value]
+                    if {$j % 5} { lappend dels big:$j }
+                }
+                r_pipeline $sets
+            }
+            r del {*}$dels
             set report [r memory doctor]
             r flushall
             assert_match "*peak*" $report
