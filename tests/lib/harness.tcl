@@ -627,7 +627,8 @@ proc vk_deferring_client {{level 0}} {
 # lists) on the default client before reading any reply, so a batch costs
 # one round trip (bulk loads; round trips dominate over slow transports
 # such as Soft-RoCE in the emulated VM). Returns the replies; if any was
-# an error, raises the first one after every reply has been read.
+# an error, raises the first one after every reply has been read. Keep
+# the replies small (the client reads none until it has sent all).
 proc r_pipeline {cmds} {
     foreach cmd $cmds { r send {*}$cmd }
     set replies {}

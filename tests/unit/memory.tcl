@@ -143,18 +143,17 @@ start_server {tags {"memory"}} {
 
         test "MEMORY DOCTOR reports a peak far above the memory in use" {
             r flushall
-            # About 24 MB of values, then keep a fifth of them: still more
-            # than 5 MB in use, but the peak is over twice that.
-            set value [string repeat x 1000]
+            # 30 MB of values, then keep a fifth of them: still more than
+            # 5 MB in use, but the peak is five times that. Big values keep
+            # the command count low (slow transports, the emulated VM).
+            set value [string repeat x 100000]
+            set sets {}
             set dels {}
-            for {set i 0} {$i < 24000} {incr i 200} {
-                set sets {}
-                for {set j $i} {$j < $i + 200} {incr j} {
-                    lappend sets [list set big:$j $value]
-                    if {$j % 5} { lappend dels big:$j }
-                }
-                r_pipeline $sets
+            for {set i 0} {$i < 300} {incr i} {
+                lappend sets [list set big:$i $value]
+                if {$i % 5} { lappend dels big:$i }
             }
+            r_pipeline $sets
             r del {*}$dels
             set report [r memory doctor]
             r flushall
