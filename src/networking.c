@@ -1684,9 +1684,9 @@ struct serverCommand clientSubcommands[] = {
     CLIENT_SUB("setinfo", clientSetinfoCommand, 4, "Sets information specific to the client or connection.",
                .args = "attr=<LIB-NAME libname | LIB-VER libver>"),
     CLIENT_SUB_ADMIN("kill", clientKillCommand, -3, "Terminates open connections.",
-                     .args = "filter=<old-format=ip:port | new-format=<[ID client-id:integer] | [TYPE "
+                     .args = "filter=<ip:port | new-format=<[ID client-id:integer] | [TYPE "
                              "client-type=<NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR "
-                             "addr=ip:port] | [LADDR laddr=ip:port] | [SKIPME skipme=<YES | NO>] | [MAXAGE "
+                             "ip:port] | [LADDR ip:port] | [SKIPME skipme=<YES | NO>] | [MAXAGE "
                              "maxage:integer]> ...>"),
     CLIENT_SUB_ADMIN("pause", clientPauseCommand, -3, "Suspends commands processing.",
                      .args = "timeout [mode=[WRITE | ALL]]"),
