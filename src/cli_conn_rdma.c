@@ -449,6 +449,7 @@ static void rdmaCliClose(cliConn *c) {
 const cliConnType cliConnTypeRdma = {
     .name = CLI_CONN_RDMA,
     .flags = CLI_CONN_TYPE_NO_WRITABLE_EVENT,
+    .fds_per_conn = 3, /* the epoll fd, the CM event channel, the completion channel */
     .connect = rdmaCliConnect,
     .connect_step = rdmaCliConnectStep,
     .read = rdmaCliRead,

@@ -185,6 +185,7 @@ static void sockClose(cliConn *c) {
 
 static const cliConnType cliConnTypeTcp = {
     .name = CLI_CONN_TCP,
+    .fds_per_conn = 1,
     .connect = tcpConnect,
     .connect_step = sockConnectStep,
     .read = sockRead,
@@ -195,6 +196,7 @@ static const cliConnType cliConnTypeTcp = {
 
 static const cliConnType cliConnTypeUnix = {
     .name = CLI_CONN_UNIX,
+    .fds_per_conn = 1,
     .connect = unixConnect,
     .connect_step = sockConnectStep,
     .read = sockRead,

@@ -84,6 +84,10 @@ typedef struct cliConnAddr {
 struct cliConnType {
     const char *name; /* CLI_CONN_* */
     int flags;        /* CLI_CONN_TYPE_* */
+    /* File descriptors one open connection holds (0 means 1). Tools size
+     * their event loops and RLIMIT_NOFILE from it: fd numbers are shared
+     * by the whole process, so every fd counts, not just cliConn.fd. */
+    int fds_per_conn;
 
     /* Creates a connection to addr and starts connecting. With blocking=1
      * it returns only once connected (state CONNECTED) or failed, waiting

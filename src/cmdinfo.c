@@ -9,7 +9,20 @@
  *     flags (write -> @write, admin -> @admin @dangerous, not fast -> @slow,
  *     ...), the same derivation the ACL subsystem will use;
  *   - key specs are synthesised from the (first, last, step) triple, since
- *     our table does not carry full key-spec descriptions.
+ *     our table does not carry full key-spec descriptions;
+ *   - COMMAND DOCS "arguments" come from the row's `.args`, one string in
+ *     the notation of the command reference, e.g. for ZADD
+ *         key [condition=[NX | XX]] [comparison=[GT | LT]] [change=CH]
+ *         [increment=INCR] score:double member [score:double member ...]
+ *     [] optional, <> grouping, | alternatives, UPPER-CASE words tokens,
+ *     lower-case words arguments typed by name (key, count, seconds, ...)
+ *     or by a ":type" suffix, "x [x ...]" repetition, "label=" names a
+ *     group. cmdargs.h has the full rules; commandParseAllArgs() parses
+ *     every string at start-up and the server refuses to start on an error
+ *     (src/unit/test_cmdargs.c parses them too). Each argument is replied
+ *     as a map: name, type, key_spec_index (keys), token, flags (optional,
+ *     multiple, multiple_token), arguments (oneof / block), the shape of
+ *     Redis 7 and Valkey.
  *
  * getKeysFromCommand() is the one place that turns argv into key positions;
  * COMMAND GETKEYS uses it, and so will ACL key checks and cluster routing.
@@ -18,6 +31,8 @@
 #include "server.h"
 
 #include <strings.h>
+
+#include "cmdargs.h"
 
 /* ---------------------------------------------------------------------------
  * Names of flags and categories
@@ -285,10 +300,90 @@ void commandInfoCommand(client *c) {
  * COMMAND DOCS
  * ------------------------------------------------------------------------- */
 
+/* Parses cmd's .args (and its subcommands') into arglist. On an error
+ * prints it and exits: a bad table is a build mistake, not a runtime
+ * condition. */
+static void commandParseArgs(struct serverCommand *cmd) {
+    if (cmd->args) {
+        char err[512];
+        if (cmdArgsParse(cmd->args, &cmd->arglist, &cmd->numargs, err, sizeof(err)) == -1) {
+            fprintf(stderr, "Command '%s': bad argument syntax: %s\n", cmdName(cmd), err);
+            exit(1);
+        }
+        for (int j = 0; j < cmd->numargs; j++) {
+            if (cmd->arglist[j].type == CMDARG_KEY && !commandHasKeys(cmd)) {
+                fprintf(stderr, "Command '%s': argument '%s' is a key but the command has no key positions\n",
+                        cmdName(cmd), cmd->arglist[j].name);
+                exit(1);
+            }
+        }
+    }
+    if (cmd->subcommands)
+        for (struct serverCommand *sub = cmd->subcommands; sub->name; sub++) commandParseArgs(sub);
+}
+
+/* Parses the .args of every row of every table. Called once from main()
+ * after serverPopulateCommandTable() (so names are complete); exits on a
+ * syntax error. */
+void commandParseAllArgs(void) {
+    for (int t = 0; serverCommandTables[t]; t++)
+        for (struct serverCommand *cmd = serverCommandTables[t]; cmd->name; cmd++) commandParseArgs(cmd);
+}
+
+static void addReplyStatusFlag(client *c, int flags, int bit, const char *name, int *n) {
+    if (!(flags & bit)) return;
+    addReplyStatus(c, name);
+    (*n)++;
+}
+
+/* Replies an array of argument maps: name, type, key_spec_index (keys:
+ * our single synthesised key spec), token, flags, nested arguments. */
+static void addReplyCommandArgs(client *c, cmdArg *args, int numargs) {
+    addReplyArrayLen(c, numargs);
+    for (int j = 0; j < numargs; j++) {
+        cmdArg *a = &args[j];
+        int fields = 2 + (a->type == CMDARG_KEY) + (a->token != NULL) + (a->flags != 0) + (a->subargs != NULL);
+        addReplyMapLen(c, fields);
+        addReplyBulkCString(c, "name");
+        addReplyBulkCString(c, a->name);
+        addReplyBulkCString(c, "type");
+        addReplyBulkCString(c, cmdArgTypeName(a->type));
+        if (a->type == CMDARG_KEY) {
+            addReplyBulkCString(c, "key_spec_index");
+            addReplyLongLong(c, 0);
+        }
+        if (a->token) {
+            addReplyBulkCString(c, "token");
+            addReplyBulkCString(c, a->token);
+        }
+        if (a->flags) {
+            addReplyBulkCString(c, "flags");
+            void *len = addReplyDeferredLen(c);
+            int n = 0;
+            addReplyStatusFlag(c, a->flags, CMDARG_OPTIONAL, "optional", &n);
+            addReplyStatusFlag(c, a->flags, CMDARG_MULTIPLE, "multiple", &n);
+            addReplyStatusFlag(c, a->flags, CMDARG_MULTIPLE_TOKEN, "multiple_token", &n);
+            setDeferredSetLen(c, len, n);
+        }
+        if (a->subargs) {
+            addReplyBulkCString(c, "arguments");
+            addReplyCommandArgs(c, a->subargs, a->numsubargs);
+        }
+    }
+}
+
+/* The group as COMMAND DOCS names it: "sorted-set" for our "sorted_set". */
+static void addReplyCommandGroup(client *c, const char *group) {
+    sds g = sdsnew(group);
+    for (size_t j = 0; j < sdslen(g); j++)
+        if (g[j] == '_') g[j] = '-';
+    addReplyBulkSds(c, g);
+}
+
 /* Replies the docs map of cmd (without its name). */
 static void addReplyCommandDocs(client *c, struct serverCommand *cmd) {
     int fields = (cmd->summary != NULL) + (cmd->since != NULL) + (cmd->group != NULL) + (cmd->complexity != NULL) +
-                 (cmd->subcommands != NULL);
+                 (cmd->numargs > 0) + (cmd->subcommands != NULL);
     addReplyMapLen(c, fields);
     if (cmd->summary) {
         addReplyBulkCString(c, "summary");
@@ -300,11 +395,15 @@ static void addReplyCommandDocs(client *c, struct serverCommand *cmd) {
     }
     if (cmd->group) {
         addReplyBulkCString(c, "group");
-        addReplyBulkCString(c, cmd->group);
+        addReplyCommandGroup(c, cmd->group);
     }
     if (cmd->complexity) {
         addReplyBulkCString(c, "complexity");
         addReplyBulkCString(c, cmd->complexity);
+    }
+    if (cmd->numargs > 0) {
+        addReplyBulkCString(c, "arguments");
+        addReplyCommandArgs(c, cmd->arglist, cmd->numargs);
     }
     if (cmd->subcommands) {
         addReplyBulkCString(c, "subcommands");

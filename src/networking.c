@@ -1661,31 +1661,46 @@ void clientHelpCommand(client *c) {
     addReplyHelp(c, help);
 }
 
-#define CLIENT_SUB_FLAGS(n, p, a, f, s)                                                                           \
+/* Any further arguments are more fields of the row (its .args string). */
+#define CLIENT_SUB_FLAGS(n, p, a, f, s, ...)                                                                      \
     {.name = n, .proc = p, .arity = a, .flags = f, .acl_categories = ACL_CATEGORY_CONNECTION,                    \
-     .group = "connection", .summary = s, .complexity = "O(1)"}
-#define CLIENT_SUB(n, p, a, s) CLIENT_SUB_FLAGS(n, p, a, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, s)
+     .group = "connection", .summary = s, .complexity = "O(1)", __VA_ARGS__}
+#define CLIENT_SUB(n, p, a, s, ...)                                                                               \
+    CLIENT_SUB_FLAGS(n, p, a, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, s, __VA_ARGS__)
 /* Subcommands that act on other connections are admin: MONITOR does not
  * show them. */
-#define CLIENT_SUB_ADMIN(n, p, a, s)                                                                              \
-    CLIENT_SUB_FLAGS(n, p, a, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, s)
+#define CLIENT_SUB_ADMIN(n, p, a, s, ...)                                                                         \
+    CLIENT_SUB_FLAGS(n, p, a, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, s, __VA_ARGS__)
 
 struct serverCommand clientSubcommands[] = {
-    CLIENT_SUB_ADMIN("list", clientListCommand, -2, "Lists open connections."),
+    CLIENT_SUB_ADMIN("list", clientListCommand, -2, "Lists open connections.",
+                     .args = "[TYPE client-type=<NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id:integer "
+                             "[client-id:integer ...]]"),
     CLIENT_SUB("info", clientInfoCommand, 2, "Returns information about the connection."),
     CLIENT_SUB("id", clientIdCommand, 2, "Returns the unique client ID of the connection."),
-    CLIENT_SUB("setname", clientSetnameCommand, 3, "Sets the connection name."),
+    CLIENT_SUB("setname", clientSetnameCommand, 3, "Sets the connection name.",
+               .args = "connection-name"),
     CLIENT_SUB("getname", clientGetnameCommand, 2, "Returns the name of the connection."),
-    CLIENT_SUB("setinfo", clientSetinfoCommand, 4, "Sets information specific to the client or connection."),
-    CLIENT_SUB_ADMIN("kill", clientKillCommand, -3, "Terminates open connections."),
-    CLIENT_SUB_ADMIN("pause", clientPauseCommand, -3, "Suspends commands processing."),
+    CLIENT_SUB("setinfo", clientSetinfoCommand, 4, "Sets information specific to the client or connection.",
+               .args = "attr=<LIB-NAME libname | LIB-VER libver>"),
+    CLIENT_SUB_ADMIN("kill", clientKillCommand, -3, "Terminates open connections.",
+                     .args = "filter=<ip:port | new-format=<[ID client-id:integer] | [TYPE "
+                             "client-type=<NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR "
+                             "ip:port] | [LADDR ip:port] | [SKIPME skipme=<YES | NO>] | [MAXAGE "
+                             "maxage:integer]> ...>"),
+    CLIENT_SUB_ADMIN("pause", clientPauseCommand, -3, "Suspends commands processing.",
+                     .args = "timeout [mode=[WRITE | ALL]]"),
     CLIENT_SUB_ADMIN("unpause", clientUnpauseCommand, 2, "Resumes processing commands from paused clients."),
     CLIENT_SUB_ADMIN("unblock", clientUnblockCommand, -3,
-               "Unblocks a client blocked by a blocking command from a different connection."),
-    CLIENT_SUB("reply", clientReplyCommand, 3, "Instructs the server whether to reply to commands."),
-    CLIENT_SUB_ADMIN("no-evict", clientNoEvictCommand, 3, "Sets the client eviction mode of the connection."),
+               "Unblocks a client blocked by a blocking command from a different connection.",
+               .args = "client-id:integer [unblock-type=[TIMEOUT | ERROR]]"),
+    CLIENT_SUB("reply", clientReplyCommand, 3, "Instructs the server whether to reply to commands.",
+               .args = "action=<ON | OFF | SKIP>"),
+    CLIENT_SUB_ADMIN("no-evict", clientNoEvictCommand, 3, "Sets the client eviction mode of the connection.",
+                     .args = "enabled=<ON | OFF>"),
     CLIENT_SUB("no-touch", clientNoTouchCommand, 3,
-               "Controls whether commands sent by the client affect the LRU/LFU of accessed keys."),
+               "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
+               .args = "enabled=<ON | OFF>"),
     CLIENT_SUB_FLAGS("help", clientHelpCommand, 2, CMD_LOADING | CMD_STALE | CMD_SENTINEL,
                      "Returns helpful text about the different subcommands."),
     {0},

@@ -496,26 +496,31 @@ static void pubsubHelpCommand(client *c) {
  * ------------------------------------------------------------------------- */
 
 #define SUBSCRIBE_FLAGS (CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
-#define PUBSUB_SUB(n, p, a, s, cx)                                                                                 \
+/* Any further arguments are more fields of the row (its .args string). */
+#define PUBSUB_SUB(n, p, a, s, cx, ...)                                                                            \
     {.name = n, .proc = p, .arity = a, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE, .group = "pubsub",           \
-     .since = "2.8.0", .summary = s, .complexity = cx}
+     .since = "2.8.0", .summary = s, .complexity = cx, __VA_ARGS__}
 
 static struct serverCommand pubsubSubcommands[] = {
     PUBSUB_SUB("channels", pubsubChannelsCommand, -2, "Returns the active channels.",
                "O(N) where N is the number of active channels, and assuming constant time pattern matching "
-               "(relatively short channels and patterns)"),
+               "(relatively short channels and patterns)",
+               .args = "[pattern]"),
     PUBSUB_SUB("numsub", pubsubNumsubCommand, -2, "Returns a count of subscribers to channels.",
-               "O(N) for the NUMSUB subcommand, where N is the number of requested channels"),
+               "O(N) for the NUMSUB subcommand, where N is the number of requested channels",
+               .args = "[channel [channel ...]]"),
     PUBSUB_SUB("numpat", pubsubNumpatCommand, 2, "Returns a count of unique pattern subscriptions.", "O(1)"),
     {.name = "shardchannels", .proc = pubsubShardchannelsCommand, .arity = -2,
      .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE, .group = "pubsub", .since = "7.0.0",
      .summary = "Returns the active shard channels.",
      .complexity = "O(N) where N is the number of active shard channels, and assuming constant time pattern "
-                   "matching (relatively short shard channels)."},
+                   "matching (relatively short shard channels).",
+     .args = "[pattern]"},
     {.name = "shardnumsub", .proc = pubsubShardnumsubCommand, .arity = -2,
      .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE, .group = "pubsub", .since = "7.0.0",
      .summary = "Returns the count of subscribers of shard channels.",
-     .complexity = "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels"},
+     .complexity = "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels",
+     .args = "[shardchannel [shardchannel ...]]"},
     {.name = "help", .proc = pubsubHelpCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "pubsub",
      .since = "6.2.0", .summary = "Returns helpful text about the different subcommands.", .complexity = "O(1)"},
     {0},
@@ -524,30 +529,38 @@ static struct serverCommand pubsubSubcommands[] = {
 struct serverCommand pubsubCommands[] = {
     {.name = "subscribe", .proc = subscribeCommand, .arity = -2, .flags = SUBSCRIBE_FLAGS, .group = "pubsub",
      .since = "2.0.0", .summary = "Listens for messages published to channels.",
-     .complexity = "O(N) where N is the number of channels to subscribe to."},
+     .complexity = "O(N) where N is the number of channels to subscribe to.",
+     .args = "channel [channel ...]"},
     {.name = "unsubscribe", .proc = unsubscribeCommand, .arity = -1, .flags = SUBSCRIBE_FLAGS, .group = "pubsub",
      .since = "2.0.0", .summary = "Stops listening to messages posted to channels.",
-     .complexity = "O(N) where N is the number of channels to unsubscribe."},
+     .complexity = "O(N) where N is the number of channels to unsubscribe.",
+     .args = "[channel [channel ...]]"},
     {.name = "psubscribe", .proc = psubscribeCommand, .arity = -2, .flags = SUBSCRIBE_FLAGS, .group = "pubsub",
      .since = "2.0.0", .summary = "Listens for messages published to channels that match one or more patterns.",
-     .complexity = "O(N) where N is the number of patterns to subscribe to."},
+     .complexity = "O(N) where N is the number of patterns to subscribe to.",
+     .args = "pattern [pattern ...]"},
     {.name = "punsubscribe", .proc = punsubscribeCommand, .arity = -1, .flags = SUBSCRIBE_FLAGS, .group = "pubsub",
      .since = "2.0.0", .summary = "Stops listening to messages published to channels that match one or more "
                                   "patterns.",
-     .complexity = "O(N) where N is the number of patterns to unsubscribe."},
+     .complexity = "O(N) where N is the number of patterns to unsubscribe.",
+     .args = "[pattern [pattern ...]]"},
     {.name = "ssubscribe", .proc = ssubscribeCommand, .arity = -2, .flags = SUBSCRIBE_FLAGS, .key = {1, -1, 1},
      .group = "pubsub", .since = "7.0.0", .summary = "Listens for messages published to shard channels.",
-     .complexity = "O(N) where N is the number of shard channels to subscribe to."},
+     .complexity = "O(N) where N is the number of shard channels to subscribe to.",
+     .args = "shardchannel [shardchannel ...]"},
     {.name = "sunsubscribe", .proc = sunsubscribeCommand, .arity = -1, .flags = SUBSCRIBE_FLAGS, .key = {1, -1, 1},
      .group = "pubsub", .since = "7.0.0", .summary = "Stops listening to messages posted to shard channels.",
-     .complexity = "O(N) where N is the number of shard channels to unsubscribe."},
+     .complexity = "O(N) where N is the number of shard channels to unsubscribe.",
+     .args = "[shardchannel [shardchannel ...]]"},
     {.name = "publish", .proc = publishCommand, .arity = 3, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
      .group = "pubsub", .since = "2.0.0", .summary = "Posts a message to a channel.",
      .complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total "
-                   "number of subscribed patterns (by any client)."},
+                   "number of subscribed patterns (by any client).",
+     .args = "channel message"},
     {.name = "spublish", .proc = spublishCommand, .arity = 3, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
      .key = {1, 1, 1}, .group = "pubsub", .since = "7.0.0", .summary = "Post a message to a shard channel",
-     .complexity = "O(N) where N is the number of clients subscribed to the receiving shard channel."},
+     .complexity = "O(N) where N is the number of clients subscribed to the receiving shard channel.",
+     .args = "shardchannel message"},
     {.name = "pubsub", .subcommands = pubsubSubcommands, .arity = -2, .group = "pubsub", .since = "2.8.0",
      .summary = "A container for Pub/Sub commands.", .complexity = "Depends on subcommand."},
     {0},

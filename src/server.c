@@ -817,6 +817,7 @@ int main(int argc, char **argv) {
     server.exec_argv = argv;
     server.commands = dictCreate(&commandTableDictType);
     serverPopulateCommandTable();
+    commandParseAllArgs();
     initConfigValues();
     server.active_expire_enabled = 1;
 
@@ -1034,10 +1035,12 @@ extern struct serverCommand clientSubcommands[];
 struct serverCommand connectionCommands[] = {
     {.name = "ping", .proc = pingCommand, .arity = -1, .flags = CMD_FAST | CMD_SENTINEL,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "1.0.0",
-     .summary = "Returns the server's liveliness response.", .complexity = "O(1)"},
+     .summary = "Returns the server's liveliness response.", .complexity = "O(1)",
+     .args = "[message]"},
     {.name = "echo", .proc = echoCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE | CMD_FAST,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "1.0.0",
-     .summary = "Returns the given string.", .complexity = "O(1)"},
+     .summary = "Returns the given string.", .complexity = "O(1)",
+     .args = "message"},
     {.name = "quit", .proc = quitCommand, .arity = -1,
      .flags = CMD_ALLOW_BUSY | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "1.0.0",
@@ -1049,12 +1052,14 @@ struct serverCommand connectionCommands[] = {
     {.name = "hello", .proc = helloCommand, .arity = -1,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_SENTINEL | CMD_ALLOW_BUSY,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "6.0.0",
-     .summary = "Handshakes with the server.", .complexity = "O(1)"},
+     .summary = "Handshakes with the server.", .complexity = "O(1)",
+     .args = "[protover:integer [AUTH username password] [SETNAME clientname]]"},
     {.name = "auth", .proc = authCommand, .arity = -2,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_SENTINEL | CMD_ALLOW_BUSY,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "1.0.0",
      .summary = "Authenticates the connection.", .complexity = "O(N) where N is the number of passwords defined for "
-                                                              "the user"},
+                                                              "the user",
+     .args = "[username] password"},
     {.name = "client", .subcommands = clientSubcommands, .arity = -2,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, .acl_categories = ACL_CATEGORY_CONNECTION,
      .group = "connection", .since = "2.4.0", .summary = "A container for client connection commands.",

@@ -315,7 +315,10 @@ struct serverCommand {
     const char *since;
     const char *complexity;
     struct serverCommand *subcommands; /* Array terminated by name NULL. */
+    const char *args;           /* Argument syntax, "key value [NX | XX]" (notation in cmdargs.h); NULL = none. */
     /* Filled at run time. */
+    struct cmdArg *arglist;     /* args parsed at start-up (commandParseAllArgs), for COMMAND DOCS. */
+    int numargs;
     sds fullname;               /* "config|get" for subcommands. */
     struct serverCommand *parent;
     dict *subcommands_dict;
@@ -586,6 +589,7 @@ void dictSdsDestructor(void *val);
 extern struct serverCommand *serverCommandTables[];
 int commandCheckArity(struct serverCommand *cmd, int argc, sds *err);
 int getKeysFromCommand(struct serverCommand *cmd, robj **argv, int argc, int *keys, int maxkeys);
+void commandParseAllArgs(void); /* cmdinfo.c: exits on a bad .args string */
 
 /* networking.c */
 client *createClient(connection *conn);

@@ -406,11 +406,15 @@ struct serverCommand sortCommands[] = {
      .since = "1.0.0",
      .summary = "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.",
      .complexity = "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number "
-                   "of returned elements. When the elements are not sorted, complexity is O(N)."},
+                   "of returned elements. When the elements are not sorted, complexity is O(N).",
+     .args = "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [order=[ASC | DESC]] "
+             "[sorting=ALPHA] [STORE destination]"},
     {.name = "sort_ro", .proc = sortroCommand, .arity = -2, .flags = CMD_READONLY, .acl_categories = SORT_ACL,
      .key = {1, 1, 1}, .group = "generic", .since = "7.0.0",
      .summary = "Returns the sorted elements of a list, a set, or a sorted set.",
      .complexity = "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number "
-                   "of returned elements. When the elements are not sorted, complexity is O(N)."},
+                   "of returned elements. When the elements are not sorted, complexity is O(N).",
+     .args = "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [order=[ASC | DESC]] "
+             "[sorting=ALPHA]"},
     {0},
 };

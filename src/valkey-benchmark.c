@@ -47,6 +47,10 @@
 #define BENCH_READ_CHUNK (16 * 1024)
 #define BENCH_MAX_THREADS 500
 #define BENCH_PROGRESS_MS 250
+/* Descriptors open besides the clients' and the workers' epoll fds: stdio,
+ * the blocking CONFIG GET connection, and what a transport library keeps
+ * for the whole process (RDMA device contexts). */
+#define BENCH_FD_RESERVE 32
 
 /* ---------------------------------------------------------------------------
  * Configuration and run state
@@ -57,6 +61,7 @@ static struct benchConfig {
     int hostport;
     const char *hostsocket;
     const cliConnType *ct; /* Transport chosen by the options. */
+    int fds_needed;        /* Highest fd a run can reach (benchFdsNeeded). */
     cliConnAddr addr;
     char addrstr[300];      /* "host:port" or path, for messages. */
     int numclients;
@@ -490,8 +495,8 @@ static void workerBeforeSleep(aeEventLoop *el) {
 
 static void *workerMain(void *arg) {
     benchThread *t = arg;
-    /* fds are numbered process-wide: size the table for all clients. */
-    t->el = aeCreateEventLoop(config.numclients + 1024);
+    /* fds are numbered process-wide: every loop indexes all of them. */
+    t->el = aeCreateEventLoop(config.fds_needed);
     if (!t->el) fatal("Error: cannot create the event loop: %s", strerror(errno));
     aeSetBeforeSleepProc(t->el, workerBeforeSleep);
     for (int j = 0; j < t->nclients; j++) clientCreate(t);
@@ -929,6 +934,36 @@ static int parseOptions(int argc, char **argv, const char **transport) {
     return i;
 }
 
+/* The number of descriptors a run can hold open at once: each client's
+ * connection holds fds_per_conn of its transport (one for TCP, three for
+ * RDMA), each worker an epoll fd, plus BENCH_FD_RESERVE. fd numbers are
+ * process-wide, so this is also the size of every worker's event loop
+ * (an fd numbered past it could not be registered). */
+static int benchFdsNeeded(void) {
+    int per_conn = config.ct->fds_per_conn > 0 ? config.ct->fds_per_conn : 1;
+    int nthreads = config.num_threads > 0 ? config.num_threads : 1;
+    return config.numclients * per_conn + nthreads + BENCH_FD_RESERVE;
+}
+
+/* Makes RLIMIT_NOFILE allow need descriptors, raising the soft limit up
+ * to the hard limit if it is lower (as the server does for maxclients).
+ * Exits with an error naming both limits when even that is not enough. */
+static void benchRaiseFdLimit(int need) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == -1) fatal("Error: getrlimit(RLIMIT_NOFILE): %s", strerror(errno));
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)need) {
+        rlim_t soft = rl.rlim_cur;
+        rl.rlim_cur = (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= (rlim_t)need) ? (rlim_t)need : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) == -1) rl.rlim_cur = soft;
+        if (rl.rlim_cur < (rlim_t)need)
+            fatal("Error: %d clients over %s need up to %d file descriptors, but the open files limit "
+                  "(RLIMIT_NOFILE) is %llu with a hard limit of %llu. Raise it (ulimit -n %d) or use fewer "
+                  "clients (-c).",
+                  config.numclients, config.ct->name, need, (unsigned long long)soft,
+                  (unsigned long long)rl.rlim_max, need);
+    }
+}
+
 /* Entry point: parse, check the server, run the tests (forever with -l).
  * Exits 0 after the last test, 1 on a usage or connection error. */
 int main(int argc, char **argv) {
@@ -963,13 +998,8 @@ int main(int argc, char **argv) {
     pthread_mutex_init(&run.lock, NULL);
     pthread_cond_init(&run.cond, NULL);
 
-    /* Room for every connection's fd, if the limit allows raising it. */
-    struct rlimit rl;
-    rlim_t want = (rlim_t)config.numclients + 1024;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
-        rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
+    config.fds_needed = benchFdsNeeded();
+    benchRaiseFdLimit(config.fds_needed);
 
     /* Commands sent first on every connection. */
     if (config.auth) {

@@ -450,7 +450,11 @@ static sds cliCatArgSyntax(sds out, const cliReply *arg) {
         const cliReply *n = disp && disp->str ? disp : name;
         if (n && n->str) one = sdscat(one, n->str);
     }
-    if (multiple) one = sdscatfmt(one, " [%S ...]", one);
+    if (multiple) {
+        sds again = sdsdup(one); /* one may move while it grows */
+        one = sdscatfmt(one, " [%S ...]", again);
+        sdsfree(again);
+    }
     if (optional)
         out = sdscatfmt(out, "[%S]", one);
     else

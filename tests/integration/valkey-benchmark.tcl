@@ -1,8 +1,9 @@
 # Our src/valkey-benchmark driven against the test server: output formats
 # (-q, --csv, the full report), that requests really reach the server
 # (keys written with -r, exact counts with -P, --threads and -k 0), custom
-# commands with __rand_int__, -x, --dbnum, -e, Unix sockets, and clean
-# failures (unreachable server, --rdma when not built in).  Tests of the
+# commands with __rand_int__, -x, --dbnum, -e, Unix sockets, 2000 clients
+# at once, and clean failures (unreachable server, --rdma when not built
+# in, an open files limit too low for -c).  Tests of the
 # standard list that need data types the server may lack skip themselves
 # with needs_commands.
 
@@ -209,6 +210,29 @@ start_server {tags {"benchmark rdma:skip:tcp-tool"}} {
         lassign [run_bench -t lrange_600 -n 200 -P 4 --csv] status out
         assert_equal 0 $status $out
         assert_match {*"LRANGE_600 (first 600 elements)",*} $out
+    }
+
+    test "valkey-benchmark: 2000 clients over two threads all connect and run" {
+        # Each worker's event loop must index every fd of the process
+        # (clients x fds per connection + reserve), and RLIMIT_NOFILE is
+        # raised to match.
+        r del bigc
+        regexp {total_connections_received:(\d+)} [r info stats] -> before
+        lassign [run_bench -c 2000 --threads 2 -n 4000 -q incr bigc] status out
+        assert_equal 0 $status $out
+        assert_equal 4000 [r get bigc]
+        regexp {total_connections_received:(\d+)} [r info stats] -> after
+        assert {$after - $before >= 2000}
+    }
+
+    test "valkey-benchmark: an open files limit too low for -c is a clear error" {
+        if {![file executable $::bench_binary]} { skip "$::bench_binary is not built" }
+        # ulimit -n in sh lowers the soft and the hard limit: nothing to raise.
+        set cmd "ulimit -n 200 && exec $::bench_binary -h [srv host] -p [srv port] -c 500 -n 10 -q ping"
+        set code [catch {exec sh -c $cmd 2>@1} out]
+        assert_equal 1 $code
+        assert_match "Error: 500 clients over tcp need up to 533 file descriptors, but the open files limit\
+            (RLIMIT_NOFILE) is 200 with a hard limit of 200. Raise it (ulimit -n 533)*" $out
     }
 
     test "valkey-benchmark: MSET and XADD" {

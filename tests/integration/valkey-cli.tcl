@@ -351,6 +351,20 @@ start_server {tags {"cli rdma:skip:tcp-tool"}} {
         assert_match "*select*2*" $hist
     }
 
+    test "valkey-cli: help <command> shows the arguments from COMMAND DOCS" {
+        set out [vcli_tty {"help set" "help client kill" "help zrem" "quit"} -h [srv host] -p [srv port]]
+        assert_match "*SET key value \\\[NX | XX\\\] \\\[GET\\\] \\\[EX seconds | PX milliseconds |*KEEPTTL\\\]*" $out
+        assert_match "*CLIENT KILL <ip:port | <\\\[ID client-id\\\] | *\\\[MAXAGE maxage\\\]>*" $out
+        assert_match "*ZREM key member \\\[member ...\\\]\n*" $out
+    }
+
+    test "valkey-cli: typing a command and a space hints its remaining arguments" {
+        # The space redraws the line with the hint as its right prompt,
+        # before Enter runs it (and gets the arity error).
+        set out [vcli_tty {"hset h " "quit"} -h [srv host] -p [srv port]]
+        assert_match "*field value \\\[field value ...\\\]*" $out
+    }
+
     test "valkey-cli: interactive without a server shows not connected" {
         set out [vcli_tty {"ping" "quit"} -h 127.0.0.1 -p [vcli_closed_port]]
         assert_match "*Could not connect to Valkey at 127.0.0.1:*: Connection refused*" $out
