@@ -18,7 +18,7 @@ proc run_bench {args} {
         set args [lrange $args 2 end]
     }
     if {![file executable $::bench_binary]} { skip "$::bench_binary is not built (make)" }
-    if {[catch {::vk::transport_cli_args} transport_args]} { skip $transport_args }
+    if {[catch {::vk::transport_cli_args ours} transport_args]} { skip $transport_args }
     set cmd [list $::bench_binary -h [srv host] -p [srv port] {*}$transport_args {*}$args]
     set code [catch {exec {*}$cmd << $stdin_data 2>@1} out opts]
     set status 0

@@ -89,13 +89,21 @@ proc ::vk::transport_server_config {port} {
     error "unknown transport '$::vk::transport'"
 }
 
-# Extra command-line arguments a command-line client (redis-cli/valkey-cli)
-# needs to reach a server over the run's transport.
-proc ::vk::transport_cli_args {} {
+# Extra command-line arguments a command-line client needs to reach a
+# server over the run's transport. `tool` is "ours" for this project's
+# valkey-cli and valkey-benchmark (they speak RDMA: --rdma, and the host
+# becomes the server's RDMA address), "any" for a client that may be
+# Debian's redis-cli (TCP only). Raises an error saying why when the tool
+# cannot use the transport; callers turn it into a skip.
+proc ::vk::transport_cli_args {{tool any}} {
     switch -- $::vk::transport {
         tcp     { return {} }
-        default { error "command-line clients over $::vk::transport are not supported yet" }
+        rdma {
+            if {$tool eq "ours"} { return [list --rdma -h $::env(RDMA_SERVER_ADDR)] }
+            error "command-line clients other than ours (redis-cli) have no RDMA transport"
+        }
     }
+    error "command-line clients over $::vk::transport are not supported yet"
 }
 
 # Tests that cannot apply over the run's transport carry a tag saying so:
@@ -105,7 +113,7 @@ proc ::vk::transport_skip_reason {tags} {
     if {$::vk::transport ne "rdma"} { return "" }
     set why {
         unix       "uses a unix socket, which RDMA does not replace"
-        tcp-tool   "runs a command-line tool that talks TCP (redis-cli/valkey-cli/valkey-benchmark)"
+        tcp-tool   "runs Debian's redis-cli, which talks TCP only"
         own-server "starts its own server by hand, listening on TCP only"
         tcp-config "checks TCP listener details or config defaults that an RDMA listener changes"
         process    "tests the server process (start-up, signals, daemonize), not a transport"
