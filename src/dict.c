@@ -463,10 +463,15 @@ dictEntry *dictAddOrFind(dict *d, void *key) {
 /* Sets key -> val, adding or overwriting. Returns 1 if the key was added,
  * 0 if an existing value was replaced (the old value is destroyed after
  * the new one is set, so replacing a value with itself under a refcounting
- * destructor is safe; the passed key is not used and stays the caller's). */
+ * destructor is safe; the passed key is not used and stays the caller's).
+ * On a no_value dict val must be NULL: 1 if added, 0 if already there. */
 int dictReplace(dict *d, void *key, void *val) {
     dictEntry *existing;
     dictEntry *he = dictAddRaw(d, key, &existing);
+    if (d->type->no_value) {
+        if (val != NULL) dictEntryHasNoValue();
+        return he != NULL;
+    }
     if (he) {
         dictSetVal(d, he, val);
         return 1;
