@@ -200,6 +200,28 @@ int main(int argc, char **argv) {
         freeMembers();
     }
 
+    TEST("zskiplist: members are borrowed, never freed by the list") {
+        zskiplist *zsl = zslCreate();
+        sds a = member("alpha"), b = member("beta"), c = member("gamma");
+        size_t before = zmalloc_used_memory();
+        zslInsert(zsl, 1, a);
+        zslInsert(zsl, 2, b);
+        zslInsert(zsl, 3, c);
+        ASSERT(zslGetElementByRank(zsl, 1)->ele == a); /* the very pointer */
+        zskiplistNode *n = zslUpdateScore(zsl, 1, "alpha", 5, 10);
+        ASSERT(n->ele == a && zsl->tail == n);
+        ASSERT_EQ_LL(zslDelete(zsl, 2, "beta", 4, NULL), 1);
+        zrangeSpec r = {0, 100, 0, 0};
+        int deleted = 0;
+        ASSERT_EQ_LL(zslDeleteRangeByScore(zsl, &r, countDeleted, &deleted), 2);
+        ASSERT_EQ_LL(zmalloc_used_memory(), before); /* only the nodes went */
+        ASSERT(strcmp(a, "alpha") == 0 && strcmp(b, "beta") == 0 && strcmp(c, "gamma") == 0);
+        zslInsert(zsl, 1, a);
+        zslFree(zsl);
+        ASSERT(strcmp(a, "alpha") == 0);
+        freeMembers();
+    }
+
     TEST("zskiplist: randomized against a sorted array") {
         enum { N = 400 };
         refEntry ref[N];
