@@ -20,7 +20,13 @@
  * Sizing policy (dictSetResizeEnabled): grow when elements >= buckets,
  * shrink when elements <= buckets / 8; while a fork child is alive (AVOID)
  * only grow past 4 elements per bucket and only shrink below 1/32, to avoid
- * copy-on-write of large tables; FORBID stops automatic resizing. */
+ * copy-on-write of large tables; FORBID stops automatic resizing.
+ *
+ * Entries: every dict uses one of three layouts (normal, embedded key,
+ * key-only; see dict.h), picked from its type. Bucket slots and `next`
+ * links hold tagged handles whose low bits name the layout, so everything
+ * here reaches an entry's fields through dictEntryNextRef(), dictGetKey()
+ * and friends, never by dereferencing a handle directly. */
 #include "dict.h"
 
 #include <limits.h>
@@ -40,9 +46,12 @@ static dictResizeEnable dict_can_resize = DICT_RESIZE_ENABLE;
 static uint8_t dict_hash_function_seed[16];
 
 _Static_assert(sizeof(dictEntry) == 24, "dictEntry must stay three words");
+_Static_assert(offsetof(dictEntry, v) == offsetof(dictEntryEmbedded, v) &&
+                   offsetof(dictEntry, next) == offsetof(dictEntryEmbedded, next),
+               "normal and embedded entries must share their value and next fields");
 _Static_assert(sizeof(unsigned long) == 8, "dictScan's cursor reversal assumes 64-bit long");
 
-static void dictPanic(const char *msg) {
+static void __attribute__((noreturn)) dictPanic(const char *msg) {
     serverLog(LL_WARNING, "dict: %s", msg);
     abort();
 }
@@ -72,12 +81,68 @@ static inline int dictKeysEqual(dict *d, const void *k1, const void *k2) {
     return k1 == k2 || (d->type->keyCompare && d->type->keyCompare(k1, k2));
 }
 
-static inline void dictFreeKey(dict *d, dictEntry *de) {
-    if (d->type->keyDestructor) d->type->keyDestructor(de->key);
+/* ------------------------------ entry layouts ---------------------------- */
+
+/* The layout the entries of d have (see dict.h). */
+static inline int dictTypeEntryKind(const dictType *type) {
+    if (type->embedKey == NULL) return DICT_ENTRY_NORMAL;
+    return type->no_value ? DICT_ENTRY_KEY_ONLY : DICT_ENTRY_EMBEDDED;
 }
 
-static inline void dictFreeVal(dict *d, dictEntry *de) {
-    if (d->type->valDestructor) d->type->valDestructor(de->v.val);
+/* Bytes of an entry of the given kind before any embedded key. */
+static inline size_t dictEntryFixedSize(int kind) {
+    switch (kind) {
+    case DICT_ENTRY_NORMAL: return sizeof(dictEntry);
+    case DICT_ENTRY_EMBEDDED: return offsetof(dictEntryEmbedded, key_buf);
+    default: return offsetof(dictEntryKeyOnly, key_buf);
+    }
+}
+
+static inline dictEntry *dictEntryTag(void *ptr, int kind) { return (dictEntry *)((uintptr_t)ptr | (uintptr_t)kind); }
+
+/* Where an entry keeps its successor in the bucket chain. */
+static inline dictEntry **dictEntryNextRef(dictEntry *de) {
+    if (dictEntryKind(de) == DICT_ENTRY_KEY_ONLY) return &((dictEntryKeyOnly *)dictEntryUntag(de))->next;
+    return &((dictEntry *)dictEntryUntag(de))->next;
+}
+
+static inline dictEntry *dictEntryNext(dictEntry *de) { return *dictEntryNextRef(de); }
+
+/* Allocates an entry for key in d's layout, the key set (embedded, or
+ * through keyDup) and the value zeroed. Returns the tagged handle. */
+static dictEntry *dictEntryCreate(dict *d, void *key) {
+    int kind = dictTypeEntryKind(d->type);
+    if (kind == DICT_ENTRY_NORMAL) {
+        dictEntry *he = zmalloc(sizeof(*he));
+        he->key = d->type->keyDup ? d->type->keyDup(key) : key;
+        he->v.u64 = 0;
+        return he;
+    }
+    size_t fixed = dictEntryFixedSize(kind);
+    unsigned char *mem = zmalloc(fixed + d->type->embeddedKeySize(key));
+    unsigned char *buf = mem + fixed;
+    size_t off = (size_t)((unsigned char *)d->type->embedKey(buf, key) - buf);
+    if (off > UINT8_MAX) dictPanic("embedded key starts too far into its buffer");
+    if (kind == DICT_ENTRY_EMBEDDED) {
+        dictEntryEmbedded *e = (dictEntryEmbedded *)mem;
+        e->key_offset = (uint8_t)off;
+        e->v.u64 = 0;
+    } else {
+        ((dictEntryKeyOnly *)mem)->key_offset = (uint8_t)off;
+    }
+    return dictEntryTag(mem, kind);
+}
+
+/* See dict.h. */
+void dictEntryHasNoValue(void) { dictPanic("value accessed on a key-only entry"); }
+
+/* Runs d's destructors on what de owns (an embedded key is part of the
+ * entry and goes with it) and frees the entry. */
+static void dictEntryFree(dict *d, dictEntry *de) {
+    int kind = dictEntryKind(de);
+    if (kind == DICT_ENTRY_NORMAL && d->type->keyDestructor) d->type->keyDestructor(de->key);
+    if (kind != DICT_ENTRY_KEY_ONLY && d->type->valDestructor) d->type->valDestructor(dictGetVal(de));
+    zfree(dictEntryUntag(de));
 }
 
 /* Cheap per-thread PRNG (splitmix64) for sampling; not for secrets. */
@@ -105,6 +170,7 @@ static void dictResetTable(dict *d, int t) {
 /* Returns a new empty dict of the given type (the type must outlive it).
  * No table is allocated until the first insert. */
 dict *dictCreate(dictType *type) {
+    if (type->no_value && type->embedKey == NULL) dictPanic("a no_value dict type needs embedKey");
     dict *d = zmalloc(sizeof(*d));
     d->type = type;
     dictResetTable(d, 0);
@@ -121,10 +187,8 @@ static void dictClearTable(dict *d, int t, void(callback)(dict *)) {
         if (callback && (i & 65535) == 0) callback(d);
         dictEntry *he = d->ht_table[t][i];
         while (he) {
-            dictEntry *next = he->next;
-            dictFreeKey(d, he);
-            dictFreeVal(d, he);
-            zfree(he);
+            dictEntry *next = dictEntryNext(he);
+            dictEntryFree(d, he);
             d->ht_used[t]--;
             he = next;
         }
@@ -149,10 +213,23 @@ void dictRelease(dict *d) {
     zfree(d);
 }
 
-/* Approximate bytes used by the dict's own structures (entries + tables),
- * not counting keys and values. */
+/* Bytes of the dict's own structures: the dict, its tables and its entries
+ * without their keys (embedded or not) and values. For the whole memory of
+ * a dict with embedded keys, use dictTablesMemUsage() plus
+ * dictEntryMemUsage() of (a sample of) its entries. */
 size_t dictMemUsage(const dict *d) {
-    return sizeof(*d) + dictSize(d) * sizeof(dictEntry) + dictBuckets(d) * sizeof(dictEntry *);
+    return dictTablesMemUsage(d) + dictSize(d) * dictEntryFixedSize(dictTypeEntryKind(d->type));
+}
+
+/* Bytes of the dict struct and its bucket arrays only. */
+size_t dictTablesMemUsage(const dict *d) { return sizeof(*d) + dictBuckets(d) * sizeof(dictEntry *); }
+
+/* Bytes allocated for one entry: the allocator's size of an entry with an
+ * embedded key (key included), sizeof(dictEntry) for a normal one (whose
+ * key and value are allocated by their owners). */
+size_t dictEntryMemUsage(const dictEntry *de) {
+    if (dictEntryKind(de) == DICT_ENTRY_NORMAL) return sizeof(dictEntry);
+    return zmalloc_size(dictEntryUntag(de));
 }
 
 /* -------------------------------- resizing ------------------------------- */
@@ -274,12 +351,13 @@ int dictRehash(dict *d, int n) {
         }
         dictEntry *de = d->ht_table[0][d->rehashidx];
         while (de) {
-            dictEntry *next = de->next;
+            dictEntry **nextref = dictEntryNextRef(de);
+            dictEntry *next = *nextref;
             /* Shrinking a power-of-two table only drops high index bits, so
              * the new bucket follows from the old one without rehashing. */
             unsigned long idx =
-                shrinking ? ((unsigned long)d->rehashidx & mask1) : (dictHashKey(d, de->key) & mask1);
-            de->next = d->ht_table[1][idx];
+                shrinking ? ((unsigned long)d->rehashidx & mask1) : (dictHashKey(d, dictGetKey(de)) & mask1);
+            *nextref = d->ht_table[1][idx];
             d->ht_table[1][idx] = de;
             d->ht_used[0]--;
             d->ht_used[1]++;
@@ -333,8 +411,8 @@ static dictEntry *dictFindWithHash(dict *d, const void *key, uint64_t h) {
         if (d->ht_table[t] == NULL) continue;
         dictEntry *he = d->ht_table[t][h & DICTHT_SIZE_MASK(d->ht_size_exp[t])];
         while (he) {
-            if (dictKeysEqual(d, key, he->key)) return he;
-            he = he->next;
+            if (dictKeysEqual(d, key, dictGetKey(he))) return he;
+            he = dictEntryNext(he);
         }
         if (!dictIsRehashing(d)) break;
     }
@@ -358,15 +436,8 @@ dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing) {
     }
     int t = dictIsRehashing(d) ? 1 : 0;
     unsigned long idx = h & DICTHT_SIZE_MASK(d->ht_size_exp[t]);
-    if (d->type->embedKey) {
-        he = zmalloc(sizeof(*he) + d->type->embeddedKeySize(key));
-        he->key = d->type->embedKey(he + 1, key);
-    } else {
-        he = zmalloc(sizeof(*he));
-        dictSetKey(d, he, key);
-    }
-    he->next = d->ht_table[t][idx];
-    he->v.u64 = 0;
+    he = dictEntryCreate(d, key);
+    *dictEntryNextRef(he) = d->ht_table[t][idx];
     d->ht_table[t][idx] = he;
     d->ht_used[t]++;
     return he;
@@ -377,7 +448,8 @@ dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing) {
 int dictAdd(dict *d, void *key, void *val) {
     dictEntry *he = dictAddRaw(d, key, NULL);
     if (!he) return DICT_ERR;
-    dictSetVal(d, he, val);
+    if (dictEntryKind(he) != DICT_ENTRY_KEY_ONLY) dictSetVal(d, he, val);
+    else if (val != NULL) dictEntryHasNoValue();
     return DICT_OK;
 }
 
@@ -391,17 +463,22 @@ dictEntry *dictAddOrFind(dict *d, void *key) {
 /* Sets key -> val, adding or overwriting. Returns 1 if the key was added,
  * 0 if an existing value was replaced (the old value is destroyed after
  * the new one is set, so replacing a value with itself under a refcounting
- * destructor is safe; the passed key is not used and stays the caller's). */
+ * destructor is safe; the passed key is not used and stays the caller's).
+ * On a no_value dict val must be NULL: 1 if added, 0 if already there. */
 int dictReplace(dict *d, void *key, void *val) {
     dictEntry *existing;
     dictEntry *he = dictAddRaw(d, key, &existing);
+    if (d->type->no_value) {
+        if (val != NULL) dictEntryHasNoValue();
+        return he != NULL;
+    }
     if (he) {
         dictSetVal(d, he, val);
         return 1;
     }
-    dictEntry old = *existing;
+    void *old = dictGetVal(existing);
     dictSetVal(d, existing, val);
-    dictFreeVal(d, &old);
+    if (d->type->valDestructor) d->type->valDestructor(old);
     return 0;
 }
 
@@ -415,14 +492,15 @@ static dictEntry *dictGenericUnlink(dict *d, const void *key) {
         dictEntry **link = &d->ht_table[t][h & DICTHT_SIZE_MASK(d->ht_size_exp[t])];
         while (*link) {
             dictEntry *he = *link;
-            if (dictKeysEqual(d, key, he->key)) {
-                *link = he->next;
-                he->next = NULL;
+            dictEntry **nextref = dictEntryNextRef(he);
+            if (dictKeysEqual(d, key, dictGetKey(he))) {
+                *link = *nextref;
+                *nextref = NULL;
                 d->ht_used[t]--;
                 dictShrinkIfNeeded(d);
                 return he;
             }
-            link = &he->next;
+            link = nextref;
         }
         if (!dictIsRehashing(d)) break;
     }
@@ -447,9 +525,7 @@ dictEntry *dictUnlink(dict *d, const void *key) { return dictGenericUnlink(d, ke
  * no-op. */
 void dictFreeUnlinkedEntry(dict *d, dictEntry *he) {
     if (he == NULL) return;
-    dictFreeKey(d, he);
-    dictFreeVal(d, he);
-    zfree(he);
+    dictEntryFree(d, he);
 }
 
 /* Returns key's entry or NULL. May perform a rehash step. */
@@ -554,7 +630,7 @@ dictEntry *dictNext(dictIterator *iter) {
         }
         if (iter->entry) {
             /* Remember the successor now: the caller may delete this entry. */
-            iter->nextEntry = iter->entry->next;
+            iter->nextEntry = dictEntryNext(iter->entry);
             return iter->entry;
         }
     }
@@ -586,7 +662,7 @@ static inline unsigned long scanNextCursor(unsigned long v, unsigned long m) {
 
 static void scanBucket(dictEntry *he, dictScanFunction *fn, void *privdata) {
     while (he) {
-        dictEntry *next = he->next; /* fn may delete he */
+        dictEntry *next = dictEntryNext(he); /* fn may delete he */
         fn(privdata, he);
         he = next;
     }
@@ -661,9 +737,9 @@ dictEntry *dictGetRandomKey(dict *d) {
     }
 
     unsigned long len = 0;
-    for (dictEntry *e = he; e; e = e->next) len++;
+    for (dictEntry *e = he; e; e = dictEntryNext(e)) len++;
     unsigned long pick = dictRandom() % len;
-    while (pick--) he = he->next;
+    while (pick--) he = dictEntryNext(he);
     return he;
 }
 
@@ -701,7 +777,7 @@ unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
                 }
             }
             if (i >= DICTHT_SIZE(d->ht_size_exp[t])) continue;
-            for (dictEntry *he = d->ht_table[t][i]; he; he = he->next) {
+            for (dictEntry *he = d->ht_table[t][i]; he; he = dictEntryNext(he)) {
                 des[stored++] = he;
                 if (stored == count) return stored;
             }
@@ -753,7 +829,7 @@ static void dictTableStats(char *buf, size_t bufsize, size_t *len, dict *d, int 
     unsigned long slots = 0, maxchain = 0, totchain = 0;
     for (unsigned long i = 0; i < size; i++) {
         unsigned long chain = 0;
-        for (dictEntry *he = d->ht_table[t][i]; he; he = he->next) chain++;
+        for (dictEntry *he = d->ht_table[t][i]; he; he = dictEntryNext(he)) chain++;
         clvector[chain < DICT_STATS_VECTLEN ? chain : DICT_STATS_VECTLEN - 1]++;
         if (chain == 0) continue;
         slots++;

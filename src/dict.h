@@ -8,7 +8,13 @@
  *
  * Ownership: the dict owns its entries; keys and values are owned by the
  * dict if the type has destructors (they run on delete/replace/release), by
- * the caller otherwise. keyDup/valDup, when set, copy what callers pass in. */
+ * the caller otherwise. keyDup/valDup, when set, copy what callers pass in.
+ * A type with embedKey copies each key into its entry instead: the caller
+ * keeps the key it passed, and the dict's copy lives as long as the entry.
+ *
+ * Memory per entry (jemalloc classes 16, 32, 48, ...): normal 24 -> 32
+ * bytes plus the key's own allocation; embedded 17 + key bytes (an 8-byte
+ * sds member: 29 -> 32, key included); key-only 9 + key bytes (21 -> 32). */
 #ifndef VK_DICT_H
 #define VK_DICT_H
 
@@ -18,16 +24,52 @@
 #define DICT_OK 0
 #define DICT_ERR 1
 
+/* Entries come in three layouts, one per dict (chosen by its dictType):
+ *
+ *   normal    {v, next, key}            key is a pointer (keyDup/keyDestructor)
+ *   embedded  {v, next, off, key bytes} the key is copied into the entry
+ *   key-only  {next, off, key bytes}    embedded key and no value (no_value)
+ *
+ * `off` is the offset of the key pointer embedKey() returned from the start
+ * of the key bytes (e.g. past an sds header). Which layout an entry has is
+ * kept in the low bits of every dictEntry pointer the dict stores or hands
+ * out (allocations are at least 8-byte aligned), so the accessors below work
+ * from the pointer alone. A dictEntry * is therefore a handle: only the
+ * accessors may look through it. Normal entries carry tag 0 and are plain
+ * pointers. */
 typedef struct dictEntry {
-    void *key;
     union {
         void *val;
         uint64_t u64;
         int64_t s64;
         double d;
     } v;
-    struct dictEntry *next; /* Next entry in the same bucket. */
+    struct dictEntry *next; /* Next entry in the same bucket (a tagged handle). */
+    void *key;
 } dictEntry;
+
+typedef struct dictEntryEmbedded {
+    union {
+        void *val;
+        uint64_t u64;
+        int64_t s64;
+        double d;
+    } v;
+    struct dictEntry *next;
+    uint8_t key_offset;
+    unsigned char key_buf[];
+} dictEntryEmbedded;
+
+typedef struct dictEntryKeyOnly {
+    struct dictEntry *next;
+    uint8_t key_offset;
+    unsigned char key_buf[];
+} dictEntryKeyOnly;
+
+#define DICT_ENTRY_NORMAL 0
+#define DICT_ENTRY_EMBEDDED 1
+#define DICT_ENTRY_KEY_ONLY 2
+#define DICT_ENTRY_KIND_MASK ((uintptr_t)7)
 
 typedef struct dict dict;
 
@@ -48,6 +90,10 @@ typedef struct dictType {
      * with the entry, so such a type has neither keyDup nor keyDestructor. */
     size_t (*embeddedKeySize)(const void *key);
     void *(*embedKey)(void *buf, const void *key);
+    /* Set-like dicts: entries have no value at all (key-only layout, one
+     * pointer plus the embedded key). Requires embedKey. Setting or reading
+     * a value of such an entry is a bug and aborts. */
+    unsigned int no_value : 1;
 } dictType;
 
 struct dict {
@@ -91,25 +137,45 @@ typedef enum {
 #define dictResumeRehashing(d) ((d)->pauserehash--)
 #define dictHashKey(d, key) ((d)->type->hashFunction(key))
 
-/* Entry accessors. dictSetKey/dictSetVal apply the type's dup functions. */
-static inline void *dictGetKey(const dictEntry *de) { return de->key; }
-static inline void *dictGetVal(const dictEntry *de) { return de->v.val; }
-static inline int64_t dictGetSignedIntegerVal(const dictEntry *de) { return de->v.s64; }
-static inline uint64_t dictGetUnsignedIntegerVal(const dictEntry *de) { return de->v.u64; }
-static inline double dictGetDoubleVal(const dictEntry *de) { return de->v.d; }
-static inline double *dictGetDoubleValPtr(dictEntry *de) { return &de->v.d; }
-static inline void dictSetKey(dict *d, dictEntry *de, void *key) {
-    de->key = d->type->keyDup ? d->type->keyDup(key) : key;
+/* Entry accessors. dictSetVal applies the type's valDup. */
+static inline int dictEntryKind(const dictEntry *de) { return (int)((uintptr_t)de & DICT_ENTRY_KIND_MASK); }
+static inline void *dictEntryUntag(const dictEntry *de) { return (void *)((uintptr_t)de & ~DICT_ENTRY_KIND_MASK); }
+/* Aborts: a value accessor was used on a key-only entry. */
+void dictEntryHasNoValue(void) __attribute__((noreturn));
+/* Normal and embedded entries share their first two fields (v, next). */
+static inline dictEntry *dictEntryWithValue(const dictEntry *de) {
+    if (dictEntryKind(de) == DICT_ENTRY_KEY_ONLY) dictEntryHasNoValue();
+    return (dictEntry *)dictEntryUntag(de);
 }
+static inline void *dictGetKey(const dictEntry *de) {
+    switch (dictEntryKind(de)) {
+    case DICT_ENTRY_NORMAL: return de->key;
+    case DICT_ENTRY_EMBEDDED: {
+        dictEntryEmbedded *e = dictEntryUntag(de);
+        return e->key_buf + e->key_offset;
+    }
+    default: {
+        dictEntryKeyOnly *e = dictEntryUntag(de);
+        return e->key_buf + e->key_offset;
+    }
+    }
+}
+static inline void *dictGetVal(const dictEntry *de) { return dictEntryWithValue(de)->v.val; }
+static inline int64_t dictGetSignedIntegerVal(const dictEntry *de) { return dictEntryWithValue(de)->v.s64; }
+static inline uint64_t dictGetUnsignedIntegerVal(const dictEntry *de) { return dictEntryWithValue(de)->v.u64; }
+static inline double dictGetDoubleVal(const dictEntry *de) { return dictEntryWithValue(de)->v.d; }
+static inline double *dictGetDoubleValPtr(dictEntry *de) { return &dictEntryWithValue(de)->v.d; }
 static inline void dictSetVal(dict *d, dictEntry *de, void *val) {
-    de->v.val = d->type->valDup ? d->type->valDup(val) : val;
+    dictEntryWithValue(de)->v.val = d->type->valDup ? d->type->valDup(val) : val;
 }
-static inline void dictSetSignedIntegerVal(dictEntry *de, int64_t val) { de->v.s64 = val; }
-static inline void dictSetUnsignedIntegerVal(dictEntry *de, uint64_t val) { de->v.u64 = val; }
-static inline void dictSetDoubleVal(dictEntry *de, double val) { de->v.d = val; }
-static inline int64_t dictIncrSignedIntegerVal(dictEntry *de, int64_t val) { return de->v.s64 += val; }
-static inline uint64_t dictIncrUnsignedIntegerVal(dictEntry *de, uint64_t val) { return de->v.u64 += val; }
-static inline double dictIncrDoubleVal(dictEntry *de, double val) { return de->v.d += val; }
+static inline void dictSetSignedIntegerVal(dictEntry *de, int64_t val) { dictEntryWithValue(de)->v.s64 = val; }
+static inline void dictSetUnsignedIntegerVal(dictEntry *de, uint64_t val) { dictEntryWithValue(de)->v.u64 = val; }
+static inline void dictSetDoubleVal(dictEntry *de, double val) { dictEntryWithValue(de)->v.d = val; }
+static inline int64_t dictIncrSignedIntegerVal(dictEntry *de, int64_t val) { return dictEntryWithValue(de)->v.s64 += val; }
+static inline uint64_t dictIncrUnsignedIntegerVal(dictEntry *de, uint64_t val) {
+    return dictEntryWithValue(de)->v.u64 += val;
+}
+static inline double dictIncrDoubleVal(dictEntry *de, double val) { return dictEntryWithValue(de)->v.d += val; }
 
 /* Create / destroy. */
 dict *dictCreate(dictType *type);
@@ -125,6 +191,8 @@ int dictExpandIfNeeded(dict *d);
 int dictShrinkIfNeeded(dict *d);
 void dictSetResizeEnabled(dictResizeEnable enable);
 size_t dictMemUsage(const dict *d);
+size_t dictTablesMemUsage(const dict *d);
+size_t dictEntryMemUsage(const dictEntry *de);
 
 /* Rehashing. */
 int dictRehash(dict *d, int n);

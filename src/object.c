@@ -447,8 +447,11 @@ size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid) {
     } else {
         size = zmalloc_size(o);
     }
-    (void)dbid;
-    if (key) size += sdsAllocSize(key->ptr) + sizeof(dictEntry);
+    if (key) {
+        /* The key name lives inside its keyspace entry. */
+        dictEntry *de = dictFind(server.db[dbid].dict, key->ptr);
+        size += de ? dictEntryMemUsage(de) : sdsAllocSize(key->ptr) + sizeof(dictEntry);
+    }
     return size;
 }
 
@@ -634,10 +637,9 @@ static void addReplyMemoryStats(client *c) {
         addReplyBulkCString(c, dbname);
         addReplyMapLen(c, 2);
         addReplyBulkCString(c, "overhead.hashtable.main");
-        addReplyLongLong(c, dictBuckets(db->dict) * sizeof(dictEntry *) + dictSize(db->dict) * sizeof(dictEntry));
+        addReplyLongLong(c, dictMemUsage(db->dict));
         addReplyBulkCString(c, "overhead.hashtable.expires");
-        addReplyLongLong(c,
-                         dictBuckets(db->expires) * sizeof(dictEntry *) + dictSize(db->expires) * sizeof(dictEntry));
+        addReplyLongLong(c, dictMemUsage(db->expires));
     }
     addReplyBulkCString(c, "overhead.total");
     addReplyLongLong(c, overhead);

@@ -106,6 +106,19 @@ sds sdsnewInBuffer(void *buf, const void *init, size_t len) {
     return s;
 }
 
+/* Fills t with a copy of init[0..len) and returns it (see sds.h). */
+sds sdsTempInit(sdsTemp *t, const void *init, size_t len) {
+    t->on_heap = sdsEmbeddedSize(len) > sizeof(t->buf);
+    t->s = t->on_heap ? sdsnewlen(init, len) : sdsnewInBuffer(t->buf, init, len);
+    return t->s;
+}
+
+/* Frees what sdsTempInit() allocated, if anything. */
+void sdsTempRelease(sdsTemp *t) {
+    if (t->on_heap) sdsfree(t->s);
+    t->s = NULL;
+}
+
 /* The common constructor; returns NULL only when trymalloc and out of
  * memory. */
 static sds sdsNewLenGeneric(const void *init, size_t initlen, int trymalloc) {

@@ -127,6 +127,17 @@ static inline void sdssetalloc(sds s, size_t newlen) {
 sds sdsnewlen(const void *init, size_t initlen);
 size_t sdsEmbeddedSize(size_t len);
 sds sdsnewInBuffer(void *buf, const void *init, size_t len);
+
+/* A short-lived sds copy of some bytes, e.g. a lookup key for a dict keyed
+ * by sds: kept in the struct's own buffer (no allocation) when it fits,
+ * on the heap otherwise. Treat the result as read-only. */
+typedef struct sdsTemp {
+    sds s;
+    int on_heap;
+    char buf[64];
+} sdsTemp;
+sds sdsTempInit(sdsTemp *t, const void *init, size_t len);
+void sdsTempRelease(sdsTemp *t);
 sds sdstrynewlen(const void *init, size_t initlen);
 sds sdsnew(const char *init);
 sds sdsempty(void);

@@ -7,7 +7,8 @@
  *              (listpack.c), while there are at most hash-max-listpack-entries
  *              fields and no field or value is longer than
  *              hash-max-listpack-value bytes. Lookups are linear.
- *   HT         a dict mapping field (sds) to value (sds).
+ *   HT         a dict mapping field to value (sds): each field is copied into
+ *              its dict entry, which points at the value's own sds.
  * A hash starts as a listpack and converts once, for good, when a write
  * would break either limit (HSET with more new pairs than the entry limit
  * converts before inserting). Deleting fields never converts back, as in
@@ -32,12 +33,22 @@
  * Hashtable encoding: dict type
  * ------------------------------------------------------------------------- */
 
-/* Fields and values are sds owned by the dict. */
+static size_t hashDictFieldSize(const void *key) {
+    return sdsEmbeddedSize(sdslen((sds)key));
+}
+
+static void *hashDictEmbedField(void *buf, const void *key) {
+    return sdsnewInBuffer(buf, key, sdslen((sds)key));
+}
+
+/* Fields are copied into their entries (the caller keeps the sds it
+ * passes); values are sds owned by the dict. */
 static dictType hashDictType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
-    .keyDestructor = dictSdsDestructor,
     .valDestructor = dictSdsDestructor,
+    .embeddedKeySize = hashDictFieldSize,
+    .embedKey = hashDictEmbedField,
 };
 
 /* Borrowed fields (no destructors): HRANDFIELD's scratch dict. */
@@ -66,6 +77,13 @@ static void addReplyHashItem(client *c, const hashItem *h) {
 static sds hashItemToSds(const hashItem *h) {
     if (h->s) return sdsnewlen(h->s, h->len);
     return sdsfromlonglong(h->ll);
+}
+
+/* The item as a temporary sds (a dict lookup key); release t after use. */
+static sds hashItemTempSds(const hashItem *h, sdsTemp *t) {
+    if (h->s) return sdsTempInit(t, h->s, h->len);
+    char buf[LONG_STR_SIZE];
+    return sdsTempInit(t, buf, ll2string(buf, sizeof(buf), h->ll));
 }
 
 static size_t hashItemLen(const hashItem *h) {
@@ -119,9 +137,9 @@ static int hashTypeGet(robj *o, const char *field, size_t flen, hashItem *value)
         hashItemFromListpack(lpNext(o->ptr, p), value);
         return 1;
     }
-    sds key = sdsnewlen(field, flen);
-    dictEntry *de = dictFind(o->ptr, key);
-    sdsfree(key);
+    sdsTemp key;
+    dictEntry *de = dictFind(o->ptr, sdsTempInit(&key, field, flen));
+    sdsTempRelease(&key);
     if (de == NULL) return 0;
     hashItemFromSds(dictGetVal(de), value);
     return 1;
@@ -179,8 +197,10 @@ static void hashTypeConvertToDict(robj *o, size_t size_hint) {
     hashItem f, v;
     hashIterInit(&it, o);
     while (hashIterNext(&it, &f, &v)) {
-        if (dictAdd(d, hashItemToSds(&f), hashItemToSds(&v)) != DICT_OK)
+        sdsTemp field;
+        if (dictAdd(d, hashItemTempSds(&f, &field), hashItemToSds(&v)) != DICT_OK)
             serverPanic("Listpack corruption detected: duplicate field in hash");
+        sdsTempRelease(&field);
     }
     hashIterRelease(&it);
     lpFree(o->ptr);
@@ -235,14 +255,14 @@ static int hashTypeSet(robj *o, const char *field, size_t flen, const char *valu
     }
 
     dict *d = o->ptr;
-    sds f = sdsnewlen(field, flen);
+    sdsTemp f;
     dictEntry *existing;
-    dictEntry *de = dictAddRaw(d, f, &existing);
+    dictEntry *de = dictAddRaw(d, sdsTempInit(&f, field, flen), &existing);
+    sdsTempRelease(&f);
     if (de) {
         dictSetVal(d, de, sdsnewlen(value, vlen));
         return 1;
     }
-    sdsfree(f);
     sdsfree(dictGetVal(existing));
     dictSetVal(d, existing, sdsnewlen(value, vlen));
     return 0;
@@ -320,13 +340,14 @@ static void hashTypeFree(robj *o) {
 static size_t hashTypeMemory(robj *o, size_t sample_size) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(o->ptr);
     dict *d = o->ptr;
-    size_t total = dictMemUsage(d);
-    if (dictSize(d) == 0 || sample_size == 0) return total;
+    size_t total = dictTablesMemUsage(d);
+    if (dictSize(d) == 0) return total;
+    if (sample_size == 0) return dictMemUsage(d);
     dictIterator *di = dictGetIterator(d);
     dictEntry *de;
     size_t sampled = 0, bytes = 0;
     while (sampled < sample_size && (de = dictNext(di)) != NULL) {
-        bytes += sdsAllocSize(dictGetKey(de)) + sdsAllocSize(dictGetVal(de));
+        bytes += dictEntryMemUsage(de) + sdsAllocSize(dictGetVal(de)); /* the field is inside the entry */
         sampled++;
     }
     dictReleaseIterator(di);
@@ -346,7 +367,11 @@ static robj *hashTypeDup(robj *o) {
     hashIter it;
     hashItem f, v;
     hashIterInit(&it, o);
-    while (hashIterNext(&it, &f, &v)) dictAdd(d, hashItemToSds(&f), hashItemToSds(&v));
+    while (hashIterNext(&it, &f, &v)) {
+        sdsTemp field;
+        dictAdd(d, hashItemTempSds(&f, &field), hashItemToSds(&v));
+        sdsTempRelease(&field);
+    }
     hashIterRelease(&it);
     copy = createObject(OBJ_HASH, d);
     copy->encoding = OBJ_ENCODING_HT;

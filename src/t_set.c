@@ -8,8 +8,8 @@
  *   LISTPACK   small sets of short strings: at most set-max-listpack-entries
  *              members of at most set-max-listpack-value bytes each
  *              (listpack.c, unsorted, linear search);
- *   HT         anything bigger: a dict whose keys are the members (sds) and
- *              whose values are unused.
+ *   HT         anything bigger: a dict of key-only entries, each member
+ *              (an sds) copied into its own entry, no value slot.
  * Conversions only go "up" (intset -> listpack -> hashtable, or intset ->
  * hashtable when the intset overflows), as Valkey does; removing members
  * never converts back. The one place a set is rebuilt smaller is SPOP with
@@ -113,11 +113,23 @@ static unsigned char *listpackFindMember(unsigned char *lp, const setMember *m) 
  * Hash table encoding: dict type
  * ------------------------------------------------------------------------- */
 
-/* Members are sds keys owned by the dict; values are unused. */
+static size_t setDictMemberSize(const void *key) {
+    return sdsEmbeddedSize(sdslen((sds)key));
+}
+
+static void *setDictEmbedMember(void *buf, const void *key) {
+    return sdsnewInBuffer(buf, key, sdslen((sds)key));
+}
+
+/* Members are copied into their dict entries, which have no value (one
+ * allocation of about 32 bytes per short member). Callers pass any sds
+ * (often a stack copy) and keep it. */
 static dictType setDictType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
-    .keyDestructor = dictSdsDestructor,
+    .embeddedKeySize = setDictMemberSize,
+    .embedKey = setDictEmbedMember,
+    .no_value = 1,
 };
 
 /* Same hashing, but borrowing keys (no destructor): scratch dicts of
@@ -126,6 +138,39 @@ static dictType setBorrowDictType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
 };
+
+/* Adds m to a hashtable-encoded set. Returns 1 if it was not there. */
+static int setDictAdd(dict *d, const setMember *m) {
+    char buf[LONG_STR_SIZE];
+    size_t len;
+    const char *s = memberBytes(m, buf, &len);
+    sdsTemp key;
+    int added = dictAdd(d, sdsTempInit(&key, s, len), NULL) == DICT_OK;
+    sdsTempRelease(&key);
+    return added;
+}
+
+/* Removes m from a hashtable-encoded set. Returns 1 if it was there. */
+static int setDictRemove(dict *d, const setMember *m) {
+    char buf[LONG_STR_SIZE];
+    size_t len;
+    const char *s = memberBytes(m, buf, &len);
+    sdsTemp key;
+    int removed = dictDelete(d, sdsTempInit(&key, s, len)) == DICT_OK;
+    sdsTempRelease(&key);
+    return removed;
+}
+
+/* Returns 1 if m is in a hashtable-encoded set. */
+static int setDictHas(dict *d, const setMember *m) {
+    char buf[LONG_STR_SIZE];
+    size_t len;
+    const char *s = memberBytes(m, buf, &len);
+    sdsTemp key;
+    int found = dictFind(d, sdsTempInit(&key, s, len)) != NULL;
+    sdsTempRelease(&key);
+    return found;
+}
 
 /* ---------------------------------------------------------------------------
  * The setType layer
@@ -246,7 +291,7 @@ static void setTypeConvert(robj *set, int encoding, size_t size_hint) {
         if (size_hint < setTypeSize(set)) size_hint = setTypeSize(set);
         dictExpand(d, size_hint);
         setIterInit(&it, set);
-        while (setIterNext(&it, &m)) serverAssert(dictAdd(d, memberToSds(&m), NULL) == DICT_OK);
+        while (setIterNext(&it, &m)) serverAssert(setDictAdd(d, &m));
         setIterRelease(&it);
         newptr = d;
     }
@@ -296,13 +341,7 @@ static int setTypeAdd(robj *set, const setMember *m) {
     }
 
     serverAssert(set->encoding == OBJ_ENCODING_HT);
-    s = memberBytes(m, buf, &len);
-    sds member = sdsnewlen(s, len);
-    if (dictAdd(set->ptr, member, NULL) != DICT_OK) {
-        sdsfree(member);
-        return 0;
-    }
-    return 1;
+    return setDictAdd(set->ptr, m);
 }
 
 /* Removes m. Returns 1 if it was a member. Never changes the encoding. */
@@ -320,16 +359,7 @@ static int setTypeRemove(robj *set, const setMember *m) {
         set->ptr = lpDelete(set->ptr, p, NULL);
         return 1;
     }
-    case OBJ_ENCODING_HT: {
-        char buf[LONG_STR_SIZE];
-        size_t len;
-        const char *s = memberBytes(m, buf, &len);
-        /* A stack sds header would do, but a short-lived copy is simpler. */
-        sds key = sdsnewlen(s, len);
-        int removed = dictDelete(set->ptr, key) == DICT_OK;
-        sdsfree(key);
-        return removed;
-    }
+    case OBJ_ENCODING_HT: return setDictRemove(set->ptr, m);
     default: serverPanic("Unknown set encoding");
     }
 }
@@ -340,15 +370,7 @@ static int setTypeHas(robj *set, const setMember *m) {
     switch (set->encoding) {
     case OBJ_ENCODING_INTSET: return memberAsInteger(m, &ll) && intsetFind(set->ptr, ll);
     case OBJ_ENCODING_LISTPACK: return listpackFindMember(set->ptr, m) != NULL;
-    case OBJ_ENCODING_HT: {
-        char buf[LONG_STR_SIZE];
-        size_t len;
-        const char *s = memberBytes(m, buf, &len);
-        sds key = sdsnewlen(s, len);
-        int found = dictFind(set->ptr, key) != NULL;
-        sdsfree(key);
-        return found;
-    }
+    case OBJ_ENCODING_HT: return setDictHas(set->ptr, m);
     default: serverPanic("Unknown set encoding");
     }
 }
@@ -418,13 +440,14 @@ static size_t setTypeMemory(robj *o, size_t sample_size) {
     if (o->encoding == OBJ_ENCODING_INTSET) return intsetBlobLen(o->ptr);
     if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(o->ptr);
     dict *d = o->ptr;
-    size_t total = dictMemUsage(d);
-    if (dictSize(d) == 0 || sample_size == 0) return total;
+    size_t total = dictTablesMemUsage(d);
+    if (dictSize(d) == 0) return total;
+    if (sample_size == 0) return dictMemUsage(d);
     dictIterator *di = dictGetIterator(d);
     dictEntry *de;
     size_t sampled = 0, bytes = 0;
     while (sampled < sample_size && (de = dictNext(di)) != NULL) {
-        bytes += sdsAllocSize(dictGetKey(de));
+        bytes += dictEntryMemUsage(de); /* the member is inside the entry */
         sampled++;
     }
     dictReleaseIterator(di);
@@ -443,7 +466,7 @@ static robj *setTypeDup(robj *o) {
         setIter it;
         setMember m;
         setIterInit(&it, o);
-        while (setIterNext(&it, &m)) dictAdd(copy->ptr, memberToSds(&m), NULL);
+        while (setIterNext(&it, &m)) setDictAdd(copy->ptr, &m);
         setIterRelease(&it);
         return copy;
     }

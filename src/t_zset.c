@@ -9,8 +9,10 @@
  *             the set has at most zset-max-listpack-entries members of at
  *             most zset-max-listpack-value bytes;
  *   SKIPLIST  a `zset`: a skiplist (zskiplist.c, ranks in O(log N)) plus a
- *             dict member -> pointer to the node's score, whose keys are the
- *             skiplist's own member strings.
+ *             dict member -> pointer to the node's score. Each member is
+ *             stored once, inside its dict entry; the skiplist node's `ele`
+ *             points at that copy. So an entry is created before its node
+ *             and freed after it (see zsetSkiplistInsert and zsetDel).
  * A listpack converts to a skiplist as soon as an add breaks a limit. The
  * way back is only taken where Valkey takes it: results built by the STORE
  * commands are turned into a listpack when they fit.
@@ -36,7 +38,7 @@
 
 /* The skiplist encoding's value. */
 typedef struct zset {
-    dict *dict; /* member (sds, owned by the skiplist node) -> double * (the node's score) */
+    dict *dict; /* member (embedded in the entry; the node borrows it) -> double * (the node's score) */
     zskiplist *zsl;
 } zset;
 
@@ -77,10 +79,21 @@ static int zsetDictKeyCompare(const void *a, const void *b) {
     return la == lb && memcmp(a, b, la) == 0;
 }
 
-/* Keys and values belong to the skiplist nodes: no destructors. */
+static size_t zsetDictMemberSize(const void *key) {
+    return sdsEmbeddedSize(sdslen((sds)key));
+}
+
+static void *zsetDictEmbedMember(void *buf, const void *key) {
+    return sdsnewInBuffer(buf, key, sdslen((sds)key));
+}
+
+/* Members are copied into the entries (and borrowed by the skiplist
+ * nodes); values point into the nodes: no destructors. */
 static dictType zsetDictType = {
     .hashFunction = zsetDictHash,
     .keyCompare = zsetDictKeyCompare,
+    .embeddedKeySize = zsetDictMemberSize,
+    .embedKey = zsetDictEmbedMember,
 };
 
 static void zsetSdsDestructor(void *key) {
@@ -97,9 +110,9 @@ static dictType zsetScratchDictType = {
 
 /* Finds member bytes in the skiplist encoding's dict. */
 static dictEntry *zsetDictFind(zset *zs, const char *ele, size_t len) {
-    sds key = sdsnewlen(ele, len);
-    dictEntry *de = dictFind(zs->dict, key);
-    sdsfree(key);
+    sdsTemp key;
+    dictEntry *de = dictFind(zs->dict, sdsTempInit(&key, ele, len));
+    sdsTempRelease(&key);
     return de;
 }
 
@@ -255,10 +268,16 @@ static unsigned long zsetLength(const robj *zobj) {
     serverPanic("Unknown sorted set encoding");
 }
 
-/* Adds a member known to be absent to a skiplist-encoded set; takes ele. */
-static void zsetSkiplistInsert(zset *zs, sds ele, double score) {
-    zskiplistNode *node = zslInsert(zs->zsl, score, ele);
-    serverAssert(dictAdd(zs->dict, ele, &node->score) == DICT_OK);
+/* Adds a member known to be absent to a skiplist-encoded set: first the
+ * dict entry, which holds the member's only copy, then the node that
+ * borrows it. */
+static void zsetSkiplistInsert(zset *zs, const char *ele, size_t len, double score) {
+    sdsTemp key;
+    dictEntry *de = dictAddRaw(zs->dict, sdsTempInit(&key, ele, len), NULL);
+    sdsTempRelease(&key);
+    serverAssert(de != NULL);
+    zskiplistNode *node = zslInsert(zs->zsl, score, dictGetKey(de));
+    dictSetVal(zs->dict, de, &node->score);
 }
 
 static void zsetFreeSkiplist(zset *zs) {
@@ -277,7 +296,7 @@ static void zsetConvert(robj *zobj, int encoding) {
         zsetEntry e;
         for (unsigned char *eptr = lpFirst(lp); eptr; eptr = lpNext(lp, lpNext(lp, eptr))) {
             zzlEntryAt(lp, eptr, &e);
-            zsetSkiplistInsert(zs, sdsnewlen(e.ele, e.len), e.score);
+            zsetSkiplistInsert(zs, e.ele, e.len, e.score);
         }
         lpFree(lp);
         zobj->ptr = zs;
@@ -376,7 +395,7 @@ static int zsetAdd(robj *zobj, double score, const char *ele, size_t len, int in
             zsetConvert(zobj, OBJ_ENCODING_SKIPLIST);
         }
     }
-    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) zsetSkiplistInsert(zobj->ptr, sdsnewlen(ele, len), score);
+    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) zsetSkiplistInsert(zobj->ptr, ele, len, score);
     if (newscore) *newscore = score;
     *out_flags |= ZADD_OUT_ADDED;
     return 1;
@@ -391,13 +410,15 @@ static int zsetDel(robj *zobj, const char *ele, size_t len) {
         return 1;
     }
     zset *zs = zobj->ptr;
-    sds key = sdsnewlen(ele, len);
-    dictEntry *de = dictUnlink(zs->dict, key);
-    sdsfree(key);
+    sdsTemp key;
+    dictEntry *de = dictUnlink(zs->dict, sdsTempInit(&key, ele, len));
+    sdsTempRelease(&key);
     if (de == NULL) return 0;
+    /* The unlinked entry still holds the member the node borrows (ele may
+     * even point at it): free the node first, then the entry. */
     double score = *(double *)dictGetVal(de);
-    dictFreeUnlinkedEntry(zs->dict, de); /* before the node frees the key */
     serverAssert(zslDelete(zs->zsl, score, ele, len, NULL));
+    dictFreeUnlinkedEntry(zs->dict, de);
     return 1;
 }
 
@@ -520,11 +541,12 @@ static void zsetTypeFree(robj *o) {
 static size_t zsetTypeMemory(robj *o, size_t sample_size) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(o->ptr);
     zset *zs = o->ptr;
-    size_t total = sizeof(*zs) + sizeof(zskiplist) + dictMemUsage(zs->dict) +
-                   zmalloc_size(zs->zsl->header);
+    size_t total = sizeof(*zs) + sizeof(zskiplist) + dictTablesMemUsage(zs->dict) + zmalloc_size(zs->zsl->header);
     size_t sampled = 0, bytes = 0;
     for (zskiplistNode *n = zs->zsl->header->level[0].forward; n && sampled < sample_size; n = n->level[0].forward) {
-        bytes += zmalloc_size(n) + sdsAllocSize(n->ele);
+        /* The node, and the dict entry that holds its member. */
+        dictEntry *de = dictFind(zs->dict, n->ele);
+        bytes += zmalloc_size(n) + (de ? dictEntryMemUsage(de) : 0);
         sampled++;
     }
     if (sampled) total += (size_t)((double)bytes / sampled * zs->zsl->length);
@@ -543,7 +565,8 @@ static robj *zsetTypeDup(robj *o) {
     zset *dst = copy->ptr;
     dictExpand(dst->dict, zs->zsl->length);
     /* Walking backwards lets every insert land at the head. */
-    for (zskiplistNode *n = zs->zsl->tail; n; n = n->backward) zsetSkiplistInsert(dst, sdsdup(n->ele), n->score);
+    for (zskiplistNode *n = zs->zsl->tail; n; n = n->backward)
+        zsetSkiplistInsert(dst, n->ele, sdslen(n->ele), n->score);
     return copy;
 }
 
@@ -1552,7 +1575,7 @@ static robj *zsetFromSet(robj *set) {
     listRewind(members, &li);
     while ((ln = listNext(&li))) {
         sds m = listNodeValue(ln);
-        zsetSkiplistInsert(zobj->ptr, sdsdup(m), 1.0);
+        zsetSkiplistInsert(zobj->ptr, m, sdslen(m), 1.0);
     }
     listRelease(members);
     return zobj;
@@ -1682,7 +1705,7 @@ static robj *zsetOpCompute(zsetOpSrc *src, long n, int op, int agg, size_t *maxe
             sds ele = dictGetKey(de);
             if (sdslen(ele) > *maxelelen) *maxelelen = sdslen(ele);
             *totelelen += sdslen(ele);
-            zsetSkiplistInsert(dzs, sdsdup(ele), dictGetDoubleVal(de));
+            zsetSkiplistInsert(dzs, ele, sdslen(ele), dictGetDoubleVal(de));
         }
         dictReleaseIterator(di);
         dictRelease(acc);
@@ -1713,7 +1736,7 @@ static robj *zsetOpCompute(zsetOpSrc *src, long n, int op, int agg, size_t *maxe
         if (i < n) continue;
         if (e.len > *maxelelen) *maxelelen = e.len;
         *totelelen += e.len;
-        zsetSkiplistInsert(dzs, sdsnewlen(e.ele, e.len), score);
+        zsetSkiplistInsert(dzs, e.ele, e.len, score);
     }
     return dst;
 }

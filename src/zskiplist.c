@@ -15,8 +15,9 @@
  * links and spans. Links to NULL keep a span too (how many nodes lie after
  * their owner) so that the arithmetic stays uniform; no walk follows them.
  *
- * Nothing here knows about dicts or listpacks; range deletes report each
- * member through a callback so the owner can drop its own references. */
+ * Nothing here knows about dicts or listpacks, and members are borrowed
+ * (never freed here); range deletes report each removed member through a
+ * callback so the owner can drop it. */
 #include "zskiplist.h"
 
 #include <math.h>
@@ -84,7 +85,6 @@ zskiplist *zslCreate(void) {
 
 /* See zskiplist.h. */
 void zslFreeNode(zskiplistNode *node) {
-    sdsfree(node->ele);
     zfree(node);
 }
 
@@ -207,12 +207,11 @@ zskiplistNode *zslUpdateScore(zskiplist *zsl, double curscore, const char *ele, 
         x->score = newscore;
         return x;
     }
-    /* Otherwise relink it: unlink, and insert the member again (the new
-     * node takes over the sds; the old node is freed without it). */
+    /* Otherwise relink it: unlink, and insert the same member again in a
+     * new node. */
     zslUnlink(zsl, x, path);
     zskiplistNode *moved = zslInsert(zsl, newscore, x->ele);
-    x->ele = NULL;
-    zfree(x);
+    zslFreeNode(x);
     return moved;
 }
 

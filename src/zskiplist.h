@@ -4,9 +4,11 @@
  *
  * A leaf library: it uses only sds and zmalloc and never includes server.h,
  * so src/unit/test_zskiplist.c links it alone. t_zset.c pairs a skiplist
- * with a dict (member -> score) for O(1) score lookups; the dict's keys are
- * the very sds strings the nodes own, which is why the delete calls below
- * can hand each removed member to a callback before freeing it.
+ * with a dict (member -> score) for O(1) score lookups. Members are
+ * borrowed: a node points at an sds its owner keeps alive (t_zset.c keeps
+ * each member inside its dict entry) and nothing here frees one, which is
+ * why the range deletes hand each removed member to a callback: the owner
+ * drops it there.
  *
  * Order: ascending score, then members by binary comparison (memcmp, the
  * shorter first on a common prefix). Scores are never NaN; callers refuse
@@ -31,7 +33,7 @@
 #define ZSKIPLIST_P 0.25      /* A node reaches level k+1 with probability P. */
 
 typedef struct zskiplistNode {
-    sds ele;                        /* The member; owned by the node. */
+    sds ele;                        /* The member; borrowed, see above. */
     double score;
     struct zskiplistNode *backward; /* Previous node at level 0, NULL for the first. */
     struct zskiplistLevel {
@@ -65,23 +67,23 @@ typedef struct zlexRange {
     zlexBound min, max;
 } zlexRange;
 
-/* Called with each member a range delete removes, before the node (and
- * the member) are freed. */
+/* Called with each member a range delete removes, after the node is
+ * unlinked and before it is freed (the callback may free the member). */
 typedef void zslDeleteCallback(sds ele, void *privdata);
 
 /* ---- Lifetime ----------------------------------------------------------- */
 
 /* Returns a new empty skiplist; caller owns it, free with zslFree(). */
 zskiplist *zslCreate(void);
-/* Frees the skiplist, its nodes and their members. */
+/* Frees the skiplist and its nodes (not the members). */
 void zslFree(zskiplist *zsl);
-/* Frees one node already unlinked by zslDelete(), with its member. */
+/* Frees one node already unlinked by zslDelete() (not its member). */
 void zslFreeNode(zskiplistNode *node);
 
 /* ---- Updates ------------------------------------------------------------ */
 
-/* Inserts (score, ele), taking ownership of ele. The member must not be in
- * the list. Returns the new node. */
+/* Inserts (score, ele); ele must stay valid until its node is deleted. The
+ * member must not be in the list. Returns the new node. */
 zskiplistNode *zslInsert(zskiplist *zsl, double score, sds ele);
 /* Removes the node (score, ele). Returns 1 if found. If node is NULL the
  * node is freed, else it is unlinked and handed back in *node (the caller

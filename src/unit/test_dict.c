@@ -38,6 +38,14 @@ static void *embedSds(void *buf, const void *key) { return sdsnewInBuffer(buf, k
 static dictType embeddedKeyDictType = {.hashFunction = sdsHash, .keyCompare = sdsKeyCompare,
                                        .embeddedKeySize = embeddedSize, .embedKey = embedSds};
 
+/* The same embedded keys with counted values, and without values. */
+static dictType embeddedValDictType = {.hashFunction = sdsHash, .keyCompare = sdsKeyCompare,
+                                       .valDestructor = countingValDestructor,
+                                       .embeddedKeySize = embeddedSize, .embedKey = embedSds};
+static dictType keyOnlyDictType = {.hashFunction = sdsHash, .keyCompare = sdsKeyCompare,
+                                   .embeddedKeySize = embeddedSize, .embedKey = embedSds, .no_value = 1};
+static dictType noValueWithoutEmbedType = {.hashFunction = sdsHash, .keyCompare = sdsKeyCompare, .no_value = 1};
+
 static uint64_t intHash(const void *key) {
     uint64_t z = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ULL;
     return z ^ (z >> 31);
@@ -75,6 +83,71 @@ static void scanCollect(void *privdata, const dictEntry *de) {
     long k = KI(dictGetKey(de));
     if (k >= 0 && k < st->max && st->seen[k] < 255) st->seen[k]++;
 }
+
+/* --- helpers for tests run over every entry layout --- */
+
+static dictType *layoutTypes[] = {&sdsDictType, &embeddedValDictType, &keyOnlyDictType};
+static const char *layoutNames[] = {"normal", "embedded", "key-only"};
+
+/* Adds "key:<i>" (value i unless the type has none). A type that embeds
+ * copies the key, so the test frees its own; otherwise the dict takes it. */
+static int layoutAdd(dict *d, long i) {
+    sds k = key(i);
+    int rc = dictAdd(d, k, d->type->no_value ? NULL : intVal(i));
+    if (d->type->embedKey || rc != DICT_OK) sdsfree(k);
+    return rc;
+}
+
+static int layoutDelete(dict *d, long i) {
+    sds k = key(i);
+    int rc = dictDelete(d, k);
+    sdsfree(k);
+    return rc;
+}
+
+/* The i of an entry's "key:<i>", checking the value agrees with it. */
+static long layoutIndex(const dictEntry *de) {
+    sds k = dictGetKey(de);
+    if (sdslen(k) < 5 || memcmp(k, "key:", 4) != 0) return -1;
+    long i = strtol(k + 4, NULL, 10);
+    if (dictEntryKind(de) != DICT_ENTRY_KEY_ONLY && *(long *)dictGetVal(de) != i) return -1;
+    return i;
+}
+
+static void scanCollectLayout(void *privdata, const dictEntry *de) {
+    scanState *st = privdata;
+    long k = layoutIndex(de);
+    if (k >= 0 && k < st->max && st->seen[k] < 255) st->seen[k]++;
+}
+
+/* Runs fn in a child process and returns 1 if it died of SIGABRT. */
+static int abortsInChild(void (*fn)(void)) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        serverLogConfig.verbosity = LL_NOTHING;
+        fn();
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+static void readValueOfKeyOnlyEntry(void) {
+    dict *d = dictCreate(&keyOnlyDictType);
+    layoutAdd(d, 1);
+    sds k = key(1);
+    dictGetVal(dictFind(d, k));
+}
+
+static void setValueOfKeyOnlyEntry(void) {
+    dict *d = dictCreate(&keyOnlyDictType);
+    sds k = key(1);
+    dictAdd(d, k, intVal(1));
+}
+
+static void createNoValueWithoutEmbed(void) { dictCreate(&noValueWithoutEmbedType); }
 
 static void emptyCallback(dict *d) {
     (void)d;
@@ -177,6 +250,189 @@ int main(int argc, char **argv) {
         ASSERT(ok);
         ASSERT_EQ_LL(dictSize(d), 2500);
         dictRelease(d);
+    }
+
+    TEST("dict: embedded-key entries: one allocation, values, replace, unlink") {
+        dict *d = dictCreate(&embeddedValDictType);
+        sds k = key(7);
+        size_t before = zmalloc_used_memory();
+        ASSERT(dictAdd(d, k, NULL) == DICT_OK);
+        dictEntry *de = dictFind(d, k);
+        ASSERT(de != NULL && dictEntryKind(de) == DICT_ENTRY_EMBEDDED);
+        ASSERT(dictGetKey(de) != k && sdscmp(dictGetKey(de), k) == 0);
+        ASSERT(dictGetVal(de) == NULL);
+        /* {v, next, offset} + the 10-byte key as an sds: one 32-byte block
+         * for entry and key together, beyond the first table. */
+        ASSERT_EQ_LL(dictEntryMemUsage(de), 32);
+        ASSERT_EQ_LL(zmalloc_used_memory() - before, 32 + dictTablesMemUsage(d) - sizeof(dict));
+        ASSERT(dictAdd(d, k, intVal(1)) == DICT_ERR);
+        val_frees = 0;
+        ASSERT(dictReplace(d, k, intVal(2)) == 0); /* old (NULL) value destroyed */
+        ASSERT_EQ_LL(*(long *)dictFetchValue(d, k), 2);
+        ASSERT(dictReplace(d, k, intVal(3)) == 0);
+        ASSERT_EQ_LL(val_frees, 2);
+        ASSERT_EQ_LL(*(long *)dictFetchValue(d, k), 3);
+        dictSetSignedIntegerVal(dictFind(d, k), 0); /* values of any kind */
+        dictSetDoubleVal(dictFind(d, k), 0.5);
+        ASSERT(*dictGetDoubleValPtr(dictFind(d, k)) == 0.5);
+        dictSetVal(d, dictFind(d, k), intVal(4));
+        ASSERT(dictAddOrFind(d, k) == dictFind(d, k));
+
+        dictEntry *un = dictUnlink(d, k);
+        ASSERT(un != NULL && dictFind(d, k) == NULL);
+        ASSERT(sdscmp(dictGetKey(un), k) == 0); /* still readable until freed */
+        val_frees = 0;
+        dictFreeUnlinkedEntry(d, un);
+        ASSERT_EQ_LL(val_frees, 1);
+        ASSERT(layoutAdd(d, 8) == DICT_OK && layoutDelete(d, 8) == DICT_OK);
+        ASSERT_EQ_LL(val_frees, 2);
+        ASSERT(layoutDelete(d, 8) == DICT_ERR);
+        ASSERT_EQ_LL(dictSize(d), 0);
+        sdsfree(k);
+        dictRelease(d);
+    }
+
+    TEST("dict: key-only entries: one small allocation, no value") {
+        dict *d = dictCreate(&keyOnlyDictType);
+        sds k = key(7);
+        size_t before = zmalloc_used_memory();
+        ASSERT(dictAdd(d, k, NULL) == DICT_OK);
+        ASSERT(dictAdd(d, k, NULL) == DICT_ERR);
+        dictEntry *de = dictFind(d, k);
+        ASSERT(de != NULL && dictEntryKind(de) == DICT_ENTRY_KEY_ONLY);
+        ASSERT(dictGetKey(de) != k && sdscmp(dictGetKey(de), k) == 0);
+        /* {next, offset} + the key: 9 + 14 bytes -> a 32-byte block; an
+         * 8-byte member (the benchmark's "m0000000") needs 21 -> 32 too. */
+        ASSERT_EQ_LL(dictEntryMemUsage(de), 32);
+        ASSERT_EQ_LL(zmalloc_used_memory() - before, 32 + dictTablesMemUsage(d) - sizeof(dict));
+        ASSERT(dictReplace(d, k, NULL) == 0);
+        ASSERT(dictAddOrFind(d, k) == de);
+        dictEntry *un = dictUnlink(d, k);
+        ASSERT(un == de && dictFind(d, k) == NULL);
+        dictFreeUnlinkedEntry(d, un);
+        ASSERT(dictDelete(d, k) == DICT_ERR);
+        sdsfree(k);
+        /* Fewer bytes than the same members as normal entries with sds keys. */
+        dict *normal = dictCreate(&sdsCaseDictType);
+        size_t m0 = zmalloc_used_memory();
+        for (long i = 0; i < 1000; i++) layoutAdd(d, i);
+        size_t m1 = zmalloc_used_memory();
+        for (long i = 0; i < 1000; i++) dictAdd(normal, key(i), NULL);
+        size_t m2 = zmalloc_used_memory();
+        ASSERT(m1 - m0 < m2 - m1);
+        ASSERT_EQ_LL(dictMemUsage(d), dictTablesMemUsage(d) + 1000 * 9); /* fixed part only */
+        dictRelease(normal);
+        dictRelease(d);
+    }
+
+    TEST("dict: misuse of key-only entries aborts") {
+        ASSERT(abortsInChild(readValueOfKeyOnlyEntry));
+        ASSERT(abortsInChild(setValueOfKeyOnlyEntry));
+        ASSERT(abortsInChild(createNoValueWithoutEmbed));
+    }
+
+    TEST("dict: every layout through rehash, shrink, iteration and sampling") {
+        for (int l = 0; l < 3; l++) {
+            dict *d = dictCreate(layoutTypes[l]);
+            const long N = 3000;
+            int ok = 1;
+            for (long i = 0; i < N; i++) {
+                if (layoutAdd(d, i) != DICT_OK) ok = 0;
+                if (i % 7 == 0 && layoutAdd(d, i / 2) != DICT_ERR) ok = 0; /* duplicate */
+            }
+            if (!ok) printf("layout %s: adds\n", layoutNames[l]);
+            ASSERT(ok);
+            ASSERT_EQ_LL(dictSize(d), N);
+            /* Every key is findable, also in the middle of a rehash. */
+            for (long i = 0; i < N && ok; i++) {
+                sds k = key(i);
+                dictEntry *de = dictFind(d, k);
+                ok = de && layoutIndex(de) == i && dictEntryKind(de) == l;
+                sdsfree(k);
+            }
+            ASSERT(ok);
+            finishRehash(d);
+
+            /* A safe iterator while deleting every odd key (the current
+             * entry) and adding new ones: each old key seen once. */
+            unsigned char *seen = zcalloc(2 * N);
+            dictIterator *it = dictGetSafeIterator(d);
+            dictEntry *de;
+            long added = 0;
+            while ((de = dictNext(it)) != NULL) {
+                long i = layoutIndex(de);
+                if (i < 0 || i >= 2 * N) ok = 0;
+                else seen[i]++;
+                if (i >= 0 && i < N && (i % 2) && layoutDelete(d, i) != DICT_OK) ok = 0;
+                if (added < N / 4) layoutAdd(d, N + added++);
+            }
+            dictReleaseIterator(it);
+            for (long i = 0; i < N; i++)
+                if (seen[i] != 1) ok = 0;
+            for (long i = N; i < 2 * N; i++)
+                if (seen[i] > 1) ok = 0;
+            zfree(seen);
+            ASSERT(ok);
+            ASSERT_EQ_LL(dictSize(d), N / 2 + N / 4);
+
+            /* Sampling hands out live entries of the right layout. */
+            dictEntry *some[20];
+            unsigned int got = dictGetSomeKeys(d, some, 20);
+            for (unsigned int j = 0; j < got; j++)
+                if (layoutIndex(some[j]) < 0 || dictEntryKind(some[j]) != l) ok = 0;
+            if (layoutIndex(dictGetRandomKey(d)) < 0 || layoutIndex(dictGetFairRandomKey(d)) < 0) ok = 0;
+            ASSERT(ok);
+
+            /* Delete down to a few keys: the table shrinks, the rest stay. */
+            unsigned long big = dictBuckets(d);
+            for (long i = 0; i < 2 * N; i++)
+                if (i % 100) layoutDelete(d, i);
+            finishRehash(d);
+            ASSERT(dictBuckets(d) < big);
+            for (long i = 0; i < 2 * N; i += 100) {
+                sds k = key(i);
+                dictEntry *e = dictFind(d, k);
+                if ((i % 2 == 0 || i >= N) && i < N + N / 4 && (e == NULL || layoutIndex(e) != i)) ok = 0;
+                sdsfree(k);
+            }
+            ASSERT(ok);
+            val_frees = 0;
+            size_t left = dictSize(d);
+            dictRelease(d);
+            ASSERT_EQ_LL(val_frees, l == 2 ? 0 : (long)left);
+        }
+    }
+
+    TEST("dict: every layout keeps the scan guarantee while growing and shrinking") {
+        for (int l = 0; l < 3; l++) {
+            dict *d = dictCreate(layoutTypes[l]);
+            const long N = 2000;
+            for (long i = 0; i < N; i++) layoutAdd(d, i);
+            finishRehash(d);
+            scanState st = {zcalloc(3 * N), 3 * N};
+            unsigned long cursor = 0, start_buckets = dictBuckets(d), max_buckets = 0;
+            long next = N, gone = N / 2;
+            do {
+                cursor = dictScan(d, cursor, scanCollectLayout, &st);
+                /* Grow first (keys N..3N arrive), then shrink (keys from
+                 * N/2 up leave); keys below N/2 stay throughout. */
+                if (next < 3 * N) {
+                    for (int j = 0; j < 3; j++) layoutAdd(d, next++);
+                } else {
+                    for (int j = 0; j < 8 && gone < 3 * N; j++) layoutDelete(d, gone++);
+                }
+                if (dictBuckets(d) > max_buckets) max_buckets = dictBuckets(d);
+            } while (cursor != 0);
+            int ok = 1;
+            for (long i = 0; i < N / 2; i++)
+                if (st.seen[i] == 0) ok = 0;
+            if (!ok) printf("layout %s: scan missed a key\n", layoutNames[l]);
+            ASSERT(ok);
+            ASSERT(max_buckets > start_buckets);             /* it grew during the scan */
+            ASSERT(gone == 3 * N && dictBuckets(d) < max_buckets); /* then shrank */
+            zfree(st.seen);
+            dictRelease(d);
+        }
     }
 
     TEST("dict: integer and double values") {

@@ -480,5 +480,23 @@ int main(int argc, char **argv) {
         }
     }
 
+    TEST("sds: temporary copies stay in their struct when short, go to the heap when long") {
+        char src[200];
+        memset(src, 'x', sizeof(src));
+        size_t before = zmalloc_used_memory();
+        sdsTemp t;
+        sds s = sdsTempInit(&t, src, 40);
+        ASSERT(!t.on_heap && s > t.buf && s < t.buf + sizeof(t.buf));
+        ASSERT_EQ_LL(zmalloc_used_memory(), before);
+        ASSERT_EQ_LL(sdslen(s), 40);
+        ASSERT(memcmp(s, src, 40) == 0 && s[40] == '\0');
+        sdsTempRelease(&t);
+        s = sdsTempInit(&t, src, sizeof(src));
+        ASSERT(t.on_heap && zmalloc_used_memory() > before);
+        ASSERT_EQ_LL(sdslen(s), sizeof(src));
+        sdsTempRelease(&t);
+        ASSERT_EQ_LL(zmalloc_used_memory(), before);
+    }
+
     return UT_END();
 }

@@ -53,6 +53,26 @@ static int refCmp(const void *a, const void *b) {
     return zslCompareMembers(x->ele, strlen(x->ele), y->ele, strlen(y->ele));
 }
 
+/* The skiplist borrows its members: the tests keep every one they make in
+ * this pool and free them all at the end of each test. */
+static sds pool[8192];
+static int pooled;
+
+static sds member(const char *s) {
+    if (pooled == (int)(sizeof(pool) / sizeof(pool[0]))) abort();
+    return pool[pooled++] = sdsnew(s);
+}
+
+static sds memberf(const char *fmt, int i) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), fmt, i);
+    return member(buf);
+}
+
+static void freeMembers(void) {
+    while (pooled) sdsfree(pool[--pooled]);
+}
+
 static void countDeleted(sds ele, void *pd) {
     (void)ele;
     (*(int *)pd)++;
@@ -75,15 +95,16 @@ int main(int argc, char **argv) {
         ASSERT(zslLastInRange(zsl, &r) == NULL);
         ASSERT_EQ_LL(zslDelete(zsl, 1, "a", 1, NULL), 0);
         zslFree(zsl);
+        freeMembers();
     }
 
     TEST("zskiplist: order by score then member, ranks") {
         zskiplist *zsl = zslCreate();
-        zslInsert(zsl, 2, sdsnew("b"));
-        zslInsert(zsl, 1, sdsnew("z"));
-        zslInsert(zsl, 2, sdsnew("a"));
-        zslInsert(zsl, 2, sdsnew("ab"));
-        zslInsert(zsl, -INFINITY, sdsnew("m"));
+        zslInsert(zsl, 2, member("b"));
+        zslInsert(zsl, 1, member("z"));
+        zslInsert(zsl, 2, member("a"));
+        zslInsert(zsl, 2, member("ab"));
+        zslInsert(zsl, -INFINITY, member("m"));
         ASSERT(zslCheck(zsl));
         const char *want[] = {"m", "z", "a", "ab", "b"};
         for (int i = 0; i < 5; i++) {
@@ -94,11 +115,12 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(zslGetRank(zsl, 3, "a", 1), 0); /* wrong score */
         ASSERT_STREQ(zsl->tail->ele, "b");
         zslFree(zsl);
+        freeMembers();
     }
 
     TEST("zskiplist: delete and update score") {
         zskiplist *zsl = zslCreate();
-        for (int i = 0; i < 100; i++) zslInsert(zsl, i, sdscatprintf(sdsempty(), "e%d", i));
+        for (int i = 0; i < 100; i++) zslInsert(zsl, i, memberf("e%d", i));
         ASSERT_EQ_LL(zslDelete(zsl, 50, "e50", 3, NULL), 1);
         ASSERT_EQ_LL(zslDelete(zsl, 50, "e50", 3, NULL), 0);
         ASSERT_EQ_LL(zslDelete(zsl, 51, "e50", 3, NULL), 0);
@@ -117,11 +139,12 @@ int main(int argc, char **argv) {
         ASSERT(n && zslGetRank(zsl, -1, "e10", 3) == 1);
         ASSERT(zslCheck(zsl));
         zslFree(zsl);
+        freeMembers();
     }
 
     TEST("zskiplist: score ranges") {
         zskiplist *zsl = zslCreate();
-        for (int i = 1; i <= 10; i++) zslInsert(zsl, i, sdscatprintf(sdsempty(), "%d", i));
+        for (int i = 1; i <= 10; i++) zslInsert(zsl, i, memberf("%d", i));
         zrangeSpec r;
         ASSERT_EQ_LL(zslParseRange("(3", 2, "7", 1, &r), 0);
         ASSERT_EQ_LL(zslFirstInRange(zsl, &r)->score, 4);
@@ -146,12 +169,13 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(zslGetElementByRank(zsl, 2)->score, 7);
         ASSERT(zslCheck(zsl));
         zslFree(zsl);
+        freeMembers();
     }
 
     TEST("zskiplist: lex ranges") {
         zskiplist *zsl = zslCreate();
         const char *m[] = {"a", "b", "c", "d", "e"};
-        for (int i = 0; i < 5; i++) zslInsert(zsl, 0, sdsnew(m[i]));
+        for (int i = 0; i < 5; i++) zslInsert(zsl, 0, member(m[i]));
         zlexRange r;
         ASSERT_EQ_LL(zslParseLexRange("(a", 2, "[c", 2, &r), 0);
         ASSERT_STREQ(zslFirstInLexRange(zsl, &r)->ele, "b");
@@ -173,6 +197,29 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(zsl->length, 3);
         ASSERT(zslCheck(zsl));
         zslFree(zsl);
+        freeMembers();
+    }
+
+    TEST("zskiplist: members are borrowed, never freed by the list") {
+        zskiplist *zsl = zslCreate();
+        sds a = member("alpha"), b = member("beta"), c = member("gamma");
+        size_t before = zmalloc_used_memory();
+        zslInsert(zsl, 1, a);
+        zslInsert(zsl, 2, b);
+        zslInsert(zsl, 3, c);
+        ASSERT(zslGetElementByRank(zsl, 1)->ele == a); /* the very pointer */
+        zskiplistNode *n = zslUpdateScore(zsl, 1, "alpha", 5, 10);
+        ASSERT(n->ele == a && zsl->tail == n);
+        ASSERT_EQ_LL(zslDelete(zsl, 2, "beta", 4, NULL), 1);
+        zrangeSpec r = {0, 100, 0, 0};
+        int deleted = 0;
+        ASSERT_EQ_LL(zslDeleteRangeByScore(zsl, &r, countDeleted, &deleted), 2);
+        ASSERT_EQ_LL(zmalloc_used_memory(), before); /* only the nodes went */
+        ASSERT(strcmp(a, "alpha") == 0 && strcmp(b, "beta") == 0 && strcmp(c, "gamma") == 0);
+        zslInsert(zsl, 1, a);
+        zslFree(zsl);
+        ASSERT(strcmp(a, "alpha") == 0);
+        freeMembers();
     }
 
     TEST("zskiplist: randomized against a sorted array") {
@@ -190,7 +237,7 @@ int main(int argc, char **argv) {
                 if (strcmp(ref[i].ele, ele) == 0) at = i;
             double score = (double)(rand() % 50);
             if (op == 0 && at < 0 && n < N) {
-                zslInsert(zsl, score, sdsnew(ele));
+                zslInsert(zsl, score, member(ele));
                 ref[n].score = score;
                 strcpy(ref[n].ele, ele);
                 n++;
@@ -213,6 +260,7 @@ int main(int argc, char **argv) {
         ASSERT(ok);
         ASSERT(zslCheck(zsl));
         zslFree(zsl);
+        freeMembers();
     }
 
     return UT_END();
