@@ -118,6 +118,7 @@ proc ::vk::transport_skip_reason {tags} {
         tcp-config "checks TCP listener details or config defaults that an RDMA listener changes"
         process    "tests the server process (start-up, signals, daemonize), not a transport"
         crash      "crash tests start their own TCP-only servers and are no transport tests"
+        vm-memory  "more RDMA connections than the VM's memory holds (each registers 2 MiB per side)"
         timing     "assumes many round trips fit in a short TTL, which the emulated VM cannot keep"
         maxclients "over maxclients the server refuses the RDMA connection request itself (no error reply to read)"
     }

@@ -394,15 +394,14 @@ start_server {tags {"hash"} overrides {enable-debug-command yes}} {
             hash_assert_uniform $counts $fields 6000
             foreach count {10 25} {
                 set counts [dict create]
-                for {set i 0} {$i < 300} {incr i} {
-                    set got [r hrandfield h $count]
+                foreach got [r_pipeline [lrepeat 300 [list hrandfield h $count]]] {
                     assert_equal $count [llength [lsort -unique $got]]
                     foreach f $got { dict incr counts $f }
                 }
                 hash_assert_uniform $counts $fields [expr {300 * $count}]
             }
             set counts [dict create]
-            for {set i 0} {$i < 3000} {incr i} { dict incr counts [r hrandfield h] }
+            foreach f [r_pipeline [lrepeat 3000 {hrandfield h}]] { dict incr counts $f }
             hash_assert_uniform $counts $fields 3000
         }
     }

@@ -566,23 +566,21 @@ start_server {tags {"set"} overrides {enable-debug-command yes}} {
                 set_assert_uniform $counts 30 6000
                 # Distinct members: each call's picks, over many calls.
                 set counts [dict create]
-                for {set i 0} {$i < 300} {incr i} {
-                    set got [r srandmember s 10]
+                foreach got [r_pipeline [lrepeat 300 {srandmember s 10}]] {
                     assert_equal 10 [llength [lsort -unique $got]]
                     foreach m $got { dict incr counts $m }
                 }
                 set_assert_uniform $counts 30 3000
                 # Near the whole set (the "copy and drop" path).
                 set counts [dict create]
-                for {set i 0} {$i < 300} {incr i} {
-                    set got [r srandmember s 25]
+                foreach got [r_pipeline [lrepeat 300 {srandmember s 25}]] {
                     assert_equal 25 [llength [lsort -unique $got]]
                     foreach m $got { dict incr counts $m }
                 }
                 set_assert_uniform $counts 30 7500
                 # Single members.
                 set counts [dict create]
-                for {set i 0} {$i < 3000} {incr i} { dict incr counts [r srandmember s] }
+                foreach m [r_pipeline [lrepeat 3000 {srandmember s}]] { dict incr counts $m }
                 set_assert_uniform $counts 30 3000
             }
         }
