@@ -18,7 +18,7 @@ proc run_bench {args} {
         set args [lrange $args 2 end]
     }
     if {![file executable $::bench_binary]} { skip "$::bench_binary is not built (make)" }
-    if {[catch {::vk::transport_cli_args ours} transport_args]} { skip $transport_args }
+    if {[catch {::vk::transport_cli_args} transport_args]} { skip $transport_args }
     set cmd [list $::bench_binary -h [srv host] -p [srv port] {*}$transport_args {*}$args]
     set code [catch {exec {*}$cmd << $stdin_data 2>@1} out opts]
     set status 0
@@ -41,7 +41,7 @@ proc bench_closed_port {} {
     return $port
 }
 
-start_server {tags {"benchmark"}} {
+start_server {tags {"benchmark rdma:skip:tcp-tool"}} {
     test "valkey-benchmark: -q prints one line per test" {
         lassign [run_bench -t set,get -n 1000 -q] status out
         assert_equal 0 $status $out
@@ -212,19 +212,17 @@ start_server {tags {"benchmark"}} {
         assert_match {*"LRANGE_600 (first 600 elements)",*} $out
     }
 
-    tags {rdma:skip:vm-memory} {
-        test "valkey-benchmark: 2000 clients over two threads all connect and run" {
-            # Each worker's event loop must index every fd of the process
-            # (clients x fds per connection + reserve), and RLIMIT_NOFILE is
-            # raised to match.
-            r del bigc
-            regexp {total_connections_received:(\d+)} [r info stats] -> before
-            lassign [run_bench -c 2000 --threads 2 -n 4000 -q incr bigc] status out
-            assert_equal 0 $status $out
-            assert_equal 4000 [r get bigc]
-            regexp {total_connections_received:(\d+)} [r info stats] -> after
-            assert {$after - $before >= 2000}
-        }
+    test "valkey-benchmark: 2000 clients over two threads all connect and run" {
+        # Each worker's event loop must index every fd of the process
+        # (clients x fds per connection + reserve), and RLIMIT_NOFILE is
+        # raised to match.
+        r del bigc
+        regexp {total_connections_received:(\d+)} [r info stats] -> before
+        lassign [run_bench -c 2000 --threads 2 -n 4000 -q incr bigc] status out
+        assert_equal 0 $status $out
+        assert_equal 4000 [r get bigc]
+        regexp {total_connections_received:(\d+)} [r info stats] -> after
+        assert {$after - $before >= 2000}
     }
 
     test "valkey-benchmark: an open files limit too low for -c is a clear error" {

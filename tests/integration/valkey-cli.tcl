@@ -5,9 +5,7 @@
 # --eval, clean failures (unreachable server, --rdma when not built in,
 # bad options) and the interactive REPL through a pseudo-terminal
 # (`script`). Expected texts are those of Valkey's cli, checked side by
-# side with redis-cli 7.0 against the same server. Under ./runtest --rdma
-# run_vcli goes over RDMA (--rdma to the server's RDMA address); the REPL
-# and failure tests keep addressing the TCP port or a closed port.
+# side with redis-cli 7.0 against the same server.
 
 set ::vcli_binary [file join $::vk::cfg(root) src valkey-cli]
 
@@ -21,7 +19,7 @@ proc run_vcli {args} {
         set args [lrange $args 2 end]
     }
     if {![file executable $::vcli_binary]} { skip "$::vcli_binary is not built (make)" }
-    if {[catch {::vk::transport_cli_args ours} transport_args]} { skip $transport_args }
+    if {[catch {::vk::transport_cli_args} transport_args]} { skip $transport_args }
     set cmd [list $::vcli_binary -h [srv host] -p [srv port] {*}$transport_args {*}$args]
     set code [catch {exec {*}$cmd << $stdin_data 2>@1} out opts]
     set status 0
@@ -72,7 +70,7 @@ proc vcli_tty {keys args} {
     return [string map [list "\r" ""] $out]
 }
 
-start_server {tags {"cli"}} {
+start_server {tags {"cli rdma:skip:tcp-tool"}} {
     test "valkey-cli: SET and GET from argv, raw output by default" {
         assert_equal {0 OK} [run_vcli set clikey "hello world"]
         assert_equal {hello world} [r get clikey]
@@ -234,7 +232,7 @@ start_server {tags {"cli"}} {
     }
 }
 
-start_server {tags {"cli needs:debug"} overrides {enable-debug-command yes}} {
+start_server {tags {"cli needs:debug rdma:skip:tcp-tool"} overrides {enable-debug-command yes}} {
     test "valkey-cli: every RESP3 type from DEBUG PROTOCOL" {
         needs_debug
         assert_equal [list 0 "1# (integer) 0 => (false)\n2# (integer) 1 => (true)\n3# (integer) 2 => (false)"] \
@@ -262,7 +260,7 @@ start_server {tags {"cli needs:debug"} overrides {enable-debug-command yes}} {
     }
 }
 
-start_server {tags {"cli"}} {
+start_server {tags {"cli rdma:skip:tcp-tool"}} {
     test "valkey-cli: --bigkeys summary lines" {
         needs_commands rpush hset sadd
         r flushall

@@ -89,21 +89,13 @@ proc ::vk::transport_server_config {port} {
     error "unknown transport '$::vk::transport'"
 }
 
-# Extra command-line arguments a command-line client needs to reach a
-# server over the run's transport. `tool` is "ours" for this project's
-# valkey-cli and valkey-benchmark (they speak RDMA: --rdma, and the host
-# becomes the server's RDMA address), "any" for a client that may be
-# Debian's redis-cli (TCP only). Raises an error saying why when the tool
-# cannot use the transport; callers turn it into a skip.
-proc ::vk::transport_cli_args {{tool any}} {
+# Extra command-line arguments a command-line client (redis-cli/valkey-cli)
+# needs to reach a server over the run's transport.
+proc ::vk::transport_cli_args {} {
     switch -- $::vk::transport {
         tcp     { return {} }
-        rdma {
-            if {$tool eq "ours"} { return [list --rdma -h $::env(RDMA_SERVER_ADDR)] }
-            error "command-line clients other than ours (redis-cli) have no RDMA transport"
-        }
+        default { error "command-line clients over $::vk::transport are not supported yet" }
     }
-    error "command-line clients over $::vk::transport are not supported yet"
 }
 
 # Tests that cannot apply over the run's transport carry a tag saying so:
@@ -113,12 +105,11 @@ proc ::vk::transport_skip_reason {tags} {
     if {$::vk::transport ne "rdma"} { return "" }
     set why {
         unix       "uses a unix socket, which RDMA does not replace"
-        tcp-tool   "runs Debian's redis-cli, which talks TCP only"
+        tcp-tool   "runs a command-line tool over TCP (our tools over RDMA are tests/rdma/tools.sh: a tool start costs 1-2 s of RDMA set-up in the VM)"
         own-server "starts its own server by hand, listening on TCP only"
         tcp-config "checks TCP listener details or config defaults that an RDMA listener changes"
         process    "tests the server process (start-up, signals, daemonize), not a transport"
         crash      "crash tests start their own TCP-only servers and are no transport tests"
-        vm-memory  "more RDMA connections than the VM's memory holds (each registers 2 MiB per side)"
         timing     "assumes many round trips fit in a short TTL, which the emulated VM cannot keep"
         maxclients "over maxclients the server refuses the RDMA connection request itself (no error reply to read)"
     }
