@@ -192,10 +192,40 @@ dictType dbExpiresDictType = {
     .resizeAllowed = dictResizeAllowed,
 };
 
+static inline unsigned char asciiLower(unsigned char ch) {
+    return ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch;
+}
+
+/* Command names are looked up once per request, so their table uses a
+ * cheaper hash than SipHash: FNV-1a over the lower-cased bytes with a final
+ * mix of the high bits into the low ones (the bucket index). Flooding is no
+ * concern here: the table is filled at startup and a client's names are
+ * only ever looked up, never inserted. */
+static uint64_t commandNameHash(const void *key) {
+    const unsigned char *s = key;
+    size_t len = sdslen((sds)key);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= asciiLower(s[i]);
+        h *= 0x100000001b3ULL;
+    }
+    return h ^ (h >> 29) ^ (h >> 43);
+}
+
+/* ASCII case-insensitive equality of two sds, lengths first. */
+static int commandNameCompare(const void *k1, const void *k2) {
+    size_t len = sdslen((sds)k1);
+    if (len != sdslen((sds)k2)) return 0;
+    const unsigned char *a = k1, *b = k2;
+    for (size_t i = 0; i < len; i++)
+        if (a[i] != b[i] && asciiLower(a[i]) != asciiLower(b[i])) return 0;
+    return 1;
+}
+
 /* Command names, case-insensitive. */
 dictType commandTableDictType = {
-    .hashFunction = dictSdsCaseHash,
-    .keyCompare = dictSdsKeyCaseCompare,
+    .hashFunction = commandNameHash,
+    .keyCompare = commandNameCompare,
     .keyDestructor = dictSdsDestructor,
 };
 
@@ -284,7 +314,7 @@ void call(client *c, int flags) {
     }
 
     updateCachedTime(0);
-    long long start = ustime();
+    long long start = server.ustime; /* the clock was just read */
     c->cmd->proc(c);
     long long duration = ustime() - start;
 

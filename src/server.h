@@ -726,6 +726,13 @@ void updateObjectAccess(robj *o);
 robj *lookupKey(serverDb *db, robj *key, int flags);
 robj *lookupKeyRead(serverDb *db, robj *key);
 robj *lookupKeyWrite(serverDb *db, robj *key);
+/* Where a key is (entry) or would be inserted (insert), from
+ * lookupKeyWriteWithPosition(); valid until the keyspace is next touched. */
+typedef struct dbKeyPosition {
+    dictEntry *entry;
+    void *insert;
+} dbKeyPosition;
+robj *lookupKeyWriteWithPosition(serverDb *db, robj *key, dbKeyPosition *pos);
 robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyReadWithFlags(serverDb *db, robj *key, int flags);
@@ -734,6 +741,8 @@ void dbAdd(serverDb *db, robj *key, robj *val);
 int dbAddRDBLoad(serverDb *db, sds key, robj *val);
 void dbOverwrite(serverDb *db, robj *key, robj *val);
 void setKey(client *c, serverDb *db, robj *key, robj *val, int flags);
+void dbAddAtPosition(serverDb *db, robj *key, robj *val, void *position);
+void setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos);
 int dbExists(serverDb *db, robj *key);
 int dbDelete(serverDb *db, robj *key);
 int dbSyncDelete(serverDb *db, robj *key);
