@@ -120,6 +120,19 @@ int main(int argc, char **argv) {
         ASSERT(strcmp(events("*1\r\n$2\r\nabc\r\n", 0), "C1 L2 EProtocol error: invalid bulk length") == 0);
     }
 
+    TEST("resp: count and length lines: digits, zeros, signs, 18 and 19 digits, bare CR") {
+        ASSERT(strcmp(events("*1\r\n$0\r\n\r\n", 0), "C1 L0 A ") == 0);
+        ASSERT(strcmp(events("*01\r\n", 0), "EProtocol error: invalid multibulk length") == 0); /* no leading zeros */
+        ASSERT(strcmp(events("*+1\r\n", 0), "EProtocol error: invalid multibulk length") == 0);
+        ASSERT(strcmp(events("*1\r\n$123456789012345678\r\n", 0), "C1 EProtocol error: invalid bulk length") == 0);
+        ASSERT(strcmp(events("*1\r\n$1234567890123456789\r\n", 0), "C1 EProtocol error: invalid bulk length") == 0);
+        ASSERT(strcmp(events("*1\r\n$1 \r\n", 0), "C1 EProtocol error: invalid bulk length") == 0);
+        ASSERT(strcmp(events("*1\rx\r\n", 0), "EProtocol error: invalid multibulk length") == 0);
+        ASSERT(strcmp(events("*\r\n", 0), "EProtocol error: invalid multibulk length") == 0);
+        ASSERT(strcmp(events("*12", 0), "") == 0);     /* incomplete: wait */
+        ASSERT(strcmp(events("*12\r", 0), "") == 0);
+    }
+
     TEST("resp: lines too long without CRLF are errors, short ones wait") {
         char *req = malloc(MAXLINE + 16);
         req[0] = '*';
