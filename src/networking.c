@@ -76,9 +76,19 @@ client *createClient(connection *conn) {
     return c;
 }
 
-/* Drops the parsed argument vector of the current command. */
+/* Drops the parsed argument vector of the current command. Short string
+ * arguments that nothing else holds (the command name, a key the keyspace
+ * copied) are kept in c->spare_args for the parser to fill again, last
+ * argument first so that the next request's first argument gets this
+ * one's first object. */
 void freeClientArgv(client *c) {
-    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
+    for (int j = c->argc - 1; j >= 0; j--) {
+        robj *o = c->argv[j];
+        if (o->refcount == 1 && o->encoding == OBJ_ENCODING_EMBSTR && c->spare_argc < CLIENT_SPARE_ARGS)
+            c->spare_args[c->spare_argc++] = o;
+        else
+            decrRefCount(o);
+    }
     c->argc = 0;
     c->cmd = NULL;
     c->argv_len_sum = 0;
@@ -144,6 +154,7 @@ void freeClient(client *c) {
     unlinkClient(c);
     freeClientArgv(c);
     zfree(c->argv);
+    while (c->spare_argc) decrRefCount(c->spare_args[--c->spare_argc]);
     sdsfree(c->querybuf);
     listRelease(c->reply);
     zfree(c->buf);
@@ -968,6 +979,24 @@ static int processInlineBuffer(client *c) {
     return C_OK;
 }
 
+/* A string object for a parsed argument: the last spare argument object
+ * refilled when the bytes fit in it (see freeClientArgv), else a new one. */
+static robj *createArgObject(client *c, const char *arg, size_t len) {
+    if (c->spare_argc) {
+        robj *o = c->spare_args[c->spare_argc - 1];
+        sds s = o->ptr;
+        if (len <= sdsalloc(s)) {
+            c->spare_argc--;
+            memcpy(s, arg, len);
+            s[len] = '\0';
+            sdssetlen(s, len);
+            updateObjectAccess(o);
+            return o;
+        }
+    }
+    return createStringObject(arg, len);
+}
+
 /* RESP multibulk: "*<argc>\r\n" then argc times "$<len>\r\n<bytes>\r\n",
  * parsed by resp.c; this turns its events into argument objects. Returns
  * C_OK when argv is complete (or the request was empty), C_ERR if more bytes
@@ -1010,7 +1039,7 @@ static int processMultibulkBuffer(client *c) {
                 sdsclear(c->querybuf);
                 c->qb_pos = 0;
             } else {
-                c->argv[c->argc++] = createStringObject(arg, n);
+                c->argv[c->argc++] = createArgObject(c, arg, n);
             }
             c->argv_len_sum += n;
             if (c->mb.args_left == 0) return C_OK;

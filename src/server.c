@@ -273,6 +273,19 @@ struct serverCommand *lookupCommand(robj **argv, int argc) {
     return dictFetchValue(cmd->subcommands_dict, argv[1]->ptr);
 }
 
+/* lookupCommand() for the request in c->argv. A connection usually sends
+ * the same few commands over and over, so the one it ran last is tried
+ * first: when argv[0] names it, and it is a top-level command without
+ * subcommands (exactly what the table would return for that name), the
+ * table is not consulted. */
+static struct serverCommand *lookupClientCommand(client *c) {
+    struct serverCommand *last = c->lastcmd;
+    if (last && last->parent == NULL && last->subcommands_dict == NULL &&
+        commandNameCompare(c->argv[0]->ptr, last->fullname))
+        return last;
+    return lookupCommand(c->argv, c->argc);
+}
+
 struct serverCommand *lookupCommandBySds(sds s) {
     int argc;
     sds *parts = sdssplitlen(s, sdslen(s), "|", 1, &argc);
@@ -376,7 +389,7 @@ static sds unknownCommandArgs(client *c) {
  * (the command ran, was rejected, or is held by a pause); C_ERR if the
  * client is being closed. */
 int processCommand(client *c) {
-    c->cmd = c->lastcmd = c->realcmd = lookupCommand(c->argv, c->argc);
+    c->cmd = c->lastcmd = c->realcmd = lookupClientCommand(c);
     if (!c->cmd) {
         struct serverCommand *parent = dictFetchValue(server.commands, c->argv[0]->ptr);
         if (parent && parent->subcommands_dict && c->argc >= 2) {

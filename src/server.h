@@ -190,6 +190,10 @@ typedef struct clientReplyBlock {
     char buf[];
 } clientReplyBlock;
 
+/* Short argument objects a client keeps for reuse, so that the command
+ * name and key of the next request need no allocation. */
+#define CLIENT_SPARE_ARGS 4
+
 typedef struct client {
     uint64_t id;
     connection *conn;
@@ -204,6 +208,10 @@ typedef struct client {
     robj **argv;
     int argv_len;               /* Allocated slots in argv. */
     size_t argv_len_sum;        /* Bytes in argv, for memory accounting. */
+    /* Argument objects kept for the next request (networking.c): EMBSTR
+     * strings nothing else referenced when their command ended. */
+    robj *spare_args[CLIENT_SPARE_ARGS];
+    int spare_argc;
     struct serverCommand *cmd, *lastcmd, *realcmd;
     int reqtype;
     respMultibulkParser mb;     /* Multibulk parsing state (resp.h): args_left, bulklen. */
