@@ -125,7 +125,7 @@ static void unlinkClient(client *c) {
         c->conn = NULL;
     }
     if (c->pending_write_node) {
-        listDelNode(server.clients_pending_write, c->pending_write_node);
+        listUnlinkNode(server.clients_pending_write, c->pending_write_node);
         c->pending_write_node = NULL;
         c->flags &= ~CLIENT_PENDING_WRITE;
     }
@@ -285,8 +285,9 @@ int prepareClientToWrite(client *c) {
     if (!clientIsWritable(c)) return C_ERR;
     if (!(c->flags & CLIENT_PENDING_WRITE) && !clientHasPendingReplies(c)) {
         c->flags |= CLIENT_PENDING_WRITE;
-        listAddNodeTail(server.clients_pending_write, c);
-        c->pending_write_node = listLast(server.clients_pending_write);
+        c->pending_write_link.value = c;
+        listLinkNodeTail(server.clients_pending_write, &c->pending_write_link);
+        c->pending_write_node = &c->pending_write_link;
     }
     return C_OK;
 }
@@ -703,7 +704,7 @@ void setDeferredSetLen(client *c, void *node, long length) {
 
 static void removeFromPendingWrites(client *c) {
     if (c->pending_write_node) {
-        listDelNode(server.clients_pending_write, c->pending_write_node);
+        listUnlinkNode(server.clients_pending_write, c->pending_write_node);
         c->pending_write_node = NULL;
     }
     c->flags &= ~CLIENT_PENDING_WRITE;
@@ -1079,7 +1080,9 @@ void processInputBuffer(client *c) {
         }
     }
     if (c->qb_pos) {
-        sdsrange(c->querybuf, c->qb_pos, -1);
+        /* Usually every byte was consumed: then there is nothing to move. */
+        if (c->qb_pos == sdslen(c->querybuf)) sdsclear(c->querybuf);
+        else sdsrange(c->querybuf, c->qb_pos, -1);
         c->qb_pos = 0;
     }
 }

@@ -760,7 +760,7 @@ static void initServer(void) {
     server.pid = getpid();
     server.clients = listCreate();
     server.clients_to_close = listCreate();
-    server.clients_pending_write = listCreate();
+    server.clients_pending_write = listCreate(); /* of nodes embedded in the clients: never free its nodes */
     server.monitors = listCreate();
     server.paused_clients = listCreate();
     server.next_client_id = 1;

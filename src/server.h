@@ -225,7 +225,8 @@ typedef struct client {
     int authenticated;
     long long woff;
     listNode *client_list_node;       /* Node in server.clients. */
-    listNode *pending_write_node;     /* Node in server.clients_pending_write. */
+    listNode *pending_write_node;     /* &pending_write_link while in server.clients_pending_write, else NULL. */
+    listNode pending_write_link;      /* Embedded, so queueing for write allocates nothing. */
     uint64_t last_memory_usage;
     unsigned long long net_input_bytes, net_output_bytes, commands_processed;
     /* Blocking state (CLIENT PAUSE, blocking commands later). */
