@@ -96,6 +96,18 @@ static inline size_t newBlockUsableSize(void *p, size_t size) {
     return u ? u : malloc_usable_size(p);
 }
 
+/* The usable size a request of size bytes would get: what realloc() to
+ * that size would leave, so callers can skip a realloc that cannot shrink
+ * anything. When the size classes could not be checked (the table is
+ * zero), it returns size itself. */
+size_t zmalloc_good_size(size_t size) {
+    if (size == 0) size = 1;
+    if (size_class[1] == 0) return size;
+    if (size <= SIZE_CLASS_TABLE_MAX) return size_class[(size + 7) / 8];
+    size_t u = nallocx(size, 0);
+    return u ? u : size;
+}
+
 /* ------------------------------- try variants ---------------------------- */
 
 /* Returns a block of at least size bytes or NULL; *usable (if not NULL)

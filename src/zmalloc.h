@@ -41,6 +41,7 @@ void zlibc_free(void *ptr);
 
 /* Usable size of a block returned by this allocator. */
 size_t zmalloc_size(void *ptr);
+size_t zmalloc_good_size(size_t size);
 size_t zmalloc_usable_size(void *ptr);
 
 size_t zmalloc_used_memory(void);
