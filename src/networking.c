@@ -63,6 +63,7 @@ client *createClient(connection *conn) {
     selectDb(c, 0);
     c->querybuf = sdsempty();
     respParserInit(&c->mb, server.proto_max_bulk_len, PROTO_INLINE_MAX_SIZE);
+    c->mb.quiet_len_below = PROTO_MBULK_BIG_ARG; /* only big arguments need their length early */
     c->reply = listCreate();
     listSetFreeMethod(c->reply, zfree);
     c->ctime = c->lastinteraction = server.unixtime;

@@ -127,7 +127,8 @@ respParseEvent respParseMultibulk(respMultibulkParser *p, const char *buf, size_
         if (ll > RESP_UNAUTH_MAX_BULK && p->unauthenticated) return parseError(p, "unauthenticated bulk length");
         p->bulklen = ll;
         *value = ll;
-        return RESP_PARSE_BULK_LEN;
+        if (ll >= p->quiet_len_below || len - *pos < (size_t)ll + 2) return RESP_PARSE_BULK_LEN;
+        /* A short argument that is all there: go on and return it. */
     }
 
     size_t avail = len - *pos;

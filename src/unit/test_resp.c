@@ -90,6 +90,32 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(pos, strlen(req));
     }
 
+    TEST("resp: quiet_len_below skips the length event of short complete arguments only") {
+        const char *req = "*3\r\n$3\r\nSET\r\n$10\r\nkey:000001\r\n$5\r\nhello\r\n*1\r\n$4\r\nPING\r\n";
+        char whole[512] = "", split[512] = "";
+        respMultibulkParser p;
+        respParserInit(&p, 1024, MAXLINE);
+        p.quiet_len_below = 8;
+        size_t pos = 0;
+        parseAll(&p, req, strlen(req), &pos, whole, sizeof(whole));
+        ASSERT_STREQ(whole, "C3 ASET L10 Akey:000001 Ahello C1 APING ");
+        /* Fed a byte at a time, arguments are never complete when their
+         * length line is: every length is reported, the arguments too. */
+        respParserInit(&p, 1024, MAXLINE);
+        p.quiet_len_below = 8;
+        pos = 0;
+        for (size_t len = 1; len <= strlen(req); len++) parseAll(&p, req, len, &pos, split, sizeof(split));
+        ASSERT_STREQ(split, "C3 L3 ASET L10 Akey:000001 L5 Ahello C1 L4 APING ");
+        ASSERT_EQ_LL(pos, strlen(req));
+        /* A bad terminator is still caught. */
+        respParserInit(&p, 1024, MAXLINE);
+        p.quiet_len_below = 8;
+        pos = 0;
+        whole[0] = '\0';
+        parseAll(&p, "*1\r\n$2\r\nabc\r\n", 13, &pos, whole, sizeof(whole));
+        ASSERT_STREQ(whole, "C1 EProtocol error: invalid bulk length");
+    }
+
     TEST("resp: a big argument is reported once it is complete") {
         size_t big = 100000;
         char *req = malloc(big + 64);
