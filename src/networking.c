@@ -992,6 +992,7 @@ static robj *createArgObject(client *c, const char *arg, size_t len) {
             memcpy(s, arg, len);
             s[len] = '\0';
             sdssetlen(s, len);
+            o->lru = 0; /* as good as new: LFU starts from its initial counter */
             updateObjectAccess(o);
             return o;
         }
