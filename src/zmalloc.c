@@ -206,6 +206,13 @@ void zfree_usable(void *ptr, size_t *usable) {
 
 void zfree(void *ptr) { zfree_usable(ptr, NULL); }
 
+/* zfree() of a non-NULL block whose usable size the caller knows exactly
+ * (what zmalloc_size() would return), which spares asking the allocator. */
+void zfree_with_size(void *ptr, size_t usable) {
+    updateUsed(-(ptrdiff_t)usable);
+    free(ptr);
+}
+
 /* Frees memory allocated by libc or a library on our behalf, which the
  * counter never saw. With unprefixed jemalloc this is the same free(). */
 void zlibc_free(void *ptr) { free(ptr); }

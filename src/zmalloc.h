@@ -35,6 +35,7 @@ void *ztryrealloc_usable(void *ptr, size_t size, size_t *usable);
 
 void zfree(void *ptr);
 void zfree_usable(void *ptr, size_t *usable);
+void zfree_with_size(void *ptr, size_t usable);
 
 /* Frees memory that libc itself allocated (e.g. backtrace_symbols()). */
 void zlibc_free(void *ptr);
