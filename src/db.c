@@ -22,12 +22,11 @@
  * Lookups
  * ------------------------------------------------------------------------- */
 
-/* Low level lookup. Deletes the key first if it is logically expired
- * (unless LOOKUP_NOEXPIRE), updates LRU/LFU (unless LOOKUP_NOTOUCH or the
- * client set CLIENT NO-TOUCH) and the hit/miss stats. Returns the value or
- * NULL; the reference stays owned by the keyspace. */
-robj *lookupKey(serverDb *db, robj *key, int flags) {
-    dictEntry *de = dictFind(db->dict, key->ptr);
+/* What lookupKey() does once the dict has answered: de is key's entry or
+ * NULL. Deletes the key first if it is logically expired (unless
+ * LOOKUP_NOEXPIRE), updates LRU/LFU (unless LOOKUP_NOTOUCH or the client set
+ * CLIENT NO-TOUCH) and the hit/miss stats. Returns the value or NULL. */
+static robj *lookupKeyInEntry(serverDb *db, robj *key, dictEntry *de, int flags) {
     robj *val = NULL;
     if (de) {
         val = dictGetVal(de);
@@ -43,6 +42,29 @@ robj *lookupKey(serverDb *db, robj *key, int flags) {
         if (!(flags & (LOOKUP_NONOTIFY | LOOKUP_WRITE))) notifyKeyspaceEvent(NOTIFY_KEY_MISS, "keymiss", key, db->id);
         if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) server.stat_keyspace_misses++;
     }
+    return val;
+}
+
+/* Low level lookup (see lookupKeyInEntry() for what happens besides the
+ * dict lookup). Returns the value or NULL; the reference stays owned by the
+ * keyspace. */
+robj *lookupKey(serverDb *db, robj *key, int flags) {
+    return lookupKeyInEntry(db, key, dictFind(db->dict, key->ptr), flags);
+}
+
+/* lookupKeyWrite() for a command that will then set the key: pos receives
+ * the key's entry (key alive) or the place where the key would be inserted
+ * (key missing), so that setKeyAtPosition() / dbAddAtPosition() need not
+ * hash the key again. The position is only good until the keyspace is next
+ * touched; when the lookup itself changed the dict (an expired key was
+ * deleted) pos holds neither and the add falls back to a fresh lookup. */
+robj *lookupKeyWriteWithPosition(serverDb *db, robj *key, dbKeyPosition *pos) {
+    dictEntry *existing;
+    pos->insert = dictFindPositionForInsert(db->dict, key->ptr, &existing);
+    pos->entry = NULL;
+    robj *val = lookupKeyInEntry(db, key, existing, LOOKUP_WRITE);
+    if (val) pos->entry = existing;
+    else if (existing) pos->insert = NULL; /* expired (and maybe deleted) */
     return val;
 }
 
@@ -82,8 +104,15 @@ robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply) {
 /* Adds key -> val; the key must not exist. The db takes val's reference
  * (the caller's) and copies the key name (into the dict entry). */
 void dbAdd(serverDb *db, robj *key, robj *val) {
-    dictEntry *de = dictAddRaw(db->dict, key->ptr, NULL);
-    serverAssert(de != NULL);
+    void *position = dictFindPositionForInsert(db->dict, key->ptr, NULL);
+    serverAssert(position != NULL);
+    dbAddAtPosition(db, key, val, position);
+}
+
+/* dbAdd() at a position from lookupKeyWriteWithPosition() (pos->insert,
+ * not NULL), with nothing done to the keyspace in between. */
+void dbAddAtPosition(serverDb *db, robj *key, robj *val, void *position) {
+    dictEntry *de = dictInsertAtPosition(db->dict, key->ptr, position);
     dictSetVal(db->dict, de, val);
     signalKeyAsReady(db, key, val->type); /* wake clients blocked on this key */
     notifyKeyspaceEvent(NOTIFY_NEW, "new", key, db->id);
@@ -98,11 +127,8 @@ int dbAddRDBLoad(serverDb *db, sds key, robj *val) {
     return 1;
 }
 
-/* Replaces the value of an existing key, keeping its TTL. The db takes
- * val's reference; the old value is released. */
-void dbOverwrite(serverDb *db, robj *key, robj *val) {
-    dictEntry *de = dictFind(db->dict, key->ptr);
-    serverAssert(de != NULL);
+/* Replaces the value in key's entry de, keeping its TTL. */
+static void dbOverwriteEntry(serverDb *db, robj *key, dictEntry *de, robj *val) {
     robj *old = dictGetVal(de);
     if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) val->lru = old->lru;
     dictSetVal(db->dict, de, val);
@@ -110,17 +136,43 @@ void dbOverwrite(serverDb *db, robj *key, robj *val) {
     else decrRefCount(old);
 }
 
+/* Replaces the value of an existing key, keeping its TTL. The db takes
+ * val's reference; the old value is released. */
+void dbOverwrite(serverDb *db, robj *key, robj *val) {
+    dictEntry *de = dictFind(db->dict, key->ptr);
+    serverAssert(de != NULL);
+    dbOverwriteEntry(db, key, de, val);
+}
+
+/* setKey() for a key whose lookupKeyWriteWithPosition() filled pos, with
+ * nothing done to the keyspace since: adds or overwrites without hashing
+ * the key again. flags as for setKey(); the EXIST flags are ignored. */
+void setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos) {
+    incrRefCount(val);
+    if (pos->entry) {
+        dbOverwriteEntry(db, key, pos->entry, val);
+        if (!(flags & SETKEY_KEEPTTL)) removeExpire(db, key);
+    } else if (pos->insert) {
+        dbAddAtPosition(db, key, val, pos->insert);
+    } else {
+        dbAdd(db, key, val);
+    }
+    if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
+}
+
 /* High level SET: adds or overwrites, drops the TTL unless SETKEY_KEEPTTL,
  * and signals the modification. val's reference is *not* taken: it is
- * incremented here, so the caller keeps its own. */
+ * incremented here, so the caller keeps its own. SETKEY_ALREADY_EXIST /
+ * SETKEY_DOESNT_EXIST say the caller has just looked the key up. */
 void setKey(client *c, serverDb *db, robj *key, robj *val, int flags) {
-    int exists;
-    if (flags & SETKEY_ALREADY_EXIST) exists = 1;
-    else if (flags & SETKEY_DOESNT_EXIST) exists = 0;
-    else exists = lookupKeyWrite(db, key) != NULL;
-
+    if (!(flags & (SETKEY_ALREADY_EXIST | SETKEY_DOESNT_EXIST))) {
+        dbKeyPosition pos;
+        lookupKeyWriteWithPosition(db, key, &pos);
+        setKeyAtPosition(c, db, key, val, flags, &pos);
+        return;
+    }
     incrRefCount(val);
-    if (!exists) {
+    if (flags & SETKEY_DOESNT_EXIST) {
         dbAdd(db, key, val);
     } else {
         dbOverwrite(db, key, val);

@@ -419,11 +419,13 @@ static dictEntry *dictFindWithHash(dict *d, const void *key, uint64_t h) {
     return NULL;
 }
 
-/* Inserts key (through keyDup) with no value set yet and returns its new
- * entry, for callers that set the value themselves (dictSetVal or the
- * integer/double setters). If key exists, returns NULL and sets *existing
- * (when not NULL) to its entry; the caller still owns the key it passed. */
-dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing) {
+/* First half of an insert split in two, for callers that look a key up and
+ * then add it if missing (SET of a new key) and would otherwise hash it
+ * twice. Returns the position where key would go, or NULL if key exists
+ * (then *existing, when not NULL, is its entry). The position is valid for
+ * one dictInsertAtPosition() of the same key, and only if the dict is not
+ * touched in between (no find, add, delete, rehash or iteration). */
+void *dictFindPositionForInsert(dict *d, const void *key, dictEntry **existing) {
     if (existing) *existing = NULL;
     if (dictIsRehashing(d)) dictRehashStep(d);
     dictExpandIfNeeded(d);
@@ -434,13 +436,30 @@ dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing) {
         if (existing) *existing = he;
         return NULL;
     }
+    /* While rehashing, new entries go to the new table. */
     int t = dictIsRehashing(d) ? 1 : 0;
-    unsigned long idx = h & DICTHT_SIZE_MASK(d->ht_size_exp[t]);
-    he = dictEntryCreate(d, key);
-    *dictEntryNextRef(he) = d->ht_table[t][idx];
-    d->ht_table[t][idx] = he;
-    d->ht_used[t]++;
+    return &d->ht_table[t][h & DICTHT_SIZE_MASK(d->ht_size_exp[t])];
+}
+
+/* Second half: links a new entry for key (through keyDup, or embedded) at
+ * the position dictFindPositionForInsert() returned, with its value
+ * zeroed, and returns the entry. */
+dictEntry *dictInsertAtPosition(dict *d, void *key, void *position) {
+    dictEntry **bucket = position;
+    dictEntry *he = dictEntryCreate(d, key);
+    *dictEntryNextRef(he) = *bucket;
+    *bucket = he;
+    d->ht_used[dictIsRehashing(d) ? 1 : 0]++;
     return he;
+}
+
+/* Inserts key (through keyDup) with no value set yet and returns its new
+ * entry, for callers that set the value themselves (dictSetVal or the
+ * integer/double setters). If key exists, returns NULL and sets *existing
+ * (when not NULL) to its entry; the caller still owns the key it passed. */
+dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing) {
+    void *position = dictFindPositionForInsert(d, key, existing);
+    return position ? dictInsertAtPosition(d, key, position) : NULL;
 }
 
 /* Adds key -> val. Returns DICT_OK, or DICT_ERR if key already exists

@@ -201,6 +201,8 @@ int dictRehashMicroseconds(dict *d, uint64_t us);
 /* Lookup and modification. */
 int dictAdd(dict *d, void *key, void *val);
 dictEntry *dictAddRaw(dict *d, void *key, dictEntry **existing);
+void *dictFindPositionForInsert(dict *d, const void *key, dictEntry **existing);
+dictEntry *dictInsertAtPosition(dict *d, void *key, void *position);
 dictEntry *dictAddOrFind(dict *d, void *key);
 int dictReplace(dict *d, void *key, void *val);
 int dictDelete(dict *d, const void *key);

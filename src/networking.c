@@ -63,6 +63,7 @@ client *createClient(connection *conn) {
     selectDb(c, 0);
     c->querybuf = sdsempty();
     respParserInit(&c->mb, server.proto_max_bulk_len, PROTO_INLINE_MAX_SIZE);
+    c->mb.quiet_len_below = PROTO_MBULK_BIG_ARG; /* only big arguments need their length early */
     c->reply = listCreate();
     listSetFreeMethod(c->reply, zfree);
     c->ctime = c->lastinteraction = server.unixtime;
@@ -76,9 +77,19 @@ client *createClient(connection *conn) {
     return c;
 }
 
-/* Drops the parsed argument vector of the current command. */
+/* Drops the parsed argument vector of the current command. Short string
+ * arguments that nothing else holds (the command name, a key the keyspace
+ * copied) are kept in c->spare_args for the parser to fill again, last
+ * argument first so that the next request's first argument gets this
+ * one's first object. */
 void freeClientArgv(client *c) {
-    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
+    for (int j = c->argc - 1; j >= 0; j--) {
+        robj *o = c->argv[j];
+        if (o->refcount == 1 && o->encoding == OBJ_ENCODING_EMBSTR && c->spare_argc < CLIENT_SPARE_ARGS)
+            c->spare_args[c->spare_argc++] = o;
+        else
+            decrRefCount(o);
+    }
     c->argc = 0;
     c->cmd = NULL;
     c->argv_len_sum = 0;
@@ -115,7 +126,7 @@ static void unlinkClient(client *c) {
         c->conn = NULL;
     }
     if (c->pending_write_node) {
-        listDelNode(server.clients_pending_write, c->pending_write_node);
+        listUnlinkNode(server.clients_pending_write, c->pending_write_node);
         c->pending_write_node = NULL;
         c->flags &= ~CLIENT_PENDING_WRITE;
     }
@@ -144,6 +155,7 @@ void freeClient(client *c) {
     unlinkClient(c);
     freeClientArgv(c);
     zfree(c->argv);
+    while (c->spare_argc) decrRefCount(c->spare_args[--c->spare_argc]);
     sdsfree(c->querybuf);
     listRelease(c->reply);
     zfree(c->buf);
@@ -274,8 +286,9 @@ int prepareClientToWrite(client *c) {
     if (!clientIsWritable(c)) return C_ERR;
     if (!(c->flags & CLIENT_PENDING_WRITE) && !clientHasPendingReplies(c)) {
         c->flags |= CLIENT_PENDING_WRITE;
-        listAddNodeTail(server.clients_pending_write, c);
-        c->pending_write_node = listLast(server.clients_pending_write);
+        c->pending_write_link.value = c;
+        listLinkNodeTail(server.clients_pending_write, &c->pending_write_link);
+        c->pending_write_node = &c->pending_write_link;
     }
     return C_OK;
 }
@@ -692,7 +705,7 @@ void setDeferredSetLen(client *c, void *node, long length) {
 
 static void removeFromPendingWrites(client *c) {
     if (c->pending_write_node) {
-        listDelNode(server.clients_pending_write, c->pending_write_node);
+        listUnlinkNode(server.clients_pending_write, c->pending_write_node);
         c->pending_write_node = NULL;
     }
     c->flags &= ~CLIENT_PENDING_WRITE;
@@ -968,6 +981,25 @@ static int processInlineBuffer(client *c) {
     return C_OK;
 }
 
+/* A string object for a parsed argument: the last spare argument object
+ * refilled when the bytes fit in it (see freeClientArgv), else a new one. */
+static robj *createArgObject(client *c, const char *arg, size_t len) {
+    if (c->spare_argc) {
+        robj *o = c->spare_args[c->spare_argc - 1];
+        sds s = o->ptr;
+        if (len <= sdsalloc(s)) {
+            c->spare_argc--;
+            memcpy(s, arg, len);
+            s[len] = '\0';
+            sdssetlen(s, len);
+            o->lru = 0; /* as good as new: LFU starts from its initial counter */
+            updateObjectAccess(o);
+            return o;
+        }
+    }
+    return createStringObject(arg, len);
+}
+
 /* RESP multibulk: "*<argc>\r\n" then argc times "$<len>\r\n<bytes>\r\n",
  * parsed by resp.c; this turns its events into argument objects. Returns
  * C_OK when argv is complete (or the request was empty), C_ERR if more bytes
@@ -1010,7 +1042,7 @@ static int processMultibulkBuffer(client *c) {
                 sdsclear(c->querybuf);
                 c->qb_pos = 0;
             } else {
-                c->argv[c->argc++] = createStringObject(arg, n);
+                c->argv[c->argc++] = createArgObject(c, arg, n);
             }
             c->argv_len_sum += n;
             if (c->mb.args_left == 0) return C_OK;
@@ -1050,7 +1082,9 @@ void processInputBuffer(client *c) {
         }
     }
     if (c->qb_pos) {
-        sdsrange(c->querybuf, c->qb_pos, -1);
+        /* Usually every byte was consumed: then there is nothing to move. */
+        if (c->qb_pos == sdslen(c->querybuf)) sdsclear(c->querybuf);
+        else sdsrange(c->querybuf, c->qb_pos, -1);
         c->qb_pos = 0;
     }
 }

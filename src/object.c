@@ -147,6 +147,16 @@ void freeStringObject(robj *o) {
 /* Drops one reference; frees the object (and its value) at zero. */
 void decrRefCount(robj *o) {
     if (o->refcount == 1) {
+        if (o->encoding == OBJ_ENCODING_EMBSTR) {
+            /* createEmbeddedStringObject() gave the sds all the block's
+             * spare bytes, so its alloc tells the block's usable size
+             * unless it was capped at 255. */
+            struct sdshdr8 *sh = (struct sdshdr8 *)((char *)o->ptr - sizeof(struct sdshdr8));
+            if (sh->alloc < 255) {
+                zfree_with_size(o, sizeof(robj) + sizeof(struct sdshdr8) + sh->alloc + 1);
+                return;
+            }
+        }
         if (o->type == OBJ_STRING) {
             freeStringObject(o);
         } else if (o->type < OBJ_TYPE_MAX && objectMethods[o->type].free) {

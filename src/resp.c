@@ -52,10 +52,10 @@ static inline int parseLength(const char *s, size_t len, long long *out) {
     return 1;
 }
 
-/* Reads "<prefix><integer>\r\n" at buf[*pos]. Returns 1 with *out set and
- * *pos past the line, 0 if the line is not complete yet, -1 if it is not
- * an integer, -2 if it is longer than the parser allows. */
-static int parseNumberLine(respMultibulkParser *p, const char *buf, size_t len, size_t *pos, long long *out) {
+/* parseNumberLine() for any line: finds the CR, then lets parseLength()
+ * judge the text. Kept out of line so the fast path stays small. */
+static __attribute__((noinline)) int parseNumberLineSlow(respMultibulkParser *p, const char *buf, size_t len,
+                                                        size_t *pos, long long *out) {
     const char *start = buf + *pos;
     size_t avail = len - *pos;
     const char *cr = memchr(start, '\r', avail);
@@ -64,6 +64,32 @@ static int parseNumberLine(respMultibulkParser *p, const char *buf, size_t len, 
     if (!parseLength(start + 1, cr - start - 1, out)) return -1;
     *pos += (cr - start) + 2;
     return 1;
+}
+
+/* Reads "<prefix><integer>\r\n" at buf[*pos]. Returns 1 with *out set and
+ * *pos past the line, 0 if the line is not complete yet, -1 if it is not
+ * an integer, -2 if it is longer than the parser allows.
+ *
+ * The usual line, 1 to 18 digits without a leading zero and then CRLF, is
+ * converted here in one pass; anything else (signs, zeros, long numbers,
+ * junk, an incomplete line) goes to parseNumberLineSlow(), which has the
+ * final say on what is valid. */
+static inline int parseNumberLine(respMultibulkParser *p, const char *buf, size_t len, size_t *pos,
+                                  long long *out) {
+    const char *digits = buf + *pos + 1, *end = buf + len, *q = digits;
+    unsigned long long v = 0;
+    unsigned d;
+    while (q < end && (d = (unsigned char)*q - '0') <= 9) {
+        v = v * 10 + d;
+        q++;
+    }
+    size_t ndigits = q - digits;
+    if (ndigits - 1 < 18 && end - q >= 2 && q[0] == '\r' && q[1] == '\n' && (digits[0] != '0' || ndigits == 1)) {
+        *out = (long long)v;
+        *pos += ndigits + 3;
+        return 1;
+    }
+    return parseNumberLineSlow(p, buf, len, pos, out);
 }
 
 /* Advances over buf[*pos..len) to the next event (see resp.h). With
@@ -101,7 +127,8 @@ respParseEvent respParseMultibulk(respMultibulkParser *p, const char *buf, size_
         if (ll > RESP_UNAUTH_MAX_BULK && p->unauthenticated) return parseError(p, "unauthenticated bulk length");
         p->bulklen = ll;
         *value = ll;
-        return RESP_PARSE_BULK_LEN;
+        if (ll >= p->quiet_len_below || len - *pos < (size_t)ll + 2) return RESP_PARSE_BULK_LEN;
+        /* A short argument that is all there: go on and return it. */
     }
 
     size_t avail = len - *pos;

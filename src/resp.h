@@ -25,6 +25,11 @@ typedef struct respMultibulkParser {
     long long max_bulk_len;  /* proto-max-bulk-len */
     size_t max_line;         /* Longest "*<n>" / "$<n>" line before it is an error. */
     int unauthenticated;     /* Stricter limits for clients that did not AUTH. */
+    /* Arguments shorter than this that are already complete in the buffer
+     * come out as RESP_PARSE_ARG straight after their "$<n>" line, without
+     * a RESP_PARSE_BULK_LEN event first (one call per argument instead of
+     * two). 0, the default, reports every length. */
+    long long quiet_len_below;
     /* State. */
     long long args_left;     /* Arguments still to read; 0 = a count line is next. */
     long long bulklen;       /* Length of the argument being read; -1 = its header is next. */

@@ -253,8 +253,16 @@ sds sdsResize(sds s, size_t size, int would_regrow) {
     char *sh;
     if (keep_header) {
         type = oldtype;
-        sh = zrealloc_usable(s - oldhdrlen, oldhdrlen + size + 1, &usable);
-        s = sh + oldhdrlen;
+        size_t have = zmalloc_size(s - oldhdrlen);
+        if (zmalloc_good_size(oldhdrlen + size + 1) == have) {
+            /* The allocator would give back a block of the same size (a
+             * 1 KiB value sits in a 1280-byte class with or without its
+             * spare bytes): realloc() would only cost time. */
+            usable = have;
+        } else {
+            sh = zrealloc_usable(s - oldhdrlen, oldhdrlen + size + 1, &usable);
+            s = sh + oldhdrlen;
+        }
         usable -= oldhdrlen + 1;
     } else {
         size_t hdrlen = sdsHdrSize(type);

@@ -192,10 +192,40 @@ dictType dbExpiresDictType = {
     .resizeAllowed = dictResizeAllowed,
 };
 
+static inline unsigned char asciiLower(unsigned char ch) {
+    return ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch;
+}
+
+/* Command names are looked up once per request, so their table uses a
+ * cheaper hash than SipHash: FNV-1a over the lower-cased bytes with a final
+ * mix of the high bits into the low ones (the bucket index). Flooding is no
+ * concern here: the table is filled at startup and a client's names are
+ * only ever looked up, never inserted. */
+static uint64_t commandNameHash(const void *key) {
+    const unsigned char *s = key;
+    size_t len = sdslen((sds)key);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= asciiLower(s[i]);
+        h *= 0x100000001b3ULL;
+    }
+    return h ^ (h >> 29) ^ (h >> 43);
+}
+
+/* ASCII case-insensitive equality of two sds, lengths first. */
+static int commandNameCompare(const void *k1, const void *k2) {
+    size_t len = sdslen((sds)k1);
+    if (len != sdslen((sds)k2)) return 0;
+    const unsigned char *a = k1, *b = k2;
+    for (size_t i = 0; i < len; i++)
+        if (a[i] != b[i] && asciiLower(a[i]) != asciiLower(b[i])) return 0;
+    return 1;
+}
+
 /* Command names, case-insensitive. */
 dictType commandTableDictType = {
-    .hashFunction = dictSdsCaseHash,
-    .keyCompare = dictSdsKeyCaseCompare,
+    .hashFunction = commandNameHash,
+    .keyCompare = commandNameCompare,
     .keyDestructor = dictSdsDestructor,
 };
 
@@ -243,6 +273,19 @@ struct serverCommand *lookupCommand(robj **argv, int argc) {
     return dictFetchValue(cmd->subcommands_dict, argv[1]->ptr);
 }
 
+/* lookupCommand() for the request in c->argv. A connection usually sends
+ * the same few commands over and over, so the one it ran last is tried
+ * first: when argv[0] names it, and it is a top-level command without
+ * subcommands (exactly what the table would return for that name), the
+ * table is not consulted. */
+static struct serverCommand *lookupClientCommand(client *c) {
+    struct serverCommand *last = c->lastcmd;
+    if (last && last->parent == NULL && last->subcommands_dict == NULL &&
+        commandNameCompare(c->argv[0]->ptr, last->fullname))
+        return last;
+    return lookupCommand(c->argv, c->argc);
+}
+
 struct serverCommand *lookupCommandBySds(sds s) {
     int argc;
     sds *parts = sdssplitlen(s, sdslen(s), "|", 1, &argc);
@@ -284,7 +327,7 @@ void call(client *c, int flags) {
     }
 
     updateCachedTime(0);
-    long long start = ustime();
+    long long start = server.ustime; /* the clock was just read */
     c->cmd->proc(c);
     long long duration = ustime() - start;
 
@@ -346,7 +389,7 @@ static sds unknownCommandArgs(client *c) {
  * (the command ran, was rejected, or is held by a pause); C_ERR if the
  * client is being closed. */
 int processCommand(client *c) {
-    c->cmd = c->lastcmd = c->realcmd = lookupCommand(c->argv, c->argc);
+    c->cmd = c->lastcmd = c->realcmd = lookupClientCommand(c);
     if (!c->cmd) {
         struct serverCommand *parent = dictFetchValue(server.commands, c->argv[0]->ptr);
         if (parent && parent->subcommands_dict && c->argc >= 2) {
@@ -717,7 +760,7 @@ static void initServer(void) {
     server.pid = getpid();
     server.clients = listCreate();
     server.clients_to_close = listCreate();
-    server.clients_pending_write = listCreate();
+    server.clients_pending_write = listCreate(); /* of nodes embedded in the clients: never free its nodes */
     server.monitors = listCreate();
     server.paused_clients = listCreate();
     server.next_client_id = 1;

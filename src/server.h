@@ -190,6 +190,10 @@ typedef struct clientReplyBlock {
     char buf[];
 } clientReplyBlock;
 
+/* Short argument objects a client keeps for reuse, so that the command
+ * name and key of the next request need no allocation. */
+#define CLIENT_SPARE_ARGS 4
+
 typedef struct client {
     uint64_t id;
     connection *conn;
@@ -204,6 +208,10 @@ typedef struct client {
     robj **argv;
     int argv_len;               /* Allocated slots in argv. */
     size_t argv_len_sum;        /* Bytes in argv, for memory accounting. */
+    /* Argument objects kept for the next request (networking.c): EMBSTR
+     * strings nothing else referenced when their command ended. */
+    robj *spare_args[CLIENT_SPARE_ARGS];
+    int spare_argc;
     struct serverCommand *cmd, *lastcmd, *realcmd;
     int reqtype;
     respMultibulkParser mb;     /* Multibulk parsing state (resp.h): args_left, bulklen. */
@@ -217,7 +225,8 @@ typedef struct client {
     int authenticated;
     long long woff;
     listNode *client_list_node;       /* Node in server.clients. */
-    listNode *pending_write_node;     /* Node in server.clients_pending_write. */
+    listNode *pending_write_node;     /* &pending_write_link while in server.clients_pending_write, else NULL. */
+    listNode pending_write_link;      /* Embedded, so queueing for write allocates nothing. */
     uint64_t last_memory_usage;
     unsigned long long net_input_bytes, net_output_bytes, commands_processed;
     /* Blocking state (CLIENT PAUSE, blocking commands later). */
@@ -730,6 +739,13 @@ void updateObjectAccess(robj *o);
 robj *lookupKey(serverDb *db, robj *key, int flags);
 robj *lookupKeyRead(serverDb *db, robj *key);
 robj *lookupKeyWrite(serverDb *db, robj *key);
+/* Where a key is (entry) or would be inserted (insert), from
+ * lookupKeyWriteWithPosition(); valid until the keyspace is next touched. */
+typedef struct dbKeyPosition {
+    dictEntry *entry;
+    void *insert;
+} dbKeyPosition;
+robj *lookupKeyWriteWithPosition(serverDb *db, robj *key, dbKeyPosition *pos);
 robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyReadWithFlags(serverDb *db, robj *key, int flags);
@@ -738,6 +754,8 @@ void dbAdd(serverDb *db, robj *key, robj *val);
 int dbAddRDBLoad(serverDb *db, sds key, robj *val);
 void dbOverwrite(serverDb *db, robj *key, robj *val);
 void setKey(client *c, serverDb *db, robj *key, robj *val, int flags);
+void dbAddAtPosition(serverDb *db, robj *key, robj *val, void *position);
+void setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos);
 int dbExists(serverDb *db, robj *key);
 int dbDelete(serverDb *db, robj *key);
 int dbSyncDelete(serverDb *db, robj *key);

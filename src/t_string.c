@@ -165,7 +165,10 @@ static void setGenericCommand(client *c, int flags, robj *key, robj *val, robj *
     if (expire && getExpireMillisecondsOrReply(c, expire, flags, unit, &when) != C_OK) return;
     if ((flags & STR_SET_GET) && getGenericCommand(c) == C_ERR) return;
 
-    robj *cur = lookupKeyWrite(c->db, key);
+    /* The position lets setKeyAtPosition() skip hashing the key again;
+     * nothing below touches the keyspace before it. */
+    dbKeyPosition pos;
+    robj *cur = lookupKeyWriteWithPosition(c->db, key, &pos);
     int abort = 0;
     if (flags & STR_SET_NX) {
         abort = cur != NULL;
@@ -181,9 +184,7 @@ static void setGenericCommand(client *c, int flags, robj *key, robj *val, robj *
         return;
     }
 
-    int setkey_flags = (flags & STR_KEEPTTL) ? SETKEY_KEEPTTL : 0;
-    setkey_flags |= cur ? SETKEY_ALREADY_EXIST : SETKEY_DOESNT_EXIST;
-    setKey(c, c->db, key, val, setkey_flags);
+    setKeyAtPosition(c, c->db, key, val, (flags & STR_KEEPTTL) ? SETKEY_KEEPTTL : 0, &pos);
     server.dirty++;
     notifyKeyspaceEvent(NOTIFY_STRING, "set", key, c->db->id);
     if (expire) {
@@ -332,7 +333,8 @@ void msetnxCommand(client *c) {
  * range is updated in place, so INCR on a counter allocates nothing. */
 static void incrDecrCommand(client *c, long long incr) {
     long long value;
-    robj *o = lookupKeyWrite(c->db, c->argv[1]);
+    dbKeyPosition pos; /* nothing touches the keyspace before the add */
+    robj *o = lookupKeyWriteWithPosition(c->db, c->argv[1], &pos);
     if (checkType(c, o, OBJ_STRING)) return;
     if (getLongLongFromObjectOrReply(c, o, &value, NULL) != C_OK) return;
 
@@ -348,6 +350,7 @@ static void incrDecrCommand(client *c, long long incr) {
     } else {
         robj *n = createStringObjectFromLongLongForValue(value);
         if (o) dbOverwrite(c->db, c->argv[1], n);
+        else if (pos.insert) dbAddAtPosition(c->db, c->argv[1], n, pos.insert);
         else dbAdd(c->db, c->argv[1], n);
     }
     signalModifiedKey(c, c->db, c->argv[1]);

@@ -10,7 +10,9 @@
  * thread (INFO, eviction); it needs no ordering with the memory it counts.
  * Counting usable size rather than requested size means a block's
  * contribution is the same when it is freed as when it was allocated, so the
- * counter never drifts.
+ * counter never drifts. The usable size of a new small block comes from a
+ * table of jemalloc's size classes (see "size classes" below), which saves
+ * a lookup per allocation.
  *
  * Who calls what: the whole server allocates through z*(); callers that can
  * survive failure (a dict resize, sdstrynewlen) use ztry*(). OOM in z*()
@@ -52,14 +54,69 @@ static void oom(size_t size) {
     abort(); /* A handler that returns leaves us nothing valid to return. */
 }
 
+/* ------------------------------- size classes ---------------------------- */
+
+/* Asking jemalloc for a block's usable size (malloc_usable_size) costs a
+ * radix-tree lookup, paid on every allocation. For small requests the
+ * answer only depends on the requested size: jemalloc rounds it up to a
+ * size class, every class boundary being a multiple of 8. So the usable
+ * size of a new block of n <= SIZE_CLASS_TABLE_MAX bytes is read from
+ * size_class[(n + 7) / 8], filled once at start-up from nallocx() and
+ * checked against it for every n. If anything disagrees (a different
+ * allocator under valgrind, an odd jemalloc build), the table stays zero
+ * and every allocation asks malloc_usable_size() as before. Frees still
+ * ask: the size of an arbitrary block is not known. */
+#define SIZE_CLASS_TABLE_MAX 4096
+static uint16_t size_class[SIZE_CLASS_TABLE_MAX / 8 + 1];
+
+static int sizeClassesAgree(void) {
+    for (size_t n = 1; n <= SIZE_CLASS_TABLE_MAX; n++)
+        if (nallocx(n, 0) != size_class[(n + 7) / 8]) return 0;
+    /* And real blocks report what nallocx() promised. */
+    for (size_t n = 1; n <= SIZE_CLASS_TABLE_MAX; n += 333) {
+        void *p = malloc(n);
+        int same = p && malloc_usable_size(p) == size_class[(n + 7) / 8];
+        free(p);
+        if (!same) return 0;
+    }
+    return 1;
+}
+
+__attribute__((constructor)) static void sizeClassTableInit(void) {
+    for (size_t i = 1; i <= SIZE_CLASS_TABLE_MAX / 8; i++) {
+        size_t u = nallocx(i * 8, 0);
+        size_class[i] = u <= UINT16_MAX ? u : 0;
+    }
+    if (!sizeClassesAgree()) memset(size_class, 0, sizeof(size_class));
+}
+
+/* Usable size of p, just allocated with size bytes. */
+static inline size_t newBlockUsableSize(void *p, size_t size) {
+    size_t u = size <= SIZE_CLASS_TABLE_MAX ? size_class[(size + 7) / 8] : 0;
+    return u ? u : malloc_usable_size(p);
+}
+
+/* The usable size a request of size bytes would get: what realloc() to
+ * that size would leave, so callers can skip a realloc that cannot shrink
+ * anything. When the size classes could not be checked (the table is
+ * zero), it returns size itself. */
+size_t zmalloc_good_size(size_t size) {
+    if (size == 0) size = 1;
+    if (size_class[1] == 0) return size;
+    if (size <= SIZE_CLASS_TABLE_MAX) return size_class[(size + 7) / 8];
+    size_t u = nallocx(size, 0);
+    return u ? u : size;
+}
+
 /* ------------------------------- try variants ---------------------------- */
 
 /* Returns a block of at least size bytes or NULL; *usable (if not NULL)
  * receives its usable size. The caller owns the block (free with zfree). */
 void *ztrymalloc_usable(size_t size, size_t *usable) {
-    void *p = malloc(size ? size : 1);
+    if (size == 0) size = 1;
+    void *p = malloc(size);
     if (!p) return NULL;
-    size_t u = malloc_usable_size(p);
+    size_t u = newBlockUsableSize(p, size);
     updateUsed((ptrdiff_t)u);
     if (usable) *usable = u;
     return p;
@@ -67,9 +124,10 @@ void *ztrymalloc_usable(size_t size, size_t *usable) {
 
 /* As ztrymalloc_usable() but the block is zero-filled. */
 void *ztrycalloc_usable(size_t size, size_t *usable) {
-    void *p = calloc(1, size ? size : 1);
+    if (size == 0) size = 1;
+    void *p = calloc(1, size);
     if (!p) return NULL;
-    size_t u = malloc_usable_size(p);
+    size_t u = newBlockUsableSize(p, size);
     updateUsed((ptrdiff_t)u);
     if (usable) *usable = u;
     return p;
@@ -147,6 +205,13 @@ void zfree_usable(void *ptr, size_t *usable) {
 }
 
 void zfree(void *ptr) { zfree_usable(ptr, NULL); }
+
+/* zfree() of a non-NULL block whose usable size the caller knows exactly
+ * (what zmalloc_size() would return), which spares asking the allocator. */
+void zfree_with_size(void *ptr, size_t usable) {
+    updateUsed(-(ptrdiff_t)usable);
+    free(ptr);
+}
 
 /* Frees memory allocated by libc or a library on our behalf, which the
  * counter never saw. With unprefixed jemalloc this is the same free(). */

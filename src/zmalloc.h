@@ -35,12 +35,14 @@ void *ztryrealloc_usable(void *ptr, size_t size, size_t *usable);
 
 void zfree(void *ptr);
 void zfree_usable(void *ptr, size_t *usable);
+void zfree_with_size(void *ptr, size_t usable);
 
 /* Frees memory that libc itself allocated (e.g. backtrace_symbols()). */
 void zlibc_free(void *ptr);
 
 /* Usable size of a block returned by this allocator. */
 size_t zmalloc_size(void *ptr);
+size_t zmalloc_good_size(size_t size);
 size_t zmalloc_usable_size(void *ptr);
 
 size_t zmalloc_used_memory(void);

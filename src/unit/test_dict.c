@@ -435,6 +435,52 @@ int main(int argc, char **argv) {
         }
     }
 
+    TEST("dict: find position for insert, then insert there, across rehashing") {
+        dict *d = dictCreate(&embeddedKeyDictType);
+        char buf[64];
+        int saw_rehash = 0, ok = 1;
+        for (int i = 0; i < 3000; i++) {
+            snprintf(buf, sizeof(buf), "key:%d", i);
+            sds k = sdsnew(buf);
+            dictEntry *existing = (dictEntry *)1;
+            void *pos = dictFindPositionForInsert(d, k, &existing);
+            if (pos == NULL || existing != NULL) ok = 0;
+            if (dictIsRehashing(d)) saw_rehash = 1;
+            dictEntry *de = dictInsertAtPosition(d, k, pos);
+            if (dictGetVal(de) != NULL || sdscmp(dictGetKey(de), k) != 0) ok = 0;
+            dictSetSignedIntegerVal(de, i);
+            /* The key is found where it was put, also mid-rehash. */
+            if (dictFind(d, k) != de) ok = 0;
+            sdsfree(k);
+        }
+        ASSERT(ok);
+        ASSERT(saw_rehash);
+        ASSERT_EQ_LL(dictSize(d), 3000);
+
+        /* An existing key: no position, *existing is its entry, and
+         * nothing changes. */
+        sds k = sdsnew("key:1234");
+        dictEntry *existing = NULL;
+        ASSERT(dictFindPositionForInsert(d, k, &existing) == NULL);
+        ASSERT(existing != NULL);
+        ASSERT_EQ_LL(dictGetSignedIntegerVal(existing), 1234);
+        ASSERT(dictFindPositionForInsert(d, k, NULL) == NULL);
+        ASSERT_EQ_LL(dictSize(d), 3000);
+        sdsfree(k);
+
+        /* Everything is still there with its value after the rehash ends. */
+        finishRehash(d);
+        for (int i = 0; i < 3000; i++) {
+            snprintf(buf, sizeof(buf), "key:%d", i);
+            k = sdsnew(buf);
+            dictEntry *de = dictFind(d, k);
+            if (de == NULL || dictGetSignedIntegerVal(de) != i) ok = 0;
+            sdsfree(k);
+        }
+        ASSERT(ok);
+        dictRelease(d);
+    }
+
     TEST("dict: integer and double values") {
         dict *d = dictCreate(&intDictType);
         dictEntry *e = dictAddRaw(d, K(5), NULL);

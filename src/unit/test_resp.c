@@ -90,6 +90,32 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(pos, strlen(req));
     }
 
+    TEST("resp: quiet_len_below skips the length event of short complete arguments only") {
+        const char *req = "*3\r\n$3\r\nSET\r\n$10\r\nkey:000001\r\n$5\r\nhello\r\n*1\r\n$4\r\nPING\r\n";
+        char whole[512] = "", split[512] = "";
+        respMultibulkParser p;
+        respParserInit(&p, 1024, MAXLINE);
+        p.quiet_len_below = 8;
+        size_t pos = 0;
+        parseAll(&p, req, strlen(req), &pos, whole, sizeof(whole));
+        ASSERT_STREQ(whole, "C3 ASET L10 Akey:000001 Ahello C1 APING ");
+        /* Fed a byte at a time, arguments are never complete when their
+         * length line is: every length is reported, the arguments too. */
+        respParserInit(&p, 1024, MAXLINE);
+        p.quiet_len_below = 8;
+        pos = 0;
+        for (size_t len = 1; len <= strlen(req); len++) parseAll(&p, req, len, &pos, split, sizeof(split));
+        ASSERT_STREQ(split, "C3 L3 ASET L10 Akey:000001 L5 Ahello C1 L4 APING ");
+        ASSERT_EQ_LL(pos, strlen(req));
+        /* A bad terminator is still caught. */
+        respParserInit(&p, 1024, MAXLINE);
+        p.quiet_len_below = 8;
+        pos = 0;
+        whole[0] = '\0';
+        parseAll(&p, "*1\r\n$2\r\nabc\r\n", 13, &pos, whole, sizeof(whole));
+        ASSERT_STREQ(whole, "C1 EProtocol error: invalid bulk length");
+    }
+
     TEST("resp: a big argument is reported once it is complete") {
         size_t big = 100000;
         char *req = malloc(big + 64);
@@ -118,6 +144,19 @@ int main(int argc, char **argv) {
         ASSERT(strcmp(events("*1\r\n$536870913\r\n", 0), "C1 EProtocol error: invalid bulk length") == 0);
         /* The bulk must be followed by CRLF exactly where its length says. */
         ASSERT(strcmp(events("*1\r\n$2\r\nabc\r\n", 0), "C1 L2 EProtocol error: invalid bulk length") == 0);
+    }
+
+    TEST("resp: count and length lines: digits, zeros, signs, 18 and 19 digits, bare CR") {
+        ASSERT(strcmp(events("*1\r\n$0\r\n\r\n", 0), "C1 L0 A ") == 0);
+        ASSERT(strcmp(events("*01\r\n", 0), "EProtocol error: invalid multibulk length") == 0); /* no leading zeros */
+        ASSERT(strcmp(events("*+1\r\n", 0), "EProtocol error: invalid multibulk length") == 0);
+        ASSERT(strcmp(events("*1\r\n$123456789012345678\r\n", 0), "C1 EProtocol error: invalid bulk length") == 0);
+        ASSERT(strcmp(events("*1\r\n$1234567890123456789\r\n", 0), "C1 EProtocol error: invalid bulk length") == 0);
+        ASSERT(strcmp(events("*1\r\n$1 \r\n", 0), "C1 EProtocol error: invalid bulk length") == 0);
+        ASSERT(strcmp(events("*1\rx\r\n", 0), "EProtocol error: invalid multibulk length") == 0);
+        ASSERT(strcmp(events("*\r\n", 0), "EProtocol error: invalid multibulk length") == 0);
+        ASSERT(strcmp(events("*12", 0), "") == 0);     /* incomplete: wait */
+        ASSERT(strcmp(events("*12\r", 0), "") == 0);
     }
 
     TEST("resp: lines too long without CRLF are errors, short ones wait") {

@@ -179,6 +179,34 @@ int main(int argc, char **argv) {
         sdsfree(s);
     }
 
+    TEST("sds: removing free space that the allocator cannot give back keeps the block") {
+        /* 1024 bytes in a block with spare room that is still the size
+         * class a 1024-byte string needs: nothing to shrink. */
+        sds s = sdsnewlen(NULL, 1024);
+        memset(s, 'v', 1024);
+        size_t before = zmalloc_size(sdsAllocPtr(s));
+        ASSERT(zmalloc_good_size((size_t)(s - (char *)sdsAllocPtr(s)) + 1024 + 1) == before);
+        sds t = sdsRemoveFreeSpace(s, 0);
+        ASSERT(t == s);
+        ASSERT_EQ_LL(zmalloc_size(sdsAllocPtr(t)), before);
+        ASSERT_EQ_LL(sdslen(t), 1024);
+        ASSERT(t[1023] == 'v' && t[1024] == '\0');
+        ASSERT(sdsWellFormed(t));
+        /* Truncating within the same class keeps the block too. */
+        t = sdsResize(t, 1000, 1);
+        ASSERT_EQ_LL(sdslen(t), 1000);
+        ASSERT(t[1000] == '\0');
+        ASSERT(sdsWellFormed(t));
+        /* Much spare room is still given back. */
+        t = sdsMakeRoomFor(t, 50000);
+        ASSERT(zmalloc_size(sdsAllocPtr(t)) > 50000);
+        t = sdsRemoveFreeSpace(t, 0);
+        ASSERT(zmalloc_size(sdsAllocPtr(t)) < 2048);
+        ASSERT_EQ_LL(sdslen(t), 1000);
+        ASSERT(sdsWellFormed(t));
+        sdsfree(t);
+    }
+
     TEST("sds: sdsAllocSize and sdsAllocPtr") {
         sds s = sdsnew("abc");
         ASSERT(sdsAllocPtr(s) == (void *)(s - 1));

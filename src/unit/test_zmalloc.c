@@ -41,6 +41,22 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(zmalloc_used_memory(), base);
     }
 
+    TEST("zmalloc: the usable size of a new block is the allocator's (and zmalloc_good_size's), for every small size") {
+        size_t base = zmalloc_used_memory();
+        int ok = 1;
+        for (size_t n = 0; n <= 5000; n++) {
+            size_t u1, u2;
+            void *p = zmalloc_usable(n, &u1);
+            void *q = zcalloc_usable(n, &u2);
+            if (u1 != zmalloc_size(p) || u2 != zmalloc_size(q) || u1 < n) ok = 0;
+            if (!utUnderValgrind() && zmalloc_good_size(n) != u1) ok = 0;
+            zfree(p);
+            zfree(q);
+            if (zmalloc_used_memory() != base) ok = 0;
+        }
+        ASSERT(ok);
+    }
+
     if (!utUnderValgrind()) TEST("zmalloc: try variants fail softly") {
         size_t base = zmalloc_used_memory();
         ASSERT(ztrymalloc(SIZE_MAX / 2) == NULL);
