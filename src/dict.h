@@ -37,24 +37,22 @@
  * from the pointer alone. A dictEntry * is therefore a handle: only the
  * accessors may look through it. Normal entries carry tag 0 and are plain
  * pointers. */
+/* The value slot of an entry: a pointer or a number. */
+typedef union dictValue {
+    void *val;
+    uint64_t u64;
+    int64_t s64;
+    double d;
+} dictValue;
+
 typedef struct dictEntry {
-    union {
-        void *val;
-        uint64_t u64;
-        int64_t s64;
-        double d;
-    } v;
+    dictValue v;
     struct dictEntry *next; /* Next entry in the same bucket (a tagged handle). */
     void *key;
 } dictEntry;
 
 typedef struct dictEntryEmbedded {
-    union {
-        void *val;
-        uint64_t u64;
-        int64_t s64;
-        double d;
-    } v;
+    dictValue v;
     struct dictEntry *next;
     uint8_t key_offset;
     unsigned char key_buf[];
