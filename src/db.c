@@ -106,6 +106,7 @@ void dbOverwrite(serverDb *db, robj *key, robj *val) {
     robj *old = dictGetVal(de);
     if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) val->lru = old->lru;
     dictSetVal(db->dict, de, val);
+    signalDeletedKeyAsReady(db, key, old->type); /* the old value is gone */
     if (server.lazyfree_lazy_server_del) freeObjAsync(key, old, db->id);
     else decrRefCount(old);
 }
@@ -148,6 +149,7 @@ int dbGenericDelete(serverDb *db, robj *key, int async, int flags) {
     if (dictSize(db->expires) > 0) dictDelete(db->expires, key->ptr);
     dictSetVal(db->dict, de, NULL);
     dictFreeUnlinkedEntry(db->dict, de);
+    signalDeletedKeyAsReady(db, key, val->type); /* wake XREADGROUP waiters */
     if (async) freeObjAsync(key, val, db->id);
     else decrRefCount(val);
     decrRefCount(val);
@@ -230,6 +232,7 @@ long long emptyData(int dbnum, int flags, void(callback)(dict *)) {
     (void)flags;
     for (int j = start; j <= end; j++) {
         serverDb *db = server.db + j;
+        scanDatabaseForDeletedKeys(db, NULL); /* wake XREADGROUP waiters */
         removed += dictSize(db->dict);
         dictEmpty(db->dict, callback);
         dictEmpty(db->expires, callback);
@@ -742,6 +745,8 @@ void swapdbCommand(client *c) {
         /* Watchers stay with the db index: compare old and new contents. */
         touchAllWatchedKeysInDb(a, b);
         touchAllWatchedKeysInDb(b, a);
+        scanDatabaseForDeletedKeys(a, b); /* XREADGROUP waiters whose key goes */
+        scanDatabaseForDeletedKeys(b, a);
         dict *d = a->dict, *e = a->expires;
         long long avg = a->avg_ttl;
         a->dict = b->dict;
