@@ -638,7 +638,9 @@ static void qlFillEntry(quicklist *ql, quicklistNode *node, unsigned char *p, qu
 int quicklistNext(quicklistIter *iter, quicklistEntry *entry) {
     int fwd = iter->direction == AL_START_HEAD;
     if (!iter->node) return 0;
-    qlNodeOpen(iter->node);
+    /* A node is opened when the iterator steps onto it: here only for a
+     * fresh iterator or after quicklistDelEntry() moved it to the next. */
+    if (iter->p == NULL) qlNodeOpen(iter->node);
     unsigned char *lp = iter->node->lp;
     if (iter->p == NULL)
         iter->p = fwd ? lpFirst(lp) : lpLast(lp);
