@@ -7,7 +7,8 @@
  *
  * Invariants: no node is empty (a node whose last element goes is
  * unlinked at once); node->sz and node->count always equal lpBytes() and
- * lpLength() of node->lp; ql->count is the sum of node counts and ql->len
+ * lpLength() of the node's listpack (its uncompressed form when the node
+ * is compressed); ql->count is the sum of node counts and ql->len
  * the number of nodes. A node may exceed the fill limit only when it holds
  * exactly one element. Adjacent nodes are not merged after deletions:
  * simpler, and a list that shrinks enough is turned back into a single
