@@ -1,5 +1,5 @@
-/* blocked.c - blocking on keys: BLPOP/BRPOP/BLMOVE/BRPOPLPUSH/BLMPOP now,
- * and the same machinery for sorted sets and streams later.
+/* blocked.c - blocking on keys: BLPOP/BRPOP/BLMOVE/BRPOPLPUSH/BLMPOP,
+ * BZPOPMIN/BZPOPMAX/BZMPOP, XREAD and XREADGROUP with BLOCK.
  *
  * State, all owned here:
  *   - db->blocking_keys: key (sds) -> adlist of clients, in blocking order,
@@ -7,7 +7,10 @@
  *   - c->bstate (blocked.h): the keys a client waits on, its timeout, its
  *     node in `blocked`, the list of every client blocked on keys (for
  *     timeouts and INFO);
- *   - `ready`: keys created since the last pass that have waiters;
+ *   - nokey_keys[db]: key (sds) -> number of clients blocked on it that
+ *     must also be woken when the key is deleted (XREADGROUP);
+ *   - `ready`: keys created (or, for nokey_keys, deleted) since the last
+ *     pass that have waiters;
  *   - `unblocked`: clients just unblocked whose query buffer may hold more
  *     pipelined commands, run from beforeSleep.
  *
@@ -16,7 +19,17 @@
  * and beforeSleep() call handleClientsBlockedOnKeys(), which re-executes
  * each waiting client's command while the key holds a value of the
  * expected type: the command then finds data and replies as usual (or, for
- * BLMOVE onto a wrong-type destination, replies the error). Timeouts are
+ * BLMOVE onto a wrong-type destination, replies the error).
+ *
+ * Deleted keys: XREADGROUP waits on a consumer group stored inside the
+ * key, so when the key goes away (DEL, expiry, flush, RENAME, MOVE,
+ * SWAPDB) or is overwritten, waiting would be forever. db.c reports every
+ * value leaving the keyspace to signalDeletedKeyAsReady() (and flushes and
+ * swaps to scanDatabaseForDeletedKeys()); a key with such waiters is queued
+ * like a ready key, and its wake-on-delete waiters are re-run whatever the
+ * key now holds: the command itself then replies NOGROUP, WRONGTYPE or
+ * data. Other waiters (XREAD, BLPOP...) are only re-run while the key holds
+ * their type, so they keep waiting across a deletion. Timeouts are
  * checked by a one-shot timer armed at each block and again in
  * beforeSleep. CLIENT_BLOCKED is shared with CLIENT PAUSE, so "blocked on
  * keys" is tested as c->bstate != NULL. Propagation to replicas (as the
@@ -29,6 +42,8 @@ static list *blocked;   /* clients with a bstate */
 static list *ready;     /* readyKey * */
 static list *unblocked; /* clients to resume in beforeSleep */
 static unsigned long blocking_keys_total; /* sum of dictSize(db->blocking_keys) */
+static dict **nokey_keys;                 /* per db: key -> count of wake-on-delete waiters */
+static unsigned long nokey_keys_total;    /* sum of dictSize(nokey_keys[j]) */
 
 typedef struct readyKey {
     serverDb *db;
@@ -45,12 +60,23 @@ static dictType blockingKeysDictType = {
     .valDestructor = blockedListFree,
 };
 
+/* nokey_keys[db]: sds key (owned) -> unsigned count, no value to free. */
+static dictType nokeyKeysDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDestructor = dictSdsDestructor,
+};
+
 /* See blocked.h. */
 void blockedInit(void) {
     blocked = listCreate();
     ready = listCreate();
     unblocked = listCreate();
-    for (int j = 0; j < server.dbnum; j++) server.db[j].blocking_keys = dictCreate(&blockingKeysDictType);
+    nokey_keys = zmalloc(sizeof(dict *) * (size_t)server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) {
+        server.db[j].blocking_keys = dictCreate(&blockingKeysDictType);
+        nokey_keys[j] = dictCreate(&nokeyKeysDictType);
+    }
 }
 
 /* See blocked.h. */
@@ -58,6 +84,9 @@ unsigned long blockedClientsCount(void) { return blocked ? listLength(blocked) :
 
 /* See blocked.h. */
 unsigned long blockedKeysCount(void) { return blocking_keys_total; }
+
+/* See blocked.h. */
+unsigned long blockedKeysOnNokeyCount(void) { return nokey_keys_total; }
 
 /* See blocked.h. */
 int blockedHasReadyKeys(void) { return ready && listLength(ready) != 0; }
@@ -132,13 +161,36 @@ static int blockedTimerProc(struct aeEventLoop *el, long long id, void *data) {
  * Blocking and unblocking
  * ------------------------------------------------------------------------- */
 
-/* See blocked.h. */
-void blockForKeys(client *c, int btype, robj **keys, int numkeys, mstime_t timeout) {
+/* Counts one more (delta 1) or one fewer (delta -1) wake-on-delete waiter
+ * on key in db, keeping nokey_keys and its total in step. */
+static void nokeyWaitersAdjust(serverDb *db, robj *key, int delta) {
+    dict *d = nokey_keys[db->id];
+    dictEntry *de = dictFind(d, key->ptr);
+    if (delta > 0) {
+        if (!de) {
+            de = dictAddRaw(d, sdsdup(key->ptr), NULL);
+            dictSetUnsignedIntegerVal(de, 0);
+            nokey_keys_total++;
+        }
+        dictIncrUnsignedIntegerVal(de, 1);
+        return;
+    }
+    serverAssert(de != NULL);
+    if (dictIncrUnsignedIntegerVal(de, (uint64_t)-1) == 0) {
+        dictDelete(d, key->ptr);
+        nokey_keys_total--;
+    }
+}
+
+/* Blocks c on keys; with wake_on_delete the keys' deletion wakes it too. */
+static void blockForKeysGeneric(client *c, int btype, robj **keys, int numkeys, mstime_t timeout,
+                                int wake_on_delete) {
     serverAssert(c->bstate == NULL);
     blockingState *bs = zcalloc(sizeof(*bs));
     bs->btype = btype;
     bs->timeout = timeout;
     bs->db = c->db;
+    bs->wake_on_delete = wake_on_delete;
     bs->keys = zmalloc(sizeof(robj *) * numkeys);
     for (int j = 0; j < numkeys; j++) {
         int dup = 0;
@@ -157,6 +209,7 @@ void blockForKeys(client *c, int btype, robj **keys, int numkeys, mstime_t timeo
             blocking_keys_total++;
         }
         listAddNodeTail(waiters, c);
+        if (wake_on_delete) nokeyWaitersAdjust(c->db, key, 1);
     }
     listAddNodeTail(blocked, c);
     bs->node = listLast(blocked);
@@ -167,6 +220,16 @@ void blockForKeys(client *c, int btype, robj **keys, int numkeys, mstime_t timeo
         if (delay < 1) delay = 1;
         aeCreateTimeEvent(server.el, delay, blockedTimerProc, NULL, NULL);
     }
+}
+
+/* See blocked.h. */
+void blockForKeys(client *c, int btype, robj **keys, int numkeys, mstime_t timeout) {
+    blockForKeysGeneric(c, btype, keys, numkeys, timeout, 0);
+}
+
+/* See blocked.h. */
+void blockForKeysWakeOnDelete(client *c, int btype, robj **keys, int numkeys, mstime_t timeout) {
+    blockForKeysGeneric(c, btype, keys, numkeys, timeout, 1);
 }
 
 /* Queues c to have its remaining input processed in beforeSleep. */
@@ -189,6 +252,7 @@ static void forgetBlockedClient(client *c) {
                 blocking_keys_total--;
             }
         }
+        if (bs->wake_on_delete) nokeyWaitersAdjust(bs->db, key, -1);
         decrRefCount(key);
     }
     listDelNode(blocked, bs->node);
@@ -221,11 +285,8 @@ void blockedClientFreed(client *c) {
  * Serving ready keys
  * ------------------------------------------------------------------------- */
 
-/* See blocked.h. */
-void signalKeyAsReady(serverDb *db, robj *key, int type) {
-    (void)type; /* every waiter's type is checked when it is served */
-    if (!db->blocking_keys || dictSize(db->blocking_keys) == 0) return;
-    if (!dictFind(db->blocking_keys, key->ptr)) return;
+/* Adds key of db to the ready queue unless it is queued already. */
+static void queueReadyKey(serverDb *db, robj *key) {
     listIter li;
     listNode *ln;
     listRewind(ready, &li);
@@ -237,6 +298,41 @@ void signalKeyAsReady(serverDb *db, robj *key, int type) {
     rk->db = db;
     rk->key = createStringObject(key->ptr, sdslen(key->ptr));
     listAddNodeTail(ready, rk);
+}
+
+/* See blocked.h. */
+void signalKeyAsReady(serverDb *db, robj *key, int type) {
+    (void)type; /* every waiter's type is checked when it is served */
+    if (!db->blocking_keys || dictSize(db->blocking_keys) == 0) return;
+    if (!dictFind(db->blocking_keys, key->ptr)) return;
+    queueReadyKey(db, key);
+}
+
+/* See blocked.h. */
+void signalDeletedKeyAsReady(serverDb *db, robj *key, int type) {
+    (void)type; /* the re-run command looks at whatever the key holds now */
+    if (nokey_keys_total == 0) return;
+    if (!dictFind(nokey_keys[db->id], key->ptr)) return;
+    queueReadyKey(db, key);
+}
+
+/* See blocked.h. */
+void scanDatabaseForDeletedKeys(serverDb *emptied, serverDb *replaced_with) {
+    if (nokey_keys_total == 0 || dictSize(nokey_keys[emptied->id]) == 0) return;
+    dictIterator *di = dictGetSafeIterator(nokey_keys[emptied->id]);
+    dictEntry *de;
+    while ((de = dictNext(di))) {
+        sds name = dictGetKey(de);
+        dictEntry *old = dictFind(emptied->dict, name);
+        if (!old) continue;
+        dictEntry *now = replaced_with ? dictFind(replaced_with->dict, name) : NULL;
+        int old_type = ((robj *)dictGetVal(old))->type;
+        if (now && ((robj *)dictGetVal(now))->type == old_type) continue;
+        robj *key = createStringObject(name, sdslen(name));
+        signalDeletedKeyAsReady(emptied, key, old_type);
+        decrRefCount(key);
+    }
+    dictReleaseIterator(di);
 }
 
 /* See blocked.h. */
@@ -295,21 +391,34 @@ static void reprocessBlockedClient(client *c) {
     }
 }
 
-/* Serves, FIFO, the clients waiting on one ready key while it lasts. Only
- * the clients waiting when we start are considered, so one that blocks
- * again cannot make this loop forever. */
+/* 1 if c, waiting on a key that now holds o (NULL: missing), should have
+ * its command re-run: the key holds the type it waits for, or c asked to
+ * be woken by any change of the key (XREADGROUP). */
+static int blockedClientShouldRun(client *c, robj *o) {
+    if (c->bstate->wake_on_delete) return 1;
+    return o != NULL && (int)o->type == blockedExpectedType(c->bstate->btype);
+}
+
+/* Serves, FIFO, the clients waiting on one ready key. Each waiter is
+ * checked against what the key holds at its turn (an earlier one may have
+ * emptied it, and waiters of different types may share a key). Only the
+ * clients waiting when we start are considered, so one that blocks again
+ * (appended at the tail) cannot make this loop forever. Re-running a
+ * client only unlinks that client's own node, which the iterator has
+ * already passed; if that empties the list, the list is freed but the
+ * iterator's next is then NULL. */
 static void serveClientsBlockedOnKey(readyKey *rk) {
     dictEntry *de = dictFind(rk->db->blocking_keys, rk->key->ptr);
     if (!de) return;
-    unsigned long todo = listLength((list *)dictGetVal(de));
-    while (todo--) {
-        de = dictFind(rk->db->blocking_keys, rk->key->ptr);
-        if (!de) return;
-        list *waiters = dictGetVal(de);
-        client *c = listNodeValue(listFirst(waiters));
+    list *waiters = dictGetVal(de);
+    unsigned long todo = listLength(waiters);
+    listIter li;
+    listNode *ln;
+    listRewind(waiters, &li);
+    while (todo-- && (ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
         robj *o = lookupKeyReadWithFlags(rk->db, rk->key, LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOSTATS);
-        if (!o || o->type != blockedExpectedType(c->bstate->btype)) return;
-        reprocessBlockedClient(c);
+        if (blockedClientShouldRun(c, o)) reprocessBlockedClient(c);
     }
 }
 

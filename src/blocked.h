@@ -10,6 +10,9 @@
  * client in FIFO order for as long as the key still holds a value of the
  * type the client waits for. The re-executed command finds data and
  * replies normally, so the reply code lives only in the command.
+ * XREADGROUP also asks to be woken when a key goes away or changes type
+ * (db.c calls signalDeletedKeyAsReady()): the re-run then replies the
+ * NOGROUP or WRONGTYPE error, as Valkey does.
  * Timeouts and CLIENT UNBLOCK reply with the type's null reply. */
 #ifndef VK_BLOCKED_H
 #define VK_BLOCKED_H
@@ -29,6 +32,7 @@ typedef struct blockingState {
     serverDb *db;         /* db the keys belong to */
     robj **keys;          /* distinct keys, each with a reference held */
     int numkeys;
+    int wake_on_delete;   /* also re-run when a key is deleted or replaced */
     listNode *node;       /* this client's node in the blocked-clients list */
 } blockingState;
 
@@ -42,6 +46,12 @@ void blockedInit(void);
  * the command's proc; the command sends no reply. */
 void blockForKeys(client *c, int btype, robj **keys, int numkeys, mstime_t timeout);
 
+/* Like blockForKeys(), but c's command is also re-run when one of the keys
+ * is deleted, emptied by a flush, swapped away or overwritten: XREADGROUP,
+ * whose consumer group lives inside the key, so the re-run replies NOGROUP
+ * or WRONGTYPE instead of waiting for an entry that cannot come. */
+void blockForKeysWakeOnDelete(client *c, int btype, robj **keys, int numkeys, mstime_t timeout);
+
 /* Removes c from every key it is blocked on and clears CLIENT_BLOCKED.
  * If reply_timeout, first sends the btype's timeout (null) reply. Queues
  * c so its pending input is processed before the loop sleeps. No-op if c
@@ -54,6 +64,18 @@ void signalKeyAsReady(serverDb *db, robj *key, int type);
 
 /* After SWAPDB: queues every key with waiting clients that now exists. */
 void scanDatabaseForReadyKeys(serverDb *db);
+
+/* Called when key's value (of the given type) leaves db: deleted, expired,
+ * evicted, renamed or moved away, or overwritten by a new value (dbGenericDelete
+ * and dbOverwrite). Queues the key only if a client blocked with
+ * blockForKeysWakeOnDelete() waits on it, so it costs one branch otherwise. */
+void signalDeletedKeyAsReady(serverDb *db, robj *key, int type);
+
+/* Before emptied's keys go away (FLUSHDB/FLUSHALL: replaced_with NULL) or
+ * are swapped with replaced_with's (SWAPDB, called for each side before the
+ * swap): signals as deleted every waited-on key that exists in emptied and
+ * after the change is missing or holds another type. */
+void scanDatabaseForDeletedKeys(serverDb *emptied, serverDb *replaced_with);
 
 /* Serves clients blocked on ready keys; loops until no key is ready (a
  * served BLMOVE can make another key ready). Not re-entrant: a nested call
@@ -85,8 +107,10 @@ int blockedReprocessTimeout(client *c, mstime_t *timeout);
 /* CLIENT UNBLOCK <id> [TIMEOUT|ERROR] (registered in networking.c). */
 void clientUnblockCommand(client *c);
 
-/* INFO clients: clients blocked on keys, and keys with blocked clients. */
+/* INFO clients: clients blocked on keys, keys with blocked clients, and
+ * keys with clients that are woken by the key's deletion. */
 unsigned long blockedClientsCount(void);
 unsigned long blockedKeysCount(void);
+unsigned long blockedKeysOnNokeyCount(void);
 
 #endif

@@ -1067,7 +1067,9 @@ static configOption configTable[] = {
             server.zset_max_listpack_value, 0, LONG_MAX, 64, NULL),
     NUM_CFG("hll-sparse-max-bytes", NULL, CFG_MEMORY, NUM_ULONG, server.hll_sparse_max_bytes, 0, LONG_MAX, 3000,
             NULL), /* hyperloglog.c */
-    /* Lists (t_list.c; list-compress-depth is accepted but has no effect yet) */
+    /* Lists (t_list.c, quicklist.c): a list takes both values when it
+     * becomes a quicklist and keeps them; CONFIG SET affects lists
+     * converted afterwards (and the listpack -> quicklist threshold). */
     NUM_CFG("list-max-listpack-size", "list-max-ziplist-size", 0, NUM_INT, server.list_max_listpack_size, INT_MIN,
             INT_MAX, -2, NULL),
     NUM_CFG("list-compress-depth", NULL, 0, NUM_INT, server.list_compress_depth, 0, INT_MAX, 0, NULL),

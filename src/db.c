@@ -132,6 +132,7 @@ static void dbOverwriteEntry(serverDb *db, robj *key, dictEntry *de, robj *val) 
     robj *old = dictGetVal(de);
     if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) val->lru = old->lru;
     dictSetVal(db->dict, de, val);
+    signalDeletedKeyAsReady(db, key, old->type); /* the old value is gone */
     if (server.lazyfree_lazy_server_del) freeObjAsync(key, old, db->id);
     else decrRefCount(old);
 }
@@ -200,6 +201,7 @@ int dbGenericDelete(serverDb *db, robj *key, int async, int flags) {
     if (dictSize(db->expires) > 0) dictDelete(db->expires, key->ptr);
     dictSetVal(db->dict, de, NULL);
     dictFreeUnlinkedEntry(db->dict, de);
+    signalDeletedKeyAsReady(db, key, val->type); /* wake XREADGROUP waiters */
     if (async) freeObjAsync(key, val, db->id);
     else decrRefCount(val);
     decrRefCount(val);
@@ -282,6 +284,7 @@ long long emptyData(int dbnum, int flags, void(callback)(dict *)) {
     (void)flags;
     for (int j = start; j <= end; j++) {
         serverDb *db = server.db + j;
+        scanDatabaseForDeletedKeys(db, NULL); /* wake XREADGROUP waiters */
         removed += dictSize(db->dict);
         dictEmpty(db->dict, callback);
         dictEmpty(db->expires, callback);
@@ -794,6 +797,8 @@ void swapdbCommand(client *c) {
         /* Watchers stay with the db index: compare old and new contents. */
         touchAllWatchedKeysInDb(a, b);
         touchAllWatchedKeysInDb(b, a);
+        scanDatabaseForDeletedKeys(a, b); /* XREADGROUP waiters whose key goes */
+        scanDatabaseForDeletedKeys(b, a);
         dict *d = a->dict, *e = a->expires;
         long long avg = a->avg_ttl;
         a->dict = b->dict;

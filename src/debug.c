@@ -33,6 +33,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "quicklist.h"
 #include "sha1.h"
 
 sds genValkeyInfoString(dict *section_dict, int all_sections, int everything);
@@ -164,6 +165,16 @@ static size_t estimateSerializedLength(robj *o) {
     return 0;
 }
 
+/* DEBUG OBJECT's extra fields for a quicklist, as Valkey prints them:
+ * nodes, average elements per node, the fill, whether compression is on
+ * and the total size of the node listpacks before compression. */
+static sds debugQuicklistFields(sds s, const quicklist *ql) {
+    unsigned long raw = 0;
+    for (const quicklistNode *n = ql->head; n; n = n->next) raw += n->sz;
+    return sdscatprintf(s, " ql_nodes:%lu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d ql_uncompressed_size:%lu",
+                        ql->len, ql->len ? (double)ql->count / ql->len : 0.0, ql->fill, ql->compress != 0, raw);
+}
+
 static void debugObject(client *c) {
     robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY | LOOKUP_NOSTATS);
     if (o == NULL) {
@@ -174,6 +185,7 @@ static void debugObject(client *c) {
                          "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%d lru_seconds_idle:%llu",
                          (void *)o, o->refcount, strEncoding(o->encoding), estimateSerializedLength(o), o->lru,
                          estimateObjectIdleTime(o) / 1000);
+    if (o->encoding == OBJ_ENCODING_QUICKLIST) s = debugQuicklistFields(s, o->ptr);
     addReplyStatusLength(c, s, sdslen(s));
     sdsfree(s);
 }

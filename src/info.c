@@ -325,9 +325,10 @@ static sds infoClients(sds info) {
                         "clients_in_timeout_table:0\r\n"
                         "total_watched_keys:%lu\r\n"
                         "total_blocking_keys:%lu\r\n"
-                        "total_blocking_keys_on_nokey:0\r\n",
+                        "total_blocking_keys_on_nokey:%lu\r\n",
                         listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked, pubsub,
-                        multiWatchingClients(), multiTotalWatchedKeys(), blockedKeysCount());
+                        multiWatchingClients(), multiTotalWatchedKeys(), blockedKeysCount(),
+                        blockedKeysOnNokeyCount());
 }
 
 static sds infoMemory(sds info) {

@@ -1,7 +1,8 @@
 /* quicklist.h - a doubly linked list of listpack nodes: the encoding of
  * lists too big for a single listpack ("quicklist" in OBJECT ENCODING).
  *
- * A leaf library (zmalloc + listpack only). Elements are byte strings;
+ * A leaf library (zmalloc, listpack and Debian's liblzf). Elements are
+ * byte strings;
  * listpack may store them as integers, which reads give back as
  * `longval` with value == NULL.
  *
@@ -13,8 +14,16 @@
  *               single element.
  * A single element larger than the limit gets a node of its own.
  *
- * Compression: `compress` (list-compress-depth) is stored and reported but
- * nodes are never compressed yet; every node is a plain listpack. */
+ * Compression (`compress`, list-compress-depth): 0 keeps every node a
+ * plain listpack. With depth d > 0 the d nodes at each end stay plain and
+ * every node between them is LZF-compressed when that pays off: nodes
+ * under QUICKLIST_MIN_COMPRESS_BYTES are left alone, and so is a node
+ * whose compressed form would not save at least QUICKLIST_MIN_COMPRESS_GAIN
+ * bytes (it is marked `tried` until its content changes). A compressed
+ * node is decompressed while an operation or an iterator uses it and
+ * compressed again afterwards. The head and tail nodes are therefore never
+ * compressed, so callers may read ql->head->lp / ql->tail->lp directly;
+ * any other node's lp is only valid through the functions below. */
 #ifndef VK_QUICKLIST_H
 #define VK_QUICKLIST_H
 
@@ -25,12 +34,26 @@
 #define AL_START_HEAD 0
 #define AL_START_TAIL 1
 #define QUICKLIST_SIZE_SAFETY_LIMIT 8192
+#define QUICKLIST_MIN_COMPRESS_BYTES 48 /* smaller nodes are never compressed */
+#define QUICKLIST_MIN_COMPRESS_GAIN 8   /* compress only if it saves this many bytes */
+
+/* A compressed node's payload: the LZF form of its listpack. */
+typedef struct quicklistLZF {
+    size_t sz;             /* bytes in data */
+    unsigned char data[];
+} quicklistLZF;
 
 typedef struct quicklistNode {
     struct quicklistNode *prev, *next;
-    unsigned char *lp;   /* listpack with 1 or more elements; never empty */
-    size_t sz;           /* lpBytes(lp), cached */
-    unsigned int count;  /* elements in lp, cached */
+    union {
+        unsigned char *lp; /* listpack with 1 or more elements; never empty */
+        quicklistLZF *lzf; /* when `compressed` */
+    };
+    size_t sz;             /* lpBytes() of the (uncompressed) listpack, cached */
+    unsigned int count;    /* elements in the listpack, cached */
+    unsigned char compressed; /* 1: lzf holds the listpack, lp is not valid */
+    unsigned char tried;   /* compression was tried and did not pay off, and
+                              the content has not changed since */
 } quicklistNode;
 
 typedef struct quicklist {
@@ -38,7 +61,7 @@ typedef struct quicklist {
     unsigned long count; /* total elements */
     unsigned long len;   /* number of nodes */
     int fill;            /* list-max-listpack-size */
-    unsigned int compress; /* list-compress-depth (no effect yet) */
+    unsigned int compress; /* list-compress-depth: plain nodes at each end */
 } quicklist;
 
 /* One element as seen through an iterator: either a string (value, sz;
@@ -54,7 +77,9 @@ typedef struct quicklistEntry {
 } quicklistEntry;
 
 /* Iterators are lazily positioned: quicklistNext() steps from the element
- * returned last. Modifying calls that take the iterator keep it valid;
+ * returned last. The node an iterator stands on is kept decompressed (an
+ * entry's value points into it) until the iterator leaves it or is
+ * released. Modifying calls that take the iterator keep it valid;
  * any other modification of the list invalidates it. */
 typedef struct quicklistIter {
     quicklist *ql;
@@ -99,8 +124,11 @@ int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, lon
 int quicklistDelRange(quicklist *ql, long start, long count);
 /* Replaces the element at index. Returns 1, or 0 if out of range. */
 int quicklistReplaceAtIndex(quicklist *ql, long index, const void *s, size_t len);
-/* Bytes used by the structure and its nodes (allocator sizes). */
+/* Bytes used by the structure and its nodes (allocator sizes; compressed
+ * nodes count their compressed size). */
 size_t quicklistMemUsage(const quicklist *ql);
+/* Number of nodes currently compressed (tests, DEBUG). */
+unsigned long quicklistCompressedNodes(const quicklist *ql);
 
 /* ---- Iteration ---------------------------------------------------------- */
 
@@ -112,8 +140,6 @@ quicklistIter *quicklistGetIteratorAtIdx(quicklist *ql, int direction, long idx)
 void quicklistReleaseIterator(quicklistIter *iter);
 /* Fills *entry with the next element; returns 1, or 0 at the end. */
 int quicklistNext(quicklistIter *iter, quicklistEntry *entry);
-/* Fills *entry with the element at idx; returns 1, or 0 if out of range. */
-int quicklistGetEntryAtIdx(quicklist *ql, long idx, quicklistEntry *entry);
 /* Deletes the element last returned by quicklistNext(); the iterator then
  * continues with the element that followed it in its direction. */
 void quicklistDelEntry(quicklistIter *iter, quicklistEntry *entry);
@@ -125,8 +151,10 @@ void quicklistReplaceEntry(quicklistIter *iter, quicklistEntry *entry, const voi
 void quicklistInsertBefore(quicklistIter *iter, quicklistEntry *entry, const void *s, size_t len);
 void quicklistInsertAfter(quicklistIter *iter, quicklistEntry *entry, const void *s, size_t len);
 
-/* Checks every cached count/size against the nodes; 1 if consistent
- * (unit tests, DEBUG). */
+/* Checks every cached count/size against the nodes (decompressing
+ * compressed ones into a scratch copy) and the compression layout: the
+ * end nodes plain, every node between them compressed or `tried`. Returns
+ * 1 if consistent (unit tests, DEBUG). No iterator may be open. */
 int quicklistCheck(const quicklist *ql);
 
 #endif

@@ -21,9 +21,13 @@
  * either serves the new entries or blocks again with its original timeout
  * (blockedReprocessTimeout()). "$" is rewritten to the concrete last ID
  * before blocking so the re-executed command sees the same position.
+ * XREADGROUP blocks with blockForKeysWakeOnDelete(): when its key is
+ * deleted, overwritten, flushed or swapped away, or its group destroyed,
+ * the re-run replies NOGROUP (or WRONGTYPE), as in Valkey. XREAD keeps
+ * waiting across a deletion and is served once the key is a stream again.
  *
- * Not here (yet): RDB/AOF encoding, propagation of XREADGROUP/XCLAIM
- * effects to replicas, and unblocking XREADGROUP when its key is deleted. */
+ * Not here (yet): RDB/AOF encoding and propagation of XREADGROUP/XCLAIM
+ * effects to replicas. */
 #include "server.h"
 #include "blocked.h"
 #include "listpack.h"
@@ -1198,7 +1202,8 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
                 decrRefCount(pinned);
             }
         }
-        blockForKeys(c, BLOCKED_STREAM, c->argv + streams_pos, nstreams, timeout);
+        if (xreadgroup) blockForKeysWakeOnDelete(c, BLOCKED_STREAM, c->argv + streams_pos, nstreams, timeout);
+        else blockForKeys(c, BLOCKED_STREAM, c->argv + streams_pos, nstreams, timeout);
     } else {
         addReplyNullArray(c);
     }

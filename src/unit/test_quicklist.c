@@ -1,7 +1,10 @@
 /* test_quicklist.c - unit tests for quicklist.c: the fill rule (count and
  * byte limits), push/pop at both ends, index lookup, iteration with
  * deletion in both directions, insert/replace splitting full nodes,
- * ranges, and a randomized run against an array model. */
+ * ranges, a randomized run against an array model, and compression
+ * (list-compress-depth 0..3): which nodes get compressed, memory saved,
+ * small or incompressible nodes left plain, and a randomized run of every
+ * operation per depth and fill form against an array model. */
 #include <stdlib.h>
 
 #include "listpack.h"
@@ -31,6 +34,19 @@ static void qlJoin(quicklist *ql, char *out, size_t outsz) {
 }
 
 static void pushStr(quicklist *ql, const char *s, int where) { quicklistPush(ql, s, strlen(s), where); }
+
+/* The element at idx as text (read through an iterator), or NULL if idx
+ * is out of range; *isint says whether the listpack stored an integer. */
+static const char *textAt(quicklist *ql, long idx, char *out, size_t outsz, int *isint) {
+    quicklistIter *it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, idx);
+    if (!it) return NULL;
+    quicklistEntry e;
+    quicklistNext(it, &e);
+    *isint = e.value == NULL;
+    entryText(&e, out, outsz);
+    quicklistReleaseIterator(it);
+    return out;
+}
 
 int main(int argc, char **argv) {
     UT_BEGIN(argv[0]);
@@ -83,11 +99,11 @@ int main(int argc, char **argv) {
         quicklist *ql = quicklistCreate(2, 0);
         const char *v[] = {"a", "b", "100", "d", "e"};
         for (int i = 0; i < 5; i++) pushStr(ql, v[i], QUICKLIST_TAIL);
-        quicklistEntry e;
-        ASSERT(quicklistGetEntryAtIdx(ql, 2, &e) && e.value == NULL && e.longval == 100);
-        ASSERT(quicklistGetEntryAtIdx(ql, -1, &e));
-        ASSERT_STREQ(entryText(&e, b, sizeof(b)), "e");
-        ASSERT(!quicklistGetEntryAtIdx(ql, 5, &e) && !quicklistGetEntryAtIdx(ql, -6, &e));
+        int isint;
+        ASSERT(textAt(ql, 2, b, sizeof(b), &isint) && isint && !strcmp(b, "100"));
+        ASSERT(textAt(ql, -1, b, sizeof(b), &isint) && !isint);
+        ASSERT_STREQ(b, "e");
+        ASSERT(!textAt(ql, 5, b, sizeof(b), &isint) && !textAt(ql, -6, b, sizeof(b), &isint));
         ASSERT(quicklistReplaceAtIndex(ql, 1, "BB", 2));
         ASSERT(!quicklistReplaceAtIndex(ql, 9, "x", 1));
         unsigned char *data;
@@ -259,6 +275,246 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(bad, 0);
         ASSERT_EQ_LL(i, -1);
         quicklistRelease(ql);
+    }
+
+    TEST("quicklist: compress depth 1 compresses interior nodes only") {
+        quicklist *plain = quicklistCreate(-2, 0), *ql = quicklistCreate(-2, 1);
+        for (int i = 0; i < 5000; i++) {
+            snprintf(b, sizeof(b), "element-%06d-the-same-text-again-and-again", i);
+            pushStr(plain, b, QUICKLIST_TAIL);
+            pushStr(ql, b, QUICKLIST_TAIL);
+        }
+        ASSERT(ql->len > 4 && ql->len == plain->len);
+        ASSERT_EQ_LL(quicklistCompressedNodes(ql), ql->len - 2);
+        ASSERT_EQ_LL(quicklistCompressedNodes(plain), 0);
+        ASSERT(!ql->head->compressed && !ql->tail->compressed);
+        ASSERT(quicklistCheck(ql));
+        /* Compressed nodes take well under half the memory here. */
+        ASSERT(quicklistMemUsage(ql) * 2 < quicklistMemUsage(plain));
+        /* Reading through an iterator gives back the same data and leaves
+         * the layout as it was. */
+        quicklistIter *it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, 2500);
+        quicklistEntry e;
+        ASSERT(quicklistNext(it, &e));
+        ASSERT_STREQ(entryText(&e, b, sizeof(b)), "element-002500-the-same-text-again-and-again");
+        quicklistReleaseIterator(it);
+        ASSERT_EQ_LL(quicklistCompressedNodes(ql), ql->len - 2);
+        /* A copy keeps the compressed form. */
+        quicklist *copy = quicklistDup(ql);
+        ASSERT(quicklistCheck(copy));
+        ASSERT_EQ_LL(quicklistCompressedNodes(copy), ql->len - 2);
+        char *a = zmalloc(1 << 20), *c = zmalloc(1 << 20);
+        qlJoin(plain, a, 1 << 20);
+        qlJoin(copy, c, 1 << 20);
+        ASSERT(strcmp(a, c) == 0);
+        zfree(a);
+        zfree(c);
+        /* Turning compression off on a live list decompresses it. */
+        quicklistSetOptions(copy, -2, 0);
+        ASSERT_EQ_LL(quicklistCompressedNodes(copy), 0);
+        ASSERT(quicklistCheck(copy));
+        quicklistSetOptions(copy, -2, 2);
+        ASSERT_EQ_LL(quicklistCompressedNodes(copy), copy->len - 4);
+        ASSERT(quicklistCheck(copy));
+        quicklistRelease(copy);
+        quicklistRelease(plain);
+        quicklistRelease(ql);
+    }
+
+    TEST("quicklist: nodes that are small or do not shrink stay plain") {
+        /* fill 1: one short element per node, under the minimum size. */
+        quicklist *ql = quicklistCreate(1, 1);
+        for (int i = 0; i < 10; i++) pushStr(ql, "x", QUICKLIST_TAIL);
+        ASSERT_EQ_LL(ql->len, 10);
+        ASSERT_EQ_LL(quicklistCompressedNodes(ql), 0);
+        ASSERT(quicklistCheck(ql));
+        quicklistRelease(ql);
+        /* Random bytes do not compress: nodes stay plain (marked tried). */
+        ql = quicklistCreate(4, 1);
+        srand(7);
+        for (int i = 0; i < 40; i++) {
+            char r[200];
+            for (size_t k = 0; k < sizeof(r); k++) r[k] = (char)(rand() & 0xff);
+            quicklistPushTail(ql, r, sizeof(r));
+        }
+        ASSERT_EQ_LL(ql->len, 10);
+        ASSERT_EQ_LL(quicklistCompressedNodes(ql), 0);
+        ASSERT(ql->head->next->tried);
+        ASSERT(quicklistCheck(ql));
+        quicklistRelease(ql);
+    }
+
+    TEST("quicklist: replaces and inserts that split compressed nodes") {
+        for (int depth = 1; depth <= 3; depth++) {
+            quicklist *ql = quicklistCreate(-1, depth);
+            for (int i = 0; i < 3000; i++) {
+                snprintf(b, sizeof(b), "item-%05d-padding-padding", i);
+                pushStr(ql, b, QUICKLIST_TAIL);
+            }
+            static char big[3001];
+            memset(big, 'z', 3000);
+            /* Replace by index: the node overflows and splits in three. */
+            unsigned long len = ql->len;
+            ASSERT(quicklistReplaceAtIndex(ql, 1500, big, 3000));
+            ASSERT(ql->len > len);
+            ASSERT(quicklistCheck(ql));
+            /* Replace through an iterator, then go on iterating. */
+            quicklistIter *it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, 1000);
+            quicklistEntry e;
+            ASSERT(quicklistNext(it, &e));
+            quicklistReplaceEntry(it, &e, big, 3000);
+            ASSERT(quicklistNext(it, &e));
+            ASSERT_STREQ(entryText(&e, b, sizeof(b)), "item-01001-padding-padding");
+            quicklistReleaseIterator(it);
+            ASSERT(quicklistCheck(ql));
+            /* Insert a big element in the middle of a full node. */
+            it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, 2000);
+            ASSERT(quicklistNext(it, &e));
+            quicklistInsertAfter(it, &e, big, 3000);
+            quicklistReleaseIterator(it);
+            ASSERT(quicklistCheck(ql));
+            int isint;
+            ASSERT(textAt(ql, 1500, b, sizeof(b), &isint) && b[0] == 'z' && strlen(b) == 255);
+            ASSERT(textAt(ql, 2001, b, sizeof(b), &isint) && b[0] == 'z');
+            ASSERT(textAt(ql, 2002, b, sizeof(b), &isint));
+            ASSERT_STREQ(b, "item-02001-padding-padding");
+            ASSERT(quicklistCompressedNodes(ql) > 0);
+            ASSERT(quicklistCheck(ql));
+            quicklistRelease(ql);
+        }
+    }
+
+    /* Every depth 0..3 and both fill forms, with values that compress and
+     * values that do not: pushes, pops, inserts, replaces (by index and
+     * through an iterator), range deletes and deletes while iterating in
+     * both directions, each checked against an array model and the
+     * layout checked by quicklistCheck(). */
+    TEST("quicklist: compression depths 0..3 against an array model") {
+        enum { MAXN = 900, VLEN = 48 };
+        static char model[MAXN][VLEN];
+        const int fills[] = {4, -1, 0};
+        int bad = 0, compressed_seen = 0;
+        for (int depth = 0; depth <= 3; depth++) {
+            for (size_t fi = 0; fi < sizeof(fills) / sizeof(fills[0]); fi++) {
+                int n = 0;
+                srand(1000 + depth * 10 + (int)fi);
+                quicklist *ql = quicklistCreate(fills[fi], depth);
+                for (int step = 0; step < 6000; step++) {
+                    int op = rand() % 14;
+                    char val[VLEN];
+                    int kind = rand() % 4;
+                    if (kind == 0)
+                        snprintf(val, sizeof(val), "%d", rand() % 100000);
+                    else if (kind <= 2)
+                        snprintf(val, sizeof(val), "compressible-compressible-%d", rand() % 1000);
+                    else {
+                        int l = 10 + rand() % (VLEN - 11);
+                        for (int k = 0; k < l; k++) val[k] = (char)('!' + rand() % 90);
+                        val[l] = '\0';
+                    }
+                    if (n == 0 || (op < 6 && n < MAXN)) {
+                        int where = rand() % 2;
+                        pushStr(ql, val, where ? QUICKLIST_TAIL : QUICKLIST_HEAD);
+                        if (where) {
+                            strcpy(model[n], val);
+                        } else {
+                            memmove(model[1], model[0], sizeof(model[0]) * n);
+                            strcpy(model[0], val);
+                        }
+                        n++;
+                    } else if (op == 6 && n < MAXN) {
+                        int idx = rand() % n, after = rand() % 2;
+                        quicklistIter *it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, idx);
+                        quicklistEntry e;
+                        quicklistNext(it, &e);
+                        if (after)
+                            quicklistInsertAfter(it, &e, val, strlen(val));
+                        else
+                            quicklistInsertBefore(it, &e, val, strlen(val));
+                        quicklistReleaseIterator(it);
+                        int at = idx + after;
+                        memmove(model[at + 1], model[at], sizeof(model[0]) * (n - at));
+                        strcpy(model[at], val);
+                        n++;
+                    } else if (op == 7) {
+                        int idx = rand() % n;
+                        quicklistReplaceAtIndex(ql, idx, val, strlen(val));
+                        strcpy(model[idx], val);
+                    } else if (op == 8) {
+                        /* Replace every 7th element from idx on, via an iterator. */
+                        int idx = rand() % n, i = idx;
+                        quicklistIter *it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, idx);
+                        quicklistEntry e;
+                        while (quicklistNext(it, &e)) {
+                            if ((i - idx) % 7 == 0) {
+                                quicklistReplaceEntry(it, &e, val, strlen(val));
+                                strcpy(model[i], val);
+                            }
+                            i++;
+                        }
+                        quicklistReleaseIterator(it);
+                    } else if (op == 9) {
+                        int start = rand() % n, cnt = rand() % 10 + 1;
+                        if (cnt > n - start) cnt = n - start;
+                        quicklistDelRange(ql, start, cnt);
+                        memmove(model[start], model[start + cnt], sizeof(model[0]) * (n - start - cnt));
+                        n -= cnt;
+                    } else if (op == 10 && rand() % 3 == 0) {
+                        /* Delete elements whose text ends in a given digit,
+                         * walking in a random direction from a random index. */
+                        char digit = (char)('0' + rand() % 10);
+                        int fwd = rand() % 2, idx = rand() % n, i = idx;
+                        quicklistIter *it = quicklistGetIteratorAtIdx(ql, fwd ? AL_START_HEAD : AL_START_TAIL, idx);
+                        quicklistEntry e;
+                        while (quicklistNext(it, &e)) {
+                            entryText(&e, b, sizeof(b));
+                            if (b[strlen(b) - 1] == digit) {
+                                quicklistDelEntry(it, &e);
+                                memmove(model[i], model[i + 1], sizeof(model[0]) * (n - i - 1));
+                                n--;
+                            } else if (fwd) {
+                                i++;
+                            }
+                            if (!fwd) i--;
+                        }
+                        quicklistReleaseIterator(it);
+                        if (n == 0) continue;
+                    } else {
+                        unsigned char *data;
+                        size_t sz;
+                        long long lv;
+                        int where = rand() % 2;
+                        quicklistPop(ql, where ? QUICKLIST_TAIL : QUICKLIST_HEAD, &data, &sz, &lv);
+                        zfree(data);
+                        if (!where) memmove(model[0], model[1], sizeof(model[0]) * (n - 1));
+                        n--;
+                    }
+                    if (step % 25 == 0) {
+                        if (!quicklistCheck(ql)) bad++;
+                        compressed_seen += quicklistCompressedNodes(ql) > 0;
+                        if (depth == 0 && quicklistCompressedNodes(ql)) bad++;
+                    }
+                    if (step % 500 == 0 || step == 5999) {
+                        /* Whole content, both directions. */
+                        for (int dir = 0; dir < 2; dir++) {
+                            quicklistIter *it = quicklistGetIterator(ql, dir ? AL_START_TAIL : AL_START_HEAD);
+                            quicklistEntry e;
+                            int i = dir ? n - 1 : 0;
+                            while (quicklistNext(it, &e)) {
+                                if (i < 0 || i >= n || strcmp(entryText(&e, b, sizeof(b)), model[i]) != 0) bad++;
+                                i += dir ? -1 : 1;
+                            }
+                            quicklistReleaseIterator(it);
+                            if (i != (dir ? -1 : n)) bad++;
+                        }
+                        if (!quicklistCheck(ql) || quicklistCount(ql) != (unsigned long)n) bad++;
+                    }
+                }
+                quicklistRelease(ql);
+            }
+        }
+        ASSERT_EQ_LL(bad, 0);
+        ASSERT(compressed_seen > 100); /* the runs did exercise compressed nodes */
     }
 
     return UT_END();

@@ -1,7 +1,9 @@
 # The list type: every non-blocking command with its options and errors,
 # the listpack <-> quicklist encodings, empty keys disappearing, the object
 # methods (COPY, DEBUG DIGEST-VALUE, MEMORY USAGE, SCAN TYPE) and a
-# randomized run against a Tcl list model.  Blocking commands are in
+# randomized run against a Tcl list model, and list-compress-depth
+# (memory saved, every command agreeing on compressed and plain lists for
+# both forms of list-max-listpack-size).  Blocking commands are in
 # list-blocking.tcl.  Tests tagged "valkey-only" cover behaviour Redis 7.0
 # does not have (it has no listpack-encoded lists: every list reports
 # "quicklist" there).
@@ -566,5 +568,135 @@ start_server {tags {"list"} overrides {enable-debug-command yes}} {
             assert_equal $model [r lrange rl 0 -1]
             r config set list-max-listpack-size $old
         }
+    }
+}
+
+# ------------------------------------------------- list-compress-depth
+
+# used_memory from INFO.
+proc list_used_memory {} {
+    regexp {used_memory:(\d+)} [r info memory] -> v
+    return $v
+}
+
+# Builds `key` with n compressible elements (repetitive text and integers).
+proc list_fill_compressible {key n} {
+    r del $key
+    for {set i 0} {$i < $n} {incr i 500} {
+        set batch {}
+        for {set j $i} {$j < $i + 500 && $j < $n} {incr j} {
+            if {$j % 5 == 0} {
+                lappend batch $j
+            } else {
+                lappend batch "element-$j-with-some-repeated-padding-padding-padding"
+            }
+        }
+        r rpush $key {*}$batch
+    }
+}
+
+start_server {tags {"list"}} {
+
+    test "list-compress-depth 1 lowers used_memory of a big compressible list" {
+        set old [list_config_swap list-compress-depth 0]
+        r del big
+        set base [list_used_memory]
+        list_fill_compressible big 20000
+        set plain_mem [expr {[list_used_memory] - $base}]
+        set plain_usage [r memory usage big samples 0]
+        set plain_data [r lrange big 0 -1]
+        r del big
+        r config set list-compress-depth 1
+        set base [list_used_memory]
+        list_fill_compressible big 20000
+        set packed_mem [expr {[list_used_memory] - $base}]
+        set packed_usage [r memory usage big samples 0]
+        assert_equal quicklist [r object encoding big]
+        # The 10000-element text compresses well: far less than half.
+        assert {$packed_mem * 2 < $plain_mem}
+        assert {$packed_usage * 2 < $plain_usage}
+        assert_equal $plain_data [r lrange big 0 -1]
+        r del big
+        r config set list-compress-depth $old
+    }
+
+    # Every list command on a list built with compression must give what
+    # it gives on the same list built without: at each depth, with both
+    # forms of list-max-listpack-size (element count and byte size).
+    foreach fill {-2 -1 8 128} {
+        foreach depth {1 2 3} {
+            test "List commands agree on compressed and plain lists (fill $fill, depth $depth)" {
+                set old_fill [list_config_swap list-max-listpack-size $fill]
+                set old_depth [list_config_swap list-compress-depth 0]
+                list_fill_compressible {p{t}} 3000
+                r config set list-compress-depth $depth
+                list_fill_compressible {c{t}} 3000
+                assert_equal quicklist [r object encoding {c{t}}]
+                set mid "element-1501-with-some-repeated-padding-padding-padding"
+                set steps {
+                    {llen @K}
+                    {lrange @K 0 -1}
+                    {lrange @K 1000 1010}
+                    {lrange @K -2000 -1990}
+                    {lindex @K 0}
+                    {lindex @K 1500}
+                    {lindex @K -1}
+                    {lindex @K -1700}
+                    {lpos @K $mid}
+                    {lpos @K $mid RANK -1}
+                    {lpos @K 1500 COUNT 0}
+                    {lset @K 1400 replaced}
+                    {lset @K 1401 [string repeat z 5000]}
+                    {lset @K -1200 1234567}
+                    {linsert @K BEFORE $mid before-mid}
+                    {linsert @K AFTER 2500 after-2500}
+                    {lrem @K 3 1000}
+                    {lrem @K -2 "element-2001-with-some-repeated-padding-padding-padding"}
+                    {lrem @K 0 "element-7-with-some-repeated-padding-padding-padding"}
+                    {lpush @K h1 h2 h3}
+                    {rpush @K t1 t2 t3}
+                    {lpop @K 2}
+                    {rpop @K 2}
+                    {lmove @K @K LEFT RIGHT}
+                    {lmpop 1 @K RIGHT COUNT 3}
+                    {sort @K BY nosort LIMIT 500 10}
+                    {ltrim @K 100 -100}
+                    {lrange @K 0 -1}
+                    {ltrim @K 500 2000}
+                    {lrange @K 0 -1}
+                    {llen @K}
+                }
+                foreach step $steps {
+                    set cmd_p [string map {@K p{t}} [subst $step]]
+                    set cmd_c [string map {@K c{t}} [subst $step]]
+                    # LMPOP names the key in its reply.
+                    assert_equal [r {*}$cmd_p] [string map {c{t} p{t}} [r {*}$cmd_c]] "$step"
+                }
+                r del {p{t}} {c{t}}
+                r config set list-max-listpack-size $old_fill
+                r config set list-compress-depth $old_depth
+            }
+        }
+    }
+}
+
+start_server {tags {"list" "needs:debug"} overrides {enable-debug-command yes}} {
+    test "DEBUG OBJECT of a quicklist reports nodes, fill and compression" {
+        r config set list-max-listpack-size -2
+        foreach {depth flag} {0 0 1 1} {
+            r config set list-compress-depth $depth
+            r del l
+            for {set i 0} {$i < 300} {incr i} {
+                r rpush l "element-$i-padding-padding-padding-padding-padding-padding"
+            }
+            set d [r debug object l]
+            assert_match "*encoding:quicklist *" $d
+            assert_match "* ql_nodes:3 ql_avg_node:100.00 ql_listpack_max:-2 ql_compressed:$flag *" $d
+            regexp {ql_uncompressed_size:(\d+)} $d -> raw
+            # Three nodes of 100 elements of 58-60 bytes each.
+            assert_range $raw 17000 19000
+        }
+        r config set list-compress-depth 0
+        r del l
     }
 }

@@ -1,7 +1,9 @@
 # Stream consumer groups: XGROUP (CREATE with MKSTREAM / ENTRIESREAD / $,
 # SETID, DESTROY, CREATECONSUMER, DELCONSUMER, errors), XREADGROUP (">",
 # history with explicit IDs, COUNT, NOACK, NOGROUP and other errors,
-# blocking wake-ups, timeouts and DESTROY while blocked), XACK, XPENDING
+# blocking wake-ups, timeouts, DESTROY while blocked, and the key deleted,
+# flushed, expired, renamed, moved, swapped or overwritten while blocked),
+# XACK, XPENDING
 # (summary and extended forms, IDLE, consumer filter), XCLAIM (IDLE TIME
 # RETRYCOUNT FORCE JUSTID LASTID, deleted entries), XAUTOCLAIM (cursor,
 # COUNT, JUSTID, deleted IDs), XINFO GROUPS / CONSUMERS / STREAM FULL,
@@ -533,6 +535,206 @@ start_server {tags {"stream"}} {
         $rd close
     }
 
+    # A client blocked in XREADGROUP on s (group g), returned as the
+    # deferring client, once the server counts it as blocked.
+    proc cg_block_reader {} {
+        cg_setup 0
+        set rd [vk_deferring_client]
+        $rd xreadgroup group g alice block 0 streams s >
+        cg_wait_blocked 1
+        return $rd
+    }
+
+    # The group lives in the key: when the key goes away the waiter is told
+    # at once. Valkey 8 re-runs the command, which replies NOGROUP (or
+    # WRONGTYPE for a new value of another type); Redis 7.0 instead replies
+    # "-UNBLOCKED the stream key no longer exists", hence valkey-only.
+    tags {valkey-only} {
+        foreach {what script} {
+            DEL {r del s}
+            UNLINK {r unlink s}
+            FLUSHDB {r flushdb}
+            FLUSHALL {r flushall}
+            "RENAME away" {r rename s s2}
+            "MOVE to another db" {r move s 1}
+            "expiry (active)" {r pexpire s 20}
+        } {
+            test "Blocking XREADGROUP: $what unblocks it with NOGROUP" {
+                set rd [cg_block_reader]
+                eval $script
+                assert_error "NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option" {$rd read}
+                $rd close
+                r select 1
+                r flushdb
+                r select 0
+                assert_equal 0 [cg_info_field blocked_clients]
+            }
+        }
+    }
+
+    # Redis 7.0 replies -UNBLOCKED here instead (see above).
+    tags {valkey-only} {
+        test "Blocking XREADGROUP: SET over the key unblocks it with WRONGTYPE" {
+            set rd [cg_block_reader]
+            r set s v
+            assert_error "WRONGTYPE*" {$rd read}
+            $rd close
+        }
+    }
+
+    # Redis 7.0 replies -UNBLOCKED here instead (see above).
+    tags {valkey-only} {
+        test "Blocking XREADGROUP: key replaced by a set in a transaction gives WRONGTYPE" {
+            set rd [cg_block_reader]
+            r multi
+            r del s
+            r sadd s e1
+            r exec
+            assert_error "WRONGTYPE*" {$rd read}
+            $rd close
+        }
+    }
+
+    # Redis 7.0 replies -UNBLOCKED here instead (see above).
+    tags {valkey-only} {
+        test "Blocking XREADGROUP: SWAPDB with a db missing the key gives NOGROUP" {
+            r select 4
+            r flushdb
+            r select 0
+            set rd [cg_block_reader]
+            r swapdb 4 0
+            assert_error "NOGROUP*" {$rd read}
+            r swapdb 4 0
+            $rd close
+        }
+    }
+
+    # Redis 7.0 replies -UNBLOCKED here instead (see above).
+    tags {valkey-only} {
+        test "Blocking XREADGROUP: SWAPDB with a db where the key is a list gives WRONGTYPE" {
+            r select 4
+            r flushdb
+            r lpush s e1
+            r select 0
+            set rd [cg_block_reader]
+            r swapdb 4 0
+            assert_error "WRONGTYPE*" {$rd read}
+            r swapdb 4 0
+            r select 4
+            r flushdb
+            r select 0
+            $rd close
+        }
+    }
+
+    test "Blocking XREADGROUP: SWAPDB with the same stream and group keeps waiting" {
+        r select 4
+        r flushdb
+        r xgroup create s g 0 mkstream
+        r select 0
+        set rd [cg_block_reader]
+        r swapdb 4 0
+        after 50
+        assert_equal 1 [cg_info_field blocked_clients]
+        r xadd s 1-0 a 1
+        assert_equal {{s {{1-0 {a 1}}}}} [$rd read]
+        r swapdb 4 0
+        r select 4
+        r flushdb
+        r select 0
+        $rd close
+    }
+
+    test "Blocking XREADGROUP: RENAME of a stream with the group serves its entries" {
+        set rd [cg_block_reader]
+        r del s2
+        r xgroup create s2 g 0 mkstream
+        r xadd s2 100-0 f1 v1
+        r rename s2 s
+        assert_equal {{s {{100-0 {f1 v1}}}}} [$rd read]
+        $rd close
+    }
+
+    test "Blocking XREADGROUP: RENAME of a stream without the group gives NOGROUP" {
+        set rd [cg_block_reader]
+        r del s2
+        r xadd s2 100-0 f1 v1
+        r rename s2 s
+        assert_error "*NOGROUP*" {$rd read}
+        $rd close
+    }
+
+    # Redis 7.0 replies -UNBLOCKED here instead (see above).
+    tags {valkey-only} {
+        test "Blocking XREADGROUP on two keys: deleting the second names it in NOGROUP" {
+            cg_setup 0
+            r del s2
+            r xgroup create s2 g 0 mkstream
+            set rd [vk_deferring_client]
+            $rd xreadgroup group g alice block 0 streams s s2 > >
+            cg_wait_blocked 1
+            r del s2
+            assert_error "NOGROUP No such key 's2' or consumer group 'g'*" {$rd read}
+            $rd close
+        }
+    }
+
+    # Redis 7.0 replies -UNBLOCKED here instead (see above).
+    tags {valkey-only} {
+        test "Blocking XREADGROUP: deleting the key wakes only the XREADGROUP waiter" {
+            # A BLPOP (blocked before the stream existed) and an XREAD
+            # waiting on the same key are not woken by its deletion; only
+            # the XREADGROUP waiter is.
+            r del s
+            set rd2 [vk_deferring_client]
+            $rd2 blpop s 0
+            cg_wait_blocked 1
+            r xgroup create s g 0 mkstream
+            set rd [vk_deferring_client]
+            $rd xreadgroup group g alice block 0 streams s >
+            set rd3 [vk_deferring_client]
+            $rd3 xread block 0 streams s $
+            cg_wait_blocked 3
+            r del s
+            assert_error "NOGROUP*" {$rd read}
+            after 50
+            assert_equal 2 [cg_info_field blocked_clients]
+            r xadd s 1-0 a 1
+            assert_equal {{s {{1-0 {a 1}}}}} [$rd3 read]
+            r del s
+            r rpush s x
+            assert_equal {s x} [$rd2 read]
+            $rd close
+            $rd2 close
+            $rd3 close
+        }
+    }
+
+    # total_blocking_keys_on_nokey is 7.2+; 7.0 also replies -UNBLOCKED.
+    tags {valkey-only} {
+        test "INFO counts keys with XREADGROUP waiters in total_blocking_keys_on_nokey" {
+            r del s
+            set rd2 [vk_deferring_client]
+            $rd2 blpop s 0
+            cg_wait_blocked 1
+            assert_equal 0 [cg_info_field total_blocking_keys_on_nokey]
+            set rd [vk_deferring_client]
+            r xgroup create s g 0 mkstream
+            $rd xreadgroup group g alice block 0 streams s >
+            cg_wait_blocked 2
+            assert_equal 1 [cg_info_field total_blocking_keys]
+            assert_equal 1 [cg_info_field total_blocking_keys_on_nokey]
+            r del s
+            assert_error "NOGROUP*" {$rd read}
+            assert_equal 1 [cg_info_field total_blocking_keys]
+            assert_equal 0 [cg_info_field total_blocking_keys_on_nokey]
+            $rd2 close
+            cg_wait_blocked 0
+            assert_equal 0 [cg_info_field total_blocking_keys]
+            $rd close
+        }
+    }
+
     test "Blocking XREADGROUP inside MULTI does not block" {
         cg_setup 0
         r multi
@@ -559,5 +761,23 @@ start_server {tags {"stream"}} {
         r del s
         r xadd s 1-0 a 1
         assert_error "NOGROUP*" {r xreadgroup group g c streams s >}
+    }
+}
+
+# Redis 7.0 replies -UNBLOCKED here instead.
+start_server {tags {"stream needs:debug valkey-only"} overrides {enable-debug-command yes}} {
+    test "Blocking XREADGROUP: lazy expiry of the key unblocks it with NOGROUP" {
+        r debug set-active-expire 0
+        cg_setup 0
+        set rd [vk_deferring_client]
+        $rd xreadgroup group g alice block 0 streams s >
+        cg_wait_blocked 1
+        r pexpire s 20
+        after 40
+        assert_equal 1 [cg_info_field blocked_clients]
+        assert_equal 0 [r exists s]
+        assert_error "NOGROUP No such key 's'*" {$rd read}
+        r debug set-active-expire 1
+        $rd close
     }
 }

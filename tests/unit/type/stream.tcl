@@ -2,7 +2,8 @@
 # MINID trimming with = ~ and LIMIT, every error), XLEN, XRANGE and
 # XREVRANGE (COUNT, exclusive bounds), XDEL, XTRIM, XSETID, XREAD (COUNT,
 # "$", several keys, RESP3 map) and blocking XREAD (wake-up, timeout,
-# FIFO, "$" pinned at block time, MULTI), XINFO STREAM, keyspace events,
+# FIFO, "$" pinned at block time, MULTI, the key deleted or replaced by
+# another type while waiting), XINFO STREAM, keyspace events,
 # TYPE / SCAN TYPE / COPY / MEMORY USAGE / DEBUG DIGEST-VALUE, and a
 # randomized XADD/XDEL/XTRIM/XRANGE run checked against a Tcl model.
 # Consumer groups are in stream-cgroups.tcl.  Tests tagged "valkey-only"
@@ -495,6 +496,57 @@ start_server {tags {"stream"}} {
         r xadd s 11-0 a 3
         assert_equal {{s {{11-0 {a 3}}}}} [$rd read]
         $rd close
+    }
+
+    # XREAD waits on a position, not on a group: when its key is deleted
+    # or replaced by another type it keeps waiting (no error, no reply),
+    # and it is served once the key is a stream again with newer entries.
+    foreach {what script} {
+        DEL {r del s}
+        UNLINK {r unlink s}
+        FLUSHALL {r flushall}
+        "SET over it" {r set s v}
+        "LPUSH after DEL" {r del s; r lpush s e1}
+        "SADD in a transaction" {r multi; r del s; r sadd s e1; r exec}
+        "expiry" {r pexpire s 20; after 100}
+    } {
+        test "Blocking XREAD: $what keeps it waiting until the key is a stream again" {
+            r del s
+            r xadd s 666-0 f v
+            set rd [vk_deferring_client]
+            $rd xread block 0 streams s $
+            stream_wait_blocked 1
+            eval $script
+            after 50
+            assert_equal 1 [stream_info_field blocked_clients]
+            r del s
+            r xadd s 1-0 old 1   ;# not after the "$" seen when it blocked
+            after 50
+            assert_equal 1 [stream_info_field blocked_clients]
+            r xadd s 667-0 f v
+            assert_equal {{s {{667-0 {f v}}}}} [$rd read]
+            $rd close
+        }
+    }
+
+    test "Blocking XREAD behind a BLPOP on the same key is served by XADD" {
+        # Waiters of different types share the key's queue: the first one
+        # (a list waiter) must not stop the stream waiter behind it.
+        r del s
+        set rd1 [vk_deferring_client]
+        set rd2 [vk_deferring_client]
+        $rd1 blpop s 0
+        stream_wait_blocked 1
+        $rd2 xread block 0 streams s $
+        stream_wait_blocked 2
+        r xadd s 1-0 a 1
+        assert_equal {{s {{1-0 {a 1}}}}} [$rd2 read]
+        assert_equal 1 [stream_info_field blocked_clients]
+        r del s
+        r rpush s x
+        assert_equal {s x} [$rd1 read]
+        $rd1 close
+        $rd2 close
     }
 
     test "Blocking XREAD on several keys gets the first that receives data" {
