@@ -2,8 +2,8 @@
 #
 # Error texts are Valkey 8's exactly, because tools match on them.  Tests
 # whose expected behaviour differs from Redis 7 (new options, new defaults,
-# new enum values, the FATAL banner's version text) are tagged valkey8, so
-# `./runtest --single tests/unit/config --tags -valkey8 --server-binary
+# new enum values, the FATAL banner's version text) are tagged valkey-only, so
+# `./runtest --single tests/unit/config --tags -valkey-only --server-binary
 # /usr/bin/redis-server` checks the rest against Redis.
 
 # ---------------------------------------------------------------- helpers
@@ -147,7 +147,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         r config get requirepass
     } {requirepass {}}
 
-    tags {valkey8} {
+    tags {valkey-only} {
         test "loglevel nothing is accepted" {
             cfg_roundtrip loglevel nothing nothing
         }
@@ -191,7 +191,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         }
     }
 
-    tags {valkey8 rdma:skip:tcp-config} {
+    tags {valkey-only rdma:skip:tcp-config} {
         test "Valkey 8 defaults: lazyfree yes, syslog-ident valkey, RDMA options" {
             set got [dict create {*}[r config get *]]
             foreach {name value} {
@@ -310,7 +310,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         }
     }
 
-    tags {valkey8} {
+    tags {valkey-only} {
         test "loglevel error lists 'nothing'" {
             assert_error "*must be one of the following: debug, verbose, notice, warning, nothing" {
                 r config set loglevel foo
@@ -328,7 +328,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         }
     }
 
-    tags {valkey8} {
+    tags {valkey-only} {
         test "Immutable RDMA options refuse CONFIG SET" {
             foreach name {rdma-rx-size rdma-completion-vector} {
                 assert_error "*argument '$name') - can't set immutable config" {
@@ -369,7 +369,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         }
     }
 
-    tags {valkey8 rdma:skip:tcp-config} {
+    tags {valkey-only rdma:skip:tcp-config} {
         test "Transports not built in refuse a non-default port" {
             set info [r config get rdma-port]
             if {[catch {r config set rdma-port 0} err]} { fail "rdma-port 0: $err" }
@@ -456,7 +456,7 @@ start_server {tags {"config"} overrides {maxmemory-samples 7 save "100 10"}} {
     }
 
     # Redis 7.0 moves client-output-buffer-limit lines on a second rewrite.
-    tags {valkey8} {
+    tags {valkey-only} {
         test "CONFIG REWRITE twice gives the same file" {
             set before [cfg_read_file [srv config_file]]
             r config rewrite
@@ -547,7 +547,7 @@ foreach {what text line shown err} {
     }
 }
 
-tags {valkey8} {
+tags {valkey-only} {
     test "The FATAL banner names the Valkey version" {
         set conf [cfg_write_file fatal.conf "foo bar\n"]
         lassign [cfg_run_and_exit $conf] status out

@@ -105,33 +105,36 @@ start_server {tags {"memory"}} {
     # a pointer to its value's sds (a hash), or an entry plus a skiplist
     # node that borrows it (a sorted set); with separate member strings the
     # figures would be about 56, 72 and 110 bytes.
-    foreach {type maxper} {set 48 hash 64 zset 101} {
-        test "A $type of 16000 short members costs less than $maxper bytes a member" {
-            r flushall
-            set before [memory_used]
-            for {set i 0} {$i < 16000} {incr i 100} {
-                set args {}
-                for {set j $i} {$j < $i + 100} {incr j} {
+    # Our memory layout, not a behaviour: Redis 7.0 needs more (valkey-only skips it there).
+    tags {valkey-only} {
+        foreach {type maxper} {set 48 hash 64 zset 101} {
+            test "A $type of 16000 short members costs less than $maxper bytes a member" {
+                r flushall
+                set before [memory_used]
+                for {set i 0} {$i < 16000} {incr i 100} {
+                    set args {}
+                    for {set j $i} {$j < $i + 100} {incr j} {
+                        switch $type {
+                            set {lappend args [format m%07d $j]}
+                            hash {lappend args [format f%07d $j] [format v%07d $j]}
+                            zset {lappend args $j [format m%07d $j]}
+                        }
+                    }
                     switch $type {
-                        set {lappend args [format m%07d $j]}
-                        hash {lappend args [format f%07d $j] [format v%07d $j]}
-                        zset {lappend args $j [format m%07d $j]}
+                        set {r sadd big {*}$args}
+                        hash {r hset big {*}$args}
+                        zset {r zadd big {*}$args}
                     }
                 }
-                switch $type {
-                    set {r sadd big {*}$args}
-                    hash {r hset big {*}$args}
-                    zset {r zadd big {*}$args}
-                }
+                set used [expr {[memory_used] - $before}]
+                assert_equal [expr {$type eq "zset" ? "skiplist" : "hashtable"}] [r object encoding big]
+                assert {$used / 16000.0 < $maxper} "$used bytes for 16000 members"
+                # MEMORY USAGE counts the same things, within a quarter.
+                set usage [r memory usage big samples 0]
+                assert {$usage > $used * 0.75 && $usage < $used * 1.25} "MEMORY USAGE $usage, used_memory grew $used"
+                assert {[r memory usage big] > $used * 0.5}
+                r flushall
             }
-            set used [expr {[memory_used] - $before}]
-            assert_equal [expr {$type eq "zset" ? "skiplist" : "hashtable"}] [r object encoding big]
-            assert {$used / 16000.0 < $maxper} "$used bytes for 16000 members"
-            # MEMORY USAGE counts the same things, within a quarter.
-            set usage [r memory usage big samples 0]
-            assert {$usage > $used * 0.75 && $usage < $used * 1.25} "MEMORY USAGE $usage, used_memory grew $used"
-            assert {[r memory usage big] > $used * 0.5}
-            r flushall
         }
     }
 
