@@ -35,6 +35,56 @@ static void qlJoin(quicklist *ql, char *out, size_t outsz) {
 
 static void pushStr(quicklist *ql, const char *s, int where) { quicklistPush(ql, s, strlen(s), where); }
 
+/* The randomized tests apply each operation to the quicklist and to an
+ * array model (one string of up to MODEL_VLEN - 1 bytes per element, *n
+ * elements) at once. */
+#define MODEL_VLEN 48
+
+static void modelPush(quicklist *ql, char (*model)[MODEL_VLEN], int *n, const char *val, int tail) {
+    pushStr(ql, val, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD);
+    if (!tail) memmove(model[1], model[0], sizeof(model[0]) * *n);
+    strcpy(model[tail ? *n : 0], val);
+    (*n)++;
+}
+
+/* Inserts val before (after = 0) or after element idx, via an iterator. */
+static void modelInsert(quicklist *ql, char (*model)[MODEL_VLEN], int *n, int idx, int after, const char *val) {
+    quicklistIter *it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, idx);
+    quicklistEntry e;
+    quicklistNext(it, &e);
+    if (after)
+        quicklistInsertAfter(it, &e, val, strlen(val));
+    else
+        quicklistInsertBefore(it, &e, val, strlen(val));
+    quicklistReleaseIterator(it);
+    int at = idx + after;
+    memmove(model[at + 1], model[at], sizeof(model[0]) * (*n - at));
+    strcpy(model[at], val);
+    (*n)++;
+}
+
+static void modelReplace(quicklist *ql, char (*model)[MODEL_VLEN], int idx, const char *val) {
+    quicklistReplaceAtIndex(ql, idx, val, strlen(val));
+    strcpy(model[idx], val);
+}
+
+static void modelDelRange(quicklist *ql, char (*model)[MODEL_VLEN], int *n, int start, int cnt) {
+    quicklistDelRange(ql, start, cnt);
+    memmove(model[start], model[start + cnt], sizeof(model[0]) * (*n - start - cnt));
+    *n -= cnt;
+}
+
+static void modelPop(quicklist *ql, char (*model)[MODEL_VLEN], int *n, int tail) {
+    unsigned char *data;
+    size_t sz;
+    long long lv;
+    quicklistPop(ql, tail ? QUICKLIST_TAIL : QUICKLIST_HEAD, &data, &sz, &lv);
+    zfree(data);
+    if (!tail) memmove(model[0], model[1], sizeof(model[0]) * (*n - 1));
+    (*n)--;
+}
+
+
 /* The element at idx as text (read through an iterator), or NULL if idx
  * is out of range; *isint says whether the listpack stored an integer. */
 static const char *textAt(quicklist *ql, long idx, char *out, size_t outsz, int *isint) {
@@ -205,60 +255,30 @@ int main(int argc, char **argv) {
 
     TEST("quicklist: randomized operations against an array model") {
         enum { MAXN = 600 };
-        static char model[MAXN][24];
+        static char model[MAXN][MODEL_VLEN];
         int n = 0, bad = 0;
         srand(99);
         quicklist *ql = quicklistCreate(5, 0);
         for (int step = 0; step < 20000; step++) {
             int op = rand() % 8;
-            char val[24];
+            char val[MODEL_VLEN];
             if (rand() % 2)
                 snprintf(val, sizeof(val), "%d", rand() % 1000);
             else
                 snprintf(val, sizeof(val), "v%d", rand() % 1000);
             if (n == 0 || (op < 3 && n < MAXN)) {
-                int where = rand() % 2;
-                pushStr(ql, val, where ? QUICKLIST_TAIL : QUICKLIST_HEAD);
-                if (where) {
-                    strcpy(model[n], val);
-                } else {
-                    memmove(model[1], model[0], sizeof(model[0]) * n);
-                    strcpy(model[0], val);
-                }
-                n++;
+                modelPush(ql, model, &n, val, rand() % 2);
             } else if (op == 3 && n < MAXN) {
                 int idx = rand() % n, after = rand() % 2;
-                quicklistIter *it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, idx);
-                quicklistEntry e;
-                quicklistNext(it, &e);
-                if (after)
-                    quicklistInsertAfter(it, &e, val, strlen(val));
-                else
-                    quicklistInsertBefore(it, &e, val, strlen(val));
-                quicklistReleaseIterator(it);
-                int at = idx + after;
-                memmove(model[at + 1], model[at], sizeof(model[0]) * (n - at));
-                strcpy(model[at], val);
-                n++;
+                modelInsert(ql, model, &n, idx, after, val);
             } else if (op == 4) {
-                int idx = rand() % n;
-                quicklistReplaceAtIndex(ql, idx, val, strlen(val));
-                strcpy(model[idx], val);
+                modelReplace(ql, model, rand() % n, val);
             } else if (op == 5) {
                 int start = rand() % n, cnt = rand() % 5 + 1;
                 if (cnt > n - start) cnt = n - start;
-                quicklistDelRange(ql, start, cnt);
-                memmove(model[start], model[start + cnt], sizeof(model[0]) * (n - start - cnt));
-                n -= cnt;
+                modelDelRange(ql, model, &n, start, cnt);
             } else {
-                unsigned char *data;
-                size_t sz;
-                long long lv;
-                int where = rand() % 2;
-                quicklistPop(ql, where ? QUICKLIST_TAIL : QUICKLIST_HEAD, &data, &sz, &lv);
-                zfree(data);
-                if (!where) memmove(model[0], model[1], sizeof(model[0]) * (n - 1));
-                n--;
+                modelPop(ql, model, &n, rand() % 2);
             }
             if (step % 1000 == 0 && !quicklistCheck(ql)) bad++;
         }
@@ -390,7 +410,7 @@ int main(int argc, char **argv) {
      * both directions, each checked against an array model and the
      * layout checked by quicklistCheck(). */
     TEST("quicklist: compression depths 0..3 against an array model") {
-        enum { MAXN = 900, VLEN = 48 };
+        enum { MAXN = 900, VLEN = MODEL_VLEN };
         static char model[MAXN][VLEN];
         const int fills[] = {4, -1, 0};
         int bad = 0, compressed_seen = 0;
@@ -413,33 +433,12 @@ int main(int argc, char **argv) {
                         val[l] = '\0';
                     }
                     if (n == 0 || (op < 6 && n < MAXN)) {
-                        int where = rand() % 2;
-                        pushStr(ql, val, where ? QUICKLIST_TAIL : QUICKLIST_HEAD);
-                        if (where) {
-                            strcpy(model[n], val);
-                        } else {
-                            memmove(model[1], model[0], sizeof(model[0]) * n);
-                            strcpy(model[0], val);
-                        }
-                        n++;
+                        modelPush(ql, model, &n, val, rand() % 2);
                     } else if (op == 6 && n < MAXN) {
                         int idx = rand() % n, after = rand() % 2;
-                        quicklistIter *it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, idx);
-                        quicklistEntry e;
-                        quicklistNext(it, &e);
-                        if (after)
-                            quicklistInsertAfter(it, &e, val, strlen(val));
-                        else
-                            quicklistInsertBefore(it, &e, val, strlen(val));
-                        quicklistReleaseIterator(it);
-                        int at = idx + after;
-                        memmove(model[at + 1], model[at], sizeof(model[0]) * (n - at));
-                        strcpy(model[at], val);
-                        n++;
+                        modelInsert(ql, model, &n, idx, after, val);
                     } else if (op == 7) {
-                        int idx = rand() % n;
-                        quicklistReplaceAtIndex(ql, idx, val, strlen(val));
-                        strcpy(model[idx], val);
+                        modelReplace(ql, model, rand() % n, val);
                     } else if (op == 8) {
                         /* Replace every 7th element from idx on, via an iterator. */
                         int idx = rand() % n, i = idx;
@@ -456,9 +455,7 @@ int main(int argc, char **argv) {
                     } else if (op == 9) {
                         int start = rand() % n, cnt = rand() % 10 + 1;
                         if (cnt > n - start) cnt = n - start;
-                        quicklistDelRange(ql, start, cnt);
-                        memmove(model[start], model[start + cnt], sizeof(model[0]) * (n - start - cnt));
-                        n -= cnt;
+                        modelDelRange(ql, model, &n, start, cnt);
                     } else if (op == 10 && rand() % 3 == 0) {
                         /* Delete elements whose text ends in a given digit,
                          * walking in a random direction from a random index. */
@@ -480,14 +477,7 @@ int main(int argc, char **argv) {
                         quicklistReleaseIterator(it);
                         if (n == 0) continue;
                     } else {
-                        unsigned char *data;
-                        size_t sz;
-                        long long lv;
-                        int where = rand() % 2;
-                        quicklistPop(ql, where ? QUICKLIST_TAIL : QUICKLIST_HEAD, &data, &sz, &lv);
-                        zfree(data);
-                        if (!where) memmove(model[0], model[1], sizeof(model[0]) * (n - 1));
-                        n--;
+                        modelPop(ql, model, &n, rand() % 2);
                     }
                     if (step % 25 == 0) {
                         if (!quicklistCheck(ql)) bad++;
