@@ -147,6 +147,8 @@ static const configEnum supervisedEnum[] = {
     {"auto", SUPERVISED_AUTODETECT}, {"no", SUPERVISED_NONE}, {NULL, 0},
 };
 
+static const configEnum sanitizeDumpEnum[] = {
+    {"no", SANITIZE_DUMP_NO}, {"yes", SANITIZE_DUMP_YES}, {"clients", SANITIZE_DUMP_CLIENTS}, {NULL, 0}};
 static const configEnum tlsAuthClientsEnum[] = {
     {"no", TLS_CLIENT_AUTH_NO},
     {"yes", TLS_CLIENT_AUTH_YES},
@@ -1110,6 +1112,15 @@ static configOption configTable[] = {
     SPECIAL_CFG("save", NULL, CFG_MULTI_ARG, "3600 1 300 100 60 10000", setSave, getSave, rewriteSave, NULL),
     STRING_CFG("dbfilename", NULL, CFG_PROTECTED, server.rdb_filename, "dump.rdb", checkDbfilename, NULL),
     BOOL_CFG("appendonly", NULL, 0, server.aof_enabled, 0, NULL),
+    BOOL_CFG("rdbcompression", NULL, 0, server.rdb_compression, 1, NULL),
+    BOOL_CFG("rdbchecksum", NULL, IMM, server.rdb_checksum, 1, NULL),
+    BOOL_CFG("rdb-del-sync-files", NULL, 0, server.rdb_del_sync_files, 0, NULL),
+    BOOL_CFG("rdb-save-incremental-fsync", NULL, 0, server.rdb_save_incremental_fsync, 1, NULL),
+    BOOL_CFG("stop-writes-on-bgsave-error", NULL, 0, server.stop_writes_on_bgsave_err, 1, NULL),
+    ENUM_CFG("sanitize-dump-payload", NULL, 0, server.sanitize_dump_payload, sanitizeDumpEnum, SANITIZE_DUMP_NO,
+             NULL),
+    NUM_CFG("rdb-key-save-delay", NULL, CFG_HIDDEN, NUM_INT, server.rdb_key_save_delay, INT_MIN, INT_MAX, 0, NULL),
+    NUM_CFG("key-load-delay", NULL, CFG_HIDDEN, NUM_INT, server.key_load_delay, INT_MIN, INT_MAX, 0, NULL),
 };
 
 #undef MB

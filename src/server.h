@@ -97,6 +97,11 @@ typedef long long ustime_t; /* microseconds */
 #define OBJ_STATIC_REFCOUNT (INT_MAX - 1)
 #define OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44
 
+/* sanitize-dump-payload */
+#define SANITIZE_DUMP_NO 0
+#define SANITIZE_DUMP_YES 1
+#define SANITIZE_DUMP_CLIENTS 2
+
 typedef struct serverObject {
     unsigned type : 4;
     unsigned encoding : 4;
@@ -537,6 +542,15 @@ struct valkeyServer {
     int saveparamslen;
     int aof_enabled;                /* appendonly */
     char *rdb_filename;             /* dbfilename */
+    /* RDB persistence (rdb.c, rdb_object.c, and the snapshot machinery) */
+    int rdb_compression;            /* rdbcompression: LZF for strings > 20 bytes */
+    int rdb_checksum;               /* rdbchecksum: CRC-64 trailer written and checked */
+    int rdb_del_sync_files;         /* rdb-del-sync-files */
+    int rdb_save_incremental_fsync; /* rdb-save-incremental-fsync */
+    int stop_writes_on_bgsave_err;  /* stop-writes-on-bgsave-error */
+    int sanitize_dump_payload;      /* sanitize-dump-payload: SANITIZE_DUMP_* */
+    int rdb_key_save_delay;         /* rdb-key-save-delay (debug): microseconds per key saved */
+    int key_load_delay;             /* key-load-delay (debug): microseconds per key loaded */
     char *tls_cert_file, *tls_key_file, *tls_ca_cert_file, *tls_ca_cert_dir;
     int tls_auth_clients;           /* TLS_CLIENT_AUTH_* */
     int tls_replication;
