@@ -12,9 +12,12 @@
  *                 doubles, times), string values, the per-value dispatch,
  *                 the dataset framing (header, aux fields, SELECTDB,
  *                 RESIZEDB, expiry, EOF and CRC-64), files, DUMP/RESTORE.
- *   rdb_object.c  the body of every collection type (list, set, hash,
- *                 sorted set, stream), both directions, with every encoding
- *                 older versions wrote, validated before use.
+ *   rdb_object.c  the body of lists, sets, hashes and sorted sets, both
+ *                 directions, with every encoding older versions wrote,
+ *                 validated before use.
+ *   rdb_stream.c  the body of streams (entries re-encoded between our node
+ *                 layout and the RDB's listpack layout, consumer groups,
+ *                 PELs), both directions, validated before use.
  *
  * Conventions: save functions return C_OK or C_ERR (a failed write); load
  * functions return NULL / C_ERR on truncated, corrupt or hostile input and
@@ -128,6 +131,11 @@ struct serverObject *rdbLoadObject(rio *r, int rdbtype, int *empty);
 unsigned char rdbCollectionType(struct serverObject *o);
 int rdbSaveCollection(rio *r, struct serverObject *o);
 struct serverObject *rdbLoadCollection(rio *r, int rdbtype, int *empty);
+
+/* rdb_stream.c: streams (RDB_TYPE_STREAM_LISTPACKS, _2, _3), called by
+ * rdb_object.c. Always written as RDB_TYPE_STREAM_LISTPACKS_3. */
+int rdbSaveStream(rio *r, struct serverObject *o);
+struct serverObject *rdbLoadStream(rio *r, int rdbtype, int *empty);
 
 /* ---- datasets and files (rdb.c) ---------------------------------------- */
 int rdbSaveRio(rio *r);                /* the whole dataset, header to checksum */
