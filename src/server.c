@@ -326,8 +326,15 @@ void call(client *c, int flags) {
         }
     }
 
-    updateCachedTime(0);
-    long long start = server.ustime; /* the clock was just read */
+    /* The cached time is frozen while a command runs, nested ones (EXEC,
+     * scripts) included, so a key cannot expire half-way through it. */
+    long long start;
+    if (prev_client == NULL) {
+        updateCachedTime(0);
+        start = server.ustime;
+    } else {
+        start = ustime();
+    }
     c->cmd->proc(c);
     long long duration = ustime() - start;
 

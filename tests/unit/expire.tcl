@@ -212,6 +212,19 @@ start_server {tags {"expire"}} {
         list [r get k] [r exists k] [r ttl k]
     } {{} 0 -2}
 
+    test "Time stands still while a script runs: a key that expires mid-script is still there" {
+        needs_commands eval
+        r del k
+        r eval {
+            server.call('set', KEYS[1], 'v', 'px', 2)
+            local t0 = server.call('time')
+            repeat
+                local t = server.call('time')
+            until (t[1] - t0[1]) * 1000000 + (t[2] - t0[2]) > 20000
+            return {server.call('get', KEYS[1]), server.call('exists', KEYS[1])}
+        } 1 k
+    } {v 1}
+
     test "Lazy expiry: expired keys are invisible to every read command" {
         needs_commands lrange rpush
         r flushdb
@@ -264,6 +277,17 @@ start_server {tags {"expire"} overrides {hz 100}} {
 }
 
 start_server {tags {"expire needs:debug"} overrides {enable-debug-command yes}} {
+    test "Time stands still inside MULTI/EXEC, and moves on after it" {
+        needs_debug
+        r del k
+        r multi
+        r set k v px 2
+        r debug sleep 0.02
+        r get k
+        set res [r exec]
+        list [lindex $res 2] [r get k]
+    } {v {}}
+
     test "With active expiry disabled, expired keys stay until accessed" {
         needs_debug
         r flushall
