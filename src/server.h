@@ -851,15 +851,29 @@ int checkStringLength(client *c, long long size, long long append);
 /* t_set.c */
 void setTypeInit(void);
 void setTypeCollectAll(robj *set, list *out);
+unsigned long setTypeSize(const robj *set);
+void setTypeConvert(robj *set, int encoding, size_t size_hint);
+robj *setTypeCreateFor(const char *first, size_t len, size_t size_hint);
+int setTypeAddBuffer(robj *set, const char *s, size_t len);
 
 /* t_hash.c */
 void hashTypeInit(void);
 void hashTypeCollectAll(robj *hash, list *out, int with_values);
+robj *hashTypeCreateSized(size_t size_hint);
+unsigned long hashTypeLength(const robj *o);
+void hashTypeConvertToDict(robj *o, size_t size_hint);
+int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size_t vlen);
 
 /* t_zset.c */
 void zsetTypeInit(void);
 void zsetTypeCollectAll(robj *zobj, list *out, int with_scores);
 dict *zsetTypeDict(robj *zobj);
+robj *zsetTypeCreate(size_t size_hint, size_t maxelelen);
+unsigned long zsetLength(const robj *zobj);
+void zsetConvert(robj *zobj, int encoding);
+void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen);
+int zsetTypeAddNew(robj *zobj, const char *ele, size_t len, double score);
+struct zskiplist *zsetTypeSkiplist(robj *zobj);
 
 /* t_stream.c */
 void streamTypeInit(void);
