@@ -747,6 +747,7 @@ unsigned long LFUGetTimeInMinutes(void);
 uint8_t LFULogIncr(uint8_t value);
 unsigned long LFUDecrAndReturn(robj *o);
 unsigned long long estimateObjectIdleTime(robj *o);
+int objectSetLRUOrLFU(robj *o, long long lfu_freq, long long lru_idle, long long lru_clock, int lru_multiplier);
 void updateObjectAccess(robj *o);
 
 /* db.c */
@@ -890,6 +891,11 @@ const char *evictPolicyToString(void);
 int scriptIsBusyAndDenied(client *c);
 int scriptIsTimedout(void);
 void scriptingInit(void);
+
+/* functions.c: the libraries as RDB_OPCODE_FUNCTION2 records (rdb.c) */
+struct rio;
+int functionsSaveRdb(struct rio *r);
+int functionsLoadLibraryFromRdb(sds code, int replace, sds *err);
 
 /* debug.c */
 void xorDigest(unsigned char *digest, const void *ptr, size_t len);
