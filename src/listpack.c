@@ -354,6 +354,12 @@ unsigned char *lpNext(unsigned char *lp, unsigned char *p) {
     return p[0] == LP_EOF ? NULL : p;
 }
 
+/* See listpack.h. */
+unsigned char *lpSkip(unsigned char *p) {
+    lpAssert(p[0] != LP_EOF);
+    return p + lpEntrySize(p);
+}
+
 /* Entry before p, where p may also be the terminator; NULL at the head. */
 static unsigned char *lpPrevRaw(unsigned char *lp, unsigned char *p) {
     if (p == lp + LP_HDR_SIZE) return NULL;
@@ -629,6 +635,67 @@ unsigned char *lpAppendAll(unsigned char *lp, unsigned char *src) {
     else
         lpSetHdrCount(lp, cnt + scnt);
     return lp;
+}
+
+/* ---------------------------------------------------------------------------
+ * Building in bulk
+ * ------------------------------------------------------------------------- */
+
+/* See listpack.h. */
+void lpBuilderInit(lpBuilder *b, size_t capacity) {
+    b->cap = capacity > LP_HDR_SIZE + 1 ? capacity : LP_HDR_SIZE + 1;
+    b->buf = zmalloc(b->cap);
+    b->len = LP_HDR_SIZE;
+    b->count = 0;
+}
+
+/* Makes room for `add` more bytes plus the terminator. */
+static void lpBuilderReserve(lpBuilder *b, size_t add) {
+    size_t need = b->len + add + 1;
+    if (need <= b->cap) return;
+    size_t cap = b->cap * 2;
+    if (cap < need) cap = need;
+    b->buf = zrealloc(b->buf, cap);
+    b->cap = cap;
+}
+
+/* See listpack.h. */
+void lpBuilderAppendInteger(lpBuilder *b, long long v) {
+    lpBuilderReserve(b, LP_MAX_INT_ENC_LEN + 1);
+    unsigned char *dst = b->buf + b->len;
+    size_t l = lpEncodeInteger(dst, v);
+    b->len += l + lpEncodeBacklen(dst + l, l); /* l <= 9: one backlen byte */
+    b->count++;
+}
+
+/* See listpack.h. */
+void lpBuilderAppendEntries(lpBuilder *b, const unsigned char *first, const unsigned char *end, unsigned long count) {
+    size_t n = (size_t)(end - first);
+    lpBuilderReserve(b, n);
+    memcpy(b->buf + b->len, first, n);
+    b->len += n;
+    b->count += count;
+}
+
+/* See listpack.h. */
+unsigned char *lpBuilderFinish(lpBuilder *b) {
+    lpAssert(b->len + 1 <= UINT32_MAX);
+    unsigned char *lp = b->buf;
+    lp[b->len] = LP_EOF;
+    lpSetHdrBytes(lp, b->len + 1);
+    lpSetHdrCount(lp, b->count);
+    b->buf = NULL;
+    b->len = b->cap = 0;
+    b->count = 0;
+    return lp;
+}
+
+/* See listpack.h. */
+void lpBuilderDiscard(lpBuilder *b) {
+    zfree(b->buf);
+    b->buf = NULL;
+    b->len = b->cap = 0;
+    b->count = 0;
 }
 
 /* ---------------------------------------------------------------------------

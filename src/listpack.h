@@ -100,6 +100,10 @@ unsigned char *lpFirst(unsigned char *lp);
 unsigned char *lpLast(unsigned char *lp);
 unsigned char *lpNext(unsigned char *lp, unsigned char *p);
 unsigned char *lpPrev(unsigned char *lp, unsigned char *p);
+/* The byte just past the entry at p: the next entry or the terminator.
+ * Unlike lpNext() it never returns NULL, so [p, lpSkip(p)) is p's bytes
+ * and a run of entries can be copied as one range. */
+unsigned char *lpSkip(unsigned char *p);
 /* Entry at `index` (0-based; negative counts from the tail, -1 = last), or
  * NULL if out of range. Walks from the nearer end. */
 unsigned char *lpSeek(unsigned char *lp, long index);
@@ -152,6 +156,36 @@ unsigned char *lpDeleteRangeWithEntry(unsigned char *lp, unsigned char **p, unsi
 unsigned char *lpDeleteRange(unsigned char *lp, long index, unsigned long num);
 /* Appends every element of `src` to lp (src is left untouched). */
 unsigned char *lpAppendAll(unsigned char *lp, unsigned char *src);
+
+/* ---- Building in bulk --------------------------------------------------- */
+
+/* For code that assembles a whole listpack from parts, such as the stream
+ * codec (rdb_stream.c) converting nodes between two layouts: elements go
+ * into a buffer that grows geometrically, and the header and terminator
+ * are written once by lpBuilderFinish(), so appending costs no realloc
+ * and no header update per element. */
+typedef struct lpBuilder {
+    unsigned char *buf;  /* header room + the elements so far */
+    size_t len;          /* bytes used, header included */
+    size_t cap;          /* bytes allocated */
+    unsigned long count; /* elements appended */
+} lpBuilder;
+
+/* Starts an empty listpack with room for `capacity` bytes (grows as needed). */
+void lpBuilderInit(lpBuilder *b, size_t capacity);
+void lpBuilderAppendInteger(lpBuilder *b, long long v);
+/* Appends `count` whole entries copied verbatim from another listpack: the
+ * bytes [first, end), where end is lpSkip() of the last one copied. */
+void lpBuilderAppendEntries(lpBuilder *b, const unsigned char *first, const unsigned char *end, unsigned long count);
+/* Bytes the listpack would have if finished now. */
+static inline size_t lpBuilderBytes(const lpBuilder *b) { return b->len + 1; }
+/* Terminates it, writes the header and returns the listpack, which the
+ * caller now owns (lpFree(); it may have slack, see lpShrinkToFit()); b is
+ * left empty and may be initialised again. The listpack must stay within
+ * UINT32_MAX bytes (callers bound it, e.g. with LP_MAX_SAFETY_SIZE). */
+unsigned char *lpBuilderFinish(lpBuilder *b);
+/* Frees what was built (error paths). */
+void lpBuilderDiscard(lpBuilder *b);
 
 /* ---- Checking ----------------------------------------------------------- */
 
