@@ -60,6 +60,7 @@ unsigned char rdbCollectionType(robj *o) {
         return RDB_TYPE_SET;
     case OBJ_ZSET: return o->encoding == OBJ_ENCODING_LISTPACK ? RDB_TYPE_ZSET_LISTPACK : RDB_TYPE_ZSET_2;
     case OBJ_HASH: return o->encoding == OBJ_ENCODING_LISTPACK ? RDB_TYPE_HASH_LISTPACK : RDB_TYPE_HASH;
+    case OBJ_STREAM: return RDB_TYPE_STREAM_LISTPACKS_3;
     default: serverPanic("Unknown collection type %d", o->type);
     }
 }
@@ -160,6 +161,7 @@ int rdbSaveCollection(rio *r, robj *o) {
     case OBJ_SET: return rdbSaveSet(r, o);
     case OBJ_HASH: return rdbSaveHash(r, o);
     case OBJ_ZSET: return rdbSaveZset(r, o);
+    case OBJ_STREAM: return rdbSaveStream(r, o);
     default: serverPanic("Unknown collection type %d", o->type);
     }
 }
@@ -644,6 +646,9 @@ robj *rdbLoadCollection(rio *r, int rdbtype, int *empty) {
     case RDB_TYPE_ZSET_2: return rdbLoadZsetPlain(r, rdbtype, empty);
     case RDB_TYPE_ZSET_ZIPLIST: return rdbLoadZsetZiplist(r, empty);
     case RDB_TYPE_ZSET_LISTPACK: return rdbLoadZsetListpack(r, empty);
+    case RDB_TYPE_STREAM_LISTPACKS:
+    case RDB_TYPE_STREAM_LISTPACKS_2:
+    case RDB_TYPE_STREAM_LISTPACKS_3: return rdbLoadStream(r, rdbtype, empty);
     default: return NULL;
     }
 }

@@ -176,10 +176,14 @@ proc assert_dump_round_trip {key} {
     r restore $key.copy 0 $p
     assert_equal [value_of $key] [value_of $key.copy]
     assert_equal [r object encoding $key] [r object encoding $key.copy]
-    assert_equal [r dump $key] [r dump $key.copy]
+    # A hashtable's order is its own; every other encoding is written in
+    # element order, so the copy dumps identically.
+    if {[r object encoding $key] ne "hashtable"} {
+        assert_equal [r dump $key] [r dump $key.copy]
+    }
 }
 
-start_server {tags {"dump rdb"}} {
+start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
     if {[r command info restore] eq {{}} || [r command info restore] eq {}} {
         test "RDB collection encodings (DUMP/RESTORE missing)" { skip "needs DUMP and RESTORE" }
         return
@@ -296,7 +300,7 @@ start_server {tags {"dump rdb"}} {
     # ---------------------------------------------- encoding after loading
 
     test "RESTORE picks the encoding from the current limits" {
-        r del h s is z l
+        r flushall
         r hset h a 1 b 2 c 3 d 4
         r sadd s a b c d
         r sadd is 1 2 3 4
@@ -336,7 +340,7 @@ start_server {tags {"dump rdb"}} {
     }
 
     test "RESTORE converts a listpack whose elements break *-max-listpack-value" {
-        r del h s z
+        r flushall
         r hset h f [string repeat v 40]
         r sadd s [string repeat m 40]
         r zadd z 1 [string repeat m 40]
@@ -359,7 +363,7 @@ start_server {tags {"dump rdb"}} {
     }
 
     test "RESTORE of a big encoding that now fits gives the compact one" {
-        r del h s z
+        r flushall
         r hset h f [string repeat v 100]
         r hset h f short
         r sadd s [string repeat m 100] 1 2
@@ -396,7 +400,7 @@ start_server {tags {"dump rdb"}} {
     test "RESTORE: RDB_TYPE_LIST_QUICKLIST (ziplist nodes, an empty one skipped)" {
         set n1 [ziplist {{s a} {s b}}]
         set n2 [ziplist {}]
-        set n3 [ziplist {{i 3} {s [string repeat z 300]}}]
+        set n3 [ziplist [list {i 3} [list s [string repeat z 300]]]]
         r restore k 0 [payload [u8 14][rdb_len 3][rdb_str $n1][rdb_str $n2][rdb_str $n3]] replace
         assert_equal [list a b 3 [string repeat z 300]] [r lrange k 0 -1]
     }
@@ -510,7 +514,7 @@ start_server {tags {"dump rdb"}} {
         assert_bad_payload [payload [u8 17][rdb_str [listpack {m nan}]]]
         assert_bad_payload [payload [u8 17][rdb_str [listpack {m {i 1} n}]]]
         assert_bad_payload [payload [u8 12][rdb_str [ziplist {{s m} {s 1x}}]]]
-        assert_bad_payload [payload [u8 5][rdb_len 1][rdb_str m][binary format Q 0x7FF8000000000000]]
+        assert_bad_payload [payload [u8 5][rdb_len 1][rdb_str m][binary format w 0x7FF8000000000000]]
         assert_bad_payload [payload [u8 3][rdb_len 1][rdb_str m][rdb_text_double nan]]
         assert_bad_payload [payload [u8 3][rdb_len 1][rdb_str m][u8 3]1.x]
         assert_bad_payload [payload [u8 16][rdb_str [listpack {f v g}]]]
@@ -519,7 +523,8 @@ start_server {tags {"dump rdb"}} {
 
     test "RESTORE refuses malformed intsets" {
         assert_bad_payload [payload [u8 11][rdb_str [intset 2 {3 2}]]]
-        assert_bad_payload [payload [u8 11][rdb_str [intset 3 {1 2}]]]
+        assert_bad_payload [payload [u8 11][rdb_str [u32 3][u32 2][binary format ccc 1 2 3]]]
+        assert_bad_payload [payload [u8 11][rdb_str [u32 8][u32 2][binary format w 5][binary format w 5]]]
         assert_bad_payload [payload [u8 11][rdb_str [string range [intset 4 {1 2}] 0 end-1]]]
         assert_bad_payload [payload [u8 11][rdb_str [u32 2][u32 1000][binary format s 1]]]
     }
@@ -608,6 +613,7 @@ start_server {tags {"dump rdb"}} {
         if {[catch {r debug reload} err]} { skip "DEBUG RELOAD is not available: $err" }
     }
 
+    tags {"needs:debug"} {
     test "DEBUG RELOAD keeps every collection, its encoding and its digest" {
         needs_debug_reload
         r flushall
@@ -640,5 +646,6 @@ start_server {tags {"dump rdb"}} {
         r debug reload
         assert_equal $vals [r lrange l 0 -1]
         r config set list-compress-depth 0
+    }
     }
 }
