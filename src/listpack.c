@@ -355,7 +355,7 @@ unsigned char *lpNext(unsigned char *lp, unsigned char *p) {
 }
 
 /* See listpack.h. */
-unsigned char *lpSkip(unsigned char *p) {
+unsigned char *lpSkipSlow(unsigned char *p) {
     lpAssert(p[0] != LP_EOF);
     return p + lpEntrySize(p);
 }
@@ -432,7 +432,7 @@ void lpGetEntry(unsigned char *p, listpackEntry *e) {
 }
 
 /* See listpack.h. */
-int lpGetIntegerIfValid(unsigned char *p, long long *lval) {
+int lpGetIntegerIfValidSlow(unsigned char *p, long long *lval) {
     size_t slen;
     long long v;
     unsigned char *s = lpDecode(p, &slen, &v);
@@ -649,8 +649,8 @@ void lpBuilderInit(lpBuilder *b, size_t capacity) {
     b->count = 0;
 }
 
-/* Makes room for `add` more bytes plus the terminator. */
-static void lpBuilderReserve(lpBuilder *b, size_t add) {
+/* See listpack.h. */
+void lpBuilderGrow(lpBuilder *b, size_t add) {
     size_t need = b->len + add + 1;
     if (need <= b->cap) return;
     size_t cap = b->cap * 2;
@@ -660,21 +660,13 @@ static void lpBuilderReserve(lpBuilder *b, size_t add) {
 }
 
 /* See listpack.h. */
-void lpBuilderAppendInteger(lpBuilder *b, long long v) {
-    lpBuilderReserve(b, LP_MAX_INT_ENC_LEN + 1);
+void lpBuilderAppendIntegerSlow(lpBuilder *b, long long v) {
+    lpBuilderGrow(b, LP_MAX_INT_ENC_LEN + 1);
     unsigned char *dst = b->buf + b->len;
     size_t l = lpEncodeInteger(dst, v);
-    b->len += l + lpEncodeBacklen(dst + l, l); /* l <= 9: one backlen byte */
+    dst[l] = (unsigned char)l; /* l <= 9: the backlen is that one byte */
+    b->len += l + 1;
     b->count++;
-}
-
-/* See listpack.h. */
-void lpBuilderAppendEntries(lpBuilder *b, const unsigned char *first, const unsigned char *end, unsigned long count) {
-    size_t n = (size_t)(end - first);
-    lpBuilderReserve(b, n);
-    memcpy(b->buf + b->len, first, n);
-    b->len += n;
-    b->count += count;
 }
 
 /* See listpack.h. */
@@ -738,9 +730,13 @@ int lpValidateIntegrity(unsigned char *lp, size_t size, int deep, lpValidateEntr
         if (l == 0) return 0;
         size_t bl = lpBacklenSize(l);
         if ((size_t)(end - p) - l < bl) return 0;
-        unsigned char expect[LP_MAX_BACKLEN_LEN];
-        lpEncodeBacklen(expect, l);
-        if (memcmp(p + l, expect, bl) != 0) return 0;
+        if (bl == 1) {
+            if (p[l] != l) return 0;
+        } else {
+            unsigned char expect[LP_MAX_BACKLEN_LEN];
+            lpEncodeBacklen(expect, l);
+            if (memcmp(p + l, expect, bl) != 0) return 0;
+        }
         if (cb && !cb(p, hdrcount, userdata)) return 0;
         p += l + bl;
         count++;

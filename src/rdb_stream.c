@@ -115,65 +115,86 @@ static int rdbLoadStreamIDLens(rio *r, streamID *id) {
  * Nodes: our layout to the RDB's
  * ======================================================================== */
 
-/* 1 if entry e has exactly the fields of the master entry m (the same
- * elements in the same order), so it can be written SAMEFIELDS. */
-static int streamEntryHasMasterFields(const streamEntry *e, const streamEntry *m) {
-    if (e->fields == m->fields) return 1;
-    if (e->nfields != m->nfields) return 0;
-    unsigned char *fa = m->fields, *fb = e->fields;
-    for (long long i = 0; i < e->nfields; i++) {
-        unsigned char *ea = lpSkip(fa), *eb = lpSkip(fb);
-        if (ea - fa != eb - fb || memcmp(fa, fb, (size_t)(ea - fa)) != 0) return 0;
-        fa = lpSkip(ea); /* past the value */
-        fb = lpSkip(eb);
+/* The integer element at p of one of our nodes (written by us, so valid). */
+static long long streamNodeInt(unsigned char *p) {
+    long long v = 0;
+    lpGetIntegerIfValid(p, &v);
+    return v;
+}
+
+/* Appends to b the RDB form of the entry of our layout at p (see stream.h)
+ * given the master fields mf (mnf of them, elements of the first entry).
+ * Returns the flags element of the next entry (or the terminator).
+ *
+ * One walk: the entry is written SAMEFIELDS while its fields match the
+ * master's element for element (values appended as it goes); at the
+ * first difference what was appended is dropped and the entry is written
+ * whole, fields and values as one verbatim range. */
+static unsigned char *streamEntryToRdb(lpBuilder *b, unsigned char *p, unsigned char *mf, long long mnf) {
+    int deleted = (streamNodeInt(p) & STREAM_ENTRY_DELETED) ? RDB_STREAM_ITEM_DELETED : 0;
+    unsigned char *ids = lpSkip(p);          /* ms-diff, seq-diff */
+    unsigned char *nfp = lpSkip(lpSkip(ids)); /* field count */
+    long long nf = streamNodeInt(nfp);
+    unsigned char *f = lpSkip(nfp);
+
+    if (nf == mnf) {
+        size_t mark_len = b->len;
+        unsigned long mark_count = b->count;
+        lpBuilderAppendInteger(b, deleted | RDB_STREAM_ITEM_SAMEFIELDS);
+        lpBuilderAppendEntries(b, ids, nfp, 2);
+        unsigned char *m = mf;
+        long long i;
+        for (i = 0; i < nf; i++) {
+            unsigned char *fend = lpSkip(f), *mend = lpSkip(m);
+            if (f != m && (fend - f != mend - m || memcmp(f, m, (size_t)(fend - f)) != 0)) break;
+            unsigned char *vend = lpSkip(fend);
+            lpBuilderAppendEntries(b, fend, vend, 1);
+            f = vend;
+            m = lpSkip(mend); /* past the master field's value */
+        }
+        if (i == nf) {
+            lpBuilderAppendInteger(b, nf + 3);
+            return f;
+        }
+        b->len = mark_len; /* a field differs: undo, write it whole */
+        b->count = mark_count;
+        f = lpSkip(nfp);
     }
-    return 1;
+    unsigned char *end = f;
+    for (long long i = 0; i < 2 * nf; i++) end = lpSkip(end);
+    lpBuilderAppendInteger(b, deleted);
+    lpBuilderAppendEntries(b, ids, nfp, 2);
+    lpBuilderAppendEntries(b, nfp, end, (unsigned long)(1 + 2 * nf));
+    lpBuilderAppendInteger(b, 2 * nf + 4);
+    return end;
 }
 
 /* Returns node n as an RDB node listpack (see the top of the file); the
  * caller frees it with lpFree(). */
 static unsigned char *streamNodeToRdbListpack(streamNode *n) {
-    unsigned char *lp = n->lp, *eof = lp + lpBytes(lp) - 1;
+    unsigned char *lp = n->lp;
     lpBuilder b;
     /* The master entry and the lp-counts usually cost less than the
      * SAMEFIELDS entries save. */
     lpBuilderInit(&b, lpBytes(lp) + 64);
 
-    streamEntry master, e;
+    /* The master entry: counts and the first entry's fields. */
     unsigned char *p = lpFirst(lp);
-    streamNodeDecode(n, p, &master);
+    unsigned char *mnfp = lpSkip(lpSkip(lpSkip(p)));
+    long long mnf = streamNodeInt(mnfp);
+    unsigned char *mf = lpSkip(mnfp);
     lpBuilderAppendInteger(&b, n->live);
     lpBuilderAppendInteger(&b, (long long)(n->count - n->live));
-    lpBuilderAppendInteger(&b, master.nfields);
-    unsigned char *f = master.fields;
-    for (long long i = 0; i < master.nfields; i++) {
-        unsigned char *v = lpSkip(f);
-        lpBuilderAppendEntries(&b, f, v, 1);
-        f = lpSkip(v);
+    lpBuilderAppendInteger(&b, mnf);
+    unsigned char *f = mf;
+    for (long long i = 0; i < mnf; i++) {
+        unsigned char *fend = lpSkip(f);
+        lpBuilderAppendEntries(&b, f, fend, 1);
+        f = lpSkip(fend);
     }
     lpBuilderAppendInteger(&b, 0); /* the master entry's terminator */
 
-    while (p) {
-        unsigned char *next = streamNodeDecode(n, p, &e);
-        unsigned char *ids = lpSkip(e.flagp);      /* ms-diff, seq-diff */
-        unsigned char *nfp = lpSkip(lpSkip(ids));  /* field count */
-        int same = streamEntryHasMasterFields(&e, &master);
-        lpBuilderAppendInteger(&b, (e.deleted ? RDB_STREAM_ITEM_DELETED : 0) | (same ? RDB_STREAM_ITEM_SAMEFIELDS : 0));
-        lpBuilderAppendEntries(&b, ids, nfp, 2);
-        if (same) {
-            unsigned char *v = lpSkip(e.fields);
-            for (long long i = 0; i < e.nfields; i++) {
-                unsigned char *vend = lpSkip(v);
-                lpBuilderAppendEntries(&b, v, vend, 1);
-                if (i + 1 < e.nfields) v = lpSkip(vend); /* past the next field */
-            }
-            lpBuilderAppendInteger(&b, e.nfields + 3);
-        } else {
-            lpBuilderAppendEntries(&b, nfp, next ? next : eof, (unsigned long)(1 + 2 * e.nfields));
-            lpBuilderAppendInteger(&b, 2 * e.nfields + 4);
-        }
-        p = next;
-    }
+    while (p[0] != LP_EOF) p = streamEntryToRdb(&b, p, mf, mnf);
     return lpBuilderFinish(&b);
 }
 
@@ -219,15 +240,15 @@ typedef struct rdbNodeInfo {
 static int rdbNodeConvertEntry(rdbNodeCursor *c, lpBuilder *b, const streamID *master, long long mfields,
                                unsigned char *mf, streamID *id, int *deleted) {
     long long flags, msdiff, seqdiff, nfields, lpcount;
-    if (!rdbNodeReadInt(c, 0, RDB_STREAM_ITEM_FLAGS, &flags) || !rdbNodeReadInt(c, LLONG_MIN, LLONG_MAX, &msdiff) ||
-        !rdbNodeReadInt(c, LLONG_MIN, LLONG_MAX, &seqdiff))
+    if (!rdbNodeReadInt(c, 0, RDB_STREAM_ITEM_FLAGS, &flags)) return 0;
+    unsigned char *ids = c->p;
+    if (!rdbNodeReadInt(c, LLONG_MIN, LLONG_MAX, &msdiff) || !rdbNodeReadInt(c, LLONG_MIN, LLONG_MAX, &seqdiff))
         return 0;
     id->ms = master->ms + (uint64_t)msdiff;
     id->seq = master->seq + (uint64_t)seqdiff;
     *deleted = (flags & RDB_STREAM_ITEM_DELETED) != 0;
     lpBuilderAppendInteger(b, *deleted ? STREAM_ENTRY_DELETED : 0);
-    lpBuilderAppendInteger(b, msdiff);
-    lpBuilderAppendInteger(b, seqdiff);
+    lpBuilderAppendEntries(b, ids, c->p, 2); /* the deltas mean the same in both layouts */
     if (flags & RDB_STREAM_ITEM_SAMEFIELDS) {
         nfields = mfields;
         lpBuilderAppendInteger(b, nfields);
@@ -241,11 +262,9 @@ static int rdbNodeConvertEntry(rdbNodeCursor *c, lpBuilder *b, const streamID *m
         }
         if (!rdbNodeReadInt(c, nfields + 3, nfields + 3, &lpcount)) return 0;
     } else {
-        if (!rdbNodeReadInt(c, 1, UINT32_MAX, &nfields)) return 0;
-        unsigned char *start = c->p;
-        if (!rdbNodeSkip(c, 2 * nfields)) return 0;
-        lpBuilderAppendInteger(b, nfields);
-        lpBuilderAppendEntries(b, start, c->p, (unsigned long)(2 * nfields));
+        unsigned char *nfp = c->p;
+        if (!rdbNodeReadInt(c, 1, UINT32_MAX, &nfields) || !rdbNodeSkip(c, 2 * nfields)) return 0;
+        lpBuilderAppendEntries(b, nfp, c->p, (unsigned long)(1 + 2 * nfields));
         if (!rdbNodeReadInt(c, 2 * nfields + 4, 2 * nfields + 4, &lpcount)) return 0;
     }
     return 1;

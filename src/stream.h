@@ -81,24 +81,10 @@ typedef struct streamCG {
 
 struct serverObject;
 
-/* One decoded entry: where it is and what it holds. Pointers borrow from
- * the node's listpack and die with the next modification of it. */
-typedef struct streamEntry {
-    streamID id;
-    int deleted;
-    long long nfields;
-    unsigned char *flagp;  /* the flags element */
-    unsigned char *fields; /* first field element */
-    streamNode *node;
-} streamEntry;
-
 /* A new empty stream object (OBJ_STREAM); the caller owns the reference. */
 struct serverObject *createStreamObject(void);
 /* Frees a node and its listpack (a sidmap value destructor). */
 void streamNodeFree(void *n);
-/* Decodes the entry of n whose flags element is p into *e. Returns the
- * flags element of the next entry in the node, or NULL after the last. */
-unsigned char *streamNodeDecode(streamNode *n, unsigned char *p, streamEntry *e);
 /* Sets first_id to the first live entry (0-0 when there is none). */
 void streamUpdateFirstID(stream *s);
 /* Creates group `name` at last_id. Returns it, or NULL if it exists. */

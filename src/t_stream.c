@@ -122,6 +122,17 @@ static int streamParseRangeOrReply(client *c, robj *startarg, robj *endarg, stre
  * Nodes and entries
  * ------------------------------------------------------------------------- */
 
+/* One decoded entry: where it is and what it holds. Pointers borrow from
+ * the node's listpack and die with the next modification of it. */
+typedef struct streamEntry {
+    streamID id;
+    int deleted;
+    long long nfields;
+    unsigned char *flagp;  /* the flags element */
+    unsigned char *fields; /* first field element */
+    streamNode *node;
+} streamEntry;
+
 static streamNode *streamNodeCreate(streamID master) {
     streamNode *n = zmalloc(sizeof(*n));
     n->lp = lpNew(0);
@@ -145,8 +156,9 @@ static long long lpInteger(unsigned char *p) {
     return v;
 }
 
-/* See stream.h. */
-unsigned char *streamNodeDecode(streamNode *n, unsigned char *p, streamEntry *e) {
+/* Decodes the entry whose flags element is p into *e. Returns the flags
+ * element of the next entry in the node, or NULL after the last one. */
+static unsigned char *streamNodeDecode(streamNode *n, unsigned char *p, streamEntry *e) {
     unsigned char *lp = n->lp;
     e->node = n;
     e->flagp = p;
