@@ -1,9 +1,9 @@
 # DUMP and RESTORE: the payload layout (type byte, body, RDB version,
-# CRC-64), round trips of every string encoding and of every collection
-# encoding, payloads captured from Redis 7.0, each RESTORE option and error,
-# keyspace events and the dirty counter, and corrupt payloads: random byte
-# flips with the checksum fixed up must give an error or a usable value,
-# never a crash.
+# CRC-64), round trips of every string encoding, of every collection
+# encoding and of streams, payloads captured from Redis 7.0, each RESTORE
+# option and error, keyspace events and the dirty counter, and corrupt
+# payloads: random byte flips with the checksum fixed up must give an error
+# or a usable value, never a crash.
 
 # CRC-64/Jones (reflected), as the payload trailer uses it.
 set ::crc64_tab {}
@@ -58,6 +58,7 @@ proc value_of {key} {
         set { return [lsort [r smembers $key]] }
         hash { return [lsort [r hgetall $key]] }
         zset { return [r zrange $key 0 -1 withscores] }
+        stream { return [list [r xrange $key - +] [r xinfo stream $key full]] }
         none { return {} }
         default { return [r type $key] }
     }
@@ -265,6 +266,33 @@ start_server {tags {"dump"}} {
         r dbsize
     } 10
 
+    test "DUMP / RESTORE round-trip streams with consumer groups and PELs" {
+        r flushall
+        r xadd st 1-1 a 1 b 2
+        r xadd st 2-0 a 3 b 4
+        r xadd st 3-5 c 5 d 6 e 7
+        r xdel st 2-0
+        r xgroup create st g1 0
+        r xgroup create st g2 $
+        r xreadgroup group g1 alice count 2 streams st >
+        r xreadgroup group g1 bob streams st >
+        r xadd empty 5-5 f v
+        r xdel empty 5-5
+        r xgroup create empty g 0
+        foreach k {st empty} {
+            r restore copy 0 [r dump $k]
+            assert_equal [r xinfo stream $k full] [r xinfo stream copy full]
+            r del copy
+        }
+        list [r xlen st] [r xlen empty]
+    } {2 0}
+
+    test "RESTORE of a stream payload captured from Redis 7.0 (STREAM_LISTPACKS_2)" {
+        r del st
+        r restore st 0 [unhex 130110000000000000000100000000000000013d3d0000001900030100010201816102816202000102010001000101010201050102010101dfff02030104010501000102010401010181630205010601ff030305010100000301026731000081ffffffffffffffff00000a00d083af734db6c291]
+        list [r xrange st - +] [lindex [r xinfo groups st] 0]
+    } {{{1-1 {a 1 b 2}} {2-0 {a 3 b 4}} {3-5 {c 5}}} {name g1 consumers 0 pending 0 last-delivered-id 0-0 entries-read {} lag 3}}
+
     test "DUMP of an expired key is a null reply" {
         r set k v px 1
         after 5
@@ -329,6 +357,10 @@ start_server {tags {"dump"}} {
         r hset bhash {*}[concat {*}[lmap i [range 0 300] {list f$i v$i}]]
         r zadd lz 1 a 2 b
         r zadd bz {*}[concat {*}[lmap i [range 0 150] {list $i m$i}]]
+        r xadd st 1-1 a 1 b 2
+        r xadd st 2-2 a 3 b 4 c 5
+        r xgroup create st g 0
+        r xreadgroup group g c1 count 1 streams st >
         set keys [r keys *]
         expr {srand(4321)}
         set ok 0
