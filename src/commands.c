@@ -27,6 +27,7 @@ extern struct serverCommand sortCommands[];
 extern struct serverCommand pubsubCommands[];      /* pubsub.c */
 extern struct serverCommand transactionCommands[]; /* multi.c */
 extern struct serverCommand dumpCommands[];        /* dump.c */
+extern struct serverCommand snapshotCommands[];    /* snapshot.c */
 
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
@@ -36,5 +37,6 @@ struct serverCommand *serverCommandTables[] = {
     scriptingCommands, functionCommands, /* eval.c, functions.c */
     pubsubCommands, transactionCommands, /* pubsub.c, multi.c */
     dumpCommands,                        /* dump.c */
+    snapshotCommands,                    /* snapshot.c */
     NULL,
 };
