@@ -2,9 +2,9 @@
 # CRC-64), round trips of every string encoding, of every collection
 # encoding and of streams, payloads captured from Redis 7.0, each RESTORE
 # option and error, keyspace events and the dirty counter, FUNCTION DUMP's
-# use of the same payload format, and corrupt
-# payloads: random byte flips with the checksum fixed up must give an error
-# or a usable value, never a crash.
+# use of the same payload format, and corrupt payloads: random byte flips
+# with the checksum fixed up must give an error or a usable value, never a
+# crash.
 
 # CRC-64/Jones (reflected), as the payload trailer uses it.
 set ::crc64_tab {}
