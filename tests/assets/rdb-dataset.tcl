@@ -77,7 +77,13 @@ proc rdb_dataset_dump {c} {
                 string { set val [$c get $key] }
                 list   { set val [$c lrange $key 0 -1] }
                 set    { set val [lsort [$c smembers $key]] }
-                zset   { set val [$c zrange $key 0 -1 withscores] }
+                zset   {
+                    # Scores as numbers: servers print doubles differently.
+                    set val {}
+                    foreach {m score} [$c zrange $key 0 -1 withscores] {
+                        lappend val $m [expr {double($score)}]
+                    }
+                }
                 hash   { set val [lsort -stride 2 [$c hgetall $key]] }
                 stream { set val [rdb_stream_dump $c $key] }
                 default { set val "?" }
@@ -102,4 +108,18 @@ proc rdb_stream_dump {c key} {
         }
     }
     return $out
+}
+
+# Fails with the first differing key when two dumps differ (the dumps are
+# too big to print whole).
+proc assert_dumps_equal {expected actual} {
+    if {$expected eq $actual} { return }
+    set n [expr {max([llength $expected], [llength $actual])}]
+    for {set i 0} {$i < $n} {incr i} {
+        set e [lindex $expected $i]
+        set a [lindex $actual $i]
+        if {$e ne $a} {
+            fail "datasets differ at entry $i:\n expected [string range $e 0 300]\n got      [string range $a 0 300]"
+        }
+    }
 }

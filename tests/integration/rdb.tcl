@@ -98,7 +98,7 @@ start_server {overrides {enable-debug-command yes}} {
 start_server [list overrides [list dir $dir enable-debug-command yes]] {
     test "A restart loads dump.rdb: same DEBUG DIGEST, same values and TTLs" {
         assert_equal $digest [r debug digest]
-        assert_equal $dump [rdb_dataset_dump r]
+        assert_dumps_equal $dump [rdb_dataset_dump r]
         assert_match "*DB loaded from disk: *seconds*" [log_text]
         assert_equal 0 [info_field loading]
         set total 0
