@@ -726,8 +726,18 @@ int lpValidateIntegrity(unsigned char *lp, size_t size, int deep, lpValidateEntr
     unsigned hdrcount = lpHdrCount(lp);
     unsigned long count = 0;
     while (p < end) {
-        size_t l = lpEncodedSizeSafe(p, end);
-        if (l == 0) return 0;
+        /* Small integers and short strings, most of any listpack, are
+         * sized inline; lpEncodedSizeSafe() checks every other form. */
+        size_t l;
+        if (p[0] < 0x80) {
+            l = 1;
+        } else if ((p[0] & 0xC0) == 0x80) {
+            l = 1 + (size_t)(p[0] & 0x3F);
+            if ((size_t)(end - p) < l) return 0;
+        } else {
+            l = lpEncodedSizeSafe(p, end);
+            if (l == 0) return 0;
+        }
         size_t bl = lpBacklenSize(l);
         if ((size_t)(end - p) - l < bl) return 0;
         if (bl == 1) {

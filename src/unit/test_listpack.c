@@ -231,6 +231,14 @@ int main(int argc, char **argv) {
         bad[LP_HDR_SIZE] = 0xF7; /* invalid encoding */
         ASSERT(!lpValidateIntegrity(bad, n, 1, NULL, NULL));
         lpFree(bad);
+        unsigned char *small = lpAppendInteger(lpNew(0), 5);
+        ASSERT(lpValidateIntegrity(small, lpBytes(small), 1, NULL, NULL));
+        small[LP_HDR_SIZE + 1] = 2; /* a 7-bit integer's backlen must be 1 */
+        ASSERT(!lpValidateIntegrity(small, lpBytes(small), 1, NULL, NULL));
+        small[LP_HDR_SIZE + 1] = 1;
+        small[LP_HDR_SIZE] = 0x80 | 1; /* a 1-byte string whose byte is the terminator */
+        ASSERT(!lpValidateIntegrity(small, lpBytes(small), 1, NULL, NULL));
+        lpFree(small);
         lpFree(lp);
     }
 
