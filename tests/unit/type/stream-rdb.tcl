@@ -427,6 +427,20 @@ start_server {tags {"stream" "dump" "needs:debug"} overrides {enable-debug-comma
         list [expr {$digest eq [r debug digest-value s2]}] [expr {$info eq [r xinfo stream s2 full count 0]}]
     } {1 1}
 
+    test "Stream round trip: one node of more than 65535 listpack elements (saturated count)" {
+        r config set stream-node-max-entries 0
+        r config set stream-node-max-bytes 0
+        r del s
+        for {set i 1} {$i <= 12000} {incr i} { r xadd s $i-0 f $i g x }
+        r xdel s 5-0 11999-0
+        r config set stream-node-max-bytes 4096
+        r config set stream-node-max-entries 5
+        set digest [r debug digest-value s]
+        r restore s2 0 [r dump s] replace
+        list [dict get [r xinfo stream s2] radix-tree-keys] [r xlen s2] [expr {$digest eq [r debug digest-value s2]}] \
+            [lindex [r xrevrange s2 + - count 1] 0]
+    } {1 11998 1 {12000-0 {f 12000 g x}}}
+
     test "Empty streams are kept, with and without groups" {
         r del s s2
         r xadd s 5-5 f v
