@@ -26,6 +26,8 @@ extern struct serverCommand hyperloglogCommands[];
 extern struct serverCommand sortCommands[];
 extern struct serverCommand pubsubCommands[];      /* pubsub.c */
 extern struct serverCommand transactionCommands[]; /* multi.c */
+extern struct serverCommand dumpCommands[];        /* dump.c */
+extern struct serverCommand snapshotCommands[];    /* snapshot.c */
 
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
@@ -34,5 +36,7 @@ struct serverCommand *serverCommandTables[] = {
     streamCommands, /* t_stream.c */
     scriptingCommands, functionCommands, /* eval.c, functions.c */
     pubsubCommands, transactionCommands, /* pubsub.c, multi.c */
+    dumpCommands,                        /* dump.c */
+    snapshotCommands,                    /* snapshot.c */
     NULL,
 };

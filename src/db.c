@@ -15,6 +15,7 @@
 
 #include "blocked.h"
 #include "multi.h"
+#include "snapshot.h"
 
 #include <math.h>
 
@@ -640,10 +641,14 @@ void flushdbCommand(client *c) {
     addReply(c, shared.ok);
 }
 
+/* FLUSHALL's work: empties every database, then lets the snapshot
+ * subsystem stop a running BGSAVE and, with save points configured, save
+ * the empty dataset. */
 void flushAllDataAndResetRDB(int flags) {
     signalFlushedDb(-1, flags & EMPTYDB_ASYNC);
     server.dirty += emptyData(-1, flags, NULL);
     server.dirty++;
+    snapshotAfterFlushAll();
 }
 
 void flushallCommand(client *c) {

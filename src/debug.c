@@ -3,7 +3,8 @@
  * DEBUG is a grab bag of tools for tests and for people chasing bugs: it
  * can block the server (SLEEP), describe an object (OBJECT, SDSLEN),
  * fingerprint the dataset (DIGEST, DIGEST-VALUE) so that a primary and its
- * replica can be compared, emit every RESP type (PROTOCOL), fill a database
+ * replica can be compared, save and load the dataset back (RELOAD, whose
+ * work is in snapshot.c), emit every RESP type (PROTOCOL), fill a database
  * (POPULATE) and crash on purpose (SEGFAULT, PANIC, ASSERT) so that the
  * crash report itself can be tested. It is a protected command: whether a
  * client may run it is decided by debugCommandAllowed(), which
@@ -35,6 +36,7 @@
 
 #include "quicklist.h"
 #include "sha1.h"
+#include "snapshot.h"
 
 sds genValkeyInfoString(dict *section_dict, int all_sections, int everything);
 
@@ -361,6 +363,10 @@ static void debugHelp(client *c) {
         "PROTOCOL <type>",
         "    Reply with a value of the given RESP type: string, integer, double,",
         "    bignum, null, array, set, map, attrib, push, verbatim, true, false.",
+        "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
+        "    Write the dataset to the RDB file, empty it and load the file back.",
+        "    NOSAVE loads the file as it is; NOFLUSH keeps the current keys (a key",
+        "    also in the file is then an error, or with MERGE the file's version wins).",
         "SDSLEN <key>",
         "    Show the string allocation details of the key and of its value.",
         "SEGFAULT",
@@ -434,6 +440,8 @@ void debugCommand(client *c) {
         getRandomHexChars(server.replid, CONFIG_RUN_ID_SIZE);
         server.replid[CONFIG_RUN_ID_SIZE] = '\0';
         addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "reload")) {
+        debugReloadCommand(c);
     } else if (!strcasecmp(sub, "htstats") && (c->argc == 3 || c->argc == 4)) {
         debugHtstats(c);
     } else {

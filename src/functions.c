@@ -8,20 +8,17 @@
  * swaps it in, so a failed FUNCTION LOAD [REPLACE] leaves everything as it
  * was. function_lua.c does the Lua side (load environment, callbacks).
  *
- * DUMP/RESTORE payloads follow the reference server's layout so payloads
- * travel between servers: for each library one byte 245 (the RDB
- * "function2" opcode) and the code as an RDB string, then a 2-byte little
- * endian RDB version and a CRC-64 (Jones polynomial, reflected, as RDB
- * uses) of everything before it, little endian. We write strings plainly
- * and read plain or LZF-compressed ones.
+ * FUNCTION DUMP/RESTORE payloads follow the reference server's layout so
+ * payloads travel between servers: for each library an RDB_OPCODE_FUNCTION2
+ * record (functionsSaveRdb(), the same records an RDB file holds), sealed
+ * like a DUMP payload (dump.c: RDB version and CRC-64).
  *
  * Everything runs in the event loop thread. */
 #include <ctype.h>
 
 #include "functions.h"
-
-#define FUNCTION_RDB_OPCODE 245
-#define FUNCTION_RDB_VERSION 11
+#include "dump.h"
+#include "rdb.h"
 
 static lua_State *functionsLua = NULL;
 static dict *libraries = NULL;       /* name -> functionLib* */
@@ -401,136 +398,50 @@ static void functionStatsCommand(client *c) {
  * DUMP / RESTORE
  * ------------------------------------------------------------------------- */
 
-/* CRC-64/Jones, reflected, bit at a time: small and fast enough for the
- * size of function payloads. */
-static uint64_t functionCrc64(const unsigned char *p, size_t len) {
-    uint64_t crc = 0;
-    for (size_t j = 0; j < len; j++) {
-        crc ^= p[j];
-        for (int b = 0; b < 8; b++) crc = (crc & 1) ? (crc >> 1) ^ 0x95ac9329ac4bc9b5ULL : crc >> 1;
+/* Writes every library as an RDB_OPCODE_FUNCTION2 record: the opcode and
+ * the code as an RDB string. Used by FUNCTION DUMP and by rdbSaveRio().
+ * Returns C_OK or C_ERR on a write error. */
+int functionsSaveRdb(struct rio *r) {
+    functionsInit();
+    dictIterator *di = dictGetIterator(libraries);
+    dictEntry *de;
+    int ret = C_OK;
+    while (ret == C_OK && (de = dictNext(di))) {
+        functionLib *lib = dictGetVal(de);
+        if (rdbSaveType(r, RDB_OPCODE_FUNCTION2) != C_OK || rdbSaveRawString(r, lib->code, sdslen(lib->code)) != C_OK)
+            ret = C_ERR;
     }
-    return crc;
+    dictReleaseIterator(di);
+    return ret;
 }
 
-/* RDB length encoding: 6 bit, 14 bit, 32 bit or 64 bit. */
-static sds rdbAppendLen(sds s, uint64_t len) {
-    unsigned char buf[9];
-    if (len < (1 << 6)) {
-        buf[0] = (unsigned char)len;
-        return sdscatlen(s, buf, 1);
-    }
-    if (len < (1 << 14)) {
-        buf[0] = (unsigned char)(0x40 | (len >> 8));
-        buf[1] = (unsigned char)(len & 0xff);
-        return sdscatlen(s, buf, 2);
-    }
-    if (len <= UINT32_MAX) {
-        buf[0] = 0x80;
-        for (int j = 0; j < 4; j++) buf[1 + j] = (unsigned char)(len >> (8 * (3 - j)));
-        return sdscatlen(s, buf, 5);
-    }
-    buf[0] = 0x81;
-    for (int j = 0; j < 8; j++) buf[1 + j] = (unsigned char)(len >> (8 * (7 - j)));
-    return sdscatlen(s, buf, 9);
+/* Loads one library read from an RDB file (rdbLoadRio()). With replace an
+ * existing library of the same name is replaced. Returns C_OK, or C_ERR
+ * with *err set (the caller frees it). The caller keeps code. */
+int functionsLoadLibraryFromRdb(sds code, int replace, sds *err) {
+    return functionsCreateLibrary(code, replace, err) ? C_OK : C_ERR;
 }
 
-/* Reads an RDB length at *p. Returns C_ERR on truncation. *special is set
- * for the 0xC0 "encoded" forms and then *len holds the encoding type. */
-static int rdbReadLen(const unsigned char **p, const unsigned char *end, uint64_t *len, int *special) {
-    *special = 0;
-    if (*p >= end) return C_ERR;
-    unsigned char b = *(*p)++;
-    int kind = b >> 6;
-    if (kind == 0) {
-        *len = b & 0x3f;
-    } else if (kind == 1) {
-        if (*p >= end) return C_ERR;
-        *len = ((uint64_t)(b & 0x3f) << 8) | *(*p)++;
-    } else if (kind == 3) {
-        *special = 1;
-        *len = b & 0x3f;
-    } else {
-        int n = b == 0x80 ? 4 : b == 0x81 ? 8 : 0;
-        if (!n || end - *p < n) return C_ERR;
-        *len = 0;
-        for (int j = 0; j < n; j++) *len = (*len << 8) | *(*p)++;
+/* Reads the libraries of a FUNCTION DUMP payload body (the records
+ * functionsSaveRdb() writes) into codes. Returns NULL or an error. */
+static sds functionsReadPayload(const unsigned char *body, size_t len, list *codes) {
+    rio r;
+    rioInitMemReader(&r, body, len);
+    while (rioRemaining(&r) > 0) {
+        if (rdbLoadType(&r) != RDB_OPCODE_FUNCTION2) return sdsnew("given type is not a function");
+        sds code = rdbLoadString(&r, RDB_LOAD_SDS, NULL);
+        if (!code) return sdsnew("payload is invalid");
+        listAddNodeTail(codes, code);
     }
-    return C_OK;
-}
-
-/* LZF decompression (the format RDB uses for compressed strings). */
-static int lzfDecode(const unsigned char *in, size_t inlen, unsigned char *out, size_t outlen) {
-    size_t ip = 0, op = 0;
-    while (ip < inlen) {
-        unsigned int ctrl = in[ip++];
-        if (ctrl < 32) { /* literal run of ctrl+1 bytes */
-            size_t n = ctrl + 1;
-            if (ip + n > inlen || op + n > outlen) return C_ERR;
-            memcpy(out + op, in + ip, n);
-            ip += n;
-            op += n;
-        } else { /* back reference */
-            size_t n = ctrl >> 5;
-            if (n == 7) {
-                if (ip >= inlen) return C_ERR;
-                n += in[ip++];
-            }
-            if (ip >= inlen) return C_ERR;
-            size_t back = ((ctrl & 0x1f) << 8) + in[ip++] + 1;
-            n += 2;
-            if (back > op || op + n > outlen) return C_ERR;
-            for (size_t j = 0; j < n; j++, op++) out[op] = out[op - back];
-        }
-    }
-    return op == outlen ? C_OK : C_ERR;
-}
-
-/* Reads an RDB string (plain or LZF) at *p. Returns NULL on bad input. */
-static sds rdbReadString(const unsigned char **p, const unsigned char *end) {
-    uint64_t len;
-    int special;
-    if (rdbReadLen(p, end, &len, &special) != C_OK) return NULL;
-    if (!special) {
-        if ((uint64_t)(end - *p) < len) return NULL;
-        sds s = sdsnewlen(*p, len);
-        *p += len;
-        return s;
-    }
-    if (len != 3) return NULL; /* only LZF: code is never int-encoded */
-    uint64_t clen, ulen;
-    if (rdbReadLen(p, end, &clen, &special) != C_OK || special) return NULL;
-    if (rdbReadLen(p, end, &ulen, &special) != C_OK || special) return NULL;
-    if ((uint64_t)(end - *p) < clen || ulen > (1ULL << 32)) return NULL;
-    sds s = sdsnewlen(NULL, ulen);
-    if (lzfDecode(*p, clen, (unsigned char *)s, ulen) != C_OK) {
-        sdsfree(s);
-        return NULL;
-    }
-    *p += clen;
-    return s;
+    return NULL;
 }
 
 static void functionDumpCommand(client *c) {
-    functionsInit();
-    sds payload = sdsempty();
-    dictIterator *di = dictGetIterator(libraries);
-    dictEntry *de;
-    while ((de = dictNext(di))) {
-        functionLib *lib = dictGetVal(de);
-        unsigned char op = FUNCTION_RDB_OPCODE;
-        payload = sdscatlen(payload, &op, 1);
-        payload = rdbAppendLen(payload, sdslen(lib->code));
-        payload = sdscatlen(payload, lib->code, sdslen(lib->code));
-    }
-    dictReleaseIterator(di);
-    unsigned char footer[10];
-    footer[0] = FUNCTION_RDB_VERSION & 0xff;
-    footer[1] = (FUNCTION_RDB_VERSION >> 8) & 0xff;
-    payload = sdscatlen(payload, footer, 2);
-    uint64_t crc = functionCrc64((unsigned char *)payload, sdslen(payload));
-    for (int j = 0; j < 8; j++) footer[j] = (unsigned char)(crc >> (8 * j));
-    payload = sdscatlen(payload, footer, 8);
-    addReplyBulkSds(c, payload);
+    rio r;
+    rioInitSdsWriter(&r);
+    functionsSaveRdb(&r); /* an sds writer does not fail */
+    addReplyBulkSds(c, dumpPayloadSeal(rioSdsTake(&r)));
+    rioRelease(&r);
 }
 
 static void functionRestoreCommand(client *c) {
@@ -550,35 +461,16 @@ static void functionRestoreCommand(client *c) {
         return;
     }
     robj *o = getDecodedObject(c->argv[2]);
-    const unsigned char *data = o->ptr, *end = data + sdslen(o->ptr);
-    size_t len = sdslen(o->ptr);
-    int ok = len >= 10;
-    if (ok) {
-        unsigned int ver = data[len - 10] | (data[len - 9] << 8);
-        uint64_t crc = 0;
-        for (int j = 0; j < 8; j++) crc |= (uint64_t)data[len - 8 + j] << (8 * j);
-        ok = ver <= FUNCTION_RDB_VERSION && crc == functionCrc64(data, len - 8);
-    }
-    if (!ok) {
+    size_t bodylen;
+    if (dumpPayloadVerify(o->ptr, sdslen(o->ptr), &bodylen) != C_OK) {
         decrRefCount(o);
         addReplyError(c, "DUMP payload version or checksum are wrong");
         return;
     }
-    end -= 10;
     /* Parse every library first, so a bad payload changes nothing. */
     list *codes = listCreate();
     listSetFreeMethod(codes, (void (*)(void *))sdsfree);
-    const unsigned char *p = data;
-    sds err = NULL;
-    while (p < end && !err) {
-        if (*p++ != FUNCTION_RDB_OPCODE) {
-            err = sdsnew("given type is not a function");
-            break;
-        }
-        sds code = rdbReadString(&p, end);
-        if (!code) err = sdsnew("payload is invalid");
-        else listAddNodeTail(codes, code);
-    }
+    sds err = functionsReadPayload(o->ptr, bodylen, codes);
     decrRefCount(o);
     if (err) {
         listRelease(codes);

@@ -4,8 +4,9 @@
  * ("# Server", "# Clients", ...), one "field:value\r\n" line per metric and
  * an empty line between sections. The field names are the ones Valkey 8
  * prints, because monitoring tools and client libraries parse them; a
- * metric whose subsystem does not exist yet (persistence, replication,
- * scripting) is printed with the value an idle server would show.
+ * metric whose subsystem does not exist yet (AOF, replication) is printed
+ * with the value an idle server would show; the persistence section comes
+ * from snapshot.c.
  *
  * Which sections are produced is decided by a set of lower-case section
  * names (genInfoSectionDict()): no argument means the default sections,
@@ -24,6 +25,7 @@
 #include "blocked.h"
 #include "multi.h"
 #include "pubsub.h"
+#include "snapshot.h"
 
 #include <strings.h>
 #include <sys/resource.h>
@@ -446,40 +448,9 @@ static sds infoMemory(sds info) {
         clients_normal, infoAllocatorName(), lazyfreeGetPendingObjectsCount(), lazyfreeGetFreedObjectsCount());
 }
 
+/* The fields belong to the snapshot subsystem (snapshot.c). */
 static sds infoPersistence(sds info) {
-    return sdscatprintf(info,
-                        "# Persistence\r\n"
-                        "loading:0\r\n"
-                        "async_loading:0\r\n"
-                        "current_cow_peak:0\r\n"
-                        "current_cow_size:0\r\n"
-                        "current_cow_size_age:0\r\n"
-                        "current_fork_perc:0.00\r\n"
-                        "current_save_keys_processed:0\r\n"
-                        "current_save_keys_total:0\r\n"
-                        "rdb_changes_since_last_save:%lld\r\n"
-                        "rdb_bgsave_in_progress:0\r\n"
-                        "rdb_last_save_time:%lld\r\n"
-                        "rdb_last_bgsave_status:%s\r\n"
-                        "rdb_last_bgsave_time_sec:-1\r\n"
-                        "rdb_current_bgsave_time_sec:-1\r\n"
-                        "rdb_saves:0\r\n"
-                        "rdb_last_cow_size:0\r\n"
-                        "rdb_last_load_keys_expired:0\r\n"
-                        "rdb_last_load_keys_loaded:0\r\n"
-                        "aof_enabled:0\r\n"
-                        "aof_rewrite_in_progress:0\r\n"
-                        "aof_rewrite_scheduled:0\r\n"
-                        "aof_last_rewrite_time_sec:-1\r\n"
-                        "aof_current_rewrite_time_sec:-1\r\n"
-                        "aof_last_bgrewrite_status:ok\r\n"
-                        "aof_rewrites:0\r\n"
-                        "aof_rewrites_consecutive_failures:0\r\n"
-                        "aof_last_write_status:ok\r\n"
-                        "aof_last_cow_size:0\r\n"
-                        "module_fork_in_progress:0\r\n"
-                        "module_fork_last_cow_size:0\r\n",
-                        server.dirty, (long long)server.lastsave, server.lastbgsave_status == C_OK ? "ok" : "err");
+    return snapshotCatInfoPersistence(info);
 }
 
 static sds infoStats(sds info) {
@@ -515,8 +486,8 @@ static sds infoStats(sds info) {
         "pubsub_channels:%lu\r\n"
         "pubsub_patterns:%lu\r\n"
         "pubsubshard_channels:%lu\r\n"
-        "latest_fork_usec:0\r\n"
-        "total_forks:0\r\n"
+        "latest_fork_usec:%lld\r\n"
+        "total_forks:%lld\r\n"
         "migrate_cached_sockets:0\r\n"
         "slave_expires_tracked_keys:0\r\n"
         "active_defrag_hits:0\r\n"
@@ -552,7 +523,7 @@ static sds infoStats(sds info) {
         server.stat_evictedkeys, server.stat_evictedclients, server.stat_evictedscripts,
         server.stat_total_eviction_exceeded_time / 1000, server.stat_keyspace_hits, server.stat_keyspace_misses,
         pubsubTotal(PUBSUB_CHANNEL), pubsubTotal(PUBSUB_PATTERN), pubsubTotal(PUBSUB_SHARD),
-        server.stat_total_active_defrag_time / 1000, server.stat_unexpected_error_replies,
+        snapshot.stat_fork_time, snapshot.stat_total_forks, server.stat_total_active_defrag_time / 1000, server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
         server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections);

@@ -354,6 +354,12 @@ unsigned char *lpNext(unsigned char *lp, unsigned char *p) {
     return p[0] == LP_EOF ? NULL : p;
 }
 
+/* See listpack.h. */
+unsigned char *lpSkipSlow(unsigned char *p) {
+    lpAssert(p[0] != LP_EOF);
+    return p + lpEntrySize(p);
+}
+
 /* Entry before p, where p may also be the terminator; NULL at the head. */
 static unsigned char *lpPrevRaw(unsigned char *lp, unsigned char *p) {
     if (p == lp + LP_HDR_SIZE) return NULL;
@@ -426,7 +432,7 @@ void lpGetEntry(unsigned char *p, listpackEntry *e) {
 }
 
 /* See listpack.h. */
-int lpGetIntegerIfValid(unsigned char *p, long long *lval) {
+int lpGetIntegerIfValidSlow(unsigned char *p, long long *lval) {
     size_t slen;
     long long v;
     unsigned char *s = lpDecode(p, &slen, &v);
@@ -632,6 +638,59 @@ unsigned char *lpAppendAll(unsigned char *lp, unsigned char *src) {
 }
 
 /* ---------------------------------------------------------------------------
+ * Building in bulk
+ * ------------------------------------------------------------------------- */
+
+/* See listpack.h. */
+void lpBuilderInit(lpBuilder *b, size_t capacity) {
+    b->cap = capacity > LP_HDR_SIZE + 1 ? capacity : LP_HDR_SIZE + 1;
+    b->buf = zmalloc(b->cap);
+    b->len = LP_HDR_SIZE;
+    b->count = 0;
+}
+
+/* See listpack.h. */
+void lpBuilderGrow(lpBuilder *b, size_t add) {
+    size_t need = b->len + add + 1;
+    if (need <= b->cap) return;
+    size_t cap = b->cap * 2;
+    if (cap < need) cap = need;
+    b->buf = zrealloc(b->buf, cap);
+    b->cap = cap;
+}
+
+/* See listpack.h. */
+void lpBuilderAppendIntegerSlow(lpBuilder *b, long long v) {
+    lpBuilderGrow(b, LP_MAX_INT_ENC_LEN + 1);
+    unsigned char *dst = b->buf + b->len;
+    size_t l = lpEncodeInteger(dst, v);
+    dst[l] = (unsigned char)l; /* l <= 9: the backlen is that one byte */
+    b->len += l + 1;
+    b->count++;
+}
+
+/* See listpack.h. */
+unsigned char *lpBuilderFinish(lpBuilder *b) {
+    lpAssert(b->len + 1 <= UINT32_MAX);
+    unsigned char *lp = b->buf;
+    lp[b->len] = LP_EOF;
+    lpSetHdrBytes(lp, b->len + 1);
+    lpSetHdrCount(lp, b->count);
+    b->buf = NULL;
+    b->len = b->cap = 0;
+    b->count = 0;
+    return lp;
+}
+
+/* See listpack.h. */
+void lpBuilderDiscard(lpBuilder *b) {
+    zfree(b->buf);
+    b->buf = NULL;
+    b->len = b->cap = 0;
+    b->count = 0;
+}
+
+/* ---------------------------------------------------------------------------
  * Checking
  * ------------------------------------------------------------------------- */
 
@@ -667,13 +726,27 @@ int lpValidateIntegrity(unsigned char *lp, size_t size, int deep, lpValidateEntr
     unsigned hdrcount = lpHdrCount(lp);
     unsigned long count = 0;
     while (p < end) {
-        size_t l = lpEncodedSizeSafe(p, end);
-        if (l == 0) return 0;
+        /* Small integers and short strings, most of any listpack, are
+         * sized inline; lpEncodedSizeSafe() checks every other form. */
+        size_t l;
+        if (p[0] < 0x80) {
+            l = 1;
+        } else if ((p[0] & 0xC0) == 0x80) {
+            l = 1 + (size_t)(p[0] & 0x3F);
+            if ((size_t)(end - p) < l) return 0;
+        } else {
+            l = lpEncodedSizeSafe(p, end);
+            if (l == 0) return 0;
+        }
         size_t bl = lpBacklenSize(l);
         if ((size_t)(end - p) - l < bl) return 0;
-        unsigned char expect[LP_MAX_BACKLEN_LEN];
-        lpEncodeBacklen(expect, l);
-        if (memcmp(p + l, expect, bl) != 0) return 0;
+        if (bl == 1) {
+            if (p[l] != l) return 0;
+        } else {
+            unsigned char expect[LP_MAX_BACKLEN_LEN];
+            lpEncodeBacklen(expect, l);
+            if (memcmp(p + l, expect, bl) != 0) return 0;
+        }
         if (cb && !cb(p, hdrcount, userdata)) return 0;
         p += l + bl;
         count++;

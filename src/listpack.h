@@ -51,6 +51,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define LP_HDR_SIZE 6                /* total bytes u32 + count u16 */
 #define LP_HDR_NUMELE_UNKNOWN UINT16_MAX
@@ -100,6 +101,18 @@ unsigned char *lpFirst(unsigned char *lp);
 unsigned char *lpLast(unsigned char *lp);
 unsigned char *lpNext(unsigned char *lp, unsigned char *p);
 unsigned char *lpPrev(unsigned char *lp, unsigned char *p);
+/* The byte just past the entry at p: the next entry or the terminator.
+ * Unlike lpNext() it never returns NULL, so [p, lpSkip(p)) is p's bytes
+ * and a run of entries can be copied as one range. The two commonest
+ * encodings (7-bit integer, string under 64 bytes: one backlen byte) are
+ * stepped over inline; bulk walkers such as the stream codec call this
+ * for every element. */
+unsigned char *lpSkipSlow(unsigned char *p);
+static inline unsigned char *lpSkip(unsigned char *p) {
+    if (p[0] < 0x80) return p + 2;
+    if ((p[0] & 0xC0) == 0x80) return p + 2 + (p[0] & 0x3F);
+    return lpSkipSlow(p);
+}
 /* Entry at `index` (0-based; negative counts from the tail, -1 = last), or
  * NULL if out of range. Walks from the nearer end. */
 unsigned char *lpSeek(unsigned char *lp, long index);
@@ -118,7 +131,14 @@ unsigned char *lpGetValue(unsigned char *p, unsigned int *slen, long long *lval)
 void lpGetEntry(unsigned char *p, listpackEntry *e);
 /* 1 and *lval if the element at p is an integer or a string that parses as
  * one (string2ll-strict), else 0. */
-int lpGetIntegerIfValid(unsigned char *p, long long *lval);
+int lpGetIntegerIfValidSlow(unsigned char *p, long long *lval);
+static inline int lpGetIntegerIfValid(unsigned char *p, long long *lval) {
+    if (p[0] < 0x80) { /* 7-bit integer: counts, flags, small deltas */
+        *lval = p[0];
+        return 1;
+    }
+    return lpGetIntegerIfValidSlow(p, lval);
+}
 /* 1 if the element at p equals the bytes s[0..slen), else 0. Integers
  * compare by their decimal text. */
 int lpCompare(unsigned char *p, const unsigned char *s, size_t slen);
@@ -152,6 +172,57 @@ unsigned char *lpDeleteRangeWithEntry(unsigned char *lp, unsigned char **p, unsi
 unsigned char *lpDeleteRange(unsigned char *lp, long index, unsigned long num);
 /* Appends every element of `src` to lp (src is left untouched). */
 unsigned char *lpAppendAll(unsigned char *lp, unsigned char *src);
+
+/* ---- Building in bulk --------------------------------------------------- */
+
+/* For code that assembles a whole listpack from parts, such as the stream
+ * codec (rdb_stream.c) converting nodes between two layouts: elements go
+ * into a buffer that grows geometrically, and the header and terminator
+ * are written once by lpBuilderFinish(), so appending costs no realloc
+ * and no header update per element. */
+typedef struct lpBuilder {
+    unsigned char *buf;  /* header room + the elements so far */
+    size_t len;          /* bytes used, header included */
+    size_t cap;          /* bytes allocated */
+    unsigned long count; /* elements appended */
+} lpBuilder;
+
+/* Starts an empty listpack with room for `capacity` bytes (grows as needed). */
+void lpBuilderInit(lpBuilder *b, size_t capacity);
+/* Makes room for `add` more bytes (and the terminator). */
+void lpBuilderGrow(lpBuilder *b, size_t add);
+void lpBuilderAppendIntegerSlow(lpBuilder *b, long long v);
+static inline void lpBuilderAppendInteger(lpBuilder *b, long long v) {
+    if (v >= 0 && v < 0x80 && b->len + 3 <= b->cap) { /* 7-bit integer, backlen 1 */
+        b->buf[b->len] = (unsigned char)v;
+        b->buf[b->len + 1] = 1;
+        b->len += 2;
+        b->count++;
+        return;
+    }
+    lpBuilderAppendIntegerSlow(b, v);
+}
+/* Appends `count` whole entries copied verbatim from another listpack: the
+ * bytes [first, end), where end is lpSkip() of the last one copied. */
+static inline void lpBuilderAppendEntries(lpBuilder *b, const unsigned char *first, const unsigned char *end,
+                                          unsigned long count) {
+    size_t n = (size_t)(end - first);
+    if (b->len + n + 1 > b->cap) lpBuilderGrow(b, n);
+    memcpy(b->buf + b->len, first, n);
+    b->len += n;
+    b->count += count;
+}
+/* What was appended after a point can be dropped by putting len and count
+ * back to the values they had there (a speculative append undone). */
+/* Bytes the listpack would have if finished now. */
+static inline size_t lpBuilderBytes(const lpBuilder *b) { return b->len + 1; }
+/* Terminates it, writes the header and returns the listpack, which the
+ * caller now owns (lpFree(); it may have slack, see lpShrinkToFit()); b is
+ * left empty and may be initialised again. The listpack must stay within
+ * UINT32_MAX bytes (callers bound it, e.g. with LP_MAX_SAFETY_SIZE). */
+unsigned char *lpBuilderFinish(lpBuilder *b);
+/* Frees what was built (error paths). */
+void lpBuilderDiscard(lpBuilder *b);
 
 /* ---- Checking ----------------------------------------------------------- */
 

@@ -523,6 +523,27 @@ void updateObjectAccess(robj *o) {
     }
 }
 
+/* Sets o's access data from a loaded RDB file or RESTORE: under an LFU
+ * policy from lfu_freq (0..255) when it is >= 0; otherwise from lru_idle
+ * (in units of lru_multiplier milliseconds) when it is >= 0, measured back
+ * from lru_clock. Returns 1 if something was set, 0 if not. */
+int objectSetLRUOrLFU(robj *o, long long lfu_freq, long long lru_idle, long long lru_clock, int lru_multiplier) {
+    if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
+        if (lfu_freq < 0) return 0;
+        o->lru = (LFUGetTimeInMinutes() << 8) | (unsigned long)(lfu_freq > 255 ? 255 : lfu_freq);
+        return 1;
+    }
+    if (lru_idle < 0) return 0;
+    /* Idle time in clock ticks; an idle time beyond the clock's range
+     * saturates at the oldest representable access. */
+    long long ticks = lru_idle * lru_multiplier / LRU_CLOCK_RESOLUTION;
+    if (ticks > LRU_CLOCK_MAX) ticks = LRU_CLOCK_MAX;
+    long long lru_abs = lru_clock - ticks;
+    if (lru_abs < 0) lru_abs += LRU_CLOCK_MAX;
+    o->lru = (unsigned)lru_abs;
+    return 1;
+}
+
 /* Milliseconds since the object was last accessed (LRU clock based). */
 unsigned long long estimateObjectIdleTime(robj *o) {
     unsigned long long lruclock = LRU_CLOCK();

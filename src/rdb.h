@@ -11,7 +11,8 @@
  *   rdb.c         primitives (lengths, strings with int/LZF encodings,
  *                 doubles, times), string values, the per-value dispatch,
  *                 the dataset framing (header, aux fields, SELECTDB,
- *                 RESIZEDB, expiry, EOF and CRC-64), files, DUMP/RESTORE.
+ *                 RESIZEDB, expiry, EOF and CRC-64), files.
+ *   dump.c        DUMP/RESTORE payloads and commands (dump.h).
  *   rdb_object.c  the body of lists, sets, hashes and sorted sets, both
  *                 directions, with every encoding older versions wrote,
  *                 validated before use.
@@ -140,6 +141,11 @@ struct serverObject *rdbLoadStream(rio *r, int rdbtype, int *empty);
 /* ---- datasets and files (rdb.c) ---------------------------------------- */
 int rdbSaveRio(rio *r);                /* the whole dataset, header to checksum */
 int rdbLoadRio(rio *r);                /* replaces nothing: loads into the current dataset */
+/* rdbLoadRio() with RDBFLAGS_*: with RDBFLAGS_ALLOW_DUP a key or library
+ * already present is replaced instead of failing the load. */
+#define RDBFLAGS_NONE 0
+#define RDBFLAGS_ALLOW_DUP (1 << 0)
+int rdbLoadRioWithFlags(rio *r, int rdbflags);
 int rdbSave(const char *filename);     /* temp file, fsync, rename; logs as Valkey */
 int rdbLoad(const char *filename);     /* C_OK, C_ERR; errno ENOENT when missing */
 

@@ -20,6 +20,7 @@
  * eval.c (script cache, EVAL*, SCRIPT) and functions.c/function_lua.c
  * (libraries, FCALL*, FUNCTION) sit on top. One run at a time: curRun. */
 #include "script_lua.h"
+#include "snapshot.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -601,6 +602,8 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     else if ((cmd->flags & CMD_WRITE) &&
              ((run->run_flags & SCRIPT_RUN_READONLY) || (run->script_flags & SCRIPT_FLAG_NO_WRITES)))
         err = "ERR Write commands are not allowed from read-only scripts.";
+    else if ((cmd->flags & CMD_WRITE) && writeCommandsDeniedByDiskError())
+        err = SNAPSHOT_MISCONF_ERR; /* the last background save failed (snapshot.c) */
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && (run->script_flags & SCRIPT_FLAG_EVAL_COMPAT) &&
              !(run->run_flags & SCRIPT_RUN_WROTE) && performEvictions() == EVICT_FAIL)
         err = "OOM command not allowed when used memory > 'maxmemory'.";

@@ -4,7 +4,9 @@
  * and the listeners, and runs the event loop. Two hooks drive everything
  * that is not a reaction to a client's bytes:
  *   serverCron()   a timer running server.hz times per second: stats,
- *                  client housekeeping, active expiry, shutdown requests;
+ *                  client housekeeping, active expiry, shutdown requests,
+ *                  snapshots (snapshot.c: save points, reaping a BGSAVE
+ *                  child);
  *   beforeSleep()  runs before the loop waits for events: frees clients
  *                  scheduled for closing, writes pending replies, runs a
  *                  fast expiry cycle and the transports' pending work (RDMA
@@ -31,12 +33,14 @@
 #include "multi.h"
 #include "pubsub.h"
 #include "slowlog.h"
+#include "snapshot.h"
 
 struct valkeyServer server;
 struct sharedObjectsStruct shared;
 
 extern void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv, int argc);
 extern int debugCommandAllowed(client *c);
+void pingCommand(client *c);
 
 /* ---------------------------------------------------------------------------
  * Time
@@ -88,7 +92,7 @@ static void createSharedObjects(void) {
     shared.loadingerr = makeSharedProto("-LOADING Valkey is loading the dataset in memory\r\n");
     shared.slowevalerr = makeSharedProto(
         "-BUSY Valkey is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n");
-    shared.bgsaveerr = makeSharedProto("-MISCONF Errors writing to the AOF file or RDB snapshot.\r\n");
+    shared.bgsaveerr = makeSharedProto("-" SNAPSHOT_MISCONF_ERR "\r\n");
     shared.oomerr = makeSharedProto("-OOM command not allowed when used memory > 'maxmemory'.\r\n");
     shared.execaborterr = makeSharedProto("-EXECABORT Transaction discarded because of previous errors.\r\n");
     shared.noautherr = makeSharedProto("-NOAUTH Authentication required.\r\n");
@@ -156,8 +160,10 @@ static void dictObjectDestructor(void *val) {
     if (val) decrRefCount(val);
 }
 
-/* While a fork child exists, growing tables would copy pages for nothing;
- * the dict asks before resizing. No fork yet, so only huge tables wait. */
+/* Asked by a dict before it resizes. While a snapshot child exists the
+ * dict itself holds back (snapshot.c sets DICT_RESIZE_AVOID); here only
+ * maxmemory matters: a table that would push memory over the limit waits
+ * unless it is badly overfull. */
 static int dictResizeAllowed(size_t moreMem, double usedRatio) {
     (void)usedRatio;
     if (server.maxmemory == 0) return 1;
@@ -457,6 +463,15 @@ int processCommand(client *c) {
         }
     }
 
+    /* The last background save failed and stop-writes-on-bgsave-error is
+     * on: refuse what would change the data (and PING, so that a health
+     * check notices), as Valkey does. */
+    if (writeCommandsDeniedByDiskError() &&
+        ((multiEffectiveCommandFlags(c) & CMD_WRITE) || c->cmd->proc == pingCommand)) {
+        rejectCommand(c, shared.bgsaveerr);
+        return C_OK;
+    }
+
     if (isClientPaused(c)) {
         blockClientForPause(c);
         return C_OK;
@@ -538,9 +553,12 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     clientsCron();
     if (isPausedActions() && mstime() >= server.client_pause_end_time) unpauseActions();
 
-    /* Databases: expiry, and incremental rehashing in idle time. */
+    snapshotCron();
+
+    /* Databases: expiry, and incremental rehashing in idle time (not while
+     * a snapshot child runs: rehashing would copy every page it touches). */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
-    for (int j = 0; j < server.dbnum; j++) {
+    for (int j = 0; j < server.dbnum && !hasActiveChildProcess(); j++) {
         dictShrinkIfNeeded(server.db[j].dict);
         dictShrinkIfNeeded(server.db[j].expires);
         if (dictIsRehashing(server.db[j].dict)) {
@@ -740,12 +758,17 @@ static void daemonize(void) {
     }
 }
 
-/* Closes listeners, removes the pid file and Unix socket, and logs the
- * goodbye. Returns C_OK when the caller may exit. Persistence (SAVE on
- * shutdown) attaches here once RDB exists. */
+/* Stops a running snapshot child and saves the dataset when flags or the
+ * save points ask for it (snapshot.c), then closes listeners, removes the
+ * pid file and Unix socket, and logs the goodbye. Returns C_OK when the
+ * caller may exit, C_ERR if the final save failed (without FORCE): the
+ * server then goes on serving as before. */
 int prepareForShutdown(int flags) {
-    (void)flags;
     serverLog(LL_NOTICE, "User requested shutdown...");
+    if (snapshotPrepareForShutdown(flags) != C_OK) {
+        serverLog(LL_WARNING, "Errors trying to shut down the server. Check the logs for more information.");
+        return C_ERR;
+    }
     for (int j = 0; j < CONN_TYPE_MAX; j++)
         if (server.listeners[j].ct) connCloseListener(&server.listeners[j]);
     if (server.unixsocket) {
@@ -797,6 +820,7 @@ static void initServer(void) {
     pubsubInit();
     slowlogInit();
     latencyMonitorInit();
+    snapshotInit();
     server.lastsave = time(NULL);
     server.stat_starttime = time(NULL);
     server.lastbgsave_status = C_OK;
@@ -914,6 +938,7 @@ int main(int argc, char **argv) {
     serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
     serverLog(LL_NOTICE, "Server initialized");
     server.initial_memory_usage = zmalloc_used_memory();
+    loadDataFromDisk();
     for (int j = 0; j < CONN_TYPE_MAX; j++) {
         connListener *l = &server.listeners[j];
         if (l->ct && l->count > 0) serverLog(LL_NOTICE, "Ready to accept connections %s", l->ct->get_type(NULL));

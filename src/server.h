@@ -747,6 +747,7 @@ unsigned long LFUGetTimeInMinutes(void);
 uint8_t LFULogIncr(uint8_t value);
 unsigned long LFUDecrAndReturn(robj *o);
 unsigned long long estimateObjectIdleTime(robj *o);
+int objectSetLRUOrLFU(robj *o, long long lfu_freq, long long lru_idle, long long lru_clock, int lru_multiplier);
 void updateObjectAccess(robj *o);
 
 /* db.c */
@@ -851,15 +852,29 @@ int checkStringLength(client *c, long long size, long long append);
 /* t_set.c */
 void setTypeInit(void);
 void setTypeCollectAll(robj *set, list *out);
+unsigned long setTypeSize(const robj *set);
+void setTypeConvert(robj *set, int encoding, size_t size_hint);
+robj *setTypeCreateFor(const char *first, size_t len, size_t size_hint);
+int setTypeAddBuffer(robj *set, const char *s, size_t len);
 
 /* t_hash.c */
 void hashTypeInit(void);
 void hashTypeCollectAll(robj *hash, list *out, int with_values);
+robj *hashTypeCreateSized(size_t size_hint);
+unsigned long hashTypeLength(const robj *o);
+void hashTypeConvertToDict(robj *o, size_t size_hint);
+int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size_t vlen);
 
 /* t_zset.c */
 void zsetTypeInit(void);
 void zsetTypeCollectAll(robj *zobj, list *out, int with_scores);
 dict *zsetTypeDict(robj *zobj);
+robj *zsetTypeCreate(size_t size_hint, size_t maxelelen);
+unsigned long zsetLength(const robj *zobj);
+void zsetConvert(robj *zobj, int encoding);
+void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen);
+int zsetTypeAddNew(robj *zobj, const char *ele, size_t len, double score);
+struct zskiplist *zsetTypeSkiplist(robj *zobj);
 
 /* t_stream.c */
 void streamTypeInit(void);
@@ -876,6 +891,11 @@ const char *evictPolicyToString(void);
 int scriptIsBusyAndDenied(client *c);
 int scriptIsTimedout(void);
 void scriptingInit(void);
+
+/* functions.c: the libraries as RDB_OPCODE_FUNCTION2 records (rdb.c) */
+struct rio;
+int functionsSaveRdb(struct rio *r);
+int functionsLoadLibraryFromRdb(sds code, int replace, sds *err);
 
 /* debug.c */
 void xorDigest(unsigned char *digest, const void *ptr, size_t len);

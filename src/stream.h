@@ -77,4 +77,29 @@ typedef struct streamCG {
     dict *consumers;         /* sds name -> streamConsumer * */
 } streamCG;
 
+/* ---- t_stream.c functions the RDB codec (rdb_stream.c) builds on ------- */
+
+struct serverObject;
+
+/* A new empty stream object (OBJ_STREAM); the caller owns the reference. */
+struct serverObject *createStreamObject(void);
+/* Frees a node and its listpack (a sidmap value destructor). */
+void streamNodeFree(void *n);
+/* Sets first_id to the first live entry (0-0 when there is none). */
+void streamUpdateFirstID(stream *s);
+/* Creates group `name` at last_id. Returns it, or NULL if it exists. */
+streamCG *streamCreateCG(stream *s, const char *name, size_t len, streamID last_id, long long entries_read);
+/* The consumer `name` of g, or NULL. */
+streamConsumer *streamLookupConsumer(streamCG *g, sds name);
+/* Adds consumer `name` (copied; it must not exist yet) to g, seen now and
+ * never active; returns it, owned by g. */
+streamConsumer *streamCreateConsumer(streamCG *g, sds name);
+/* How many entries were ever added up to and including id, when that can
+ * be known without counting; else STREAM_CG_INVALID_ENTRIES_READ. */
+long long streamEntriesReadAt(stream *s, const streamID *id);
+/* The groups of s / consumers of g sorted by name, as Valkey lists them.
+ * The caller zfree()s the array; *n gets the count. */
+streamCG **streamGroupsByName(stream *s, unsigned long *n);
+streamConsumer **streamConsumersByName(streamCG *g, unsigned long *n);
+
 #endif

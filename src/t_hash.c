@@ -116,10 +116,19 @@ static robj *hashTypeCreate(void) {
     return o;
 }
 
-static unsigned long hashTypeLength(const robj *o) {
+unsigned long hashTypeLength(const robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) return lpLength(o->ptr) / 2;
     if (o->encoding == OBJ_ENCODING_HT) return dictSize((const dict *)o->ptr);
     serverPanic("Unknown hash encoding");
+}
+
+/* A new empty hash for size_hint fields: a listpack when the hint fits
+ * hash-max-listpack-entries, else a hashtable sized for it (the RDB
+ * loader, which knows the count up front). */
+robj *hashTypeCreateSized(size_t size_hint) {
+    robj *o = hashTypeCreate();
+    if (size_hint > server.hash_max_listpack_entries) hashTypeConvertToDict(o, size_hint);
+    return o;
 }
 
 /* The entry of `field` in a hash listpack, or NULL. */
@@ -188,7 +197,7 @@ static void hashIterRelease(hashIter *it) {
 }
 
 /* Converts a listpack hash to a hashtable sized for size_hint fields. */
-static void hashTypeConvertToDict(robj *o, size_t size_hint) {
+void hashTypeConvertToDict(robj *o, size_t size_hint) {
     serverAssert(o->encoding == OBJ_ENCODING_LISTPACK);
     dict *d = dictCreate(&hashDictType);
     unsigned long len = hashTypeLength(o);
@@ -234,7 +243,7 @@ static void hashTypeTryConversion(robj *o, robj **argv, int first, int last) {
 /* Sets field to value (both borrowed: copied as needed). Returns 1 if the
  * field is new, 0 if an existing value was replaced. Converts to a
  * hashtable when the listpack limits would be exceeded. */
-static int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size_t vlen) {
+int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size_t vlen) {
     if (o->encoding == OBJ_ENCODING_LISTPACK &&
         (flen > server.hash_max_listpack_value || vlen > server.hash_max_listpack_value))
         hashTypeConvertToDict(o, 0);

@@ -203,7 +203,7 @@ static robj *setTypeCreate(const setMember *first, size_t size_hint) {
     return setTypeCreateWithEncoding(OBJ_ENCODING_HT, size_hint);
 }
 
-static unsigned long setTypeSize(const robj *set) {
+unsigned long setTypeSize(const robj *set) {
     switch (set->encoding) {
     case OBJ_ENCODING_INTSET: return intsetLen(set->ptr);
     case OBJ_ENCODING_LISTPACK: return lpLength(set->ptr);
@@ -274,7 +274,7 @@ static size_t intsetMaxDigits(const intset *is) {
 
 /* Converts a set to `encoding` (LISTPACK only from INTSET; HT from either),
  * pre-sizing a hashtable for size_hint members. */
-static void setTypeConvert(robj *set, int encoding, size_t size_hint) {
+void setTypeConvert(robj *set, int encoding, size_t size_hint) {
     serverAssert(set->encoding != encoding && encoding != OBJ_ENCODING_INTSET);
     void *newptr;
     setIter it;
@@ -342,6 +342,20 @@ static int setTypeAdd(robj *set, const setMember *m) {
 
     serverAssert(set->encoding == OBJ_ENCODING_HT);
     return setDictAdd(set->ptr, m);
+}
+
+/* For callers outside this file that build a set from raw bytes (the RDB
+ * loader): a new empty set for size_hint members, the first of which is
+ * first/len, chosen as setTypeCreate() does. */
+robj *setTypeCreateFor(const char *first, size_t len, size_t size_hint) {
+    setMember m = {.s = first, .len = len, .ll = 0};
+    return setTypeCreate(&m, size_hint);
+}
+
+/* setTypeAdd() for raw bytes: returns 1 if added, 0 if already a member. */
+int setTypeAddBuffer(robj *set, const char *s, size_t len) {
+    setMember m = {.s = s, .len = len, .ll = 0};
+    return setTypeAdd(set, &m);
 }
 
 /* Removes m. Returns 1 if it was a member. Never changes the encoding. */

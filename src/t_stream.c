@@ -26,8 +26,9 @@
  * the re-run replies NOGROUP (or WRONGTYPE), as in Valkey. XREAD keeps
  * waiting across a deletion and is served once the key is a stream again.
  *
- * Not here (yet): RDB/AOF encoding and propagation of XREADGROUP/XCLAIM
- * effects to replicas. */
+ * The RDB encoding is rdb_stream.c, which builds and reads streams with
+ * the functions stream.h exports from here. Not here (yet): AOF and the
+ * propagation of XREADGROUP/XCLAIM effects to replicas. */
 #include "server.h"
 #include "blocked.h"
 #include "listpack.h"
@@ -142,7 +143,8 @@ static streamNode *streamNodeCreate(streamID master) {
     return n;
 }
 
-static void streamNodeFree(void *p) {
+/* See stream.h. */
+void streamNodeFree(void *p) {
     streamNode *n = p;
     lpFree(n->lp);
     zfree(n);
@@ -222,8 +224,8 @@ static void streamDropNode(stream *s, streamNode *n) {
     streamNodeFree(n);
 }
 
-/* Recomputes first_id from the head node (which always has a live entry). */
-static void streamUpdateFirstID(stream *s) {
+/* See stream.h. */
+void streamUpdateFirstID(stream *s) {
     s->first_id = STREAM_ID_MIN;
     sidmapNode *sn = sidmapFirst(s->index);
     if (sn == NULL || s->length == 0) return;
@@ -482,8 +484,8 @@ static streamCG *streamLookupCG(stream *s, sds name) {
     return dictFetchValue(s->cgroups, name);
 }
 
-/* Creates group `name` at last_id. Returns it, or NULL if it exists. */
-static streamCG *streamCreateCG(stream *s, const char *name, size_t len, streamID last_id, long long entries_read) {
+/* See stream.h. */
+streamCG *streamCreateCG(stream *s, const char *name, size_t len, streamID last_id, long long entries_read) {
     if (s->cgroups == NULL) s->cgroups = dictCreate(&cgroupDictType);
     sds n = sdsnewlen(name, len);
     if (dictFind(s->cgroups, n)) {
@@ -500,11 +502,13 @@ static streamCG *streamCreateCG(stream *s, const char *name, size_t len, streamI
     return g;
 }
 
-static streamConsumer *streamLookupConsumer(streamCG *g, sds name) {
+/* See stream.h. */
+streamConsumer *streamLookupConsumer(streamCG *g, sds name) {
     return dictFetchValue(g->consumers, name);
 }
 
-static streamConsumer *streamCreateConsumer(streamCG *g, sds name) {
+/* See stream.h. */
+streamConsumer *streamCreateConsumer(streamCG *g, sds name) {
     streamConsumer *cons = zmalloc(sizeof(*cons));
     cons->name = sdsdup(name);
     cons->seen_time = commandTimeSnapshot();
@@ -512,6 +516,38 @@ static streamConsumer *streamCreateConsumer(streamCG *g, sds name) {
     cons->pel = sidmapNew();
     dictAdd(g->consumers, cons->name, cons);
     return cons;
+}
+
+static int cgNameCmp(const void *a, const void *b) {
+    return sdscmp((*(streamCG *const *)a)->name, (*(streamCG *const *)b)->name);
+}
+static int consumerNameCmp(const void *a, const void *b) {
+    return sdscmp((*(streamConsumer *const *)a)->name, (*(streamConsumer *const *)b)->name);
+}
+
+/* The values of a dict as an array sorted with cmp. Caller frees; *n gets
+ * the count. */
+static void **sortedDictValues(dict *d, int (*cmp)(const void *, const void *), unsigned long *n) {
+    *n = d ? dictSize(d) : 0;
+    void **arr = zmalloc(sizeof(void *) * (*n ? *n : 1));
+    if (*n == 0) return arr;
+    unsigned long k = 0;
+    dictIterator *di = dictGetIterator(d);
+    dictEntry *de;
+    while ((de = dictNext(di))) arr[k++] = dictGetVal(de);
+    dictReleaseIterator(di);
+    qsort(arr, *n, sizeof(void *), cmp);
+    return arr;
+}
+
+/* See stream.h. */
+streamCG **streamGroupsByName(stream *s, unsigned long *n) {
+    return (streamCG **)sortedDictValues(s->cgroups, cgNameCmp, n);
+}
+
+/* See stream.h. */
+streamConsumer **streamConsumersByName(streamCG *g, unsigned long *n) {
+    return (streamConsumer **)sortedDictValues(g->consumers, consumerNameCmp, n);
 }
 
 /* The consumer `name` of g, created (with its keyspace event) if missing. */
@@ -563,9 +599,8 @@ static int streamHasTombstonesAfter(stream *s, const streamID *after) {
     return after == NULL || streamCompareID(&s->max_deleted_entry_id, after) > 0;
 }
 
-/* How many entries were ever added up to and including id, when that can
- * be known without counting; else STREAM_CG_INVALID_ENTRIES_READ. */
-static long long streamEntriesReadAt(stream *s, const streamID *id) {
+/* See stream.h. */
+long long streamEntriesReadAt(stream *s, const streamID *id) {
     if (s->entries_added == 0) return 0;
     if (streamCompareID(id, &s->last_id) >= 0) return (long long)s->entries_added;
     if (s->length == 0) return (long long)s->entries_added;
@@ -723,7 +758,8 @@ void streamTypeInit(void) {
     objectMethods[OBJ_STREAM].digest = streamTypeDigest;
 }
 
-static robj *createStreamObject(void) {
+/* See stream.h. */
+robj *createStreamObject(void) {
     robj *o = createObject(OBJ_STREAM, streamNew());
     o->encoding = OBJ_ENCODING_STREAM;
     return o;
@@ -1768,28 +1804,6 @@ static void xautoclaimCommand(client *c) {
  * XINFO
  * ------------------------------------------------------------------------- */
 
-static int cgNameCmp(const void *a, const void *b) {
-    return sdscmp((*(streamCG *const *)a)->name, (*(streamCG *const *)b)->name);
-}
-static int consumerNameCmp(const void *a, const void *b) {
-    return sdscmp((*(streamConsumer *const *)a)->name, (*(streamConsumer *const *)b)->name);
-}
-
-/* The values of a dict as an array sorted with cmp (Valkey lists groups
- * and consumers in name order). Caller frees; *n gets the count. */
-static void **sortedDictValues(dict *d, int (*cmp)(const void *, const void *), unsigned long *n) {
-    *n = d ? dictSize(d) : 0;
-    void **arr = zmalloc(sizeof(void *) * (*n ? *n : 1));
-    if (*n == 0) return arr;
-    unsigned long k = 0;
-    dictIterator *di = dictGetIterator(d);
-    dictEntry *de;
-    while ((de = dictNext(di))) arr[k++] = dictGetVal(de);
-    dictReleaseIterator(di);
-    qsort(arr, *n, sizeof(void *), cmp);
-    return arr;
-}
-
 static void addReplyEntriesRead(client *c, streamCG *g) {
     if (g->entries_read != STREAM_CG_INVALID_ENTRIES_READ) addReplyLongLong(c, g->entries_read);
     else addReplyNull(c);
@@ -1862,7 +1876,7 @@ static void xinfoStreamCommand(client *c) {
     streamReplyRange(c, s, STREAM_ID_MIN, STREAM_ID_MAX, count, 0, NULL, NULL, 0);
     addReplyBulkCString(c, "groups");
     unsigned long ngroups;
-    streamCG **groups = (streamCG **)sortedDictValues(s->cgroups, cgNameCmp, &ngroups);
+    streamCG **groups = streamGroupsByName(s, &ngroups);
     addReplyArrayLen(c, (long)ngroups);
     for (unsigned long gi = 0; gi < ngroups; gi++) {
         streamCG *g = groups[gi];
@@ -1891,7 +1905,7 @@ static void xinfoStreamCommand(client *c) {
         setDeferredArrayLen(c, lenp, n);
         addReplyBulkCString(c, "consumers");
         unsigned long ncons;
-        streamConsumer **conss = (streamConsumer **)sortedDictValues(g->consumers, consumerNameCmp, &ncons);
+        streamConsumer **conss = streamConsumersByName(g, &ncons);
         addReplyArrayLen(c, (long)ncons);
         for (unsigned long ci = 0; ci < ncons; ci++) {
             streamConsumer *cons = conss[ci];
@@ -1927,7 +1941,7 @@ static void xinfoGroupsCommand(client *c) {
     if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
     unsigned long n;
-    streamCG **groups = (streamCG **)sortedDictValues(s->cgroups, cgNameCmp, &n);
+    streamCG **groups = streamGroupsByName(s, &n);
     addReplyArrayLen(c, (long)n);
     for (unsigned long i = 0; i < n; i++) {
         streamCG *g = groups[i];
@@ -1960,7 +1974,7 @@ static void xinfoConsumersCommand(client *c) {
     }
     mstime_t now = commandTimeSnapshot();
     unsigned long n;
-    streamConsumer **conss = (streamConsumer **)sortedDictValues(g->consumers, consumerNameCmp, &n);
+    streamConsumer **conss = streamConsumersByName(g, &n);
     addReplyArrayLen(c, (long)n);
     for (unsigned long i = 0; i < n; i++) {
         streamConsumer *cons = conss[i];

@@ -253,7 +253,7 @@ static robj *zsetCreateListpackObject(void) {
 
 /* A new empty sorted set for size_hint members of up to maxelelen bytes:
  * a listpack if that fits the limits, else a skiplist. */
-static robj *zsetTypeCreate(size_t size_hint, size_t maxelelen) {
+robj *zsetTypeCreate(size_t size_hint, size_t maxelelen) {
     if (size_hint <= server.zset_max_listpack_entries && maxelelen <= server.zset_max_listpack_value &&
         server.zset_max_listpack_entries > 0)
         return zsetCreateListpackObject();
@@ -262,7 +262,7 @@ static robj *zsetTypeCreate(size_t size_hint, size_t maxelelen) {
     return o;
 }
 
-static unsigned long zsetLength(const robj *zobj) {
+unsigned long zsetLength(const robj *zobj) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) return zzlLength(zobj->ptr);
     if (zobj->encoding == OBJ_ENCODING_SKIPLIST) return ((const zset *)zobj->ptr)->zsl->length;
     serverPanic("Unknown sorted set encoding");
@@ -280,6 +280,24 @@ static void zsetSkiplistInsert(zset *zs, const char *ele, size_t len, double sco
     dictSetVal(zs->dict, de, &node->score);
 }
 
+/* Adds (ele, score) to a skiplist-encoded set unless ele is already a
+ * member: returns 1 if added, 0 for a duplicate (the RDB loader rejects
+ * those). Inserting in descending order makes each insertion stop at the
+ * head of the skiplist. */
+int zsetTypeAddNew(robj *zobj, const char *ele, size_t len, double score) {
+    serverAssert(zobj->encoding == OBJ_ENCODING_SKIPLIST);
+    zset *zs = zobj->ptr;
+    if (zsetDictFind(zs, ele, len)) return 0;
+    zsetSkiplistInsert(zs, ele, len, score);
+    return 1;
+}
+
+/* The skiplist of a skiplist-encoded set (the RDB writer walks it). */
+zskiplist *zsetTypeSkiplist(robj *zobj) {
+    serverAssert(zobj->encoding == OBJ_ENCODING_SKIPLIST);
+    return ((zset *)zobj->ptr)->zsl;
+}
+
 static void zsetFreeSkiplist(zset *zs) {
     dictRelease(zs->dict);
     zslFree(zs->zsl);
@@ -287,7 +305,7 @@ static void zsetFreeSkiplist(zset *zs) {
 }
 
 /* Converts zobj to `encoding` (LISTPACK or SKIPLIST), keeping the order. */
-static void zsetConvert(robj *zobj, int encoding) {
+void zsetConvert(robj *zobj, int encoding) {
     if (zobj->encoding == encoding) return;
     if (encoding == OBJ_ENCODING_SKIPLIST) {
         unsigned char *lp = zobj->ptr;
@@ -319,7 +337,7 @@ static void zsetConvert(robj *zobj, int encoding) {
 
 /* Turns a skiplist result back into a listpack when it fits the limits:
  * maxelelen is its longest member, totelelen the sum of member lengths. */
-static void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen) {
+void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen) {
     if (zobj->encoding != OBJ_ENCODING_SKIPLIST) return;
     if (zsetLength(zobj) <= server.zset_max_listpack_entries && maxelelen <= server.zset_max_listpack_value &&
         totelelen < LP_MAX_SAFETY_SIZE)

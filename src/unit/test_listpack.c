@@ -231,7 +231,48 @@ int main(int argc, char **argv) {
         bad[LP_HDR_SIZE] = 0xF7; /* invalid encoding */
         ASSERT(!lpValidateIntegrity(bad, n, 1, NULL, NULL));
         lpFree(bad);
+        unsigned char *small = lpAppendInteger(lpNew(0), 5);
+        ASSERT(lpValidateIntegrity(small, lpBytes(small), 1, NULL, NULL));
+        small[LP_HDR_SIZE + 1] = 2; /* a 7-bit integer's backlen must be 1 */
+        ASSERT(!lpValidateIntegrity(small, lpBytes(small), 1, NULL, NULL));
+        small[LP_HDR_SIZE + 1] = 1;
+        small[LP_HDR_SIZE] = 0x80 | 1; /* a 1-byte string whose byte is the terminator */
+        ASSERT(!lpValidateIntegrity(small, lpBytes(small), 1, NULL, NULL));
+        lpFree(small);
         lpFree(lp);
+    }
+
+    TEST("listpack: the bulk builder writes what appends would") {
+        unsigned char *src = lpNew(0);
+        src = lpAppend(src, (unsigned char *)"field", 5);
+        src = lpAppendInteger(src, -70000);
+        src = lpAppend(src, (unsigned char *)"value", 5);
+        unsigned char *want = lpNew(0);
+        lpBuilder b;
+        lpBuilderInit(&b, 0); /* forces several regrowths */
+        for (int i = 0; i < 300; i++) {
+            long long v = (long long)i * 7919 - 1000000;
+            want = lpAppendInteger(want, v);
+            lpBuilderAppendInteger(&b, v);
+            want = lpAppendAll(want, src);
+            unsigned char *first = lpFirst(src);
+            lpBuilderAppendEntries(&b, first, lpSkip(lpSkip(lpSkip(first))), 3);
+        }
+        ASSERT_EQ_LL(lpBuilderBytes(&b), lpBytes(want));
+        unsigned char *got = lpBuilderFinish(&b);
+        ASSERT(b.buf == NULL);
+        ASSERT_EQ_LL(lpBytes(got), lpBytes(want));
+        ASSERT(memcmp(got, want, lpBytes(want)) == 0);
+        ASSERT(lpValidateIntegrity(got, lpBytes(got), 1, NULL, NULL));
+        ASSERT_EQ_LL(lpLength(got), 1200);
+        ASSERT(lpSkip(lpLast(got)) == got + lpBytes(got) - 1); /* lands on the terminator */
+        lpFree(got);
+        lpBuilderInit(&b, 64);
+        lpBuilderAppendInteger(&b, 1);
+        lpBuilderDiscard(&b);
+        ASSERT(b.buf == NULL);
+        lpFree(want);
+        lpFree(src);
     }
 
     TEST("listpack: randomized operations against an array model") {

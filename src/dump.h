@@ -1,0 +1,21 @@
+/* dump.h - DUMP payloads: an RDB-encoded value (or, for FUNCTION DUMP,
+ * function records) followed by a 2-byte little-endian RDB version and an
+ * 8-byte little-endian CRC-64 of everything before it. dump.c implements
+ * DUMP/RESTORE on top of these; functions.c seals its payloads the same way. */
+#ifndef DUMP_H
+#define DUMP_H
+
+#include <stddef.h>
+
+#include "sds.h"
+
+/* Appends the version and checksum to body and returns the payload (body
+ * may have moved, as with any sds append). */
+sds dumpPayloadSeal(sds body);
+
+/* C_OK when p[0..len) is a payload of an RDB version we read whose
+ * checksum matches; *bodylen then gets the length of what precedes the
+ * trailer. C_ERR otherwise. */
+int dumpPayloadVerify(const unsigned char *p, size_t len, size_t *bodylen);
+
+#endif

@@ -1,0 +1,98 @@
+/* rio.h - a byte source or sink for the RDB encoder and decoder.
+ *
+ * One struct, three backends chosen at initialisation:
+ *
+ *   sds writer    appends to a growing sds (DUMP payloads, FUNCTION DUMP,
+ *                 tests); rioSdsTake() hands the result over.
+ *   memory reader reads borrowed memory (pointer + length, never copied):
+ *                 RESTORE payloads, an sds, a mapped region.
+ *   fd writer     buffers (RIO_FD_BUFSIZE) and write()s to a file or pipe;
+ *                 with an fsync interval, fsyncs every that many bytes so
+ *                 the kernel never holds a huge dirty backlog
+ *                 (rdb-save-incremental-fsync).
+ *   fd reader     buffered read() from a file or pipe.
+ *
+ * Every backend keeps the count of bytes that passed (processed_bytes),
+ * an optional running CRC-64 of them (rioEnableChecksum) and a sticky
+ * error: after the first failure every call fails, so a caller may check
+ * once at the end. A read that cannot be satisfied in full (end of data)
+ * is a failure too and sets RIO_ERR_EOF. A leaf library: sds, zmalloc and
+ * crc64 only. */
+#ifndef RIO_H
+#define RIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sds.h"
+
+#define RIO_FD_BUFSIZE (64 * 1024)
+#define RIO_FSYNC_INTERVAL (4 * 1024 * 1024) /* rdb-save-incremental-fsync */
+
+/* rio.error: why the stream stopped. */
+#define RIO_OK 0
+#define RIO_ERR_IO 1  /* a system call failed; rio.sys_errno says why */
+#define RIO_ERR_EOF 2 /* a read ran past the end of the data */
+
+typedef enum { RIO_SDS_WRITER, RIO_MEM_READER, RIO_FD_WRITER, RIO_FD_READER } rioKind;
+
+typedef struct rio rio;
+
+/* Called after every successful read or write with its length (loading
+ * progress, rdb-key-load-delay pacing, ...). May be NULL. */
+typedef void rioProgressFn(rio *r, size_t len);
+
+struct rio {
+    rioKind kind;
+    int error;                 /* RIO_OK, RIO_ERR_IO or RIO_ERR_EOF; sticky */
+    int sys_errno;             /* errno of the failed call (RIO_ERR_IO) */
+    int checksum;              /* 1: cksum covers every byte since enabled */
+    uint64_t cksum;            /* running CRC-64 */
+    uint64_t processed_bytes;  /* bytes read or written so far */
+    rioProgressFn *progress;
+    void *privdata;            /* for the progress callback */
+    union {
+        struct {
+            sds buf;
+        } sds;
+        struct {
+            const unsigned char *p;
+            size_t len, pos;
+        } mem;
+        struct {
+            int fd;
+            unsigned char *buf;   /* RIO_FD_BUFSIZE bytes */
+            size_t used;          /* writer: bytes buffered; reader: bytes in buf */
+            size_t pos;           /* reader: next byte of buf */
+            size_t fsync_every;   /* writer: 0 = never fsync on the way */
+            size_t unsynced;      /* writer: bytes written since the last fsync */
+            uint64_t left;        /* reader: bytes left in a regular file, else UINT64_MAX */
+        } fd;
+    } io;
+};
+
+void rioInitSdsWriter(rio *r);
+void rioInitMemReader(rio *r, const void *p, size_t len);
+void rioInitFdWriter(rio *r, int fd, size_t fsync_every);
+void rioInitFdReader(rio *r, int fd);
+/* Frees the backend's buffers (not the fd, not borrowed memory). */
+void rioRelease(rio *r);
+
+/* 1 when all len bytes went through, 0 on failure (then r->error is set). */
+int rioWrite(rio *r, const void *buf, size_t len);
+int rioRead(rio *r, void *buf, size_t len);
+/* Fd writer: writes out the buffer (no fsync). 1 on success, 0 on error.
+ * Other backends: a no-op returning 1 unless the stream failed. */
+int rioFlush(rio *r);
+/* The sds writer's result; the rio no longer owns it (call rioRelease
+ * afterwards or not: it then holds an empty string). */
+sds rioSdsTake(rio *r);
+
+/* Starts a CRC-64 of the bytes from now on (r->cksum, from 0). */
+void rioEnableChecksum(rio *r);
+/* Bytes left to read: exact for a memory reader and a regular file,
+ * UINT64_MAX when unknown (pipes, writers). Decoders use it to refuse
+ * lengths that cannot be there before allocating for them. */
+uint64_t rioRemaining(const rio *r);
+
+#endif

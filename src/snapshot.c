@@ -1,0 +1,596 @@
+/* snapshot.c - when and where RDB snapshots are written and read.
+ *
+ * rdb.c knows the format (rdbSave() writes the whole dataset to a temp
+ * file, fsyncs it and renames it over the target; rdbLoad() reads one
+ * into the current dataset). This file runs those at the right moments
+ * and keeps the bookkeeping Valkey exposes:
+ *
+ *   SAVE            rdbSave() in the event loop (snapshotSaveSync).
+ *   BGSAVE          fork(); the child writes the snapshot and _exit()s;
+ *                   serverCron() reaps it with waitpid(WNOHANG)
+ *                   (snapshotCron -> backgroundSaveDoneHandler).
+ *   save points     "save <seconds> <changes>" rules checked by the cron;
+ *                   after a failed background save they retry only every
+ *                   SNAPSHOT_BGSAVE_RETRY_DELAY seconds.
+ *   start-up        loadDataFromDisk(): dbfilename from dir; a missing
+ *                   file is an empty dataset, a bad one ends the process.
+ *   shutdown        SHUTDOWN / SIGTERM: kill a running child, save when
+ *                   save points exist (or SAVE was given), refuse to exit
+ *                   if that fails unless FORCE.
+ *   FLUSHALL        kill the child, save the empty dataset (save points).
+ *   DEBUG RELOAD    save, empty, load back.
+ *   MISCONF         writeCommandsDeniedByDiskError() for processCommand().
+ *
+ * The forked child and RDMA: memory registered for RDMA is not inherited
+ * by a child (ibv_fork_init() marks it do-not-fork), so the child must
+ * never call into a transport. It closes the listening sockets and the
+ * client fds with plain close(2) (so that a client's connection really
+ * ends when the parent closes it, and a port can be bound again while a
+ * child still runs), touches nothing but the dataset, and leaves with
+ * _exit(). It reports its copy-on-write cost to the parent through a pipe.
+ *
+ * Everything here runs in the event-loop thread, except the functions
+ * marked "child", which run in the forked child only. */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "latency.h"
+#include "rdb.h"
+#include "snapshot.h"
+
+struct snapshotState snapshot;
+
+/* ---------------------------------------------------------------------------
+ * State
+ * ------------------------------------------------------------------------- */
+
+/* Sets the initial state. Called once by initServer(), before anything
+ * can save or load. */
+void snapshotInit(void) {
+    memset(&snapshot, 0, sizeof(snapshot));
+    snapshot.child_pid = -1;
+    snapshot.child_info_pipe[0] = snapshot.child_info_pipe[1] = -1;
+    snapshot.rdb_save_time_last = -1;
+    server.rdb_save_time_start = -1;
+}
+
+/* 1 while a background save child exists (not yet reaped). */
+int hasActiveChildProcess(void) {
+    return snapshot.child_pid != -1;
+}
+
+/* Removes the temp file a child with this pid may have left behind
+ * (rdbSave writes temp-<pid>.rdb and renames it only when complete). */
+void rdbRemoveTempFile(pid_t childpid) {
+    char tmpfile[64];
+    snprintf(tmpfile, sizeof(tmpfile), "temp-%d.rdb", (int)childpid);
+    unlink(tmpfile);
+}
+
+/* ---------------------------------------------------------------------------
+ * The child-info pipe
+ * ------------------------------------------------------------------------- */
+
+static void snapshotCloseChildInfoPipe(void) {
+    for (int j = 0; j < 2; j++) {
+        if (snapshot.child_info_pipe[j] != -1) close(snapshot.child_info_pipe[j]);
+        snapshot.child_info_pipe[j] = -1;
+    }
+}
+
+/* Opens the pipe before a fork. The parent's read end is non-blocking: it
+ * is read once, after the child exited, and must never wait. A failure is
+ * not fatal: the save just reports no copy-on-write figure. */
+static void snapshotOpenChildInfoPipe(void) {
+    if (pipe(snapshot.child_info_pipe) == -1) {
+        snapshot.child_info_pipe[0] = snapshot.child_info_pipe[1] = -1;
+        return;
+    }
+    fcntl(snapshot.child_info_pipe[0], F_SETFL, O_NONBLOCK);
+    fcntl(snapshot.child_info_pipe[0], F_SETFD, FD_CLOEXEC);
+    fcntl(snapshot.child_info_pipe[1], F_SETFD, FD_CLOEXEC);
+}
+
+/* Reads what the child sent, if anything, into the stats. */
+static void snapshotReadChildInfo(void) {
+    snapshotChildInfo info;
+    if (snapshot.child_info_pipe[0] == -1) return;
+    ssize_t n = read(snapshot.child_info_pipe[0], &info, sizeof(info));
+    if (n == (ssize_t)sizeof(info) && info.magic == SNAPSHOT_CHILD_INFO_MAGIC)
+        snapshot.stat_rdb_cow_bytes = info.cow_bytes;
+}
+
+/* ---------------------------------------------------------------------------
+ * The background save child (all "child" context)
+ * ------------------------------------------------------------------------- */
+
+/* Private_Dirty of this process in bytes from /proc/self/smaps_rollup: in
+ * a fork child, the pages no longer shared with the parent, i.e. what the
+ * snapshot cost in copy-on-write. 0 if unknown. Child. */
+static unsigned long long snapshotChildPrivateDirty(void) {
+    FILE *fp = fopen("/proc/self/smaps_rollup", "r");
+    if (fp == NULL) return 0;
+    char line[256];
+    unsigned long long total = 0, kb;
+    while (fgets(line, sizeof(line), fp)) {
+        if (sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) total += kb * 1024;
+    }
+    fclose(fp);
+    return total;
+}
+
+/* Closes the fds the child inherited but must not keep open: listening
+ * sockets and client connections. Plain close(2) only: no connection or
+ * listener code runs (for RDMA that code would touch verbs objects and
+ * registered memory the child does not have). Child. */
+static void snapshotChildCloseInheritedFds(void) {
+    for (int j = 0; j < CONN_TYPE_MAX; j++) {
+        connListener *l = &server.listeners[j];
+        for (int i = 0; i < l->count && i < CONN_BINDADDR_MAX; i++)
+            if (l->fd[i] >= 0) close(l->fd[i]);
+    }
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li)) != NULL) {
+        client *c = listNodeValue(ln);
+        if (c->conn && c->conn->fd >= 0) close(c->conn->fd);
+    }
+    if (snapshot.child_info_pipe[0] != -1) close(snapshot.child_info_pipe[0]);
+    snapshot.child_info_pipe[0] = -1;
+}
+
+/* Signals in the child: the parent's shutdown handlers would only set a
+ * flag nobody reads here, so SIGTERM, SIGINT and SIGUSR1 (killRDBChild)
+ * end the child at once; a crash is reported by the parent from the exit
+ * status, not with a second crash report of the parent's state. Child. */
+static void snapshotChildSetupSignals(void) {
+    struct sigaction act;
+    memset(&act, 0, sizeof(act));
+    sigemptyset(&act.sa_mask);
+    act.sa_handler = SIG_DFL;
+    sigaction(SIGTERM, &act, NULL);
+    sigaction(SIGINT, &act, NULL);
+    sigaction(SIGUSR1, &act, NULL);
+    removeSigSegvHandlers();
+}
+
+/* Names the process for ps/top: the kernel's comm name (15 bytes at most)
+ * and, in place, the command line the parent was started with (the bytes
+ * of argv are reused; nothing else is touched). Child. */
+static void snapshotChildSetTitle(const char *title) {
+    if (!server.set_proc_title) return;
+    prctl(PR_SET_NAME, title, 0, 0, 0);
+    char **argv = server.exec_argv;
+    if (argv == NULL || argv[0] == NULL) return;
+    char *start = argv[0], *end = argv[0] + strlen(argv[0]);
+    for (int j = 1; argv[j] && argv[j] == end + 1; j++) end = argv[j] + strlen(argv[j]);
+    size_t room = (size_t)(end - start); /* bytes before the final NUL */
+    size_t len = strlen(title);
+    if (len > room) len = room;
+    memcpy(start, title, len);
+    memset(start + len, 0, room - len + 1);
+}
+
+/* Tells the parent what the save cost. Child. */
+static void snapshotChildSendInfo(unsigned long long cow) {
+    if (snapshot.child_info_pipe[1] == -1) return;
+    snapshotChildInfo info = {.magic = SNAPSHOT_CHILD_INFO_MAGIC, .cow_bytes = cow};
+    ssize_t n = write(snapshot.child_info_pipe[1], &info, sizeof(info));
+    (void)n; /* nothing to do about a failure: the parent then reports 0 */
+}
+
+/* The whole life of a background save child: detach from what belongs to
+ * the parent, write the snapshot, report, exit 0 (saved) or 1 (failed).
+ * Never returns. Child. */
+static void snapshotChildMain(void) {
+    serverLogConfig.role = 'C';
+    snapshotChildSetupSignals();
+    snapshotChildCloseInheritedFds();
+    snapshotChildSetTitle("valkey-rdb-bgsave");
+    int ok = rdbSave(server.rdb_filename) == C_OK;
+    if (ok) {
+        unsigned long long cow = snapshotChildPrivateDirty();
+        serverLog(LL_NOTICE, "Fork CoW for RDB: current %llu MB, peak %llu MB, average %llu MB", cow >> 20,
+                  cow >> 20, cow >> 20);
+        snapshotChildSendInfo(cow);
+    }
+    _exit(ok ? 0 : 1);
+}
+
+/* ---------------------------------------------------------------------------
+ * Background saves (parent side)
+ * ------------------------------------------------------------------------- */
+
+/* Forks a child that writes dbfilename. Returns C_OK once the child runs
+ * ("Background saving started by pid N"), C_ERR if a child already exists
+ * or fork() failed (logged; the failure counts as a failed background
+ * save, so save points wait SNAPSHOT_BGSAVE_RETRY_DELAY before retrying). */
+int rdbSaveBackground(void) {
+    if (hasActiveChildProcess()) return C_ERR;
+    server.dirty_before_bgsave = server.dirty;
+    snapshot.lastbgsave_try = time(NULL);
+    snapshot.child_keys_total = dbTotalServerKeyCount();
+    snapshotOpenChildInfoPipe();
+
+    long long start = ustime();
+    pid_t pid = fork();
+    if (pid == 0) snapshotChildMain();
+    if (pid == -1) {
+        int err = errno;
+        snapshotCloseChildInfoPipe();
+        server.lastbgsave_status = C_ERR;
+        serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(err));
+        return C_ERR;
+    }
+    snapshot.stat_fork_time = ustime() - start;
+    snapshot.stat_total_forks++;
+    latencyAddSampleIfNeeded("fork", snapshot.stat_fork_time / 1000);
+    if (snapshot.child_info_pipe[1] != -1) close(snapshot.child_info_pipe[1]);
+    snapshot.child_info_pipe[1] = -1;
+
+    serverLog(LL_NOTICE, "Background saving started by pid %ld", (long)pid);
+    snapshot.child_pid = pid;
+    snapshot.stat_rdb_saves++;
+    server.rdb_save_time_start = time(NULL);
+    /* Growing or shrinking a hash table now would copy every page it
+     * touches into the parent for nothing. */
+    dictSetResizeEnabled(DICT_RESIZE_AVOID);
+    return C_OK;
+}
+
+/* Accounts for a finished child: exitcode is its exit status (or -1),
+ * bysignal the signal that killed it (or 0). A child killed by SIGUSR1 was
+ * stopped on purpose (killRDBChild) and does not make the last background
+ * save "err". */
+static void backgroundSaveDoneHandler(pid_t pid, int exitcode, int bysignal) {
+    if (!bysignal && exitcode == 0) {
+        serverLog(LL_NOTICE, "Background saving terminated with success");
+        server.dirty -= server.dirty_before_bgsave;
+        if (server.dirty < 0) server.dirty = 0;
+        server.lastsave = time(NULL);
+        server.lastbgsave_status = C_OK;
+    } else if (!bysignal) {
+        serverLog(LL_WARNING, "Background saving error");
+        server.lastbgsave_status = C_ERR;
+        rdbRemoveTempFile(pid);
+    } else {
+        serverLog(LL_WARNING, "Background saving terminated by signal %d", bysignal);
+        rdbRemoveTempFile(pid);
+        if (bysignal != SIGUSR1) server.lastbgsave_status = C_ERR;
+    }
+    snapshot.rdb_save_time_last = time(NULL) - server.rdb_save_time_start;
+    server.rdb_save_time_start = -1;
+    snapshotReadChildInfo();
+    snapshotCloseChildInfoPipe();
+    snapshot.child_pid = -1;
+    snapshot.child_keys_total = 0;
+    dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+}
+
+/* Reaps the child if it exited; with wait set, blocks until it does.
+ * Returns 1 if the child is gone (accounted for), 0 if it still runs. */
+static int snapshotReapChild(int wait) {
+    int status = 0;
+    pid_t pid;
+    do {
+        pid = waitpid(snapshot.child_pid, &status, wait ? 0 : WNOHANG);
+    } while (pid == -1 && errno == EINTR);
+    if (pid == 0) return 0;
+    pid_t child = snapshot.child_pid;
+    if (pid == -1) {
+        /* Not our child any more (should not happen): count it as a
+         * failed save rather than waiting forever. */
+        serverLog(LL_WARNING, "waitpid() returned an error: %s. child_type: RDB, child_pid = %ld", strerror(errno),
+                  (long)child);
+        backgroundSaveDoneHandler(child, 1, 0);
+        return 1;
+    }
+    int exitcode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    int bysignal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    backgroundSaveDoneHandler(child, exitcode, bysignal);
+    return 1;
+}
+
+/* Stops a running background save: SIGUSR1, then waits for the child so
+ * that it can no longer rename its file over a newer one, and removes its
+ * temp file. The save is logged as terminated by signal 10 and does not
+ * count as an error. No-op without a child. */
+void killRDBChild(void) {
+    if (!hasActiveChildProcess()) return;
+    kill(snapshot.child_pid, SIGUSR1);
+    snapshotReapChild(1);
+}
+
+/* True when a save point is due: enough changes, enough time since the
+ * last successful save, and not right after a failed attempt. Logs the
+ * rule that fired as Valkey does. */
+static int snapshotSavePointDue(void) {
+    time_t now = server.unixtime;
+    int may_retry = now - snapshot.lastbgsave_try > SNAPSHOT_BGSAVE_RETRY_DELAY || server.lastbgsave_status == C_OK;
+    if (!may_retry) return 0;
+    for (int j = 0; j < server.saveparamslen; j++) {
+        struct saveparam *sp = server.saveparams + j;
+        if (server.dirty >= sp->changes && now - server.lastsave > sp->seconds) {
+            serverLog(LL_NOTICE, "%d changes in %d seconds. Saving...", sp->changes, (int)sp->seconds);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Called by serverCron() every tick: reaps a finished child, otherwise
+ * starts a background save when a save point is due or one was
+ * scheduled. */
+void snapshotCron(void) {
+    if (hasActiveChildProcess()) {
+        snapshotReapChild(0);
+        return;
+    }
+    if (snapshotSavePointDue()) {
+        rdbSaveBackground();
+        return;
+    }
+    if (snapshot.bgsave_scheduled && (server.unixtime - snapshot.lastbgsave_try > SNAPSHOT_BGSAVE_RETRY_DELAY ||
+                                      server.lastbgsave_status == C_OK)) {
+        if (rdbSaveBackground() == C_OK) snapshot.bgsave_scheduled = 0;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Synchronous saves
+ * ------------------------------------------------------------------------- */
+
+/* Writes dbfilename from this process (the event loop is blocked while it
+ * runs). On success the dataset counts as saved: dirty 0, lastsave now,
+ * last background save status "ok". Returns what rdbSave() returns; its
+ * failures are logged by rdbSave(). A running child is stopped first, so
+ * that an older snapshot cannot be renamed over this one. */
+int snapshotSaveSync(void) {
+    killRDBChild();
+    snapshot.stat_rdb_saves++;
+    if (rdbSave(server.rdb_filename) != C_OK) return C_ERR;
+    server.dirty = 0;
+    server.lastsave = time(NULL);
+    server.lastbgsave_status = C_OK;
+    return C_OK;
+}
+
+/* See snapshot.h. */
+int writeCommandsDeniedByDiskError(void) {
+    if (server.primary_host) return 0; /* a replica takes what its primary sends */
+    return server.stop_writes_on_bgsave_err && server.saveparamslen > 0 && server.lastbgsave_status == C_ERR;
+}
+
+/* FLUSHALL: the running snapshot is of data that no longer exists; with
+ * save points, the empty dataset is saved at once (Valkey does this so
+ * that a restart does not bring the flushed keys back). */
+void snapshotAfterFlushAll(void) {
+    killRDBChild();
+    if (server.saveparamslen > 0) snapshotSaveSync();
+}
+
+/* See snapshot.h. Called by prepareForShutdown() before listeners close,
+ * so that a refused shutdown leaves the server fully working. */
+int snapshotPrepareForShutdown(int flags) {
+    if (hasActiveChildProcess()) {
+        serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
+        killRDBChild();
+    }
+    int save = (server.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE);
+    if (!save) return C_OK;
+    serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");
+    if (snapshotSaveSync() == C_OK) return C_OK;
+    if (flags & SHUTDOWN_FORCE) {
+        serverLog(LL_WARNING, "Error trying to save the DB. Exit anyway.");
+        return C_OK;
+    }
+    serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
+    return C_ERR;
+}
+
+/* ---------------------------------------------------------------------------
+ * Loading
+ * ------------------------------------------------------------------------- */
+
+static void snapshotStartLoading(const char *filename) {
+    struct stat st;
+    server.loading = 1;
+    snapshot.loading_start_time = time(NULL);
+    snapshot.loading_total_bytes = stat(filename, &st) == 0 ? st.st_size : 0;
+}
+
+static void snapshotStopLoading(long long keys_before) {
+    server.loading = 0;
+    long long loaded = dbTotalServerKeyCount() - keys_before;
+    snapshot.rdb_last_load_keys_loaded = loaded > 0 ? loaded : 0;
+}
+
+/* Loads filename into the current dataset with the loading state set;
+ * rdbflags as rdbLoadRioWithFlags() takes them (RDBFLAGS_ALLOW_DUP: a key
+ * already present is replaced). Returns C_OK, or C_ERR with errno ENOENT
+ * when the file is missing, another errno when it cannot be read or is
+ * corrupt (rdb.c has logged why). */
+static int snapshotLoadFile(const char *filename, int rdbflags) {
+    int fd = open(filename, O_RDONLY);
+    if (fd == -1) return C_ERR;
+    long long keys_before = dbTotalServerKeyCount();
+    snapshotStartLoading(filename);
+    rio r;
+    rioInitFdReader(&r, fd);
+    int ret = rdbLoadRioWithFlags(&r, rdbflags);
+    int err = errno;
+    rioRelease(&r);
+    close(fd);
+    snapshotStopLoading(keys_before);
+    errno = err;
+    return ret;
+}
+
+/* Start-up: loads dbfilename from dir. A missing file means an empty
+ * dataset; a file that cannot be read or is corrupt ends the process with
+ * status 1 (rdbLoad() has logged why), as Valkey does: starting empty
+ * would let the next save destroy the data. */
+void loadDataFromDisk(void) {
+    struct stat st;
+    if (stat(server.rdb_filename, &st) == -1 && errno == ENOENT) return;
+    long long start = ustime();
+    if (snapshotLoadFile(server.rdb_filename, RDBFLAGS_NONE) == C_OK) {
+        serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(ustime() - start) / 1000000);
+        return;
+    }
+    if (errno == ENOENT) return;
+    serverLog(LL_WARNING, "Fatal error loading the DB, check server logs. Exiting.");
+    exit(1);
+}
+
+/* DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: saves the dataset (unless
+ * NOSAVE), empties it (unless NOFLUSH) and loads dbfilename back. With
+ * NOFLUSH alone a key present in both is an error of the load; with MERGE
+ * the file's version wins. Replies +OK or an error. */
+void debugReloadCommand(client *c) {
+    int flush = 1, save = 1, merge = 0;
+    for (int j = 2; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "MERGE")) merge = 1;
+        else if (!strcasecmp(opt, "NOFLUSH")) flush = 0;
+        else if (!strcasecmp(opt, "NOSAVE")) save = 0;
+        else {
+            addReplyError(c, "DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+            return;
+        }
+    }
+    if (save && snapshotSaveSync() != C_OK) {
+        addReplyErrorObject(c, shared.err);
+        return;
+    }
+    if (flush) emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
+    int ret = snapshotLoadFile(server.rdb_filename, merge ? RDBFLAGS_ALLOW_DUP : RDBFLAGS_NONE);
+    if (ret != C_OK) {
+        addReplyError(c, "Error trying to load the RDB dump, check server logs.");
+        return;
+    }
+    serverLog(LL_NOTICE, "DB reloaded by DEBUG RELOAD");
+    addReply(c, shared.ok);
+}
+
+/* ---------------------------------------------------------------------------
+ * INFO
+ * ------------------------------------------------------------------------- */
+
+/* Appends the "# Persistence" section, with Valkey's fields. AOF does not
+ * exist: its fields show a disabled AOF. */
+sds snapshotCatInfoPersistence(sds info) {
+    int child = hasActiveChildProcess();
+    long long current_bgsave = child ? (long long)(time(NULL) - server.rdb_save_time_start) : -1;
+    info = sdscatprintf(info,
+                        "# Persistence\r\n"
+                        "loading:%d\r\n"
+                        "async_loading:0\r\n"
+                        "current_cow_peak:0\r\n"
+                        "current_cow_size:0\r\n"
+                        "current_cow_size_age:0\r\n"
+                        "current_fork_perc:0.00\r\n"
+                        "current_save_keys_processed:0\r\n"
+                        "current_save_keys_total:%lld\r\n"
+                        "rdb_changes_since_last_save:%lld\r\n"
+                        "rdb_bgsave_in_progress:%d\r\n"
+                        "rdb_last_save_time:%lld\r\n"
+                        "rdb_last_bgsave_status:%s\r\n"
+                        "rdb_last_bgsave_time_sec:%lld\r\n"
+                        "rdb_current_bgsave_time_sec:%lld\r\n"
+                        "rdb_saves:%lld\r\n"
+                        "rdb_last_cow_size:%llu\r\n"
+                        "rdb_last_load_keys_expired:%lld\r\n"
+                        "rdb_last_load_keys_loaded:%lld\r\n"
+                        "aof_enabled:0\r\n"
+                        "aof_rewrite_in_progress:0\r\n"
+                        "aof_rewrite_scheduled:0\r\n"
+                        "aof_last_rewrite_time_sec:-1\r\n"
+                        "aof_current_rewrite_time_sec:-1\r\n"
+                        "aof_last_bgrewrite_status:ok\r\n"
+                        "aof_rewrites:0\r\n"
+                        "aof_rewrites_consecutive_failures:0\r\n"
+                        "aof_last_write_status:ok\r\n"
+                        "aof_last_cow_size:0\r\n"
+                        "module_fork_in_progress:0\r\n"
+                        "module_fork_last_cow_size:0\r\n",
+                        server.loading, child ? snapshot.child_keys_total : 0, server.dirty, child,
+                        (long long)server.lastsave, server.lastbgsave_status == C_OK ? "ok" : "err",
+                        (long long)snapshot.rdb_save_time_last, current_bgsave, snapshot.stat_rdb_saves,
+                        snapshot.stat_rdb_cow_bytes, snapshot.rdb_last_load_keys_expired,
+                        snapshot.rdb_last_load_keys_loaded);
+    return info;
+}
+
+/* ---------------------------------------------------------------------------
+ * Commands
+ * ------------------------------------------------------------------------- */
+
+/* SAVE: a synchronous save; refused while a background save runs. */
+void saveCommand(client *c) {
+    if (hasActiveChildProcess()) {
+        addReplyError(c, "Background save already in progress");
+        return;
+    }
+    if (snapshotSaveSync() == C_OK) addReply(c, shared.ok);
+    else addReplyErrorObject(c, shared.err);
+}
+
+/* BGSAVE [SCHEDULE | CANCEL]. In Valkey SCHEDULE defers the save while
+ * another kind of child (an AOF rewrite) runs; this server has no other
+ * kind, so it is accepted and behaves like BGSAVE. Inside EXEC the save is
+ * always scheduled for the cron (a fork there would snapshot half a
+ * transaction). CANCEL stops a running save and forgets a scheduled one. */
+void bgsaveCommand(client *c) {
+    int cancel = 0;
+    if (c->argc > 2 || (c->argc == 2 && strcasecmp(c->argv[1]->ptr, "schedule") != 0 &&
+                        strcasecmp(c->argv[1]->ptr, "cancel") != 0)) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    if (c->argc == 2) cancel = !strcasecmp(c->argv[1]->ptr, "cancel");
+    if (cancel) {
+        if (hasActiveChildProcess()) {
+            snapshot.bgsave_scheduled = 0;
+            killRDBChild();
+            addReplyStatus(c, "Background saving cancelled");
+        } else if (snapshot.bgsave_scheduled) {
+            snapshot.bgsave_scheduled = 0;
+            addReplyStatus(c, "Scheduled background saving cancelled");
+        } else {
+            addReplyError(c, "Background saving is currently not in progress or scheduled");
+        }
+        return;
+    }
+    if (hasActiveChildProcess()) {
+        addReplyError(c, "Background save already in progress");
+    } else if (server.in_exec) {
+        snapshot.bgsave_scheduled = 1;
+        addReplyStatus(c, "Background saving scheduled");
+    } else if (rdbSaveBackground() == C_OK) {
+        addReplyStatus(c, "Background saving started");
+    } else {
+        addReplyErrorObject(c, shared.err);
+    }
+}
+
+struct serverCommand snapshotCommands[] = {
+    {.name = "save", .proc = saveCommand, .arity = 1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, .group = "server", .since = "1.0.0",
+     .summary = "Synchronously saves the database(s) to disk.",
+     .complexity = "O(N) where N is the total number of keys in all databases"},
+    {.name = "bgsave", .proc = bgsaveCommand, .arity = -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
+     .group = "server", .since = "1.0.0", .summary = "Asynchronously saves the database(s) to disk.",
+     .complexity = "O(1)", .args = "[operation=[SCHEDULE | CANCEL]]"},
+    {0},
+};

@@ -1,0 +1,94 @@
+/* snapshot.h - RDB snapshots as a server activity: SAVE, BGSAVE and the
+ * forked child that writes dump.rdb, save points, loading at start-up,
+ * saving on shutdown, and the state INFO persistence reports.
+ *
+ * The format itself (rdbSave / rdbLoad) is rdb.h's business; this
+ * subsystem decides when a snapshot is written or read, runs it in the
+ * right process, and keeps the bookkeeping (dirty counter, lastsave,
+ * last background save status) Valkey exposes. State owned here lives in
+ * `snapshot`; the older persistence fields of `server` (dirty,
+ * dirty_before_bgsave, lastsave, lastbgsave_status, rdb_save_time_start)
+ * are maintained by this subsystem too. */
+#ifndef VK_SNAPSHOT_H
+#define VK_SNAPSHOT_H
+
+#include <sys/types.h>
+#include <time.h>
+
+#include "sds.h"
+
+/* Seconds to wait before retrying a failed background save on a save point
+ * or a scheduled BGSAVE (Valkey's CONFIG_BGSAVE_RETRY_DELAY). */
+#define SNAPSHOT_BGSAVE_RETRY_DELAY 5
+
+/* What a background save child sends its parent just before it exits,
+ * through the child-info pipe. Fixed size: written with one write(2),
+ * which a pipe keeps atomic, and read the same way by the parent. */
+typedef struct snapshotChildInfo {
+    unsigned long long magic;     /* SNAPSHOT_CHILD_INFO_MAGIC: guards against short or stray reads. */
+    unsigned long long cow_bytes; /* Private dirty memory of the child when done (copy-on-write cost). */
+} snapshotChildInfo;
+#define SNAPSHOT_CHILD_INFO_MAGIC 0x52444243484c4431ULL /* "RDBCHLD1" */
+_Static_assert(sizeof(snapshotChildInfo) == 16, "child info is two 64-bit fields");
+
+struct snapshotState {
+    pid_t child_pid;               /* The background save child, -1 if none. */
+    int child_info_pipe[2];        /* Child writes [1], parent reads [0]; -1 when closed. */
+    int bgsave_scheduled;          /* BGSAVE SCHEDULE (or BGSAVE in EXEC): start when possible. */
+    time_t lastbgsave_try;         /* Unix time of the last fork attempt (retry delay). */
+    time_t rdb_save_time_last;     /* Seconds the last background save took, -1 if none yet. */
+    long long child_keys_total;    /* Keys in the dataset when the child was forked. */
+    /* Stats (INFO persistence / stats). */
+    long long stat_rdb_saves;      /* Saves attempted: SAVE, BGSAVE, save points, shutdown. */
+    unsigned long long stat_rdb_cow_bytes; /* Copy-on-write bytes of the last background save. */
+    long long stat_fork_time;      /* Microseconds the last fork() took. */
+    long long stat_total_forks;
+    /* Loading (start-up and DEBUG RELOAD). server.loading is the flag. */
+    time_t loading_start_time;
+    off_t loading_total_bytes;
+    long long rdb_last_load_keys_loaded;
+    long long rdb_last_load_keys_expired;
+};
+
+extern struct snapshotState snapshot;
+
+struct client;
+
+/* Process lifecycle: server.c calls these. */
+void snapshotInit(void);                /* before the event loop starts */
+void loadDataFromDisk(void);            /* start-up: dbfilename from dir, exits on a bad file */
+void snapshotCron(void);                /* serverCron: reap the child, save points, scheduled BGSAVE */
+int snapshotPrepareForShutdown(int flags); /* kill the child, final save; C_ERR refuses the shutdown */
+
+/* Saving. */
+int hasActiveChildProcess(void);
+int rdbSaveBackground(void);            /* C_OK: child forked ("Background saving started by pid N") */
+int snapshotSaveSync(void);             /* SAVE-like: rdbSave in this process plus bookkeeping */
+void killRDBChild(void);                /* SIGUSR1 to the child; the cron reaps it */
+void rdbRemoveTempFile(pid_t childpid);
+
+/* Write commands (and PING) are refused with -MISCONF while this is true:
+ * stop-writes-on-bgsave-error is on, save points exist and the last
+ * background save failed. */
+int writeCommandsDeniedByDiskError(void);
+#define SNAPSHOT_MISCONF_ERR                                                                                        \
+    "MISCONF Valkey is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands "  \
+    "that may modify the data set are disabled, because this instance is configured to report errors during "      \
+    "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Valkey logs for "      \
+    "details about the RDB error."
+
+/* FLUSHALL: kill the child and save the empty dataset when save points
+ * are configured (db.c). */
+void snapshotAfterFlushAll(void);
+
+/* DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE] (debug.c). */
+void debugReloadCommand(struct client *c);
+
+/* INFO fields (info.c). */
+sds snapshotCatInfoPersistence(sds info);
+
+/* Commands. */
+void saveCommand(struct client *c);
+void bgsaveCommand(struct client *c);
+
+#endif

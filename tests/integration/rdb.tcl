@@ -1,0 +1,456 @@
+# RDB snapshots as the server uses them (src/snapshot.c): SAVE, BGSAVE and
+# its child, save points, MISCONF after a failed background save, loading
+# at start-up (and refusing a bad file), saving on SHUTDOWN and SIGTERM,
+# DEBUG RELOAD, LASTSAVE and the INFO fields.
+#
+# A restart is two start_server blocks on the same directory: the second
+# one's `dir` override points at the first one's. The harness stops a
+# server with SIGTERM; the base config has `save ""`, so that does not
+# save unless a test configures save points.
+
+source [file join $::vk::cfg(root) tests assets rdb-dataset.tcl]
+
+proc info_field {field {level 0}} {
+    foreach line [split [r $level info all] "\r\n"] {
+        if {[string match "$field:*" $line]} { return [string range $line [expr {[string length $field] + 1}] end] }
+    }
+    return ""
+}
+
+proc log_text {{level 0}} {
+    set fh [open [srv $level stdout]]
+    set text [read $fh]
+    close $fh
+    return $text
+}
+
+proc wait_bgsave_done {{level 0}} {
+    wait_for_condition 500 20 {[info_field rdb_bgsave_in_progress $level] == 0} {
+        fail "the background save did not finish"
+    }
+}
+
+# The pid the log names in its last "Background saving started by pid N".
+proc last_child_pid {{level 0}} {
+    set pids [regexp -all -inline {Background saving started by pid ([0-9]+)} [log_text $level]]
+    return [lindex $pids end]
+}
+
+# Starts the server binary by hand on dir and waits until it exits or is
+# ready. Returns {status log}: status is the exit status, or "running"
+# (the server is then stopped).
+proc rdb_start_by_hand {dir} {
+    set port [::vk::alloc_port]
+    set out [file join $dir out.log]
+    set chan [open [list | $::vk::cfg(binary) --port $port --bind 127.0.0.1 --save "" --dir $dir >& $out] w]
+    set pid [pid $chan]
+    set deadline [expr {[clock milliseconds] + 10000}]
+    set status running
+    while {[clock milliseconds] < $deadline} {
+        if {![::vk::pid_alive $pid]} { break }
+        set fh [open $out]
+        set log [read $fh]
+        close $fh
+        if {[string match "*Ready to accept connections*" $log]} { break }
+        after 20
+    }
+    if {[::vk::pid_alive $pid]} {
+        ::vk::kill_pid $pid
+        catch {close $chan}
+    } else {
+        set status 0
+        if {[catch {close $chan} err opts]} {
+            set ec [dict get $opts -errorcode]
+            if {[lindex $ec 0] eq "CHILDSTATUS"} { set status [lindex $ec 2] }
+        }
+    }
+    set fh [open $out]
+    set log [read $fh]
+    close $fh
+    return [list $status $log]
+}
+
+proc copy_file {from to} {
+    file copy -force $from $to
+}
+
+tags {"rdb" "needs:debug"} {
+
+# ------------------------------------------------------------ save and load
+
+set digest ""
+set dump ""
+set dir ""
+start_server {overrides {enable-debug-command yes}} {
+    set dir [srv dir]
+    test "SAVE writes dump.rdb holding every type" {
+        rdb_fill_every_type r
+        set digest [r debug digest]
+        set dump [rdb_dataset_dump r]
+        assert_equal OK [r save]
+        set dir [srv dir]
+        assert [file exists [file join $dir dump.rdb]]
+        assert_match "*DB saved on disk*" [log_text]
+        assert_equal 0 [info_field rdb_changes_since_last_save]
+    }
+}
+
+start_server [list overrides [list dir $dir enable-debug-command yes]] {
+    test "A restart loads dump.rdb: same DEBUG DIGEST, same values and TTLs" {
+        assert_equal $digest [r debug digest]
+        assert_dumps_equal $dump [rdb_dataset_dump r]
+        assert_match "*DB loaded from disk: *seconds*" [log_text]
+        assert_equal 0 [info_field loading]
+        set total 0
+        foreach db $::rdb_dataset_dbs {
+            r select $db
+            incr total [r dbsize]
+        }
+        r select 0
+        assert_equal $total [info_field rdb_last_load_keys_loaded]
+    }
+
+    test "DEBUG RELOAD keeps the dataset" {
+        assert_equal OK [r debug reload]
+        assert_equal $digest [r debug digest]
+        assert_match "*DB reloaded by DEBUG RELOAD*" [log_text]
+    }
+}
+
+start_server {overrides {enable-debug-command yes}} {
+    test "DEBUG RELOAD NOSAVE loads the file as it is on disk" {
+        r set a 1
+        r save
+        r set a 2
+        r set b 3
+        assert_equal OK [r debug reload nosave]
+        assert_equal 1 [r get a]
+        assert_equal 0 [r exists b]
+    }
+
+    test "DEBUG RELOAD NOSAVE NOFLUSH MERGE: the file's keys win, the others stay" {
+        r set a 5
+        r set only-in-memory x
+        assert_equal OK [r debug reload nosave noflush merge]
+        assert_equal 1 [r get a]
+        assert_equal x [r get only-in-memory]
+    }
+
+    test "DEBUG RELOAD NOSAVE NOFLUSH without MERGE refuses duplicate keys" {
+        assert_error "*Error trying to load the RDB dump*" {r debug reload nosave noflush}
+        r flushall
+        assert_equal OK [r debug reload nosave noflush]
+        assert_equal 1 [r get a]
+    }
+
+    test "DEBUG RELOAD with an unknown option" {
+        assert_error "*only supports the MERGE, NOFLUSH and NOSAVE options*" {r debug reload foo}
+    }
+
+    test "LASTSAVE follows successful saves" {
+        set before [clock seconds]
+        after 1100
+        r save
+        assert_range [r lastsave] [expr {$before + 1}] [clock seconds]
+        assert_equal [r lastsave] [info_field rdb_last_save_time]
+    }
+}
+
+# ------------------------------------------------------------ BGSAVE
+
+start_server {overrides {enable-debug-command yes}} {
+    test "BGSAVE saves in a child while the parent keeps serving writes" {
+        r debug populate 10000
+        r config set rdb-key-save-delay 100
+        set forks [info_field total_forks]
+        set saves [info_field rdb_saves]
+        assert_equal "Background saving started" [r bgsave]
+        assert_equal 1 [info_field rdb_bgsave_in_progress]
+        assert_equal 10000 [info_field current_save_keys_total]
+        # Writes during the save: they must not be in the snapshot.
+        for {set i 0} {$i < 100} {incr i} { r set after:$i $i }
+        r del key:0
+        assert_equal 1 [info_field rdb_bgsave_in_progress]
+        r config set rdb-key-save-delay 0
+        wait_bgsave_done
+        assert_equal ok [info_field rdb_last_bgsave_status]
+        assert_equal [expr {$forks + 1}] [info_field total_forks]
+        assert_equal [expr {$saves + 1}] [info_field rdb_saves]
+        assert {[info_field latest_fork_usec] > 0}
+        assert {[info_field rdb_last_bgsave_time_sec] >= 0}
+        assert_equal -1 [info_field rdb_current_bgsave_time_sec]
+        # The 101 changes made while the child ran are still unsaved.
+        assert_equal 101 [info_field rdb_changes_since_last_save]
+        set log [log_text]
+        assert_match "*Background saving started by pid*" $log
+        assert_match "*C * DB saved on disk*" $log
+        assert_match "*Background saving terminated with success*" $log
+        # The file is the dataset as it was at the fork.
+        r debug reload nosave
+        assert_equal 10000 [r dbsize]
+        assert_equal 0 [r exists after:0]
+        assert_equal value:0 [r get key:0]
+    }
+
+    test "While a BGSAVE runs: BGSAVE and SAVE are refused, BGSAVE CANCEL stops it" {
+        r config set rdb-key-save-delay 1000
+        assert_equal "Background saving started" [r bgsave]
+        set pid [last_child_pid]
+        assert_error "*Background save already in progress*" {r bgsave}
+        assert_error "*Background save already in progress*" {r bgsave schedule}
+        assert_error "*Background save already in progress*" {r save}
+        assert_equal "Background saving cancelled" [r bgsave cancel]
+        assert_equal 0 [info_field rdb_bgsave_in_progress]
+        assert_equal ok [info_field rdb_last_bgsave_status]
+        assert_match "*Background saving terminated by signal 10*" [log_text]
+        assert ![file exists [file join [srv dir] temp-$pid.rdb]]
+        assert_error "*not in progress or scheduled*" {r bgsave cancel}
+        r config set rdb-key-save-delay 0
+    }
+
+    test "BGSAVE inside MULTI is scheduled for the cron; CANCEL forgets a scheduled save" {
+        r multi
+        r bgsave
+        assert_equal {{Background saving scheduled}} [r exec]
+        assert_equal "Scheduled background saving cancelled" [r bgsave cancel]
+        set saves [info_field rdb_saves]
+        r multi
+        r bgsave
+        r exec
+        wait_for_condition 100 50 {[info_field rdb_saves] > $saves} {
+            fail "the scheduled BGSAVE did not start"
+        }
+        wait_bgsave_done
+        assert_equal ok [info_field rdb_last_bgsave_status]
+    }
+
+    test "BGSAVE with a bad argument" {
+        assert_error "*syntax error*" {r bgsave foo}
+        assert_error "*syntax error*" {r bgsave schedule now}
+    }
+
+    test "A child killed by a signal: status err, temp file removed" {
+        r config set rdb-key-save-delay 1000
+        r bgsave
+        set pid [last_child_pid]
+        wait_for_condition 100 20 {[file exists [file join [srv dir] temp-$pid.rdb]]} {
+            fail "the child did not create its temp file"
+        }
+        exec kill -KILL $pid
+        wait_bgsave_done
+        r config set rdb-key-save-delay 0
+        assert_equal err [info_field rdb_last_bgsave_status]
+        assert_match "*Background saving terminated by signal 9*" [log_text]
+        assert ![file exists [file join [srv dir] temp-$pid.rdb]]
+        # Without save points a failed BGSAVE does not stop writes.
+        r set still-writable 1
+        r bgsave
+        wait_bgsave_done
+        assert_equal ok [info_field rdb_last_bgsave_status]
+    }
+
+    test "The child holds no client connection: a killed client sees EOF at once" {
+        r config set rdb-key-save-delay 1000
+        set c [vk_client]
+        assert_equal PONG [$c ping]
+        $c client setname victim
+        r bgsave
+        r client kill skipme yes type normal
+        r ping
+        $c timeout 5
+        assert_error "*connection closed by server*" {$c ping}
+        r bgsave cancel
+        r config set rdb-key-save-delay 0
+    }
+}
+
+# ------------------------------------------------------------ save points
+
+start_server {overrides {enable-debug-command yes}} {
+    test "A save point fires a BGSAVE from the cron" {
+        r config set save "1 1"
+        set saves [info_field rdb_saves]
+        r set k v
+        wait_for_condition 100 50 {[info_field rdb_saves] > $saves} {
+            fail "the save point did not fire"
+        }
+        wait_bgsave_done
+        assert_match "*1 changes in 1 seconds. Saving...*" [log_text]
+        assert_equal 0 [info_field rdb_changes_since_last_save]
+        assert_equal ok [info_field rdb_last_bgsave_status]
+        r config set save ""
+    }
+
+    test {save "" disables save points} {
+        r config set save ""
+        set saves [info_field rdb_saves]
+        r set k2 v
+        after 2200
+        assert_equal $saves [info_field rdb_saves]
+    }
+
+    test "FLUSHALL with save points saves the empty dataset" {
+        r set k v
+        r save
+        r config set save "3600 1"
+        r flushall
+        assert_equal 0 [info_field rdb_changes_since_last_save]
+        r config set save ""
+        r debug reload nosave
+        assert_equal 0 [r dbsize]
+    }
+}
+
+# ------------------------------------------------------------ MISCONF
+
+set gone [tmp_path misconf-dir]
+file mkdir $gone
+start_server [list overrides [list dir $gone enable-debug-command yes]] {
+    test "A failed background save with save points refuses writes with MISCONF" {
+        r set before 1
+        # The server's working directory disappears: nothing can be saved.
+        file delete -force $gone
+        r config set save "1 1"
+        r set trigger 1
+        wait_for_condition 100 50 {[info_field rdb_last_bgsave_status] eq "err"} {
+            fail "the background save did not fail"
+        }
+        wait_bgsave_done
+        assert_match "*Background saving error*" [log_text]
+        assert_error "MISCONF *stop-writes-on-bgsave-error*" {r set x 1}
+        assert_error "MISCONF *" {r ping}
+        assert_error "MISCONF *" {r eval "return redis.call('set','x','1')" 0}
+        assert_equal 1 [r get before]
+        r multi
+        catch {r set x 1}
+        assert_error "EXECABORT*" {r exec}
+    }
+
+    test "SAVE and SHUTDOWN fail while the directory is gone; SHUTDOWN FORCE would not" {
+        assert_error "ERR*" {r save}
+        assert_error "*Errors trying to SHUTDOWN. Check logs.*" {r shutdown}
+        assert_error "*Errors trying to SHUTDOWN*" {r shutdown save}
+        assert_equal 1 [r get before]
+        assert_match "*Error trying to save the DB, can't exit.*" [log_text]
+    }
+
+    test "The retry waits for the retry delay after a failure" {
+        set saves [info_field rdb_saves]
+        after 2500
+        # One retry at most in 2.5 s (the delay is 5 s).
+        assert_range [info_field rdb_saves] $saves [expr {$saves + 1}]
+    }
+
+    test "stop-writes-on-bgsave-error no lets writes through" {
+        r config set stop-writes-on-bgsave-error no
+        assert_equal OK [r set x 1]
+        r config set stop-writes-on-bgsave-error yes
+        assert_error "MISCONF *" {r set x 1}
+        r config set save ""
+        assert_equal OK [r set x 1]
+    }
+}
+
+# ------------------------------------------------------------ shutdown
+
+start_server {overrides {enable-debug-command yes}} {
+    test "SHUTDOWN NOSAVE does not save even with save points" {
+        r config set save "3600 1"
+        r set k v
+        set dir [srv dir]
+        catch {r shutdown nosave}
+        expect_server_exit
+        wait_for_condition 100 20 {![::vk::pid_alive [srv pid]]} { fail "server still running" }
+        assert ![file exists [file join $dir dump.rdb]]
+    }
+}
+
+start_server {overrides {enable-debug-command yes}} {
+    set dir [srv dir]
+    test "SHUTDOWN SAVE saves without save points" {
+        rdb_fill_every_type r
+        set digest [r debug digest]
+        set dir [srv dir]
+        catch {r shutdown save}
+        expect_server_exit
+        wait_for_condition 100 20 {![::vk::pid_alive [srv pid]]} { fail "server still running" }
+        assert [file exists [file join $dir dump.rdb]]
+        assert_match "*Saving the final RDB snapshot before exiting.*" [log_text]
+    }
+}
+start_server [list overrides [list dir $dir enable-debug-command yes]] {
+    test "... and the next start has the same dataset" {
+        assert_equal $digest [r debug digest]
+    }
+}
+
+start_server {overrides {enable-debug-command yes save "3600 1"}} {
+    set dir [srv dir]
+    test "SIGTERM with save points kills a running child and saves" {
+        # The final save is paced by rdb-key-save-delay too: 200 keys at
+        # 5 ms make both the child and that save last about one second.
+        r debug populate 200
+        r set marker yes
+        set digest [r debug digest]
+        r config set rdb-key-save-delay 5000
+        r bgsave
+        set dir [srv dir]
+        exec kill -TERM [srv pid]
+        expect_server_exit
+        wait_for_condition 500 20 {![::vk::pid_alive [srv pid]]} { fail "server still running" }
+        set log [log_text]
+        assert_match "*There is a child saving an .rdb. Killing it!*" $log
+        assert_match "*Saving the final RDB snapshot before exiting.*" $log
+        assert_match "*DB saved on disk*" $log
+        assert_equal {} [glob -nocomplain -directory $dir temp-*.rdb]
+    }
+}
+start_server [list overrides [list dir $dir enable-debug-command yes]] {
+    test "... and the next start has the same dataset" {
+        assert_equal $digest [r debug digest]
+        assert_equal yes [r get marker]
+    }
+}
+
+# ------------------------------------------------------------ bad files at start-up
+
+tags {"external:skip" "rdma:skip:own-server"} {
+    test "A missing dump.rdb is an empty dataset" {
+        set d [tmp_path missing-rdb]
+        file mkdir $d
+        lassign [rdb_start_by_hand $d] status log
+        assert_equal running $status
+        assert ![string match "*DB loaded from disk*" $log]
+    }
+
+    set good [tmp_path good-rdb]
+    file mkdir $good
+    start_server [list overrides [list dir $good enable-debug-command yes]] {
+        rdb_fill_every_type r
+        r save
+    }
+    set goodfile [file join $good dump.rdb]
+    set fh [open $goodfile rb]
+    set bytes [read $fh]
+    close $fh
+
+    foreach {name data} [list \
+            "truncated in the middle" [string range $bytes 0 [expr {[string length $bytes] / 2}]] \
+            "truncated before the checksum" [string range $bytes 0 end-8] \
+            "a flipped byte" [string replace $bytes 200 200 [format %c [expr {[scan [string index $bytes 200] %c] ^ 0x5a}]]] \
+            "not an RDB file" "this is not an rdb file at all\n" \
+            "empty" ""] {
+        test "A dump.rdb that is $name is refused at start-up with a non-zero exit" {
+            set d [tmp_path "bad-rdb-[string map {" " -} $name]"]
+            file mkdir $d
+            set fh [open [file join $d dump.rdb] wb]
+            puts -nonewline $fh $data
+            close $fh
+            lassign [rdb_start_by_hand $d] status log
+            assert {$status ne "running" && $status != 0} "status $status, log: $log"
+            assert_match "*Fatal error loading the DB*Exiting.*" $log
+        }
+    }
+}
+
+}
