@@ -32,7 +32,7 @@ robj *createObject(int type, void *ptr) {
     o->encoding = OBJ_ENCODING_RAW;
     o->ptr = ptr;
     o->refcount = 1;
-    updateObjectAccess(o);
+    initObjectAccess(o);
     return o;
 }
 
@@ -51,7 +51,7 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     o->encoding = OBJ_ENCODING_EMBSTR;
     o->ptr = sh + 1;
     o->refcount = 1;
-    updateObjectAccess(o);
+    initObjectAccess(o);
     size_t spare = usable - total;
     if (len + spare > 255) spare = 255 - len;
     sh->len = len;
@@ -491,7 +491,7 @@ static unsigned long LFUTimeElapsed(unsigned long ldt) {
 uint8_t LFULogIncr(uint8_t counter) {
     if (counter == 255) return 255;
     double r = (double)rand() / RAND_MAX;
-    double baseval = counter - 5 /* LFU_INIT_VAL */;
+    double baseval = counter - LFU_INIT_VAL;
     if (baseval < 0) baseval = 0;
     double p = 1.0 / (baseval * server.lfu_log_factor + 1);
     if (r < p) counter++;
@@ -508,13 +508,18 @@ unsigned long LFUDecrAndReturn(robj *o) {
     return counter;
 }
 
+/* Sets a new object's LRU or LFU field: accessed now, and under LFU with the
+ * starting counter, so a new key is not the first to be evicted. */
+void initObjectAccess(robj *o) {
+    if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU)
+        o->lru = (LFUGetTimeInMinutes() << 8) | LFU_INIT_VAL;
+    else
+        o->lru = LRU_CLOCK();
+}
+
 /* Records an access in the object's LRU or LFU field. */
 void updateObjectAccess(robj *o) {
     if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
-        if (o->refcount == 1 && o->lru == 0) {
-            o->lru = (LFUGetTimeInMinutes() << 8) | 5;
-            return;
-        }
         unsigned long counter = LFUDecrAndReturn(o);
         counter = LFULogIncr(counter);
         o->lru = (LFUGetTimeInMinutes() << 8) | counter;

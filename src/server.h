@@ -748,6 +748,8 @@ uint8_t LFULogIncr(uint8_t value);
 unsigned long LFUDecrAndReturn(robj *o);
 unsigned long long estimateObjectIdleTime(robj *o);
 int objectSetLRUOrLFU(robj *o, long long lfu_freq, long long lru_idle, long long lru_clock, int lru_multiplier);
+#define LFU_INIT_VAL 5 /* LFU counter of a new key */
+void initObjectAccess(robj *o);
 void updateObjectAccess(robj *o);
 
 /* db.c */
