@@ -409,10 +409,11 @@ static void snapshotStartLoading(const char *filename) {
     snapshot.loading_total_bytes = stat(filename, &st) == 0 ? st.st_size : 0;
 }
 
-static void snapshotStopLoading(long long keys_before) {
+static void snapshotStopLoading(int ok) {
     server.loading = 0;
-    long long loaded = dbTotalServerKeyCount() - keys_before;
-    snapshot.rdb_last_load_keys_loaded = loaded > 0 ? loaded : 0;
+    if (!ok) return;
+    snapshot.rdb_last_load_keys_loaded = rdbLastLoadKeysLoaded;
+    snapshot.rdb_last_load_keys_expired = rdbLastLoadKeysExpired;
 }
 
 /* Loads filename into the current dataset with the loading state set;
@@ -423,7 +424,6 @@ static void snapshotStopLoading(long long keys_before) {
 static int snapshotLoadFile(const char *filename, int rdbflags) {
     int fd = open(filename, O_RDONLY);
     if (fd == -1) return C_ERR;
-    long long keys_before = dbTotalServerKeyCount();
     snapshotStartLoading(filename);
     rio r;
     rioInitFdReader(&r, fd);
@@ -431,7 +431,7 @@ static int snapshotLoadFile(const char *filename, int rdbflags) {
     int err = errno;
     rioRelease(&r);
     close(fd);
-    snapshotStopLoading(keys_before);
+    snapshotStopLoading(ret == C_OK);
     errno = err;
     return ret;
 }

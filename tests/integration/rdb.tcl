@@ -143,6 +143,20 @@ start_server {overrides {enable-debug-command yes}} {
         assert_equal 1 [r get a]
     }
 
+    test "Keys expired while on disk are skipped at load and counted" {
+        r flushall
+        r set short v px 300
+        r set long v ex 1000
+        r set plain v
+        r save
+        after 400
+        assert_equal OK [r debug reload nosave]
+        assert_equal 2 [r dbsize]
+        assert_equal 0 [r exists short]
+        assert_equal 2 [info_field rdb_last_load_keys_loaded]
+        assert_equal 1 [info_field rdb_last_load_keys_expired]
+    }
+
     test "DEBUG RELOAD with an unknown option" {
         assert_error "*only supports the MERGE, NOFLUSH and NOSAVE options*" {r debug reload foo}
     }
@@ -177,6 +191,7 @@ start_server {overrides {enable-debug-command yes}} {
         assert_equal [expr {$forks + 1}] [info_field total_forks]
         assert_equal [expr {$saves + 1}] [info_field rdb_saves]
         assert {[info_field latest_fork_usec] > 0}
+        assert {[info_field rdb_last_cow_size] > 0}
         assert {[info_field rdb_last_bgsave_time_sec] >= 0}
         assert_equal -1 [info_field rdb_current_bgsave_time_sec]
         # The 101 changes made while the child ran are still unsaved.
