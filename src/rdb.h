@@ -11,7 +11,8 @@
  *   rdb.c         primitives (lengths, strings with int/LZF encodings,
  *                 doubles, times), string values, the per-value dispatch,
  *                 the dataset framing (header, aux fields, SELECTDB,
- *                 RESIZEDB, expiry, EOF and CRC-64), files, DUMP/RESTORE.
+ *                 RESIZEDB, expiry, EOF and CRC-64), files.
+ *   dump.c        DUMP/RESTORE payloads and commands (dump.h).
  *   rdb_object.c  the body of lists, sets, hashes and sorted sets, both
  *                 directions, with every encoding older versions wrote,
  *                 validated before use.

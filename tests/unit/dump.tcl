@@ -1,9 +1,10 @@
 # DUMP and RESTORE: the payload layout (type byte, body, RDB version,
 # CRC-64), round trips of every string encoding, of every collection
 # encoding and of streams, payloads captured from Redis 7.0, each RESTORE
-# option and error, keyspace events and the dirty counter, and corrupt
-# payloads: random byte flips with the checksum fixed up must give an error
-# or a usable value, never a crash.
+# option and error, keyspace events and the dirty counter, FUNCTION DUMP's
+# use of the same payload format, and corrupt payloads: random byte flips
+# with the checksum fixed up must give an error or a usable value, never a
+# crash.
 
 # CRC-64/Jones (reflected), as the payload trailer uses it.
 set ::crc64_tab {}
@@ -292,6 +293,17 @@ start_server {tags {"dump"}} {
         r restore st 0 [unhex 130110000000000000000100000000000000013d3d0000001900030100010201816102816202000102010001000101010201050102010101dfff02030104010501000102010401010181630205010601ff030305010100000301026731000081ffffffffffffffff00000a00d083af734db6c291]
         list [r xrange st - +] [lindex [r xinfo groups st] 0]
     } {{{1-1 {a 1 b 2}} {2-0 {a 3 b 4}} {3-5 {c 5}}} {name g1 consumers 0 pending 0 last-delivered-id 0-0 entries-read {} lag 3}}
+
+    test "FUNCTION DUMP shares the payload format: a Redis 7.0 payload restores, bodies are identical" {
+        r function flush
+        set p [unhex f5404623216c7561206e616d653d6c6962310a72656469732e72656769737465725f66756e6374696f6e28276678272c2066756e6374696f6e28292072657475726e203720656e64290a00b8d8dbb73991bfa4]
+        r function restore $p
+        assert_equal 7 [r fcall fx 0]
+        set ours [r function dump]
+        assert_equal [string range $p 0 end-10] [string range $ours 0 end-10]
+        assert_equal [le64 [crc64 [string range $ours 0 end-8]]] [string range $ours end-7 end]
+        r function flush
+    } {OK}
 
     test "DUMP of an expired key is a null reply" {
         r set k v px 1
