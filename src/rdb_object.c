@@ -37,12 +37,17 @@
 #include "zipmap.h"
 #include "zskiplist.h"
 
-/* Lengths in a payload are untrusted: they size pre-allocations only up to
- * this many elements (bigger values grow as they load). */
-#define RDB_LOAD_SIZE_HINT_MAX (1 << 16)
+/* Lengths in a payload are untrusted, so they size pre-allocations only as
+ * far as the input can back them: each element takes at least min_bytes,
+ * so no more than the bytes left over min_bytes can follow. A source that
+ * does not know what is left (a pipe) gets at most RDB_LOAD_SIZE_HINT_MAX;
+ * bigger values grow as they load. */
+#define RDB_LOAD_SIZE_HINT_MAX (1 << 20)
 
-static size_t rdbSizeHint(uint64_t len) {
-    return len < RDB_LOAD_SIZE_HINT_MAX ? (size_t)len : RDB_LOAD_SIZE_HINT_MAX;
+static size_t rdbSizeHint(rio *r, uint64_t len, unsigned min_bytes) {
+    uint64_t remaining = rioRemaining(r), cap = RDB_LOAD_SIZE_HINT_MAX;
+    if (remaining != UINT64_MAX) cap = remaining / min_bytes;
+    return (size_t)(len < cap ? len : cap);
 }
 
 /* ---------------------------------------------------------------------------
@@ -389,7 +394,7 @@ static robj *rdbLoadSetPlain(rio *r, int *empty) {
         size_t mlen;
         char *member = rdbLoadString(r, RDB_LOAD_PLAIN, &mlen);
         if (member == NULL) goto err;
-        if (o == NULL) o = setTypeCreateFor(member, mlen, rdbSizeHint(len));
+        if (o == NULL) o = setTypeCreateFor(member, mlen, rdbSizeHint(r, len, 1));
         int added = setTypeAddBuffer(o, member, mlen);
         zfree(member);
         if (!added) goto err; /* duplicate */
@@ -456,7 +461,7 @@ static robj *rdbLoadHashPlain(rio *r, int *empty) {
         *empty = 1;
         return NULL;
     }
-    robj *o = hashTypeCreateSized(rdbSizeHint(len));
+    robj *o = hashTypeCreateSized(rdbSizeHint(r, len, 2));
     for (uint64_t i = 0; i < len; i++) {
         size_t flen, vlen;
         char *field = rdbLoadString(r, RDB_LOAD_PLAIN, &flen);
@@ -556,7 +561,7 @@ static robj *rdbLoadZsetPlain(rio *r, int rdbtype, int *empty) {
         *empty = 1;
         return NULL;
     }
-    robj *o = zsetTypeCreate(rdbSizeHint(len), SIZE_MAX);
+    robj *o = zsetTypeCreate(rdbSizeHint(r, len, 2), SIZE_MAX);
     size_t maxelelen = 0, totelelen = 0;
     for (uint64_t i = 0; i < len; i++) {
         size_t mlen;

@@ -487,7 +487,10 @@ static int rdbLoadStreamEntriesRead(rio *r, long long *entries_read) {
         *entries_read = STREAM_CG_INVALID_ENTRIES_READ;
         return C_OK;
     }
-    if (v > LLONG_MAX) return C_ERR;
+    if (v > LLONG_MAX) {
+        streamLoadFail("Stream consumer group entries-read out of range");
+        return C_ERR;
+    }
     *entries_read = (long long)v;
     return C_OK;
 }

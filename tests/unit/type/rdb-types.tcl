@@ -285,6 +285,18 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
         }
     }
 
+    test "DUMP of a compressed quicklist matches Redis 7.0 (LZF nodes as is)" {
+        r config set list-compress-depth 1
+        r del lc
+        set vals {}
+        for {set i 0} {$i < 3000} {incr i} { lappend vals "compressible-[string repeat a 20]-$i" }
+        r rpush lc {*}$vals
+        set body [payload_body [r dump lc]]
+        r config set list-compress-depth 0
+        assert_equal 15582 [string length $body]
+        assert_equal 2ae1671a81a7bb2d [format %llx [crc64 $body]]
+    }
+
     test "DUMP type bytes: SET_LISTPACK (20) and SET (2), HASH (4), ZSET_2 (5)" {
         r del s h z
         r sadd s a b
@@ -649,3 +661,44 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
     }
     }
 }
+
+# A dump.rdb that redis-server 7.0.15 wrote (tests/assets/
+# redis70-collections.rdb: every collection encoding it has, a quicklist
+# saved with list-compress-depth 1 so its inner nodes are LZF blobs, an
+# expiry), loaded at start-up.
+set rdb_dir [tmp_path redis70-rdb]
+file mkdir $rdb_dir
+file copy -force [file join $::vk::cfg(root) tests assets redis70-collections.rdb] [file join $rdb_dir dump.rdb]
+start_server [list tags {"rdb"} overrides [list dir $rdb_dir]] {
+    test "A Redis 7.0 dump.rdb with every collection encoding loads" {
+        assert_equal 11 [r dbsize]
+        assert_equal {a b 1 -2 12345678901} [r lrange l_small 0 -1]
+        assert_encoding listpack l_small
+        assert_equal 4102444800000 [r pexpiretime l_small]
+        set big {}
+        for {set i 0} {$i < 1000} {incr i} { lappend big "item:$i" }
+        assert_equal $big [r lrange l_big 0 -1]
+        assert_encoding quicklist l_big
+        set comp {}
+        for {set i 0} {$i < 3000} {incr i} { lappend comp "compressible-[string repeat a 20]-$i" }
+        assert_equal $comp [r lrange l_comp 0 -1]
+        assert_equal {-70000 1 2 3 5000000000} [r smembers s_int]
+        assert_encoding intset s_int
+        assert_equal {a b c} [lsort [r smembers s_str]]
+        assert_encoding listpack s_str
+        assert_equal 600 [r scard s_big]
+        assert_equal 1 [r sismember s_big m599]
+        assert_encoding hashtable s_big
+        assert_equal {f v n 1} [r hgetall h_small]
+        assert_equal 300 [r hlen h_big]
+        assert_equal v299 [r hget h_big f299]
+        assert_encoding hashtable h_big
+        assert_equal {c -inf a 1 b 2.5} [r zrange z_small 0 -1 withscores]
+        assert_encoding listpack z_small
+        assert_equal 300 [r zcard z_big]
+        assert_equal {m0 0 m299 149.5} [concat [r zrange z_big 0 0 withscores] [r zrange z_big -1 -1 withscores]]
+        assert_encoding skiplist z_big
+        assert_equal hello [r get str]
+    }
+}
+
