@@ -37,9 +37,21 @@
  * duplicate group, consumer or pending ID, every consumer's pending ID in
  * its group's PEL and owned by no other consumer, and every group NACK
  * owned. Anything wrong frees what was built and returns NULL; the reason
- * is logged at verbose level with Valkey's wording. A stream is never
- * "empty" for a loader: Valkey keeps streams without entries (their last
- * ID and groups still matter), and so do we. */
+ * is logged at verbose level with Valkey's wording. A node whose entries
+ * are all deleted is accepted and dropped (we never keep one). A stream is
+ * never "empty" for a loader: Valkey keeps streams without entries (their
+ * last ID and groups still matter), and so do we.
+ *
+ * What older types lack is derived as Valkey derives it (checked against
+ * Redis 7.0): for _1 the first ID is the first live entry's (the largest
+ * possible ID when there is none), the max deleted ID 0-0, entries added
+ * the length and each group's entries read estimated from its last ID
+ * (streamEntriesReadAt()); below _3 a consumer's active time is its seen
+ * time.
+ *
+ * Expanding SAMEFIELDS makes our nodes bigger than the RDB's when field
+ * names are long and values short; a node that would pass
+ * LP_MAX_SAFETY_SIZE once expanded is refused. */
 #include "server.h"
 
 #include "listpack.h"
