@@ -70,8 +70,30 @@ proc rdb_start_by_hand {dir} {
     return [list $status $log]
 }
 
-proc copy_file {from to} {
-    file copy -force $from $to
+# Starts the server binary by hand on dir with extra arguments and returns
+# at once: {pid port chan out}.
+proc rdb_spawn_by_hand {dir args} {
+    set port [::vk::alloc_port]
+    set out [file join $dir out.log]
+    set chan [open [list | $::vk::cfg(binary) --port $port --bind 127.0.0.1 --save "" --dir $dir \
+                        {*}$args >& $out] w]
+    return [list [pid $chan] $port $chan $out]
+}
+
+# Connects to a server started by hand, retrying until it listens.
+proc rdb_connect {port} {
+    for {set i 0} {$i < 250} {incr i} {
+        if {![catch {::vk::client_open 127.0.0.1 $port} c]} { return $c }
+        after 20
+    }
+    fail "could not connect to port $port"
+}
+
+proc rdb_field {info field} {
+    foreach line [split $info "\r\n"] {
+        if {[string match "$field:*" $line]} { return [string range $line [expr {[string length $field] + 1}] end] }
+    }
+    return ""
 }
 
 tags {"rdb" "needs:debug"} {
@@ -436,6 +458,53 @@ tags {"external:skip" "rdma:skip:own-server"} {
         lassign [rdb_start_by_hand $d] status log
         assert_equal running $status
         assert ![string match "*DB loaded from disk*" $log]
+    }
+
+    # A 20 MB file (no compression) loaded at 50 us per key: about a
+    # second, during which the server answers.
+    set big [tmp_path big-rdb]
+    file mkdir $big
+    start_server [list overrides [list dir $big enable-debug-command yes rdbcompression no]] {
+        r debug populate 20000 key 1000
+        r save
+    }
+    set bigsize [file size [file join $big dump.rdb]]
+
+    test "While dump.rdb loads, clients get -LOADING and INFO shows the progress" {
+        lassign [rdb_spawn_by_hand $big --key-load-delay 50] pid port chan out
+        set c [rdb_connect $port]
+        assert_error "LOADING *" {$c ping}
+        assert_error "LOADING *" {$c get key:1}
+        set info [$c info persistence]
+        assert_equal 1 [rdb_field $info loading]
+        assert_equal $bigsize [rdb_field $info loading_total_bytes]
+        assert_range [rdb_field $info loading_loaded_bytes] 1 $bigsize
+        wait_for_condition 500 20 {[rdb_field [$c info persistence] loading] == 0} {
+            fail "the load did not finish"
+        }
+        assert_equal "" [rdb_field [$c info persistence] loading_total_bytes]
+        assert_equal 20000 [$c dbsize]
+        assert_equal 20000 [rdb_field [$c info persistence] rdb_last_load_keys_loaded]
+        $c close
+        ::vk::kill_pid $pid
+        catch {close $chan}
+    }
+
+    test "SHUTDOWN during the load exits without saving the half-loaded dataset" {
+        set mtime [file mtime [file join $big dump.rdb]]
+        after 1100
+        lassign [rdb_spawn_by_hand $big --key-load-delay 50 --save "3600 1"] pid port chan out
+        set c [rdb_connect $port]
+        assert_error "LOADING *" {$c ping}
+        catch {$c shutdown}
+        wait_for_condition 250 20 {![::vk::pid_alive $pid]} { fail "the server did not exit" }
+        catch {close $chan}
+        assert_equal $mtime [file mtime [file join $big dump.rdb]]
+        assert_equal $bigsize [file size [file join $big dump.rdb]]
+        set fh [open $out]
+        set log [read $fh]
+        close $fh
+        assert ![string match "*Saving the final RDB snapshot*" $log]
     }
 
     set good [tmp_path good-rdb]
