@@ -430,11 +430,18 @@ static void snapshotServeClientsWhileLoading(void) {
 
 /* rio progress callback of a load: records how far it is (INFO
  * loading_loaded_bytes) and, at start-up, serves clients every
- * SNAPSHOT_LOADING_EVENTS_INTERVAL bytes. */
+ * SNAPSHOT_LOADING_EVENTS_INTERVAL bytes, or every
+ * SNAPSHOT_LOADING_EVENTS_MS when reading is slow (the clock is read only
+ * once every 1024 calls: this runs several times per key). */
 static void snapshotLoadingProgress(rio *r, size_t len) {
+    static unsigned int calls = 0;
+    static long long last_turn_ms = 0;
     (void)len;
-    if (r->processed_bytes - (uint64_t)snapshot.loading_loaded_bytes < SNAPSHOT_LOADING_EVENTS_INTERVAL) return;
+    int due = r->processed_bytes - (uint64_t)snapshot.loading_loaded_bytes >= SNAPSHOT_LOADING_EVENTS_INTERVAL;
+    if (!due && (++calls & 1023) == 0) due = mstime() - last_turn_ms >= SNAPSHOT_LOADING_EVENTS_MS;
+    if (!due) return;
     snapshot.loading_loaded_bytes = (off_t)r->processed_bytes;
+    last_turn_ms = mstime();
     if (snapshot.loading_serves_clients) snapshotServeClientsWhileLoading();
 }
 
