@@ -14,6 +14,8 @@
  *                   SNAPSHOT_BGSAVE_RETRY_DELAY seconds.
  *   start-up        loadDataFromDisk(): dbfilename from dir; a missing
  *                   file is an empty dataset, a bad one ends the process.
+ *                   Clients are served (-LOADING, INFO progress) every
+ *                   2 MB or 100 ms of loading (snapshotLoadingProgress).
  *   shutdown        SHUTDOWN / SIGTERM: kill a running child, save when
  *                   save points exist (or SAVE was given), refuse to exit
  *                   if that fails unless FORCE.
