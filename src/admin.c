@@ -114,6 +114,8 @@ void shutdownCommand(client *c) {
         addReplyError(c, "No shutdown in progress.");
         return;
     }
+    /* Never save a half-loaded dataset over the file it comes from. */
+    if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE;
     if (!(flags & SHUTDOWN_NOSAVE) && isInsideYieldingLongCommand()) {
         addReplyErrorObject(c, shared.slowevalerr); /* a busy script: only SHUTDOWN NOSAVE */
         return;

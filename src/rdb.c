@@ -701,6 +701,8 @@ static int rdbLoadRecord(rio *r, rdbLoadState *st) {
     }
 }
 
+long long rdbLastLoadKeysLoaded = 0, rdbLastLoadKeysExpired = 0;
+
 int rdbLoadRioWithFlags(rio *r, int rdbflags) {
     rdbLoadState st = {.rdbflags = rdbflags, .expiretime = -1, .lfu_freq = -1, .lru_idle = -1};
     st.lru_clock = LRU_CLOCK();
@@ -710,6 +712,8 @@ int rdbLoadRioWithFlags(rio *r, int rdbflags) {
     int more;
     while ((more = rdbLoadRecord(r, &st)) == 1);
     if (more == 0 && rdbLoadChecksum(r, st.rdbver) == C_OK) {
+        rdbLastLoadKeysLoaded = st.keys_loaded;
+        rdbLastLoadKeysExpired = st.keys_expired;
         if (st.empty_keys_skipped)
             serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld, empty keys skipped: %lld.",
                       st.keys_loaded, st.keys_expired, st.empty_keys_skipped);

@@ -146,6 +146,9 @@ int rdbLoadRio(rio *r);                /* replaces nothing: loads into the curre
 #define RDBFLAGS_NONE 0
 #define RDBFLAGS_ALLOW_DUP (1 << 0)
 int rdbLoadRioWithFlags(rio *r, int rdbflags);
+/* Keys the last successful load added and skipped as already expired
+ * (INFO persistence: rdb_last_load_keys_loaded / _expired). */
+extern long long rdbLastLoadKeysLoaded, rdbLastLoadKeysExpired;
 int rdbSave(const char *filename);     /* temp file, fsync, rename; logs as Valkey */
 int rdbLoad(const char *filename);     /* C_OK, C_ERR; errno ENOENT when missing */
 

@@ -452,6 +452,12 @@ int processCommand(client *c) {
         return C_OK;
     }
 
+    /* The dataset is loading (snapshot.c serves clients meanwhile). */
+    if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
+        rejectCommand(c, shared.loadingerr);
+        return C_OK;
+    }
+
     /* A script past busy-reply-threshold: only allow-busy commands. */
     if (scriptIsBusyAndDenied(c)) return C_OK;
 
@@ -719,6 +725,7 @@ static void sigShutdownHandler(int sig) {
         serverLogFromHandler(LL_WARNING, "You insist... exiting now.");
         exit(1);
     }
+    if (server.loading) msg = "Received shutdown signal during loading, scheduling shutdown.";
     serverLogFromHandler(LL_WARNING, msg);
     server.shutdown_asap = 1;
 }

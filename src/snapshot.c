@@ -14,6 +14,8 @@
  *                   SNAPSHOT_BGSAVE_RETRY_DELAY seconds.
  *   start-up        loadDataFromDisk(): dbfilename from dir; a missing
  *                   file is an empty dataset, a bad one ends the process.
+ *                   Clients are served (-LOADING, INFO progress) every
+ *                   2 MB or 100 ms of loading (snapshotLoadingProgress).
  *   shutdown        SHUTDOWN / SIGTERM: kill a running child, save when
  *                   save points exist (or SAVE was given), refuse to exit
  *                   if that fails unless FORCE.
@@ -402,17 +404,54 @@ int snapshotPrepareForShutdown(int flags) {
  * Loading
  * ------------------------------------------------------------------------- */
 
-static void snapshotStartLoading(const char *filename) {
+static void snapshotStartLoading(int fd) {
     struct stat st;
     server.loading = 1;
     snapshot.loading_start_time = time(NULL);
-    snapshot.loading_total_bytes = stat(filename, &st) == 0 ? st.st_size : 0;
+    snapshot.loading_total_bytes = fstat(fd, &st) == 0 ? st.st_size : 0;
+    snapshot.loading_loaded_bytes = 0;
 }
 
-static void snapshotStopLoading(long long keys_before) {
+/* One turn of the event loop in the middle of a start-up load: accept
+ * connections, read requests (processCommand() answers -LOADING to every
+ * command without CMD_LOADING), write replies, let transports with queued
+ * work (RDMA) run. A shutdown asked for meanwhile (SIGTERM) happens here,
+ * without saving a half-loaded dataset. No timers: the cron does not run
+ * until the dataset is loaded. */
+static void snapshotServeClientsWhileLoading(void) {
+    updateCachedTime(0);
+    aeProcessEvents(server.el, AE_FILE_EVENTS | AE_DONT_WAIT);
+    handleClientsWithPendingWrites();
+    freeClientsInAsyncFreeQueue();
+    connTypesProcessPendingData();
+    if (server.shutdown_asap) {
+        if (prepareForShutdown(SHUTDOWN_NOSAVE) == C_OK) exit(0);
+        server.shutdown_asap = 0;
+    }
+}
+
+/* rio progress callback of a load: records how far it is (INFO
+ * loading_loaded_bytes) and, at start-up, serves clients every
+ * SNAPSHOT_LOADING_EVENTS_INTERVAL bytes, or every
+ * SNAPSHOT_LOADING_EVENTS_MS when reading is slow (the clock is read only
+ * once every 1024 calls: this runs several times per key). */
+static void snapshotLoadingProgress(rio *r, size_t len) {
+    static unsigned int calls = 0;
+    static long long last_turn_ms = 0;
+    (void)len;
+    int due = r->processed_bytes - (uint64_t)snapshot.loading_loaded_bytes >= SNAPSHOT_LOADING_EVENTS_INTERVAL;
+    if (!due && (++calls & 1023) == 0) due = mstime() - last_turn_ms >= SNAPSHOT_LOADING_EVENTS_MS;
+    if (!due) return;
+    snapshot.loading_loaded_bytes = (off_t)r->processed_bytes;
+    last_turn_ms = mstime();
+    if (snapshot.loading_serves_clients) snapshotServeClientsWhileLoading();
+}
+
+static void snapshotStopLoading(int ok) {
     server.loading = 0;
-    long long loaded = dbTotalServerKeyCount() - keys_before;
-    snapshot.rdb_last_load_keys_loaded = loaded > 0 ? loaded : 0;
+    if (!ok) return;
+    snapshot.rdb_last_load_keys_loaded = rdbLastLoadKeysLoaded;
+    snapshot.rdb_last_load_keys_expired = rdbLastLoadKeysExpired;
 }
 
 /* Loads filename into the current dataset with the loading state set;
@@ -423,28 +462,32 @@ static void snapshotStopLoading(long long keys_before) {
 static int snapshotLoadFile(const char *filename, int rdbflags) {
     int fd = open(filename, O_RDONLY);
     if (fd == -1) return C_ERR;
-    long long keys_before = dbTotalServerKeyCount();
-    snapshotStartLoading(filename);
+    snapshotStartLoading(fd);
     rio r;
     rioInitFdReader(&r, fd);
+    r.progress = snapshotLoadingProgress;
     int ret = rdbLoadRioWithFlags(&r, rdbflags);
     int err = errno;
     rioRelease(&r);
     close(fd);
-    snapshotStopLoading(keys_before);
+    snapshotStopLoading(ret == C_OK);
     errno = err;
     return ret;
 }
 
 /* Start-up: loads dbfilename from dir. A missing file means an empty
  * dataset; a file that cannot be read or is corrupt ends the process with
- * status 1 (rdbLoad() has logged why), as Valkey does: starting empty
- * would let the next save destroy the data. */
+ * status 1 (rdb.c has logged why), as Valkey does: starting empty would
+ * let the next save destroy the data. The listeners are open already:
+ * clients are served (-LOADING) while the file loads. */
 void loadDataFromDisk(void) {
     struct stat st;
     if (stat(server.rdb_filename, &st) == -1 && errno == ENOENT) return;
     long long start = ustime();
-    if (snapshotLoadFile(server.rdb_filename, RDBFLAGS_NONE) == C_OK) {
+    snapshot.loading_serves_clients = 1;
+    int ret = snapshotLoadFile(server.rdb_filename, RDBFLAGS_NONE);
+    snapshot.loading_serves_clients = 0;
+    if (ret == C_OK) {
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(ustime() - start) / 1000000);
         return;
     }
@@ -459,6 +502,10 @@ void loadDataFromDisk(void) {
  * the file's version wins. Replies +OK or an error. */
 void debugReloadCommand(client *c) {
     int flush = 1, save = 1, merge = 0;
+    if (server.loading) { /* a client served during the start-up load */
+        addReplyErrorObject(c, shared.loadingerr);
+        return;
+    }
     for (int j = 2; j < c->argc; j++) {
         const char *opt = c->argv[j]->ptr;
         if (!strcasecmp(opt, "MERGE")) merge = 1;
@@ -486,6 +533,24 @@ void debugReloadCommand(client *c) {
 /* ---------------------------------------------------------------------------
  * INFO
  * ------------------------------------------------------------------------- */
+
+/* The loading_* fields, while a load runs (seen by clients served during
+ * a start-up load, and by a crash report). */
+static sds snapshotCatInfoLoading(sds info) {
+    long long total = (long long)snapshot.loading_total_bytes;
+    long long loaded = (long long)snapshot.loading_loaded_bytes;
+    long long elapsed = (long long)(time(NULL) - snapshot.loading_start_time);
+    long long remaining = total > loaded ? total - loaded : 0;
+    long long eta = elapsed == 0 ? 1 : elapsed * remaining / (loaded + 1);
+    return sdscatprintf(info,
+                        "loading_start_time:%lld\r\n"
+                        "loading_total_bytes:%lld\r\n"
+                        "loading_loaded_bytes:%lld\r\n"
+                        "loading_loaded_perc:%.2f\r\n"
+                        "loading_eta_seconds:%lld\r\n",
+                        (long long)snapshot.loading_start_time, total, loaded,
+                        (double)loaded * 100 / (double)(total + 1), eta);
+}
 
 /* Appends the "# Persistence" section, with Valkey's fields. AOF does not
  * exist: its fields show a disabled AOF. */
@@ -529,6 +594,7 @@ sds snapshotCatInfoPersistence(sds info) {
                         (long long)snapshot.rdb_save_time_last, current_bgsave, snapshot.stat_rdb_saves,
                         snapshot.stat_rdb_cow_bytes, snapshot.rdb_last_load_keys_expired,
                         snapshot.rdb_last_load_keys_loaded);
+    if (server.loading) info = snapshotCatInfoLoading(info);
     return info;
 }
 

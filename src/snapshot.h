@@ -21,6 +21,11 @@
  * or a scheduled BGSAVE (Valkey's CONFIG_BGSAVE_RETRY_DELAY). */
 #define SNAPSHOT_BGSAVE_RETRY_DELAY 5
 
+/* While the dataset loads at start-up, clients are served (with -LOADING)
+ * every this many bytes read, or this often if reading is slower. */
+#define SNAPSHOT_LOADING_EVENTS_INTERVAL (2 * 1024 * 1024)
+#define SNAPSHOT_LOADING_EVENTS_MS 100
+
 /* What a background save child sends its parent just before it exits,
  * through the child-info pipe. Fixed size: written with one write(2),
  * which a pipe keeps atomic, and read the same way by the parent. */
@@ -44,8 +49,10 @@ struct snapshotState {
     long long stat_fork_time;      /* Microseconds the last fork() took. */
     long long stat_total_forks;
     /* Loading (start-up and DEBUG RELOAD). server.loading is the flag. */
+    int loading_serves_clients;    /* Start-up load: run the event loop now and then. */
     time_t loading_start_time;
-    off_t loading_total_bytes;
+    off_t loading_total_bytes;     /* Size of the file being loaded. */
+    off_t loading_loaded_bytes;    /* Read so far (updated at every turn of the event loop). */
     long long rdb_last_load_keys_loaded;
     long long rdb_last_load_keys_expired;
 };
