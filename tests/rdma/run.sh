@@ -135,6 +135,35 @@ for p in "${pids[@]}"; do wait "$p" || rcs=$((rcs + 1)); done
 check "20 concurrent clients exit cleanly" "$rcs" 0
 check "20 clients x 200 INCR ($(secs $t) s)" "$(cli GET many)" 4000
 
+# ------------------------------------------- BGSAVE with RDMA clients open
+# The BGSAVE child inherits the RDMA connections' descriptors, but not their
+# registered memory (ibv_fork_init marks it do-not-fork). It must never touch
+# them: clients connected before the fork keep working during and after it,
+# new ones connect meanwhile, and the child exits with success.
+seq 1 2000 | awk '{ printf "SET bg%d v%d\n", $1, $1 }' | cli -q > /dev/null
+check "rdb-key-save-delay makes the save last" "$(tcli CONFIG SET rdb-key-save-delay 500)" OK
+sp=()
+for i in 1 2 3; do clibg --hold 600 CLIENT SETNAME "saver$i" > "$DIR/saver.$i" 2>&1 & sp+=($!); done
+for _ in $(seq 1 100); do [ "$(cat "$DIR"/saver.* | grep -c OK)" = 3 ] && break; sleep 0.1; done
+check "BGSAVE over RDMA" "$(cli BGSAVE)" "Background saving started"
+pids=()
+for i in $(seq 1 10); do clibg -q -r 100 INCR during > "$DIR/during.$i" 2>&1 & pids+=($!); done
+rcs=0
+for p in "${pids[@]}"; do wait "$p" || rcs=$((rcs + 1)); done
+inprog=$(tcli INFO persistence | tr -d '\r' | awk -F: '$1 == "rdb_bgsave_in_progress" { print $2 }')
+check "10 RDMA clients x 100 INCR while the child runs (in progress: $inprog)" "$rcs $(cli GET during)" "0 1000"
+for _ in $(seq 1 300); do
+    tcli INFO persistence | grep -q '^rdb_bgsave_in_progress:0' && break
+    sleep 0.1
+done
+check "the child saved with success" "$(tcli INFO persistence | tr -d '\r' | grep '^rdb_last_bgsave_status')" "rdb_last_bgsave_status:ok"
+[ -s "$DIR/dump.rdb" ] && ok "dump.rdb written ($(stat -c %s "$DIR/dump.rdb") bytes)" || bad "no dump.rdb after BGSAVE"
+check "clients connected before the fork are still there" "$(cli CLIENT LIST | grep -c 'name=saver')" 3
+check "and the server still serves RDMA" "$(cli PING)" PONG
+kill -9 "${sp[@]}" 2>/dev/null; wait "${sp[@]}" 2>/dev/null
+tcli CONFIG SET rdb-key-save-delay 0 > /dev/null
+grep -q 'Background saving terminated with success' "$LOG" && ok "log: Background saving terminated with success" || bad "no 'Background saving terminated with success' in the log"
+
 # ------------------------------------------------------ idle + keepalives
 out=$(cli --idle 7 PING | tr '\n' ' ')
 ka=$(sed -n 's/keepalives: \([0-9]*\).*/\1/p' <<<"$out")
