@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "quicklist.h"
+#include "rdb.h"
 #include "sha1.h"
 #include "snapshot.h"
 
@@ -138,33 +139,16 @@ int debugCommandAllowed(client *c) {
     return 0;
 }
 
-/* Bytes an RDB dump would use for a length prefix. */
-static size_t rdbLenBytes(uint64_t len) {
-    if (len < (1 << 6)) return 1;
-    if (len < (1 << 14)) return 2;
-    if (len <= UINT32_MAX) return 5;
-    return 9;
-}
-
-/* Approximates the serialized length of o: exact for strings saved without
- * compression, an estimate from the type's size method otherwise. */
-static size_t estimateSerializedLength(robj *o) {
-    if (o->type == OBJ_STRING) {
-        long long v;
-        if (!sdsEncodedObject(o)) {
-            v = (long)o->ptr;
-        } else if (sdslen(o->ptr) > 11 || !string2ll(o->ptr, sdslen(o->ptr), &v)) {
-            return rdbLenBytes(sdslen(o->ptr)) + sdslen(o->ptr);
-        }
-        if (v >= -(1 << 7) && v < (1 << 7)) return 2;
-        if (v >= -(1 << 15) && v < (1 << 15)) return 3;
-        if (v >= INT32_MIN && v <= INT32_MAX) return 5;
-        char buf[LONG_STR_SIZE];
-        int len = ll2string(buf, sizeof(buf), v);
-        return 1 + len;
-    }
-    if (o->type < OBJ_TYPE_MAX && objectMethods[o->type].size) return objectMethods[o->type].size(o, 10);
-    return 0;
+/* The bytes o's body takes in an RDB file or DUMP payload (without the
+ * type byte, as Valkey counts): the real encoder into a writer that only
+ * counts. */
+static size_t serializedLength(robj *o) {
+    rio r;
+    rioInitNullWriter(&r);
+    rdbSaveObject(&r, o);
+    size_t len = r.processed_bytes;
+    rioRelease(&r);
+    return len;
 }
 
 /* DEBUG OBJECT's extra fields for a quicklist, as Valkey prints them:
@@ -185,7 +169,7 @@ static void debugObject(client *c) {
     }
     sds s = sdscatprintf(sdsempty(),
                          "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%d lru_seconds_idle:%llu",
-                         (void *)o, o->refcount, strEncoding(o->encoding), estimateSerializedLength(o), o->lru,
+                         (void *)o, o->refcount, strEncoding(o->encoding), serializedLength(o), o->lru,
                          estimateObjectIdleTime(o) / 1000);
     if (o->encoding == OBJ_ENCODING_QUICKLIST) s = debugQuicklistFields(s, o->ptr);
     addReplyStatusLength(c, s, sdslen(s));

@@ -28,6 +28,10 @@ void rioInitSdsWriter(rio *r) {
     r->io.sds.buf = sdsempty();
 }
 
+void rioInitNullWriter(rio *r) {
+    rioInitCommon(r, RIO_NULL_WRITER);
+}
+
 void rioInitMemReader(rio *r, const void *p, size_t len) {
     rioInitCommon(r, RIO_MEM_READER);
     r->io.mem.p = p;
@@ -171,6 +175,7 @@ int rioWrite(rio *r, const void *buf, size_t len) {
     if (r->error) return 0;
     switch (r->kind) {
     case RIO_SDS_WRITER: r->io.sds.buf = sdscatlen(r->io.sds.buf, buf, len); break;
+    case RIO_NULL_WRITER: break;
     case RIO_FD_WRITER:
         if (!rioFdWrite(r, buf, len)) return 0;
         break;

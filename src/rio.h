@@ -1,6 +1,6 @@
 /* rio.h - a byte source or sink for the RDB encoder and decoder.
  *
- * One struct, three backends chosen at initialisation:
+ * One struct, five backends chosen at initialisation:
  *
  *   sds writer    appends to a growing sds (DUMP payloads, FUNCTION DUMP,
  *                 tests); rioSdsTake() hands the result over.
@@ -11,6 +11,8 @@
  *                 the kernel never holds a huge dirty backlog
  *                 (rdb-save-incremental-fsync).
  *   fd reader     buffered read() from a file or pipe.
+ *   null writer   keeps nothing, counts (processed_bytes): the size a value
+ *                 would take (DEBUG OBJECT serializedlength).
  *
  * Every backend keeps the count of bytes that passed (processed_bytes),
  * an optional running CRC-64 of them (rioEnableChecksum) and a sticky
@@ -34,7 +36,7 @@
 #define RIO_ERR_IO 1  /* a system call failed; rio.sys_errno says why */
 #define RIO_ERR_EOF 2 /* a read ran past the end of the data */
 
-typedef enum { RIO_SDS_WRITER, RIO_MEM_READER, RIO_FD_WRITER, RIO_FD_READER } rioKind;
+typedef enum { RIO_SDS_WRITER, RIO_MEM_READER, RIO_FD_WRITER, RIO_FD_READER, RIO_NULL_WRITER } rioKind;
 
 typedef struct rio rio;
 
@@ -75,6 +77,7 @@ void rioInitSdsWriter(rio *r);
 void rioInitMemReader(rio *r, const void *p, size_t len);
 void rioInitFdWriter(rio *r, int fd, size_t fsync_every);
 void rioInitFdReader(rio *r, int fd);
+void rioInitNullWriter(rio *r);
 /* Frees the backend's buffers (not the fd, not borrowed memory). */
 void rioRelease(rio *r);
 

@@ -52,6 +52,20 @@ int main(int argc, char **argv) {
         rioRelease(&r);
     }
 
+    TEST("rio: null writer counts and checksums what it is given, keeps nothing") {
+        rio r;
+        char c;
+        rioInitNullWriter(&r);
+        rioEnableChecksum(&r);
+        ASSERT(rioWrite(&r, "1234", 4));
+        ASSERT(rioWrite(&r, "56789", 5));
+        ASSERT(rioFlush(&r));
+        ASSERT_EQ_LL(r.processed_bytes, 9);
+        ASSERT(r.cksum == 0xe9c6d914c4b8d9caULL);
+        ASSERT(!rioRead(&r, &c, 1));
+        rioRelease(&r);
+    }
+
     TEST("rio: memory reader reads borrowed bytes, fails sticky at the end") {
         const char data[] = "abcdef";
         rio r;

@@ -476,6 +476,26 @@ start_server {tags {introspection debug needs:debug} overrides {enable-debug-com
         assert_error "*no such key*" {r debug object nosuchkey}
     }
 
+    test "DEBUG OBJECT serializedlength is the value's RDB body, as DUMP encodes it" {
+        needs_commands dump
+        r flushall
+        r set str bar
+        r set int 123456789
+        r set long [string repeat abcdefgh 100]
+        r rpush list a b c
+        r sadd set 1 2 3
+        r hset hash f v
+        r zadd zset 1 a
+        r xadd stream 1-1 f v
+        foreach k {str int long list set hash zset stream} {
+            regexp {serializedlength:(\d+)} [r debug object $k] -> len
+            # DUMP adds a type byte before and 10 bytes of trailer after.
+            assert_equal [expr {[string length [r dump $k]] - 11}] $len
+        }
+        # "bar": one length byte and three bytes.
+        assert_match {*serializedlength:4 *} [r debug object str]
+    }
+
     test "DEBUG SLEEP blocks the server" {
         set start [clock milliseconds]
         assert_equal OK [r debug sleep 0.2]
