@@ -708,7 +708,10 @@ int rdbLoadRioWithFlags(rio *r, int rdbflags) {
     st.lru_clock = LRU_CLOCK();
     st.now = mstime();
     rioEnableChecksum(r);
-    if (rdbLoadHeader(r, &st.rdbver) != C_OK) return C_ERR;
+    if (rdbLoadHeader(r, &st.rdbver) != C_OK) {
+        if (r->error) goto short_read; /* not even a header */
+        return C_ERR;
+    }
     int more;
     while ((more = rdbLoadRecord(r, &st)) == 1);
     if (more == 0 && rdbLoadChecksum(r, st.rdbver) == C_OK) {
@@ -722,6 +725,7 @@ int rdbLoadRioWithFlags(rio *r, int rdbflags) {
                       st.keys_expired);
         return C_OK;
     }
+short_read:
     if (r->error == RIO_ERR_IO) errno = r->sys_errno;
     else errno = EINVAL;
     serverLog(LL_WARNING, "Short read or OOM loading DB. Unrecoverable error, aborting now.");

@@ -571,6 +571,10 @@ tags {"external:skip" "rdma:skip:own-server"} {
             lassign [rdb_start_by_hand [tmp_path "bad-rdb-truncated-in-the-middle"]] status log
             assert_equal 1 $status
             assert_match "*Fatal error loading the DB, check server logs. Exiting.*" $log
+            foreach damage {truncated-in-the-middle empty} {
+                lassign [rdb_start_by_hand [tmp_path "bad-rdb-$damage"]] status log
+                assert_match "*Short read or OOM loading DB. Unrecoverable error, aborting now.*" $log
+            }
         }
     }
 }
