@@ -482,13 +482,15 @@ err:
     return NULL;
 }
 
-/* Makes a hash object of a listpack of field/value pairs (any source),
- * checking it first. Takes lp. Converts to a hashtable when the hash
- * breaks hash-max-listpack-entries/value. */
-static robj *rdbHashFromListpack(unsigned char *lp, int *empty) {
+/* Makes a hash (OBJ_HASH: field/value pairs) or sorted set (OBJ_ZSET:
+ * member/score pairs) of a listpack of `size` bytes from any source,
+ * checking it deeply first (its header against size, every entry,
+ * duplicates, scores). Takes lp. Converts to a hashtable or skiplist when
+ * the value breaks the type's max-listpack-entries/value. */
+static robj *rdbPairsFromListpack(unsigned char *lp, size_t size, int type, int *empty) {
     size_t maxlen;
     unsigned long count;
-    if (!rdbCheckListpack(lp, lpBytes(lp), 2, 0, &count, &maxlen)) {
+    if (!rdbCheckListpack(lp, size, 2, type == OBJ_ZSET, &count, &maxlen)) {
         zfree(lp);
         return NULL;
     }
@@ -497,31 +499,30 @@ static robj *rdbHashFromListpack(unsigned char *lp, int *empty) {
         *empty = 1;
         return NULL;
     }
-    robj *o = createObject(OBJ_HASH, lp);
+    robj *o = createObject(type, lp);
     o->encoding = OBJ_ENCODING_LISTPACK;
-    if (count / 2 > server.hash_max_listpack_entries || maxlen > server.hash_max_listpack_value)
-        hashTypeConvertToDict(o, count / 2);
+    if (type == OBJ_HASH) {
+        if (count / 2 > server.hash_max_listpack_entries || maxlen > server.hash_max_listpack_value)
+            hashTypeConvertToDict(o, count / 2);
+    } else if (count / 2 > server.zset_max_listpack_entries || maxlen > server.zset_max_listpack_value) {
+        zsetConvert(o, OBJ_ENCODING_SKIPLIST);
+    }
     return o;
 }
 
-/* RDB_TYPE_HASH_LISTPACK: the blob, whose header must match its size
- * before anything trusts lpBytes(). */
-static robj *rdbLoadHashListpack(rio *r, int *empty) {
+/* RDB_TYPE_HASH_LISTPACK and RDB_TYPE_ZSET_LISTPACK: the blob. */
+static robj *rdbLoadPairsListpack(rio *r, int type, int *empty) {
     size_t len;
     unsigned char *lp = rdbLoadBlob(r, &len);
     if (lp == NULL) return NULL;
-    if (!lpValidateIntegrity(lp, len, 0, NULL, NULL)) {
-        zfree(lp);
-        return NULL;
-    }
-    return rdbHashFromListpack(lp, empty);
+    return rdbPairsFromListpack(lp, len, type, empty);
 }
 
 /* RDB_TYPE_HASH_ZIPLIST: field/value pairs in a ziplist. */
 static robj *rdbLoadHashZiplist(rio *r, int *empty) {
     unsigned char *lp = rdbLoadZiplistAsListpack(r);
     if (lp == NULL) return NULL;
-    return rdbHashFromListpack(lp, empty);
+    return rdbPairsFromListpack(lp, lpBytes(lp), OBJ_HASH, empty);
 }
 
 static int zipmapToListpackPair(const unsigned char *key, unsigned int klen, const unsigned char *val,
@@ -544,7 +545,8 @@ static robj *rdbLoadHashZipmap(rio *r, int *empty) {
         lpFree(lp);
         return NULL;
     }
-    return rdbHashFromListpack(lpShrinkToFit(lp), empty);
+    lp = lpShrinkToFit(lp);
+    return rdbPairsFromListpack(lp, lpBytes(lp), OBJ_HASH, empty);
 }
 
 /* ---------------------------------------------------------------------------
@@ -584,45 +586,11 @@ err:
     return NULL;
 }
 
-/* Makes a sorted set of a listpack of member/score pairs (any source),
- * checking it first. Takes lp. Converts to a skiplist when the set breaks
- * zset-max-listpack-entries/value. */
-static robj *rdbZsetFromListpack(unsigned char *lp, int *empty) {
-    size_t maxlen;
-    unsigned long count;
-    if (!rdbCheckListpack(lp, lpBytes(lp), 2, 1, &count, &maxlen)) {
-        zfree(lp);
-        return NULL;
-    }
-    if (count == 0) {
-        zfree(lp);
-        *empty = 1;
-        return NULL;
-    }
-    robj *o = createObject(OBJ_ZSET, lp);
-    o->encoding = OBJ_ENCODING_LISTPACK;
-    if (count / 2 > server.zset_max_listpack_entries || maxlen > server.zset_max_listpack_value)
-        zsetConvert(o, OBJ_ENCODING_SKIPLIST);
-    return o;
-}
-
-/* RDB_TYPE_ZSET_LISTPACK: the blob, header checked against its size. */
-static robj *rdbLoadZsetListpack(rio *r, int *empty) {
-    size_t len;
-    unsigned char *lp = rdbLoadBlob(r, &len);
-    if (lp == NULL) return NULL;
-    if (!lpValidateIntegrity(lp, len, 0, NULL, NULL)) {
-        zfree(lp);
-        return NULL;
-    }
-    return rdbZsetFromListpack(lp, empty);
-}
-
 /* RDB_TYPE_ZSET_ZIPLIST: member/score pairs in a ziplist. */
 static robj *rdbLoadZsetZiplist(rio *r, int *empty) {
     unsigned char *lp = rdbLoadZiplistAsListpack(r);
     if (lp == NULL) return NULL;
-    return rdbZsetFromListpack(lp, empty);
+    return rdbPairsFromListpack(lp, lpBytes(lp), OBJ_ZSET, empty);
 }
 
 /* ---------------------------------------------------------------------------
@@ -646,11 +614,11 @@ robj *rdbLoadCollection(rio *r, int rdbtype, int *empty) {
     case RDB_TYPE_HASH: return rdbLoadHashPlain(r, empty);
     case RDB_TYPE_HASH_ZIPMAP: return rdbLoadHashZipmap(r, empty);
     case RDB_TYPE_HASH_ZIPLIST: return rdbLoadHashZiplist(r, empty);
-    case RDB_TYPE_HASH_LISTPACK: return rdbLoadHashListpack(r, empty);
+    case RDB_TYPE_HASH_LISTPACK: return rdbLoadPairsListpack(r, OBJ_HASH, empty);
     case RDB_TYPE_ZSET:
     case RDB_TYPE_ZSET_2: return rdbLoadZsetPlain(r, rdbtype, empty);
     case RDB_TYPE_ZSET_ZIPLIST: return rdbLoadZsetZiplist(r, empty);
-    case RDB_TYPE_ZSET_LISTPACK: return rdbLoadZsetListpack(r, empty);
+    case RDB_TYPE_ZSET_LISTPACK: return rdbLoadPairsListpack(r, OBJ_ZSET, empty);
     case RDB_TYPE_STREAM_LISTPACKS:
     case RDB_TYPE_STREAM_LISTPACKS_2:
     case RDB_TYPE_STREAM_LISTPACKS_3: return rdbLoadStream(r, rdbtype, empty);
