@@ -185,6 +185,11 @@ static void restoreCommand(client *c) {
  * Command table
  * ------------------------------------------------------------------------- */
 
+#define RESTORE_COMPLEXITY                                                                                      \
+    "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number " \
+    "of Valkey objects composing the value and M their average size. For small string values the time "          \
+    "complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the "          \
+    "complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N))."
 #define RESTORE_ARGS "key ttl:integer serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency:integer]"
 
 struct serverCommand dumpCommands[] = {
@@ -198,20 +203,12 @@ struct serverCommand dumpCommands[] = {
     {.name = "restore", .proc = restoreCommand, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM,
      .acl_categories = ACL_CATEGORY_KEYSPACE | ACL_CATEGORY_DANGEROUS, .key = {1, 1, 1}, .group = "generic",
      .since = "2.6.0", .summary = "Creates a key from the serialized representation of a value.",
-     .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N "
-                   "is the number of Valkey objects composing the value and M their average size. For small string "
-                   "values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for "
-                   "sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is "
-                   "O(log(N)).",
+     .complexity = RESTORE_COMPLEXITY,
      .args = RESTORE_ARGS},
     {.name = "restore-asking", .proc = restoreCommand, .arity = -4, .flags = CMD_WRITE | CMD_DENYOOM | CMD_ASKING,
      .acl_categories = ACL_CATEGORY_KEYSPACE | ACL_CATEGORY_DANGEROUS, .key = {1, 1, 1}, .group = "server",
      .since = "3.0.0", .summary = "An internal command for migrating keys in a cluster.",
-     .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N "
-                   "is the number of Valkey objects composing the value and M their average size. For small string "
-                   "values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for "
-                   "sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is "
-                   "O(log(N)).",
+     .complexity = RESTORE_COMPLEXITY,
      .args = RESTORE_ARGS},
     {.name = NULL},
 };
