@@ -660,6 +660,33 @@ int quicklistNext(quicklistIter *iter, quicklistEntry *entry) {
     return 1;
 }
 
+/* See quicklist.h. Each node is opened while it is read and closed
+ * (compressed again if it is interior) when the walk leaves it, as an
+ * iterator would. */
+void quicklistVisitRange(quicklist *ql, unsigned long start, unsigned long count, quicklistVisitor *visit,
+                         void *ctx) {
+    if (start >= ql->count || count == 0) return;
+    unsigned long offset;
+    quicklistNode *node = qlFindNode(ql, start, &offset);
+    while (node && count) {
+        qlNodeOpen(node);
+        unsigned char *lp = node->lp;
+        unsigned char *p = lpSeek(lp, (long)offset);
+        while (p) {
+            unsigned int slen = 0;
+            long long ll = 0;
+            unsigned char *s = lpGetValue(p, &slen, &ll);
+            visit(ctx, s, s ? slen : 0, ll);
+            if (--count == 0) break;
+            p = lpNext(lp, p);
+        }
+        quicklistNode *next = node->next;
+        qlNodeClose(ql, node);
+        node = next;
+        offset = 0;
+    }
+}
+
 /* Fills *entry with the element at idx, opening its node (the caller
  * then modifies it and redoes the layout); 1, or 0 if out of range. */
 static int qlGetEntryAtIdx(quicklist *ql, long idx, quicklistEntry *entry) {

@@ -496,6 +496,13 @@ static int listNormaliseRange(long llen, long *start, long *end) {
     return 1;
 }
 
+/* LRANGE's quicklistVisitor: one element as a bulk reply to ctx. */
+static void addReplyQuicklistValue(void *ctx, const unsigned char *value, size_t sz, long long longval) {
+    client *c = ctx;
+    if (value) addReplyBulkCBuffer(c, value, sz);
+    else addReplyBulkLongLong(c, longval);
+}
+
 void lrangeCommand(client *c) {
     long start, end;
     if (getLongFromObjectOrReply(c, c->argv[2], &start, NULL) != C_OK ||
@@ -510,6 +517,10 @@ void lrangeCommand(client *c) {
     }
     long n = end - start + 1;
     addReplyArrayLen(c, n);
+    if (o->encoding == OBJ_ENCODING_QUICKLIST) {
+        quicklistVisitRange(o->ptr, (unsigned long)start, (unsigned long)n, addReplyQuicklistValue, c);
+        return;
+    }
     listTypeIterator li;
     listTypeEntry e;
     listTypeInitIterator(&li, o, start, 1);
