@@ -249,7 +249,14 @@ static int hashDictSet(dict *d, sds field, const char *value, size_t vlen) {
         dictSetVal(d, de, sdsnewlen(value, vlen));
         return 1;
     }
-    sdsfree(dictGetVal(existing));
+    sds old = dictGetVal(existing);
+    if (sdslen(old) == vlen) {
+        /* Same length: a new copy would get the same allocation, so the
+         * bytes are overwritten in place (memmove: value may be old). */
+        memmove(old, value, vlen);
+        return 0;
+    }
+    sdsfree(old);
     dictSetVal(d, existing, sdsnewlen(value, vlen));
     return 0;
 }
