@@ -1340,10 +1340,12 @@ static long zsetPopAndReply(client *c, robj *key, robj *zobj, int where, long co
         zsetIterInit(&it, zobj, where == ZSET_MAX);
         zsetIterSeekRank(&it, 0);
         zsetIterGet(&it, &e);
-        sds ele = sdsnewlen(e.ele, e.len);
-        addReplyScorePair(c, ele, sdslen(ele), e.score, nested);
-        serverAssert(zsetDel(zobj, ele, sdslen(ele)));
-        sdsfree(ele);
+        addReplyScorePair(c, e.ele, e.len, e.score, nested);
+        /* The iterator stands on the pair: a listpack deletes it in place;
+         * in a skiplist e.ele is the member's own copy, which zsetDel()
+         * reads before it frees anything. */
+        if (zobj->encoding == OBJ_ENCODING_LISTPACK) zobj->ptr = zzlDeleteAt(zobj->ptr, it.eptr);
+        else serverAssert(zsetDel(zobj, e.ele, e.len));
         n++;
     }
     if (n) {

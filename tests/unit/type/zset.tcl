@@ -461,6 +461,15 @@ start_server {tags {"zset"} overrides {enable-debug-command yes}} {
             assert_error "*syntax error*" {r zpopmin z 1 2}
         }
 
+        test "ZPOPMIN/ZPOPMAX of integer members and equal scores - $enc" {
+            r del z
+            r zadd z 1 300 1 20 1 -5 2 7 0 100000000000
+            assert_equal {100000000000 0 -5 1} [r zpopmin z 2]
+            assert_equal {7 2 300 1} [r zpopmax z 2]
+            assert_equal {20 1} [r zpopmin z]
+            assert_equal 0 [r exists z]
+        }
+
         test "ZPOPMIN/ZPOPMAX reply shapes in RESP2 and RESP3 - $enc" {
             r del z
             r zadd z 1 a 2 b 3 c 4 d
