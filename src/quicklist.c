@@ -458,25 +458,45 @@ static unsigned char *qlNodeDelEntry(quicklist *ql, quicklistNode *node, unsigne
 }
 
 /* See quicklist.h. */
-int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, long long *lval) {
+int quicklistPopVisit(quicklist *ql, int where, quicklistVisitor *visit, void *ctx) {
     quicklistNode *node = where == QUICKLIST_HEAD ? ql->head : ql->tail;
     if (!node) return 0;
     qlNodeOpen(node); /* plain already unless compress is being changed */
     unsigned char *p = where == QUICKLIST_HEAD ? lpFirst(node->lp) : lpLast(node->lp);
-    unsigned int slen;
-    unsigned char *s = lpGetValue(p, &slen, lval);
-    if (s) {
-        *data = zmalloc(slen ? slen : 1);
-        memcpy(*data, s, slen);
-        *sz = slen;
-    } else {
-        *data = NULL;
-        *sz = 0;
-    }
+    unsigned int slen = 0;
+    long long lval = 0;
+    unsigned char *s = lpGetValue(p, &slen, &lval);
+    visit(ctx, s, s ? slen : 0, lval);
     int gone;
     qlNodeDelEntry(ql, node, p, &gone);
     if (gone) qlFixWindow(ql, NULL);
     return 1;
+}
+
+/* quicklistPop()'s visitor: keeps a copy of the element. */
+typedef struct qlPopCopy {
+    unsigned char **data;
+    size_t *sz;
+    long long *lval;
+} qlPopCopy;
+
+static void qlCopyPopped(void *ctx, const unsigned char *value, size_t sz, long long longval) {
+    qlPopCopy *out = ctx;
+    *out->lval = longval;
+    if (value) {
+        *out->data = zmalloc(sz ? sz : 1);
+        memcpy(*out->data, value, sz);
+        *out->sz = sz;
+    } else {
+        *out->data = NULL;
+        *out->sz = 0;
+    }
+}
+
+/* See quicklist.h. */
+int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, long long *lval) {
+    qlPopCopy out = {data, sz, lval};
+    return quicklistPopVisit(ql, where, qlCopyPopped, &out);
 }
 
 /* Finds the node holding element idx (0 <= idx < count); *offset gets its

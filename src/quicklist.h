@@ -147,6 +147,11 @@ int quicklistNext(quicklistIter *iter, quicklistEntry *entry);
 typedef void quicklistVisitor(void *ctx, const unsigned char *value, size_t sz, long long longval);
 void quicklistVisitRange(quicklist *ql, unsigned long start, unsigned long count, quicklistVisitor *visit,
                          void *ctx);
+/* Removes the head/tail element (where: QUICKLIST_HEAD or QUICKLIST_TAIL)
+ * after handing it to visit(ctx, ...), without copying it: value points
+ * into the list and is valid only during the call. Returns 0 if the list
+ * is empty (visit is not called), else 1. */
+int quicklistPopVisit(quicklist *ql, int where, quicklistVisitor *visit, void *ctx);
 /* Deletes the element last returned by quicklistNext(); the iterator then
  * continues with the element that followed it in its direction. */
 void quicklistDelEntry(quicklistIter *iter, quicklistEntry *entry);

@@ -161,6 +161,29 @@ static robj *listTypePop(robj *o, int where) {
     return value;
 }
 
+/* A quicklistVisitor (LRANGE, pops): one element as a bulk reply to the
+ * client ctx. */
+static void addReplyQuicklistValue(void *ctx, const unsigned char *value, size_t sz, long long longval) {
+    client *c = ctx;
+    if (value) addReplyBulkCBuffer(c, value, sz);
+    else addReplyBulkLongLong(c, longval);
+}
+
+/* listTypePop() for a caller that only replies with the element: the
+ * reply is built from the element where it lies, then it is deleted, so
+ * it is never copied into an object. o must not be empty. */
+static void listTypePopAndReply(client *c, robj *o, int where) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *p = where == LIST_HEAD ? lpFirst(o->ptr) : lpLast(o->ptr);
+        serverAssert(p != NULL);
+        addReplyListpackElement(c, p);
+        o->ptr = lpDelete(o->ptr, p, NULL);
+        return;
+    }
+    serverAssert(quicklistPopVisit(o->ptr, where == LIST_HEAD ? QUICKLIST_HEAD : QUICKLIST_TAIL,
+                                   addReplyQuicklistValue, c));
+}
+
 /* Iteration over either encoding, from an index, in either direction. */
 typedef struct listTypeIterator {
     robj *o;
@@ -382,11 +405,7 @@ static void listPopRangeAndReplyWithKey(client *c, robj *o, robj *key, int where
     addReplyArrayLen(c, 2);
     addReplyBulk(c, key);
     addReplyArrayLen(c, n);
-    for (long j = 0; j < n; j++) {
-        robj *value = listTypePop(o, where);
-        addReplyBulk(c, value);
-        decrRefCount(value);
-    }
+    for (long j = 0; j < n; j++) listTypePopAndReply(c, o, where);
     listElementsRemoved(c, key, where, o, n);
 }
 
@@ -494,13 +513,6 @@ static int listNormaliseRange(long llen, long *start, long *end) {
     if (*start > *end || *start >= llen) return 0;
     if (*end >= llen) *end = llen - 1;
     return 1;
-}
-
-/* LRANGE's quicklistVisitor: one element as a bulk reply to ctx. */
-static void addReplyQuicklistValue(void *ctx, const unsigned char *value, size_t sz, long long longval) {
-    client *c = ctx;
-    if (value) addReplyBulkCBuffer(c, value, sz);
-    else addReplyBulkLongLong(c, longval);
 }
 
 void lrangeCommand(client *c) {
@@ -704,21 +716,14 @@ static void popGenericCommand(client *c, int where) {
         return;
     }
     if (!hascount) {
-        robj *value = listTypePop(o, where);
-        serverAssert(value != NULL);
-        addReplyBulk(c, value);
-        decrRefCount(value);
+        listTypePopAndReply(c, o, where);
         listElementsRemoved(c, c->argv[1], where, o, 1);
         return;
     }
     long llen = (long)listTypeLength(o);
     long n = count < llen ? count : llen;
     addReplyArrayLen(c, n);
-    for (long j = 0; j < n; j++) {
-        robj *value = listTypePop(o, where);
-        addReplyBulk(c, value);
-        decrRefCount(value);
-    }
+    for (long j = 0; j < n; j++) listTypePopAndReply(c, o, where);
     listElementsRemoved(c, c->argv[1], where, o, n);
 }
 
@@ -794,11 +799,9 @@ static void blockingPopGenericCommand(client *c, int where) {
         if (!o) continue;
         if (checkType(c, o, OBJ_LIST)) return;
         if (listTypeLength(o) == 0) continue;
-        robj *value = listTypePop(o, where);
         addReplyArrayLen(c, 2);
         addReplyBulk(c, c->argv[j]);
-        addReplyBulk(c, value);
-        decrRefCount(value);
+        listTypePopAndReply(c, o, where);
         listElementsRemoved(c, c->argv[j], where, o, 1);
         return;
     }

@@ -565,5 +565,36 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(bad, 0);
     }
 
+    /* quicklistPopVisit() hands out each end element in place, then
+     * removes it; on an empty list it returns 0 without calling back. */
+    TEST("quicklist: popping through a visitor, both ends, compressed list") {
+        quicklist *ql = quicklistCreate(4, 1);
+        char val[64];
+        for (int i = 0; i < 40; i++) {
+            if (i % 2) snprintf(val, sizeof(val), "%d", i);
+            else snprintf(val, sizeof(val), "compressible-compressible-value-%d", i);
+            pushStr(ql, val, QUICKLIST_TAIL);
+        }
+        ASSERT(quicklistCompressedNodes(ql) > 0);
+        int bad = 0;
+        for (int i = 0; i < 20; i++) {
+            visitedText head = {.n = 0}, tail = {.n = 0};
+            ASSERT(quicklistPopVisit(ql, QUICKLIST_HEAD, collectVisited, &head));
+            ASSERT(quicklistPopVisit(ql, QUICKLIST_TAIL, collectVisited, &tail));
+            char want[64];
+            snprintf(want, sizeof(want), i % 2 ? "%d" : "compressible-compressible-value-%d", i);
+            if (head.n != 1 || strcmp(head.text[0], want) != 0) bad++;
+            int t = 39 - i;
+            snprintf(want, sizeof(want), t % 2 ? "%d" : "compressible-compressible-value-%d", t);
+            if (tail.n != 1 || strcmp(tail.text[0], want) != 0) bad++;
+            if (!quicklistCheck(ql) || quicklistCount(ql) != (unsigned long)(38 - 2 * i)) bad++;
+        }
+        visitedText none = {.n = 0};
+        ASSERT_EQ_LL(quicklistPopVisit(ql, QUICKLIST_HEAD, collectVisited, &none), 0);
+        ASSERT_EQ_LL(none.n, 0);
+        ASSERT_EQ_LL(bad, 0);
+        quicklistRelease(ql);
+    }
+
     return UT_END();
 }
