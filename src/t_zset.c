@@ -768,11 +768,12 @@ static void zaddGenericCommand(client *c, int in_flags) {
     }
 
     /* All scores first: a bad one must leave the set untouched. */
-    double *scores = zmalloc(sizeof(double) * elements);
+    double scores_buf[8]; /* most calls add a few members: no allocation */
+    double *scores = elements <= 8 ? scores_buf : zmalloc(sizeof(double) * elements);
     size_t maxelelen = 0;
     for (int i = 0; i < elements; i++) {
         if (getDoubleFromObjectOrReply(c, c->argv[j + 2 * i], &scores[i], NULL) != C_OK) {
-            zfree(scores);
+            if (scores != scores_buf) zfree(scores);
             return;
         }
         robj *m = c->argv[j + 2 * i + 1];
@@ -782,7 +783,7 @@ static void zaddGenericCommand(client *c, int in_flags) {
 
     robj *zobj = lookupKeyWrite(c->db, key);
     if (checkType(c, zobj, OBJ_ZSET)) {
-        zfree(scores);
+        if (scores != scores_buf) zfree(scores);
         return;
     }
     long long added = 0, updated = 0, processed = 0;
@@ -818,7 +819,7 @@ reply:
         addReplyLongLong(c, ch ? added + updated : added);
     }
 cleanup:
-    zfree(scores);
+    if (scores != scores_buf) zfree(scores);
     if (added || updated) {
         signalModifiedKey(c, c->db, key);
         notifyKeyspaceEvent(NOTIFY_ZSET, incr ? "zincr" : "zadd", key, c->db->id);

@@ -199,8 +199,16 @@ start_server {tags {"zset"} overrides {enable-debug-command yes}} {
             assert_error "*value is not a valid float*" {r zadd z 1 a abc b}
             assert_error "*value is not a valid float*" {r zadd z nan a}
             assert_error "*value is not a valid float*" {r zincrby z abc a}
+            set many {}
+            for {set i 0} {$i < 12} {incr i} { lappend many $i m$i }
+            assert_error "*value is not a valid float*" {r zadd z {*}$many 1x last}
+            assert_error "*value is not a valid float*" {r zadd z 1 a 2 b 3 c 4 d 5 e 6 f 7 g 8 h 9.5.1 i}
             # A bad score leaves the set untouched, even the good pairs.
             assert_equal {a 1} [r zrange z 0 -1 withscores]
+            # Scores written as plain digits, signed, with leading zeros.
+            r zadd z2 007 a -0012 b +3 c 123456789012345 d 1234567890123456 e 0.5 f
+            assert_equal {b -12 f 0.5 c 3 a 7 d 123456789012345 e 1234567890123456} [r zrange z2 0 -1 withscores]
+            r del z2
             r set str x
             assert_error "*WRONGTYPE*" {r zadd str 1 a}
             assert_error "*WRONGTYPE*" {r zincrby str 1 a}
