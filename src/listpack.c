@@ -482,6 +482,16 @@ unsigned char *lpFind(unsigned char *lp, unsigned char *p, const unsigned char *
  * the tail, resizes, and adjusts the header count by `delta`. Returns the
  * new listpack; the element (or what follows the removed bytes) starts at
  * lp + pos. */
+/* Gives lp's block room for exactly total bytes' size class. The block
+ * usually has it already: an entry of a few bytes rarely crosses one of
+ * the allocator's size classes, and asking for the block's size costs far
+ * less than a realloc() that ends up keeping the block where it is. */
+static unsigned char *lpResize(unsigned char *lp, size_t total) {
+    size_t have = zmalloc_size(lp);
+    if (total <= have && zmalloc_good_size(total) == have) return lp;
+    return zrealloc(lp, total);
+}
+
 static unsigned char *lpSplice(unsigned char *lp, size_t pos, size_t oldlen, const lpEncoded *e, long delta) {
     size_t bytes = lpHdrBytes(lp);
     size_t newlen = 0;
@@ -506,11 +516,11 @@ static unsigned char *lpSplice(unsigned char *lp, size_t pos, size_t oldlen, con
     }
 
     if (newlen > oldlen) {
-        lp = zrealloc(lp, total);
+        lp = lpResize(lp, total);
         memmove(lp + pos + newlen, lp + pos + oldlen, tail);
     } else if (newlen < oldlen) {
         memmove(lp + pos + newlen, lp + pos + oldlen, tail);
-        lp = zrealloc(lp, total);
+        lp = lpResize(lp, total);
     }
     if (e) lpWriteEncoded(lp + pos, e);
     zfree(tmp);

@@ -363,12 +363,34 @@ int getIntFromObjectOrReply(client *c, robj *o, int *target, const char *msg) {
     return C_OK;
 }
 
+/* Reads an optionally signed run of 1 to 15 decimal digits (leading zeros
+ * allowed), the usual form of a score: such a number is exact as a double,
+ * so the result is what strtod() would give, sign of zero included,
+ * without its cost. Returns 0 for anything else. */
+static int parseShortDecimal(const char *s, size_t len, double *dp) {
+    int negative = 0;
+    if (len && (s[0] == '-' || s[0] == '+')) {
+        negative = s[0] == '-';
+        s++;
+        len--;
+    }
+    if (len == 0 || len > 15) return 0;
+    long long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        v = v * 10 + (s[i] - '0');
+    }
+    *dp = negative ? -(double)v : (double)v;
+    return 1;
+}
+
 int getDoubleFromObject(const robj *o, double *target) {
     double value;
     if (o == NULL) {
         value = 0;
     } else if (sdsEncodedObject(o)) {
-        if (!string2d(o->ptr, sdslen(o->ptr), &value)) return C_ERR;
+        if (!parseShortDecimal(o->ptr, sdslen(o->ptr), &value) && !string2d(o->ptr, sdslen(o->ptr), &value))
+            return C_ERR;
     } else if (o->encoding == OBJ_ENCODING_INT) {
         value = (long)o->ptr;
     } else {

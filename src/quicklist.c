@@ -458,25 +458,45 @@ static unsigned char *qlNodeDelEntry(quicklist *ql, quicklistNode *node, unsigne
 }
 
 /* See quicklist.h. */
-int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, long long *lval) {
+int quicklistPopVisit(quicklist *ql, int where, quicklistVisitor *visit, void *ctx) {
     quicklistNode *node = where == QUICKLIST_HEAD ? ql->head : ql->tail;
     if (!node) return 0;
     qlNodeOpen(node); /* plain already unless compress is being changed */
     unsigned char *p = where == QUICKLIST_HEAD ? lpFirst(node->lp) : lpLast(node->lp);
-    unsigned int slen;
-    unsigned char *s = lpGetValue(p, &slen, lval);
-    if (s) {
-        *data = zmalloc(slen ? slen : 1);
-        memcpy(*data, s, slen);
-        *sz = slen;
-    } else {
-        *data = NULL;
-        *sz = 0;
-    }
+    unsigned int slen = 0;
+    long long lval = 0;
+    unsigned char *s = lpGetValue(p, &slen, &lval);
+    visit(ctx, s, s ? slen : 0, lval);
     int gone;
     qlNodeDelEntry(ql, node, p, &gone);
     if (gone) qlFixWindow(ql, NULL);
     return 1;
+}
+
+/* quicklistPop()'s visitor: keeps a copy of the element. */
+typedef struct qlPopCopy {
+    unsigned char **data;
+    size_t *sz;
+    long long *lval;
+} qlPopCopy;
+
+static void qlCopyPopped(void *ctx, const unsigned char *value, size_t sz, long long longval) {
+    qlPopCopy *out = ctx;
+    *out->lval = longval;
+    if (value) {
+        *out->data = zmalloc(sz ? sz : 1);
+        memcpy(*out->data, value, sz);
+        *out->sz = sz;
+    } else {
+        *out->data = NULL;
+        *out->sz = 0;
+    }
+}
+
+/* See quicklist.h. */
+int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, long long *lval) {
+    qlPopCopy out = {data, sz, lval};
+    return quicklistPopVisit(ql, where, qlCopyPopped, &out);
 }
 
 /* Finds the node holding element idx (0 <= idx < count); *offset gets its
@@ -658,6 +678,33 @@ int quicklistNext(quicklistIter *iter, quicklistEntry *entry) {
     }
     qlFillEntry(iter->ql, iter->node, iter->p, entry);
     return 1;
+}
+
+/* See quicklist.h. Each node is opened while it is read and closed
+ * (compressed again if it is interior) when the walk leaves it, as an
+ * iterator would. */
+void quicklistVisitRange(quicklist *ql, unsigned long start, unsigned long count, quicklistVisitor *visit,
+                         void *ctx) {
+    if (start >= ql->count || count == 0) return;
+    unsigned long offset;
+    quicklistNode *node = qlFindNode(ql, start, &offset);
+    while (node && count) {
+        qlNodeOpen(node);
+        unsigned char *lp = node->lp;
+        unsigned char *p = lpSeek(lp, (long)offset);
+        while (p) {
+            unsigned int slen = 0;
+            long long ll = 0;
+            unsigned char *s = lpGetValue(p, &slen, &ll);
+            visit(ctx, s, s ? slen : 0, ll);
+            if (--count == 0) break;
+            p = lpNext(lp, p);
+        }
+        quicklistNode *next = node->next;
+        qlNodeClose(ql, node);
+        node = next;
+        offset = 0;
+    }
 }
 
 /* Fills *entry with the element at idx, opening its node (the caller

@@ -140,6 +140,18 @@ quicklistIter *quicklistGetIteratorAtIdx(quicklist *ql, int direction, long idx)
 void quicklistReleaseIterator(quicklistIter *iter);
 /* Fills *entry with the next element; returns 1, or 0 at the end. */
 int quicklistNext(quicklistIter *iter, quicklistEntry *entry);
+/* Calls visit(ctx, value, sz, longval) for up to count elements from index
+ * start (0 <= start) towards the tail, in order; value is NULL for an
+ * integer. Cheaper than an iterator for a read-only pass over a range
+ * (LRANGE). The callback must not modify the list. */
+typedef void quicklistVisitor(void *ctx, const unsigned char *value, size_t sz, long long longval);
+void quicklistVisitRange(quicklist *ql, unsigned long start, unsigned long count, quicklistVisitor *visit,
+                         void *ctx);
+/* Removes the head/tail element (where: QUICKLIST_HEAD or QUICKLIST_TAIL)
+ * after handing it to visit(ctx, ...), without copying it: value points
+ * into the list and is valid only during the call. Returns 0 if the list
+ * is empty (visit is not called), else 1. */
+int quicklistPopVisit(quicklist *ql, int where, quicklistVisitor *visit, void *ctx);
 /* Deletes the element last returned by quicklistNext(); the iterator then
  * continues with the element that followed it in its direction. */
 void quicklistDelEntry(quicklistIter *iter, quicklistEntry *entry);

@@ -240,6 +240,27 @@ static void hashTypeTryConversion(robj *o, robj **argv, int first, int last) {
     if (!lpSafeToAdd(o->ptr, total)) hashTypeConvertToDict(o, 0);
 }
 
+/* hashTypeSet() on a hashtable: field (borrowed, copied into a new entry)
+ * gets a copy of value. Returns 1 if the field is new. */
+static int hashDictSet(dict *d, sds field, const char *value, size_t vlen) {
+    dictEntry *existing;
+    dictEntry *de = dictAddRaw(d, field, &existing);
+    if (de) {
+        dictSetVal(d, de, sdsnewlen(value, vlen));
+        return 1;
+    }
+    sds old = dictGetVal(existing);
+    if (sdslen(old) == vlen) {
+        /* Same length: a new copy would get the same allocation, so the
+         * bytes are overwritten in place (memmove: value may be old). */
+        memmove(old, value, vlen);
+        return 0;
+    }
+    sdsfree(old);
+    dictSetVal(d, existing, sdsnewlen(value, vlen));
+    return 0;
+}
+
 /* Sets field to value (both borrowed: copied as needed). Returns 1 if the
  * field is new, 0 if an existing value was replaced. Converts to a
  * hashtable when the listpack limits would be exceeded. */
@@ -263,21 +284,17 @@ int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size
         return 1;
     }
 
-    dict *d = o->ptr;
     sdsTemp f;
-    dictEntry *existing;
-    dictEntry *de = dictAddRaw(d, sdsTempInit(&f, field, flen), &existing);
+    int added = hashDictSet(o->ptr, sdsTempInit(&f, field, flen), value, vlen);
     sdsTempRelease(&f);
-    if (de) {
-        dictSetVal(d, de, sdsnewlen(value, vlen));
-        return 1;
-    }
-    sdsfree(dictGetVal(existing));
-    dictSetVal(d, existing, sdsnewlen(value, vlen));
-    return 0;
+    return added;
 }
 
 static int hashTypeSetObjects(robj *o, robj *field, robj *value) {
+    /* The common case: a hashtable and text arguments, whose sds the dict
+     * can read (and copy into a new entry) as it is. */
+    if (o->encoding == OBJ_ENCODING_HT && sdsEncodedObject(field) && sdsEncodedObject(value))
+        return hashDictSet(o->ptr, field->ptr, value->ptr, sdslen(value->ptr));
     robj *f = getDecodedObject(field), *v = getDecodedObject(value);
     int added = hashTypeSet(o, f->ptr, sdslen(f->ptr), v->ptr, sdslen(v->ptr));
     decrRefCount(f);

@@ -161,6 +161,29 @@ static robj *listTypePop(robj *o, int where) {
     return value;
 }
 
+/* A quicklistVisitor (LRANGE, pops): one element as a bulk reply to the
+ * client ctx. */
+static void addReplyQuicklistValue(void *ctx, const unsigned char *value, size_t sz, long long longval) {
+    client *c = ctx;
+    if (value) addReplyBulkCBuffer(c, value, sz);
+    else addReplyBulkLongLong(c, longval);
+}
+
+/* listTypePop() for a caller that only replies with the element: the
+ * reply is built from the element where it lies, then it is deleted, so
+ * it is never copied into an object. o must not be empty. */
+static void listTypePopAndReply(client *c, robj *o, int where) {
+    if (o->encoding == OBJ_ENCODING_LISTPACK) {
+        unsigned char *p = where == LIST_HEAD ? lpFirst(o->ptr) : lpLast(o->ptr);
+        serverAssert(p != NULL);
+        addReplyListpackElement(c, p);
+        o->ptr = lpDelete(o->ptr, p, NULL);
+        return;
+    }
+    serverAssert(quicklistPopVisit(o->ptr, where == LIST_HEAD ? QUICKLIST_HEAD : QUICKLIST_TAIL,
+                                   addReplyQuicklistValue, c));
+}
+
 /* Iteration over either encoding, from an index, in either direction. */
 typedef struct listTypeIterator {
     robj *o;
@@ -382,11 +405,7 @@ static void listPopRangeAndReplyWithKey(client *c, robj *o, robj *key, int where
     addReplyArrayLen(c, 2);
     addReplyBulk(c, key);
     addReplyArrayLen(c, n);
-    for (long j = 0; j < n; j++) {
-        robj *value = listTypePop(o, where);
-        addReplyBulk(c, value);
-        decrRefCount(value);
-    }
+    for (long j = 0; j < n; j++) listTypePopAndReply(c, o, where);
     listElementsRemoved(c, key, where, o, n);
 }
 
@@ -510,6 +529,10 @@ void lrangeCommand(client *c) {
     }
     long n = end - start + 1;
     addReplyArrayLen(c, n);
+    if (o->encoding == OBJ_ENCODING_QUICKLIST) {
+        quicklistVisitRange(o->ptr, (unsigned long)start, (unsigned long)n, addReplyQuicklistValue, c);
+        return;
+    }
     listTypeIterator li;
     listTypeEntry e;
     listTypeInitIterator(&li, o, start, 1);
@@ -693,21 +716,14 @@ static void popGenericCommand(client *c, int where) {
         return;
     }
     if (!hascount) {
-        robj *value = listTypePop(o, where);
-        serverAssert(value != NULL);
-        addReplyBulk(c, value);
-        decrRefCount(value);
+        listTypePopAndReply(c, o, where);
         listElementsRemoved(c, c->argv[1], where, o, 1);
         return;
     }
     long llen = (long)listTypeLength(o);
     long n = count < llen ? count : llen;
     addReplyArrayLen(c, n);
-    for (long j = 0; j < n; j++) {
-        robj *value = listTypePop(o, where);
-        addReplyBulk(c, value);
-        decrRefCount(value);
-    }
+    for (long j = 0; j < n; j++) listTypePopAndReply(c, o, where);
     listElementsRemoved(c, c->argv[1], where, o, n);
 }
 
@@ -783,11 +799,9 @@ static void blockingPopGenericCommand(client *c, int where) {
         if (!o) continue;
         if (checkType(c, o, OBJ_LIST)) return;
         if (listTypeLength(o) == 0) continue;
-        robj *value = listTypePop(o, where);
         addReplyArrayLen(c, 2);
         addReplyBulk(c, c->argv[j]);
-        addReplyBulk(c, value);
-        decrRefCount(value);
+        listTypePopAndReply(c, o, where);
         listElementsRemoved(c, c->argv[j], where, o, 1);
         return;
     }

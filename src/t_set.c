@@ -344,6 +344,16 @@ static int setTypeAdd(robj *set, const setMember *m) {
     return setDictAdd(set->ptr, m);
 }
 
+/* setTypeAdd() of a command argument. A hashtable set looks an sds
+ * argument up as it is (a new member is copied into its entry). */
+static int setTypeAddObject(robj *set, robj *o) {
+    if (set->encoding == OBJ_ENCODING_HT && sdsEncodedObject(o)) return dictAdd(set->ptr, o->ptr, NULL) == DICT_OK;
+    char buf[LONG_STR_SIZE];
+    setMember m;
+    memberFromObject(o, &m, buf);
+    return setTypeAdd(set, &m);
+}
+
 /* For callers outside this file that build a set from raw bytes (the RDB
  * loader): a new empty set for size_hint members, the first of which is
  * first/len, chosen as setTypeCreate() does. */
@@ -526,10 +536,7 @@ static void saddCommand(client *c) {
         dbAdd(c->db, c->argv[1], set);
     }
     long long added = 0;
-    for (int j = 2; j < c->argc; j++) {
-        memberFromObject(c->argv[j], &m, buf);
-        added += setTypeAdd(set, &m);
-    }
+    for (int j = 2; j < c->argc; j++) added += setTypeAddObject(set, c->argv[j]);
     if (added) {
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_SET, "sadd", c->argv[1], c->db->id);

@@ -29,6 +29,7 @@
  * Blocked BZPOP and BZMPOP clients go through blocked.c exactly like BLPOP.
  * MEMORY USAGE, DEBUG DIGEST-VALUE and COPY use the objectMethods entry
  * registered by zsetTypeInit(); ZSCAN is served by db.c's scan code. */
+#include <ctype.h>
 #include <math.h>
 
 #include "blocked.h"
@@ -353,67 +354,97 @@ static int zsetScore(robj *zobj, const char *ele, size_t len, double *score) {
     return C_OK;
 }
 
+/* The ZADD_IN_* conditions on an existing member whose score is cur: sets
+ * *score to the score it would get (cur added for INCR). Returns 0 (with
+ * ZADD_OUT_NOP or ZADD_OUT_NAN in *out_flags) when nothing may change. */
+static int zaddExistingAllowed(int in_flags, double cur, double *score, int *out_flags) {
+    if (in_flags & ZADD_IN_NX) {
+        *out_flags |= ZADD_OUT_NOP;
+        return 0;
+    }
+    if (in_flags & ZADD_IN_INCR) {
+        *score += cur;
+        if (isnan(*score)) {
+            *out_flags |= ZADD_OUT_NAN;
+            return 0;
+        }
+    }
+    if (((in_flags & ZADD_IN_LT) && *score >= cur) || ((in_flags & ZADD_IN_GT) && *score <= cur)) {
+        *out_flags |= ZADD_OUT_NOP;
+        return 0;
+    }
+    return 1;
+}
+
+/* zsetAdd() for the skiplist encoding, hashing ele once: one dict probe
+ * finds the member or the bucket a new member goes into. */
+static int zsetSkiplistAdd(zset *zs, double score, const char *ele, size_t len, int in_flags, int *out_flags,
+                           double *newscore) {
+    sdsTemp key;
+    dictEntry *de;
+    void *position = dictFindPositionForInsert(zs->dict, sdsTempInit(&key, ele, len), &de);
+    if (position == NULL) {
+        sdsTempRelease(&key);
+        double cur = *(double *)dictGetVal(de);
+        if (!zaddExistingAllowed(in_flags, cur, &score, out_flags)) return !(*out_flags & ZADD_OUT_NAN);
+        if (newscore) *newscore = score;
+        if (score == cur) return 1;
+        zskiplistNode *node = zslUpdateScore(zs->zsl, cur, ele, len, score);
+        dictSetVal(zs->dict, de, &node->score);
+        *out_flags |= ZADD_OUT_UPDATED;
+        return 1;
+    }
+    if (in_flags & ZADD_IN_XX) {
+        sdsTempRelease(&key);
+        *out_flags |= ZADD_OUT_NOP;
+        return 1;
+    }
+    de = dictInsertAtPosition(zs->dict, key.s, position);
+    sdsTempRelease(&key);
+    zskiplistNode *node = zslInsert(zs->zsl, score, dictGetKey(de));
+    dictSetVal(zs->dict, de, &node->score);
+    if (newscore) *newscore = score;
+    *out_flags |= ZADD_OUT_ADDED;
+    return 1;
+}
+
 /* Adds or updates ele under the ZADD_IN_* flags. Returns 1 with *out_flags
  * saying what happened (and *newscore the member's score unless NOP), or
  * 0 when the result would be NaN (ZADD_OUT_NAN; nothing changed). */
 static int zsetAdd(robj *zobj, double score, const char *ele, size_t len, int in_flags, int *out_flags,
                    double *newscore) {
-    int incr = in_flags & ZADD_IN_INCR, nx = in_flags & ZADD_IN_NX, xx = in_flags & ZADD_IN_XX;
-    int gt = in_flags & ZADD_IN_GT, lt = in_flags & ZADD_IN_LT;
-    double cur;
     *out_flags = 0;
     if (isnan(score)) {
         *out_flags = ZADD_OUT_NAN;
         return 0;
     }
+    if (zobj->encoding == OBJ_ENCODING_SKIPLIST)
+        return zsetSkiplistAdd(zobj->ptr, score, ele, len, in_flags, out_flags, newscore);
 
-    int exists = zsetScore(zobj, ele, len, &cur) == C_OK;
-    if (exists) {
-        if (nx) {
-            *out_flags |= ZADD_OUT_NOP;
-            return 1;
-        }
-        if (incr) {
-            score += cur;
-            if (isnan(score)) {
-                *out_flags |= ZADD_OUT_NAN;
-                return 0;
-            }
-        }
-        if ((lt && score >= cur) || (gt && score <= cur)) {
-            *out_flags |= ZADD_OUT_NOP;
-            return 1;
-        }
+    double cur;
+    unsigned char *eptr = zzlFind(zobj->ptr, ele, len, &cur);
+    if (eptr) {
+        if (!zaddExistingAllowed(in_flags, cur, &score, out_flags)) return !(*out_flags & ZADD_OUT_NAN);
         if (newscore) *newscore = score;
         if (score == cur) return 1;
-        if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-            unsigned char *eptr = zzlFind(zobj->ptr, ele, len, NULL);
-            zobj->ptr = zzlDeleteAt(zobj->ptr, eptr);
-            zobj->ptr = zzlInsert(zobj->ptr, ele, len, score);
-        } else {
-            zset *zs = zobj->ptr;
-            dictEntry *de = zsetDictFind(zs, ele, len);
-            zskiplistNode *node = zslUpdateScore(zs->zsl, cur, ele, len, score);
-            dictSetVal(zs->dict, de, &node->score);
-        }
+        zobj->ptr = zzlDeleteAt(zobj->ptr, eptr);
+        zobj->ptr = zzlInsert(zobj->ptr, ele, len, score);
         *out_flags |= ZADD_OUT_UPDATED;
         return 1;
     }
 
-    if (xx) {
+    if (in_flags & ZADD_IN_XX) {
         *out_flags |= ZADD_OUT_NOP;
         return 1;
     }
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = zobj->ptr;
-        if (zzlLength(lp) + 1 <= server.zset_max_listpack_entries && len <= server.zset_max_listpack_value &&
-            lpSafeToAdd(lp, len + MAX_D2STRING_CHARS)) {
-            zobj->ptr = zzlInsert(lp, ele, len, score);
-        } else {
-            zsetConvert(zobj, OBJ_ENCODING_SKIPLIST);
-        }
+    unsigned char *lp = zobj->ptr;
+    if (zzlLength(lp) + 1 <= server.zset_max_listpack_entries && len <= server.zset_max_listpack_value &&
+        lpSafeToAdd(lp, len + MAX_D2STRING_CHARS)) {
+        zobj->ptr = zzlInsert(lp, ele, len, score);
+    } else {
+        zsetConvert(zobj, OBJ_ENCODING_SKIPLIST);
+        zsetSkiplistInsert(zobj->ptr, ele, len, score);
     }
-    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) zsetSkiplistInsert(zobj->ptr, ele, len, score);
     if (newscore) *newscore = score;
     *out_flags |= ZADD_OUT_ADDED;
     return 1;
@@ -703,6 +734,9 @@ static void zaddGenericCommand(client *c, int in_flags) {
     for (; j < c->argc; j++) {
         const char *opt = c->argv[j]->ptr;
         if (!sdsEncodedObject(c->argv[j])) break;
+        /* Every option is 2 to 4 letters: a score fails this at once. */
+        size_t optlen = sdslen(c->argv[j]->ptr);
+        if (optlen < 2 || optlen > 4 || !isalpha((unsigned char)opt[0])) break;
         if (!strcasecmp(opt, "nx")) in_flags |= ZADD_IN_NX;
         else if (!strcasecmp(opt, "xx")) in_flags |= ZADD_IN_XX;
         else if (!strcasecmp(opt, "ch")) ch = 1;
@@ -734,11 +768,12 @@ static void zaddGenericCommand(client *c, int in_flags) {
     }
 
     /* All scores first: a bad one must leave the set untouched. */
-    double *scores = zmalloc(sizeof(double) * elements);
+    double scores_buf[8]; /* most calls add a few members: no allocation */
+    double *scores = elements <= 8 ? scores_buf : zmalloc(sizeof(double) * elements);
     size_t maxelelen = 0;
     for (int i = 0; i < elements; i++) {
         if (getDoubleFromObjectOrReply(c, c->argv[j + 2 * i], &scores[i], NULL) != C_OK) {
-            zfree(scores);
+            if (scores != scores_buf) zfree(scores);
             return;
         }
         robj *m = c->argv[j + 2 * i + 1];
@@ -748,7 +783,7 @@ static void zaddGenericCommand(client *c, int in_flags) {
 
     robj *zobj = lookupKeyWrite(c->db, key);
     if (checkType(c, zobj, OBJ_ZSET)) {
-        zfree(scores);
+        if (scores != scores_buf) zfree(scores);
         return;
     }
     long long added = 0, updated = 0, processed = 0;
@@ -784,7 +819,7 @@ reply:
         addReplyLongLong(c, ch ? added + updated : added);
     }
 cleanup:
-    zfree(scores);
+    if (scores != scores_buf) zfree(scores);
     if (added || updated) {
         signalModifiedKey(c, c->db, key);
         notifyKeyspaceEvent(NOTIFY_ZSET, incr ? "zincr" : "zadd", key, c->db->id);
@@ -1306,10 +1341,12 @@ static long zsetPopAndReply(client *c, robj *key, robj *zobj, int where, long co
         zsetIterInit(&it, zobj, where == ZSET_MAX);
         zsetIterSeekRank(&it, 0);
         zsetIterGet(&it, &e);
-        sds ele = sdsnewlen(e.ele, e.len);
-        addReplyScorePair(c, ele, sdslen(ele), e.score, nested);
-        serverAssert(zsetDel(zobj, ele, sdslen(ele)));
-        sdsfree(ele);
+        addReplyScorePair(c, e.ele, e.len, e.score, nested);
+        /* The iterator stands on the pair: a listpack deletes it in place;
+         * in a skiplist e.ele is the member's own copy, which zsetDel()
+         * reads before it frees anything. */
+        if (zobj->encoding == OBJ_ENCODING_LISTPACK) zobj->ptr = zzlDeleteAt(zobj->ptr, it.eptr);
+        else serverAssert(zsetDel(zobj, e.ele, e.len));
         n++;
     }
     if (n) {

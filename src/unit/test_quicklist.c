@@ -33,6 +33,22 @@ static void qlJoin(quicklist *ql, char *out, size_t outsz) {
     quicklistReleaseIterator(it);
 }
 
+/* What quicklistVisitRange() handed out, as text. */
+typedef struct visitedText {
+    unsigned long n;
+    char text[400][64];
+} visitedText;
+
+static void collectVisited(void *ctx, const unsigned char *value, size_t sz, long long longval) {
+    visitedText *v = ctx;
+    if (v->n >= 400) return;
+    if (value)
+        snprintf(v->text[v->n], sizeof(v->text[0]), "%.*s", (int)sz, value);
+    else
+        snprintf(v->text[v->n], sizeof(v->text[0]), "%lld", longval);
+    v->n++;
+}
+
 static void pushStr(quicklist *ql, const char *s, int where) { quicklistPush(ql, s, strlen(s), where); }
 
 /* The randomized tests apply each operation to the quicklist and to an
@@ -505,6 +521,79 @@ int main(int argc, char **argv) {
         }
         ASSERT_EQ_LL(bad, 0);
         ASSERT(compressed_seen > 100); /* the runs did exercise compressed nodes */
+    }
+
+    /* quicklistVisitRange() (LRANGE) against an iterator from the same
+     * index: every start, counts that stop inside a node, at a node's end
+     * and past the list's end, on plain and compressed lists; afterwards
+     * the interior nodes are compressed again. */
+    TEST("quicklist: visiting a range matches an iterator, compressed nodes included") {
+        int bad = 0;
+        for (int depth = 0; depth <= 2; depth++) {
+            quicklist *ql = quicklistCreate(depth ? 5 : -1, depth);
+            char val[64];
+            for (int i = 0; i < 300; i++) {
+                if (i % 3 == 0) snprintf(val, sizeof(val), "%d", i * 7 - 500);
+                else snprintf(val, sizeof(val), "compressible-compressible-value-%d", i);
+                pushStr(ql, val, QUICKLIST_TAIL);
+            }
+            unsigned long compressed = quicklistCompressedNodes(ql);
+            if (depth && compressed == 0) bad++;
+            const unsigned long counts[] = {1, 4, 5, 6, 100, 1000};
+            for (unsigned long start = 0; start < 300; start += 7) {
+                for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+                    visitedText got = {.n = 0};
+                    quicklistVisitRange(ql, start, counts[ci], collectVisited, &got);
+                    quicklistIter *it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, (long)start);
+                    quicklistEntry e;
+                    unsigned long i = 0;
+                    while (i < counts[ci] && quicklistNext(it, &e)) {
+                        if (i >= got.n || strcmp(entryText(&e, b, sizeof(b)), got.text[i]) != 0) bad++;
+                        i++;
+                    }
+                    quicklistReleaseIterator(it);
+                    if (i != got.n) bad++;
+                    if (!quicklistCheck(ql) || quicklistCompressedNodes(ql) != compressed) bad++;
+                }
+            }
+            visitedText none = {.n = 0};
+            quicklistVisitRange(ql, 300, 10, collectVisited, &none);
+            quicklistVisitRange(ql, 0, 0, collectVisited, &none);
+            if (none.n != 0) bad++;
+            quicklistRelease(ql);
+        }
+        ASSERT_EQ_LL(bad, 0);
+    }
+
+    /* quicklistPopVisit() hands out each end element in place, then
+     * removes it; on an empty list it returns 0 without calling back. */
+    TEST("quicklist: popping through a visitor, both ends, compressed list") {
+        quicklist *ql = quicklistCreate(4, 1);
+        char val[64];
+        for (int i = 0; i < 40; i++) {
+            if (i % 2) snprintf(val, sizeof(val), "%d", i);
+            else snprintf(val, sizeof(val), "compressible-compressible-value-%d", i);
+            pushStr(ql, val, QUICKLIST_TAIL);
+        }
+        ASSERT(quicklistCompressedNodes(ql) > 0);
+        int bad = 0;
+        for (int i = 0; i < 20; i++) {
+            visitedText head = {.n = 0}, tail = {.n = 0};
+            ASSERT(quicklistPopVisit(ql, QUICKLIST_HEAD, collectVisited, &head));
+            ASSERT(quicklistPopVisit(ql, QUICKLIST_TAIL, collectVisited, &tail));
+            char want[64];
+            snprintf(want, sizeof(want), i % 2 ? "%d" : "compressible-compressible-value-%d", i);
+            if (head.n != 1 || strcmp(head.text[0], want) != 0) bad++;
+            int t = 39 - i;
+            snprintf(want, sizeof(want), t % 2 ? "%d" : "compressible-compressible-value-%d", t);
+            if (tail.n != 1 || strcmp(tail.text[0], want) != 0) bad++;
+            if (!quicklistCheck(ql) || quicklistCount(ql) != (unsigned long)(38 - 2 * i)) bad++;
+        }
+        visitedText none = {.n = 0};
+        ASSERT_EQ_LL(quicklistPopVisit(ql, QUICKLIST_HEAD, collectVisited, &none), 0);
+        ASSERT_EQ_LL(none.n, 0);
+        ASSERT_EQ_LL(bad, 0);
+        quicklistRelease(ql);
     }
 
     return UT_END();

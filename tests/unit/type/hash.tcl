@@ -138,6 +138,22 @@ start_server {tags {"hash"} overrides {enable-debug-command yes}} {
         list [r hget h a] [r hget h b]
     } {1 2}
 
+    test "HSET overwrites values of the same, shorter and longer length" {
+        foreach enc {listpack hashtable} {
+            hash_create h $enc {a abc b 12 c x}
+            # Same length (rewritten in place on a hashtable), twice in one call.
+            assert_equal 0 [r hset h a xyz a 123]
+            assert_equal 0 [r hset h b 34 c yyyyyyyyyy]
+            assert_equal 0 [r hset h c z]
+            assert_equal {123 34 z} [r hmget h a b c]
+            assert_equal {3 2 1} [list [r hstrlen h a] [r hstrlen h b] [r hstrlen h c]]
+            r hincrby h b 65
+            assert_equal 0 [r hset h b ab]
+            assert_equal ab [r hget h b]
+            assert_encoding $enc h
+        }
+    }
+
     test "HMGET with missing fields and keys" {
         r del h
         r hset h a 1 b 2

@@ -199,8 +199,16 @@ start_server {tags {"zset"} overrides {enable-debug-command yes}} {
             assert_error "*value is not a valid float*" {r zadd z 1 a abc b}
             assert_error "*value is not a valid float*" {r zadd z nan a}
             assert_error "*value is not a valid float*" {r zincrby z abc a}
+            set many {}
+            for {set i 0} {$i < 12} {incr i} { lappend many $i m$i }
+            assert_error "*value is not a valid float*" {r zadd z {*}$many 1x last}
+            assert_error "*value is not a valid float*" {r zadd z 1 a 2 b 3 c 4 d 5 e 6 f 7 g 8 h 9.5.1 i}
             # A bad score leaves the set untouched, even the good pairs.
             assert_equal {a 1} [r zrange z 0 -1 withscores]
+            # Scores written as plain digits, signed, with leading zeros.
+            r zadd z2 007 a -0012 b +3 c 123456789012345 d 1234567890123456 e 0.5 f
+            assert_equal {b -12 f 0.5 c 3 a 7 d 123456789012345 e 1234567890123456} [r zrange z2 0 -1 withscores]
+            r del z2
             r set str x
             assert_error "*WRONGTYPE*" {r zadd str 1 a}
             assert_error "*WRONGTYPE*" {r zincrby str 1 a}
@@ -459,6 +467,15 @@ start_server {tags {"zset"} overrides {enable-debug-command yes}} {
             assert_equal {} [r zpopmin nosuch 3]
             assert_error "*value is out of range, must be positive*" {r zpopmin z -1}
             assert_error "*syntax error*" {r zpopmin z 1 2}
+        }
+
+        test "ZPOPMIN/ZPOPMAX of integer members and equal scores - $enc" {
+            r del z
+            r zadd z 1 300 1 20 1 -5 2 7 0 100000000000
+            assert_equal {100000000000 0 -5 1} [r zpopmin z 2]
+            assert_equal {7 2 300 1} [r zpopmax z 2]
+            assert_equal {20 1} [r zpopmin z]
+            assert_equal 0 [r exists z]
         }
 
         test "ZPOPMIN/ZPOPMAX reply shapes in RESP2 and RESP3 - $enc" {
