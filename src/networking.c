@@ -1065,8 +1065,13 @@ static int processCommandAndResetClient(client *c) {
     return C_OK;
 }
 
-/* Parses and executes every complete request in the query buffer. */
+/* Parses and executes every complete request in the query buffer. While it
+ * runs, server.pipeline_clock is armed (see call()): each command starts at
+ * the clock reading that ended the one before it. It is disarmed on every
+ * way out, so that no command run from elsewhere (after a sleep) starts at
+ * a stale reading; a nested call disarms it for the rest of the outer one. */
 void processInputBuffer(client *c) {
+    server.pipeline_clock = -1;
     while (c->qb_pos < sdslen(c->querybuf)) {
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
 
@@ -1078,9 +1083,13 @@ void processInputBuffer(client *c) {
         if (c->argc == 0) {
             resetClient(c);
         } else {
-            if (processCommandAndResetClient(c) == C_ERR) return;
+            if (processCommandAndResetClient(c) == C_ERR) {
+                server.pipeline_clock = 0;
+                return;
+            }
         }
     }
+    server.pipeline_clock = 0;
     if (c->qb_pos) {
         /* Usually every byte was consumed: then there is nothing to move. */
         if (c->qb_pos == sdslen(c->querybuf)) sdsclear(c->querybuf);
