@@ -1065,6 +1065,62 @@ static int processCommandAndResetClient(client *c) {
     return C_OK;
 }
 
+/* Pipelines deeper than this are prefetched in part: lines fetched for the
+ * 100th command would be evicted again before it runs. */
+#define PIPELINE_PREFETCH_MAX 32
+/* A keyspace smaller than this (in keys) stays in the caches by itself. */
+#define PIPELINE_PREFETCH_MIN_KEYS 65536
+/* Longer first arguments are hardly keys (and costly to hash twice). */
+#define PIPELINE_PREFETCH_MAX_KEYLEN 256
+
+/* Reads "<prefix><digits>\r\n" at buf[*pos] for prefetchPipelineKeys().
+ * Returns the number with *pos past the line, or -1 (anything unusual or
+ * incomplete; the real parser will have its say on it). */
+static long long peekRespLength(const char *buf, size_t len, size_t *pos, char prefix) {
+    size_t i = *pos + 1;
+    if (*pos >= len || buf[*pos] != prefix) return -1;
+    long long v = 0;
+    while (i < len && buf[i] >= '0' && buf[i] <= '9' && i - *pos <= 10) v = v * 10 + (buf[i++] - '0');
+    if (i == *pos + 1 || i + 1 >= len || buf[i] != '\r' || buf[i + 1] != '\n') return -1;
+    *pos = i + 2;
+    return v;
+}
+
+/* With several complete requests in the query buffer and a keyspace too
+ * big for the caches, each lookup costs a few dependent cache misses
+ * (bucket, entry, value), paid one command after the other. This looks
+ * ahead, without consuming anything, at the first argument of every
+ * complete multibulk request (the key, for most commands) and has
+ * dictPrefetch() start fetching all of them at once, so that the misses
+ * overlap. A hint only: a first argument that is not a key, or a command
+ * that selects another db, just makes a prefetch useless. */
+static void prefetchPipelineKeys(client *c) {
+    dict *d = c->db->dict;
+    if (dictSize(d) < PIPELINE_PREFETCH_MIN_KEYS || d->type->hashFunction != dictSdsHash) return;
+    const char *buf = c->querybuf, *keys[PIPELINE_PREFETCH_MAX];
+    size_t len = sdslen(c->querybuf), pos = c->qb_pos, keylens[PIPELINE_PREFETCH_MAX];
+    int n = 0;
+    while (n < PIPELINE_PREFETCH_MAX && pos < len) {
+        long long argc = peekRespLength(buf, len, &pos, '*');
+        if (argc < 2) break;
+        for (long long j = 0; j < argc; j++) {
+            long long bulklen = peekRespLength(buf, len, &pos, '$');
+            if (bulklen < 0 || (size_t)bulklen + 2 > len - pos) goto scanned;
+            if (j == 1) {
+                keys[n] = buf + pos;
+                keylens[n] = bulklen;
+            }
+            pos += bulklen + 2;
+        }
+        if (keylens[n] <= PIPELINE_PREFETCH_MAX_KEYLEN) n++;
+    }
+scanned:
+    if (n < 2) return; /* a single lookup has nothing to overlap with */
+    uint64_t hashes[PIPELINE_PREFETCH_MAX];
+    for (int j = 0; j < n; j++) hashes[j] = dictGenHashFunction(keys[j], keylens[j]);
+    dictPrefetch(d, hashes, n, 1);
+}
+
 /* Parses and executes every complete request in the query buffer. While it
  * runs, server.pipeline_clock is armed (see call()): each command starts at
  * the clock reading that ended the one before it. It is disarmed on every
@@ -1072,6 +1128,8 @@ static int processCommandAndResetClient(client *c) {
  * a stale reading; a nested call disarms it for the rest of the outer one. */
 void processInputBuffer(client *c) {
     server.pipeline_clock = -1;
+    if (!c->reqtype && !(c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)))
+        prefetchPipelineKeys(c);
     while (c->qb_pos < sdslen(c->querybuf)) {
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
 
