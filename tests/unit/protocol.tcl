@@ -396,16 +396,35 @@ start_server {tags {"protocol"} overrides {enable-debug-command yes}} {
         list $replies [r get $long] [r get key:10] [r dbsize]
     } {{value:7 OK 1 PONG OK OK {} OK OK new a} v b 70002}
 
+    test "Pipelines over a big keyspace: more keys than one look-ahead batch" {
+        set c [vk_client]
+        set pipeline ""
+        for {set j 0} {$j < 30} {incr j} {
+            append pipeline "*11\r\n\$4\r\nMSET\r\n"
+            for {set k 0} {$k < 5} {incr k} {
+                set key "key:[expr {$j * 5 + $k}]"
+                set val "$k$j"
+                append pipeline "\$[string length $key]\r\n$key\r\n\$[string length $val]\r\n$val\r\n"
+            }
+        }
+        $c write $pipeline
+        $c flush
+        set replies {}
+        for {set j 0} {$j < 30} {incr j} {lappend replies [$c read]}
+        $c close
+        list [lsort -unique $replies] [r get key:0] [r get key:149] [r get key:150] [r dbsize]
+    } {OK 00 429 value:150 70002}
+
     test "Pipelines over a big keyspace: a protocol error after complete requests" {
         set c [vk_client]
-        $c write "*2\r\n\$3\r\nGET\r\n\$5\r\nkey:1\r\n*2\r\n\$3\r\nGET\r\n\$5\r\nkey:2\r\n*x\r\n"
+        $c write "*2\r\n\$3\r\nGET\r\n\$8\r\nkey:1000\r\n*2\r\n\$3\r\nGET\r\n\$8\r\nkey:2000\r\n*x\r\n"
         $c flush
         set replies [list [$c read] [$c read]]
         catch {$c read} err
         $c close
         assert_match "*Protocol error: invalid multibulk length*" $err
         set replies
-    } {value:1 value:2}
+    } {value:1000 value:2000}
 }
 
 start_server [list tags {"protocol external:skip rdma:skip:unix"} overrides [list unixsocket [tmp_path server.sock] unixsocketperm 700]] {
