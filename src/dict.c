@@ -22,6 +22,10 @@
  * only grow past 4 elements per bucket and only shrink below 1/32, to avoid
  * copy-on-write of large tables; FORBID stops automatic resizing.
  *
+ * dictPrefetch() serves callers with a batch of lookups ahead (a pipeline's
+ * keys): it starts fetching what those lookups will read, so that their
+ * cache misses overlap.
+ *
  * Entries: every dict uses one of three layouts (normal, embedded key,
  * key-only; see dict.h), picked from its type. Bucket slots and `next`
  * links hold tagged handles whose low bits name the layout, so everything

@@ -10,7 +10,10 @@
  * server.clients_pending_write; beforeSleep() writes all queued output with
  * as few writev() calls as possible and only installs a write handler for
  * clients whose socket could not take everything. So a pipeline of N
- * commands read in one go is answered with one write.
+ * commands read in one go is answered with one write. Before a pipeline
+ * runs, the keys of its requests are looked up ahead as a cache prefetch
+ * (prefetchPipelineKeys()), so that over a big keyspace the cache misses of
+ * its lookups overlap instead of coming one after the other.
  *
  * Large bulk arguments (>= PROTO_MBULK_BIG_ARG) are read straight into a
  * buffer of exactly their size, which then becomes the argument object: no
