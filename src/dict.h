@@ -209,6 +209,7 @@ void dictFreeUnlinkedEntry(dict *d, dictEntry *he);
 dictEntry *dictFind(dict *d, const void *key);
 void *dictFetchValue(dict *d, const void *key);
 uint64_t dictGetHash(dict *d, const void *key);
+void dictPrefetch(dict *d, const uint64_t *hashes, int n, int prefetch_values);
 
 /* Iteration. */
 dictIterator *dictGetIterator(dict *d);

@@ -10,7 +10,10 @@
  * server.clients_pending_write; beforeSleep() writes all queued output with
  * as few writev() calls as possible and only installs a write handler for
  * clients whose socket could not take everything. So a pipeline of N
- * commands read in one go is answered with one write.
+ * commands read in one go is answered with one write. Before a pipeline
+ * runs, the keys of its requests are looked up ahead as a cache prefetch
+ * (prefetchPipelineKeys()), so that over a big keyspace the cache misses of
+ * its lookups overlap instead of coming one after the other.
  *
  * Large bulk arguments (>= PROTO_MBULK_BIG_ARG) are read straight into a
  * buffer of exactly their size, which then becomes the argument object: no
@@ -1065,10 +1068,100 @@ static int processCommandAndResetClient(client *c) {
     return C_OK;
 }
 
-/* Parses and executes every complete request in the query buffer. */
+/* Keys looked up ahead at most, per batch: lines fetched for many more
+ * would be evicted again before their command runs. */
+#define PIPELINE_PREFETCH_MAX 64
+/* A keyspace smaller than this (in keys) stays in the caches by itself. */
+#define PIPELINE_PREFETCH_MIN_KEYS 65536
+/* Longer arguments are hardly keys (and costly to hash twice). */
+#define PIPELINE_PREFETCH_MAX_KEYLEN 256
+
+/* Reads "<prefix><digits>\r\n" at buf[*pos] for prefetchPipelineKeys().
+ * Returns the number with *pos past the line, or -1 (anything unusual or
+ * incomplete; the real parser will have its say on it). */
+static long long peekRespLength(const char *buf, size_t len, size_t *pos, char prefix) {
+    size_t i = *pos + 1;
+    if (*pos >= len || buf[*pos] != prefix) return -1;
+    long long v = 0;
+    while (i < len && buf[i] >= '0' && buf[i] <= '9' && i - *pos <= 10) v = v * 10 + (buf[i++] - '0');
+    if (i == *pos + 1 || i + 1 >= len || buf[i] != '\r' || buf[i + 1] != '\n') return -1;
+    *pos = i + 2;
+    return v;
+}
+
+/* The command prefetchPipelineKeys() can take key positions from: the one
+ * the client ran last (pipelines repeat a command), if it is a plain
+ * top-level command whose keys sit at fixed positions. */
+static struct serverCommand *prefetchKnownCommand(client *c) {
+    struct serverCommand *cmd = c->lastcmd;
+    if (cmd == NULL || cmd->parent || cmd->subcommands_dict || (cmd->flags & CMD_MOVABLE_KEYS)) return NULL;
+    return cmd;
+}
+
+/* With several keys to look up in the complete requests of the query buffer
+ * and a keyspace too big for the caches, each lookup costs a few dependent
+ * cache misses (bucket, entry, value), paid one after the other. This looks
+ * ahead, without consuming anything, at the keys of every complete
+ * multibulk request (the positions of the client's last command when the
+ * request names it, else the first argument, the key of most commands) and
+ * has dictPrefetch() start fetching all of them at once, so that the misses
+ * overlap. Returns the query buffer offset of the first request left out
+ * because the batch was full (to be prefetched when the pipeline gets
+ * there), or SIZE_MAX. A hint only: an argument that is not a key, or a
+ * command that selects another db, just makes a prefetch useless. */
+static size_t prefetchPipelineKeys(client *c) {
+    dict *d = c->db->dict;
+    if (dictSize(d) < PIPELINE_PREFETCH_MIN_KEYS || d->type->hashFunction != dictSdsHash) return SIZE_MAX;
+    struct serverCommand *known = prefetchKnownCommand(c);
+    size_t known_len = known ? strlen(known->name) : 0;
+    const char *buf = c->querybuf, *keys[PIPELINE_PREFETCH_MAX];
+    size_t len = sdslen(c->querybuf), pos = c->qb_pos, keylens[PIPELINE_PREFETCH_MAX];
+    size_t resume = SIZE_MAX; /* where the next batch starts, if the cap cut this one */
+    int n = 0;
+    while (pos < len) {
+        if (n == PIPELINE_PREFETCH_MAX) {
+            resume = pos;
+            break;
+        }
+        long long argc = peekRespLength(buf, len, &pos, '*');
+        if (argc < 2) break;
+        long long first = 1, last = 1, step = 1;
+        for (long long j = 0; j < argc; j++) {
+            long long bulklen = peekRespLength(buf, len, &pos, '$');
+            if (bulklen < 0 || (size_t)bulklen + 2 > len - pos) goto scanned;
+            if (j == 0 && known && (size_t)bulklen == known_len && !strncasecmp(buf + pos, known->name, known_len)) {
+                first = known->key.first;
+                last = known->key.last < 0 ? argc + known->key.last : known->key.last;
+                step = known->key.step > 0 ? known->key.step : 1;
+                if (first <= 0) last = -1; /* a command without keys */
+            }
+            if (j >= first && j <= last && (j - first) % step == 0 && n < PIPELINE_PREFETCH_MAX &&
+                bulklen <= PIPELINE_PREFETCH_MAX_KEYLEN) {
+                keys[n] = buf + pos;
+                keylens[n++] = bulklen;
+            }
+            pos += bulklen + 2;
+        }
+    }
+scanned:
+    if (n < 2) return resume; /* a single lookup has nothing to overlap with */
+    uint64_t hashes[PIPELINE_PREFETCH_MAX];
+    for (int j = 0; j < n; j++) hashes[j] = dictGenHashFunction(keys[j], keylens[j]);
+    dictPrefetch(d, hashes, n, 1);
+    return resume;
+}
+
+/* Parses and executes every complete request in the query buffer. While it
+ * runs, server.pipeline_clock is armed (see call()): each command starts at
+ * the clock reading that ended the one before it. It is disarmed on every
+ * way out, so that no command run from elsewhere (after a sleep) starts at
+ * a stale reading; a nested call disarms it for the rest of the outer one. */
 void processInputBuffer(client *c) {
+    server.pipeline_clock = -1;
+    size_t next_prefetch = c->reqtype ? SIZE_MAX : c->qb_pos;
     while (c->qb_pos < sdslen(c->querybuf)) {
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+        if (c->qb_pos >= next_prefetch && !c->reqtype) next_prefetch = prefetchPipelineKeys(c);
 
         if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
 
@@ -1078,9 +1171,13 @@ void processInputBuffer(client *c) {
         if (c->argc == 0) {
             resetClient(c);
         } else {
-            if (processCommandAndResetClient(c) == C_ERR) return;
+            if (processCommandAndResetClient(c) == C_ERR) {
+                server.pipeline_clock = 0;
+                return;
+            }
         }
     }
+    server.pipeline_clock = 0;
     if (c->qb_pos) {
         /* Usually every byte was consumed: then there is nothing to move. */
         if (c->qb_pos == sdslen(c->querybuf)) sdsclear(c->querybuf);

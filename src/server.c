@@ -46,11 +46,17 @@ void pingCommand(client *c);
  * Time
  * ------------------------------------------------------------------------- */
 
+/* Sets the cached clocks used by commands and expiry to a reading of
+ * ustime() the caller took. */
+static void setCachedTime(ustime_t now) {
+    server.ustime = now;
+    server.mstime = now / 1000;
+    server.unixtime = server.mstime / 1000;
+}
+
 /* Refreshes the cached clocks used by commands and expiry. */
 void updateCachedTime(int update_daylight_info) {
-    server.ustime = ustime();
-    server.mstime = server.ustime / 1000;
-    server.unixtime = server.mstime / 1000;
+    setCachedTime(ustime());
     if (update_daylight_info) {
         struct tm tm;
         time_t ut = server.unixtime;
@@ -333,16 +339,22 @@ void call(client *c, int flags) {
     }
 
     /* The cached time is frozen while a command runs, nested ones (EXEC,
-     * scripts) included, so a key cannot expire half-way through it. */
+     * scripts) included, so a key cannot expire half-way through it. Within
+     * a pipeline (server.pipeline_clock > 0, see processInputBuffer()) the
+     * clock read that ended the previous command is this one's start: only
+     * parsing happened since, and a clock read costs as much as a GET. */
     long long start;
     if (prev_client == NULL) {
-        updateCachedTime(0);
+        if (server.pipeline_clock > 0) setCachedTime(server.pipeline_clock);
+        else updateCachedTime(0);
         start = server.ustime;
     } else {
         start = ustime();
     }
     c->cmd->proc(c);
-    long long duration = ustime() - start;
+    long long end = ustime();
+    long long duration = end - start;
+    if (prev_client == NULL && server.pipeline_clock != 0) server.pipeline_clock = end;
 
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     server.executing_client = prev_client;
@@ -463,6 +475,8 @@ int processCommand(client *c) {
 
     if (server.maxmemory) {
         int out_of_memory = performEvictions() == EVICT_FAIL;
+        /* Evicting takes time: the command reads the clock afresh. */
+        if (server.pipeline_clock > 0) server.pipeline_clock = -1;
         if (out_of_memory && (multiEffectiveCommandFlags(c) & CMD_DENYOOM)) {
             rejectCommand(c, shared.oomerr);
             return C_OK;

@@ -402,6 +402,7 @@ struct valkeyServer {
     int daylight_active;
     mstime_t mstime;            /* Cached time, updated per command / cron. */
     ustime_t ustime;
+    ustime_t pipeline_clock;    /* processInputBuffer(): 0 off, -1 armed, >0 end of the last command. */
     time_t unixtime;
     long long monotonic_start;
     size_t initial_memory_usage;

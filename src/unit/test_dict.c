@@ -481,6 +481,33 @@ int main(int argc, char **argv) {
         dictRelease(d);
     }
 
+    TEST("dict: prefetch is a hint that changes nothing, in every layout and mid-rehash") {
+        for (int l = 0; l < 3; l++) {
+            dict *d = dictCreate(layoutTypes[l]);
+            uint64_t hashes[40];
+            for (int i = 0; i < 40; i++) {
+                sds k = key(i);
+                hashes[i] = dictGetHash(d, k);
+                sdsfree(k);
+            }
+            dictPrefetch(d, hashes, 40, 1); /* empty: no table at all */
+            for (long i = 0; i < 1000; i++) ASSERT(layoutAdd(d, i) == DICT_OK);
+            ASSERT(dictTryExpand(d, 4096) == DICT_OK);
+            ASSERT(dictIsRehashing(d));
+            dictPrefetch(d, hashes, 40, 1);
+            dictPrefetch(d, hashes, 40, 0);
+            finishRehash(d);
+            dictPrefetch(d, hashes, 40, 1);
+            ASSERT_EQ_LL(dictSize(d), 1000);
+            for (long i = 0; i < 1000; i++) {
+                sds k = key(i);
+                ASSERT(dictFind(d, k) != NULL);
+                sdsfree(k);
+            }
+            dictRelease(d);
+        }
+    }
+
     TEST("dict: integer and double values") {
         dict *d = dictCreate(&intDictType);
         dictEntry *e = dictAddRaw(d, K(5), NULL);

@@ -364,6 +364,69 @@ start_server {tags {"protocol"} overrides {client-query-buffer-limit 1mb}} {
     } 500000
 }
 
+# Over a keyspace of 65536 keys or more, the first argument of every
+# complete request waiting in the query buffer is looked up ahead (a cache
+# prefetch): the replies must be exactly those of the requests run one by
+# one, whatever the pipeline holds.
+start_server {tags {"protocol"} overrides {enable-debug-command yes}} {
+    test "Pipelines over a big keyspace: mixed, partial and odd requests" {
+        r debug populate 70000
+        set c [vk_client]
+        set long [string repeat k 300]
+        set pipeline "*2\r\n\$3\r\nGET\r\n\$5\r\nkey:7\r\n"
+        append pipeline "*3\r\n\$3\r\nSET\r\n\$5\r\nkey:8\r\n\$3\r\nnew\r\n"
+        append pipeline "*2\r\n\$4\r\nINCR\r\n\$7\r\ncounter\r\n"
+        append pipeline "*1\r\n\$4\r\nPING\r\n"
+        append pipeline "*3\r\n\$3\r\nSET\r\n\$300\r\n$long\r\n\$1\r\nv\r\n"
+        append pipeline "*2\r\n\$6\r\nSELECT\r\n\$1\r\n9\r\n"
+        append pipeline "*2\r\n\$3\r\nGET\r\n\$5\r\nkey:7\r\n"
+        append pipeline "*2\r\n\$6\r\nSELECT\r\n\$1\r\n0\r\n"
+        append pipeline "*5\r\n\$4\r\nMSET\r\n\$5\r\nkey:9\r\n\$1\r\na\r\n\$6\r\nkey:10\r\n\$1\r\nb\r\n"
+        append pipeline "*2\r\n\$3\r\nGET\r\n\$5\r\nkey:8\r\n"
+        # The last request arrives in two parts.
+        append pipeline "*2\r\n\$3\r\nGET\r\n\$5\r\nke"
+        $c write $pipeline
+        $c flush
+        after 50
+        $c write "y:9\r\n"
+        $c flush
+        set replies {}
+        for {set j 0} {$j < 11} {incr j} {lappend replies [$c read]}
+        $c close
+        list $replies [r get $long] [r get key:10] [r dbsize]
+    } {{value:7 OK 1 PONG OK OK {} OK OK new a} v b 70002}
+
+    test "Pipelines over a big keyspace: more keys than one look-ahead batch" {
+        set c [vk_client]
+        set pipeline ""
+        for {set j 0} {$j < 30} {incr j} {
+            append pipeline "*11\r\n\$4\r\nMSET\r\n"
+            for {set k 0} {$k < 5} {incr k} {
+                set key "key:[expr {$j * 5 + $k}]"
+                set val "$k$j"
+                append pipeline "\$[string length $key]\r\n$key\r\n\$[string length $val]\r\n$val\r\n"
+            }
+        }
+        $c write $pipeline
+        $c flush
+        set replies {}
+        for {set j 0} {$j < 30} {incr j} {lappend replies [$c read]}
+        $c close
+        list [lsort -unique $replies] [r get key:0] [r get key:149] [r get key:150] [r dbsize]
+    } {OK 00 429 value:150 70002}
+
+    test "Pipelines over a big keyspace: a protocol error after complete requests" {
+        set c [vk_client]
+        $c write "*2\r\n\$3\r\nGET\r\n\$8\r\nkey:1000\r\n*2\r\n\$3\r\nGET\r\n\$8\r\nkey:2000\r\n*x\r\n"
+        $c flush
+        set replies [list [$c read] [$c read]]
+        catch {$c read} err
+        $c close
+        assert_match "*Protocol error: invalid multibulk length*" $err
+        set replies
+    } {value:1000 value:2000}
+}
+
 start_server [list tags {"protocol external:skip rdma:skip:unix"} overrides [list unixsocket [tmp_path server.sock] unixsocketperm 700]] {
     test "Commands over a unix socket" {
         set c [::vk::client_open [tmp_path server.sock] 0]
