@@ -6,43 +6,7 @@
 # with the checksum fixed up must give an error or a usable value, never a
 # crash.
 
-# CRC-64/Jones (reflected), as the payload trailer uses it.
-set ::crc64_tab {}
-for {set n 0} {$n < 256} {incr n} {
-    set crc $n
-    for {set b 0} {$b < 8} {incr b} {
-        set crc [expr {($crc & 1) ? (($crc >> 1) ^ 0x95ac9329ac4bc9b5) : ($crc >> 1)}]
-    }
-    lappend ::crc64_tab $crc
-}
-
-proc crc64 {data} {
-    set crc 0
-    binary scan $data cu* bytes
-    foreach b $bytes {
-        set crc [expr {[lindex $::crc64_tab [expr {($crc ^ $b) & 0xff}]] ^ ($crc >> 8)}]
-    }
-    return $crc
-}
-
-# The 8 little-endian bytes of a 64-bit value.
-proc le64 {v} {
-    binary format ii [expr {$v & 0xffffffff}] [expr {($v >> 32) & 0xffffffff}]
-}
-
-# Replaces a payload's checksum with the right one for its other bytes.
-proc fix_checksum {payload} {
-    set head [string range $payload 0 end-8]
-    return "$head[le64 [crc64 $head]]"
-}
-
-# Seals a body as a payload of RDB version ver.
-proc seal_payload {body {ver 11}} {
-    set head "$body[binary format s $ver]"
-    return "$head[le64 [crc64 $head]]"
-}
-
-proc unhex {hex} { binary format H* $hex }
+source [file join $::vk::cfg(root) tests assets dump-payload.tcl]
 
 # The integers from..to.
 proc range {from to} {

@@ -14,39 +14,7 @@
 
 # ---------------------------------------------------------------- payloads
 
-# CRC-64/Jones (reflected, polynomial 0xad93d23594c935a9), as DUMP uses.
-proc crc64_table {} {
-    set t {}
-    for {set n 0} {$n < 256} {incr n} {
-        set c $n
-        for {set k 0} {$k < 8} {incr k} {
-            if {$c & 1} {
-                set c [expr {($c >> 1) ^ 0x95AC9329AC4BC9B5}]
-            } else {
-                set c [expr {$c >> 1}]
-            }
-        }
-        lappend t $c
-    }
-    return $t
-}
-set ::crc64_table [crc64_table]
-
-proc crc64 {data} {
-    set crc 0
-    binary scan $data cu* bytes
-    foreach b $bytes {
-        set crc [expr {[lindex $::crc64_table [expr {($crc ^ $b) & 0xFF}]] ^ ($crc >> 8)}]
-    }
-    return $crc
-}
-
-# A DUMP payload: body (type byte first), RDB version 11, CRC-64.
-proc payload {body} {
-    set data $body[binary format s 11]
-    set crc [crc64 $data]
-    return $data[binary format ii [expr {$crc & 0xFFFFFFFF}] [expr {$crc >> 32}]]
-}
+source [file join $::vk::cfg(root) tests assets dump-payload.tcl]
 
 # The type byte and body of a DUMP payload (version and CRC cut off).
 proc payload_body {p} {
@@ -56,16 +24,6 @@ proc payload_body {p} {
 proc u8 {v} { binary format cu $v }
 proc u16 {v} { binary format su $v }
 proc u32 {v} { binary format iu $v }
-
-# An RDB length.
-proc rdb_len {n} {
-    if {$n < 64} { return [u8 $n] }
-    if {$n < 16384} { return [binary format cucu [expr {0x40 | ($n >> 8)}] [expr {$n & 0xFF}]] }
-    return [u8 0x80][binary format Iu $n]
-}
-
-# An RDB string (raw form).
-proc rdb_str {s} { return [rdb_len [string length $s]]$s }
 
 # RDB_TYPE_ZSET's text score.
 proc rdb_text_double {v} {
@@ -398,14 +356,14 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
     # ------------------------------------------------- legacy encodings
 
     test "RESTORE: RDB_TYPE_LIST (strings)" {
-        r restore k 0 [payload [u8 1][rdb_len 3][rdb_str a][rdb_str 12][rdb_str bc]] replace
+        r restore k 0 [seal_payload [u8 1][rdb_len 3][rdb_str a][rdb_str 12][rdb_str bc]] replace
         assert_equal {a 12 bc} [r lrange k 0 -1]
         assert_encoding listpack k
     }
 
     test "RESTORE: RDB_TYPE_LIST_ZIPLIST" {
         set zl [ziplist {{s hello} {i 7} {i -100} {i 30000} {i 2000000000} {i 9000000000} {s ""}}]
-        r restore k 0 [payload [u8 10][rdb_str $zl]] replace
+        r restore k 0 [seal_payload [u8 10][rdb_str $zl]] replace
         assert_equal {hello 7 -100 30000 2000000000 9000000000 {}} [r lrange k 0 -1]
     }
 
@@ -413,7 +371,7 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
         set n1 [ziplist {{s a} {s b}}]
         set n2 [ziplist {}]
         set n3 [ziplist [list {i 3} [list s [string repeat z 300]]]]
-        r restore k 0 [payload [u8 14][rdb_len 3][rdb_str $n1][rdb_str $n2][rdb_str $n3]] replace
+        r restore k 0 [seal_payload [u8 14][rdb_len 3][rdb_str $n1][rdb_str $n2][rdb_str $n3]] replace
         assert_equal [list a b 3 [string repeat z 300]] [r lrange k 0 -1]
     }
 
@@ -421,45 +379,45 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
         set lp [listpack {x y {i 5}}]
         set big [string repeat P 1000]
         set body [u8 18][rdb_len 2][rdb_len 1][rdb_str $big][rdb_len 2][rdb_str $lp]
-        r restore k 0 [payload $body] replace
+        r restore k 0 [seal_payload $body] replace
         assert_equal [list $big x y 5] [r lrange k 0 -1]
     }
 
     test "RESTORE: RDB_TYPE_SET (integers give an intset, strings a listpack)" {
-        r restore k 0 [payload [u8 2][rdb_len 3][rdb_str 3][rdb_str 1][rdb_str 2]] replace
+        r restore k 0 [seal_payload [u8 2][rdb_len 3][rdb_str 3][rdb_str 1][rdb_str 2]] replace
         assert_encoding intset k
         assert_equal {1 2 3} [r smembers k]
-        r restore k 0 [payload [u8 2][rdb_len 3][rdb_str 3][rdb_str a][rdb_str 2]] replace
+        r restore k 0 [seal_payload [u8 2][rdb_len 3][rdb_str 3][rdb_str a][rdb_str 2]] replace
         assert_encoding listpack k
         assert_equal {2 3 a} [lsort [r smembers k]]
     }
 
     test "RESTORE: RDB_TYPE_SET_INTSET and RDB_TYPE_SET_LISTPACK blobs" {
-        r restore k 0 [payload [u8 11][rdb_str [intset 4 {-70000 1 80000}]]] replace
+        r restore k 0 [seal_payload [u8 11][rdb_str [intset 4 {-70000 1 80000}]]] replace
         assert_encoding intset k
         assert_equal {-70000 1 80000} [r smembers k]
-        r restore k 0 [payload [u8 20][rdb_str [listpack {a {i 5} bb}]]] replace
+        r restore k 0 [seal_payload [u8 20][rdb_str [listpack {a {i 5} bb}]]] replace
         assert_encoding listpack k
         assert_equal {5 a bb} [lsort [r smembers k]]
         assert_equal 1 [r sismember k 5]
     }
 
     test "RESTORE: RDB_TYPE_HASH, HASH_ZIPMAP, HASH_ZIPLIST, HASH_LISTPACK" {
-        r restore k 0 [payload [u8 4][rdb_len 2][rdb_str f1][rdb_str v1][rdb_str f2][rdb_str 22]] replace
+        r restore k 0 [seal_payload [u8 4][rdb_len 2][rdb_str f1][rdb_str v1][rdb_str f2][rdb_str 22]] replace
         assert_equal {f1 v1 f2 22} [r hgetall k]
         assert_encoding listpack k
-        r restore k 0 [payload [u8 9][rdb_str [zipmap {name joe age 33}]]] replace
+        r restore k 0 [seal_payload [u8 9][rdb_str [zipmap {name joe age 33}]]] replace
         assert_equal {age 33 name joe} [lsort -stride 2 [r hgetall k]]
         assert_equal 34 [r hincrby k age 1]
-        r restore k 0 [payload [u8 13][rdb_str [ziplist {{s a} {i 1} {s b} {s two}}]]] replace
+        r restore k 0 [seal_payload [u8 13][rdb_str [ziplist {{s a} {i 1} {s b} {s two}}]]] replace
         assert_equal {a 1 b two} [r hgetall k]
-        r restore k 0 [payload [u8 16][rdb_str [listpack {f {i 9} g hh}]]] replace
+        r restore k 0 [seal_payload [u8 16][rdb_str [listpack {f {i 9} g hh}]]] replace
         assert_equal {f 9 g hh} [r hgetall k]
     }
 
     test "RESTORE: a zipmap with a count of 254 (counted) and free bytes" {
         set zm [u8 254][u8 1]k[u8 2][u8 3]vv???[u8 255]
-        r restore k 0 [payload [u8 9][rdb_str $zm]] replace
+        r restore k 0 [seal_payload [u8 9][rdb_str $zm]] replace
         assert_equal {k vv} [r hgetall k]
     }
 
@@ -467,24 +425,24 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
         set body [u8 3][rdb_len 4]
         append body [rdb_str a][rdb_text_double 1.5][rdb_str b][rdb_text_double inf]
         append body [rdb_str c][rdb_text_double -inf][rdb_str d][rdb_text_double -2]
-        r restore k 0 [payload $body] replace
+        r restore k 0 [seal_payload $body] replace
         assert_equal {c -inf d -2 a 1.5 b inf} [r zrange k 0 -1 withscores]
         assert_encoding listpack k
         set body [u8 5][rdb_len 2][rdb_str y][rdb_binary_double 0.25][rdb_str x][rdb_binary_double -1e10]
-        r restore k 0 [payload $body] replace
+        r restore k 0 [seal_payload $body] replace
         assert_equal {x -10000000000 y 0.25} [r zrange k 0 -1 withscores]
         set zl [ziplist {{s m1} {i 1} {s m2} {s 2.5} {i 7} {i 100}}]
-        r restore k 0 [payload [u8 12][rdb_str $zl]] replace
+        r restore k 0 [seal_payload [u8 12][rdb_str $zl]] replace
         assert_equal {m1 1 m2 2.5 7 100} [r zrange k 0 -1 withscores]
         assert_equal 2.5 [r zscore k m2]
-        r restore k 0 [payload [u8 17][rdb_str [listpack {a {i 1} b 2.5}]]] replace
+        r restore k 0 [seal_payload [u8 17][rdb_str [listpack {a {i 1} b 2.5}]]] replace
         assert_equal {a 1 b 2.5} [r zrange k 0 -1 withscores]
     }
 
     test "RESTORE: a ZSET_2 large enough stays a skiplist, in order" {
         set body [u8 5][rdb_len 200]
         for {set i 199} {$i >= 0} {incr i -1} { append body [rdb_str m$i][rdb_binary_double $i] }
-        r restore k 0 [payload $body] replace
+        r restore k 0 [seal_payload $body] replace
         assert_encoding skiplist k
         assert_equal 200 [r zcard k]
         assert_equal {m0 m1 m2} [r zrange k 0 2]
@@ -496,7 +454,7 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
                           [u8 11][rdb_str [intset 2 {}]] [u8 20][rdb_str [listpack {}]] \
                           [u8 16][rdb_str [listpack {}]] [u8 17][rdb_str [listpack {}]] \
                           [u8 10][rdb_str [ziplist {}]] [u8 18][rdb_len 0]] {
-            assert_match "*Bad data format*" [try_restore empty [payload $body]]
+            assert_match "*Bad data format*" [try_restore empty [seal_payload $body]]
             assert_equal 0 [r exists empty]
         }
     }
@@ -504,72 +462,72 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
     # ------------------------------------------------- corrupt payloads
 
     test "RESTORE refuses duplicates in every encoding" {
-        assert_bad_payload [payload [u8 2][rdb_len 2][rdb_str a][rdb_str a]]
-        assert_bad_payload [payload [u8 2][rdb_len 2][rdb_str 1][rdb_str 1]]
-        assert_bad_payload [payload [u8 20][rdb_str [listpack {a b a}]]]
-        assert_bad_payload [payload [u8 20][rdb_str [listpack {{i 5} 5}]]]
-        assert_bad_payload [payload [u8 11][rdb_str [intset 2 {1 1}]]]
-        assert_bad_payload [payload [u8 4][rdb_len 2][rdb_str f][rdb_str 1][rdb_str f][rdb_str 2]]
-        assert_bad_payload [payload [u8 16][rdb_str [listpack {f 1 f 2}]]]
-        assert_bad_payload [payload [u8 13][rdb_str [ziplist {{s f} {i 1} {s f} {i 2}}]]]
-        assert_bad_payload [payload [u8 9][rdb_str [zipmap {f 1 f 2}]]]
-        assert_bad_payload [payload [u8 5][rdb_len 2][rdb_str m][rdb_binary_double 1][rdb_str m][rdb_binary_double 2]]
-        assert_bad_payload [payload [u8 17][rdb_str [listpack {m {i 1} m {i 2}}]]]
-        assert_bad_payload [payload [u8 12][rdb_str [ziplist {{s m} {i 1} {s m} {i 2}}]]]
+        assert_bad_payload [seal_payload [u8 2][rdb_len 2][rdb_str a][rdb_str a]]
+        assert_bad_payload [seal_payload [u8 2][rdb_len 2][rdb_str 1][rdb_str 1]]
+        assert_bad_payload [seal_payload [u8 20][rdb_str [listpack {a b a}]]]
+        assert_bad_payload [seal_payload [u8 20][rdb_str [listpack {{i 5} 5}]]]
+        assert_bad_payload [seal_payload [u8 11][rdb_str [intset 2 {1 1}]]]
+        assert_bad_payload [seal_payload [u8 4][rdb_len 2][rdb_str f][rdb_str 1][rdb_str f][rdb_str 2]]
+        assert_bad_payload [seal_payload [u8 16][rdb_str [listpack {f 1 f 2}]]]
+        assert_bad_payload [seal_payload [u8 13][rdb_str [ziplist {{s f} {i 1} {s f} {i 2}}]]]
+        assert_bad_payload [seal_payload [u8 9][rdb_str [zipmap {f 1 f 2}]]]
+        assert_bad_payload [seal_payload [u8 5][rdb_len 2][rdb_str m][rdb_binary_double 1][rdb_str m][rdb_binary_double 2]]
+        assert_bad_payload [seal_payload [u8 17][rdb_str [listpack {m {i 1} m {i 2}}]]]
+        assert_bad_payload [seal_payload [u8 12][rdb_str [ziplist {{s m} {i 1} {s m} {i 2}}]]]
         set body [u8 5][rdb_len 200]
         for {set i 0} {$i < 200} {incr i} { append body [rdb_str m[expr {$i % 199}]][rdb_binary_double $i] }
-        assert_bad_payload [payload $body]
+        assert_bad_payload [seal_payload $body]
     }
 
     test "RESTORE refuses bad sorted set scores and odd pair counts" {
-        assert_bad_payload [payload [u8 17][rdb_str [listpack {m abc}]]]
-        assert_bad_payload [payload [u8 17][rdb_str [listpack {m nan}]]]
-        assert_bad_payload [payload [u8 17][rdb_str [listpack {m {i 1} n}]]]
-        assert_bad_payload [payload [u8 12][rdb_str [ziplist {{s m} {s 1x}}]]]
-        assert_bad_payload [payload [u8 5][rdb_len 1][rdb_str m][binary format w 0x7FF8000000000000]]
-        assert_bad_payload [payload [u8 3][rdb_len 1][rdb_str m][rdb_text_double nan]]
-        assert_bad_payload [payload [u8 3][rdb_len 1][rdb_str m][u8 3]1.x]
-        assert_bad_payload [payload [u8 16][rdb_str [listpack {f v g}]]]
-        assert_bad_payload [payload [u8 13][rdb_str [ziplist {{s f}}]]]
+        assert_bad_payload [seal_payload [u8 17][rdb_str [listpack {m abc}]]]
+        assert_bad_payload [seal_payload [u8 17][rdb_str [listpack {m nan}]]]
+        assert_bad_payload [seal_payload [u8 17][rdb_str [listpack {m {i 1} n}]]]
+        assert_bad_payload [seal_payload [u8 12][rdb_str [ziplist {{s m} {s 1x}}]]]
+        assert_bad_payload [seal_payload [u8 5][rdb_len 1][rdb_str m][binary format w 0x7FF8000000000000]]
+        assert_bad_payload [seal_payload [u8 3][rdb_len 1][rdb_str m][rdb_text_double nan]]
+        assert_bad_payload [seal_payload [u8 3][rdb_len 1][rdb_str m][u8 3]1.x]
+        assert_bad_payload [seal_payload [u8 16][rdb_str [listpack {f v g}]]]
+        assert_bad_payload [seal_payload [u8 13][rdb_str [ziplist {{s f}}]]]
     }
 
     test "RESTORE refuses malformed intsets" {
-        assert_bad_payload [payload [u8 11][rdb_str [intset 2 {3 2}]]]
-        assert_bad_payload [payload [u8 11][rdb_str [u32 3][u32 2][binary format ccc 1 2 3]]]
-        assert_bad_payload [payload [u8 11][rdb_str [u32 8][u32 2][binary format w 5][binary format w 5]]]
-        assert_bad_payload [payload [u8 11][rdb_str [string range [intset 4 {1 2}] 0 end-1]]]
-        assert_bad_payload [payload [u8 11][rdb_str [u32 2][u32 1000][binary format s 1]]]
+        assert_bad_payload [seal_payload [u8 11][rdb_str [intset 2 {3 2}]]]
+        assert_bad_payload [seal_payload [u8 11][rdb_str [u32 3][u32 2][binary format ccc 1 2 3]]]
+        assert_bad_payload [seal_payload [u8 11][rdb_str [u32 8][u32 2][binary format w 5][binary format w 5]]]
+        assert_bad_payload [seal_payload [u8 11][rdb_str [string range [intset 4 {1 2}] 0 end-1]]]
+        assert_bad_payload [seal_payload [u8 11][rdb_str [u32 2][u32 1000][binary format s 1]]]
     }
 
     test "RESTORE refuses malformed listpacks, ziplists, zipmaps and nodes" {
         set lp [listpack {a b c}]
         # header byte count and element count wrong, terminator missing
-        assert_bad_payload [payload [u8 20][rdb_str [u32 99][string range $lp 4 end]]]
-        assert_bad_payload [payload [u8 20][rdb_str [string range $lp 0 3][u16 2][string range $lp 6 end]]]
-        assert_bad_payload [payload [u8 20][rdb_str [string range $lp 0 end-1][u8 0]]]
+        assert_bad_payload [seal_payload [u8 20][rdb_str [u32 99][string range $lp 4 end]]]
+        assert_bad_payload [seal_payload [u8 20][rdb_str [string range $lp 0 3][u16 2][string range $lp 6 end]]]
+        assert_bad_payload [seal_payload [u8 20][rdb_str [string range $lp 0 end-1][u8 0]]]
         # a backlen that does not match its entry
-        assert_bad_payload [payload [u8 20][rdb_str [string range $lp 0 7][u8 9][string range $lp 9 end]]]
-        assert_bad_payload [payload [u8 18][rdb_len 1][rdb_len 2][rdb_str [string range $lp 0 7][u8 9][string range $lp 9 end]]]
+        assert_bad_payload [seal_payload [u8 20][rdb_str [string range $lp 0 7][u8 9][string range $lp 9 end]]]
+        assert_bad_payload [seal_payload [u8 18][rdb_len 1][rdb_len 2][rdb_str [string range $lp 0 7][u8 9][string range $lp 9 end]]]
         # a node container that does not exist
-        assert_bad_payload [payload [u8 18][rdb_len 1][rdb_len 3][rdb_str $lp]]
+        assert_bad_payload [seal_payload [u8 18][rdb_len 1][rdb_len 3][rdb_str $lp]]
         # ziplist: wrong count, wrong tail, wrong prevlen
         set zl [ziplist {{s a} {s b}}]
-        assert_bad_payload [payload [u8 10][rdb_str [string range $zl 0 7][u16 3][string range $zl 10 end]]]
-        assert_bad_payload [payload [u8 10][rdb_str [string range $zl 0 3][u32 11][string range $zl 8 end]]]
-        assert_bad_payload [payload [u8 10][rdb_str [string range $zl 0 12][u8 7][string range $zl 14 end]]]
-        assert_bad_payload [payload [u8 14][rdb_len 1][rdb_str [string range $zl 0 end-1]]]
+        assert_bad_payload [seal_payload [u8 10][rdb_str [string range $zl 0 7][u16 3][string range $zl 10 end]]]
+        assert_bad_payload [seal_payload [u8 10][rdb_str [string range $zl 0 3][u32 11][string range $zl 8 end]]]
+        assert_bad_payload [seal_payload [u8 10][rdb_str [string range $zl 0 12][u8 7][string range $zl 14 end]]]
+        assert_bad_payload [seal_payload [u8 14][rdb_len 1][rdb_str [string range $zl 0 end-1]]]
         # zipmap: wrong count, value running past the end
-        assert_bad_payload [payload [u8 9][rdb_str [u8 2][string range [zipmap {a b}] 1 end]]]
-        assert_bad_payload [payload [u8 9][rdb_str [u8 1][u8 1]a[u8 50][u8 0]b[u8 255]]]
+        assert_bad_payload [seal_payload [u8 9][rdb_str [u8 2][string range [zipmap {a b}] 1 end]]]
+        assert_bad_payload [seal_payload [u8 9][rdb_str [u8 1][u8 1]a[u8 50][u8 0]b[u8 255]]]
     }
 
     test "RESTORE refuses hostile lengths without allocating for them" {
-        assert_bad_payload [payload [u8 2][u8 0x81][binary format W 0x7FFFFFFFFFFFFFFF]]
-        assert_bad_payload [payload [u8 4][u8 0x80][u32 0xFFFFFFFF][rdb_str a]]
-        assert_bad_payload [payload [u8 5][u8 0x80][u32 0xFFFFFFFF]]
-        assert_bad_payload [payload [u8 18][u8 0x80][u32 0xFFFFFFFF]]
-        assert_bad_payload [payload [u8 1][u8 0x80][u32 0xFFFFFFFF][rdb_str a]]
-        assert_bad_payload [payload [u8 20][u8 0x80][u32 0x7FFFFFFF]abc]
+        assert_bad_payload [seal_payload [u8 2][u8 0x81][binary format W 0x7FFFFFFFFFFFFFFF]]
+        assert_bad_payload [seal_payload [u8 4][u8 0x80][u32 0xFFFFFFFF][rdb_str a]]
+        assert_bad_payload [seal_payload [u8 5][u8 0x80][u32 0xFFFFFFFF]]
+        assert_bad_payload [seal_payload [u8 18][u8 0x80][u32 0xFFFFFFFF]]
+        assert_bad_payload [seal_payload [u8 1][u8 0x80][u32 0xFFFFFFFF][rdb_str a]]
+        assert_bad_payload [seal_payload [u8 20][u8 0x80][u32 0x7FFFFFFF]abc]
         assert_equal PONG [r ping]
     }
 
@@ -586,7 +544,7 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
         foreach key {l si sl sh hl hh zl zs} {
             set body [payload_body [r dump $key]]
             for {set cut 1} {$cut < [string length $body]} {incr cut} {
-                set p [payload [string range $body 0 [expr {$cut - 1}]]]
+                set p [seal_payload [string range $body 0 [expr {$cut - 1}]]]
                 assert_match "*Bad data format*" [try_restore bad $p] "$key cut at $cut"
             }
         }
@@ -609,7 +567,7 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
             for {set n 0} {$n < 200} {incr n} {
                 set pos [expr {1 + int(rand() * ([string length $body] - 1))}]
                 set damaged [string replace $body $pos $pos [u8 [expr {int(rand() * 256)}]]]
-                set res [try_restore fuzz [payload $damaged]]
+                set res [try_restore fuzz [seal_payload $damaged]]
                 if {$res ne "ok"} { assert_match "*Bad data format*" $res }
             }
         }

@@ -14,49 +14,10 @@
 
 # ---- payload tools ----------------------------------------------------------
 
-set ::srdb_crc_tab {}
-for {set n 0} {$n < 256} {incr n} {
-    set crc $n
-    for {set b 0} {$b < 8} {incr b} {
-        set crc [expr {($crc & 1) ? (($crc >> 1) ^ 0x95ac9329ac4bc9b5) : ($crc >> 1)}]
-    }
-    lappend ::srdb_crc_tab $crc
-}
-
-# CRC-64/Jones of data, as the DUMP trailer has it, as 8 little-endian bytes.
-proc srdb_crc {data} {
-    set crc 0
-    binary scan $data cu* bytes
-    foreach b $bytes {
-        set crc [expr {[lindex $::srdb_crc_tab [expr {($crc ^ $b) & 0xff}]] ^ ($crc >> 8)}]
-    }
-    binary format ii [expr {$crc & 0xffffffff}] [expr {($crc >> 32) & 0xffffffff}]
-}
-
-proc srdb_unhex {hex} { binary format H* [string map {" " "" "\n" ""} $hex] }
+source [file join $::vk::cfg(root) tests assets dump-payload.tcl]
 
 # A DUMP payload: type byte, body, RDB version, checksum.
-proc srdb_seal {type body {ver 11}} {
-    set head "[binary format c $type]$body[binary format s $ver]"
-    return "$head[srdb_crc $head]"
-}
-
-# The same payload with its checksum recomputed (after editing bytes).
-proc srdb_fix_crc {payload} {
-    set head [string range $payload 0 end-8]
-    return "$head[srdb_crc $head]"
-}
-
-# An RDB length.
-proc srdb_len {n} {
-    if {$n < 64} { return [binary format c $n] }
-    if {$n < 16384} { return [binary format S [expr {0x4000 | $n}]] }
-    if {$n <= 0xffffffff} { return "\x80[binary format I $n]" }
-    return "\x81[binary format W $n]"
-}
-
-# An RDB string (no integer or LZF encoding).
-proc srdb_str {s} { return "[srdb_len [string length $s]]$s" }
+proc srdb_seal {type body {ver 11}} { seal_payload "[binary format c $type]$body" $ver }
 
 # A 16-byte raw stream ID.
 proc srdb_id {ms seq} { binary format WW $ms $seq }
@@ -100,7 +61,7 @@ proc srdb_lp {elems} {
 
 # One node: its key and its listpack, as strings.
 proc srdb_node {ms seq elems} {
-    return "[srdb_str [srdb_id $ms $seq]][srdb_str [srdb_lp $elems]]"
+    return "[rdb_str [srdb_id $ms $seq]][rdb_str [srdb_lp $elems]]"
 }
 
 # The node of the reference stream: 1-1 {a 1 b 2}, 1-2 {a 3 b 4} (both
@@ -115,15 +76,15 @@ set ::srdb_node_elems {
 # The group of the reference stream: g1 at 1-2, 1-1 and 1-2 pending for
 # alice.
 proc srdb_ref_group {type} {
-    set g [srdb_str g1][srdb_len 1][srdb_len 2]
-    if {$type >= 19} { append g [srdb_len 2] }
-    append g [srdb_len 2]
+    set g [rdb_str g1][rdb_len 1][rdb_len 2]
+    if {$type >= 19} { append g [rdb_len 2] }
+    append g [rdb_len 2]
     foreach seq {1 2} {
-        append g [srdb_id 1 $seq] [binary format w 1000] [srdb_len 1]
+        append g [srdb_id 1 $seq] [binary format w 1000] [rdb_len 1]
     }
-    append g [srdb_len 1] [srdb_str alice] [binary format w 2000]
+    append g [rdb_len 1] [rdb_str alice] [binary format w 2000]
     if {$type >= 21} { append g [binary format w 3000] }
-    append g [srdb_len 2] [srdb_id 1 1] [srdb_id 1 2]
+    append g [rdb_len 2] [srdb_id 1 1] [srdb_id 1 2]
     return $g
 }
 
@@ -132,16 +93,16 @@ proc srdb_ref_group {type} {
 proc srdb_body {args} {
     set o [dict merge [dict create type 21 nodes [list [srdb_node 1 1 $::srdb_node_elems]] \
         length 3 last {2 0} first {1 1} maxdel {0 0} added 3 groups [list [srdb_ref_group 21]]] $args]
-    set b [srdb_len [llength [dict get $o nodes]]]
+    set b [rdb_len [llength [dict get $o nodes]]]
     foreach n [dict get $o nodes] { append b $n }
-    append b [srdb_len [dict get $o length]]
+    append b [rdb_len [dict get $o length]]
     foreach part {last first maxdel} {
         if {$part ne "last" && [dict get $o type] < 19} continue
         lassign [dict get $o $part] ms seq
-        append b [srdb_len $ms] [srdb_len $seq]
+        append b [rdb_len $ms] [rdb_len $seq]
     }
-    if {[dict get $o type] >= 19} { append b [srdb_len [dict get $o added]] }
-    append b [srdb_len [llength [dict get $o groups]]]
+    if {[dict get $o type] >= 19} { append b [rdb_len [dict get $o added]] }
+    append b [rdb_len [llength [dict get $o groups]]]
     foreach g [dict get $o groups] { append b $g }
     return [srdb_seal [dict get $o type] $b]
 }
@@ -180,7 +141,7 @@ proc srdb_random_value {} {
     }
 }
 
-proc srdb_redis_payload {name} { srdb_unhex [dict get $::stream_rdb_redis_payloads $name] }
+proc srdb_redis_payload {name} { unhex [dict get $::stream_rdb_redis_payloads $name] }
 
 # ---- payloads captured from Redis 7.0.15 ---------------------------------------
 #
@@ -499,9 +460,9 @@ start_server {tags {"stream" "dump" "needs:debug"} overrides {enable-debug-comma
     # Each body breaks one rule; all must be refused.
     set lp $::srdb_node_elems
     set corrupt [dict create \
-        "node key not 16 bytes" [list nodes [list "[srdb_str [binary format WS 1 1]][srdb_str [srdb_lp $lp]]"]] \
+        "node key not 16 bytes" [list nodes [list "[rdb_str [binary format WS 1 1]][rdb_str [srdb_lp $lp]]"]] \
         "node listpack empty" [list nodes [list [srdb_node 1 1 {}]]] \
-        "node listpack bytes corrupt" [list nodes [list "[srdb_str [srdb_id 1 1]][srdb_str [string map {"\x81a\x02" "\x81a\x03"} [srdb_lp $lp]]]"]] \
+        "node listpack bytes corrupt" [list nodes [list "[rdb_str [srdb_id 1 1]][rdb_str [string map {"\x81a\x02" "\x81a\x03"} [srdb_lp $lp]]]"]] \
         "live count wrong" [list nodes [list [srdb_node 1 1 [lreplace $lp 0 0 i:4]]]] \
         "deleted count disagrees with the flags" [list nodes [list [srdb_node 1 1 [lreplace $lp 0 1 i:2 i:1]]]] \
         "no entries" [list nodes [list [srdb_node 1 1 {i:0 i:0 i:1 a i:0}]]] \
@@ -524,12 +485,12 @@ start_server {tags {"stream" "dump" "needs:debug"} overrides {enable-debug-comma
         "max deleted ID beyond the last ID" [list maxdel {3 0}] \
         "first ID beyond the last ID" [list first {2 1}] \
         "duplicate group" [list groups [list [srdb_ref_group 21] [srdb_ref_group 21]]] \
-        "duplicate consumer" [list groups [list [string map [list "[srdb_len 1][srdb_str alice]" "[srdb_len 2][srdb_str alice]"] [srdb_ref_group 21]][srdb_str alice][binary format ww 1 1][srdb_len 0]]] \
+        "duplicate consumer" [list groups [list [string map [list "[rdb_len 1][rdb_str alice]" "[rdb_len 2][rdb_str alice]"] [srdb_ref_group 21]][rdb_str alice][binary format ww 1 1][rdb_len 0]]] \
         "duplicate group PEL ID" [list groups [list [string map [list [srdb_id 1 2] [srdb_id 1 1]] [srdb_ref_group 21]]]] \
         "consumer PEL ID not in the group PEL" [list groups [list [string map [list "[srdb_id 1 1][srdb_id 1 2]" "[srdb_id 1 1][srdb_id 1 3]"] [srdb_ref_group 21]]]] \
-        "group PEL ID owned by no consumer" [list groups [list [string map [list "[srdb_len 2][srdb_id 1 1][srdb_id 1 2]" "[srdb_len 1][srdb_id 1 1]"] [srdb_ref_group 21]]]] \
-        "group PEL ID owned by two consumers" [list groups [list [string map [list "[srdb_len 1][srdb_str alice]" "[srdb_len 2][srdb_str alice]"] [srdb_ref_group 21]][srdb_str bob][binary format ww 1 1][srdb_len 1][srdb_id 1 2]]] \
-        "entries read beyond 2^63" [list groups [list [string map [list "[srdb_len 2][srdb_len 2][srdb_id 1 1]" "\x81\x80\x00\x00\x00\x00\x00\x00\x00[srdb_len 2][srdb_id 1 1]"] [srdb_ref_group 21]]]] \
+        "group PEL ID owned by no consumer" [list groups [list [string map [list "[rdb_len 2][srdb_id 1 1][srdb_id 1 2]" "[rdb_len 1][srdb_id 1 1]"] [srdb_ref_group 21]]]] \
+        "group PEL ID owned by two consumers" [list groups [list [string map [list "[rdb_len 1][rdb_str alice]" "[rdb_len 2][rdb_str alice]"] [srdb_ref_group 21]][rdb_str bob][binary format ww 1 1][rdb_len 1][srdb_id 1 2]]] \
+        "entries read beyond 2^63" [list groups [list [string map [list "[rdb_len 2][rdb_len 2][srdb_id 1 1]" "\x81\x80\x00\x00\x00\x00\x00\x00\x00[rdb_len 2][srdb_id 1 1]"] [srdb_ref_group 21]]]] \
     ]
     dict for {what parts} $corrupt {
         test "Corrupt stream payload refused: $what" {
@@ -542,7 +503,7 @@ start_server {tags {"stream" "dump" "needs:debug"} overrides {enable-debug-comma
     test "Accepted edge cases: entries-read -1, a first ID of 2^64-1 on an empty stream, a node with only deleted entries" {
         r del s s2 s3
         # -1 is written as the 64-bit length 2^64-1.
-        set g [string map [list "[srdb_len 2][srdb_len 2][srdb_id 1 1]" "\x81\xff\xff\xff\xff\xff\xff\xff\xff[srdb_len 2][srdb_id 1 1]"] [srdb_ref_group 21]]
+        set g [string map [list "[rdb_len 2][rdb_len 2][srdb_id 1 1]" "\x81\xff\xff\xff\xff\xff\xff\xff\xff[rdb_len 2][srdb_id 1 1]"] [srdb_ref_group 21]]
         r restore s 0 [srdb_body groups [list $g]]
         set a [dict get [lindex [r xinfo groups s] 0] entries-read]
         # What Redis 7.0 writes for an empty stream it loaded from RDB 9.
@@ -581,7 +542,7 @@ start_server {tags {"stream" "dump" "needs:debug"} overrides {enable-debug-comma
                     set p [string replace $p $pos $pos [binary format c [srdb_rand 256]]]
                 }
                 r del s
-                if {[catch {r restore s 0 [srdb_fix_crc $p]} e]} {
+                if {[catch {r restore s 0 [fix_checksum $p]} e]} {
                     assert_match "*Bad data format*" $e
                 } else {
                     incr seen_ok
