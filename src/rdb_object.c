@@ -426,28 +426,6 @@ static robj *rdbLoadSetIntset(rio *r, int *empty) {
     return o;
 }
 
-/* RDB_TYPE_SET_LISTPACK: a listpack of distinct members, converted to a
- * hashtable when it breaks set-max-listpack-entries/value. */
-static robj *rdbLoadSetListpack(rio *r, int *empty) {
-    size_t len, maxlen;
-    unsigned long count;
-    unsigned char *lp = rdbLoadBlob(r, &len);
-    if (lp == NULL) return NULL;
-    if (!rdbCheckListpack(lp, len, 1, 0, &count, &maxlen)) {
-        zfree(lp);
-        return NULL;
-    }
-    if (count == 0) {
-        zfree(lp);
-        *empty = 1;
-        return NULL;
-    }
-    robj *o = createObject(OBJ_SET, lp);
-    o->encoding = OBJ_ENCODING_LISTPACK;
-    if (count > server.set_max_listpack_entries || maxlen > server.set_max_listpack_value)
-        setTypeConvert(o, OBJ_ENCODING_HT, count);
-    return o;
-}
 
 /* ---------------------------------------------------------------------------
  * Loading: hashes
@@ -482,15 +460,17 @@ err:
     return NULL;
 }
 
-/* Makes a hash (OBJ_HASH: field/value pairs) or sorted set (OBJ_ZSET:
- * member/score pairs) of a listpack of `size` bytes from any source,
- * checking it deeply first (its header against size, every entry,
- * duplicates, scores). Takes lp. Converts to a hashtable or skiplist when
- * the value breaks the type's max-listpack-entries/value. */
-static robj *rdbPairsFromListpack(unsigned char *lp, size_t size, int type, int *empty) {
+/* Makes a set (OBJ_SET: distinct members), hash (OBJ_HASH: field/value
+ * pairs) or sorted set (OBJ_ZSET: member/score pairs) of a listpack of
+ * `size` bytes from any source, checking it deeply first (its header
+ * against size, every entry, duplicates, scores). Takes lp. Converts to a
+ * hashtable or skiplist when the value breaks the type's
+ * max-listpack-entries/value. */
+static robj *rdbObjectFromListpack(unsigned char *lp, size_t size, int type, int *empty) {
     size_t maxlen;
     unsigned long count;
-    if (!rdbCheckListpack(lp, size, 2, type == OBJ_ZSET, &count, &maxlen)) {
+    int stride = type == OBJ_SET ? 1 : 2;
+    if (!rdbCheckListpack(lp, size, stride, type == OBJ_ZSET, &count, &maxlen)) {
         zfree(lp);
         return NULL;
     }
@@ -501,28 +481,33 @@ static robj *rdbPairsFromListpack(unsigned char *lp, size_t size, int type, int 
     }
     robj *o = createObject(type, lp);
     o->encoding = OBJ_ENCODING_LISTPACK;
-    if (type == OBJ_HASH) {
-        if (count / 2 > server.hash_max_listpack_entries || maxlen > server.hash_max_listpack_value)
-            hashTypeConvertToDict(o, count / 2);
-    } else if (count / 2 > server.zset_max_listpack_entries || maxlen > server.zset_max_listpack_value) {
+    unsigned long len = count / stride;
+    if (type == OBJ_SET) {
+        if (len > server.set_max_listpack_entries || maxlen > server.set_max_listpack_value)
+            setTypeConvert(o, OBJ_ENCODING_HT, len);
+    } else if (type == OBJ_HASH) {
+        if (len > server.hash_max_listpack_entries || maxlen > server.hash_max_listpack_value)
+            hashTypeConvertToDict(o, len);
+    } else if (len > server.zset_max_listpack_entries || maxlen > server.zset_max_listpack_value) {
         zsetConvert(o, OBJ_ENCODING_SKIPLIST);
     }
     return o;
 }
 
-/* RDB_TYPE_HASH_LISTPACK and RDB_TYPE_ZSET_LISTPACK: the blob. */
-static robj *rdbLoadPairsListpack(rio *r, int type, int *empty) {
+/* RDB_TYPE_SET_LISTPACK, RDB_TYPE_HASH_LISTPACK and RDB_TYPE_ZSET_LISTPACK:
+ * the blob. */
+static robj *rdbLoadListpackObject(rio *r, int type, int *empty) {
     size_t len;
     unsigned char *lp = rdbLoadBlob(r, &len);
     if (lp == NULL) return NULL;
-    return rdbPairsFromListpack(lp, len, type, empty);
+    return rdbObjectFromListpack(lp, len, type, empty);
 }
 
 /* RDB_TYPE_HASH_ZIPLIST: field/value pairs in a ziplist. */
 static robj *rdbLoadHashZiplist(rio *r, int *empty) {
     unsigned char *lp = rdbLoadZiplistAsListpack(r);
     if (lp == NULL) return NULL;
-    return rdbPairsFromListpack(lp, lpBytes(lp), OBJ_HASH, empty);
+    return rdbObjectFromListpack(lp, lpBytes(lp), OBJ_HASH, empty);
 }
 
 static int zipmapToListpackPair(const unsigned char *key, unsigned int klen, const unsigned char *val,
@@ -546,7 +531,7 @@ static robj *rdbLoadHashZipmap(rio *r, int *empty) {
         return NULL;
     }
     lp = lpShrinkToFit(lp);
-    return rdbPairsFromListpack(lp, lpBytes(lp), OBJ_HASH, empty);
+    return rdbObjectFromListpack(lp, lpBytes(lp), OBJ_HASH, empty);
 }
 
 /* ---------------------------------------------------------------------------
@@ -590,7 +575,7 @@ err:
 static robj *rdbLoadZsetZiplist(rio *r, int *empty) {
     unsigned char *lp = rdbLoadZiplistAsListpack(r);
     if (lp == NULL) return NULL;
-    return rdbPairsFromListpack(lp, lpBytes(lp), OBJ_ZSET, empty);
+    return rdbObjectFromListpack(lp, lpBytes(lp), OBJ_ZSET, empty);
 }
 
 /* ---------------------------------------------------------------------------
@@ -610,15 +595,15 @@ robj *rdbLoadCollection(rio *r, int rdbtype, int *empty) {
     case RDB_TYPE_LIST_QUICKLIST_2: return rdbLoadListQuicklist(r, rdbtype, empty);
     case RDB_TYPE_SET: return rdbLoadSetPlain(r, empty);
     case RDB_TYPE_SET_INTSET: return rdbLoadSetIntset(r, empty);
-    case RDB_TYPE_SET_LISTPACK: return rdbLoadSetListpack(r, empty);
+    case RDB_TYPE_SET_LISTPACK: return rdbLoadListpackObject(r, OBJ_SET, empty);
     case RDB_TYPE_HASH: return rdbLoadHashPlain(r, empty);
     case RDB_TYPE_HASH_ZIPMAP: return rdbLoadHashZipmap(r, empty);
     case RDB_TYPE_HASH_ZIPLIST: return rdbLoadHashZiplist(r, empty);
-    case RDB_TYPE_HASH_LISTPACK: return rdbLoadPairsListpack(r, OBJ_HASH, empty);
+    case RDB_TYPE_HASH_LISTPACK: return rdbLoadListpackObject(r, OBJ_HASH, empty);
     case RDB_TYPE_ZSET:
     case RDB_TYPE_ZSET_2: return rdbLoadZsetPlain(r, rdbtype, empty);
     case RDB_TYPE_ZSET_ZIPLIST: return rdbLoadZsetZiplist(r, empty);
-    case RDB_TYPE_ZSET_LISTPACK: return rdbLoadPairsListpack(r, OBJ_ZSET, empty);
+    case RDB_TYPE_ZSET_LISTPACK: return rdbLoadListpackObject(r, OBJ_ZSET, empty);
     case RDB_TYPE_STREAM_LISTPACKS:
     case RDB_TYPE_STREAM_LISTPACKS_2:
     case RDB_TYPE_STREAM_LISTPACKS_3: return rdbLoadStream(r, rdbtype, empty);
