@@ -340,10 +340,7 @@ static sds infoMemory(sds info) {
     size_t sysmem = zmalloc_get_memory_size();
     size_t allocated = 0, active = 0, resident = 0;
     zmalloc_get_allocator_info(&allocated, &active, &resident);
-    if (used > server.stat_peak_memory) {
-        server.stat_peak_memory = used;
-        server.stat_peak_memory_time = server.unixtime;
-    }
+    updatePeakMemory(); /* so that peak >= used holds in the report */
     size_t peak = server.stat_peak_memory;
 
     /* Overhead: what the server needs whatever the data is — its start-up

@@ -649,11 +649,7 @@ static void addReplyMemoryStats(client *c) {
     size_t allocated = 0, active = 0, resident = 0;
     zmalloc_get_allocator_info(&allocated, &active, &resident);
     size_t used = zmalloc_used_memory();
-    /* The cron samples the peak; do it now too so peak >= total holds. */
-    if (used > server.stat_peak_memory) {
-        server.stat_peak_memory = used;
-        server.stat_peak_memory_time = server.unixtime;
-    }
+    updatePeakMemory(); /* so that peak >= used holds in the report */
     size_t clients_normal = 0;
     listIter li;
     listNode *ln;

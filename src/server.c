@@ -65,6 +65,17 @@ void updateCachedTime(int update_daylight_info) {
     }
 }
 
+/* Records the memory in use as the peak if it is the highest yet: after
+ * every command (so a burst freed by the next command still counts, as
+ * Valkey does), from the cron, and before INFO/MEMORY report it. */
+void updatePeakMemory(void) {
+    size_t used = zmalloc_used_memory();
+    if (used > server.stat_peak_memory) {
+        server.stat_peak_memory = used;
+        server.stat_peak_memory_time = server.unixtime;
+    }
+}
+
 /* The time commands see: fixed for the whole execution of one command so
  * that, e.g., a key cannot expire half-way through MGET. */
 mstime_t commandTimeSnapshot(void) {
@@ -354,6 +365,7 @@ void call(client *c, int flags) {
     c->cmd->proc(c);
     long long end = ustime();
     long long duration = end - start;
+    if (prev_client == NULL) updatePeakMemory();
     if (prev_client == NULL && server.pipeline_clock != 0) server.pipeline_clock = end;
 
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
@@ -511,14 +523,6 @@ int processCommand(client *c) {
 /* ---------------------------------------------------------------------------
  * Cron and event-loop hooks
  * ------------------------------------------------------------------------- */
-
-static void updatePeakMemory(void) {
-    size_t used = zmalloc_used_memory();
-    if (used > server.stat_peak_memory) {
-        server.stat_peak_memory = used;
-        server.stat_peak_memory_time = server.unixtime;
-    }
-}
 
 #define run_with_period(_ms_) if (((_ms_) <= 1000 / server.hz) || !(server.cronloops % ((_ms_) / (1000 / server.hz))))
 

@@ -576,6 +576,7 @@ struct serverCommand *lookupCommand(robj **argv, int argc);
 struct serverCommand *lookupCommandBySds(sds s);
 mstime_t commandTimeSnapshot(void);
 void updateCachedTime(int update_daylight_info);
+void updatePeakMemory(void);
 unsigned int getLRUClock(void);
 unsigned int LRU_CLOCK(void);
 int prepareForShutdown(int flags);
