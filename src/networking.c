@@ -213,6 +213,9 @@ void clientAcceptHandler(connection *conn) {
         freeClientAsync(c);
         return;
     }
+    /* Idle time (timeout) counts from the end of the handshake, which over
+     * RDMA takes a round trip or two after the client was created. */
+    c->lastinteraction = server.unixtime;
 
     if (c->flags & CLIENT_REJECT_MAXCLIENTS) {
         rejectAcceptedClient(c, "-ERR max number of clients reached\r\n");

@@ -125,6 +125,11 @@ start_server {tags {"limits"} overrides {timeout 1}} {
         $c close
         set b [vk_deferring_client]
         $b blpop list 0
+        set c [vk_client]
+        wait_for_condition 50 100 {[string match "*blocked_clients:1*" [$c info clients]]} {
+            fail "BLPOP did not block"
+        }
+        $c close
         after 3000
         set c [vk_client]
         $c rpush list x
