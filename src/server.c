@@ -601,13 +601,16 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
 
 /* Runs before the event loop sleeps; see the comment at the top. */
 static void beforeSleep(struct aeEventLoop *eventLoop) {
+    /* Transports whose readiness is not an fd event (RDMA) do their work
+     * first: the commands they run, and the clients those wake, get their
+     * replies written below, in this iteration, not after the next sleep. */
+    connTypesProcessPendingData();
     blockedBeforeSleep(); /* blocked clients: timeouts, ready keys, input left after unblocking */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
     handleClientsWithPendingWrites();
     freeClientsInAsyncFreeQueue();
-    /* Transports whose readiness is not an fd event (RDMA) do their work
-     * here; if any is left, the loop must not block. */
-    connTypesProcessPendingData();
+    /* Work a transport still has queued (more input than one read takes)
+     * must not wait for an fd event. */
     aeSetDontWait(eventLoop, connTypesHavePendingData());
 }
 

@@ -414,16 +414,16 @@ static void snapshotStartLoading(int fd) {
 
 /* One turn of the event loop in the middle of a start-up load: accept
  * connections, read requests (processCommand() answers -LOADING to every
- * command without CMD_LOADING), write replies, let transports with queued
- * work (RDMA) run. A shutdown asked for meanwhile (SIGTERM) happens here,
+ * command without CMD_LOADING), let transports with queued work (RDMA)
+ * run, write replies. A shutdown asked for meanwhile (SIGTERM) happens here,
  * without saving a half-loaded dataset. No timers: the cron does not run
  * until the dataset is loaded. */
 static void snapshotServeClientsWhileLoading(void) {
     updateCachedTime(0);
     aeProcessEvents(server.el, AE_FILE_EVENTS | AE_DONT_WAIT);
+    connTypesProcessPendingData();
     handleClientsWithPendingWrites();
     freeClientsInAsyncFreeQueue();
-    connTypesProcessPendingData();
     if (server.shutdown_asap) {
         if (prepareForShutdown(SHUTDOWN_NOSAVE) == C_OK) exit(0);
         server.shutdown_asap = 0;
