@@ -234,6 +234,9 @@ void blockForKeysWakeOnDelete(client *c, int btype, robj **keys, int numkeys, ms
 
 /* Queues c to have its remaining input processed in beforeSleep. */
 static void queueUnblockedClient(client *c) {
+    /* Its command just ended: the idle timeout counts from now, so the
+     * cron cannot close it before its reply is written. */
+    c->lastinteraction = server.unixtime;
     if (!listSearchKey(unblocked, c)) listAddNodeTail(unblocked, c);
 }
 

@@ -1481,6 +1481,7 @@ void processUnpausedClients(void) {
         client *c = listNodeValue(ln);
         listDelNode(server.paused_clients, ln);
         c->flags &= ~(CLIENT_BLOCKED | CLIENT_PENDING_COMMAND);
+        c->lastinteraction = server.unixtime; /* Not idle: see queueUnblockedClient(). */
         c->flags |= CLIENT_PROTECTED;
         if (processCommandAndResetClient(c) == C_OK) processInputBuffer(c);
         c->flags &= ~CLIENT_PROTECTED;

@@ -111,7 +111,6 @@ proc ::vk::transport_skip_reason {tags} {
         process    "tests the server process (start-up, signals, daemonize), not a transport"
         crash      "crash tests start their own TCP-only servers and are no transport tests"
         timing     "assumes many round trips fit in a short TTL, which the emulated VM cannot keep"
-        blocked-idle "a client blocked in BLPOP for 3 s was seen closed by the server in full --rdma runs (open bug, see the closing note of 2026-11-26)"
         maxclients "over maxclients the server refuses the RDMA connection request itself (no error reply to read)"
     }
     foreach t $tags {

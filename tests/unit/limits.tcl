@@ -119,23 +119,21 @@ start_server {tags {"limits"} overrides {timeout 1}} {
         $c close
     }
 
-    tags {rdma:skip:blocked-idle} {
-        test "timeout: a client blocked in BLPOP is not closed" {
-            set c [vk_client]
-            if {[$c command info blpop] eq {{}}} { skip "needs the BLPOP command" }
-            $c close
-            set b [vk_deferring_client]
-            $b blpop list 0
-            set c [vk_client]
-            wait_for_condition 50 100 {[string match "*blocked_clients:1*" [$c info clients]]} {
-                fail "BLPOP did not block"
-            }
-            $c close
-            after 3000
-            set c [vk_client]
-            $c rpush list x
-            assert_equal {list x} [$b read]
+    test "timeout: a client blocked in BLPOP is not closed" {
+        set c [vk_client]
+        if {[$c command info blpop] eq {{}}} { skip "needs the BLPOP command" }
+        $c close
+        set b [vk_deferring_client]
+        $b blpop list 0
+        set c [vk_client]
+        wait_for_condition 50 100 {[string match "*blocked_clients:1*" [$c info clients]]} {
+            fail "BLPOP did not block"
         }
+        $c close
+        after 3000
+        set c [vk_client]
+        $c rpush list x
+        assert_equal {list x} [$b read]
     }
 
     test "timeout 0 disables the idle timeout" {
