@@ -23,6 +23,12 @@
  *   the server's before-sleep hook; while it is non-empty the loop polls.
  * - Keepalive: one timer sends a Keepalive to every connected peer every
  *   3 s; a dead peer surfaces as an error completion of that send.
+ * - Closing lingers: RDMA has no FIN that follows the data, and a
+ *   disconnect moves the queue pair to the error state, which discards
+ *   posted writes not yet executed (a reply followed by a close: QUIT, an
+ *   error before closing). A connection closed with writes in flight stays,
+ *   detached from its owner, until they complete or RDMA_LINGER_MS passed,
+ *   and only then disconnects.
  * - Any error completion or protocol violation drops the connection: it is
  *   logged ("RDMA: ..."), disconnected, and its owner is woken so that
  *   connRead() reports the error and the owner closes it.
@@ -47,6 +53,7 @@
 #include "zmalloc.h"
 
 #define RDMA_KEEPALIVE_MS 3000
+#define RDMA_LINGER_MS 5000 /* Longest wait of a close for its writes. */
 #define RDMA_LISTEN_BACKLOG 128
 #define RDMA_MAX_CHANNELS 4
 
@@ -73,6 +80,8 @@ typedef struct rdmaConnection {
     int error_reported;           /* A handler ran after the failure. */
     int peer_closed;              /* DISCONNECTED seen: EOF after the data. */
     int released;                 /* Verbs/CM objects gone (closed). */
+    int lingering;                /* Closed, waiting for its writes (RDMA_LINGER_MS). */
+    long long linger_until_us;    /* Monotonic deadline of the linger. */
     int on_pending;
     struct rdmaConnection *pend_prev, *pend_next; /* Pending list. */
     struct rdmaConnection *prev, *next;           /* All live connections. */
@@ -257,6 +266,11 @@ static int connRdmaRunHandlers(rdmaConnection *rc) {
 static void connRdmaEventHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
     rdmaConnection *rc = clientData;
     if (rc->released) return;
+    if (rc->lingering) {
+        rdmaEndpointPoll(&rc->ep); /* Completions of its last writes (or a failure: done too). */
+        connRdmaClose(&rc->c);
+        return;
+    }
     if (rdmaEndpointPoll(&rc->ep) == -1) {
         /* After DISCONNECTED the QP flushes its receives: expected, and the
          * data that landed before stays readable until EOF. */
@@ -411,12 +425,35 @@ static void connRdmaRelease(rdmaConnection *rc) {
     rc->chan = NULL;
 }
 
-/* Releases the RDMA objects at once and frees conn, unless one of its
- * handlers is running: then the free waits for connCallHandler(). */
+/* 1 if rc has posted writes that a disconnect now could discard. */
+static int connRdmaHasWritesInFlight(rdmaConnection *rc) {
+    return rc->c.state == CONN_STATE_CONNECTED && rc->established && !rc->peer_closed && !rc->ep.failed &&
+           rc->ep.send_inflight > 0;
+}
+
+/* A lingering connection may go once its writes completed, the peer left,
+ * the endpoint failed, or the deadline passed. */
+static int connRdmaLingerDone(rdmaConnection *rc) {
+    return !connRdmaHasWritesInFlight(rc) || aeMonotonicUs() >= rc->linger_until_us;
+}
+
+/* Releases the RDMA objects (a connection with writes in flight lingers
+ * first, see the top comment) and frees conn, unless one of its handlers
+ * is running: then the free waits for connCallHandler(). Called again when
+ * a linger ends. */
 static void connRdmaClose(connection *conn) {
     rdmaConnection *rc = (rdmaConnection *)conn;
-    connRdmaRelease(rc);
     conn->read_handler = conn->write_handler = conn->conn_handler = NULL;
+    if (!rc->lingering && !rc->released && connRdmaHasWritesInFlight(rc)) {
+        rc->lingering = 1;
+        rc->linger_until_us = aeMonotonicUs() + RDMA_LINGER_MS * 1000LL;
+        pendingRemove(rc);
+    }
+    if (rc->lingering) {
+        if (!connRdmaLingerDone(rc)) return;
+        rc->lingering = 0;
+    }
+    connRdmaRelease(rc);
     if (connHasRefs(conn)) {
         conn->flags |= CONN_FLAG_CLOSE_SCHEDULED;
         return;
@@ -635,6 +672,10 @@ static int connRdmaKeepaliveCron(struct aeEventLoop *el, long long id, void *cli
     rdmaCtrlMsg ka = {.opcode = RDMA_OP_KEEPALIVE};
     for (rdmaConnection *rc = rdmaConns, *next; rc; rc = next) {
         next = rc->next;
+        if (rc->lingering) {
+            connRdmaClose(&rc->c); /* Ends the linger if its deadline passed. */
+            continue;
+        }
         if (rc->c.state != CONN_STATE_CONNECTED || rc->peer_closed || rc->released) continue;
         /* A send queue full of unacknowledged writes already probes the peer. */
         if (rc->ep.send_inflight >= RDMA_MAX_SEND_WR - RDMA_SEND_RESERVE) continue;
@@ -751,7 +792,8 @@ static void connRdmaAcceptHandler(aeEventLoop *el, int fd, void *clientData, int
             connIncrRefs(&rc->c);
             connRdmaHandleConnEvent(rc, type, status);
             connDecrRefs(&rc->c);
-            if ((rc->c.flags & CONN_FLAG_CLOSE_SCHEDULED) && !connHasRefs(&rc->c)) connRdmaClose(&rc->c);
+            if (((rc->c.flags & CONN_FLAG_CLOSE_SCHEDULED) && !connHasRefs(&rc->c)) || rc->lingering)
+                connRdmaClose(&rc->c);
         } else {
             serverLog(LL_VERBOSE, "RDMA: CM event %s (status %d) on a listening id", rdma_event_str(type),
                       status);

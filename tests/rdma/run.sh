@@ -99,6 +99,15 @@ check "SET exactly one window" "$(cli --bigset big1 1048576 | cut -d' ' -f1)" OK
 check "GET exactly one window" "$(cli --bigget big1 1048576 | cut -d' ' -f1)" OK
 # A client with a small RX window receives a reply spanning many windows.
 check "GET 3 MiB into a 64 KiB client window" "$(cli --rx-size 65536 --bigget big3 3145728 | cut -d' ' -f1)" OK
+# A reply followed by the server's close (QUIT) arrives whole: the close
+# waits for the posted writes, which an RDMA disconnect would discard (the
+# last 1 MiB write of the reply was often lost before it did).
+whole=0
+for _ in $(seq 1 10); do
+    out=$(printf 'GET big3\nQUIT\n' | cli 2>&1)
+    [ "${#out}" = $((3145728 + 3)) ] && [ "${out: -3}" = $'\nOK' ] && whole=$((whole + 1))
+done
+check "GET 3 MiB then QUIT, 10 times: the reply and +OK arrive before the close" "$whole" 10
 
 # A second server with the smallest RX window (rdma-rx-size 64 KiB), RDMA
 # only (port 0), takes and returns a 1 MiB value in 16+ windows each way.
