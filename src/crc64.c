@@ -11,6 +11,7 @@
  * in the source and crc64() has no first-use check on its path. Callers are
  * rio.c (the running checksum of a file or payload) and the unit tests. */
 #include "crc64.h"
+#include "byteorder.h"
 
 #include <string.h>
 
@@ -46,22 +47,11 @@ __attribute__((constructor)) static void crc64BuildTables(void) {
     }
 }
 
-/* Reads 8 bytes as a little-endian word, whatever the host order: one
- * unaligned load (and a byte swap on big-endian hosts). */
-static inline uint64_t crc64LoadLE(const unsigned char *p) {
-    uint64_t v;
-    memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
 /* Returns the CRC of data[0..len) continued from crc (0 to start). */
 uint64_t crc64(uint64_t crc, const void *data, size_t len) {
     const unsigned char *p = data;
     while (len >= 8) {
-        crc ^= crc64LoadLE(p);
+        crc ^= loadLE64(p);
         crc = crc64_table[7][crc & 0xff] ^ crc64_table[6][(crc >> 8) & 0xff] ^
               crc64_table[5][(crc >> 16) & 0xff] ^ crc64_table[4][(crc >> 24) & 0xff] ^
               crc64_table[3][(crc >> 32) & 0xff] ^ crc64_table[2][(crc >> 40) & 0xff] ^

@@ -13,6 +13,7 @@
  * as little-endian words regardless of the host's byte order, so results are
  * identical on every platform. */
 #include "siphash.h"
+#include "byteorder.h"
 
 #include <string.h>
 
@@ -20,20 +21,10 @@ static inline uint8_t asciiLower(uint8_t c) { return (c >= 'A' && c <= 'Z') ? (u
 
 static inline uint64_t rotl64(uint64_t x, int b) { return (x << b) | (x >> (64 - b)); }
 
-/* Little-endian 64-bit load; one instruction on the machines we run on. */
-static inline uint64_t readLE64(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
 /* The same with ASCII letters folded to lower case, eight bytes at once:
  * a byte gets 0x20 added exactly when it lies in 'A'..'Z'. */
-static inline uint64_t readLE64Lower(const uint8_t *p) {
-    uint64_t v = readLE64(p);
+static inline uint64_t loadLE64Lower(const uint8_t *p) {
+    uint64_t v = loadLE64(p);
     const uint64_t ones = 0x0101010101010101ULL;
     uint64_t ge_a = (v | (ones * 0x80)) - ones * 'A';   /* high bit set where byte >= 'A' (for bytes < 0x80) */
     uint64_t gt_z = (v | (ones * 0x80)) - ones * ('Z' + 1); /* high bit set where byte > 'Z' */
@@ -63,7 +54,7 @@ static inline uint64_t readLE64Lower(const uint8_t *p) {
  * function compiles to a specialised loop. */
 static inline __attribute__((always_inline)) uint64_t sipHashGeneric(const uint8_t *in, size_t inlen,
                                                                       const uint8_t *k, int c, int d, int nocase) {
-    uint64_t k0 = readLE64(k), k1 = readLE64(k + 8);
+    uint64_t k0 = loadLE64(k), k1 = loadLE64(k + 8);
     /* Initialisation constants: "somepseudorandomlygeneratedbytes". */
     uint64_t v0 = k0 ^ 0x736f6d6570736575ULL;
     uint64_t v1 = k1 ^ 0x646f72616e646f6dULL;
@@ -72,7 +63,7 @@ static inline __attribute__((always_inline)) uint64_t sipHashGeneric(const uint8
 
     const uint8_t *end = in + (inlen & ~(size_t)7);
     for (; in != end; in += 8) {
-        uint64_t m = nocase ? readLE64Lower(in) : readLE64(in);
+        uint64_t m = nocase ? loadLE64Lower(in) : loadLE64(in);
         v3 ^= m;
         for (int i = 0; i < c; i++) SIP_ROUND(v0, v1, v2, v3);
         v0 ^= m;
