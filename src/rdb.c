@@ -441,6 +441,7 @@ static int rdbSaveDb(rio *r, serverDb *db) {
             if (ede) expire = dictGetSignedIntegerVal(ede);
         }
         ret = rdbSaveKeyValuePair(r, key, dictGetVal(de), expire);
+        rdbSaveKeysProcessed++;
     }
     dictReleaseIterator(di);
     return ret;
@@ -450,8 +451,11 @@ static int rdbSaveDb(rio *r, serverDb *db) {
  * EOF and the checksum (zero under rdbchecksum no). Returns C_OK, or C_ERR
  * after a write error (r->error and r->sys_errno say which). Runs in the
  * event loop (SAVE, DEBUG RELOAD) or in a forked child (BGSAVE). */
+long long rdbSaveKeysProcessed = 0;
+
 int rdbSaveRio(rio *r) {
     char magic[16];
+    rdbSaveKeysProcessed = 0;
     snprintf(magic, sizeof(magic), "REDIS%04d", RDB_VERSION);
     if (server.rdb_checksum) rioEnableChecksum(r);
     if (!rioWrite(r, magic, 9)) return C_ERR;
@@ -759,11 +763,13 @@ static void rdbFsyncDirOf(const char *filename) {
     close(fd);
 }
 
-/* Writes the dataset through a buffered rio on fd and makes it durable.
- * Returns C_OK, or C_ERR with errno set. */
-static int rdbSaveToFd(int fd) {
+/* Writes the dataset through a buffered rio on fd (progress, if not NULL,
+ * called after each write) and makes it durable. Returns C_OK, or C_ERR
+ * with errno set. */
+static int rdbSaveToFd(int fd, rioProgressFn *progress) {
     rio r;
     rioInitFdWriter(&r, fd, server.rdb_save_incremental_fsync ? RIO_FSYNC_INTERVAL : 0);
+    r.progress = progress;
     int ok = rdbSaveRio(&r) == C_OK && rioFlush(&r);
     int err = r.sys_errno;
     rioRelease(&r);
@@ -777,8 +783,9 @@ static int rdbSaveToFd(int fd) {
 /* Saves the dataset to filename: written to "temp-<pid>.rdb" in the
  * working directory, fsynced, then renamed over filename, so a crash never
  * leaves a half-written file under the real name. Returns C_OK or C_ERR
- * (logged as Valkey logs it). Runs in the event loop or a forked child. */
-int rdbSave(const char *filename) {
+ * (logged as Valkey logs it). progress (may be NULL) is the rio's progress
+ * callback. Runs in the event loop or a forked child. */
+int rdbSave(const char *filename, rioProgressFn *progress) {
     char tmpfile[256], cwd[PATH_MAX];
     snprintf(tmpfile, sizeof(tmpfile), "temp-%d.rdb", (int)getpid());
     int fd = open(tmpfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -790,7 +797,7 @@ int rdbSave(const char *filename) {
         errno = err;
         return C_ERR;
     }
-    if (rdbSaveToFd(fd) != C_OK) {
+    if (rdbSaveToFd(fd, progress) != C_OK) {
         int err = errno;
         serverLog(LL_WARNING, "Write error saving DB on disk: %s", strerror(err));
         close(fd);

@@ -149,7 +149,8 @@ int rdbLoadRioWithFlags(rio *r, int rdbflags);
 /* Keys the last successful load added and skipped as already expired
  * (INFO persistence: rdb_last_load_keys_loaded / _expired). */
 extern long long rdbLastLoadKeysLoaded, rdbLastLoadKeysExpired;
-int rdbSave(const char *filename);     /* temp file, fsync, rename; logs as Valkey */
+extern long long rdbSaveKeysProcessed; /* Keys written so far by the save running here. */
+int rdbSave(const char *filename, rioProgressFn *progress);     /* temp file, fsync, rename; logs as Valkey */
 int rdbLoad(const char *filename);     /* C_OK, C_ERR; errno ENOENT when missing */
 
 #endif

@@ -89,26 +89,41 @@ static void snapshotCloseChildInfoPipe(void) {
     }
 }
 
-/* Opens the pipe before a fork. The parent's read end is non-blocking: it
- * is read once, after the child exited, and must never wait. A failure is
- * not fatal: the save just reports no copy-on-write figure. */
+/* Opens the pipe before a fork. Both ends are non-blocking: the parent
+ * reads it from the cron and must never wait, and a child whose parent
+ * does not read (busy in a long command) drops a progress report rather
+ * than stalling the save. A failure is not fatal: the save just reports
+ * no progress and no copy-on-write figure. */
 static void snapshotOpenChildInfoPipe(void) {
     if (pipe(snapshot.child_info_pipe) == -1) {
         snapshot.child_info_pipe[0] = snapshot.child_info_pipe[1] = -1;
         return;
     }
-    fcntl(snapshot.child_info_pipe[0], F_SETFL, O_NONBLOCK);
-    fcntl(snapshot.child_info_pipe[0], F_SETFD, FD_CLOEXEC);
-    fcntl(snapshot.child_info_pipe[1], F_SETFD, FD_CLOEXEC);
+    for (int j = 0; j < 2; j++) {
+        fcntl(snapshot.child_info_pipe[j], F_SETFL, O_NONBLOCK);
+        fcntl(snapshot.child_info_pipe[j], F_SETFD, FD_CLOEXEC);
+    }
 }
 
-/* Reads what the child sent, if anything, into the stats. */
+/* Forgets the progress of the child (at fork and when it is gone). */
+static void snapshotResetChildProgress(void) {
+    snapshot.current_save_keys_processed = 0;
+    snapshot.current_cow_bytes = snapshot.current_cow_peak = 0;
+    snapshot.current_cow_updated_ms = 0;
+}
+
+/* Reads every report the child sent so far into the stats. */
 static void snapshotReadChildInfo(void) {
     snapshotChildInfo info;
     if (snapshot.child_info_pipe[0] == -1) return;
-    ssize_t n = read(snapshot.child_info_pipe[0], &info, sizeof(info));
-    if (n == (ssize_t)sizeof(info) && info.magic == SNAPSHOT_CHILD_INFO_MAGIC)
-        snapshot.stat_rdb_cow_bytes = info.cow_bytes;
+    while (read(snapshot.child_info_pipe[0], &info, sizeof(info)) == (ssize_t)sizeof(info)) {
+        if (info.magic != SNAPSHOT_CHILD_INFO_MAGIC) continue;
+        if (info.type == SNAPSHOT_CHILD_INFO_DONE) snapshot.stat_rdb_cow_bytes = info.cow_bytes;
+        snapshot.current_save_keys_processed = (long long)info.keys;
+        snapshot.current_cow_bytes = info.cow_bytes;
+        if (info.cow_bytes > snapshot.current_cow_peak) snapshot.current_cow_peak = info.cow_bytes;
+        snapshot.current_cow_updated_ms = mstime();
+    }
 }
 
 /* ---------------------------------------------------------------------------
@@ -183,12 +198,40 @@ static void snapshotChildSetTitle(const char *title) {
     memset(start + len, 0, room - len + 1);
 }
 
-/* Tells the parent what the save cost. Child. */
-static void snapshotChildSendInfo(unsigned long long cow) {
-    if (snapshot.child_info_pipe[1] == -1) return;
-    snapshotChildInfo info = {.magic = SNAPSHOT_CHILD_INFO_MAGIC, .cow_bytes = cow};
+/* The copy-on-write samples of this child, for its final log line. */
+static unsigned long long child_cow_peak, child_cow_sum, child_cow_samples;
+
+/* Tells the parent how far the save is and what it costs so far (type
+ * SNAPSHOT_CHILD_INFO_PROGRESS) or in the end (_DONE). Returns the
+ * copy-on-write bytes it measured. Child. */
+static unsigned long long snapshotChildSendInfo(int type) {
+    unsigned long long cow = snapshotChildPrivateDirty();
+    if (cow > child_cow_peak) child_cow_peak = cow;
+    child_cow_sum += cow;
+    child_cow_samples++;
+    if (snapshot.child_info_pipe[1] == -1) return cow;
+    snapshotChildInfo info = {.magic = SNAPSHOT_CHILD_INFO_MAGIC,
+                              .type = (unsigned long long)type,
+                              .keys = (unsigned long long)rdbSaveKeysProcessed,
+                              .cow_bytes = cow};
     ssize_t n = write(snapshot.child_info_pipe[1], &info, sizeof(info));
-    (void)n; /* nothing to do about a failure: the parent then reports 0 */
+    (void)n; /* nothing to do about a failure: the parent keeps its last figures */
+    return cow;
+}
+
+/* rio progress callback of the child's save: a progress report about once
+ * a second (the clock is read every 1024 writes only). Child. */
+static void snapshotChildProgress(rio *r, size_t len) {
+    static unsigned int calls;
+    static long long last_ms;
+    (void)r;
+    (void)len;
+    if ((++calls & 1023) != 0) return;
+    long long now = mstime();
+    if (last_ms == 0) last_ms = now; /* the first report a second after the start */
+    if (now - last_ms < SNAPSHOT_CHILD_INFO_INTERVAL_MS) return;
+    last_ms = now;
+    snapshotChildSendInfo(SNAPSHOT_CHILD_INFO_PROGRESS);
 }
 
 /* The whole life of a background save child: detach from what belongs to
@@ -199,12 +242,11 @@ static void snapshotChildMain(void) {
     snapshotChildSetupSignals();
     snapshotChildCloseInheritedFds();
     snapshotChildSetTitle("valkey-rdb-bgsave");
-    int ok = rdbSave(server.rdb_filename) == C_OK;
+    int ok = rdbSave(server.rdb_filename, snapshotChildProgress) == C_OK;
     if (ok) {
-        unsigned long long cow = snapshotChildPrivateDirty();
+        unsigned long long cow = snapshotChildSendInfo(SNAPSHOT_CHILD_INFO_DONE);
         serverLog(LL_NOTICE, "Fork CoW for RDB: current %llu MB, peak %llu MB, average %llu MB", cow >> 20,
-                  cow >> 20, cow >> 20);
-        snapshotChildSendInfo(cow);
+                  child_cow_peak >> 20, (child_cow_sum / child_cow_samples) >> 20);
     }
     _exit(ok ? 0 : 1);
 }
@@ -222,6 +264,7 @@ int rdbSaveBackground(void) {
     server.dirty_before_bgsave = server.dirty;
     snapshot.lastbgsave_try = time(NULL);
     snapshot.child_keys_total = dbTotalServerKeyCount();
+    snapshotResetChildProgress();
     snapshotOpenChildInfoPipe();
 
     long long start = ustime();
@@ -276,6 +319,7 @@ static void backgroundSaveDoneHandler(pid_t pid, int exitcode, int bysignal) {
     snapshotCloseChildInfoPipe();
     snapshot.child_pid = -1;
     snapshot.child_keys_total = 0;
+    snapshotResetChildProgress();
     dictSetResizeEnabled(DICT_RESIZE_ENABLE);
 }
 
@@ -335,6 +379,7 @@ static int snapshotSavePointDue(void) {
  * scheduled. */
 void snapshotCron(void) {
     if (hasActiveChildProcess()) {
+        snapshotReadChildInfo();
         snapshotReapChild(0);
         return;
     }
@@ -360,7 +405,7 @@ void snapshotCron(void) {
 int snapshotSaveSync(void) {
     killRDBChild();
     snapshot.stat_rdb_saves++;
-    if (rdbSave(server.rdb_filename) != C_OK) return C_ERR;
+    if (rdbSave(server.rdb_filename, NULL) != C_OK) return C_ERR;
     server.dirty = 0;
     server.lastsave = time(NULL);
     server.lastbgsave_status = C_OK;
@@ -557,15 +602,19 @@ static sds snapshotCatInfoLoading(sds info) {
 sds snapshotCatInfoPersistence(sds info) {
     int child = hasActiveChildProcess();
     long long current_bgsave = child ? (long long)(time(NULL) - server.rdb_save_time_start) : -1;
+    long long cow_age = snapshot.current_cow_updated_ms ? (mstime() - snapshot.current_cow_updated_ms) / 1000 : 0;
+    double fork_perc = child && snapshot.child_keys_total > 0 ? (double)snapshot.current_save_keys_processed * 100 /
+                                                                     (double)snapshot.child_keys_total
+                                                               : 0;
     info = sdscatprintf(info,
                         "# Persistence\r\n"
                         "loading:%d\r\n"
                         "async_loading:0\r\n"
-                        "current_cow_peak:0\r\n"
-                        "current_cow_size:0\r\n"
-                        "current_cow_size_age:0\r\n"
-                        "current_fork_perc:0.00\r\n"
-                        "current_save_keys_processed:0\r\n"
+                        "current_cow_peak:%llu\r\n"
+                        "current_cow_size:%llu\r\n"
+                        "current_cow_size_age:%lld\r\n"
+                        "current_fork_perc:%.2f\r\n"
+                        "current_save_keys_processed:%lld\r\n"
                         "current_save_keys_total:%lld\r\n"
                         "rdb_changes_since_last_save:%lld\r\n"
                         "rdb_bgsave_in_progress:%d\r\n"
@@ -589,7 +638,9 @@ sds snapshotCatInfoPersistence(sds info) {
                         "aof_last_cow_size:0\r\n"
                         "module_fork_in_progress:0\r\n"
                         "module_fork_last_cow_size:0\r\n",
-                        server.loading, child ? snapshot.child_keys_total : 0, server.dirty, child,
+                        server.loading, snapshot.current_cow_peak, snapshot.current_cow_bytes, cow_age,
+                        fork_perc, snapshot.current_save_keys_processed, child ? snapshot.child_keys_total : 0,
+                        server.dirty, child,
                         (long long)server.lastsave, server.lastbgsave_status == C_OK ? "ok" : "err",
                         (long long)snapshot.rdb_save_time_last, current_bgsave, snapshot.stat_rdb_saves,
                         snapshot.stat_rdb_cow_bytes, snapshot.rdb_last_load_keys_expired,

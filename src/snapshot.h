@@ -26,15 +26,22 @@
 #define SNAPSHOT_LOADING_EVENTS_INTERVAL (2 * 1024 * 1024)
 #define SNAPSHOT_LOADING_EVENTS_MS 100
 
-/* What a background save child sends its parent just before it exits,
- * through the child-info pipe. Fixed size: written with one write(2),
- * which a pipe keeps atomic, and read the same way by the parent. */
+/* What a background save child sends its parent through the child-info
+ * pipe: its progress about once a second (INFO current_save_keys_processed,
+ * current_cow_size, ...) and the final figures just before it exits. Fixed
+ * size: written with one write(2), which a pipe keeps atomic, and read the
+ * same way by the parent. */
 typedef struct snapshotChildInfo {
     unsigned long long magic;     /* SNAPSHOT_CHILD_INFO_MAGIC: guards against short or stray reads. */
-    unsigned long long cow_bytes; /* Private dirty memory of the child when done (copy-on-write cost). */
+    unsigned long long type;      /* SNAPSHOT_CHILD_INFO_PROGRESS or SNAPSHOT_CHILD_INFO_DONE. */
+    unsigned long long keys;      /* Keys written so far. */
+    unsigned long long cow_bytes; /* Private dirty memory of the child now (copy-on-write cost). */
 } snapshotChildInfo;
-#define SNAPSHOT_CHILD_INFO_MAGIC 0x52444243484c4431ULL /* "RDBCHLD1" */
-_Static_assert(sizeof(snapshotChildInfo) == 16, "child info is two 64-bit fields");
+#define SNAPSHOT_CHILD_INFO_MAGIC 0x52444243484c4432ULL /* "RDBCHLD2" */
+#define SNAPSHOT_CHILD_INFO_PROGRESS 1
+#define SNAPSHOT_CHILD_INFO_DONE 2
+#define SNAPSHOT_CHILD_INFO_INTERVAL_MS 1000
+_Static_assert(sizeof(snapshotChildInfo) == 32, "child info is four 64-bit fields");
 
 struct snapshotState {
     pid_t child_pid;               /* The background save child, -1 if none. */
@@ -43,6 +50,10 @@ struct snapshotState {
     time_t lastbgsave_try;         /* Unix time of the last fork attempt (retry delay). */
     time_t rdb_save_time_last;     /* Seconds the last background save took, -1 if none yet. */
     long long child_keys_total;    /* Keys in the dataset when the child was forked. */
+    /* The running child's last progress report (0 without a child). */
+    long long current_save_keys_processed;
+    unsigned long long current_cow_bytes, current_cow_peak;
+    long long current_cow_updated_ms; /* When current_cow_bytes arrived, 0 never. */
     /* Stats (INFO persistence / stats). */
     long long stat_rdb_saves;      /* Saves attempted: SAVE, BGSAVE, save points, shutdown. */
     unsigned long long stat_rdb_cow_bytes; /* Copy-on-write bytes of the last background save. */

@@ -214,6 +214,37 @@ start_server {overrides {enable-debug-command yes}} {
 # ------------------------------------------------------------ BGSAVE
 
 start_server {overrides {enable-debug-command yes}} {
+    test "INFO persistence follows a running BGSAVE: keys saved, percentage, copy-on-write" {
+        r debug populate 5000
+        r config set rdb-key-save-delay 1000
+        assert_equal "Background saving started" [r bgsave]
+        r config set rdb-key-save-delay 0
+        # The child reports about once a second.
+        wait_for_condition 50 100 {[info_field current_save_keys_processed] > 0} {
+            fail "the child reported no progress"
+        }
+        set done [info_field current_save_keys_processed]
+        assert_range $done 1 4999
+        assert_equal 5000 [info_field current_save_keys_total]
+        set perc [info_field current_fork_perc]
+        assert_range $perc 0.02 99.98
+        assert_equal [format %.2f [expr {$done * 100.0 / 5000}]] $perc
+        assert {[info_field current_cow_size] > 0}
+        assert {[info_field current_cow_peak] >= [info_field current_cow_size]}
+        assert_range [info_field current_cow_size_age] 0 2
+        wait_for_condition 50 100 {[info_field current_save_keys_processed] > $done} {
+            fail "the reported progress did not advance"
+        }
+        assert_equal "Background saving cancelled" [r bgsave cancel]
+        wait_bgsave_done
+        foreach f {current_save_keys_processed current_save_keys_total current_cow_size current_cow_peak
+                   current_cow_size_age} {
+            assert_equal 0 [info_field $f] $f
+        }
+        assert_equal 0.00 [info_field current_fork_perc]
+        r flushall
+    }
+
     test "BGSAVE saves in a child while the parent keeps serving writes" {
         r debug populate 10000
         r config set rdb-key-save-delay 100
