@@ -29,7 +29,8 @@
  * client fds with plain close(2) (so that a client's connection really
  * ends when the parent closes it, and a port can be bound again while a
  * child still runs), touches nothing but the dataset, and leaves with
- * _exit(). It reports its copy-on-write cost to the parent through a pipe.
+ * _exit(). Through a pipe it reports to the parent about once a second
+ * how many keys it wrote and its copy-on-write cost (INFO current_*).
  *
  * Everything here runs in the event-loop thread, except the functions
  * marked "child", which run in the forked child only. */
