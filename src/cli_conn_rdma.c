@@ -30,7 +30,7 @@
  * before-sleep pass runs the write handler. Keepalives from the server
  * are counted and ignored by the engine.
  *
- * Wake-ups: rdmaEndpointPoll() acknowledges the channel's events, re-arms
+ * Wake-ups: rdmaEndpointPoll() acknowledges the channel's event, re-arms
  * the CQ and only then drains it, so a completion that lands during the
  * drain raises a new event and the fd turns readable again.
  *

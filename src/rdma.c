@@ -412,20 +412,24 @@ int rdmaEndpointPoll(rdmaEndpoint *ep) {
         return -1;
     }
 
-    /* Collect and acknowledge the notifications (even on a failed
+    /* Collect and acknowledge the notification (even on a failed
      * endpoint, or its fd would stay readable), then re-arm BEFORE
      * draining: a completion that lands after the final empty poll will
-     * raise a new event instead of being lost. */
-    unsigned int events = 0;
+     * raise a new event instead of being lost. The CQ raises at most one
+     * event per arming, so one read of the channel finds it; without one
+     * the CQ is still armed and is not re-armed (each is a system call
+     * with Soft-RoCE: this is the hot path of every request). */
     struct ibv_cq *ev_cq;
     void *ev_ctx;
-    while (ibv_get_cq_event(ep->comp_channel, &ev_cq, &ev_ctx) == 0) events++;
-    if (events) ibv_ack_cq_events(ep->cq, events);
+    int got_event = ibv_get_cq_event(ep->comp_channel, &ev_cq, &ev_ctx) == 0;
+    if (got_event) ibv_ack_cq_events(ep->cq, 1);
     if (ep->failed) return -1;
-    int err = ibv_req_notify_cq(ep->cq, 0);
-    if (err) {
-        rdmaFail(ep, "ibv_req_notify_cq failed: %s", strerror(err));
-        return -1;
+    if (got_event) {
+        int err = ibv_req_notify_cq(ep->cq, 0);
+        if (err) {
+            rdmaFail(ep, "ibv_req_notify_cq failed: %s", strerror(err));
+            return -1;
+        }
     }
 
     int handled = 0;
