@@ -393,11 +393,12 @@ int anetUnixServer(char *err, const char *path, mode_t perm, int backlog) {
     return s;
 }
 
-/* accept4() with close-on-exec, retried on EINTR. */
+/* accept4() of a non-blocking, close-on-exec fd (no fcntl calls after),
+ * retried on EINTR. */
 static int anetGenericAccept(char *err, int s, struct sockaddr *sa, socklen_t *len) {
     int fd;
     do {
-        fd = accept4(s, sa, len, SOCK_CLOEXEC);
+        fd = accept4(s, sa, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     } while (fd == -1 && errno == EINTR);
     if (fd == -1) {
         anetSetError(err, "accept: %s", strerror(errno));
@@ -408,7 +409,7 @@ static int anetGenericAccept(char *err, int s, struct sockaddr *sa, socklen_t *l
 
 /* Accepts one TCP connection from serversock; fills ip (may be NULL) and
  * port (may be NULL) with the peer's address. Returns the new fd (owned by
- * the caller, blocking, close-on-exec) or ANET_ERR; errno EAGAIN means no
+ * the caller, non-blocking, close-on-exec) or ANET_ERR; errno EAGAIN means no
  * connection is pending on a non-blocking listener. */
 int anetTcpAccept(char *err, int serversock, char *ip, size_t ip_len, int *port) {
     struct sockaddr_storage sa;

@@ -46,9 +46,8 @@ static connection *connCreateSocket(void) {
     return connSocketCreateOfType(&CT_Socket, -1, CONN_STATE_NONE);
 }
 
-/* Takes ownership of an accepted fd, making it non-blocking. */
+/* Takes ownership of an accepted fd (non-blocking already: anet's accept). */
 static connection *connCreateAcceptedSocket(int fd, void *priv) {
-    anetNonBlock(NULL, fd);
     return connSocketCreateOfType(&CT_Socket, fd, CONN_STATE_ACCEPTING);
 }
 

@@ -28,9 +28,8 @@ static connection *connCreateUnix(void) {
     return connSocketCreateOfType(&CT_Unix, -1, CONN_STATE_NONE);
 }
 
-/* Takes ownership of an accepted fd, making it non-blocking. */
+/* Takes ownership of an accepted fd (non-blocking already: anet's accept). */
 static connection *connCreateAcceptedUnix(int fd, void *priv) {
-    anetNonBlock(NULL, fd);
     return connSocketCreateOfType(&CT_Unix, fd, CONN_STATE_ACCEPTING);
 }
 

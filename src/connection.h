@@ -231,7 +231,7 @@ static inline connection *connCreate(ConnectionType *ct) {
 }
 
 /* Wraps an fd accepted outside the transport (state ACCEPTING). Takes
- * ownership of fd. */
+ * ownership of fd, which must be non-blocking (anet's accept makes it so). */
 static inline connection *connCreateAccepted(ConnectionType *ct, int fd, void *priv) {
     return ct->conn_create_accepted(fd, priv);
 }
