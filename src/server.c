@@ -7,11 +7,12 @@
  *                  client housekeeping, active expiry, shutdown requests,
  *                  snapshots (snapshot.c: save points, reaping a BGSAVE
  *                  child);
- *   beforeSleep()  runs before the loop waits for events: frees clients
- *                  scheduled for closing, writes pending replies, runs a
- *                  fast expiry cycle and the transports' pending work (RDMA
- *                  has no writable event; when a transport still has work,
- *                  the loop is told not to sleep).
+ *   beforeSleep()  runs before the loop waits for events: first the
+ *                  transports' pending work (RDMA has no writable event),
+ *                  then blocked clients, a fast expiry cycle, the pending
+ *                  replies (of everything above too), frees clients
+ *                  scheduled for closing; when a transport still has work,
+ *                  the loop is told not to sleep.
  * processCommand() is the gate every parsed request goes through (lookup,
  * arity, auth, OOM, pause) before call() executes it and accounts for it.
  *
