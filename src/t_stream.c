@@ -1002,10 +1002,11 @@ static void xaddCommand(client *c) {
 
 /* XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count] */
 static void xtrimCommand(client *c) {
-    robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
-    if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
+    /* The arguments are checked first, even for a missing key (as Valkey). */
     streamTrimArgs a;
     if (streamParseAddOrTrimArgsOrReply(c, &a, 0, NULL, NULL) != C_OK) return;
+    robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
+    if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
     long long removed = streamTrim(o->ptr, &a);
     if (removed) {
         signalModifiedKey(c, c->db, c->argv[1]);

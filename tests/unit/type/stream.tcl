@@ -209,6 +209,12 @@ start_server {tags {"stream"}} {
         assert_error "ERR The MAXLEN argument must be >= 0." {r xtrim s maxlen -2}
         assert_error "ERR syntax error, LIMIT cannot be used without the special ~ option" {r xtrim s maxlen 1 limit 5}
         assert_equal 1 [r xlen s]
+        # The arguments are checked before the key is looked up.
+        r del nokey
+        assert_error "ERR value is not an integer or out of range" {r xtrim nokey maxlen abc}
+        assert_error "ERR The LIMIT argument must be >= 0." {r xtrim nokey maxlen ~ 0 limit -1}
+        r set str x
+        assert_error "ERR syntax error*" {r xtrim str foo 1}
     }
 
     test "XTRIM with MAXLEN, MINID, ~ and LIMIT" {
