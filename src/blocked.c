@@ -97,22 +97,32 @@ int blockedHasReadyKeys(void) { return ready && listLength(ready) != 0; }
 
 /* See blocked.h. */
 int getTimeoutFromObjectOrReply(client *c, robj *object, mstime_t *timeout, int unit) {
-    long double t;
-    if (getLongDoubleFromObject(object, &t) != C_OK || isnan(t)) {
-        addReplyError(c, "timeout is not a float or out of range");
-        return C_ERR;
+    mstime_t ms;
+    if (unit == UNIT_SECONDS) {
+        /* Seconds may have a fraction: rounded up to the millisecond. */
+        long double t;
+        if (getLongDoubleFromObject(object, &t) != C_OK || isnan(t)) {
+            addReplyError(c, "timeout is not a float or out of range");
+            return C_ERR;
+        }
+        t = ceill(t * 1000.0L);
+        if (t > (long double)LLONG_MAX) {
+            addReplyError(c, "timeout is out of range");
+            return C_ERR;
+        }
+        ms = (mstime_t)t;
+    } else {
+        long long v;
+        if (getLongLongFromObject(object, &v) != C_OK) {
+            addReplyError(c, "timeout is not an integer or out of range");
+            return C_ERR;
+        }
+        ms = v;
     }
-    if (t < 0) {
+    if (ms < 0) {
         addReplyError(c, "timeout is negative");
         return C_ERR;
     }
-    if (unit == UNIT_SECONDS) t *= 1000.0L;
-    t = ceill(t);
-    if (t > (long double)LLONG_MAX) {
-        addReplyError(c, "timeout is out of range");
-        return C_ERR;
-    }
-    mstime_t ms = (mstime_t)t;
     if (ms > 0) {
         mstime_t now = commandTimeSnapshot();
         if (ms > LLONG_MAX - now) {

@@ -1506,13 +1506,17 @@ static void xackCommand(client *c) {
 
 /* The stream at argv[1] and its group argv[2], or NULL after replying the
  * XPENDING/XCLAIM/XAUTOCLAIM style NOGROUP error. */
+static void replyNoGroup(client *c) {
+    addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
+                        (char *)c->argv[2]->ptr);
+}
+
 static streamCG *streamLookupKeyCGOrReply(client *c, int write, stream **sp) {
     robj *o = write ? lookupKeyWrite(c->db, c->argv[1]) : lookupKeyRead(c->db, c->argv[1]);
     if (o && checkType(c, o, OBJ_STREAM)) return NULL;
     streamCG *g = o ? streamLookupCG(o->ptr, c->argv[2]->ptr) : NULL;
     if (g == NULL) {
-        addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
-                            (char *)c->argv[2]->ptr);
+        replyNoGroup(c);
         return NULL;
     }
     *sp = o->ptr;
@@ -1727,9 +1731,7 @@ static void xautoclaimCommand(client *c) {
     long long min_idle, count = 100;
     int justid = 0;
     streamID start;
-    stream *s;
-    streamCG *g = streamLookupKeyCGOrReply(c, 1, &s);
-    if (g == NULL) return;
+    /* The arguments are checked first, then the key's type, then the group. */
     if (getLongLongFromObjectOrReply(c, c->argv[4], &min_idle, "Invalid min-idle-time argument for XAUTOCLAIM") !=
         C_OK)
         return;
@@ -1755,6 +1757,14 @@ static void xautoclaimCommand(client *c) {
             return;
         }
     }
+    robj *o = lookupKeyWrite(c->db, c->argv[1]);
+    if (o && checkType(c, o, OBJ_STREAM)) return;
+    streamCG *g = o ? streamLookupCG(o->ptr, c->argv[2]->ptr) : NULL;
+    if (g == NULL) {
+        replyNoGroup(c);
+        return;
+    }
+    stream *s = o->ptr;
 
     mstime_t now = commandTimeSnapshot();
     streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, c->argv[3]->ptr);

@@ -343,6 +343,13 @@ start_server {tags {"stream"}} {
         assert_error "ERR Invalid min-idle-time argument for XAUTOCLAIM" {r xautoclaim s g c x 0}
         assert_error "ERR Invalid stream ID*" {r xautoclaim s g c 0 x}
         assert_error "ERR syntax error*" {r xautoclaim s g c 0 0 foo}
+        # Bad arguments are reported first, then a wrong type, then a
+        # missing key or group.
+        assert_error "ERR COUNT must be > 0" {r xautoclaim s nog c 0 0 count 0}
+        assert_error "ERR Invalid min-idle-time argument for XAUTOCLAIM" {r xautoclaim nokey g c x 0}
+        r set str x
+        assert_error "ERR Invalid min-idle-time argument for XAUTOCLAIM" {r xautoclaim str g c x 0}
+        assert_error "WRONGTYPE*" {r xautoclaim str g c 0 0}
     }
 
     test "XGROUP SETID" {

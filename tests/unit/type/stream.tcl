@@ -463,7 +463,9 @@ start_server {tags {"stream"}} {
         assert_error "ERR Invalid stream ID*" {r xread streams s1 -}
         assert_error "ERR Invalid stream ID*" {r xread streams s1 abc}
         assert_error "ERR timeout is negative" {r xread block -1 streams s1 0}
-        assert_error "ERR timeout is not*" {r xread block abc streams s1 0}
+        # BLOCK is in milliseconds: an integer (a float is for seconds).
+        assert_error "ERR timeout is not an integer or out of range" {r xread block abc streams s1 0}
+        assert_error "ERR timeout is not an integer or out of range" {r xread block 1.5 streams s1 0}
         assert_error "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead." {r xread noack streams s1 0}
         assert_error "ERR syntax error*" {r xread count 1 foo 1 streams s1 0}
         assert_error "ERR wrong number of arguments for 'xread' command" {r xread streams s1}
