@@ -1,5 +1,10 @@
-/* admin.c - small server-wide commands (TIME, LASTSAVE, SHUTDOWN, MONITOR)
- * and the command table rows of the introspection subsystem.
+/* admin.c - small server-wide commands (TIME, LASTSAVE, SHUTDOWN, MONITOR,
+ * WAIT, WAITAOF) and the command table rows of the introspection subsystem.
+ *
+ * WAIT and WAITAOF count acknowledgements from replicas and AOF fsyncs.
+ * This server has neither yet, so the count is always 0: asked for 0 they
+ * answer at once, asked for more they block until their timeout (0 =
+ * forever, or CLIENT UNBLOCK), as a primary without replicas does.
  *
  * MONITOR turns a client into a passive listener: it is added to
  * server.monitors with CLIENT_MONITOR|CLIENT_REPLICA set, and call()
@@ -19,6 +24,7 @@
 #include <strings.h>
 #include <sys/time.h>
 
+#include "blocked.h"
 #include "latency.h"
 #include "slowlog.h"
 
@@ -33,6 +39,45 @@ void timeCommand(client *c) {
 /* LASTSAVE: unix time of the last successful save. */
 void lastsaveCommand(client *c) {
     addReplyLongLong(c, server.lastsave);
+}
+
+/* Parses the "numreplicas timeout" tail of WAIT/WAITAOF from argv[first]. */
+static int parseWaitArgs(client *c, int first, long *numreplicas, mstime_t *timeout) {
+    if (getLongFromObjectOrReply(c, c->argv[first], numreplicas, NULL) != C_OK) return C_ERR;
+    return getTimeoutFromObjectOrReply(c, c->argv[first + 1], timeout, UNIT_MILLISECONDS);
+}
+
+/* WAIT numreplicas timeout: the number of replicas that acknowledged the
+ * client's writes (none: there are no replicas yet). */
+static void waitCommand(client *c) {
+    long numreplicas;
+    mstime_t timeout;
+    if (parseWaitArgs(c, 1, &numreplicas, &timeout) != C_OK) return;
+    if (numreplicas <= 0 || blockingDenied(c)) {
+        addReplyLongLong(c, 0);
+        return;
+    }
+    blockForKeys(c, BLOCKED_WAIT, NULL, 0, timeout);
+}
+
+/* WAITAOF numlocal numreplicas timeout: [local AOF fsyncs, replicas that
+ * fsynced]; with appendonly off a local fsync cannot be waited for. */
+static void waitaofCommand(client *c) {
+    long numlocal, numreplicas;
+    mstime_t timeout;
+    if (getLongFromObjectOrReply(c, c->argv[1], &numlocal, NULL) != C_OK) return;
+    if (parseWaitArgs(c, 2, &numreplicas, &timeout) != C_OK) return;
+    if (numlocal > 0) {
+        addReplyError(c, "WAITAOF cannot be used when numlocal is set but appendonly is disabled.");
+        return;
+    }
+    if (numreplicas <= 0 || blockingDenied(c)) {
+        addReplyArrayLen(c, 2);
+        addReplyLongLong(c, 0);
+        addReplyLongLong(c, 0);
+        return;
+    }
+    blockForKeys(c, BLOCKED_WAITAOF, NULL, 0, timeout);
 }
 
 /* MONITOR: from now on, every command executed by anyone is streamed to c. */
@@ -244,6 +289,16 @@ struct serverCommand serverAdminCommands[] = {
      .complexity = "O(1)"},
     {.name = "time", .proc = timeCommand, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .group = "server",
      .since = "2.6.0", .summary = "Returns the server time.", .complexity = "O(1)"},
+    {.name = "wait", .proc = waitCommand, .arity = 3, .flags = CMD_NOSCRIPT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "generic", .since = "3.0.0",
+     .summary = "Blocks until the asynchronous replication of all preceding write commands sent by the connection "
+                "is completed.",
+     .complexity = "O(1)", .args = "numreplicas:integer timeout:integer"},
+    {.name = "waitaof", .proc = waitaofCommand, .arity = 4, .flags = CMD_NOSCRIPT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "generic", .since = "7.2.0",
+     .summary = "Blocks until all of the preceding write commands sent by the connection are written to the "
+                "append-only file of the primary and/or replicas.",
+     .complexity = "O(1)", .args = "numlocal:integer numreplicas:integer timeout:integer"},
     {.name = "lastsave", .proc = lastsaveCommand, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST,
      .acl_categories = ACL_CATEGORY_ADMIN | ACL_CATEGORY_DANGEROUS, .group = "server", .since = "1.0.0",
      .summary = "Returns the Unix timestamp of the last successful save to disk.", .complexity = "O(1)"},

@@ -141,6 +141,12 @@ static void replyToBlockedClientTimedOut(client *c) {
     case BLOCKED_LIST:
     case BLOCKED_ZSET:
     case BLOCKED_STREAM: addReplyNullArray(c); break;
+    case BLOCKED_WAIT: addReplyLongLong(c, 0); break;
+    case BLOCKED_WAITAOF:
+        addReplyArrayLen(c, 2);
+        addReplyLongLong(c, 0);
+        addReplyLongLong(c, 0);
+        break;
     default: serverPanic("Unknown blocking type %d", c->bstate->btype);
     }
 }
@@ -190,6 +196,11 @@ static void nokeyWaitersAdjust(serverDb *db, robj *key, int delta) {
         dictDelete(d, key->ptr);
         nokey_keys_total--;
     }
+}
+
+/* See blocked.h. */
+int blockingDenied(client *c) {
+    return (c->flags & (CLIENT_MULTI | CLIENT_SCRIPT | CLIENT_FAKE)) || server.in_exec || server.in_script;
 }
 
 /* Blocks c on keys; with wake_on_delete the keys' deletion wakes it too. */

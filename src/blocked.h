@@ -13,7 +13,10 @@
  * XREADGROUP also asks to be woken when a key goes away or changes type
  * (db.c calls signalDeletedKeyAsReady()): the re-run then replies the
  * NOGROUP or WRONGTYPE error, as Valkey does.
- * Timeouts and CLIENT UNBLOCK reply with the type's null reply. */
+ * Timeouts and CLIENT UNBLOCK reply with the type's null reply.
+ * WAIT and WAITAOF block without keys (numkeys 0) until their timeout;
+ * their timeout reply is the acknowledgement count, which stays 0 while
+ * there is neither replication nor AOF. */
 #ifndef VK_BLOCKED_H
 #define VK_BLOCKED_H
 
@@ -25,6 +28,8 @@
 #define BLOCKED_LIST 1
 #define BLOCKED_ZSET 2
 #define BLOCKED_STREAM 3
+#define BLOCKED_WAIT 4    /* WAIT: no keys; the timeout replies the replicas that acked */
+#define BLOCKED_WAITAOF 5 /* WAITAOF: likewise, [local fsyncs, replica fsyncs] */
 
 typedef struct blockingState {
     int btype;            /* BLOCKED_* */
@@ -39,6 +44,10 @@ typedef struct blockingState {
 /* Creates the per-db blocking_keys dicts and the ready/unblocked queues.
  * Called once from initServer() after the dbs exist. */
 void blockedInit(void);
+
+/* 1 if c may not block now: blocking commands answer at once inside
+ * MULTI/EXEC, scripts and fake clients. */
+int blockingDenied(client *c);
 
 /* Blocks c (whose command stays in argv) on keys[0..numkeys) of c->db
  * until one of them is served, timeout (absolute ms, 0 = never) passes,

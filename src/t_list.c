@@ -378,11 +378,6 @@ static int getListPositionFromObjectOrReply(client *c, robj *arg, int *where) {
     return C_OK;
 }
 
-/* Blocking commands answer at once inside MULTI/EXEC and scripts. */
-static int listBlockingDenied(client *c) {
-    return (c->flags & (CLIENT_MULTI | CLIENT_SCRIPT | CLIENT_FAKE)) || server.in_exec || server.in_script;
-}
-
 /* Book-keeping after `count` elements were popped from `where` of key:
  * event, deletion of an emptied key, encoding shrink, dirty. */
 static void listElementsRemoved(client *c, robj *key, int where, robj *o, long count) {
@@ -775,7 +770,7 @@ static void mpopGenericCommand(client *c, int numkeys_idx, mstime_t timeout) {
         listPopRangeAndReplyWithKey(c, o, key, where, count);
         return;
     }
-    if (timeout < 0 || listBlockingDenied(c)) {
+    if (timeout < 0 || blockingDenied(c)) {
         addReplyNullArray(c);
         return;
     }
@@ -805,7 +800,7 @@ static void blockingPopGenericCommand(client *c, int where) {
         listElementsRemoved(c, c->argv[j], where, o, 1);
         return;
     }
-    if (listBlockingDenied(c)) {
+    if (blockingDenied(c)) {
         addReplyNullArray(c);
         return;
     }
@@ -866,7 +861,7 @@ static void blmoveGenericCommand(client *c, int wherefrom, int whereto, robj *ti
         lmoveGenericCommand(c, wherefrom, whereto);
         return;
     }
-    if (listBlockingDenied(c)) {
+    if (blockingDenied(c)) {
         addReplyNull(c);
         return;
     }

@@ -1090,11 +1090,6 @@ static void xdelCommand(client *c) {
  * XREAD, XREADGROUP
  * ------------------------------------------------------------------------- */
 
-/* 1 if c may not block now (MULTI, scripts, fake clients). */
-static int streamBlockingDenied(client *c) {
-    return (c->flags & (CLIENT_MULTI | CLIENT_SCRIPT | CLIENT_FAKE)) || server.in_exec || server.in_script;
-}
-
 /* XREAD [COUNT n] [BLOCK ms] STREAMS key [key ...] id [id ...]
  * XREADGROUP GROUP g c [COUNT n] [BLOCK ms] [NOACK] STREAMS key ... id ... */
 static void xreadGenericCommand(client *c, int xreadgroup) {
@@ -1227,7 +1222,7 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
     }
 
     /* Nothing to serve: block, or reply null. */
-    if (timeout != -1 && !streamBlockingDenied(c)) {
+    if (timeout != -1 && !blockingDenied(c)) {
         mstime_t previous;
         if (blockedReprocessTimeout(c, &previous)) timeout = previous;
         /* Pin "$" to the position seen now, for when the command reruns. */

@@ -1325,11 +1325,6 @@ static void zremrangebylexCommand(client *c) {
  * Pops: ZPOPMIN, ZPOPMAX, BZPOPMIN, BZPOPMAX, ZMPOP, BZMPOP
  * ------------------------------------------------------------------------- */
 
-/* Blocking commands answer at once inside MULTI/EXEC and scripts. */
-static int zsetBlockingDenied(client *c) {
-    return (c->flags & (CLIENT_MULTI | CLIENT_SCRIPT | CLIENT_FAKE)) || server.in_exec || server.in_script;
-}
-
 /* Pops up to count elements from the `where` end of the non-empty zobj,
  * replying each as a score pair (nested or flat), then fires the events
  * and deletes the key if it emptied. Returns how many were popped. */
@@ -1405,7 +1400,7 @@ static void bzpopMinMaxCommand(client *c, int where) {
         zsetPopAndReply(c, c->argv[j], zobj, where, 1, 0);
         return;
     }
-    if (zsetBlockingDenied(c)) {
+    if (blockingDenied(c)) {
         addReplyNullArray(c);
         return;
     }
@@ -1456,7 +1451,7 @@ static void zmpopGenericCommand(client *c, int numkeys_idx, mstime_t timeout) {
         zsetPopAndReply(c, key, zobj, where, n, 1);
         return;
     }
-    if (timeout < 0 || zsetBlockingDenied(c)) {
+    if (timeout < 0 || blockingDenied(c)) {
         addReplyNullArray(c);
         return;
     }
