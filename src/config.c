@@ -1059,7 +1059,7 @@ static configOption configTable[] = {
     NUM_CFG("set-max-listpack-value", NULL, CFG_MEMORY, NUM_ULONG, server.set_max_listpack_value, 0, LONG_MAX, 64,
             NULL),
     NUM_CFG("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, NUM_ULONG, server.hash_max_listpack_entries,
-            0, LONG_MAX, 128, NULL),
+            0, LONG_MAX, 512, NULL),
     NUM_CFG("hash-max-listpack-value", "hash-max-ziplist-value", CFG_MEMORY, NUM_ULONG,
             server.hash_max_listpack_value, 0, LONG_MAX, 64, NULL),
     /* Sorted sets (t_zset.c): when a listpack converts to a skiplist */

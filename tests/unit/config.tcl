@@ -184,6 +184,11 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
                 replica-read-only yes notify-keyspace-events {} tls-port 0
                 protected-mode yes unixsocketperm 0 requirepass {}
                 dbfilename dump.rdb loglevel notice
+                hash-max-listpack-entries 512 hash-max-listpack-value 64
+                set-max-intset-entries 512 zset-max-listpack-entries 128
+                zset-max-listpack-value 64 list-max-listpack-size -2
+                list-compress-depth 0 hll-sparse-max-bytes 3000
+                stream-node-max-bytes 4096 stream-node-max-entries 100
             } {
                 if {$name eq "port-skip"} continue
                 assert_equal $value [dict get $got $name] "default of $name"
@@ -199,11 +204,25 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
                 lazyfree-lazy-server-del yes lazyfree-lazy-user-del yes
                 lazyfree-lazy-user-flush yes syslog-ident valkey
                 rdma-port 0 rdma-bind {} rdma-rx-size 1048576
-                rdma-completion-vector -1
+                rdma-completion-vector -1 set-max-listpack-entries 128
+                set-max-listpack-value 64
             } {
                 assert_equal $value [dict get $got $name] "default of $name"
             }
         }
+    }
+
+    test "valkey.conf documents every option CONFIG GET lists (old names too)" {
+        # A name counts as documented when it appears as a whole word (an
+        # example directive "# name value" or an "Old name:" mention).
+        set text [cfg_read_file [file join $::vk::cfg(root) valkey.conf]]
+        set words [dict create]
+        foreach w [regexp -all -inline {[a-z][a-z0-9-]*} $text] { dict set words $w 1 }
+        set missing {}
+        foreach {name value} [r config get *] {
+            if {![dict exists $words $name]} { lappend missing $name }
+        }
+        assert_equal {} $missing
     }
 
     test "CONFIG GET dir returns the working directory" {
