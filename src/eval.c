@@ -58,9 +58,28 @@ static void evalReleaseState(void) {
     evalScripts = NULL;
 }
 
-/* Number of cached scripts, for INFO. */
-unsigned long evalScriptsCount(void) {
-    return evalScripts ? dictSize(evalScripts) : 0;
+/* The EVAL VM's heap, the script cache's bytes (bodies, SHA keys, table)
+ * and its script count; see scriptingGetMemory(). */
+void evalGetMemory(size_t *vm, size_t *cache, unsigned long *scripts) {
+    *vm = scriptLuaVMMemory(evalLua);
+    *cache = 0;
+    *scripts = 0;
+    if (evalScripts == NULL) return;
+    *scripts = dictSize(evalScripts);
+    *cache = dictMemUsage(evalScripts);
+    dictIterator *di = dictGetIterator(evalScripts);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL) {
+        evalScript *es = dictGetVal(de);
+        *cache += sdsAllocSize(dictGetKey(de)) + sdsAllocSize(es->body) + sizeof(*es);
+    }
+    dictReleaseIterator(di);
+}
+
+/* See server.h. */
+void scriptingGetMemory(scriptingMemory *m) {
+    evalGetMemory(&m->eval_vm, &m->eval_cache, &m->scripts);
+    functionsGetMemory(&m->functions_vm, &m->functions_cache, &m->functions, &m->libraries);
 }
 
 /* ---------------------------------------------------------------------------

@@ -394,6 +394,32 @@ static void functionStatsCommand(client *c) {
     addReplyLongLong(c, dictSize(functionsByName));
 }
 
+/* The functions VM's heap, the libraries' bytes (code, names, tables) and
+ * the counts; see scriptingGetMemory(). */
+void functionsGetMemory(size_t *vm, size_t *cache, unsigned long *functions, unsigned long *nlibs) {
+    *vm = scriptLuaVMMemory(functionsLua);
+    *cache = 0;
+    *functions = *nlibs = 0;
+    if (libraries == NULL) return;
+    *nlibs = dictSize(libraries);
+    *functions = dictSize(functionsByName);
+    *cache = dictMemUsage(libraries) + dictMemUsage(functionsByName);
+    dictIterator *di = dictGetIterator(libraries);
+    dictEntry *de;
+    while ((de = dictNext(di)) != NULL) {
+        functionLib *lib = dictGetVal(de);
+        *cache += sizeof(*lib) + sdsAllocSize(lib->name) + sdsAllocSize(lib->code) + dictMemUsage(lib->functions);
+        dictIterator *fi = dictGetIterator(lib->functions);
+        dictEntry *fe;
+        while ((fe = dictNext(fi)) != NULL) {
+            functionInfo *f = dictGetVal(fe);
+            *cache += sizeof(*f) + sdsAllocSize(f->name) + (f->desc ? sdsAllocSize(f->desc) : 0);
+        }
+        dictReleaseIterator(fi);
+    }
+    dictReleaseIterator(di);
+}
+
 /* ---------------------------------------------------------------------------
  * DUMP / RESTORE
  * ------------------------------------------------------------------------- */

@@ -333,35 +333,42 @@ static sds infoClients(sds info) {
                         blockedKeysOnNokeyCount());
 }
 
-static sds infoMemory(sds info) {
-    char used_h[64], rss_h[64], peak_h[64], sys_h[64], maxmem_h[64], lua_h[64], vm_h[64], scripts_h[64];
-    size_t used = zmalloc_used_memory();
-    size_t rss = zmalloc_get_rss();
-    size_t sysmem = zmalloc_get_memory_size();
-    size_t allocated = 0, active = 0, resident = 0;
-    zmalloc_get_allocator_info(&allocated, &active, &resident);
+/* See server.h. */
+void getMemoryOverhead(memoryOverhead *m) {
+    memset(m, 0, sizeof(*m));
     updatePeakMemory(); /* so that peak >= used holds in the report */
-    size_t peak = server.stat_peak_memory;
-
-    /* Overhead: what the server needs whatever the data is — its start-up
-     * footprint, clients, and the databases' hash tables. */
-    size_t clients_normal = 0, clients_replicas = 0;
+    m->used = zmalloc_used_memory();
+    m->peak = server.stat_peak_memory;
+    m->rss = zmalloc_get_rss();
+    zmalloc_get_allocator_info(&m->allocated, &m->active, &m->resident);
     listIter li;
     listNode *ln;
     listRewind(server.clients, &li);
     while ((ln = listNext(&li)) != NULL) {
         client *c = listNodeValue(ln);
-        size_t m = getClientMemoryUsage(c, NULL);
-        if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) clients_replicas += m;
-        else clients_normal += m;
+        size_t mem = getClientMemoryUsage(c, NULL);
+        if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) m->clients_replicas += mem;
+        else m->clients_normal += mem;
     }
-    size_t db_overhead = 0;
-    for (int j = 0; j < server.dbnum; j++) {
-        db_overhead += dictMemUsage(server.db[j].dict) + dictMemUsage(server.db[j].expires);
-    }
-    size_t startup = server.initial_memory_usage;
-    size_t overhead = startup + clients_normal + clients_replicas + db_overhead;
-    size_t dataset = used > overhead ? used - overhead : 0;
+    for (int j = 0; j < server.dbnum; j++)
+        m->db_tables += dictMemUsage(server.db[j].dict) + dictMemUsage(server.db[j].expires);
+    scriptingGetMemory(&m->scripts);
+    m->startup = server.initial_memory_usage;
+    m->overhead = m->startup + m->clients_normal + m->clients_replicas + m->db_tables + m->scripts.eval_cache +
+                  m->scripts.functions_cache;
+    m->dataset = m->used > m->overhead ? m->used - m->overhead : 0;
+}
+
+static sds infoMemory(sds info) {
+    char used_h[64], rss_h[64], peak_h[64], sys_h[64], maxmem_h[64], lua_h[64], vm_h[64], scripts_h[64];
+    memoryOverhead mo;
+    getMemoryOverhead(&mo);
+    size_t used = mo.used, rss = mo.rss, peak = mo.peak;
+    size_t allocated = mo.allocated, active = mo.active, resident = mo.resident;
+    size_t sysmem = zmalloc_get_memory_size();
+    size_t startup = mo.startup, overhead = mo.overhead, dataset = mo.dataset;
+    size_t clients_normal = mo.clients_normal, clients_replicas = mo.clients_replicas;
+    scriptingMemory sm = mo.scripts;
     size_t net = used > startup ? used - startup : 0;
     double dataset_perc = net ? (double)dataset * 100 / net : 0;
     double peak_perc = peak ? (double)used * 100 / peak : 0;
@@ -371,9 +378,9 @@ static sds infoMemory(sds info) {
     bytesToHuman(peak_h, sizeof(peak_h), peak);
     bytesToHuman(sys_h, sizeof(sys_h), sysmem);
     bytesToHuman(maxmem_h, sizeof(maxmem_h), server.maxmemory);
-    bytesToHuman(lua_h, sizeof(lua_h), 31744);
-    bytesToHuman(vm_h, sizeof(vm_h), 31744 + 32768);
-    bytesToHuman(scripts_h, sizeof(scripts_h), 0);
+    bytesToHuman(lua_h, sizeof(lua_h), sm.eval_vm);
+    bytesToHuman(vm_h, sizeof(vm_h), sm.eval_vm + sm.functions_vm);
+    bytesToHuman(scripts_h, sizeof(scripts_h), sm.eval_cache + sm.functions_cache);
 
     double alloc_frag = allocated ? (double)active / allocated : 0;
     double alloc_rss = active ? (double)resident / active : 0;
@@ -401,18 +408,18 @@ static sds infoMemory(sds info) {
         "allocator_muzzy:0\r\n"
         "total_system_memory:%zu\r\n"
         "total_system_memory_human:%s\r\n"
-        "used_memory_lua:31744\r\n"
-        "used_memory_vm_eval:31744\r\n"
+        "used_memory_lua:%zu\r\n"
+        "used_memory_vm_eval:%zu\r\n"
         "used_memory_lua_human:%s\r\n"
-        "used_memory_scripts_eval:0\r\n"
-        "number_of_cached_scripts:0\r\n"
-        "number_of_functions:0\r\n"
-        "number_of_libraries:0\r\n"
-        "used_memory_vm_functions:32768\r\n"
-        "used_memory_vm_total:64512\r\n"
+        "used_memory_scripts_eval:%zu\r\n"
+        "number_of_cached_scripts:%lu\r\n"
+        "number_of_functions:%lu\r\n"
+        "number_of_libraries:%lu\r\n"
+        "used_memory_vm_functions:%zu\r\n"
+        "used_memory_vm_total:%zu\r\n"
         "used_memory_vm_total_human:%s\r\n"
-        "used_memory_functions:0\r\n"
-        "used_memory_scripts:0\r\n"
+        "used_memory_functions:%zu\r\n"
+        "used_memory_scripts:%zu\r\n"
         "used_memory_scripts_human:%s\r\n"
         "maxmemory:%llu\r\n"
         "maxmemory_human:%s\r\n"
@@ -438,7 +445,9 @@ static sds infoMemory(sds info) {
         "lazyfree_pending_objects:%zu\r\n"
         "lazyfreed_objects:%zu\r\n",
         used, used_h, rss, rss_h, peak, (long long)server.stat_peak_memory_time, peak_h, peak_perc, overhead,
-        startup, dataset, dataset_perc, allocated, active, resident, sysmem, sys_h, lua_h, vm_h, scripts_h,
+        startup, dataset, dataset_perc, allocated, active, resident, sysmem, sys_h, sm.eval_vm, sm.eval_vm, lua_h,
+        sm.eval_cache, sm.scripts, sm.functions, sm.libraries, sm.functions_vm, sm.eval_vm + sm.functions_vm, vm_h,
+        sm.functions_cache, sm.eval_cache + sm.functions_cache, scripts_h,
         server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), alloc_frag,
         (long long)active - (long long)allocated, alloc_rss, (long long)resident - (long long)active, rss_overhead,
         (long long)rss - (long long)resident, frag, (long long)rss - (long long)used, clients_replicas,

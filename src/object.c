@@ -645,44 +645,38 @@ void objectFreqCommand(client *c) {
     addReplyLongLong(c, LFUDecrAndReturn(o));
 }
 
+/* Adds "name" and an integer value to the MEMORY STATS map. */
+static void addReplyStatLongLong(client *c, const char *name, long long v) {
+    addReplyBulkCString(c, name);
+    addReplyLongLong(c, v);
+}
+
+static void addReplyStatDouble(client *c, const char *name, double v) {
+    addReplyBulkCString(c, name);
+    addReplyDouble(c, v);
+}
+
+/* MEMORY STATS: the figures of INFO memory (getMemoryOverhead), as a map
+ * with Valkey's names. */
 static void addReplyMemoryStats(client *c) {
-    size_t allocated = 0, active = 0, resident = 0;
-    zmalloc_get_allocator_info(&allocated, &active, &resident);
-    size_t used = zmalloc_used_memory();
-    updatePeakMemory(); /* so that peak >= used holds in the report */
-    size_t clients_normal = 0;
-    listIter li;
-    listNode *ln;
-    listRewind(server.clients, &li);
-    while ((ln = listNext(&li))) clients_normal += getClientMemoryUsage(listNodeValue(ln), NULL);
+    memoryOverhead m;
+    getMemoryOverhead(&m);
     long long keys = dbTotalServerKeyCount();
-    size_t overhead = server.initial_memory_usage + clients_normal;
-    size_t dataset = used > overhead ? used - overhead : 0;
     int dbs_with_keys = 0;
     for (int j = 0; j < server.dbnum; j++)
         if (dictSize(server.db[j].dict)) dbs_with_keys++;
 
-    addReplyMapLen(c, 20 + dbs_with_keys);
-    addReplyBulkCString(c, "peak.allocated");
-    addReplyLongLong(c, server.stat_peak_memory);
-    addReplyBulkCString(c, "total.allocated");
-    addReplyLongLong(c, used);
-    addReplyBulkCString(c, "startup.allocated");
-    addReplyLongLong(c, server.initial_memory_usage);
-    addReplyBulkCString(c, "replication.backlog");
-    addReplyLongLong(c, 0);
-    addReplyBulkCString(c, "clients.slaves");
-    addReplyLongLong(c, 0);
-    addReplyBulkCString(c, "clients.normal");
-    addReplyLongLong(c, clients_normal);
-    addReplyBulkCString(c, "cluster.links");
-    addReplyLongLong(c, 0);
-    addReplyBulkCString(c, "aof.buffer");
-    addReplyLongLong(c, 0);
-    addReplyBulkCString(c, "lua.caches");
-    addReplyLongLong(c, 0);
-    addReplyBulkCString(c, "functions.caches");
-    addReplyLongLong(c, 0);
+    addReplyMapLen(c, 27 + dbs_with_keys);
+    addReplyStatLongLong(c, "peak.allocated", (long long)m.peak);
+    addReplyStatLongLong(c, "total.allocated", (long long)m.used);
+    addReplyStatLongLong(c, "startup.allocated", (long long)m.startup);
+    addReplyStatLongLong(c, "replication.backlog", 0);
+    addReplyStatLongLong(c, "clients.slaves", (long long)m.clients_replicas);
+    addReplyStatLongLong(c, "clients.normal", (long long)m.clients_normal);
+    addReplyStatLongLong(c, "cluster.links", 0);
+    addReplyStatLongLong(c, "aof.buffer", 0);
+    addReplyStatLongLong(c, "lua.caches", (long long)m.scripts.eval_cache);
+    addReplyStatLongLong(c, "functions.caches", (long long)m.scripts.functions_cache);
     for (int j = 0; j < server.dbnum; j++) {
         serverDb *db = server.db + j;
         if (!dictSize(db->dict)) continue;
@@ -690,31 +684,27 @@ static void addReplyMemoryStats(client *c) {
         snprintf(dbname, sizeof(dbname), "db.%d", j);
         addReplyBulkCString(c, dbname);
         addReplyMapLen(c, 2);
-        addReplyBulkCString(c, "overhead.hashtable.main");
-        addReplyLongLong(c, dictMemUsage(db->dict));
-        addReplyBulkCString(c, "overhead.hashtable.expires");
-        addReplyLongLong(c, dictMemUsage(db->expires));
+        addReplyStatLongLong(c, "overhead.hashtable.main", (long long)dictMemUsage(db->dict));
+        addReplyStatLongLong(c, "overhead.hashtable.expires", (long long)dictMemUsage(db->expires));
     }
-    addReplyBulkCString(c, "overhead.total");
-    addReplyLongLong(c, overhead);
-    addReplyBulkCString(c, "keys.count");
-    addReplyLongLong(c, keys);
-    addReplyBulkCString(c, "keys.bytes-per-key");
-    addReplyLongLong(c, keys ? (long long)(dataset / keys) : 0);
-    addReplyBulkCString(c, "dataset.bytes");
-    addReplyLongLong(c, dataset);
-    addReplyBulkCString(c, "dataset.percentage");
-    addReplyDouble(c, used ? 100.0 * dataset / used : 0);
-    addReplyBulkCString(c, "peak.percentage");
-    addReplyDouble(c, server.stat_peak_memory ? 100.0 * used / server.stat_peak_memory : 0);
-    addReplyBulkCString(c, "allocator.allocated");
-    addReplyLongLong(c, allocated);
-    addReplyBulkCString(c, "allocator.active");
-    addReplyLongLong(c, active);
-    addReplyBulkCString(c, "allocator.resident");
-    addReplyLongLong(c, resident);
-    addReplyBulkCString(c, "allocator-fragmentation.ratio");
-    addReplyDouble(c, allocated ? (double)active / allocated : 0);
+    size_t net = m.used > m.startup ? m.used - m.startup : 0;
+    addReplyStatLongLong(c, "overhead.total", (long long)m.overhead);
+    addReplyStatLongLong(c, "keys.count", keys);
+    addReplyStatLongLong(c, "keys.bytes-per-key", keys ? (long long)(net / keys) : 0);
+    addReplyStatLongLong(c, "dataset.bytes", (long long)m.dataset);
+    addReplyStatDouble(c, "dataset.percentage", net ? 100.0 * m.dataset / net : 0);
+    addReplyStatDouble(c, "peak.percentage", m.peak ? 100.0 * m.used / m.peak : 0);
+    addReplyStatLongLong(c, "allocator.allocated", (long long)m.allocated);
+    addReplyStatLongLong(c, "allocator.active", (long long)m.active);
+    addReplyStatLongLong(c, "allocator.resident", (long long)m.resident);
+    addReplyStatDouble(c, "allocator-fragmentation.ratio", m.allocated ? (double)m.active / m.allocated : 0);
+    addReplyStatLongLong(c, "allocator-fragmentation.bytes", (long long)m.active - (long long)m.allocated);
+    addReplyStatDouble(c, "allocator-rss.ratio", m.active ? (double)m.resident / m.active : 0);
+    addReplyStatLongLong(c, "allocator-rss.bytes", (long long)m.resident - (long long)m.active);
+    addReplyStatDouble(c, "rss-overhead.ratio", m.resident ? (double)m.rss / m.resident : 0);
+    addReplyStatLongLong(c, "rss-overhead.bytes", (long long)m.rss - (long long)m.resident);
+    addReplyStatDouble(c, "fragmentation", m.used ? (double)m.rss / m.used : 0);
+    addReplyStatLongLong(c, "fragmentation.bytes", (long long)m.rss - (long long)m.used);
 }
 
 void memoryHelpCommand(client *c) {

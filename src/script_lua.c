@@ -38,6 +38,12 @@ static scriptRunCtx *curRun = NULL;
 static client *scriptClient = NULL; /* Shared by every run; created lazily. */
 
 /* The run in progress or NULL; the ctx is owned by the EVAL/FCALL caller. */
+/* See script_lua.h. */
+size_t scriptLuaVMMemory(lua_State *L) {
+    if (L == NULL) return 0;
+    return (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+}
+
 scriptRunCtx *scriptCurrentRun(void) {
     return curRun;
 }

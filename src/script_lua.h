@@ -55,6 +55,9 @@ int scriptFlagFromName(const char *name, size_t len, int *flag);
  * an error. Returns the state; the caller owns it (lua_close). Event loop. */
 lua_State *scriptLuaCreateVM(void);
 
+/* Bytes the Lua heap of L holds (0 for NULL: a VM not created yet). */
+size_t scriptLuaVMMemory(lua_State *L);
+
 /* Installs server.* (and the redis.* alias) API functions that need a run
  * (call, pcall, setresp, ...) into the table at the top of the stack. */
 void scriptLuaRegisterRunApi(lua_State *lua, int idx);

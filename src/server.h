@@ -896,6 +896,30 @@ int scriptIsBusyAndDenied(client *c);
 int scriptIsTimedout(void);
 void scriptingInit(void);
 
+/* What scripting holds, for INFO memory and MEMORY STATS: the Lua VMs'
+ * own heaps (0 for a VM not created yet), the script and library caches
+ * (bodies and table overhead), and their counts. */
+typedef struct scriptingMemory {
+    size_t eval_vm, functions_vm;
+    size_t eval_cache, functions_cache;
+    unsigned long scripts, functions, libraries;
+} scriptingMemory;
+void scriptingGetMemory(scriptingMemory *m);
+
+/* Where the memory goes, for INFO memory and MEMORY STATS (info.c). The
+ * overhead is what the server needs whatever the data is: its start-up
+ * footprint, clients, the databases' hash tables and the script caches;
+ * the dataset is the rest of used. */
+typedef struct memoryOverhead {
+    size_t used, peak, rss;
+    size_t allocated, active, resident; /* the allocator's view */
+    size_t startup, clients_normal, clients_replicas, db_tables, overhead, dataset;
+    scriptingMemory scripts;
+} memoryOverhead;
+void getMemoryOverhead(memoryOverhead *m);
+void evalGetMemory(size_t *vm, size_t *cache, unsigned long *scripts);                          /* eval.c */
+void functionsGetMemory(size_t *vm, size_t *cache, unsigned long *functions, unsigned long *libraries); /* functions.c */
+
 /* functions.c: the libraries as RDB_OPCODE_FUNCTION2 records (rdb.c) */
 struct rio;
 int functionsSaveRdb(struct rio *r);

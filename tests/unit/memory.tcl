@@ -150,7 +150,9 @@ start_server {tags {"memory"}} {
                        clients.slaves clients.normal aof.buffer lua.caches overhead.total
                        keys.count keys.bytes-per-key dataset.bytes dataset.percentage peak.percentage
                        allocator.allocated allocator.active allocator.resident
-                       allocator-fragmentation.ratio} {
+                       allocator-fragmentation.ratio allocator-fragmentation.bytes
+                       allocator-rss.ratio allocator-rss.bytes rss-overhead.ratio rss-overhead.bytes
+                       fragmentation fragmentation.bytes functions.caches} {
             assert {[dict exists $stats $field]} "no $field in MEMORY STATS"
         }
         assert_equal 3 [dict get $stats keys.count]
@@ -162,6 +164,35 @@ start_server {tags {"memory"}} {
         assert {[dict get $stats total.allocated] > 0}
         assert {[dict get $stats peak.allocated] >= [dict get $stats total.allocated]}
         assert {[dict get $stats clients.normal] > 0}
+    }
+
+    test "Scripts and functions are counted in INFO memory and MEMORY STATS" {
+        r script flush
+        r function flush
+        set info [r info memory]
+        assert_match "*number_of_cached_scripts:0*" $info
+        assert_match "*number_of_libraries:0*" $info
+        set body "return 'a script of some length: [string repeat x 500]'"
+        r script load $body
+        r function load "#!lua name=memlib\nredis.register_function('memf', function() return 1 end)"
+        set info [r info memory]
+        assert_match "*number_of_cached_scripts:1\r*" $info
+        assert_match "*number_of_functions:1\r*" $info
+        assert_match "*number_of_libraries:1\r*" $info
+        regexp {used_memory_scripts_eval:(\d+)} $info -> eval_cache
+        regexp {used_memory_functions:(\d+)} $info -> fn_cache
+        regexp {used_memory_scripts:(\d+)} $info -> scripts
+        regexp {used_memory_vm_eval:(\d+)} $info -> vm_eval
+        assert {$eval_cache >= [string length $body]}
+        assert {$fn_cache > 0}
+        assert_equal [expr {$eval_cache + $fn_cache}] $scripts
+        assert {$vm_eval > 0}
+        set stats [r memory stats]
+        assert_equal $eval_cache [dict get $stats lua.caches]
+        assert_equal $fn_cache [dict get $stats functions.caches]
+        r script flush
+        r function flush
+        assert_match "*number_of_cached_scripts:0*" [r info memory]
     }
 
     test "MEMORY STATS dataset.bytes grows with the data" {
