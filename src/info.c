@@ -90,6 +90,7 @@ long long getInstantaneousMetric(int metric) {
 void resetServerStats(void) {
     server.stat_numcommands = 0;
     server.stat_numconnections = 0;
+    server.stat_auth_failures = 0;
     server.stat_expiredkeys = 0;
     server.stat_expired_stale_perc = 0;
     server.stat_expired_time_cap_reached_count = 0;
@@ -516,7 +517,7 @@ static sds infoStats(sds info) {
         "client_output_buffer_limit_disconnections:%lld\r\n"
         "reply_buffer_shrinks:0\r\n"
         "reply_buffer_expands:0\r\n"
-        "acl_access_denied_auth:0\r\n"
+        "acl_access_denied_auth:%lld\r\n"
         "acl_access_denied_cmd:0\r\n"
         "acl_access_denied_key:0\r\n"
         "acl_access_denied_channel:0\r\n",
@@ -532,7 +533,8 @@ static sds infoStats(sds info) {
         snapshot.stat_fork_time, snapshot.stat_total_forks, server.stat_total_active_defrag_time / 1000, server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
         server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,
-        server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections);
+        server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections,
+        server.stat_auth_failures);
 }
 
 static sds infoReplication(sds info) {

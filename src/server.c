@@ -1030,7 +1030,10 @@ void resetCommand(client *c) {
 /* Checks a password against requirepass ("default" user only: ACLs are not
  * built). Returns C_OK and marks the client authenticated on success. */
 static int checkPassword(client *c, robj *username, robj *password) {
-    if (username && strcmp(username->ptr, "default") != 0) return C_ERR;
+    if (username && strcmp(username->ptr, "default") != 0) {
+        server.stat_auth_failures++;
+        return C_ERR;
+    }
     /* Without requirepass the default user is "nopass": any password works
      * (AUTH <password> alone is refused earlier, by authCommand). */
     if (server.requirepass == NULL) {
@@ -1041,7 +1044,10 @@ static int checkPassword(client *c, robj *username, robj *password) {
     /* Compare in time independent of where the strings differ. */
     unsigned char diff = a != b;
     for (size_t i = 0; i < a && i < b; i++) diff |= ((unsigned char *)password->ptr)[i] ^ server.requirepass[i];
-    if (diff) return C_ERR;
+    if (diff) {
+        server.stat_auth_failures++;
+        return C_ERR;
+    }
     c->authenticated = 1;
     return C_OK;
 }

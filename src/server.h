@@ -492,6 +492,7 @@ struct valkeyServer {
     time_t stat_starttime;
     long long stat_numcommands;
     long long stat_numconnections;
+    long long stat_auth_failures; /* INFO acl_access_denied_auth */
     long long stat_expiredkeys;
     double stat_expired_stale_perc;
     long long stat_expired_time_cap_reached_count;

@@ -131,6 +131,23 @@ start_server {tags {"auth"} overrides {requirepass foobar}} {
         $c close
     }
 
+    # acl_access_denied_auth is in INFO since Valkey 8 / Redis 7.2.
+    tags {valkey-only} {
+        test "Failed authentications are counted in INFO acl_access_denied_auth" {
+            set c [vk_client]
+            $c auth foobar
+            $c config resetstat
+            catch {$c auth wrong}
+            assert_match "*acl_access_denied_auth:1\r*" [$c info stats]
+            catch {$c auth nosuchuser foobar}
+            catch {$c hello 3 auth default wrong}
+            assert_match "*acl_access_denied_auth:3\r*" [$c info stats]
+            $c config resetstat
+            assert_match "*acl_access_denied_auth:0\r*" [$c info stats]
+            $c close
+        }
+    }
+
     test "HELLO before AUTH is refused" {
         set c [vk_client]
         assert_error "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO *AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time" {$c hello 3}
