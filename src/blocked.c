@@ -83,6 +83,20 @@ void blockedInit(void) {
 unsigned long blockedClientsCount(void) { return blocked ? listLength(blocked) : 0; }
 
 /* See blocked.h. */
+unsigned long blockedClientsWithTimeoutCount(void) {
+    unsigned long n = 0;
+    if (!blocked) return 0;
+    listIter li;
+    listNode *ln;
+    listRewind(blocked, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (c->bstate->timeout) n++;
+    }
+    return n;
+}
+
+/* See blocked.h. */
 unsigned long blockedKeysCount(void) { return blocking_keys_total; }
 
 /* See blocked.h. */

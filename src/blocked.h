@@ -116,9 +116,11 @@ int blockedReprocessTimeout(client *c, mstime_t *timeout);
 /* CLIENT UNBLOCK <id> [TIMEOUT|ERROR] (registered in networking.c). */
 void clientUnblockCommand(client *c);
 
-/* INFO clients: clients blocked on keys, keys with blocked clients, and
- * keys with clients that are woken by the key's deletion. */
+/* INFO clients: clients blocked on keys (and those of them with a
+ * timeout), keys with blocked clients, and keys with clients that are
+ * woken by the key's deletion. */
 unsigned long blockedClientsCount(void);
+unsigned long blockedClientsWithTimeoutCount(void);
 unsigned long blockedKeysCount(void);
 unsigned long blockedKeysOnNokeyCount(void);
 

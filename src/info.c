@@ -325,12 +325,12 @@ static sds infoClients(sds info) {
                         "tracking_clients:0\r\n"
                         "pubsub_clients:%lu\r\n"
                         "watching_clients:%lu\r\n"
-                        "clients_in_timeout_table:0\r\n"
+                        "clients_in_timeout_table:%lu\r\n"
                         "total_watched_keys:%lu\r\n"
                         "total_blocking_keys:%lu\r\n"
                         "total_blocking_keys_on_nokey:%lu\r\n",
                         listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked, pubsub,
-                        multiWatchingClients(), multiTotalWatchedKeys(), blockedKeysCount(),
+                        multiWatchingClients(), blockedClientsWithTimeoutCount(), multiTotalWatchedKeys(), blockedKeysCount(),
                         blockedKeysOnNokeyCount());
 }
 

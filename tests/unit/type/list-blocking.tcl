@@ -156,6 +156,24 @@ start_server {tags {"list" "blocking"}} {
         $rd close
     }
 
+    test "INFO clients_in_timeout_table counts the clients blocked with a timeout" {
+        r del tt1 tt2
+        set rd1 [vk_deferring_client]
+        set rd2 [vk_deferring_client]
+        $rd1 blpop tt1 100
+        $rd2 blpop tt2 0
+        wait_for_blocked_clients 2
+        assert_equal 1 [list_info_field clients_in_timeout_table]
+        r rpush tt1 a
+        assert_equal {tt1 a} [$rd1 read]
+        r rpush tt2 b
+        assert_equal {tt2 b} [$rd2 read]
+        wait_for_blocked_clients 0
+        assert_equal 0 [list_info_field clients_in_timeout_table]
+        $rd1 close
+        $rd2 close
+    }
+
     test "Timeout argument errors" {
         assert_error "ERR timeout is negative" {r blpop l -1}
         assert_error "ERR timeout is negative" {r brpop l -0.5}
