@@ -774,13 +774,14 @@ void copyCommand(client *c) {
             addReply(c, shared.czero);
             return;
         }
-        dbDelete(dst, c->argv[2]);
     }
+    /* Copy first: a failure must leave the destination untouched. */
     robj *copy = dupValue(o);
     if (copy == NULL) {
         addReplyError(c, "Copying this type of value is not supported yet");
         return;
     }
+    dbDelete(dst, c->argv[2]);
     dbAdd(dst, c->argv[2], copy);
     if (expire != -1) setExpire(c, dst, c->argv[2], expire);
     signalModifiedKey(c, dst, c->argv[2]);
