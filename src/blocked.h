@@ -104,8 +104,9 @@ void blockedBeforeSleep(void);
 void blockedClientFreed(client *c);
 
 /* Parses a blocking timeout in seconds (UNIT_SECONDS, float allowed) or
- * milliseconds (UNIT_MILLISECONDS) into an absolute unix ms time, 0 for
- * "forever". Replies the error and returns C_ERR on bad input. */
+ * milliseconds (UNIT_MILLISECONDS, an integer) into an absolute unix ms
+ * time, 0 for "forever". Replies the error and returns C_ERR on bad
+ * input. */
 int getTimeoutFromObjectOrReply(client *c, robj *object, mstime_t *timeout, int unit);
 
 /* For commands that may block again when re-executed (XREAD): returns 1

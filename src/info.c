@@ -330,8 +330,8 @@ static sds infoClients(sds info) {
                         "total_blocking_keys:%lu\r\n"
                         "total_blocking_keys_on_nokey:%lu\r\n",
                         listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked, pubsub,
-                        multiWatchingClients(), blockedClientsWithTimeoutCount(), multiTotalWatchedKeys(), blockedKeysCount(),
-                        blockedKeysOnNokeyCount());
+                        multiWatchingClients(), blockedClientsWithTimeoutCount(), multiTotalWatchedKeys(),
+                        blockedKeysCount(), blockedKeysOnNokeyCount());
 }
 
 /* See server.h. */
