@@ -137,10 +137,10 @@ start_server {tags {"auth"} overrides {requirepass foobar}} {
             set c [vk_client]
             $c auth foobar
             $c config resetstat
-            catch {$c auth wrong}
-            assert_match "*acl_access_denied_auth:1\r*" [$c info stats]
             catch {$c auth nosuchuser foobar}
+            assert_match "*acl_access_denied_auth:1\r*" [$c info stats]
             catch {$c hello 3 auth default wrong}
+            catch {$c auth wrong}
             assert_match "*acl_access_denied_auth:3\r*" [$c info stats]
             $c config resetstat
             assert_match "*acl_access_denied_auth:0\r*" [$c info stats]
