@@ -60,7 +60,7 @@ static void evalReleaseState(void) {
 
 /* The EVAL VM's heap, the script cache's bytes (bodies, SHA keys, table)
  * and its script count; see scriptingGetMemory(). */
-void evalGetMemory(size_t *vm, size_t *cache, unsigned long *scripts) {
+static void evalGetMemory(size_t *vm, size_t *cache, unsigned long *scripts) {
     *vm = scriptLuaVMMemory(evalLua);
     *cache = 0;
     *scripts = 0;

@@ -918,8 +918,7 @@ typedef struct memoryOverhead {
     scriptingMemory scripts;
 } memoryOverhead;
 void getMemoryOverhead(memoryOverhead *m);
-/* The two halves of scriptingGetMemory(): eval.c's and functions.c's. */
-void evalGetMemory(size_t *vm, size_t *cache, unsigned long *scripts);
+/* functions.c's half of scriptingGetMemory() (eval.c). */
 void functionsGetMemory(size_t *vm, size_t *cache, unsigned long *functions, unsigned long *libraries);
 
 /* functions.c: the libraries as RDB_OPCODE_FUNCTION2 records (rdb.c) */
