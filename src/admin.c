@@ -47,6 +47,15 @@ static int parseWaitArgs(client *c, int first, long *numreplicas, mstime_t *time
     return getTimeoutFromObjectOrReply(c, c->argv[first + 1], timeout, UNIT_MILLISECONDS);
 }
 
+/* See blocked.h. No replication and no AOF yet: every count is 0. */
+void addReplyWaitAcks(client *c, int btype) {
+    if (btype == BLOCKED_WAITAOF) {
+        addReplyArrayLen(c, 2);
+        addReplyLongLong(c, 0); /* local AOF fsyncs */
+    }
+    addReplyLongLong(c, 0); /* replicas */
+}
+
 /* WAIT numreplicas timeout: the number of replicas that acknowledged the
  * client's writes (none: there are no replicas yet). */
 static void waitCommand(client *c) {
@@ -54,7 +63,7 @@ static void waitCommand(client *c) {
     mstime_t timeout;
     if (parseWaitArgs(c, 1, &numreplicas, &timeout) != C_OK) return;
     if (numreplicas <= 0 || blockingDenied(c)) {
-        addReplyLongLong(c, 0);
+        addReplyWaitAcks(c, BLOCKED_WAIT);
         return;
     }
     blockForKeys(c, BLOCKED_WAIT, NULL, 0, timeout);
@@ -72,9 +81,7 @@ static void waitaofCommand(client *c) {
         return;
     }
     if (numreplicas <= 0 || blockingDenied(c)) {
-        addReplyArrayLen(c, 2);
-        addReplyLongLong(c, 0);
-        addReplyLongLong(c, 0);
+        addReplyWaitAcks(c, BLOCKED_WAITAOF);
         return;
     }
     blockForKeys(c, BLOCKED_WAITAOF, NULL, 0, timeout);

@@ -155,12 +155,8 @@ static void replyToBlockedClientTimedOut(client *c) {
     case BLOCKED_LIST:
     case BLOCKED_ZSET:
     case BLOCKED_STREAM: addReplyNullArray(c); break;
-    case BLOCKED_WAIT: addReplyLongLong(c, 0); break;
-    case BLOCKED_WAITAOF:
-        addReplyArrayLen(c, 2);
-        addReplyLongLong(c, 0);
-        addReplyLongLong(c, 0);
-        break;
+    case BLOCKED_WAIT:
+    case BLOCKED_WAITAOF: addReplyWaitAcks(c, c->bstate->btype); break;
     default: serverPanic("Unknown blocking type %d", c->bstate->btype);
     }
 }

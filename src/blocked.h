@@ -45,6 +45,11 @@ typedef struct blockingState {
  * Called once from initServer() after the dbs exist. */
 void blockedInit(void);
 
+/* The acknowledgement count a WAIT (btype BLOCKED_WAIT) or WAITAOF
+ * (BLOCKED_WAITAOF) client is answered with, now or at its timeout
+ * (admin.c). */
+void addReplyWaitAcks(client *c, int btype);
+
 /* 1 if c may not block now: blocking commands answer at once inside
  * MULTI/EXEC, scripts and fake clients. */
 int blockingDenied(client *c);

@@ -769,11 +769,10 @@ void copyCommand(client *c) {
         return;
     }
     long long expire = getExpire(src, c->argv[1]);
-    if (lookupKeyWrite(dst, c->argv[2]) != NULL) {
-        if (!replace) {
-            addReply(c, shared.czero);
-            return;
-        }
+    int dst_exists = lookupKeyWrite(dst, c->argv[2]) != NULL;
+    if (dst_exists && !replace) {
+        addReply(c, shared.czero);
+        return;
     }
     /* Copy first: a failure must leave the destination untouched. */
     robj *copy = dupValue(o);
@@ -781,7 +780,7 @@ void copyCommand(client *c) {
         addReplyError(c, "Copying this type of value is not supported yet");
         return;
     }
-    dbDelete(dst, c->argv[2]);
+    if (dst_exists) dbDelete(dst, c->argv[2]);
     dbAdd(dst, c->argv[2], copy);
     if (expire != -1) setExpire(c, dst, c->argv[2], expire);
     signalModifiedKey(c, dst, c->argv[2]);

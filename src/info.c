@@ -358,6 +358,17 @@ void getMemoryOverhead(memoryOverhead *m) {
     m->overhead = m->startup + m->clients_normal + m->clients_replicas + m->db_tables + m->scripts.eval_cache +
                   m->scripts.functions_cache;
     m->dataset = m->used > m->overhead ? m->used - m->overhead : 0;
+    m->net = m->used > m->startup ? m->used - m->startup : 0;
+    m->dataset_perc = m->net ? (double)m->dataset * 100 / m->net : 0;
+    m->peak_perc = m->peak ? (double)m->used * 100 / m->peak : 0;
+    m->alloc_frag = m->allocated ? (double)m->active / m->allocated : 0;
+    m->alloc_frag_bytes = (long long)m->active - (long long)m->allocated;
+    m->alloc_rss = m->active ? (double)m->resident / m->active : 0;
+    m->alloc_rss_bytes = (long long)m->resident - (long long)m->active;
+    m->rss_overhead = m->resident ? (double)m->rss / m->resident : 0;
+    m->rss_overhead_bytes = (long long)m->rss - (long long)m->resident;
+    m->frag = m->used ? (double)m->rss / m->used : 0;
+    m->frag_bytes = (long long)m->rss - (long long)m->used;
 }
 
 static sds infoMemory(sds info) {
@@ -370,9 +381,6 @@ static sds infoMemory(sds info) {
     size_t startup = mo.startup, overhead = mo.overhead, dataset = mo.dataset;
     size_t clients_normal = mo.clients_normal, clients_replicas = mo.clients_replicas;
     scriptingMemory sm = mo.scripts;
-    size_t net = used > startup ? used - startup : 0;
-    double dataset_perc = net ? (double)dataset * 100 / net : 0;
-    double peak_perc = peak ? (double)used * 100 / peak : 0;
 
     bytesToHuman(used_h, sizeof(used_h), used);
     bytesToHuman(rss_h, sizeof(rss_h), rss);
@@ -382,11 +390,6 @@ static sds infoMemory(sds info) {
     bytesToHuman(lua_h, sizeof(lua_h), sm.eval_vm);
     bytesToHuman(vm_h, sizeof(vm_h), sm.eval_vm + sm.functions_vm);
     bytesToHuman(scripts_h, sizeof(scripts_h), sm.eval_cache + sm.functions_cache);
-
-    double alloc_frag = allocated ? (double)active / allocated : 0;
-    double alloc_rss = active ? (double)resident / active : 0;
-    double rss_overhead = resident ? (double)rss / resident : 0;
-    double frag = used ? (double)rss / used : 0;
 
     return sdscatprintf(
         info,
@@ -445,13 +448,13 @@ static sds infoMemory(sds info) {
         "active_defrag_running:0\r\n"
         "lazyfree_pending_objects:%zu\r\n"
         "lazyfreed_objects:%zu\r\n",
-        used, used_h, rss, rss_h, peak, (long long)server.stat_peak_memory_time, peak_h, peak_perc, overhead,
-        startup, dataset, dataset_perc, allocated, active, resident, sysmem, sys_h, sm.eval_vm, sm.eval_vm, lua_h,
+        used, used_h, rss, rss_h, peak, (long long)server.stat_peak_memory_time, peak_h, mo.peak_perc, overhead,
+        startup, dataset, mo.dataset_perc, allocated, active, resident, sysmem, sys_h, sm.eval_vm, sm.eval_vm, lua_h,
         sm.eval_cache, sm.scripts, sm.functions, sm.libraries, sm.functions_vm, sm.eval_vm + sm.functions_vm, vm_h,
         sm.functions_cache, sm.eval_cache + sm.functions_cache, scripts_h,
-        server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), alloc_frag,
-        (long long)active - (long long)allocated, alloc_rss, (long long)resident - (long long)active, rss_overhead,
-        (long long)rss - (long long)resident, frag, (long long)rss - (long long)used, clients_replicas,
+        server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), mo.alloc_frag,
+        mo.alloc_frag_bytes, mo.alloc_rss, mo.alloc_rss_bytes, mo.rss_overhead, mo.rss_overhead_bytes, mo.frag,
+        mo.frag_bytes, clients_replicas,
         clients_normal, infoAllocatorName(), lazyfreeGetPendingObjectsCount(), lazyfreeGetFreedObjectsCount());
 }
 

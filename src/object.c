@@ -687,24 +687,23 @@ static void addReplyMemoryStats(client *c) {
         addReplyStatLongLong(c, "overhead.hashtable.main", (long long)dictMemUsage(db->dict));
         addReplyStatLongLong(c, "overhead.hashtable.expires", (long long)dictMemUsage(db->expires));
     }
-    size_t net = m.used > m.startup ? m.used - m.startup : 0;
     addReplyStatLongLong(c, "overhead.total", (long long)m.overhead);
     addReplyStatLongLong(c, "keys.count", keys);
-    addReplyStatLongLong(c, "keys.bytes-per-key", keys ? (long long)(net / keys) : 0);
+    addReplyStatLongLong(c, "keys.bytes-per-key", keys ? (long long)(m.net / keys) : 0);
     addReplyStatLongLong(c, "dataset.bytes", (long long)m.dataset);
-    addReplyStatDouble(c, "dataset.percentage", net ? 100.0 * m.dataset / net : 0);
-    addReplyStatDouble(c, "peak.percentage", m.peak ? 100.0 * m.used / m.peak : 0);
+    addReplyStatDouble(c, "dataset.percentage", m.dataset_perc);
+    addReplyStatDouble(c, "peak.percentage", m.peak_perc);
     addReplyStatLongLong(c, "allocator.allocated", (long long)m.allocated);
     addReplyStatLongLong(c, "allocator.active", (long long)m.active);
     addReplyStatLongLong(c, "allocator.resident", (long long)m.resident);
-    addReplyStatDouble(c, "allocator-fragmentation.ratio", m.allocated ? (double)m.active / m.allocated : 0);
-    addReplyStatLongLong(c, "allocator-fragmentation.bytes", (long long)m.active - (long long)m.allocated);
-    addReplyStatDouble(c, "allocator-rss.ratio", m.active ? (double)m.resident / m.active : 0);
-    addReplyStatLongLong(c, "allocator-rss.bytes", (long long)m.resident - (long long)m.active);
-    addReplyStatDouble(c, "rss-overhead.ratio", m.resident ? (double)m.rss / m.resident : 0);
-    addReplyStatLongLong(c, "rss-overhead.bytes", (long long)m.rss - (long long)m.resident);
-    addReplyStatDouble(c, "fragmentation", m.used ? (double)m.rss / m.used : 0);
-    addReplyStatLongLong(c, "fragmentation.bytes", (long long)m.rss - (long long)m.used);
+    addReplyStatDouble(c, "allocator-fragmentation.ratio", m.alloc_frag);
+    addReplyStatLongLong(c, "allocator-fragmentation.bytes", m.alloc_frag_bytes);
+    addReplyStatDouble(c, "allocator-rss.ratio", m.alloc_rss);
+    addReplyStatLongLong(c, "allocator-rss.bytes", m.alloc_rss_bytes);
+    addReplyStatDouble(c, "rss-overhead.ratio", m.rss_overhead);
+    addReplyStatLongLong(c, "rss-overhead.bytes", m.rss_overhead_bytes);
+    addReplyStatDouble(c, "fragmentation", m.frag);
+    addReplyStatLongLong(c, "fragmentation.bytes", m.frag_bytes);
 }
 
 void memoryHelpCommand(client *c) {

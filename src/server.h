@@ -915,6 +915,11 @@ typedef struct memoryOverhead {
     size_t used, peak, rss;
     size_t allocated, active, resident; /* the allocator's view */
     size_t startup, clients_normal, clients_replicas, db_tables, overhead, dataset;
+    size_t net;                         /* used - startup */
+    double dataset_perc, peak_perc;     /* dataset of net, used of peak, in % */
+    /* Fragmentation ratios, each with its difference in bytes. */
+    double alloc_frag, alloc_rss, rss_overhead, frag; /* active/allocated, resident/active, rss/resident, rss/used */
+    long long alloc_frag_bytes, alloc_rss_bytes, rss_overhead_bytes, frag_bytes;
     scriptingMemory scripts;
 } memoryOverhead;
 void getMemoryOverhead(memoryOverhead *m);
