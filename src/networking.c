@@ -309,9 +309,44 @@ static size_t addReplyToBuffer(client *c, const char *s, size_t len) {
     return len;
 }
 
+/* Allocates a reply block with room for at least size bytes; the
+ * allocator's whole usable size becomes the block's capacity. */
+static clientReplyBlock *newReplyBlock(client *c, size_t size) {
+    size_t usable;
+    clientReplyBlock *b = zmalloc_usable(size + sizeof(clientReplyBlock), &usable);
+    b->size = usable - sizeof(clientReplyBlock);
+    b->used = 0;
+    c->reply_bytes += b->size;
+    return b;
+}
+
+/* Grows the block of node ln so that it holds at least size bytes. */
+static clientReplyBlock *growReplyBlock(client *c, listNode *ln, size_t size) {
+    clientReplyBlock *b = listNodeValue(ln);
+    size_t usable;
+    c->reply_bytes -= b->size;
+    b = zrealloc_usable(b, size + sizeof(clientReplyBlock), &usable);
+    b->size = usable - sizeof(clientReplyBlock);
+    c->reply_bytes += b->size;
+    listNodeValue(ln) = b;
+    return b;
+}
+
+/* Appends to the reply list. Blocks are PROTO_REPLY_CHUNK_BYTES, except
+ * the one that follows a deferred-length placeholder: it starts small and
+ * doubles up to a chunk. A reply of many short nested aggregates (COMMAND
+ * DOCS, XINFO, script results) opens a new block after each placeholder,
+ * and full-size blocks would strand most of 16 KiB behind every one. */
 static void addReplyProtoToList(client *c, const char *s, size_t len) {
     listNode *ln = listLast(c->reply);
     clientReplyBlock *tail = ln ? listNodeValue(ln) : NULL;
+    if (tail && tail->size - tail->used < len && tail->size < PROTO_REPLY_CHUNK_BYTES) {
+        size_t size = tail->size * 2;
+        if (size < tail->used + len) size = tail->used + len;
+        if (size > PROTO_REPLY_CHUNK_BYTES) size = PROTO_REPLY_CHUNK_BYTES;
+        tail = growReplyBlock(c, ln, size);
+        closeClientOnOutputBufferLimitReached(c, 1);
+    }
     if (tail) {
         size_t avail = tail->size - tail->used;
         size_t copy = avail >= len ? len : avail;
@@ -321,14 +356,13 @@ static void addReplyProtoToList(client *c, const char *s, size_t len) {
         len -= copy;
     }
     if (len) {
-        size_t size = len < PROTO_REPLY_CHUNK_BYTES ? PROTO_REPLY_CHUNK_BYTES : len;
-        size_t usable;
-        tail = zmalloc_usable(size + sizeof(clientReplyBlock), &usable);
-        tail->size = usable - sizeof(clientReplyBlock);
+        size_t size = PROTO_REPLY_CHUNK_BYTES;
+        if (ln && !tail) size = PROTO_REPLY_FIRST_BYTES; /* after a placeholder */
+        if (size < len) size = len;
+        tail = newReplyBlock(c, size);
         tail->used = len;
         memcpy(tail->buf, s, len);
         listAddNodeTail(c->reply, tail);
-        c->reply_bytes += tail->size;
         closeClientOnOutputBufferLimitReached(c, 1);
     }
 }
@@ -667,24 +701,22 @@ void *addReplyDeferredLen(client *c) {
 static void setDeferredReply(client *c, void *node, const char *s, size_t len) {
     listNode *ln = node;
     if (ln == NULL) return;
-    /* If the block before the placeholder has room, append there. */
+    /* The header goes at the end of the block before the placeholder when
+     * it fits there, or fits once that (small) block grows. */
     listNode *prev = ln->prev;
-    if (prev && prev->value) {
-        clientReplyBlock *pb = prev->value;
-        if (pb->size - pb->used >= len) {
-            memcpy(pb->buf + pb->used, s, len);
-            pb->used += len;
-            listDelNode(c->reply, ln);
-            return;
-        }
+    clientReplyBlock *pb = prev ? listNodeValue(prev) : NULL;
+    if (pb && pb->size - pb->used < len && pb->used + len <= PROTO_REPLY_CHUNK_BYTES)
+        pb = growReplyBlock(c, prev, pb->used + len);
+    if (pb && pb->size - pb->used >= len) {
+        memcpy(pb->buf + pb->used, s, len);
+        pb->used += len;
+        listDelNode(c->reply, ln);
+        return;
     }
-    size_t usable;
-    clientReplyBlock *buf = zmalloc_usable(len + sizeof(clientReplyBlock), &usable);
-    buf->size = usable - sizeof(clientReplyBlock);
-    buf->used = len;
-    memcpy(buf->buf, s, len);
-    ln->value = buf;
-    c->reply_bytes += buf->size;
+    clientReplyBlock *b = newReplyBlock(c, len);
+    b->used = len;
+    memcpy(b->buf, s, len);
+    listNodeValue(ln) = b;
 }
 
 static void setDeferredAggregateLen(client *c, void *node, long length, char prefix) {

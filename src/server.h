@@ -51,6 +51,7 @@ typedef long long ustime_t; /* microseconds */
 #define CONFIG_MIN_RESERVED_FDS 32
 #define PROTO_IOBUF_LEN (1024 * 16)         /* Generic read size. */
 #define PROTO_REPLY_CHUNK_BYTES (16 * 1024) /* Reply block payload size. */
+#define PROTO_REPLY_FIRST_BYTES 256        /* First block after a deferred length. */
 #define PROTO_INLINE_MAX_SIZE (1024 * 64)   /* Max inline request size. */
 #define PROTO_MBULK_BIG_ARG (1024 * 32)     /* Args this big avoid copies. */
 #define PROTO_SHARED_SELECT_CMDS 10

@@ -179,6 +179,23 @@ start_server {tags {"limits"}} {
         for {set i 0} {$i < 20} {incr i} { assert_equal 1000000 [string length [$rd read]] }
     }
 
+    test "Replies with deferred lengths count at their size against the limit" {
+        # Each ZRANGEBYSCORE reply opens with a deferred length, and EXEC
+        # builds all 300 before writing any. Blocks of a full 16 KiB behind
+        # every placeholder would add up to ~5 MB for ~6 KB of replies.
+        r config set client-output-buffer-limit "normal 1mb 0 0"
+        r del z
+        r zadd z 1 a 2 b
+        r multi
+        for {set i 0} {$i < 300} {incr i} { r zrangebyscore z -inf +inf }
+        set replies [r exec]
+        assert_equal 300 [llength $replies]
+        assert_equal {a b} [lindex $replies 299]
+        # COMMAND DOCS nests a deferred length per command and argument.
+        assert {[llength [r command docs]] > 200}
+        r config set client-output-buffer-limit "normal 0 0 0"
+    }
+
     test "Output buffer soft limit: tolerated for its seconds, then closed by the cron" {
         r config set client-output-buffer-limit "normal 0 1mb 2"
         set rd [vk_deferring_client]
