@@ -708,6 +708,49 @@ static sds getNotify(configOption *o) {
 }
 
 /* Writes "name <value>" with the value always quoted, like strings. */
+/* maxmemory-clients: a memory value, or "<n>%" of maxmemory (kept negated). */
+static int setMaxmemoryClients(configOption *o, sds *argv, int argc, const char **err) {
+    (void)o;
+    if (argc != 1) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    size_t len = sdslen(argv[0]);
+    long long pct;
+    if (len > 1 && argv[0][len - 1] == '%' && string2ll(argv[0], len - 1, &pct) && pct >= 0) {
+        if (pct > 100) {
+            *err = "percentage argument must be less or equal to 100";
+            return 0;
+        }
+        server.maxmemory_clients = -pct;
+        return 1;
+    }
+    int bad = 0;
+    unsigned long long v = memtoull(argv[0], &bad);
+    if (bad) {
+        *err = "argument must be a memory or percent value";
+        return 0;
+    }
+    if (v > LLONG_MAX) {
+        *err = "argument must be between -100 and 9223372036854775807 inclusive";
+        return 0;
+    }
+    server.maxmemory_clients = (long long)v;
+    return 1;
+}
+
+static sds getMaxmemoryClients(configOption *o) {
+    (void)o;
+    long long v = server.maxmemory_clients;
+    return v < 0 ? sdscatfmt(sdsempty(), "%I%%", -v) : sdsfromlonglong(v);
+}
+
+static int applyMaxmemoryClients(const char **err) {
+    (void)err;
+    recountClientsMemUsage();
+    return 1;
+}
+
 static sds rewriteQuoted(configOption *o, sds buf) {
     sds v = o->get(o);
     buf = sdscatprintf(buf, "%s ", o->name);
@@ -1090,6 +1133,8 @@ static configOption configTable[] = {
             LONG_MAX, 1024 * MB, NULL),
     NUM_CFG("proto-max-bulk-len", NULL, CFG_MEMORY, NUM_LONG_LONG, server.proto_max_bulk_len, MB, LONG_MAX,
             512 * MB, NULL),
+    SPECIAL_CFG("maxmemory-clients", NULL, 0, "0", setMaxmemoryClients, getMaxmemoryClients, NULL,
+                applyMaxmemoryClients),
     SPECIAL_CFG("client-output-buffer-limit", NULL, CFG_MULTI_ARG,
                 "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60", setObufLimits, getObufLimits,
                 rewriteObufLimits, NULL),

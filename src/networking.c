@@ -6,7 +6,7 @@
  * parses as many complete requests (RESP multibulk or inline) as the buffer
  * holds and runs each through processCommand() (server.c). Replies are
  * appended to the client's static buffer and, when that is full, to a list
- * of 16 KiB blocks. A client with output is queued on
+ * of blocks of up to 16 KiB. A client with output is queued on
  * server.clients_pending_write; beforeSleep() writes all queued output with
  * as few writev() calls as possible and only installs a write handler for
  * clients whose socket could not take everything. So a pipeline of N
@@ -18,6 +18,9 @@
  * Large bulk arguments (>= PROTO_MBULK_BIG_ARG) are read straight into a
  * buffer of exactly their size, which then becomes the argument object: no
  * copy and no quadratic growth however big the value.
+ *
+ * While maxmemory-clients is set, each read, command and write updates the
+ * client's share of the clients' memory (evict_clients.c).
  *
  * Everything here talks to the peer through connection.h; nothing knows the
  * transport. Clients are freed synchronously unless they are in the middle
@@ -152,6 +155,7 @@ void freeClient(client *c) {
         freeClientAsync(c);
         return;
     }
+    clientMemForget(c);    /* maxmemory-clients count */
     blockedClientFreed(c); /* leave the wait lists of blocked keys */
     multiFreeClient(c);       /* drop the MULTI queue and WATCHed keys */
     pubsubUnsubscribeAll(c, 0);
@@ -838,7 +842,10 @@ int writeToClient(client *c, int handler_installed) {
     }
     server.stat_net_output_bytes += totwritten;
     c->net_output_bytes += totwritten;
-    if (totwritten > 0) c->lastinteraction = server.unixtime;
+    if (totwritten > 0) {
+        c->lastinteraction = server.unixtime;
+        updateClientMemUsage(c);
+    }
 
     if (!clientHasPendingReplies(c)) {
         c->sentlen = 0;
@@ -1210,6 +1217,7 @@ void processInputBuffer(client *c) {
                 server.pipeline_clock = 0;
                 return;
             }
+            updateClientMemUsage(c);
         }
     }
     server.pipeline_clock = 0;
@@ -1274,6 +1282,7 @@ void readQueryFromClient(connection *conn) {
         freeClientAsync(c);
         return;
     }
+    updateClientMemUsage(c);
     c->flags |= CLIENT_PROTECTED;
     processInputBuffer(c);
     c->flags &= ~CLIENT_PROTECTED;
@@ -1458,6 +1467,7 @@ void clientsCron(void) {
             c->querybuf_peak = 0;
         }
         c->querybuf_peak = sdslen(c->querybuf);
+        updateClientMemUsage(c);
         /* rbp shows the peak of the last period only. */
         if (now - c->buf_peak_last_reset_time >= CLIENT_BUF_PEAK_RESET_MS) {
             c->buf_peak = c->bufpos;

@@ -486,6 +486,10 @@ int processCommand(client *c) {
     /* A script past busy-reply-threshold: only allow-busy commands. */
     if (scriptIsBusyAndDenied(c)) return C_OK;
 
+    /* Clients over maxmemory-clients go before any key does
+     * (evict_clients.c). If this one went, its command does not run. */
+    if (server.maxmemory_clients && evictClients() && (c->flags & CLIENT_CLOSE_ASAP)) return C_OK;
+
     if (server.maxmemory) {
         int out_of_memory = performEvictions() == EVICT_FAIL;
         /* Evicting takes time: the command reads the clock afresh. */
@@ -609,6 +613,7 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
     blockedBeforeSleep(); /* blocked clients: timeouts, ready keys, input left after unblocking */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
     handleClientsWithPendingWrites();
+    evictClients(); /* maxmemory-clients, once the writes have shrunk what they could */
     freeClientsInAsyncFreeQueue();
     /* Work a transport still has queued (more input than one read takes)
      * must not wait for an fd event. */

@@ -233,7 +233,7 @@ typedef struct client {
     listNode *client_list_node;       /* Node in server.clients. */
     listNode *pending_write_node;     /* &pending_write_link while in server.clients_pending_write, else NULL. */
     listNode pending_write_link;      /* Embedded, so queueing for write allocates nothing. */
-    uint64_t last_memory_usage;
+    size_t mem_counted;         /* This client's share of server.clients_mem (evict_clients.c). */
     unsigned long long net_input_bytes, net_output_bytes, commands_processed;
     /* Blocking state (CLIENT PAUSE, blocking commands later). */
     mstime_t bstate_timeout;
@@ -442,6 +442,8 @@ struct valkeyServer {
     int maxmemory_policy;
     int maxmemory_samples;
     int maxmemory_eviction_tenacity;
+    long long maxmemory_clients; /* bytes; negative: percent of maxmemory; 0: off */
+    size_t clients_mem;          /* Memory of normal and pub/sub clients while maxmemory-clients is set. */
     int lfu_log_factor;
     int lfu_decay_time;
     int lazyfree_lazy_eviction, lazyfree_lazy_expire, lazyfree_lazy_server_del, lazyfree_lazy_user_del,
@@ -681,6 +683,12 @@ int getClientTypeByName(const char *name);
 const char *getClientTypeName(int class);
 unsigned long getClientOutputBufferMemoryUsage(client *c);
 size_t getClientMemoryUsage(client *c, size_t *output_buffer_mem_usage);
+/* evict_clients.c: maxmemory-clients */
+size_t clientsMemoryLimit(void);
+void updateClientMemUsage(client *c);
+void clientMemForget(client *c);
+void recountClientsMemUsage(void);
+int evictClients(void);
 int checkClientOutputBufferLimits(client *c);
 int closeClientOnOutputBufferLimitReached(client *c, int async);
 int clientsCronHandleTimeout(client *c, mstime_t now_ms);

@@ -283,3 +283,134 @@ start_server {tags {"limits"}} {
         assert_error "*proto-max-bulk-len*" {r config set proto-max-bulk-len 100}
     }
 }
+
+# A client holding `size` bytes of query buffer: a bulk argument of that
+# size declared and `sent` bytes of it sent (the server sizes the buffer of
+# a big argument for all of it at once). The server may disconnect it
+# while it writes.
+proc client_with_partial_arg {size sent} {
+    set c [vk_deferring_client]
+    $c client id
+    set id [$c read]
+    catch {
+        $c write "*2\r\n\$4\r\necho\r\n\$$size\r\n[string repeat a $sent]"
+        $c flush
+    }
+    return [list $c $id]
+}
+
+start_server {tags {"limits"}} {
+    test "maxmemory-clients takes a memory value or a percentage of maxmemory" {
+        assert_equal {maxmemory-clients 0} [r config get maxmemory-clients]
+        r config set maxmemory-clients 10mb
+        assert_equal {maxmemory-clients 10485760} [r config get maxmemory-clients]
+        r config set maxmemory-clients 5%
+        assert_equal {maxmemory-clients 5%} [r config get maxmemory-clients]
+        assert_error "*percentage argument must be less or equal to 100*" {r config set maxmemory-clients 101%}
+        assert_error "*argument must be a memory or percent value*" {r config set maxmemory-clients abc}
+        assert_error "*argument must be a memory or percent value*" {r config set maxmemory-clients -1}
+        assert_equal {maxmemory-clients 5%} [r config get maxmemory-clients]
+        r config set maxmemory-clients 0
+    }
+
+    test "maxmemory-clients disconnects a client whose query buffer goes over it" {
+        r config resetstat
+        r config set maxmemory-clients 2mb
+        lassign [client_with_partial_arg 3000000 100000] c id
+        wait_for_condition 50 100 {[client_id_listed $id] eq ""} {
+            fail "the client over maxmemory-clients is still connected"
+        }
+        assert_equal 1 [info_field stats evicted_clients]
+        assert_equal PONG [r ping]
+        $c close
+        r config set maxmemory-clients 0
+    }
+
+    test "maxmemory-clients disconnects a client whose replies pile up" {
+        r config resetstat
+        r set big [string repeat x 1000000]
+        r config set maxmemory-clients 5mb
+        set rd [vk_deferring_client]
+        $rd client id
+        set id [$rd read]
+        # 30 MB of replies asked for, none read: more than the socket takes.
+        set req ""
+        for {set i 0} {$i < 30} {incr i} { append req "GET big\r\n" }
+        $rd write $req
+        $rd flush
+        wait_for_condition 50 100 {[client_id_listed $id] eq ""} {
+            fail "the client over maxmemory-clients is still connected"
+        }
+        assert_equal 1 [info_field stats evicted_clients]
+        $rd close
+        r config set maxmemory-clients 0
+    }
+
+    test "maxmemory-clients disconnects the biggest clients first" {
+        r config resetstat
+        r config set maxmemory-clients 3mb
+        lassign [client_with_partial_arg 1000000 1000] small small_id
+        wait_for_condition 50 100 {[regexp {tot-mem=([0-9]+)} [r client list id $small_id] -> m] && $m > 1000000} {
+            fail "the first client's buffer did not grow"
+        }
+        lassign [client_with_partial_arg 2500000 1000] big big_id
+        wait_for_condition 50 100 {[client_id_listed $big_id] eq ""} {
+            fail "the biggest client is still connected"
+        }
+        assert_equal $small_id [client_id_listed $small_id]
+        assert_equal 1 [info_field stats evicted_clients]
+        $small close
+        $big close
+        r config set maxmemory-clients 0
+    }
+
+    test "CLIENT NO-EVICT on exempts a client from maxmemory-clients" {
+        r config resetstat
+        # Exempt clients still count: over the limit, the test's own client
+        # would be the one to go.
+        r client no-evict on
+        r config set maxmemory-clients 2mb
+        set c [vk_deferring_client]
+        $c client no-evict on
+        assert_equal OK [$c read]
+        $c client id
+        set id [$c read]
+        assert_match "*flags=e*" [r client list id $id]
+        $c write "*2\r\n\$4\r\necho\r\n\$3000000\r\n[string repeat a 1000]"
+        $c flush
+        wait_for_condition 50 100 {[regexp {tot-mem=([0-9]+)} [r client list id $id] -> m] && $m > 3000000} {
+            fail "the client's buffer did not grow"
+        }
+        after 200
+        assert_equal $id [client_id_listed $id]
+        assert_equal 0 [info_field stats evicted_clients]
+        # The rest of the argument arrives and the command runs as usual.
+        $c write [string repeat a [expr {3000000 - 1000}]]
+        $c write "\r\n"
+        $c flush
+        assert_equal 3000000 [string length [$c read]]
+        $c close
+        r config set maxmemory-clients 0
+        r client no-evict off
+    }
+
+    test "maxmemory-clients as a percentage of maxmemory" {
+        r config resetstat
+        r config set maxmemory 100mb
+        r config set maxmemory-clients 2%
+        lassign [client_with_partial_arg 1000000 1000] small small_id
+        lassign [client_with_partial_arg 3000000 1000] big big_id
+        wait_for_condition 50 100 {[client_id_listed $big_id] eq ""} {
+            fail "the client over 2% of maxmemory is still connected"
+        }
+        assert_equal $small_id [client_id_listed $small_id]
+        # Without maxmemory, a percentage is no limit at all.
+        r config set maxmemory 0
+        lassign [client_with_partial_arg 3000000 1000] big2 big2_id
+        after 200
+        assert_equal $big2_id [client_id_listed $big2_id]
+        assert_equal 1 [info_field stats evicted_clients]
+        foreach c [list $small $big $big2] { $c close }
+        r config set maxmemory-clients 0
+    }
+}
