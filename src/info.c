@@ -302,7 +302,7 @@ static sds infoServer(sds info) {
 }
 
 static sds infoClients(sds info) {
-    unsigned long maxout = 0, maxin = 0;
+    size_t maxout, maxin;
     getClientsMaxBuffers(&maxout, &maxin);
     unsigned long replicas = 0, blocked = 0, pubsub = 0;
     listIter li;
@@ -319,8 +319,8 @@ static sds infoClients(sds info) {
                         "connected_clients:%lu\r\n"
                         "cluster_connections:0\r\n"
                         "maxclients:%u\r\n"
-                        "client_recent_max_input_buffer:%lu\r\n"
-                        "client_recent_max_output_buffer:%lu\r\n"
+                        "client_recent_max_input_buffer:%zu\r\n"
+                        "client_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%lu\r\n"
                         "tracking_clients:0\r\n"
                         "pubsub_clients:%lu\r\n"

@@ -758,6 +758,7 @@ static void removeFromPendingWrites(client *c) {
  * freed (the caller must not touch it), C_OK otherwise. */
 int writeToClient(client *c, int handler_installed) {
     ssize_t totwritten = 0;
+    server.stat_total_writes_processed++;
     while (clientHasPendingReplies(c)) {
         struct iovec iov[CLIENT_IOV_MAX];
         int iovcnt = 0;
@@ -1377,18 +1378,33 @@ sds getAllClientsInfoString(int type) {
     return o;
 }
 
-void getClientsMaxBuffers(unsigned long *longest_output_list, unsigned long *biggest_input_buffer) {
-    unsigned long lol = 0, bib = 0;
-    listIter li;
-    listNode *ln;
-    listRewind(server.clients, &li);
-    while ((ln = listNext(&li))) {
-        client *c = listNodeValue(ln);
-        if (listLength(c->reply) > lol) lol = listLength(c->reply);
-        if (sdslen(c->querybuf) > bib) bib = sdslen(c->querybuf);
+/* client_recent_max_input_buffer / _output_buffer (INFO clients): the
+ * biggest query buffer allocation and output list memory the clients cron
+ * saw in each of the last CLIENTS_PEAK_SLOTS seconds. */
+#define CLIENTS_PEAK_SLOTS 8
+static struct {
+    time_t second; /* the second this slot holds */
+    size_t in, out;
+} clients_peak[CLIENTS_PEAK_SLOTS];
+
+static void clientsPeakTrack(client *c, time_t now) {
+    int slot = now % CLIENTS_PEAK_SLOTS;
+    if (clients_peak[slot].second != now) {
+        clients_peak[slot].second = now;
+        clients_peak[slot].in = clients_peak[slot].out = 0;
     }
-    *longest_output_list = lol;
-    *biggest_input_buffer = bib;
+    size_t in = sdsAllocSize(c->querybuf), out = getClientOutputBufferMemoryUsage(c);
+    if (in > clients_peak[slot].in) clients_peak[slot].in = in;
+    if (out > clients_peak[slot].out) clients_peak[slot].out = out;
+}
+
+void getClientsMaxBuffers(size_t *output, size_t *input) {
+    *output = *input = 0;
+    for (int j = 0; j < CLIENTS_PEAK_SLOTS; j++) {
+        if (server.unixtime - clients_peak[j].second >= CLIENTS_PEAK_SLOTS) continue;
+        if (clients_peak[j].out > *output) *output = clients_peak[j].out;
+        if (clients_peak[j].in > *input) *input = clients_peak[j].in;
+    }
 }
 
 /* Returns 1 if the client must authenticate before running commands. */
@@ -1460,6 +1476,7 @@ void clientsCron(void) {
         /* A client that reads nothing gets no more replies either, so the
          * soft limit's time must also be checked here. */
         if (closeClientOnOutputBufferLimitReached(c, 0)) continue;
+        clientsPeakTrack(c, now / 1000); /* before the query buffer is given back below */
         /* Give back memory of big idle query buffers. */
         if (sdslen(c->querybuf) == 0 && sdsalloc(c->querybuf) > 1024 * 4 && c->mb.bulklen == -1) {
             sdsfree(c->querybuf);

@@ -703,7 +703,7 @@ int isClientPaused(client *c);
 void blockClientForPause(client *c);
 void processUnpausedClients(void);
 void clientsCron(void);
-void getClientsMaxBuffers(unsigned long *longest_output_list, unsigned long *biggest_input_buffer);
+void getClientsMaxBuffers(size_t *output, size_t *input);
 char *getClientPeerId(client *c);
 char *getClientSockname(client *c);
 int authRequired(client *c);

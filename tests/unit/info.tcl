@@ -93,6 +93,24 @@ start_server {tags {info}} {
         }
     }
 
+    test "INFO clients: the recent biggest input and output buffers, in bytes" {
+        # A big argument half sent holds its whole buffer...
+        set big [vk_deferring_client]
+        $big write "*2\r\n\$4\r\necho\r\n\$2000000\r\n[string repeat a 1000]"
+        $big flush
+        # ...and a client that reads nothing holds its replies.
+        r set v [string repeat x 500000]
+        set slow [vk_deferring_client]
+        for {set i 0} {$i < 40} {incr i} { $slow write "GET v\r\n" }
+        $slow flush
+        wait_for_condition 50 100 {[info_field client_recent_max_input_buffer clients] >= 2000000 &&
+                                   [info_field client_recent_max_output_buffer clients] >= 1000000} {
+            fail "the clients cron did not see the big buffers"
+        }
+        $big close
+        $slow close
+    }
+
     test "INFO memory fields are numbers and consistent" {
         set used [info_field used_memory memory]
         assert {$used > 0}
@@ -144,6 +162,11 @@ start_server {tags {info}} {
         $c close
         assert {[info_field total_connections_received stats] > $conns}
         assert {[info_field total_net_input_bytes stats] > $in}
+        # Every reply written counts (the INFO reply itself is not yet).
+        set writes [info_field total_writes_processed stats]
+        r ping
+        r ping
+        assert_equal [expr {$writes + 3}] [info_field total_writes_processed stats]
         foreach f {instantaneous_ops_per_sec instantaneous_input_kbps rejected_connections
                    expired_keys evicted_keys total_error_replies unexpected_error_replies
                    total_reads_processed total_writes_processed} {
