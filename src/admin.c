@@ -1,5 +1,6 @@
 /* admin.c - small server-wide commands (TIME, LASTSAVE, SHUTDOWN, MONITOR,
- * WAIT, WAITAOF) and the command table rows of the introspection subsystem.
+ * WAIT, WAITAOF, ROLE, and CLUSTER & co. answering that cluster support is
+ * off) and the command table rows of the introspection subsystem.
  *
  * WAIT and WAITAOF count acknowledgements from replicas and AOF fsyncs.
  * This server has neither yet, so the count is always 0: asked for 0 they
@@ -39,6 +40,32 @@ void timeCommand(client *c) {
 /* LASTSAVE: unix time of the last successful save. */
 void lastsaveCommand(client *c) {
     addReplyLongLong(c, server.lastsave);
+}
+
+/* ROLE: what INFO replication says, as an array. A primary lists no
+ * replicas (none can attach yet); a server given replicaof shows its link
+ * as down ("connect", offset -1), as INFO does. */
+void roleCommand(client *c) {
+    if (server.primary_host) {
+        addReplyArrayLen(c, 5);
+        addReplyBulkCString(c, "slave");
+        addReplyBulkCString(c, server.primary_host);
+        addReplyLongLong(c, server.primary_port);
+        addReplyBulkCString(c, "connect");
+        addReplyLongLong(c, -1);
+        return;
+    }
+    addReplyArrayLen(c, 3);
+    addReplyBulkCString(c, "master");
+    addReplyLongLong(c, server.primary_repl_offset);
+    addReplyArrayLen(c, 0);
+}
+
+/* CLUSTER, READONLY, READWRITE and ASKING on a server without cluster
+ * support (cluster-enabled no): Valkey's answer, which cluster-aware
+ * clients take as "standalone". */
+void clusterDisabledCommand(client *c) {
+    addReplyError(c, "This instance has cluster support disabled");
 }
 
 /* Parses the "numreplicas timeout" tail of WAIT/WAITAOF from argv[first]. */
@@ -306,6 +333,22 @@ struct serverCommand serverAdminCommands[] = {
      .summary = "Blocks until all of the preceding write commands sent by the connection are written to the "
                 "append-only file of the primary and/or replicas.",
      .complexity = "O(1)", .args = "numlocal:integer numreplicas:integer timeout:integer"},
+    {.name = "role", .proc = roleCommand, .arity = 1,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_SENTINEL,
+     .acl_categories = ACL_CATEGORY_ADMIN | ACL_CATEGORY_DANGEROUS, .group = "server", .since = "2.8.12",
+     .summary = "Returns the replication role.", .complexity = "O(1)"},
+    {.name = "cluster", .proc = clusterDisabledCommand, .arity = -2, .group = "cluster", .since = "3.0.0",
+     .summary = "A container for Valkey Cluster commands.", .complexity = "Depends on subcommand.",
+     .args = "subcommand [argument [argument ...]]"},
+    {.name = "readonly", .proc = clusterDisabledCommand, .arity = 1, .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "cluster", .since = "3.0.0",
+     .summary = "Enables read-only queries for a connection to a Valkey replica node.", .complexity = "O(1)"},
+    {.name = "readwrite", .proc = clusterDisabledCommand, .arity = 1, .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "cluster", .since = "3.0.0",
+     .summary = "Enables read-write queries for a connection to a Valkey replica node.", .complexity = "O(1)"},
+    {.name = "asking", .proc = clusterDisabledCommand, .arity = 1, .flags = CMD_FAST,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "cluster", .since = "3.0.0",
+     .summary = "Signals that a cluster client is following an -ASK redirect.", .complexity = "O(1)"},
     {.name = "lastsave", .proc = lastsaveCommand, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST,
      .acl_categories = ACL_CATEGORY_ADMIN | ACL_CATEGORY_DANGEROUS, .group = "server", .since = "1.0.0",
      .summary = "Returns the Unix timestamp of the last successful save to disk.", .complexity = "O(1)"},

@@ -1145,7 +1145,7 @@ static configOption configTable[] = {
     NUM_CFG("latency-monitor-threshold", NULL, 0, NUM_LONG_LONG, server.latency_monitor_threshold, 0, LLONG_MAX,
             0, NULL),
     BOOL_CFG("latency-tracking", NULL, 0, server.latency_tracking_enabled, 1, NULL),
-    NUM_CFG("busy-reply-threshold", "lua-time-limit", 0, NUM_INT, server.busy_reply_threshold, 0, INT_MAX, 5000,
+    NUM_CFG("busy-reply-threshold", "lua-time-limit", 0, NUM_LONG_LONG, server.busy_reply_threshold, 0, LONG_MAX, 5000,
             NULL),
     SPECIAL_CFG("notify-keyspace-events", NULL, 0, "", setNotify, getNotify, rewriteQuoted, NULL),
     /* Replication */

@@ -485,7 +485,7 @@ struct valkeyServer {
     long long slowlog_log_slower_than;
     unsigned long slowlog_max_len;
     long long latency_monitor_threshold;
-    int busy_reply_threshold;   /* lua-time-limit / busy-reply-threshold */
+    long long busy_reply_threshold; /* lua-time-limit / busy-reply-threshold, ms */
 
     /* Slowlog */
     list *slowlog;

@@ -310,6 +310,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
             lfu-log-factor -1 "argument must be between 0 and 2147483647 inclusive"
             timeout -1 "argument must be between 0 and 2147483647 inclusive"
             slowlog-max-len -1 "argument must be between 0 and 9223372036854775807 inclusive"
+            busy-reply-threshold -1 "argument must be between 0 and 9223372036854775807 inclusive"
             maxclients -1 "argument must be between 1 and 4294967295 inclusive"
             hz x "argument couldn't be parsed into an integer"
             appendonly maybe "argument must be 'yes' or 'no'"

@@ -222,6 +222,26 @@ start_server {tags {introspection}} {
     test "LASTSAVE returns a unix time" {
         assert_range [r lastsave] 1 [expr {[clock seconds] + 1}]
     }
+
+    test "ROLE of a primary: its offset and no replicas" {
+        assert_equal {master 0 {}} [r role]
+        assert_error "*wrong number of arguments for 'role'*" {r role x}
+    }
+
+    test "CLUSTER, READONLY, READWRITE, ASKING: cluster support is disabled" {
+        foreach cmd {{cluster info} {cluster slots} {cluster nodes} readonly readwrite asking} {
+            assert_error "ERR This instance has cluster support disabled" [list r {*}$cmd]
+        }
+        assert_error "*wrong number of arguments for 'cluster'*" {r cluster}
+    }
+}
+
+tags {valkey-only} {
+    start_server {tags {introspection} overrides {replicaof "127.0.0.1 1"}} {
+        test "ROLE of a server told to replicate: the link is down" {
+            assert_equal {slave 127.0.0.1 1 connect -1} [r role]
+        }
+    }
 }
 
 start_server {tags {introspection slowlog} overrides {enable-debug-command yes}} {
