@@ -42,19 +42,9 @@ void lastsaveCommand(client *c) {
     addReplyLongLong(c, server.lastsave);
 }
 
-/* ROLE: what INFO replication says, as an array. A primary lists no
- * replicas (none can attach yet); a server given replicaof shows its link
- * as down ("connect", offset -1), as INFO does. */
+/* ROLE: a primary, its replication offset and its replicas (none can
+ * attach yet: replication is not built). */
 void roleCommand(client *c) {
-    if (server.primary_host) {
-        addReplyArrayLen(c, 5);
-        addReplyBulkCString(c, "slave");
-        addReplyBulkCString(c, server.primary_host);
-        addReplyLongLong(c, server.primary_port);
-        addReplyBulkCString(c, "connect");
-        addReplyLongLong(c, -1);
-        return;
-    }
     addReplyArrayLen(c, 3);
     addReplyBulkCString(c, "master");
     addReplyLongLong(c, server.primary_repl_offset);

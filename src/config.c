@@ -788,33 +788,25 @@ static sds rewriteDir(configOption *o, sds buf) {
     return sdscat(buf, "\n");
 }
 
-/* replicaof / slaveof: "<host> <port>" or "no one". Immutable here. */
+/* replicaof / slaveof: "<host> <port>" or "no one". Replication is not
+ * built yet, so only "no one" (the default) is accepted: a server told to
+ * replicate must not start as a writable primary that merely claims to be
+ * a replica. */
 static int setReplicaof(configOption *o, sds *argv, int argc, const char **err) {
-    if (argc == 1 && sdslen(argv[0]) == 0) {
-        zfree(server.primary_host);
-        server.primary_host = NULL;
-        server.primary_port = 0;
-        return 1;
-    }
+    (void)o;
+    if (argc == 1 && sdslen(argv[0]) == 0) return 1;
     if (argc != 2) {
         *err = "wrong number of arguments";
         return 0;
     }
-    if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) {
-        zfree(server.primary_host);
-        server.primary_host = NULL;
-        server.primary_port = 0;
-        return 1;
-    }
+    if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) return 1;
     long long port;
     if (!string2ll(argv[1], sdslen(argv[1]), &port) || port < 0 || port > 65535) {
         *err = "Invalid primary port";
         return 0;
     }
-    zfree(server.primary_host);
-    server.primary_host = zstrdup(argv[0]);
-    server.primary_port = (int)port;
-    return 1;
+    *err = "replication is not supported by this server yet: it can only be a primary";
+    return 0;
 }
 
 static sds getReplicaof(configOption *o) {

@@ -229,6 +229,14 @@ tags {process external:skip rdma:skip:process} {
         assert_match "*port*" $out
     }
 
+    tags {valkey-only} {
+        test "replicaof with a primary refuses to start (no replication yet)" {
+            set p [proc_start [tmp_path replicaof] --port 0 --replicaof "127.0.0.1 6379"]
+            assert_equal 1 [proc_wait $p]
+            assert_match "*replication is not supported by this server yet*" [file_text [dict get $p out]]
+        }
+    }
+
     test "A port already in use: start-up fails with a clear log line" {
         set dir [tmp_path portinuse]
         set port [::vk::alloc_port]

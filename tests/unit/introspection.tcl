@@ -236,13 +236,6 @@ start_server {tags {introspection}} {
     }
 }
 
-tags {valkey-only} {
-    start_server {tags {introspection} overrides {replicaof "127.0.0.1 1"}} {
-        test "ROLE of a server told to replicate: the link is down" {
-            assert_equal {slave 127.0.0.1 1 connect -1} [r role]
-        }
-    }
-}
 
 start_server {tags {introspection slowlog} overrides {enable-debug-command yes}} {
     test "SLOWLOG: nothing is logged under the default threshold" {
