@@ -293,9 +293,11 @@ void *aeGetFileClientData(aeEventLoop *el, int fd) {
 }
 
 /* Runs the handlers of one fired fd. Between calls the registration is
- * re-read, because the first handler may have changed or removed it. */
-static int processFiredFileEvent(aeEventLoop *el, aeFiredEvent *fired) {
-    int fd = fired->fd;
+ * re-read, because the first handler may have changed or removed it. The
+ * fired event comes by value: a handler may resize the set (CONFIG SET
+ * maxclients), which reallocates el->fired. */
+static int processFiredFileEvent(aeEventLoop *el, aeFiredEvent fired) {
+    int fd = fired.fd;
     int processed = 0;
     aeFileProc *last = NULL;
     void *last_data = NULL;
@@ -310,8 +312,8 @@ static int processFiredFileEvent(aeEventLoop *el, aeFiredEvent *fired) {
     for (int step = 0; step < 2; step++) {
         if (fd >= el->setsize) break; /* Shrunk by a handler. */
         aeFileEvent *fe = &el->events[fd];
-        if (fe->gen != fired->gen) break; /* Unregistered (maybe reused). */
-        int live = fe->mask & fired->mask & (AE_READABLE | AE_WRITABLE);
+        if (fe->gen != fired.gen) break; /* Unregistered (maybe reused). */
+        int live = fe->mask & fired.mask & (AE_READABLE | AE_WRITABLE);
         if (!(live & order[step])) continue;
         aeFileProc *proc = order[step] == AE_READABLE ? fe->rfileProc : fe->wfileProc;
         if (processed && proc == last && fe->clientData == last_data) continue;
@@ -523,7 +525,7 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
 
     if ((flags & AE_CALL_AFTER_SLEEP) && el->aftersleep) el->aftersleep(el);
 
-    for (int j = 0; j < numevents; j++) processed += processFiredFileEvent(el, &el->fired[j]);
+    for (int j = 0; j < numevents; j++) processed += processFiredFileEvent(el, el->fired[j]);
 
     if (flags & AE_TIME_EVENTS) processed += processTimeEvents(el);
     return processed;

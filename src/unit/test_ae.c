@@ -5,7 +5,8 @@
  * 0 ms timers not starving the loop, pipe readable/writable events, a
  * handler deleting another fd's fired event (and fd reuse in the same
  * iteration), AE_BARRIER order, aeSetDontWait() from the before-sleep hook,
- * aeWait(), set-size limits and aeMain()/aeStop(). Handlers assert too:
+ * aeWait(), set-size limits (also grown by a handler mid-dispatch) and
+ * aeMain()/aeStop(). Handlers assert too:
  * a failure inside one is charged to the TEST block that ran the loop. */
 #include <errno.h>
 #include <fcntl.h>
@@ -297,6 +298,29 @@ static void testBarrier(void) {
     aeDeleteEventLoop(el);
 }
 
+/* A read handler that grows the set (as CONFIG SET maxclients does) makes
+ * the loop reallocate its fired events while one is being dispatched. */
+static void seqReadGrow(aeEventLoop *el, int fd, void *data, int mask) {
+    seq[nseq++] = 'R';
+    ASSERT(aeResizeSetSize(el, aeGetSetSize(el) * 64) == AE_OK);
+}
+
+static void testResizeDuringDispatch(void) {
+    aeEventLoop *el = aeCreateEventLoop(16);
+    int sv[2];
+    ASSERT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    ASSERT(write(sv[1], "ping", 4) == 4);
+    nseq = 0;
+    aeCreateFileEvent(el, sv[0], AE_READABLE, seqReadGrow, NULL);
+    aeCreateFileEvent(el, sv[0], AE_WRITABLE, seqWrite, NULL);
+    aeProcessEvents(el, AE_FILE_EVENTS | AE_DONT_WAIT);
+    ASSERT(nseq == 2 && seq[0] == 'R' && seq[1] == 'W');
+    ASSERT(aeGetSetSize(el) == 16 * 64);
+    close(sv[0]);
+    close(sv[1]);
+    aeDeleteEventLoop(el);
+}
+
 /* ---------------------------------------------------------------------------
  * Sleeping, hooks and limits
  * ------------------------------------------------------------------------- */
@@ -448,6 +472,7 @@ int main(int argc, char **argv) {
     TEST("ae: pipe readable and writable events") testPipeEvents();
     TEST("ae: handler deleting another fired fd (and fd reuse)") testDeleteOtherDuringDispatch();
     TEST("ae: AE_BARRIER order, one call for a shared proc") testBarrier();
+    TEST("ae: a handler growing the set mid-dispatch") testResizeDuringDispatch();
     TEST("ae: aeSetDontWait from before-sleep, hooks, sleep to timer") testDontWait();
     TEST("ae: aeWait") testAeWait();
     TEST("ae: set size limits and resize") testSetSize();
