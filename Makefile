@@ -3,12 +3,13 @@
 #   make test             unit tests, the Tcl suite over TCP, and the RDMA suite in the VM
 #   make test-unit        C unit tests only
 #   make test-tcl         Tcl integration suite only (./runtest)
+#   make test-sanitize    unit tests and Tcl suite on an ASan+UBSan build (build-sanitize/)
 #   make test-rdma        RDMA suite inside the Soft-RoCE VM (utils/rdma-vm):
 #                         tests/rdma/*.sh, then the whole Tcl suite over RDMA
 # Build flags: BUILD_TLS=yes|no (default no: not written yet), BUILD_RDMA=yes|no (default yes).
 # The build uses every core unless -j is given.
 
-.PHONY: all test test-unit test-tcl test-rdma clean
+.PHONY: all test test-unit test-tcl test-sanitize test-rdma clean
 
 JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
 
@@ -20,6 +21,25 @@ test-unit: all
 
 test-tcl: all
 	./runtest
+
+# The unit tests and the Tcl suite once more, on a server built with
+# AddressSanitizer and UndefinedBehaviorSanitizer in a copy of src/
+# (build-sanitize/, so the normal objects stay as they are). An invalid
+# memory access or undefined behaviour aborts the process that hit it,
+# which fails its test. Leak checking is off: what only exit() frees would
+# drown real reports; allocations too big to satisfy return NULL as they
+# do without ASan (tests of the ztry* allocators rely on it). The tools the
+# suite drives are the normal build's.
+SANITIZE_OPT = -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SANITIZE_ASAN = detect_leaks=0:allocator_may_return_null=1
+SANITIZE_DIR = build-sanitize
+
+test-sanitize: all
+	rm -rf $(SANITIZE_DIR) && mkdir -p $(SANITIZE_DIR)/src/unit
+	cp src/*.c src/*.h src/Makefile $(SANITIZE_DIR)/src/ && cp src/unit/*.c src/unit/*.h $(SANITIZE_DIR)/src/unit/
+	$(MAKE) -C $(SANITIZE_DIR)/src $(JOBS) OPT="$(SANITIZE_OPT)" valkey-server
+	ASAN_OPTIONS=$(SANITIZE_ASAN) $(MAKE) -C $(SANITIZE_DIR)/src $(JOBS) OPT="$(SANITIZE_OPT)" unit
+	ASAN_OPTIONS=$(SANITIZE_ASAN) ./runtest --server-binary $(SANITIZE_DIR)/src/valkey-server
 
 # The whole Tcl suite over RDMA (./runtest --rdma: every test client is an
 # RDMA channel, tests/rdma/tclrdma.c).  Inside the TCG VM everything costs
@@ -37,7 +57,9 @@ test-rdma: all
 test: all
 	$(MAKE) -C src unit
 	./runtest
+	$(MAKE) test-sanitize
 	$(MAKE) test-rdma
 
 clean:
 	$(MAKE) -C src clean
+	rm -rf $(SANITIZE_DIR)
