@@ -1125,6 +1125,8 @@ static configOption configTable[] = {
             LONG_MAX, 1024 * MB, NULL),
     NUM_CFG("proto-max-bulk-len", NULL, CFG_MEMORY, NUM_LONG_LONG, server.proto_max_bulk_len, MB, LONG_MAX,
             512 * MB, NULL),
+    NUM_CFG("tracking-table-max-keys", NULL, 0, NUM_ULONG_LONG, server.tracking_table_max_keys, 0, LONG_MAX,
+            1000000, NULL),
     SPECIAL_CFG("maxmemory-clients", NULL, 0, "0", setMaxmemoryClients, getMaxmemoryClients, NULL,
                 applyMaxmemoryClients),
     SPECIAL_CFG("client-output-buffer-limit", NULL, CFG_MULTI_ARG,

@@ -16,6 +16,7 @@
 #include "blocked.h"
 #include "multi.h"
 #include "snapshot.h"
+#include "tracking.h"
 
 #include <math.h>
 
@@ -311,14 +312,16 @@ int selectDb(client *c, int id) {
 /* ---------------------------------------------------------------------------
  * Hooks called on every modification. Every command that changes a key
  * calls signalModifiedKey(); a flush calls signalFlushedDb(); every event
- * calls notifyKeyspaceEvent() (notify.c). WATCH (multi.c) is told here.
+ * calls notifyKeyspaceEvent() (notify.c). WATCH (multi.c) and client-side
+ * caching (tracking.c) are told here.
  * ------------------------------------------------------------------------- */
 
 /* key in db was changed (written, deleted, expired, evicted): clients
- * WATCHing it will see their EXEC fail. c is the writer, or NULL. */
+ * WATCHing it will see their EXEC fail, clients caching it are told to
+ * drop it. c is the writer, or NULL. */
 void signalModifiedKey(client *c, serverDb *db, robj *key) {
-    (void)c;
     touchWatchedKey(db, key);
+    trackingInvalidateKey(c, key, 1);
 }
 
 /* Database dbid (-1: all) is about to be emptied. */
@@ -326,6 +329,7 @@ void signalFlushedDb(int dbid, int async) {
     (void)async;
     int start = dbid == -1 ? 0 : dbid, end = dbid == -1 ? server.dbnum - 1 : dbid;
     for (int j = start; j <= end; j++) touchAllWatchedKeysInDb(&server.db[j], NULL);
+    trackingInvalidateKeysOnFlush(dbid);
 }
 
 /* ---------------------------------------------------------------------------

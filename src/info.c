@@ -26,6 +26,7 @@
 #include "multi.h"
 #include "pubsub.h"
 #include "snapshot.h"
+#include "tracking.h"
 
 #include <strings.h>
 #include <sys/resource.h>
@@ -322,14 +323,15 @@ static sds infoClients(sds info) {
                         "client_recent_max_input_buffer:%zu\r\n"
                         "client_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%lu\r\n"
-                        "tracking_clients:0\r\n"
+                        "tracking_clients:%lu\r\n"
                         "pubsub_clients:%lu\r\n"
                         "watching_clients:%lu\r\n"
                         "clients_in_timeout_table:%lu\r\n"
                         "total_watched_keys:%lu\r\n"
                         "total_blocking_keys:%lu\r\n"
                         "total_blocking_keys_on_nokey:%lu\r\n",
-                        listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked, pubsub,
+                        listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked,
+                        server.tracking_clients, pubsub,
                         multiWatchingClients(), blockedClientsWithTimeoutCount(), multiTotalWatchedKeys(),
                         blockedKeysCount(), blockedKeysOnNokeyCount());
 }
@@ -464,6 +466,8 @@ static sds infoPersistence(sds info) {
 }
 
 static sds infoStats(sds info) {
+    unsigned long long tracked_keys, tracked_items, tracked_prefixes;
+    trackingGetStats(&tracked_keys, &tracked_items, &tracked_prefixes);
     return sdscatprintf(
         info,
         "# Stats\r\n"
@@ -506,9 +510,9 @@ static sds infoStats(sds info) {
         "active_defrag_key_misses:0\r\n"
         "total_active_defrag_time:%lld\r\n"
         "current_active_defrag_time:0\r\n"
-        "tracking_total_keys:0\r\n"
-        "tracking_total_items:0\r\n"
-        "tracking_total_prefixes:0\r\n"
+        "tracking_total_keys:%llu\r\n"
+        "tracking_total_items:%llu\r\n"
+        "tracking_total_prefixes:%llu\r\n"
         "unexpected_error_replies:%lld\r\n"
         "total_error_replies:%lld\r\n"
         "dump_payload_sanitizations:%lld\r\n"
@@ -533,7 +537,8 @@ static sds infoStats(sds info) {
         server.stat_evictedkeys, server.stat_evictedclients, server.stat_evictedscripts,
         server.stat_total_eviction_exceeded_time / 1000, server.stat_keyspace_hits, server.stat_keyspace_misses,
         pubsubTotal(PUBSUB_CHANNEL), pubsubTotal(PUBSUB_PATTERN), pubsubTotal(PUBSUB_SHARD),
-        snapshot.stat_fork_time, snapshot.stat_total_forks, server.stat_total_active_defrag_time / 1000, server.stat_unexpected_error_replies,
+        snapshot.stat_fork_time, snapshot.stat_total_forks, server.stat_total_active_defrag_time / 1000,
+        tracked_keys, tracked_items, tracked_prefixes, server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
         server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections,

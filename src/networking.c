@@ -30,6 +30,7 @@
 #include "blocked.h"
 #include "multi.h"
 #include "pubsub.h"
+#include "tracking.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -77,6 +78,7 @@ client *createClient(connection *conn) {
     if (conn) {
         listAddNodeTail(server.clients, c);
         c->client_list_node = listLast(server.clients);
+        dictAdd(server.clients_index, (void *)(uintptr_t)c->id, c);
     } else {
         c->flags |= CLIENT_FAKE;
     }
@@ -108,6 +110,7 @@ void freeClientArgv(client *c) {
 
 /* Prepares the client for the next command of a pipeline. */
 void resetClient(client *c) {
+    if (c->flags & CLIENT_TRACKING_CACHING) trackingResetCachingFlag(c, c->cmd);
     freeClientArgv(c);
     c->reqtype = 0;
     respParserReset(&c->mb);
@@ -127,6 +130,7 @@ static void unlinkClient(client *c) {
         if (c->client_list_node) {
             listDelNode(server.clients, c->client_list_node);
             c->client_list_node = NULL;
+            dictDelete(server.clients_index, (void *)(uintptr_t)c->id);
         }
         connClose(c->conn);
         c->conn = NULL;
@@ -156,6 +160,7 @@ void freeClient(client *c) {
         return;
     }
     clientMemForget(c);    /* maxmemory-clients count */
+    disableTracking(c);
     blockedClientFreed(c); /* leave the wait lists of blocked keys */
     multiFreeClient(c);       /* drop the MULTI queue and WATCHed keys */
     pubsubUnsubscribeAll(c, 0);
@@ -901,6 +906,12 @@ int getClientType(client *c) {
     return CLIENT_TYPE_NORMAL;
 }
 
+/* The connected client with this id, or NULL. */
+client *lookupClientByID(uint64_t id) {
+    dictEntry *de = dictFind(server.clients_index, (void *)(uintptr_t)id);
+    return de ? dictGetVal(de) : NULL;
+}
+
 int getClientTypeByName(const char *name) {
     if (!strcasecmp(name, "normal")) return CLIENT_TYPE_NORMAL;
     if (!strcasecmp(name, "slave") || !strcasecmp(name, "replica")) return CLIENT_TYPE_REPLICA;
@@ -1320,6 +1331,9 @@ static char *clientFlagsString(client *c, char *buf) {
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
+    if (c->flags & CLIENT_TRACKING) *p++ = 't';
+    if (c->flags & CLIENT_TRACKING_BROKEN_REDIR) *p++ = 'R';
+    if (c->flags & CLIENT_TRACKING_BCAST) *p++ = 'B';
     if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
     if (c->flags & CLIENT_UNBLOCKED) *p++ = 'u';
@@ -1348,7 +1362,7 @@ sds catClientInfoString(sds s, client *c) {
         s,
         "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=%i multi=%i "
         "watch=%i qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=%U rbs=%U rbp=%U obl=%U oll=%U omem=%U "
-        "tot-mem=%U events=%s cmd=%s user=default redir=-1 resp=%i lib-name=%s lib-ver=%s tot-net-in=%U "
+        "tot-mem=%U events=%s cmd=%s user=default redir=%I resp=%i lib-name=%s lib-ver=%s tot-net-in=%U "
         "tot-net-out=%U tot-cmds=%U",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? c->conn->fd : -1,
         c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
@@ -1359,7 +1373,8 @@ sds catClientInfoString(sds s, client *c) {
         (unsigned long long)multiQueueMemory(c),
         (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_peak,
         (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
-        (unsigned long long)total_mem, events, cmdname, c->resp, c->lib_name ? (char *)c->lib_name->ptr : "",
+        (unsigned long long)total_mem, events, cmdname,
+        (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp, c->lib_name ? (char *)c->lib_name->ptr : "",
         c->lib_ver ? (char *)c->lib_ver->ptr : "", c->net_input_bytes, c->net_output_bytes,
         c->commands_processed);
 }
@@ -1851,6 +1866,15 @@ void clientHelpCommand(client *c) {
         "    Protect current client connection from eviction.",
         "NO-TOUCH (ON|OFF)",
         "    Will not touch LRU/LFU stats when this mode is on.",
+        "CACHING (YES|NO)",
+        "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR",
+        "    Return the client ID we are redirecting to when tracking is enabled.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "TRACKINGINFO",
+        "    Report tracking status for the current connection.",
         NULL};
     addReplyHelp(c, help);
 }
@@ -1895,6 +1919,17 @@ struct serverCommand clientSubcommands[] = {
     CLIENT_SUB("no-touch", clientNoTouchCommand, 3,
                "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
                .args = "enabled=<ON | OFF>"),
+    CLIENT_SUB("tracking", clientTrackingCommand, -3,
+               "Controls server-assisted client-side caching for the connection.",
+               .args = "status=<ON | OFF> [REDIRECT client-id:integer] [PREFIX prefix [prefix ...]] [BCAST] "
+                       "[OPTIN] [OPTOUT] [NOLOOP]"),
+    CLIENT_SUB("caching", clientCachingCommand, 3,
+               "Instructs the server whether to track the keys in the next request.",
+               .args = "mode=<YES | NO>"),
+    CLIENT_SUB("getredir", clientGetredirCommand, 2,
+               "Returns the client ID to which the connection's tracking notifications are redirected."),
+    CLIENT_SUB("trackinginfo", clientTrackinginfoCommand, 2,
+               "Returns information about server-assisted client-side caching for the connection."),
     CLIENT_SUB_FLAGS("help", clientHelpCommand, 2, CMD_LOADING | CMD_STALE | CMD_SENTINEL,
                      "Returns helpful text about the different subcommands."),
     {0},

@@ -205,15 +205,20 @@ static void releaseHeldBack(client *c, int flush) {
     }
 }
 
+/* See pubsub.h. */
+void pubsubDeliverPush(client *c, sds bytes) {
+    if (server.executing_client && (c == server.executing_client || c == server.current_client)) {
+        /* Its own command is running: the message goes after the reply. */
+        holdBack(c, bytes);
+        return;
+    }
+    addPushProto(c, bytes, sdslen(bytes));
+}
+
 static void deliverMessage(client *c, encodedMessage *m) {
     int v = c->resp == 2 ? 0 : 1;
     if (m->bytes[v] == NULL) m->bytes[v] = encodeMessage(c->resp, m->word, m->pattern, m->channel, m->payload);
-    if (server.executing_client && (c == server.executing_client || c == server.current_client)) {
-        /* Its own command is running: the message goes after the reply. */
-        holdBack(c, m->bytes[v]);
-        return;
-    }
-    addPushProto(c, m->bytes[v], sdslen(m->bytes[v]));
+    pubsubDeliverPush(c, m->bytes[v]);
 }
 
 static void releaseEncodedMessage(encodedMessage *m) {

@@ -31,6 +31,12 @@ void pubsubInit(void);
  * (see pubsubFlushPendingPushes). */
 long long pubsubPublishMessage(robj *channel, robj *message, int sharded);
 
+/* Sends bytes, a whole push reply (or a RESP2 Pub/Sub message), to c;
+ * CLIENT REPLY OFF/SKIP do not apply. If c's own command is running, they
+ * are held back until its reply is complete. bytes stay the caller's.
+ * Used for messages and for tracking invalidations (tracking.c). */
+void pubsubDeliverPush(client *c, sds bytes);
+
 /* Appends the messages held back for the clients whose command just
  * finished. Called by call() once the outermost command has returned. */
 void pubsubFlushPendingPushes(void);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "blocked.h"
+#include "tracking.h"
 #include "latency.h"
 #include "multi.h"
 #include "pubsub.h"
@@ -253,6 +254,15 @@ dictType commandTableDictType = {
     .keyDestructor = dictSdsDestructor,
 };
 
+static uint64_t clientIdHash(const void *key) {
+    return dictGenHashFunction(&key, sizeof(key));
+}
+
+/* Connected clients by id (the id itself is the key): lookupClientByID(). */
+static dictType clientIndexDictType = {
+    .hashFunction = clientIdHash,
+};
+
 /* Error prefixes for INFO errorstats. */
 dictType errorStatsDictType = {
     .hashFunction = dictSdsHash,
@@ -368,6 +378,15 @@ void call(client *c, int flags) {
     long long duration = end - start;
     if (prev_client == NULL) updatePeakMemory();
     if (prev_client == NULL && server.pipeline_clock != 0) server.pipeline_clock = end;
+
+    /* Client-side caching: the keys a read-only command read are remembered
+     * for the client whose request it serves (a script's caller for the
+     * script's own commands). The script commands themselves are skipped:
+     * their keys are only declared, the commands they run count. */
+    if (server.tracking_clients && (c->cmd->flags & CMD_READONLY) && !(c->cmd->flags & CMD_NO_MANDATORY_KEYS)) {
+        client *tracking = (c->flags & (CLIENT_SCRIPT | CLIENT_FAKE)) ? server.current_client : c;
+        if (tracking) trackingRememberKeys(tracking, c);
+    }
 
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     server.executing_client = prev_client;
@@ -612,6 +631,7 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
     connTypesProcessPendingData();
     blockedBeforeSleep(); /* blocked clients: timeouts, ready keys, input left after unblocking */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
+    trackingBeforeSleep(); /* BCAST invalidations, tracking-table-max-keys */
     handleClientsWithPendingWrites();
     evictClients(); /* maxmemory-clients, once the writes have shrunk what they could */
     freeClientsInAsyncFreeQueue();
@@ -823,6 +843,7 @@ int prepareForShutdown(int flags) {
 static void initServer(void) {
     server.pid = getpid();
     server.clients = listCreate();
+    server.clients_index = dictCreate(&clientIndexDictType);
     server.clients_to_close = listCreate();
     server.clients_pending_write = listCreate(); /* of nodes embedded in the clients: never free its nodes */
     server.monitors = listCreate();
@@ -852,6 +873,7 @@ static void initServer(void) {
     blockedInit();
     multiInit();
     pubsubInit();
+    trackingInit();
     slowlogInit();
     latencyMonitorInit();
     snapshotInit();
@@ -1016,6 +1038,7 @@ void quitCommand(client *c) {
 void resetCommand(client *c) {
     discardTransaction(c);
     pubsubUnsubscribeAll(c, 0);
+    disableTracking(c);
     c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
     if (c->flags & CLIENT_MONITOR) {
         listNode *ln = listSearchKey(server.monitors, c);

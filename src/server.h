@@ -165,6 +165,13 @@ typedef struct serverDb {
 #define CLIENT_REPLY_SKIP (1ULL << 24)
 #define CLIENT_PROTECTED (1ULL << 28)
 #define CLIENT_PENDING_COMMAND (1ULL << 30)
+#define CLIENT_TRACKING (1ULL << 31)              /* CLIENT TRACKING on (tracking.c) */
+#define CLIENT_TRACKING_BROKEN_REDIR (1ULL << 32) /* its redirect target is gone */
+#define CLIENT_TRACKING_BCAST (1ULL << 33)
+#define CLIENT_TRACKING_OPTIN (1ULL << 34)
+#define CLIENT_TRACKING_OPTOUT (1ULL << 35)
+#define CLIENT_TRACKING_CACHING (1ULL << 36) /* CLIENT CACHING given for the next command */
+#define CLIENT_TRACKING_NOLOOP (1ULL << 37)
 #define CLIENT_NO_EVICT (1ULL << 43)
 #define CLIENT_NO_TOUCH (1ULL << 45)
 #define CLIENT_EXECUTING_COMMAND (1ULL << 47)
@@ -234,6 +241,8 @@ typedef struct client {
     listNode *pending_write_node;     /* &pending_write_link while in server.clients_pending_write, else NULL. */
     listNode pending_write_link;      /* Embedded, so queueing for write allocates nothing. */
     size_t mem_counted;         /* This client's share of server.clients_mem (evict_clients.c). */
+    uint64_t tracking_redirect; /* CLIENT TRACKING REDIRECT id, 0 for none (tracking.c) */
+    dict *tracking_prefixes;    /* BCAST prefixes (sds), NULL if none */
     unsigned long long net_input_bytes, net_output_bytes, commands_processed;
     /* Blocking state (CLIENT PAUSE, blocking commands later). */
     mstime_t bstate_timeout;
@@ -420,6 +429,9 @@ struct valkeyServer {
     connListener listeners[CONN_TYPE_MAX];
     int protected_mode;
     list *clients;
+    dict *clients_index;        /* id -> client, for lookupClientByID() */
+    unsigned long tracking_clients; /* clients with CLIENT TRACKING on */
+    unsigned long long tracking_table_max_keys;
     list *clients_to_close;
     list *clients_pending_write;
     list *monitors;
@@ -679,6 +691,12 @@ void rewriteClientCommandArgument(client *c, int i, robj *newval);
 sds catClientInfoString(sds s, client *c);
 sds getAllClientsInfoString(int type);
 int getClientType(client *c);
+client *lookupClientByID(uint64_t id);
+/* tracking.c: the CLIENT subcommands of client-side caching */
+void clientTrackingCommand(client *c);
+void clientCachingCommand(client *c);
+void clientGetredirCommand(client *c);
+void clientTrackinginfoCommand(client *c);
 int getClientTypeByName(const char *name);
 const char *getClientTypeName(int class);
 unsigned long getClientOutputBufferMemoryUsage(client *c);
