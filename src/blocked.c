@@ -520,17 +520,7 @@ void clientUnblockCommand(client *c) {
             return;
         }
     }
-    client *target = NULL;
-    listIter li;
-    listNode *ln;
-    listRewind(server.clients, &li);
-    while ((ln = listNext(&li))) {
-        client *cl = listNodeValue(ln);
-        if (cl->id == (uint64_t)id) {
-            target = cl;
-            break;
-        }
-    }
+    client *target = lookupClientByID((uint64_t)id);
     if (!target || !target->bstate) {
         addReply(c, shared.czero);
         return;
