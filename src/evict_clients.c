@@ -42,10 +42,9 @@ static void clientMemSet(client *c, size_t mem) {
     c->mem_counted = mem;
 }
 
-/* Brings c's share of server.clients_mem up to date. Cheap enough for
- * every command while the option is set, free when it is not. */
-void updateClientMemUsage(client *c) {
-    if (!server.maxmemory_clients) return;
+/* Brings c's share of server.clients_mem up to date (server.h's inline
+ * updateClientMemUsage() calls it while the option is set). */
+void updateClientMemUsageSlow(client *c) {
     clientMemSet(c, clientMemCounted(c) ? getClientMemoryUsage(c, NULL) : 0);
 }
 

@@ -110,7 +110,7 @@ void freeClientArgv(client *c) {
 
 /* Prepares the client for the next command of a pipeline. */
 void resetClient(client *c) {
-    if (c->flags & CLIENT_TRACKING_CACHING) trackingResetCachingFlag(c, c->cmd);
+    if (__builtin_expect(c->flags & CLIENT_TRACKING_CACHING, 0)) trackingResetCachingFlag(c, c->cmd);
     freeClientArgv(c);
     c->reqtype = 0;
     respParserReset(&c->mb);
@@ -346,7 +346,7 @@ static clientReplyBlock *growReplyBlock(client *c, listNode *ln, size_t size) {
  * doubles up to a chunk. A reply of many short nested aggregates (COMMAND
  * DOCS, XINFO, script results) opens a new block after each placeholder,
  * and full-size blocks would strand most of 16 KiB behind every one. */
-static void addReplyProtoToList(client *c, const char *s, size_t len) {
+static __attribute__((noinline)) void addReplyProtoToList(client *c, const char *s, size_t len) {
     listNode *ln = listLast(c->reply);
     clientReplyBlock *tail = ln ? listNodeValue(ln) : NULL;
     if (tail && tail->size - tail->used < len && tail->size < PROTO_REPLY_CHUNK_BYTES) {

@@ -703,7 +703,11 @@ unsigned long getClientOutputBufferMemoryUsage(client *c);
 size_t getClientMemoryUsage(client *c, size_t *output_buffer_mem_usage);
 /* evict_clients.c: maxmemory-clients */
 size_t clientsMemoryLimit(void);
-void updateClientMemUsage(client *c);
+void updateClientMemUsageSlow(client *c);
+/* Cheap enough for every command: nothing unless maxmemory-clients is set. */
+static inline void updateClientMemUsage(client *c) {
+    if (server.maxmemory_clients) updateClientMemUsageSlow(c);
+}
 void clientMemForget(client *c);
 void recountClientsMemUsage(void);
 int evictClients(void);

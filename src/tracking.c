@@ -34,7 +34,7 @@
 
 /* Default mode: key (sds) -> set of client IDs (dict, the ID is the key). */
 static dict *trackingTable;
-static unsigned long long trackingItems; /* (key, client) pairs in the table */
+unsigned long long trackingItems; /* (key, client) pairs in the table */
 
 /* BCAST: prefix (sds) -> bcastState. */
 typedef struct bcastState {
@@ -42,6 +42,7 @@ typedef struct bcastState {
     dict *keys;    /* modified key (sds) -> the client that modified it, or NULL (none, or several) */
 } bcastState;
 static dict *prefixTable;
+unsigned long trackingPrefixes; /* dictSize(prefixTable), for the inline test in tracking.h */
 static unsigned long long bcastPendingKeys; /* keys queued over all prefixes */
 
 #define TRACKING_MODE_FLAGS (CLIENT_TRACKING_BCAST | CLIENT_TRACKING_OPTIN | CLIENT_TRACKING_OPTOUT | CLIENT_TRACKING_NOLOOP)
@@ -116,6 +117,7 @@ static void addPrefix(client *c, sds prefix) {
         bs->clients = dictCreate(&pointerSetType);
         bs->keys = dictCreate(&sdsKeyType);
         dictAdd(prefixTable, sdsdup(prefix), bs);
+        trackingPrefixes++;
     }
     dictAdd(bs->clients, c, NULL);
     if (c->tracking_prefixes == NULL) c->tracking_prefixes = dictCreate(&sdsKeyType);
@@ -151,6 +153,7 @@ void disableTracking(client *c) {
             if (dictSize(bs->clients) == 0) {
                 bcastPendingKeys -= dictSize(bs->keys);
                 dictDelete(prefixTable, dictGetKey(de));
+                trackingPrefixes--;
             }
         }
         dictResetIterator(&it);
@@ -316,11 +319,10 @@ static void queueKeyForBroadcast(client *c, sds key) {
     dictResetIterator(&it);
 }
 
-void trackingInvalidateKey(client *c, robj *key, int bcast) {
-    if (trackingItems == 0 && dictSize(prefixTable) == 0) return;
+void trackingInvalidateKeySlow(client *c, robj *key, int bcast) {
     int owned;
     sds k = keyName(key, &owned);
-    if (bcast && dictSize(prefixTable)) queueKeyForBroadcast(c, k);
+    if (bcast && trackingPrefixes) queueKeyForBroadcast(c, k);
     dictEntry *de = trackingItems ? dictFind(trackingTable, k) : NULL;
     if (de) {
         sds keys = catKeyBulk(sdsnew("*1\r\n"), k, sdslen(k));

@@ -19,8 +19,15 @@ void trackingRememberKeys(client *tracking, client *executing);
 
 /* key was modified (signalModifiedKey): every client that read it since
  * its last invalidation is told, and, with bcast, the key is queued for
- * the BCAST clients whose prefixes match. c is the writer, or NULL. */
-void trackingInvalidateKey(client *c, robj *key, int bcast);
+ * the BCAST clients whose prefixes match. c is the writer, or NULL. The
+ * inline test keeps a write's cost at one comparison while nothing is
+ * tracked. */
+extern unsigned long long trackingItems; /* (key, client) pairs tracked in default mode */
+extern unsigned long trackingPrefixes;   /* BCAST prefixes registered */
+void trackingInvalidateKeySlow(client *c, robj *key, int bcast);
+static inline void trackingInvalidateKey(client *c, robj *key, int bcast) {
+    if (trackingItems | trackingPrefixes) trackingInvalidateKeySlow(c, key, bcast);
+}
 
 /* A database (or all of them, dbid -1) is being emptied: every tracking
  * client gets an invalidation with a null key list. */
