@@ -15,6 +15,7 @@ extern struct serverCommand listCommands[];
 extern struct serverCommand setCommands[];
 extern struct serverCommand hashCommands[];
 extern struct serverCommand zsetCommands[];
+extern struct serverCommand geoCommands[]; /* geo.c */
 extern struct serverCommand streamCommands[];
 extern struct serverCommand bitmapCommands[];
 extern struct serverCommand expireCommands[];
@@ -32,7 +33,7 @@ extern struct serverCommand snapshotCommands[];    /* snapshot.c */
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
     expireCommands,     configCommands,   serverAdminCommands, listCommands, setCommands, hashCommands, zsetCommands,
-    hyperloglogCommands, sortCommands,
+    geoCommands,         hyperloglogCommands, sortCommands,
     streamCommands, /* t_stream.c */
     scriptingCommands, functionCommands, /* eval.c, functions.c */
     pubsubCommands, transactionCommands, /* pubsub.c, multi.c */

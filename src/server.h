@@ -911,6 +911,15 @@ void zsetConvert(robj *zobj, int encoding);
 void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen);
 int zsetTypeAddNew(robj *zobj, const char *ele, size_t len, double score);
 struct zskiplist *zsetTypeSkiplist(robj *zobj);
+/* For the GEO commands (geo.c): a member's score (C_OK, or C_ERR if not a
+ * member); the members with min <= score < max in score order, until
+ * visit returns 0; storing a computed result the way the STORE commands
+ * do (deleting dstkey if empty, replying the count, firing `event`). */
+int zsetTypeScore(robj *zobj, const char *ele, size_t len, double *score);
+typedef int zsetScoreVisitor(void *ctx, const char *ele, size_t len, double score);
+void zsetTypeScanScores(robj *zobj, double min, double max, zsetScoreVisitor *visit, void *ctx);
+void zsetTypeStoreResult(client *c, robj *dstkey, robj *result, const char *event);
+void zaddCommand(client *c);
 
 /* t_stream.c */
 void streamTypeInit(void);

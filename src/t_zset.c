@@ -673,6 +673,23 @@ dict *zsetTypeDict(robj *zobj) {
  * Small command helpers
  * ------------------------------------------------------------------------- */
 
+/* See server.h: the GEO commands (geo.c) read sorted sets through these. */
+int zsetTypeScore(robj *zobj, const char *ele, size_t len, double *score) {
+    return zsetScore(zobj, ele, len, score);
+}
+
+void zsetTypeScanScores(robj *zobj, double min, double max, zsetScoreVisitor *visit, void *ctx) {
+    zrangeSpec r = {.min = min, .max = max, .minex = 0, .maxex = 1};
+    zsetIter it;
+    zsetEntry e;
+    zsetIterInit(&it, zobj, 0);
+    for (zsetIterSeekScore(&it, &r); zsetIterValid(&it); zsetIterNext(&it)) {
+        zsetIterGet(&it, &e);
+        if (e.score >= max) break;
+        if (!visit(ctx, e.ele, e.len, e.score)) break;
+    }
+}
+
 /* The bytes of a command argument: sds-encoded ones in place, integers
  * printed into buf (LONG_STR_SIZE). */
 static const char *argBytes(robj *o, size_t *len, char *buf) {
@@ -704,7 +721,7 @@ static void addReplyScorePair(client *c, const char *ele, size_t len, double sco
 /* Stores a result under dstkey (or deletes dstkey if the result is empty),
  * replies the cardinality and fires `event`. Takes the caller's reference
  * to result. */
-static void zsetStoreResult(client *c, robj *dstkey, robj *result, const char *event) {
+void zsetTypeStoreResult(client *c, robj *dstkey, robj *result, const char *event) {
     unsigned long n = zsetLength(result);
     if (n) {
         setKey(c, c->db, dstkey, result, 0);
@@ -829,7 +846,7 @@ cleanup:
     if (zobj && zsetLength(zobj) == 0) dbDelete(c->db, key);
 }
 
-static void zaddCommand(client *c) {
+void zaddCommand(client *c) {
     zaddGenericCommand(c, 0);
 }
 
@@ -989,7 +1006,7 @@ static void zrangeSinkEmit(zrangeSink *sink, const zsetEntry *e) {
  * `event` (or deletes dstkey) and replies the count. */
 static void zrangeSinkEnd(zrangeSink *sink, robj *dstkey, const char *event) {
     if (sink->dst) {
-        zsetStoreResult(sink->c, dstkey, sink->dst, event);
+        zsetTypeStoreResult(sink->c, dstkey, sink->dst, event);
         sink->dst = NULL;
         return;
     }
@@ -1804,7 +1821,7 @@ static void zsetOpGenericCommand(client *c, int numkeys_idx, robj *dstkey, int o
     if (dstkey) {
         static const char *events[] = {"zunionstore", "zinterstore", "zdiffstore"};
         zsetConvertToListpackIfNeeded(dst, maxelelen, totelelen);
-        zsetStoreResult(c, dstkey, dst, events[op]);
+        zsetTypeStoreResult(c, dstkey, dst, events[op]);
         return;
     }
     zrangeSink sink;
