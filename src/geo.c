@@ -459,7 +459,7 @@ static void geoSearchGeneric(client *c, int src, int flags) {
     geoResults r = {.shape = &a.shape, .limit = a.any ? (size_t)a.count : 0};
     collectPoints(zobj, &search, &r);
 
-    if (a.sort != SORT_NONE)
+    if (a.sort != SORT_NONE && r.used > 1)
         qsort(r.points, r.used, sizeof(geoPoint), a.sort == SORT_ASC ? compareAscending : compareDescending);
     size_t n = (a.count == 0 || r.used < (size_t)a.count) ? r.used : (size_t)a.count;
     if (a.storekey) storeResults(c, &a, &r, n, flags);
