@@ -3,13 +3,14 @@
 #   make test             unit tests, the Tcl suite over TCP, and the RDMA suite in the VM
 #   make test-unit        C unit tests only
 #   make test-tcl         Tcl integration suite only (./runtest)
+#   make test-tls         the Tcl suite with every test client over TLS (./runtest --tls)
 #   make test-sanitize    unit tests and Tcl suite on an ASan+UBSan build (build-sanitize/)
 #   make test-rdma        RDMA suite inside the Soft-RoCE VM (utils/rdma-vm):
 #                         tests/rdma/*.sh, then the whole Tcl suite over RDMA
 # Build flags: BUILD_TLS=yes|no (default no: not written yet), BUILD_RDMA=yes|no (default yes).
 # The build uses every core unless -j is given.
 
-.PHONY: all test test-unit test-tcl test-sanitize test-rdma clean
+.PHONY: all test test-unit test-tcl test-tls test-sanitize test-rdma clean
 
 JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
 
@@ -21,6 +22,9 @@ test-unit: all
 
 test-tcl: all
 	./runtest
+
+test-tls: all
+	./runtest --tls
 
 # The unit tests and the Tcl suite once more, on a server built with
 # AddressSanitizer and UndefinedBehaviorSanitizer in a copy of src/
@@ -57,6 +61,7 @@ test-rdma: all
 test: all
 	$(MAKE) -C src unit
 	./runtest
+	./runtest --tls
 	$(MAKE) test-sanitize
 	$(MAKE) test-rdma
 

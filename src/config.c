@@ -38,6 +38,7 @@
 /* Provided by server.c: closes the listener's fds and listens again with
  * its current bindaddr/port; returns C_OK or C_ERR (listener left closed). */
 extern int changeListener(connListener *listener);
+extern connTlsConfig *tlsConfigFromServer(void);
 
 /* ---------------------------------------------------------------------------
  * Table types
@@ -940,6 +941,18 @@ static int applyTlsPort(const char **err) {
     return 1;
 }
 
+/* A changed tls-* option takes effect for new connections at once while
+ * TLS is in use (a bad one is refused and the old context stays). */
+static int applyTlsConfig(const char **err) {
+    ConnectionType *ct = connTypeGetByName(CONN_NAME_TLS);
+    if (ct == NULL || server.tls_port == 0) return 1;
+    if (connTypeConfigure(ct, tlsConfigFromServer(), 1) != C_OK) {
+        *err = "Unable to update TLS configuration. Check server logs.";
+        return 0;
+    }
+    return 1;
+}
+
 /* A new bind list re-opens every listener that uses it. */
 static int applyBind(const char **err) {
     if (!applyTcpListener(err, "Failed to bind to specified addresses.")) return 0;
@@ -1045,11 +1058,16 @@ static configOption configTable[] = {
     /* Transports */
     {.name = "tls-port", .kind = CFG_SPECIAL, .field = &server.tls_port, .storage = NUM_INT, .min = 0,
      .max = 65535, .def_str = "0", .set = setTlsPort, .get = getPlainNum, .apply = applyTlsPort},
-    STRING_CFG("tls-cert-file", NULL, 0, server.tls_cert_file, NULL, TLS_CHECK, NULL),
-    STRING_CFG("tls-key-file", NULL, CFG_SENSITIVE, server.tls_key_file, NULL, TLS_CHECK, NULL),
-    STRING_CFG("tls-ca-cert-file", NULL, 0, server.tls_ca_cert_file, NULL, TLS_CHECK, NULL),
-    STRING_CFG("tls-ca-cert-dir", NULL, 0, server.tls_ca_cert_dir, NULL, TLS_CHECK, NULL),
-    ENUM_CFG("tls-auth-clients", NULL, 0, server.tls_auth_clients, tlsAuthClientsEnum, TLS_CLIENT_AUTH_YES, NULL),
+    STRING_CFG("tls-cert-file", NULL, 0, server.tls_cert_file, NULL, TLS_CHECK, applyTlsConfig),
+    STRING_CFG("tls-key-file", NULL, CFG_SENSITIVE, server.tls_key_file, NULL, TLS_CHECK, applyTlsConfig),
+    STRING_CFG("tls-ca-cert-file", NULL, 0, server.tls_ca_cert_file, NULL, TLS_CHECK, applyTlsConfig),
+    STRING_CFG("tls-ca-cert-dir", NULL, 0, server.tls_ca_cert_dir, NULL, TLS_CHECK, applyTlsConfig),
+    ENUM_CFG("tls-auth-clients", NULL, 0, server.tls_auth_clients, tlsAuthClientsEnum, TLS_CLIENT_AUTH_YES,
+             applyTlsConfig),
+    STRING_CFG("tls-protocols", NULL, 0, server.tls_protocols, NULL, TLS_CHECK, applyTlsConfig),
+    STRING_CFG("tls-ciphers", NULL, 0, server.tls_ciphers, NULL, TLS_CHECK, applyTlsConfig),
+    STRING_CFG("tls-ciphersuites", NULL, 0, server.tls_ciphersuites, NULL, TLS_CHECK, applyTlsConfig),
+    BOOL_CFG("tls-prefer-server-ciphers", NULL, 0, server.tls_prefer_server_ciphers, 0, applyTlsConfig),
     BOOL_CFG("tls-replication", NULL, 0, server.tls_replication, 0, NULL),
     {.name = "rdma-port", .kind = CFG_SPECIAL, .field = &server.rdma_port, .storage = NUM_INT, .min = 0,
      .max = 65535, .def_str = "0", .set = setRdmaPort, .get = getPlainNum, .apply = applyRdma},

@@ -453,8 +453,9 @@ int connSocketListen(connListener *listener) {
     return C_OK;
 }
 
-/* Readable listening socket: accept what is pending, up to the limit. */
-static void connSocketAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
+/* Readable listening socket: accept what is pending, up to the limit, each
+ * as a connection of the listener's transport (TLS reuses this). */
+void connSocketAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
     connListener *listener = clientData;
     char cip[CONN_ADDR_STR_LEN];
     char err[ANET_ERR_LEN];
@@ -467,11 +468,11 @@ static void connSocketAcceptHandler(aeEventLoop *el, int fd, void *clientData, i
             return;
         }
         serverLog(LL_VERBOSE, "Accepted %s:%d", cip, cport);
-        connection *conn = connCreateAcceptedSocket(cfd, NULL);
+        connection *conn = connCreateAccepted(listener->ct, cfd, listener->priv);
         if (listener->accept_cb)
             listener->accept_cb(conn, listener->accept_flags, cip);
         else
-            connSocketClose(conn);
+            connClose(conn);
     }
 }
 

@@ -184,6 +184,20 @@ typedef struct connUnixListenerConfig {
     unsigned int perm; /* chmod() mode, 0 = leave the umask's choice. */
 } connUnixListenerConfig;
 
+/* listener->priv of a "tls" listener, and what connTypeConfigure() of the
+ * "tls" transport takes: the server's tls-* options. */
+#define CONN_TLS_AUTH_NO 0
+#define CONN_TLS_AUTH_YES 1
+#define CONN_TLS_AUTH_OPTIONAL 2
+typedef struct connTlsConfig {
+    const char *cert_file, *key_file;       /* PEM; the certificate file may hold a chain */
+    const char *ca_cert_file, *ca_cert_dir; /* to verify clients (and servers we connect to) */
+    int auth_clients;                       /* CONN_TLS_AUTH_* */
+    const char *protocols;                  /* "TLSv1.2 TLSv1.3"; NULL/"" = those two */
+    const char *ciphers, *ciphersuites;     /* TLS 1.2 / 1.3 cipher lists; NULL = OpenSSL's */
+    int prefer_server_ciphers;
+} connTlsConfig;
+
 /* listener->priv of an "rdma" listener (NULL = the defaults). */
 typedef struct connRdmaListenerConfig {
     int rx_size;     /* RX buffer per connection (rdma-rx-size); 0 = 1 MiB. */
@@ -470,5 +484,6 @@ int connSocketIsLocal(connection *conn);
 int connSocketListen(connListener *listener);
 const char *connSocketGetLastError(connection *conn);
 void connSocketCloseListener(connListener *listener);
+void connSocketAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask);
 
 #endif

@@ -668,6 +668,22 @@ int changeListener(connListener *listener) {
 
 static connUnixListenerConfig unixListenerConfig;
 static connRdmaListenerConfig rdmaListenerConfig;
+static connTlsConfig tlsListenerConfig;
+
+/* The tls-* options as the TLS transport takes them. */
+connTlsConfig *tlsConfigFromServer(void) {
+    connTlsConfig *t = &tlsListenerConfig;
+    t->cert_file = server.tls_cert_file;
+    t->key_file = server.tls_key_file;
+    t->ca_cert_file = server.tls_ca_cert_file;
+    t->ca_cert_dir = server.tls_ca_cert_dir;
+    t->auth_clients = server.tls_auth_clients;
+    t->protocols = server.tls_protocols;
+    t->ciphers = server.tls_ciphers;
+    t->ciphersuites = server.tls_ciphersuites;
+    t->prefer_server_ciphers = server.tls_prefer_server_ciphers;
+    return t;
+}
 
 /* Describes the listeners from server's configuration. */
 static void configureListeners(void) {
@@ -686,6 +702,15 @@ static void configureListeners(void) {
     l->priv = server.unixsocket ? &unixListenerConfig : NULL;
     l->backlog = server.tcp_backlog;
     l->accept_flags = CLIENT_UNIX_SOCKET;
+
+    l = &server.listeners[CONN_TYPE_TLS];
+    l->ct = connTypeGetByName(CONN_NAME_TLS);
+    l->priv = tlsConfigFromServer();
+    l->bindaddr = server.bindaddr;
+    l->bindaddr_count = server.bindaddr_count;
+    l->port = server.tls_port;
+    l->backlog = server.tcp_backlog;
+    l->accept_flags = 0;
 
     l = &server.listeners[CONN_TYPE_RDMA];
     l->ct = connTypeGetByName("rdma");
@@ -709,6 +734,11 @@ int reconfigureListener(int type) {
 
 static void initListeners(void) {
     configureListeners();
+    connListener *tls = &server.listeners[CONN_TYPE_TLS];
+    if (server.tls_port && tls->ct && connTypeConfigure(tls->ct, tls->priv, 0) == C_ERR) {
+        serverLog(LL_WARNING, "Failed to configure TLS. Check logs for more info.");
+        exit(1);
+    }
     for (int j = 0; j < CONN_TYPE_MAX; j++) {
         connListener *l = &server.listeners[j];
         if (l->ct == NULL) continue;
@@ -719,7 +749,7 @@ static void initListeners(void) {
         }
     }
     if (server.listeners[CONN_TYPE_SOCKET].count == 0 && server.listeners[CONN_TYPE_UNIX].count == 0 &&
-        server.listeners[CONN_TYPE_RDMA].count == 0) {
+        server.listeners[CONN_TYPE_TLS].count == 0 && server.listeners[CONN_TYPE_RDMA].count == 0) {
         serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
         exit(1);
     }

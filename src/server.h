@@ -570,6 +570,8 @@ struct valkeyServer {
     int key_load_delay;             /* key-load-delay (debug): microseconds per key loaded */
     char *tls_cert_file, *tls_key_file, *tls_ca_cert_file, *tls_ca_cert_dir;
     int tls_auth_clients;           /* TLS_CLIENT_AUTH_* */
+    char *tls_protocols, *tls_ciphers, *tls_ciphersuites;
+    int tls_prefer_server_ciphers;
     int tls_replication;
     int loading;                    /* 1 while a dataset is loading (DENY_LOADING configs). */
     int list_max_listpack_size;     /* list-max-listpack-size (t_list.c, quicklist fill) */

@@ -25,6 +25,11 @@ namespace eval ::vk {
         [file normalize [info script]]]]] tests rdma libtclrdma.so]
     if {[info exists ::env(TCLRDMA_LIB)]} { set rdma_lib $::env(TCLRDMA_LIB) }
     variable rdma_connect_timeout 30000  ;# ms; connects take ~0.3 s in the VM
+    # TLS: the certificates utils/gen-test-certs makes (./runtest --tls
+    # makes them when missing); $VK_TLS_DIR overrides the place.
+    variable root [file dirname [file dirname [file dirname [file normalize [info script]]]]]
+    variable tls_dir [file join $root tests tls]
+    if {[info exists ::env(VK_TLS_DIR)]} { set tls_dir $::env(VK_TLS_DIR) }
 }
 
 # Returns "" when the transport can be used in this run, otherwise a
@@ -32,7 +37,7 @@ namespace eval ::vk {
 proc ::vk::transport_unavailable {name} {
     switch -- $name {
         tcp     { return "" }
-        tls     { return "the TLS transport is not available yet (needs tcl-tls wiring and test certificates)" }
+        tls     { return [::vk::tls_unavailable] }
         rdma    { return [::vk::rdma_unavailable] }
         default { return "unknown transport '$name'" }
     }
@@ -59,7 +64,12 @@ proc ::vk::transport_connect {host port} {
                 set fd [rdma::connect [::vk::rdma_host $host] $port {*}$opts]
             }
             tls {
-                error [::vk::transport_unavailable $::vk::transport]
+                package require tls
+                set fd [tls::socket -cafile [file join $::vk::tls_dir ca.crt] \
+                            -certfile [file join $::vk::tls_dir client.crt] \
+                            -keyfile [file join $::vk::tls_dir client.key] \
+                            -command ::vk::tls_callback $host $port]
+                tls::handshake $fd
             }
             default {
                 error "unknown transport '$::vk::transport'"
@@ -76,7 +86,14 @@ proc ::vk::transport_connect {host port} {
 proc ::vk::transport_server_config {port} {
     switch -- $::vk::transport {
         tcp  { return [list port $port] }
-        tls  { return [list port 0 tls-port $port] }
+        tls  {
+            # Every test client connects over TLS; the server has no TCP
+            # port (a TCP port of the same number cannot coexist).
+            return [list port 0 tls-port $port \
+                        tls-cert-file [file join $::vk::tls_dir server.crt] \
+                        tls-key-file [file join $::vk::tls_dir server.key] \
+                        tls-ca-cert-file [file join $::vk::tls_dir ca.crt]]
+        }
         rdma {
             # The TCP port stays: the harness and tools that only speak TCP
             # may use it, but every test client connects over RDMA (same
@@ -94,6 +111,10 @@ proc ::vk::transport_server_config {port} {
 proc ::vk::transport_cli_args {} {
     switch -- $::vk::transport {
         tcp     { return {} }
+        tls     {
+            return [list --tls --cacert [file join $::vk::tls_dir ca.crt] \
+                        --cert [file join $::vk::tls_dir client.crt] --key [file join $::vk::tls_dir client.key]]
+        }
         default { error "command-line clients over $::vk::transport are not supported yet" }
     }
 }
@@ -102,6 +123,7 @@ proc ::vk::transport_cli_args {} {
 # `rdma:skip` or `rdma:skip:<why>`, where <why> is one of the keys below.
 # Returns the reason to print when `tags` rule a test out, else "".
 proc ::vk::transport_skip_reason {tags} {
+    if {$::vk::transport eq "tls"} { return [::vk::tls_skip_reason $tags] }
     if {$::vk::transport ne "rdma"} { return "" }
     set why {
         unix       "uses a unix socket, which RDMA does not replace"
@@ -137,6 +159,48 @@ proc ::vk::transport_client_addr {} {
 proc ::vk::transport_server_addr {} {
     if {$::vk::transport eq "rdma"} { return $::env(RDMA_SERVER_ADDR) }
     return 127.0.0.1
+}
+
+# ---------------------------------------------------------------- tls
+
+# tcl-tls reports handshake failures on stderr unless told otherwise; the
+# tests see them as errors on the channel. Verification keeps OpenSSL's
+# verdict.
+proc ::vk::tls_callback {op args} {
+    if {$op eq "verify"} { return [lindex $args 3] }
+    return 1
+}
+
+# "" if this run can use TLS (the tcl-tls package and the certificates,
+# made here when missing), else why not.
+proc ::vk::tls_unavailable {} {
+    if {[catch {package require tls} err]} { return "needs the Tcl tls package (Debian: tcl-tls): $err" }
+    if {![file exists [file join $::vk::tls_dir client.key]]} {
+        set gen [file join $::vk::root utils gen-test-certs]
+        if {[catch {exec $gen $::vk::tls_dir} err]} { return "cannot make test certificates: $err" }
+    }
+    return ""
+}
+
+# Over TLS, the rdma:skip reasons that are about "not the run's
+# transport" apply as well: tools and hand-started servers speak TCP.
+proc ::vk::tls_skip_reason {tags} {
+    set why {
+        tcp-tool   "runs a command-line tool over TCP (our tools do not speak TLS yet)"
+        own-server "starts its own server by hand, listening on TCP only"
+        tcp-config "checks TCP listener details or config defaults that a TLS listener changes"
+        process    "tests the server process (start-up, signals, daemonize), not a transport"
+        crash      "crash tests start their own TCP-only servers and are no transport tests"
+        tls-transport "tests the TLS listener itself, next to TCP"
+        tcp-port   "checks the TCP port, which a run over TLS turns off"
+    }
+    foreach t $tags {
+        if {[string match *:skip:* $t]} {
+            set key [lindex [split $t :] 2]
+            if {[dict exists $why $key]} { return "over TLS: [dict get $why $key] (tagged $t)" }
+        }
+    }
+    return ""
 }
 
 # ---------------------------------------------------------------- rdma

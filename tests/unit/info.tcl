@@ -48,17 +48,19 @@ start_server {tags {info}} {
         r info no-such-section
     } {}
 
-    test "INFO server has the fields clients parse" {
-        set text [r info server]
-        foreach f {redis_version redis_mode os arch_bits multiplexing_api gcc_version process_id
-                   run_id tcp_port server_time_usec uptime_in_seconds uptime_in_days hz
-                   configured_hz lru_clock executable config_file} {
-            assert_match "*\r\n$f:*" $text
+    tags {tls:skip:tcp-port} {
+        test "INFO server has the fields clients parse" {
+            set text [r info server]
+            foreach f {redis_version redis_mode os arch_bits multiplexing_api gcc_version process_id
+                       run_id tcp_port server_time_usec uptime_in_seconds uptime_in_days hz
+                       configured_hz lru_clock executable config_file} {
+                assert_match "*\r\n$f:*" $text
+            }
+            assert_equal [srv port] [info_field tcp_port server]
+            assert_equal [r config get port] [list port [srv port]]
+            assert_equal 40 [string length [info_field run_id server]]
+            assert_equal standalone [info_field redis_mode server]
         }
-        assert_equal [srv port] [info_field tcp_port server]
-        assert_equal [r config get port] [list port [srv port]]
-        assert_equal 40 [string length [info_field run_id server]]
-        assert_equal standalone [info_field redis_mode server]
     }
 
     tags {valkey-only} {
@@ -72,8 +74,10 @@ start_server {tags {info}} {
     # Fields added after Redis 7.0 (listener lines, watching_clients, the
     # buffer-limit disconnection counters) are checked here.
     tags {valkey-only} {
-        test "INFO server lists the TCP listener" {
-            assert_match "name=tcp,bind=127.0.0.1,port=[srv port]" [info_field listener0 server]
+        tags {tls:skip:tcp-port} {
+            test "INFO server lists the TCP listener" {
+                assert_match "name=tcp,bind=127.0.0.1,port=[srv port]" [info_field listener0 server]
+            }
         }
 
         test "INFO fields newer than Redis 7.0 are present" {

@@ -483,6 +483,8 @@ start_server {tags {scripting} overrides {busy-reply-threshold 50} log_allow {"*
         assert_error {UNKILLABLE*} {r script kill}
         expect_server_exit
         catch {r shutdown nosave}
-        wait_for_condition 50 100 {[catch {r ping}]} { fail "server did not exit" }
+        # Watched through the pid: a TLS channel to a dead server waits
+        # instead of reporting the end of the connection.
+        wait_for_condition 50 100 {![::vk::pid_alive [srv pid]]} { fail "server did not exit" }
     }
 }
