@@ -14,10 +14,11 @@
  *    EAGAIN and flags the connection; the fd is then watched for what
  *    OpenSSL needs, and the handler that asked is called again when it is
  *    there.
- *  - Buffered plaintext. OpenSSL decrypts a whole record; what the read did
- *    not take stays inside it, where no fd event will announce it. Such
- *    connections are kept on a list that the server's before-sleep hook
- *    drains (has/process_pending_data), like RDMA's queued work.
+ *  - Buffered input. OpenSSL reads ahead (whole socket buffers) and
+ *    decrypts a whole record; what a read did not take stays inside it,
+ *    where no fd event will announce it. Such connections are kept on a
+ *    list that the server's before-sleep hook drains
+ *    (has/process_pending_data), like RDMA's queued work.
  *  - writev has no TLS equivalent: buffers are gathered into one record
  *    of up to TLS_WRITEV_MAX bytes. A retried write always starts with the
  *    same bytes (replies only grow at the end), as OpenSSL requires.
@@ -155,6 +156,10 @@ static int tlsConfigure(void *priv, int reconfigure) {
     if (cfg->prefer_server_ciphers) options |= SSL_OP_CIPHER_SERVER_PREFERENCE;
     SSL_CTX_set_options(ctx, options);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    /* Read whole socket buffers, not a record header and then its body:
+     * one read(2) per request instead of two. What is read beyond the
+     * record stays buffered (SSL_has_pending(), see tlsRead()). */
+    SSL_CTX_set_read_ahead(ctx, 1);
     SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"valkey", 6);
 
     if (SSL_CTX_use_certificate_chain_file(ctx, cfg->cert_file) <= 0) {
@@ -529,7 +534,7 @@ static ssize_t tlsRead(connection *conn, void *buf, size_t buf_len) {
     errno = 0;
     int ret = SSL_read(t->ssl, buf, buf_len > INT32_MAX ? INT32_MAX : (int)buf_len);
     if (ret > 0) {
-        if (SSL_pending(t->ssl) > 0) pendingAdd(t);
+        if (SSL_has_pending(t->ssl)) pendingAdd(t);
         return ret;
     }
     return tlsIoFailed(t, ret, TLS_READ_WANTS_WRITE);

@@ -1244,6 +1244,9 @@ void processInputBuffer(client *c) {
 /* Read handler of every client connection. */
 void readQueryFromClient(connection *conn) {
     client *c = connGetPrivateData(conn);
+    /* A client on its way out reads nothing more (a transport may still
+     * hold buffered input for it: TLS, RDMA). */
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
     size_t readlen = PROTO_IOBUF_LEN;
     int big_arg = 0;
 
