@@ -8,13 +8,17 @@
  *                  snapshots (snapshot.c: save points, reaping a BGSAVE
  *                  child);
  *   beforeSleep()  runs before the loop waits for events: first the
- *                  transports' pending work (RDMA has no writable event),
- *                  then blocked clients, a fast expiry cycle, the pending
- *                  replies (of everything above too), frees clients
- *                  scheduled for closing; when a transport still has work,
- *                  the loop is told not to sleep.
+ *                  transports' pending work (RDMA has no writable event,
+ *                  TLS buffers input), then blocked clients, a fast expiry
+ *                  cycle, BCAST invalidations (tracking.c), the pending
+ *                  replies (of everything above too), client eviction
+ *                  (maxmemory-clients), frees clients scheduled for
+ *                  closing; when a transport still has work, the loop is
+ *                  told not to sleep.
  * processCommand() is the gate every parsed request goes through (lookup,
- * arity, auth, OOM, pause) before call() executes it and accounts for it.
+ * arity, auth, client and key eviction, OOM, pause) before call() executes
+ * it, accounts for it and remembers the keys it read for client-side
+ * caching.
  *
  * The connection-level commands (PING, ECHO, QUIT, RESET, HELLO, AUTH) live
  * here too, as they are about the session rather than the data. */
@@ -30,12 +34,12 @@
 #include <unistd.h>
 
 #include "blocked.h"
-#include "tracking.h"
 #include "latency.h"
 #include "multi.h"
 #include "pubsub.h"
 #include "slowlog.h"
 #include "snapshot.h"
+#include "tracking.h"
 
 struct valkeyServer server;
 struct sharedObjectsStruct shared;
