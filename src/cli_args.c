@@ -95,6 +95,12 @@ int cliParseOptions(int argc, char **argv, cliOptions *o, char *err, size_t errl
     for (p.i = 1; p.i < argc; p.i++) {
         const char *a = argv[p.i];
         if (a[0] != '-' || a[1] == '\0') break; /* The command starts here. */
+        int tls_on = 0, tls = cliParseTlsOption(argc, argv, &p.i, &o->tls, &tls_on);
+        if (tls < 0) return badOption(&p);
+        if (tls > 0) {
+            if (tls_on) o->transport = CLI_CONN_TLS;
+            continue;
+        }
         if (!strcmp(a, "-h")) {
             if (!(o->host = optValue(&p))) return badOption(&p);
         } else if (!strcmp(a, "-p")) {

@@ -3,6 +3,8 @@
 #ifndef VK_CLI_ARGS_H
 #define VK_CLI_ARGS_H
 
+#include "cli_transport.h"
+
 #include <stddef.h>
 
 #include "cli_output.h"
@@ -29,7 +31,8 @@ typedef struct cliOptions {
     const char *host;
     int port;
     const char *socket;    /* -s */
-    const char *transport; /* "tcp", "unix" or "rdma" (--rdma). */
+    const char *transport; /* "tcp", "unix", "tls" (--tls) or "rdma" (--rdma). */
+    cliTlsOptions tls;     /* --cacert, --cert, --key, ... */
     const char *auth;      /* -a / --pass */
     const char *user;      /* --user */
     int no_auth_warning;

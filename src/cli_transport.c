@@ -6,6 +6,7 @@
  *     "rdma" to a cliConnType. TLS and RDMA are weak references: a tool
  *     built without cli_conn_tls.c / cli_conn_rdma.c simply does not find
  *     them and says "... support is not built in".
+ *     (cli_conn_tls.c: the TLS client; cli_conn_rdma.c: RDMA.)
  *  2. The socket transports ("tcp", "unix"): a bare cliConn around a
  *     socket; blocking or non-blocking depending on how it was connected.
  *  3. The event glue shared by every transport: one aeFileProc per
@@ -14,10 +15,11 @@
  *     connections whose transport has no writable event, served from the
  *     tool's before-sleep hook by cliConnBeforeSleep().
  *
- * Called by valkey-benchmark (and later valkey-cli); calls anet.c and ae.c.
+ * Called by valkey-benchmark and valkey-cli; calls anet.c and ae.c.
  * Invariant: c->mask always equals what is registered on c->fd in c->el,
  * so a close can unregister exactly that. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,34 @@ const cliConnType *cliConnTypeGetByName(const char *name) {
         if (types[j] && !strcasecmp(types[j]->name, name)) return types[j];
     }
     return NULL;
+}
+
+int cliParseTlsOption(int argc, char **argv, int *i, cliTlsOptions *o, int *tls_on) {
+    static const struct {
+        const char *name;
+        size_t offset; /* of the value's field in cliTlsOptions */
+    } valued[] = {
+        {"--cacert", offsetof(cliTlsOptions, cacert)},   {"--cacertdir", offsetof(cliTlsOptions, cacertdir)},
+        {"--cert", offsetof(cliTlsOptions, cert)},       {"--key", offsetof(cliTlsOptions, key)},
+        {"--sni", offsetof(cliTlsOptions, sni)},         {"--tls-ciphers", offsetof(cliTlsOptions, ciphers)},
+        {"--tls-ciphersuites", offsetof(cliTlsOptions, ciphersuites)},
+    };
+    const char *a = argv[*i];
+    if (!strcmp(a, "--tls")) {
+        *tls_on = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--insecure")) {
+        o->insecure = 1;
+        return 1;
+    }
+    for (size_t j = 0; j < sizeof(valued) / sizeof(valued[0]); j++) {
+        if (strcmp(a, valued[j].name)) continue;
+        if (*i + 1 >= argc) return -1;
+        *(const char **)((char *)o + valued[j].offset) = argv[++*i];
+        return 1;
+    }
+    return 0;
 }
 
 /* Writes "host:port" (or the socket path) into buf, for messages. */
@@ -247,7 +277,7 @@ static int cliConnUpdateEvents(cliConn *c) {
     int want = 0;
     int nowr = noWritableEvent(c);
     if (c->state == CLI_CONN_CONNECTING) {
-        want = nowr ? AE_READABLE : AE_WRITABLE;
+        want = c->connect_want ? c->connect_want : (nowr ? AE_READABLE : AE_WRITABLE);
     } else if (!c->closing) {
         if (c->read_handler) want |= AE_READABLE;
         /* Without a writable event, writability comes back as transport
@@ -261,7 +291,8 @@ static int cliConnUpdateEvents(cliConn *c) {
         if (aeCreateFileEvent(c->el, c->fd, add, cliConnEventProc, c) == AE_ERR) return CLI_ERR;
         c->mask |= add;
     }
-    if (nowr && c->state == CLI_CONN_CONNECTED && !c->closing && (c->read_handler || c->write_handler))
+    int listed = nowr || (c->type->flags & CLI_CONN_TYPE_BUFFERS_INPUT);
+    if (listed && c->state == CLI_CONN_CONNECTED && !c->closing && (c->read_handler || c->write_handler))
         pendingAdd(c);
     else
         pendingRemove(c);
@@ -283,7 +314,12 @@ static int cliConnRelease(cliConn *c) {
 static void cliConnConnectProgress(cliConn *c) {
     int oldfd = c->fd;
     int ret = c->type->connect_step(c);
-    if (ret == CLI_AGAIN) return;
+    if (ret == CLI_AGAIN) {
+        /* The transport may now wait for the other direction (a TLS
+         * handshake reading the server's answer). */
+        if (cliConnUpdateEvents(c) == CLI_ERR) cliConnSetError(c, ERANGE, "fd %d too large for the event loop", c->fd);
+        else return;
+    }
     if (c->fd != oldfd && c->mask) {
         aeDeleteFileEvent(c->el, oldfd, c->mask);
         c->mask = 0;

@@ -1,6 +1,6 @@
 /* cli_transport.h - the client-side transport layer of the tools.
  *
- * valkey-benchmark (and later valkey-cli) reach a server only through a
+ * valkey-benchmark and valkey-cli reach a server only through a
  * `cliConn *` and the cliConn*() functions below; they never see a socket,
  * an SSL object or a queue pair. A transport is one cliConnType filled in
  * with designated initialisers (cli_transport.c holds "tcp" and "unix"),
@@ -16,8 +16,10 @@
  *
  * Transports without a kernel "writable" event (RDMA: writability returns
  * when the peer re-advertises its receive window) set
- * CLI_CONN_TYPE_NO_WRITABLE_EVENT and implement pending(). Their
- * connections are kept on a per-thread list, and the tool calls
+ * CLI_CONN_TYPE_NO_WRITABLE_EVENT and implement pending(); so do those that
+ * may hold input no fd event announces (TLS: a decrypted record read
+ * ahead), with CLI_CONN_TYPE_BUFFERS_INPUT. Their connections are kept on
+ * a per-thread list, and the tool calls
  * cliConnBeforeSleep(el) from its before-sleep hook: it runs the handlers
  * of connections whose transport says a read or write can progress and
  * sets aeSetDontWait() while any can, so the loop polls instead of
@@ -54,6 +56,7 @@
 
 /* cliConnType.flags */
 #define CLI_CONN_TYPE_NO_WRITABLE_EVENT (1 << 0) /* fd is readable-only. */
+#define CLI_CONN_TYPE_BUFFERS_INPUT (1 << 1)     /* input may wait inside the transport (TLS): see pending() */
 
 /* cliConnType.pending() result bits. */
 #define CLI_PENDING_READ (1 << 0)  /* Bytes are buffered in the transport. */
@@ -74,10 +77,20 @@ typedef struct cliConnType cliConnType;
 typedef void cliConnHandler(cliConn *c);
 
 /* Where to connect. A transport uses host/port or path as it needs. */
+/* TLS settings (--tls and its options); NULL = OpenSSL's defaults. */
+typedef struct cliTlsOptions {
+    const char *cacert, *cacertdir; /* CAs the server's certificate is checked against */
+    const char *cert, *key;         /* our client certificate and key, PEM */
+    const char *sni;                /* server name to send (default: host, if a name) */
+    const char *ciphers, *ciphersuites;
+    int insecure;                   /* do not verify the server's certificate */
+} cliTlsOptions;
+
 typedef struct cliConnAddr {
     const char *host; /* Host name or address (tcp, tls, rdma). */
     int port;
     const char *path; /* Socket path (unix). */
+    const cliTlsOptions *tls; /* "tls" only */
 } cliConnAddr;
 
 /* The transport vtable. Unless marked optional every entry is required. */
@@ -136,7 +149,14 @@ struct cliConn {
     cliConnHandler *connect_handler, *read_handler, *write_handler;
     cliConn *pending_prev, *pending_next; /* NO_WRITABLE_EVENT list. */
     int in_pending_list;
+    int connect_want; /* Set by connect_step(): AE_* to wait for, 0 = the default. */
 };
+
+/* Parses one TLS option of the tools at argv[*i] (--tls, --cacert,
+ * --cacertdir, --cert, --key, --sni, --insecure, --tls-ciphers,
+ * --tls-ciphersuites; *i advances past a value). Returns 1 if it was one,
+ * 0 if not, -1 if its value is missing. --tls sets *tls_on. */
+int cliParseTlsOption(int argc, char **argv, int *i, cliTlsOptions *o, int *tls_on);
 
 /* Registry. */
 const cliConnType *cliConnTypeGetByName(const char *name);

@@ -12,7 +12,7 @@
  * threads but one atomic "requests issued" counter.
  *
  * Connections go through the tools' transport layer (cli_transport.h):
- * "tcp", "unix" (-s) or "rdma" (--rdma, when built in). The main thread only
+ * "tcp", "unix" (-s), "tls" (--tls) or "rdma" (--rdma), when built in. The main thread only
  * fetches CONFIG GET save/appendonly once, starts the workers, prints the
  * live progress line on a terminal and the report (full, -q or --csv).
  *
@@ -63,6 +63,7 @@ static struct benchConfig {
     const cliConnType *ct; /* Transport chosen by the options. */
     int fds_needed;        /* Highest fd a run can reach (benchFdsNeeded). */
     cliConnAddr addr;
+    cliTlsOptions tls;      /* --tls options */
     char addrstr[300];      /* "host:port" or path, for messages. */
     int numclients;
     long long requests;
@@ -845,6 +846,15 @@ static void usage(int status) {
             " -e                 Show server errors (at most one per second).\n"
             " -x                 Read last argument from STDIN.\n"
             " --seed <num>       Seed of the random numbers (default: time based).\n"
+            " --tls              Establish a secure TLS connection.\n"
+            " --sni <host>       Server name indication for TLS.\n"
+            " --cacert <file>    CA Certificate file to verify with.\n"
+            " --cacertdir <dir>  Directory where trusted CA certificates are stored.\n"
+            " --insecure         Allow insecure TLS connection by skipping cert validation.\n"
+            " --cert <file>      Client certificate to authenticate with.\n"
+            " --key <file>       Private key file to authenticate with.\n"
+            " --tls-ciphers <list>      Allowed TLS 1.2 ciphers (OpenSSL syntax).\n"
+            " --tls-ciphersuites <list> Allowed TLS 1.3 ciphersuites (OpenSSL syntax).\n"
             " --rdma             Establish an RDMA connection.\n"
             " --help             Output this help and exit.\n"
             " --version          Output version and exit.\n\n"
@@ -871,7 +881,7 @@ static const char *optValue(int argc, char **argv, int *i) {
 /* Parses the options; returns the index of the first command word. Sets
  * *transport when an option picks one (--rdma). */
 static int parseOptions(int argc, char **argv, const char **transport) {
-    int i;
+    int i, tls, tls_on = 0;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-') break; /* The command starts here. */
@@ -921,6 +931,12 @@ static int parseOptions(int argc, char **argv, const char **transport) {
             config.csv = 1;
         } else if (!strcmp(a, "--rdma")) {
             *transport = CLI_CONN_RDMA;
+        } else if ((tls = cliParseTlsOption(argc, argv, &i, &config.tls, &tls_on)) != 0) {
+            if (tls < 0) {
+                fprintf(stderr, "Unrecognized option or bad number of args for: '%s'\n", a);
+                usage(1);
+            }
+            if (tls_on) *transport = CLI_CONN_TLS;
         } else if (!strcmp(a, "--help")) {
             usage(0);
         } else if (!strcmp(a, "--version") || !strcmp(a, "-v")) {
@@ -983,12 +999,14 @@ int main(int argc, char **argv) {
     config.ct = cliConnTypeGetByName(transport);
     if (!config.ct) {
         if (!strcmp(transport, CLI_CONN_RDMA)) fatal("RDMA support is not built in");
+        if (!strcmp(transport, CLI_CONN_TLS)) fatal("TLS support is not built in");
         fatal("Unknown transport '%s'", transport);
     }
     if (config.hostsocket && strcmp(config.ct->name, CLI_CONN_UNIX) != 0) fatal("-s cannot be used with --%s", transport);
     config.addr.host = config.hostip;
     config.addr.port = config.hostport;
     config.addr.path = config.hostsocket;
+    config.addr.tls = &config.tls;
     cliConnFormatAddr(config.addrstr, sizeof(config.addrstr), &config.addr);
     if (config.user && !config.auth) fatal("--user needs -a <password>");
     if (config.num_threads > config.numclients) config.num_threads = config.numclients;

@@ -1,8 +1,8 @@
 /* valkey-cli.c - the command-line client, behaving like Valkey's.
  *
  * One blocking connection through the tools' transport layer
- * (cli_transport.h: "tcp", "unix" with -s, "rdma" with --rdma when built
- * in) carries every request; replies are parsed into trees by cli_reply.c
+ * (cli_transport.h: "tcp", "unix" with -s, "tls" with --tls, "rdma" with
+ * --rdma, when built in) carries every request; replies are parsed into trees by cli_reply.c
  * and printed by cli_output.c in the format the options and the terminal
  * choose. Options are parsed by cli_args.c. What runs then:
  *
@@ -768,6 +768,7 @@ static void repl(void) {
             cli.addr.host = config.host;
             cli.addr.port = config.port;
             cli.addr.path = NULL;
+            cli.addr.tls = &config.tls;
             cli.ct = cliConnTypeGetByName(CLI_CONN_TCP);
             cliConnFormatAddr(cli.addrstr, sizeof(cli.addrstr), &cli.addr);
             cli.db = 0;
@@ -1307,6 +1308,15 @@ static void usage(int status) {
             "                     quoted, in order to pass an otherwise non binary-safe string.\n"
             "  --count <count>    Count option when using the --scan, --bigkeys or --memkeys.\n"
             "  --eval <file>      Send an EVAL command using the Lua script at <file>.\n"
+            "  --tls              Establish a secure TLS connection.\n"
+            "  --sni <host>       Server name indication for TLS.\n"
+            "  --cacert <file>    CA Certificate file to verify with.\n"
+            "  --cacertdir <dir>  Directory where trusted CA certificates are stored.\n"
+            "  --insecure         Allow insecure TLS connection by skipping cert validation.\n"
+            "  --cert <file>      Client certificate to authenticate with.\n"
+            "  --key <file>       Private key file to authenticate with.\n"
+            "  --tls-ciphers <list>       Allowed TLS 1.2 ciphers (OpenSSL syntax).\n"
+            "  --tls-ciphersuites <list>  Allowed TLS 1.3 ciphersuites (OpenSSL syntax).\n"
             "  --rdma             Establish an RDMA connection.\n"
             "  --verbose          Verbose mode.\n"
             "  --help             Output this help and exit.\n"
@@ -1351,11 +1361,13 @@ int main(int argc, char **argv) {
     cli.ct = cliConnTypeGetByName(config.transport);
     if (!cli.ct) {
         if (!strcasecmp(config.transport, CLI_CONN_RDMA)) cliFatal("RDMA support is not built in");
+        if (!strcasecmp(config.transport, CLI_CONN_TLS)) cliFatal("TLS support is not built in");
         cliFatal("Unknown transport '%s'", config.transport);
     }
     cli.addr.host = config.host;
     cli.addr.port = config.port;
     cli.addr.path = !strcmp(cli.ct->name, CLI_CONN_UNIX) ? config.socket : NULL;
+    cli.addr.tls = &config.tls;
     cliConnFormatAddr(cli.addrstr, sizeof(cli.addrstr), &cli.addr);
     cli.ibuf = sdsempty();
     cli.db = config.dbnum;

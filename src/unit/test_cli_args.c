@@ -59,6 +59,23 @@ int main(int argc, char **argv) {
         ASSERT_STREQ(o.transport, CLI_CONN_RDMA);
     }
 
+    TEST("cli_args: --tls picks tls and its options fill cliTlsOptions") {
+        ASSERT(PARSE(&o, err, "--tls", "--cacert", "ca.crt", "--cert", "c.crt", "--key", "c.key", "--sni", "db",
+                     "--insecure", "--cacertdir", "/etc/ssl", "--tls-ciphers", "HIGH", "--tls-ciphersuites",
+                     "TLS_AES_128_GCM_SHA256", "ping") == 17);
+        ASSERT_STREQ(o.transport, CLI_CONN_TLS);
+        ASSERT_STREQ(o.tls.cacert, "ca.crt");
+        ASSERT_STREQ(o.tls.cert, "c.crt");
+        ASSERT_STREQ(o.tls.key, "c.key");
+        ASSERT_STREQ(o.tls.sni, "db");
+        ASSERT_STREQ(o.tls.cacertdir, "/etc/ssl");
+        ASSERT_STREQ(o.tls.ciphers, "HIGH");
+        ASSERT_STREQ(o.tls.ciphersuites, "TLS_AES_128_GCM_SHA256");
+        ASSERT(o.tls.insecure == 1);
+        ASSERT(PARSE(&o, err, "--cacert") == -1);
+        ASSERT_STREQ(err, "Unrecognized option or bad number of args for: '--cacert'");
+    }
+
     TEST("cli_args: the command starts at the first non-option") {
         ASSERT_EQ_LL(PARSE(&o, err, "-r", "5", "incrby", "x", "-1", "--raw"), 3);
         ASSERT_EQ_LL(o.repeat, 5);

@@ -86,6 +86,25 @@ start_server [list tags {tls rdma:skip:tls-transport} overrides [list tls-port $
         assert_equal 1000 [tls_cli $::tls_port get counter]
     }
 
+    test "TLS: our valkey-cli and valkey-benchmark with --tls" {
+        set root $::vk::cfg(root)
+        set certs [list --cacert [file join $::tls_dir ca.crt] --cert [file join $::tls_dir client.crt] \
+                       --key [file join $::tls_dir client.key]]
+        set cli [file join $root src valkey-cli]
+        set bench [file join $root src valkey-benchmark]
+        assert_equal PONG [exec $cli -p $::tls_port --tls {*}$certs ping]
+        assert_equal 1000 [exec $cli -p $::tls_port --tls {*}$certs get counter]
+        # A server certificate from another CA is refused.
+        set code [catch {exec $cli -p $::tls_port --tls --cacert [file join $::tls_dir other-ca.crt] \
+                             --cert [file join $::tls_dir client.crt] --key [file join $::tls_dir client.key] \
+                             ping 2>@1} out]
+        assert_equal 1 $code
+        assert_match "*Could not connect to Valkey at 127.0.0.1:$::tls_port:*certificate*" $out
+        # The benchmark over TLS, with pipelining and two threads.
+        set out [exec $bench -p $::tls_port --tls {*}$certs -t set,get -n 2000 -P 16 --threads 2 -q]
+        assert_match "*SET: * requests per second*GET: * requests per second*" $out
+    }
+
     test "TLS: INFO lists the listener, CLIENT LIST the connection" {
         assert_match "*name=tls,bind=*port=$::tls_port*" [r info server]
         set c [tls_client $::tls_port]

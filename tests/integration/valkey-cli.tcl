@@ -338,7 +338,7 @@ start_server {tags {"cli rdma:skip:tcp-tool"}} {
     }
 
     test "valkey-cli: interactive prompt follows SELECT, help and quit" {
-        set out [vcli_tty {"set a 1" "select 2" "get a" "help get" "quit"} -h [srv host] -p [srv port]]
+        set out [vcli_tty {"set a 1" "select 2" "get a" "help get" "quit"} -h [srv host] -p [srv port] {*}[::vk::transport_cli_args]]
         set port [srv port]
         assert_match "*127.0.0.1:$port> *OK*" $out
         assert_match "*127.0.0.1:$port\\\[2\\\]> *" $out
@@ -354,7 +354,7 @@ start_server {tags {"cli rdma:skip:tcp-tool"}} {
     # help text built from this server's COMMAND DOCS (7.0's differ in detail).
     tags {valkey-only} {
         test "valkey-cli: help <command> shows the arguments from COMMAND DOCS" {
-            set out [vcli_tty {"help set" "help client kill" "help zrem" "quit"} -h [srv host] -p [srv port]]
+            set out [vcli_tty {"help set" "help client kill" "help zrem" "quit"} -h [srv host] -p [srv port] {*}[::vk::transport_cli_args]]
             assert_match "*SET key value \\\[NX | XX\\\] \\\[GET\\\] \\\[EX seconds | PX milliseconds |*KEEPTTL\\\]*" $out
             assert_match "*CLIENT KILL <ip:port | <\\\[ID client-id\\\] | *\\\[MAXAGE maxage\\\]>*" $out
             assert_match "*ZREM key member \\\[member ...\\\]\n*" $out
@@ -364,7 +364,7 @@ start_server {tags {"cli rdma:skip:tcp-tool"}} {
     test "valkey-cli: typing a command and a space hints its remaining arguments" {
         # The space redraws the line with the hint as its right prompt,
         # before Enter runs it (and gets the arity error).
-        set out [vcli_tty {"hset h " "quit"} -h [srv host] -p [srv port]]
+        set out [vcli_tty {"hset h " "quit"} -h [srv host] -p [srv port] {*}[::vk::transport_cli_args]]
         assert_match "*field value \\\[field value ...\\\]*" $out
     }
 

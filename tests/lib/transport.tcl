@@ -186,7 +186,6 @@ proc ::vk::tls_unavailable {} {
 # transport" apply as well: tools and hand-started servers speak TCP.
 proc ::vk::tls_skip_reason {tags} {
     set why {
-        tcp-tool   "runs a command-line tool over TCP (our tools do not speak TLS yet)"
         own-server "starts its own server by hand, listening on TCP only"
         tcp-config "checks TCP listener details or config defaults that a TLS listener changes"
         process    "tests the server process (start-up, signals, daemonize), not a transport"
