@@ -152,6 +152,19 @@ struct cliConn {
     int connect_want; /* Set by connect_step(): AE_* to wait for, 0 = the default. */
 };
 
+/* The tools' --help lines for those options, each line starting with
+ * `indent` (a string literal). */
+#define CLI_TLS_OPTIONS_HELP(indent)                                                                  \
+    indent "--tls              Connect over TLS.\n" indent                                            \
+           "--sni <host>       Server name to send in the TLS handshake.\n" indent                    \
+           "--cacert <file>    Check the server's certificate against these CAs (PEM).\n" indent       \
+           "--cacertdir <dir>  Check it against the CAs of this directory.\n" indent                  \
+           "--insecure         Do not check the server's certificate at all.\n" indent                \
+           "--cert <file>      Our client certificate (PEM).\n" indent                                \
+           "--key <file>       The private key of --cert (PEM).\n" indent                             \
+           "--tls-ciphers <list>       TLS 1.2 cipher list, in OpenSSL's syntax.\n" indent             \
+           "--tls-ciphersuites <list>  TLS 1.3 cipher suites, in OpenSSL's syntax.\n"
+
 /* Parses one TLS option of the tools at argv[*i] (--tls, --cacert,
  * --cacertdir, --cert, --key, --sni, --insecure, --tls-ciphers,
  * --tls-ciphersuites; *i advances past a value). Returns 1 if it was one,

@@ -73,6 +73,10 @@ const uint8_t *dictGetHashFunctionSeed(void) { return dict_hash_function_seed; }
 /* Keyed hash of len bytes at key, for dictType.hashFunction implementations. */
 uint64_t dictGenHashFunction(const void *key, size_t len) { return siphash(key, len, dict_hash_function_seed); }
 
+uint64_t dictPointerHash(const void *key) {
+    return dictGenHashFunction(&key, sizeof(key));
+}
+
 /* As dictGenHashFunction() but ASCII case-insensitive. */
 uint64_t dictGenCaseHashFunction(const unsigned char *buf, size_t len) {
     return siphash_nocase(buf, len, dict_hash_function_seed);

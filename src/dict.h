@@ -231,6 +231,8 @@ void dictSetHashFunctionSeed(const uint8_t *seed);
 const uint8_t *dictGetHashFunctionSeed(void);
 uint64_t dictGenHashFunction(const void *key, size_t len);
 uint64_t dictGenCaseHashFunction(const unsigned char *buf, size_t len);
+/* For dicts keyed by the pointer value itself (sets of clients, ids). */
+uint64_t dictPointerHash(const void *key);
 
 /* Diagnostics (DEBUG HTSTATS). */
 void dictGetStats(char *buf, size_t bufsize, dict *d, int full);

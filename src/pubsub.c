@@ -55,17 +55,13 @@ static list *pending; /* pendingPushes * */
  * Dictionary types
  * ------------------------------------------------------------------------- */
 
-static uint64_t clientPointerHash(const void *key) {
-    return dictGenHashFunction(&key, sizeof(key));
-}
-
 static void releaseClientSet(void *set) {
     dictRelease(set);
 }
 
 /* A set of clients: the pointer is the key, there is no value. */
 static dictType clientSetDictType = {
-    .hashFunction = clientPointerHash,
+    .hashFunction = dictPointerHash,
 };
 
 /* Server side: name -> set of clients (released with the entry). */

@@ -258,13 +258,9 @@ dictType commandTableDictType = {
     .keyDestructor = dictSdsDestructor,
 };
 
-static uint64_t clientIdHash(const void *key) {
-    return dictGenHashFunction(&key, sizeof(key));
-}
-
 /* Connected clients by id (the id itself is the key): lookupClientByID(). */
 static dictType clientIndexDictType = {
-    .hashFunction = clientIdHash,
+    .hashFunction = dictPointerHash,
 };
 
 /* Error prefixes for INFO errorstats. */

@@ -53,10 +53,6 @@ static unsigned long long bcastPendingKeys; /* keys queued over all prefixes */
  * Tables
  * ------------------------------------------------------------------------- */
 
-static uint64_t pointerHash(const void *key) {
-    return dictGenHashFunction(&key, sizeof(key));
-}
-
 static void releaseDict(void *d) {
     dictRelease(d);
 }
@@ -69,7 +65,7 @@ static void releaseBcastState(void *p) {
 }
 
 /* A set of client IDs or client pointers: the pointer value is the key. */
-static dictType pointerSetType = {.hashFunction = pointerHash};
+static dictType pointerSetType = {.hashFunction = dictPointerHash};
 
 static dictType trackingTableType = {
     .hashFunction = dictSdsHash,
