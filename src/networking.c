@@ -1870,14 +1870,14 @@ void clientHelpCommand(client *c) {
         "NO-TOUCH (ON|OFF)",
         "    Will not touch LRU/LFU stats when this mode is on.",
         "CACHING (YES|NO)",
-        "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "    With tracking in OPTIN (YES) or OPTOUT (NO) mode: track the keys of the next command, or not.",
         "GETREDIR",
-        "    Return the client ID we are redirecting to when tracking is enabled.",
+        "    The id of the client that gets this connection's invalidations (0: itself, -1: no tracking).",
         "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
         "         [OPTIN] [OPTOUT] [NOLOOP]",
-        "    Control server assisted client side caching.",
+        "    Turn client-side caching invalidations on or off for this connection.",
         "TRACKINGINFO",
-        "    Report tracking status for the current connection.",
+        "    The tracking mode, redirect and prefixes of this connection.",
         NULL};
     addReplyHelp(c, help);
 }
