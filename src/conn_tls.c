@@ -671,9 +671,14 @@ static int tlsKeepAlive(connection *conn, int interval) {
     return conn->fd != -1 && anetKeepAlive(NULL, conn->fd, interval) == ANET_OK ? C_OK : C_ERR;
 }
 
-/* Listening needs the context: build it now if CONFIG did not yet. */
+/* Every (re)listen builds the context from the listener's configuration:
+ * tls-* options changed while TLS was off (CONFIG SET applies them only
+ * while it is on) take effect with the new listener, not an old context. */
 static int tlsListen(connListener *listener) {
-    if (tlsCtx == NULL && tlsConfigure(listener->priv, 0) != C_OK) return C_ERR;
+    if (tlsConfigure(listener->priv, 0) != C_OK) {
+        serverLog(LL_WARNING, "Failed to configure TLS. Check logs for more info.");
+        return C_ERR;
+    }
     return connSocketListen(listener);
 }
 

@@ -734,11 +734,6 @@ int reconfigureListener(int type) {
 
 static void initListeners(void) {
     configureListeners();
-    connListener *tls = &server.listeners[CONN_TYPE_TLS];
-    if (server.tls_port && tls->ct && connTypeConfigure(tls->ct, tls->priv, 0) == C_ERR) {
-        serverLog(LL_WARNING, "Failed to configure TLS. Check logs for more info.");
-        exit(1);
-    }
     for (int j = 0; j < CONN_TYPE_MAX; j++) {
         connListener *l = &server.listeners[j];
         if (l->ct == NULL) continue;

@@ -124,6 +124,15 @@ start_server [list tags {tls rdma:skip:tls-transport} overrides [list tls-port $
         assert_equal PONG [tls_cli $::tls_port ping]
     }
 
+    test "TLS: a certificate set while the TLS port is off is used when it comes back" {
+        r config set tls-port 0
+        r config set tls-cert-file [file join $::tls_dir other.crt] tls-key-file [file join $::tls_dir other.key]
+        r config set tls-port $::tls_port
+        assert_error "*" {tls_cli $::tls_port ping}
+        r config set tls-cert-file [file join $::tls_dir server.crt] tls-key-file [file join $::tls_dir server.key]
+        assert_equal PONG [tls_cli $::tls_port ping]
+    }
+
     test "TLS: protocol garbage gets the protocol error and the connection closes" {
         set c [tls_client $::tls_port]
         $c readraw 1
