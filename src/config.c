@@ -38,6 +38,7 @@
 /* Provided by server.c: closes the listener's fds and listens again with
  * its current bindaddr/port; returns C_OK or C_ERR (listener left closed). */
 extern int changeListener(connListener *listener);
+extern int reconfigureListener(int type);
 extern connTlsConfig *tlsConfigFromServer(void);
 
 /* ---------------------------------------------------------------------------
@@ -929,12 +930,10 @@ static int applyPort(const char **err) {
     return applyTcpListener(err, "Unable to listen on this port. Check server logs.");
 }
 
+/* The TLS listener is described afresh (reconfigureListener()): its
+ * configuration points at the tls-* strings, which CONFIG SET replaces. */
 static int applyTlsPort(const char **err) {
-    connListener *l = listenerOf(CONN_TYPE_TLS);
-    l->bindaddr = server.bindaddr;
-    l->bindaddr_count = server.bindaddr_count;
-    l->port = server.tls_port;
-    if (changeListener(l) == C_ERR) {
+    if (reconfigureListener(CONN_TYPE_TLS) == C_ERR) {
         *err = "Unable to listen on this port. Check server logs.";
         return 0;
     }
