@@ -376,6 +376,34 @@ static __attribute__((noinline)) void addReplyProtoToList(client *c, const char 
     }
 }
 
+/* The free bytes at the end of the reply: in the static buffer while the
+ * list is empty, else in the list's last block (none after a deferred-
+ * length placeholder). A writer that fits there writes in place and then
+ * calls commitReplyTail() with what it wrote. */
+static inline char *replyTail(client *c, size_t *room) {
+    if (listLength(c->reply) == 0) {
+        *room = c->buf_usable_size - c->bufpos;
+        return c->buf + c->bufpos;
+    }
+    clientReplyBlock *tail = listNodeValue(listLast(c->reply));
+    if (tail == NULL) {
+        *room = 0;
+        return NULL;
+    }
+    *room = tail->size - tail->used;
+    return tail->buf + tail->used;
+}
+
+static inline void commitReplyTail(client *c, size_t n) {
+    if (listLength(c->reply) == 0) {
+        c->bufpos += n;
+        if (c->bufpos > c->buf_peak) c->buf_peak = c->bufpos;
+    } else {
+        clientReplyBlock *tail = listNodeValue(listLast(c->reply));
+        tail->used += n;
+    }
+}
+
 static void appendReply(client *c, const char *s, size_t len) {
     if (prepareClientToWrite(c) != C_OK) return;
     size_t done = addReplyToBuffer(c, s, len);
@@ -593,20 +621,21 @@ static void addReplyBulkLen(client *c, size_t len) {
 }
 
 void addReplyBulk(client *c, robj *obj) {
-    if (sdsEncodedObject(obj)) {
-        addReplyBulkLen(c, sdslen(obj->ptr));
-        addReplyProto(c, obj->ptr, sdslen(obj->ptr));
-        addReplyProto(c, "\r\n", 2);
-    } else {
-        char buf[LONG_STR_SIZE];
-        int len = ll2string(buf, sizeof(buf), (long)obj->ptr);
-        addReplyBulkLen(c, len);
-        addReplyProto(c, buf, len);
-        addReplyProto(c, "\r\n", 2);
-    }
+    if (sdsEncodedObject(obj)) addReplyBulkCBuffer(c, obj->ptr, sdslen(obj->ptr));
+    else addReplyBulkLongLong(c, (long)obj->ptr);
 }
 
+/* The hot path of every multi-element reply (LRANGE, HGETALL, MGET ...):
+ * when the tail of the reply has room for the whole bulk string, it is
+ * encoded there in one step; otherwise it goes in pieces. */
 void addReplyBulkCBuffer(client *c, const void *p, size_t len) {
+    if (prepareClientToWrite(c) != C_OK) return;
+    size_t room;
+    char *dst = replyTail(c, &room);
+    if (room >= len + RESP_BULK_MAX_FRAMING) {
+        commitReplyTail(c, respEncodeBulk(dst, p, len));
+        return;
+    }
     addReplyBulkLen(c, len);
     addReplyProto(c, p, len);
     addReplyProto(c, "\r\n", 2);

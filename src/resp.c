@@ -150,3 +150,12 @@ size_t respEncodeHeader(char *dst, char prefix, long long n) {
     dst[len++] = '\n';
     return len;
 }
+
+size_t respEncodeBulk(char *dst, const void *p, size_t len) {
+    size_t n = respEncodeHeader(dst, '$', (long long)len);
+    memcpy(dst + n, p, len);
+    n += len;
+    dst[n++] = '\r';
+    dst[n++] = '\n';
+    return n;
+}

@@ -48,4 +48,12 @@ respParseEvent respParseMultibulk(respMultibulkParser *p, const char *buf, size_
  * length: "*3\r\n", "$5\r\n", ":42\r\n", "%2\r\n" ... */
 size_t respEncodeHeader(char *dst, char prefix, long long n);
 
+/* Most bytes a bulk string adds around its payload: "$", 20 digits, and
+ * two CRLFs. */
+#define RESP_BULK_MAX_FRAMING 25
+
+/* Writes the bulk string "$<len>\r\n<p>\r\n" into dst (at least
+ * len + RESP_BULK_MAX_FRAMING bytes) and returns its length. */
+size_t respEncodeBulk(char *dst, const void *p, size_t len);
+
 #endif

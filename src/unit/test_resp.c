@@ -203,5 +203,20 @@ int main(int argc, char **argv) {
         ASSERT(n == 23 && memcmp(buf, "%-9223372036854775808\r\n", 23) == 0);
     }
 
+    TEST("resp: bulk encoder") {
+        char buf[64];
+        size_t n = respEncodeBulk(buf, "hello", 5);
+        ASSERT(n == 11 && memcmp(buf, "$5\r\nhello\r\n", 11) == 0);
+        n = respEncodeBulk(buf, "", 0);
+        ASSERT(n == 6 && memcmp(buf, "$0\r\n\r\n", 6) == 0);
+        char payload[30];
+        memset(payload, 'x', sizeof(payload));
+        memset(buf, '#', sizeof(buf));
+        n = respEncodeBulk(buf, payload, sizeof(payload));
+        ASSERT(n == 37 && memcmp(buf, "$30\r\n", 5) == 0 && memcmp(buf + 35, "\r\n", 2) == 0);
+        ASSERT(buf[37] == '#'); /* nothing written past the end */
+        ASSERT(n <= sizeof(payload) + RESP_BULK_MAX_FRAMING);
+    }
+
     return UT_END();
 }
