@@ -189,9 +189,8 @@ int dbExists(serverDb *db, robj *key) {
     return dictFind(db->dict, key->ptr) != NULL;
 }
 
-/* Deletes key and its TTL. With async, big values are freed by a background
- * thread (once lazyfree exists; for now freeObjAsync frees inline). Returns
- * 1 if the key existed. */
+/* Deletes key and its TTL. With async, big values are freed by the lazy
+ * free thread (lazyfree.c). Returns 1 if the key existed. */
 int dbGenericDelete(serverDb *db, robj *key, int async, int flags) {
     (void)flags;
     dictEntry *de = dictUnlink(db->dict, key->ptr);
@@ -204,9 +203,9 @@ int dbGenericDelete(serverDb *db, robj *key, int async, int flags) {
     dictSetVal(db->dict, de, NULL);
     dictFreeUnlinkedEntry(db->dict, de);
     signalDeletedKeyAsReady(db, key, val->type); /* wake XREADGROUP waiters */
+    decrRefCount(val); /* the reference taken above */
     if (async) freeObjAsync(key, val, db->id);
     else decrRefCount(val);
-    decrRefCount(val);
     return 1;
 }
 
@@ -221,23 +220,6 @@ int dbAsyncDelete(serverDb *db, robj *key) {
 /* The server's default deletion (lazyfree-lazy-server-del decides). */
 int dbDelete(serverDb *db, robj *key) {
     return dbGenericDelete(db, key, server.lazyfree_lazy_server_del, 0);
-}
-
-/* Freeing of values in a background thread is not built yet: values are
- * freed here, which is what a small value would get anyway. The reference
- * passed in is released. */
-void freeObjAsync(robj *key, robj *obj, int dbid) {
-    (void)key;
-    (void)dbid;
-    decrRefCount(obj);
-}
-
-size_t lazyfreeGetPendingObjectsCount(void) {
-    return 0;
-}
-
-size_t lazyfreeGetFreedObjectsCount(void) {
-    return 0;
 }
 
 /* Before modifying a string value in place (APPEND, SETRANGE, SETBIT...):
@@ -278,18 +260,24 @@ robj *dbRandomKey(serverDb *db) {
 }
 
 /* Empties one db (dbnum >= 0) or all (-1). Returns the number of keys
- * removed. */
+ * removed. With EMPTYDB_ASYNC the values are freed by the lazy free thread,
+ * except inside EXEC or a script, whose argv may still share values stored
+ * earlier in the same transaction or script (lazyfree.c). */
 long long emptyData(int dbnum, int flags, void(callback)(dict *)) {
     long long removed = 0;
     int start = dbnum == -1 ? 0 : dbnum;
     int end = dbnum == -1 ? server.dbnum - 1 : dbnum;
-    (void)flags;
+    int async = (flags & EMPTYDB_ASYNC) && !server.in_exec && !server.in_script;
     for (int j = start; j <= end; j++) {
         serverDb *db = server.db + j;
         scanDatabaseForDeletedKeys(db, NULL); /* wake XREADGROUP waiters */
         removed += dictSize(db->dict);
-        dictEmpty(db->dict, callback);
-        dictEmpty(db->expires, callback);
+        if (async && dictSize(db->dict) > 0) {
+            emptyDbAsync(db);
+        } else {
+            dictEmpty(db->dict, callback);
+            dictEmpty(db->expires, callback);
+        }
         db->avg_ttl = 0;
         db->expires_cursor = 0;
     }

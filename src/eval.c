@@ -10,8 +10,9 @@
  * Running a script: KEYS and ARGV are stored as globals of the VM (written
  * into the real globals table behind the read-only proxy), then
  * script_lua.c runs the function and writes the reply. SCRIPT FLUSH
- * discards the whole VM and cache and starts a fresh VM (ASYNC behaves as
- * SYNC: there is no lazy-free thread yet).
+ * discards the whole VM and cache and starts a fresh VM; with ASYNC (or,
+ * given neither, lazyfree-lazy-user-flush) a cache of more than
+ * LAZYFREE_THRESHOLD scripts is freed by the lazy free thread.
  *
  * The VM is created by scriptingInit() from initServer()-time code paths on
  * first use; nothing here runs outside the event loop thread. */
@@ -51,9 +52,17 @@ void scriptingInit(void) {
     if (evalLua == NULL) evalCreateState();
 }
 
-static void evalReleaseState(void) {
-    if (evalLua) lua_close(evalLua);
-    if (evalScripts) dictRelease(evalScripts);
+static void evalFreeState(void *lua, void *scripts) {
+    if (lua) lua_close(lua);
+    if (scripts) dictRelease(scripts);
+}
+
+/* Drops the VM and the cache; async hands a big cache to lazyfree.c (the
+ * VM is its own heap: nothing else in the server points into it). */
+static void evalReleaseState(int async) {
+    size_t scripts = evalScripts ? dictSize(evalScripts) : 0;
+    if (async && scripts > LAZYFREE_THRESHOLD) lazyfreeSubmit(evalFreeState, evalLua, evalScripts, scripts);
+    else evalFreeState(evalLua, evalScripts);
     evalLua = NULL;
     evalScripts = NULL;
 }
@@ -305,7 +314,8 @@ static void scriptFlushCommand(client *c) {
         addReplyError(c, "SCRIPT FLUSH only support SYNC|ASYNC option");
         return;
     }
-    evalReleaseState();
+    int async = c->argc == 3 ? !strcasecmp(c->argv[2]->ptr, "async") : server.lazyfree_lazy_user_flush;
+    evalReleaseState(async);
     evalCreateState();
     addReply(c, shared.ok);
 }

@@ -118,6 +118,7 @@ void resetServerStats(void) {
     memset(server.inst_metric, 0, sizeof(server.inst_metric));
     if (server.errors) dictEmpty(server.errors, NULL);
     server.stat_peak_memory = 0;
+    lazyfreeResetStats();
     server.stat_peak_memory_time = server.unixtime;
 }
 

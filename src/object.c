@@ -487,6 +487,13 @@ size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid) {
     return size;
 }
 
+/* About how many allocations freeing o releases: what lazyfree.c weighs
+ * to decide whether the lazy free thread should do it. */
+size_t objectFreeEffort(robj *o) {
+    if (o->type < OBJ_TYPE_MAX && objectMethods[o->type].free_effort) return objectMethods[o->type].free_effort(o);
+    return 1;
+}
+
 /* The LRU clock in LRU_CLOCK_RESOLUTION units, cached by the cron when its
  * resolution allows. */
 unsigned int getLRUClock(void) {

@@ -768,6 +768,7 @@ int equalStringObjects(robj *a, robj *b);
 const char *strEncoding(int encoding);
 char *getObjectTypeName(robj *o);
 size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid);
+size_t objectFreeEffort(robj *o);
 void trimStringObjectIfNeeded(robj *o, int trim_small_values);
 /* Free-method table per type: the t_*.c files register how to free and
  * size their encodings, so object.c stays independent of every type. */
@@ -776,6 +777,7 @@ typedef struct objectTypeMethods {
     size_t (*size)(robj *o, size_t sample_size); /* bytes, approximate */
     robj *(*dup)(robj *o);
     void (*digest)(robj *o, unsigned char *digest); /* DEBUG DIGEST-VALUE */
+    size_t (*free_effort)(robj *o); /* about how many allocations free() releases */
 } objectTypeMethods;
 extern objectTypeMethods objectMethods[OBJ_TYPE_MAX];
 /* LFU helpers used by lookups and OBJECT FREQ. */
@@ -831,9 +833,17 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor);
 void deleteExpiredKeyAndPropagate(serverDb *db, robj *keyobj);
 void flushAllDataAndResetRDB(int flags);
 int getFlushCommandFlags(client *c, int *flags);
+
+/* lazyfree.c */
+/* Values cheaper to free than this many allocations are freed inline. */
+#define LAZYFREE_THRESHOLD 64
+typedef void lazyfreeFn(void *a, void *b);
+void lazyfreeSubmit(lazyfreeFn *fn, void *a, void *b, size_t objects);
 size_t lazyfreeGetPendingObjectsCount(void);
 size_t lazyfreeGetFreedObjectsCount(void);
+void lazyfreeResetStats(void);
 void freeObjAsync(robj *key, robj *obj, int dbid);
+void emptyDbAsync(serverDb *db);
 /* Keyspace notification classes (notify-keyspace-events). */
 #define NOTIFY_KEYSPACE (1 << 0)
 #define NOTIFY_KEYEVENT (1 << 1)

@@ -353,8 +353,12 @@ static robj *hashTypeLookupWriteOrCreate(client *c, robj *key) {
 }
 
 /* ---------------------------------------------------------------------------
- * Object methods: free, size, dup, digest
+ * Object methods: free, free effort, size, dup, digest
  * ------------------------------------------------------------------------- */
+
+static size_t hashTypeFreeEffort(robj *o) {
+    return o->encoding == OBJ_ENCODING_HT ? dictSize((dict *)o->ptr) : 1;
+}
 
 static void hashTypeFree(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
@@ -429,6 +433,7 @@ void hashTypeInit(void) {
     objectMethods[OBJ_HASH].size = hashTypeMemory;
     objectMethods[OBJ_HASH].dup = hashTypeDup;
     objectMethods[OBJ_HASH].digest = hashTypeDigest;
+    objectMethods[OBJ_HASH].free_effort = hashTypeFreeEffort;
 }
 
 /* ---------------------------------------------------------------------------

@@ -297,8 +297,13 @@ static void listTypeDelRange(robj *o, long start, long count) {
 }
 
 /* ---------------------------------------------------------------------------
- * Object methods (free, size, dup, digest) registered with object.c
+ * Object methods (free, free effort, size, dup, digest) registered with object.c
  * ------------------------------------------------------------------------- */
+
+/* One allocation per quicklist node (each holds a listpack). */
+static size_t listFreeEffort(robj *o) {
+    return o->encoding == OBJ_ENCODING_QUICKLIST ? ((quicklist *)o->ptr)->len : 1;
+}
 
 static void listFreeObject(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK)
@@ -359,6 +364,7 @@ void listTypeInit(void) {
     objectMethods[OBJ_LIST].size = listObjectSize;
     objectMethods[OBJ_LIST].dup = listDupObject;
     objectMethods[OBJ_LIST].digest = listDigestObject;
+    objectMethods[OBJ_LIST].free_effort = listFreeEffort;
 }
 
 /* ---------------------------------------------------------------------------

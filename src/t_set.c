@@ -446,8 +446,12 @@ void setTypeCollectAll(robj *set, list *out) {
 }
 
 /* ---------------------------------------------------------------------------
- * Object methods: free, size, dup, digest
+ * Object methods: free, free effort, size, dup, digest
  * ------------------------------------------------------------------------- */
+
+static size_t setTypeFreeEffort(robj *o) {
+    return o->encoding == OBJ_ENCODING_HT ? dictSize((dict *)o->ptr) : 1;
+}
 
 static void setTypeFree(robj *o) {
     switch (o->encoding) {
@@ -519,6 +523,7 @@ void setTypeInit(void) {
     objectMethods[OBJ_SET].size = setTypeMemory;
     objectMethods[OBJ_SET].dup = setTypeDup;
     objectMethods[OBJ_SET].digest = setTypeDigest;
+    objectMethods[OBJ_SET].free_effort = setTypeFreeEffort;
 }
 
 /* ---------------------------------------------------------------------------

@@ -632,10 +632,26 @@ static void streamCGAdvance(stream *s, streamCG *g, const streamID *id) {
 }
 
 /* ---------------------------------------------------------------------------
- * Object methods: free, size, dup (COPY), digest
+ * Object methods: free, free effort, size, dup (COPY), digest
  * ------------------------------------------------------------------------- */
 
 static void streamTypeFree(robj *o) { streamFree(o->ptr); }
+
+/* Nodes, plus per consumer group its pending entries and consumers. */
+static size_t streamTypeFreeEffort(robj *o) {
+    stream *s = o->ptr;
+    size_t effort = sidmapLen(s->index);
+    if (s->cgroups) {
+        dictIterator *di = dictGetIterator(s->cgroups);
+        dictEntry *de;
+        while ((de = dictNext(di)) != NULL) {
+            streamCG *cg = dictGetVal(de);
+            effort += 1 + sidmapLen(cg->pel) + dictSize(cg->consumers);
+        }
+        dictReleaseIterator(di);
+    }
+    return effort;
+}
 
 /* Estimated bytes: nodes (sampled when sample_size > 0) plus groups. */
 static size_t streamTypeMemory(robj *o, size_t sample_size) {
@@ -756,6 +772,7 @@ void streamTypeInit(void) {
     objectMethods[OBJ_STREAM].size = streamTypeMemory;
     objectMethods[OBJ_STREAM].dup = streamTypeDup;
     objectMethods[OBJ_STREAM].digest = streamTypeDigest;
+    objectMethods[OBJ_STREAM].free_effort = streamTypeFreeEffort;
 }
 
 /* See stream.h. */

@@ -576,8 +576,12 @@ static void zsetIterNext(zsetIter *it) {
 }
 
 /* ---------------------------------------------------------------------------
- * Object methods: free, size, dup, digest; helpers for ZSCAN
+ * Object methods: free, free effort, size, dup, digest; helpers for ZSCAN
  * ------------------------------------------------------------------------- */
+
+static size_t zsetTypeFreeEffort(robj *o) {
+    return o->encoding == OBJ_ENCODING_SKIPLIST ? ((zset *)o->ptr)->zsl->length : 1;
+}
 
 static void zsetTypeFree(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
@@ -641,6 +645,7 @@ static void zsetTypeDigest(robj *o, unsigned char *digest) {
 void zsetTypeInit(void) {
     objectMethods[OBJ_ZSET].free = zsetTypeFree;
     objectMethods[OBJ_ZSET].size = zsetTypeMemory;
+    objectMethods[OBJ_ZSET].free_effort = zsetTypeFreeEffort;
     objectMethods[OBJ_ZSET].dup = zsetTypeDup;
     objectMethods[OBJ_ZSET].digest = zsetTypeDigest;
 }

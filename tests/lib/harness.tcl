@@ -675,6 +675,16 @@ proc expect_server_exit {{level 0}} {
     lset ::vk::servers $idx $s
 }
 
+# wait_lazyfree_done: waits until the server's lazy free thread has freed
+# everything handed to it (INFO lazyfree_pending_objects is 0). DEL, UNLINK
+# and FLUSHALL free big values in the background by default, so a test
+# that measures used_memory after one waits for this first.
+proc wait_lazyfree_done {} {
+    wait_for_condition 500 10 {[regexp {lazyfree_pending_objects:0\r} [r info memory]]} {
+        fail "lazy freeing did not finish: [regexp -inline {lazyfree_pending_objects:\d+} [r info memory]]"
+    }
+}
+
 # needs_debug: skip the current test unless the DEBUG command works.
 proc needs_debug {} {
     if {[catch {r debug help} err]} {

@@ -113,6 +113,7 @@ start_server {tags {"memory"}} {
         foreach {type maxper} {set 48 hash 64 zset 101} {
             test "A $type of 16000 short members costs less than $maxper bytes a member" {
                 r flushall
+                wait_lazyfree_done
                 set before [memory_used]
                 for {set i 0} {$i < 16000} {incr i 100} {
                     set args {}

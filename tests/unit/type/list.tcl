@@ -600,6 +600,7 @@ start_server {tags {"list"}} {
     test "list-compress-depth 1 lowers used_memory of a big compressible list" {
         set old [list_config_swap list-compress-depth 0]
         r del big
+        wait_lazyfree_done
         set base [list_used_memory]
         list_fill_compressible big 20000
         set plain_mem [expr {[list_used_memory] - $base}]
@@ -607,6 +608,7 @@ start_server {tags {"list"}} {
         set plain_data [r lrange big 0 -1]
         r del big
         r config set list-compress-depth 1
+        wait_lazyfree_done
         set base [list_used_memory]
         list_fill_compressible big 20000
         set packed_mem [expr {[list_used_memory] - $base}]
