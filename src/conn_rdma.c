@@ -549,10 +549,14 @@ static int connRdmaSetWriteHandler(connection *conn, ConnectionCallbackFunc func
     return C_OK;
 }
 
-/* Blocking I/O for handshakes: waits on the completion channel until the
- * deadline (monotonic us, -1 = none). Returns C_OK when something was
- * polled, C_ERR (errno ETIMEDOUT or the connection's error) otherwise. */
-static int connRdmaWaitUntil(rdmaConnection *rc, long long deadline_us) {
+/* ConnectionType.wait, for the blocking I/O of handshakes: waits on the
+ * completion channel until the deadline (monotonic us, -1 = none), for
+ * either direction (mask is moot: a completion may free a send slot or
+ * bring data). Returns C_OK when something was polled, C_ERR (errno
+ * ETIMEDOUT or the connection's error) otherwise. */
+static int connRdmaWait(connection *conn, int mask, long long deadline_us) {
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    (void)mask;
     if (rc->released || rc->c.state != CONN_STATE_CONNECTED) {
         connRdmaNotUsable(rc);
         return C_ERR;
@@ -573,72 +577,6 @@ static int connRdmaWaitUntil(rdmaConnection *rc, long long deadline_us) {
         return C_ERR;
     }
     return C_OK;
-}
-
-static long long connRdmaDeadline(long long timeout) {
-    return timeout < 0 ? -1 : aeMonotonicUs() + timeout * 1000;
-}
-
-static ssize_t connRdmaSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout) {
-    rdmaConnection *rc = (rdmaConnection *)conn;
-    long long deadline = connRdmaDeadline(timeout);
-    ssize_t done = 0;
-    while (done < size) {
-        ssize_t n = connRdmaWrite(conn, ptr + done, size - done);
-        if (n > 0) {
-            done += n;
-            continue;
-        }
-        if (errno != EAGAIN) return -1;
-        if (connRdmaWaitUntil(rc, deadline) != C_OK) return -1;
-    }
-    return size;
-}
-
-static ssize_t connRdmaSyncRead(connection *conn, char *ptr, ssize_t size, long long timeout) {
-    rdmaConnection *rc = (rdmaConnection *)conn;
-    long long deadline = connRdmaDeadline(timeout);
-    ssize_t done = 0;
-    while (done < size) {
-        ssize_t n = connRdmaRead(conn, ptr + done, size - done);
-        if (n > 0) {
-            done += n;
-            continue;
-        }
-        if (n == 0) {
-            errno = ECONNRESET;
-            return -1;
-        }
-        if (errno != EAGAIN) return -1;
-        if (connRdmaWaitUntil(rc, deadline) != C_OK) return -1;
-    }
-    return size;
-}
-
-static ssize_t connRdmaSyncReadLine(connection *conn, char *ptr, ssize_t size, long long timeout) {
-    rdmaConnection *rc = (rdmaConnection *)conn;
-    long long deadline = connRdmaDeadline(timeout);
-    ssize_t len = 0;
-    if (size <= 0) return -1;
-    ptr[0] = '\0';
-    while (len < size - 1) {
-        char c;
-        ssize_t n = connRdmaRead(conn, &c, 1);
-        if (n == 0) {
-            errno = ECONNRESET;
-            return -1;
-        }
-        if (n == -1) {
-            if (errno != EAGAIN) return -1;
-            if (connRdmaWaitUntil(rc, deadline) != C_OK) return -1;
-            continue;
-        }
-        if (c == '\n') break;
-        ptr[len++] = c;
-        ptr[len] = '\0';
-    }
-    if (len > 0 && ptr[len - 1] == '\r') ptr[--len] = '\0';
-    return len;
 }
 
 static const char *connRdmaGetLastError(connection *conn) {
@@ -958,9 +896,7 @@ static ConnectionType CT_RDMA = {
     .writev = connRdmaWritev,
     .set_read_handler = connRdmaSetReadHandler,
     .set_write_handler = connRdmaSetWriteHandler,
-    .sync_write = connRdmaSyncWrite,
-    .sync_read = connRdmaSyncRead,
-    .sync_readline = connRdmaSyncReadLine,
+    .wait = connRdmaWait,
     .has_pending_data = connRdmaHasPendingData,
     .process_pending_data = connRdmaProcessPendingData,
     .addr = connRdmaAddr,

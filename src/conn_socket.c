@@ -264,92 +264,22 @@ void connSocketEventHandler(aeEventLoop *el, int fd, void *clientData, int mask)
     }
 }
 
-/* Waits for fd readiness until deadline_us (-1 = none). Returns 1 when
- * ready, 0 (errno ETIMEDOUT) when the deadline passed. */
-static int connSocketWaitUntil(int fd, int mask, long long deadline_us) {
+/* ConnectionType.wait: fd readiness until deadline_us (-1 = none). */
+int connSocketWait(connection *conn, int mask, long long deadline_us) {
     long long ms = -1;
     if (deadline_us != -1) {
         long long left = deadline_us - aeMonotonicUs();
         if (left <= 0) {
             errno = ETIMEDOUT;
-            return 0;
+            return C_ERR;
         }
         ms = (left + 999) / 1000;
     }
-    if (aeWait(fd, mask, ms) <= 0) {
+    if (aeWait(conn->fd, mask, ms) <= 0) {
         errno = ETIMEDOUT;
-        return 0;
+        return C_ERR;
     }
-    return 1;
-}
-
-static long long connSocketDeadline(long long timeout) {
-    return timeout < 0 ? -1 : aeMonotonicUs() + timeout * 1000;
-}
-
-/* Blocking write of all size bytes within timeout ms; see connSyncWrite(). */
-ssize_t connSocketSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout) {
-    long long deadline = connSocketDeadline(timeout);
-    ssize_t left = size;
-    while (left > 0) {
-        ssize_t n = connSocketWrite(conn, ptr, left);
-        if (n > 0) {
-            ptr += n;
-            left -= n;
-            continue;
-        }
-        if (n == -1 && errno != EAGAIN) return -1;
-        if (!connSocketWaitUntil(conn->fd, AE_WRITABLE, deadline)) return -1;
-    }
-    return size;
-}
-
-/* Blocking read of exactly size bytes within timeout ms; see
- * connSyncRead(). */
-ssize_t connSocketSyncRead(connection *conn, char *ptr, ssize_t size, long long timeout) {
-    long long deadline = connSocketDeadline(timeout);
-    ssize_t got = 0;
-    while (got < size) {
-        ssize_t n = connSocketRead(conn, ptr + got, size - got);
-        if (n > 0) {
-            got += n;
-            continue;
-        }
-        if (n == 0) {
-            errno = ECONNRESET;
-            return -1;
-        }
-        if (errno != EAGAIN) return -1;
-        if (!connSocketWaitUntil(conn->fd, AE_READABLE, deadline)) return -1;
-    }
-    return size;
-}
-
-/* Blocking read of one line within timeout ms; see connSyncReadLine(). It
- * reads a byte at a time so nothing past the newline is consumed. */
-ssize_t connSocketSyncReadLine(connection *conn, char *ptr, ssize_t size, long long timeout) {
-    long long deadline = connSocketDeadline(timeout);
-    ssize_t len = 0;
-    if (size <= 0) return -1;
-    ptr[0] = '\0';
-    while (len < size - 1) {
-        char c;
-        ssize_t n = connSocketRead(conn, &c, 1);
-        if (n == 0) {
-            errno = ECONNRESET;
-            return -1;
-        }
-        if (n == -1) {
-            if (errno != EAGAIN) return -1;
-            if (!connSocketWaitUntil(conn->fd, AE_READABLE, deadline)) return -1;
-            continue;
-        }
-        if (c == '\n') break;
-        ptr[len++] = c;
-        ptr[len] = '\0';
-    }
-    if (len > 0 && ptr[len - 1] == '\r') ptr[--len] = '\0';
-    return len;
+    return C_OK;
 }
 
 /* ---------------------------------------------------------------------------
@@ -498,9 +428,7 @@ static ConnectionType CT_Socket = {
     .writev = connSocketWritev,
     .set_read_handler = connSocketSetReadHandler,
     .set_write_handler = connSocketSetWriteHandler,
-    .sync_write = connSocketSyncWrite,
-    .sync_read = connSocketSyncRead,
-    .sync_readline = connSocketSyncReadLine,
+    .wait = connSocketWait,
     .addr = connSocketAddr,
     .is_local = connSocketIsLocal,
     .enable_tcp_nodelay = connSocketEnableTcpNoDelay,

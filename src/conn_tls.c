@@ -587,70 +587,14 @@ static int tlsSetWriteHandler(connection *conn, ConnectionCallbackFunc func, int
 }
 
 /* Waits for what the last EAGAIN needed, within deadline_us. */
-static int tlsWaitFor(tlsConnection *t, int mask, long long deadline_us) {
+/* ConnectionType.wait. OpenSSL may need the other direction first: a read
+ * that must write part of a handshake, or a write that must read one. */
+static int tlsWait(connection *conn, int mask, long long deadline_us) {
+    tlsConnection *t = (tlsConnection *)conn;
     if (t->flags & TLS_READ_WANTS_WRITE) mask = AE_WRITABLE;
     if (t->flags & TLS_WRITE_WANTS_READ) mask = AE_READABLE;
     t->flags &= ~(TLS_READ_WANTS_WRITE | TLS_WRITE_WANTS_READ);
-    long long left = deadline_us == -1 ? -1 : (deadline_us - aeMonotonicUs() + 999) / 1000;
-    if (deadline_us != -1 && left <= 0) return 0;
-    return aeWait(t->c.fd, mask, left) > 0;
-}
-
-static ssize_t tlsSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout) {
-    long long deadline = timeout < 0 ? -1 : aeMonotonicUs() + timeout * 1000;
-    ssize_t left = size;
-    while (left > 0) {
-        ssize_t n = tlsWrite(conn, ptr, left);
-        if (n > 0) {
-            ptr += n;
-            left -= n;
-        } else if (n == -1 && errno == EAGAIN) {
-            if (!tlsWaitFor((tlsConnection *)conn, AE_WRITABLE, deadline)) {
-                errno = ETIMEDOUT;
-                return -1;
-            }
-        } else {
-            return -1;
-        }
-    }
-    return size;
-}
-
-static ssize_t tlsSyncRead(connection *conn, char *ptr, ssize_t size, long long timeout) {
-    long long deadline = timeout < 0 ? -1 : aeMonotonicUs() + timeout * 1000;
-    ssize_t got = 0;
-    while (got < size) {
-        ssize_t n = tlsRead(conn, ptr + got, size - got);
-        if (n > 0) {
-            got += n;
-        } else if (n == 0) {
-            errno = ECONNRESET;
-            return -1;
-        } else if (errno == EAGAIN) {
-            if (!tlsWaitFor((tlsConnection *)conn, AE_READABLE, deadline)) {
-                errno = ETIMEDOUT;
-                return -1;
-            }
-        } else {
-            return -1;
-        }
-    }
-    return size;
-}
-
-static ssize_t tlsSyncReadLine(connection *conn, char *ptr, ssize_t size, long long timeout) {
-    ssize_t len = 0;
-    if (size <= 0) return -1;
-    ptr[0] = '\0';
-    while (len < size - 1) {
-        char c;
-        if (tlsSyncRead(conn, &c, 1, timeout) != 1) return -1;
-        if (c == '\n') break;
-        ptr[len++] = c;
-        ptr[len] = '\0';
-    }
-    if (len > 0 && ptr[len - 1] == '\r') ptr[--len] = '\0';
-    return len;
+    return connSocketWait(conn, mask, deadline_us);
 }
 
 static const char *tlsGetLastError(connection *conn) {
@@ -706,9 +650,7 @@ static ConnectionType CT_TLS = {
     .writev = tlsWritev,
     .set_read_handler = tlsSetReadHandler,
     .set_write_handler = tlsSetWriteHandler,
-    .sync_write = tlsSyncWrite,
-    .sync_read = tlsSyncRead,
-    .sync_readline = tlsSyncReadLine,
+    .wait = tlsWait,
     .has_pending_data = tlsHasPendingData,
     .process_pending_data = tlsProcessPendingData,
     .addr = connSocketAddr,

@@ -12,9 +12,12 @@
  * Registration order defines connectionIndexByType(), which the server uses
  * to index its per-transport listeners. Everything here runs in the
  * event-loop thread. The per-connection operations live in the transports;
- * the inline wrappers in connection.h dispatch to them. */
+ * the inline wrappers in connection.h dispatch to them. The blocking
+ * connSync*() calls are here, once for every transport: they loop on the
+ * transport's read or write and wait on its wait() when it says EAGAIN. */
 #include "connection.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -158,4 +161,67 @@ const char *connGetInfo(connection *conn, char *buf, size_t buf_len) {
     if (conn && conn->type->get_info) return conn->type->get_info(conn, buf, buf_len);
     snprintf(buf, buf_len, "fd=%i", conn == NULL ? -1 : conn->fd);
     return buf;
+}
+
+/* ---------------------------------------------------------------------------
+ * Blocking I/O on any transport
+ * ------------------------------------------------------------------------- */
+
+static long long connSyncDeadline(long long timeout) {
+    return timeout < 0 ? -1 : aeMonotonicUs() + timeout * 1000;
+}
+
+ssize_t connSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout) {
+    long long deadline = connSyncDeadline(timeout);
+    ssize_t done = 0;
+    while (done < size) {
+        ssize_t n = connWrite(conn, ptr + done, size - done);
+        if (n > 0) {
+            done += n;
+            continue;
+        }
+        if (n == -1 && errno != EAGAIN) return -1;
+        if (conn->type->wait(conn, AE_WRITABLE, deadline) != C_OK) return -1;
+    }
+    return size;
+}
+
+/* connSyncRead() against an absolute deadline. */
+static ssize_t connSyncReadBefore(connection *conn, char *ptr, ssize_t size, long long deadline) {
+    ssize_t done = 0;
+    while (done < size) {
+        ssize_t n = connRead(conn, ptr + done, size - done);
+        if (n > 0) {
+            done += n;
+            continue;
+        }
+        if (n == 0) {
+            errno = ECONNRESET;
+            return -1;
+        }
+        if (errno != EAGAIN) return -1;
+        if (conn->type->wait(conn, AE_READABLE, deadline) != C_OK) return -1;
+    }
+    return size;
+}
+
+ssize_t connSyncRead(connection *conn, char *ptr, ssize_t size, long long timeout) {
+    return connSyncReadBefore(conn, ptr, size, connSyncDeadline(timeout));
+}
+
+/* A byte at a time, so that nothing after the newline is consumed. */
+ssize_t connSyncReadLine(connection *conn, char *ptr, ssize_t size, long long timeout) {
+    long long deadline = connSyncDeadline(timeout);
+    ssize_t len = 0;
+    if (size <= 0) return -1;
+    ptr[0] = '\0';
+    while (len < size - 1) {
+        char c;
+        if (connSyncReadBefore(conn, &c, 1, deadline) != 1) return -1;
+        if (c == '\n') break;
+        ptr[len++] = c;
+        ptr[len] = '\0';
+    }
+    if (len > 0 && ptr[len - 1] == '\r') ptr[--len] = '\0';
+    return len;
 }

@@ -117,9 +117,12 @@ struct ConnectionType {
     ssize_t (*writev)(connection *conn, const struct iovec *iov, int iovcnt);
     int (*set_read_handler)(connection *conn, ConnectionCallbackFunc handler);
     int (*set_write_handler)(connection *conn, ConnectionCallbackFunc handler, int barrier);
-    ssize_t (*sync_write)(connection *conn, const char *ptr, ssize_t size, long long timeout);
-    ssize_t (*sync_read)(connection *conn, char *ptr, ssize_t size, long long timeout);
-    ssize_t (*sync_readline)(connection *conn, char *ptr, ssize_t size, long long timeout);
+    /* Blocks until conn may have become readable or writable (mask:
+     * AE_READABLE or AE_WRITABLE, after read or write said EAGAIN) or
+     * deadline_us (aeMonotonicUs() time; -1 = none) passes. Returns C_OK
+     * to try the I/O again, C_ERR with errno (ETIMEDOUT, or the transport's
+     * error). The blocking connSync*() calls are built on it. */
+    int (*wait)(connection *conn, int mask, long long deadline_us);
 
     /* Work queued inside the transport that no fd event will announce
      * (optional; RDMA emulates writability this way). Called from the
@@ -393,25 +396,19 @@ static inline int connKeepAlive(connection *conn, int interval) {
     return conn->type->keepalive ? conn->type->keepalive(conn, interval) : C_OK;
 }
 
-/* Writes all size bytes, waiting at most timeout ms in total (-1 = no
- * limit). Returns size, or -1 (errno ETIMEDOUT on timeout). Blocks the
- * event loop: handshakes only. */
-static inline ssize_t connSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout) {
-    return conn->type->sync_write(conn, ptr, size, timeout);
-}
-
-/* Reads exactly size bytes within timeout ms. Returns size, or -1 on
- * error, timeout (ETIMEDOUT) or EOF (ECONNRESET, state CLOSED). */
-static inline ssize_t connSyncRead(connection *conn, char *ptr, ssize_t size, long long timeout) {
-    return conn->type->sync_read(conn, ptr, size, timeout);
-}
-
-/* Reads one line (up to size-1 bytes) within timeout ms into ptr, without
- * its "\n" or "\r\n", NUL-terminated. Returns the line's length, or -1 on
- * error, timeout or EOF. */
-static inline ssize_t connSyncReadLine(connection *conn, char *ptr, ssize_t size, long long timeout) {
-    return conn->type->sync_readline(conn, ptr, size, timeout);
-}
+/* Blocking I/O for handshakes (connection.c, on each transport's read,
+ * write and wait); they block the event loop. timeout is in ms for the
+ * whole call, -1 = no limit.
+ * connSyncWrite: writes all size bytes. Returns size, or -1 (errno
+ *   ETIMEDOUT on timeout).
+ * connSyncRead: reads exactly size bytes. Returns size, or -1 on error,
+ *   timeout (ETIMEDOUT) or EOF (ECONNRESET).
+ * connSyncReadLine: reads one line (up to size-1 bytes) into ptr, without
+ *   its "\n" or "\r\n", NUL-terminated, consuming nothing after it.
+ *   Returns the line's length, or -1 on error, timeout or EOF. */
+ssize_t connSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout);
+ssize_t connSyncRead(connection *conn, char *ptr, ssize_t size, long long timeout);
+ssize_t connSyncReadLine(connection *conn, char *ptr, ssize_t size, long long timeout);
 
 /* Opens the listener's endpoints (see ConnectionType.listen). */
 static inline int connListen(connListener *listener) {
@@ -476,9 +473,7 @@ ssize_t connSocketWrite(connection *conn, const void *data, size_t data_len);
 ssize_t connSocketWritev(connection *conn, const struct iovec *iov, int iovcnt);
 int connSocketSetReadHandler(connection *conn, ConnectionCallbackFunc func);
 int connSocketSetWriteHandler(connection *conn, ConnectionCallbackFunc func, int barrier);
-ssize_t connSocketSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout);
-ssize_t connSocketSyncRead(connection *conn, char *ptr, ssize_t size, long long timeout);
-ssize_t connSocketSyncReadLine(connection *conn, char *ptr, ssize_t size, long long timeout);
+int connSocketWait(connection *conn, int mask, long long deadline_us);
 int connSocketAddr(connection *conn, char *ip, size_t ip_len, int *port, int remote);
 int connSocketIsLocal(connection *conn);
 int connSocketListen(connListener *listener);
