@@ -4,7 +4,9 @@
 # may grow memory.
 #
 # The limit is always set a little above the memory the server already
-# uses, so the tests do not depend on how much a fresh server takes.
+# uses, so the tests do not depend on how much a fresh server takes. So
+# flushes are SYNC: an asynchronous one would still be giving memory back
+# while the limit is measured.
 
 # The value of `field` in an INFO reply, or "" if absent.
 proc mm_info_field {info field} {
@@ -93,7 +95,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
 
     foreach policy {allkeys-lru allkeys-lfu allkeys-random} {
         test "$policy: used memory stays near maxmemory" {
-            r flushall
+            r flushall sync
             r config set maxmemory-policy $policy
             set limit [mm_set_limit 2000000]
             set before [mm_evicted]
@@ -112,7 +114,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
 
     foreach policy {volatile-lru volatile-lfu volatile-random volatile-ttl} {
         test "$policy: only keys with a TTL are evicted, then writes fail" {
-            r flushall
+            r flushall sync
             r config set maxmemory-policy $policy
             set limit [mm_set_limit 2000000]
             # Half the room for persistent keys, half for volatile ones.
@@ -142,7 +144,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
     }
 
     test "allkeys-lru keeps the recently used keys" {
-        r flushall
+        r flushall sync
         r config set maxmemory-policy allkeys-lru
         set limit [mm_set_limit 2000000]
         set n [mm_fill k $limit 0]
@@ -160,7 +162,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
     }
 
     test "allkeys-lfu keeps the frequently used keys" {
-        r flushall
+        r flushall sync
         r config set maxmemory-policy allkeys-lfu
         set limit [mm_set_limit 2000000]
         set n [mm_fill k $limit 0]
@@ -177,7 +179,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
     }
 
     test "volatile-ttl evicts the keys that expire soonest first" {
-        r flushall
+        r flushall sync
         r config set maxmemory-policy volatile-ttl
         set limit [mm_set_limit 2000000]
         set value [string repeat x 1000]
@@ -201,7 +203,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
     }
 
     test "Eviction reaches keys in every database" {
-        r flushall
+        r flushall sync
         r config set maxmemory-policy allkeys-random
         set limit [mm_set_limit 2000000]
         r select 9
@@ -216,7 +218,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
     }
 
     test "lazyfree-lazy-eviction yes evicts as well" {
-        r flushall
+        r flushall sync
         r config set maxmemory-policy allkeys-lru
         r config set lazyfree-lazy-eviction yes
         set limit [mm_set_limit 2000000]
@@ -232,7 +234,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
     }
 
     test "noeviction refuses SET over the limit but allows GET, DEL and EXPIRE" {
-        r flushall
+        r flushall sync
         r config set maxmemory-policy noeviction
         set limit [mm_set_limit 2000000]
         set n [mm_fill k $limit 0]
@@ -257,7 +259,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
     } OK
 
     test "noeviction with a limit below the base usage refuses every write" {
-        r flushall
+        r flushall sync
         r set k v
         r config set maxmemory-policy noeviction
         r config set maxmemory 1
@@ -269,7 +271,7 @@ start_server {tags {"maxmemory external:skip"} log_allow {"*maxmemory value set 
     } {v 1 1}
 
     test "INFO stats counts evicted keys" {
-        r flushall
+        r flushall sync
         r config set maxmemory-policy allkeys-random
         set before [mm_evicted]
         set limit [mm_set_limit 1000000]
