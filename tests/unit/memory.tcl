@@ -201,6 +201,7 @@ start_server {tags {"memory"}} {
 
     test "MEMORY STATS dataset.bytes grows with the data" {
         r flushall
+        wait_lazyfree_done
         set before [dict get [r memory stats] dataset.bytes]
         for {set i 0} {$i < 100} {incr i} { r set key:$i [string repeat v 1000] }
         set after [dict get [r memory stats] dataset.bytes]
