@@ -13,7 +13,9 @@
  * record (functionsSaveRdb(), the same records an RDB file holds), sealed
  * like a DUMP payload (dump.c: RDB version and CRC-64).
  *
- * Everything runs in the event loop thread. */
+ * Everything runs in the event loop thread, except that FUNCTION FLUSH
+ * ASYNC hands a big dropped registry (libraries and VM) to the lazy free
+ * thread (functionsRegistryRelease()). */
 #include <ctype.h>
 
 #include "functions.h"
@@ -25,9 +27,10 @@ static dict *libraries = NULL;       /* name -> functionLib* */
 static dict *functionsByName = NULL; /* name -> functionInfo* (not owned) */
 static functionInfo *runningFunction = NULL;
 
+/* Frees fi's C side; its callback's registry reference goes with the VM,
+ * or with functionLibFree(lib, L) when the VM lives on. */
 static void functionInfoFree(void *val) {
     functionInfo *fi = val;
-    functionLuaReleaseFunction(functionsLua, fi);
     sdsfree(fi->name);
     if (fi->desc) sdsfree(fi->desc);
     zfree(fi);
@@ -58,7 +61,15 @@ static functionLib *functionLibCreate(const char *name, size_t namelen, sds code
     return lib;
 }
 
-static void functionLibFree(functionLib *lib) {
+/* Frees lib. L is the VM its callbacks live in, whose references are
+ * dropped; NULL when that VM is being closed anyway. */
+static void functionLibFree(functionLib *lib, lua_State *L) {
+    if (L) {
+        dictIterator *di = dictGetIterator(lib->functions);
+        dictEntry *de;
+        while ((de = dictNext(di))) functionLuaReleaseFunction(L, dictGetVal(de));
+        dictReleaseIterator(di);
+    }
     dictRelease(lib->functions);
     sdsfree(lib->name);
     sdsfree(lib->code);
@@ -72,17 +83,33 @@ static void functionsInit(void) {
     functionsByName = dictCreate(&functionsByNameDictType);
 }
 
-/* Drops every library and starts a fresh VM. */
-static void functionsReset(void) {
-    functionsInit();
-    dictIterator *di = dictGetIterator(libraries);
+/* Frees a whole registry: its libraries and the VM they live in. Runs in
+ * the lazy free thread for FUNCTION FLUSH ASYNC: nothing else points into
+ * a dropped registry. */
+static void functionsRegistryFree(void *lua, void *libs) {
+    dictIterator *di = dictGetIterator(libs);
     dictEntry *de;
-    while ((de = dictNext(di))) functionLibFree(dictGetVal(de));
+    while ((de = dictNext(di))) functionLibFree(dictGetVal(de), NULL);
     dictReleaseIterator(di);
-    dictEmpty(libraries, NULL);
-    dictEmpty(functionsByName, NULL);
-    lua_close(functionsLua);
-    functionsLua = functionLuaCreateVM();
+    dictRelease(libs);
+    lua_close(lua);
+}
+
+/* Drops a registry (the by-name index owns nothing), with async in the
+ * lazy free thread when it holds more than LAZYFREE_THRESHOLD functions. */
+static void functionsRegistryRelease(lua_State *lua, dict *libs, dict *funcs, int async) {
+    size_t count = dictSize(funcs);
+    dictRelease(funcs);
+    if (async && count > LAZYFREE_THRESHOLD) lazyfreeSubmit(functionsRegistryFree, lua, libs, count);
+    else functionsRegistryFree(lua, libs);
+}
+
+/* Drops every library and starts a fresh VM. */
+static void functionsReset(int async) {
+    functionsInit();
+    functionsRegistryRelease(functionsLua, libraries, functionsByName, async);
+    functionsLua = NULL;
+    functionsInit();
 }
 
 static void functionLibUnlink(functionLib *lib) {
@@ -179,13 +206,13 @@ static const char *functionsCreateLibrary(sds code, int replace, sds *err) {
     if (*err) goto fail;
     if (old) {
         functionLibUnlink(old);
-        functionLibFree(old);
+        functionLibFree(old, functionsLua);
     }
     functionLibLink(lib);
     return lib->name;
 
 fail:
-    functionLibFree(lib);
+    functionLibFree(lib, functionsLua);
     return NULL;
 }
 
@@ -349,7 +376,7 @@ static void functionDeleteCommand(client *c) {
         return;
     }
     functionLibUnlink(lib);
-    functionLibFree(lib);
+    functionLibFree(lib, functionsLua);
     addReply(c, shared.ok);
 }
 
@@ -359,7 +386,7 @@ static void functionFlushCommand(client *c) {
         addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
     }
-    functionsReset();
+    functionsReset(c->argc == 3 ? !strcasecmp(c->argv[2]->ptr, "async") : server.lazyfree_lazy_user_flush);
     addReply(c, shared.ok);
 }
 
@@ -537,16 +564,7 @@ static void functionRestoreCommand(client *c) {
     } else {
         drop_lua = old_lua, drop_libs = old_libs, drop_funcs = old_funcs;
     }
-    lua_State *keep_lua = functionsLua;
-    functionsLua = drop_lua; /* functionInfoFree unrefs in the VM being dropped */
-    dictIterator *di = dictGetIterator(drop_libs);
-    dictEntry *de;
-    while ((de = dictNext(di))) functionLibFree(dictGetVal(de));
-    dictReleaseIterator(di);
-    dictRelease(drop_libs);
-    dictRelease(drop_funcs);
-    lua_close(drop_lua);
-    functionsLua = keep_lua;
+    functionsRegistryRelease(drop_lua, drop_libs, drop_funcs, 0);
     if (err) addReplyErrorSds(c, err);
     else addReply(c, shared.ok);
 }

@@ -14,8 +14,9 @@
  *   emptyDbAsync()   a database being flushed: its keyspace and expires
  *                    dicts are swapped for empty ones and the old pair is
  *                    released by the thread.
- *   lazyfreeSubmit() any other job of the kind: SCRIPT FLUSH ASYNC hands
- *                    over the old Lua VM and script cache (eval.c).
+ *   lazyfreeSubmit() any other job of the kind: SCRIPT FLUSH ASYNC and
+ *                    FUNCTION FLUSH ASYNC hand over the old Lua VM with
+ *                    its script cache or libraries (eval.c, functions.c).
  *
  * Why this is safe: a job owns memory the main thread can no longer reach
  * (an unlinked value nobody else references; dicts no database points to),

@@ -218,6 +218,33 @@ start_server {tags {"lazyfree"} overrides {list-max-listpack-size 4 stream-node-
         assert_equal [expr {$freed + 100}] [lazyfree_field lazyfreed_objects]
     }
 
+    test "FUNCTION FLUSH ASYNC frees many functions in the background" {
+        r function flush sync
+        set code "#!lua name=many\n"
+        for {set i 0} {$i < 100} {incr i} {
+            append code "server.register_function('f$i', function() return $i end)\n"
+        }
+        assert_equal many [r function load $code]
+        assert_equal 42 [r fcall f42 0]
+        set freed [lazyfree_field lazyfreed_objects]
+        assert_equal OK [r function flush async]
+        assert_equal {} [r function list]
+        assert_error "*Function not found*" {r fcall f42 0}
+        wait_lazyfree_done
+        assert_equal [expr {$freed + 100}] [lazyfree_field lazyfreed_objects]
+        # The fresh VM takes the same library again; a library deleted
+        # alone, and a small flush, are freed inline.
+        assert_equal many [r function load $code]
+        assert_equal 7 [r fcall f7 0]
+        assert_equal OK [r function delete many]
+        r function load "#!lua name=few\nserver.register_function('g', function() return 1 end)"
+        r function flush async
+        r function load $code
+        r function flush sync
+        assert_equal [expr {$freed + 100}] [lazyfree_field lazyfreed_objects]
+        assert_equal {} [r function list]
+    }
+
     test "CONFIG RESETSTAT resets lazyfreed_objects" {
         fill_big_value list big
         r unlink big
