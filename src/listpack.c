@@ -701,6 +701,241 @@ void lpBuilderDiscard(lpBuilder *b) {
 }
 
 /* ---------------------------------------------------------------------------
+ * Packed form (see listpack.h)
+ * ------------------------------------------------------------------------- */
+
+/* Writes v as a varint at dst (at most 10 bytes); returns its length. */
+static size_t lpPutVarint(unsigned char *dst, uint64_t v) {
+    size_t n = 0;
+    while (v >= 0x80) {
+        dst[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    dst[n++] = (unsigned char)v;
+    return n;
+}
+
+static uint64_t lpGetVarint(const unsigned char **pp) {
+    const unsigned char *p = *pp;
+    uint64_t v = 0;
+    unsigned shift = 0;
+    do {
+        lpAssert(shift < 64);
+        v |= (uint64_t)(*p & 0x7F) << shift;
+        shift += 7;
+    } while (*p++ & 0x80);
+    *pp = p;
+    return v;
+}
+
+/* Bytes of two's complement that hold v (1..8). */
+static size_t lpIntegerWidth(long long v) {
+    size_t n = 1;
+    while (n < 8 && (v < -(1LL << (8 * n - 1)) || v >= (1LL << (8 * n - 1)))) n++;
+    return n;
+}
+
+/* The run class of entry p: *integers, *size (string length or integer
+ * width) and, through *s or *lval, its value. Returns 0 if p is not in its
+ * smallest encoding, so unpacking would not give the same bytes back. */
+static int lpPackClass(unsigned char *p, int *integers, size_t *size, unsigned char **s, long long *lval) {
+    size_t slen = 0;
+    unsigned char buf[LP_MAX_INT_ENC_LEN];
+    *s = lpDecode(p, &slen, lval);
+    if (*s) {
+        *integers = 0;
+        *size = slen;
+        return lpEncodedSize(p) == lpEncodeStringHeader(buf, slen) + slen;
+    }
+    *integers = 1;
+    *size = lpIntegerWidth(*lval);
+    return lpEncodedSize(p) == lpEncodeInteger(buf, *lval);
+}
+
+/* memcpy() for the short strings runs are made of, without a call: up to
+ * 16 bytes as two overlapping words (never past either end). */
+static inline void lpCopyShort(unsigned char *dst, const unsigned char *src, size_t n) {
+    uint64_t a, b;
+    uint32_t x, y;
+    if (n >= 8 && n <= 16) {
+        memcpy(&a, src, 8);
+        memcpy(&b, src + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(&x, src, 4);
+        memcpy(&y, src + n - 4, 4);
+        memcpy(dst, &x, 4);
+        memcpy(dst + n - 4, &y, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++) dst[i] = src[i];
+    } else {
+        memcpy(dst, src, n);
+    }
+}
+
+/* Writes the element data of the `count` entries from p (one run) to dst:
+ * the string bytes, or each integer in `size` bytes. */
+static void lpPackRunData(unsigned char *p, unsigned long count, int integers, size_t size, unsigned char *dst) {
+    if (!integers) {
+        /* Equal-length strings have equal encodings: a fixed stride. */
+        size_t hdr = lpEncodedSize(p) - size, stride = lpEntrySize(p);
+        for (p += hdr; count--; p += stride, dst += size) lpCopyShort(dst, p, size);
+        return;
+    }
+    for (; count--; p += lpEntrySize(p), dst += size) {
+        size_t slen;
+        long long v = 0;
+        lpDecode(p, &slen, &v);
+        for (size_t i = 0; i < size; i++) dst[i] = ((uint64_t)v >> (8 * i)) & 0xFF;
+    }
+}
+
+/* See listpack.h. */
+size_t lpPack(unsigned char *lp, unsigned char *dst, size_t room) {
+    size_t used = 0;
+    unsigned char *p = lp + LP_HDR_SIZE;
+    while (*p != LP_EOF) {
+        int integers;
+        size_t size;
+        unsigned char *s;
+        long long v;
+        if (!lpPackClass(p, &integers, &size, &s, &v)) return 0;
+        /* The run: p and the entries after it of the same class. Strings
+         * of p's length are exactly those with p's header bytes. */
+        unsigned long count = 1;
+        unsigned char *q = p + lpEntrySize(p);
+        if (!integers) {
+            size_t hdr = (size_t)(s - p), stride = (size_t)(q - p);
+            while (*q == p[0] && (hdr == 1 || memcmp(q + 1, p + 1, hdr - 1) == 0)) {
+                q += stride;
+                count++;
+            }
+        } else {
+            while (*q != LP_EOF) {
+                int qint;
+                size_t qsize;
+                unsigned char *qs;
+                long long qv;
+                if (!lpPackClass(q, &qint, &qsize, &qs, &qv)) return 0;
+                if (!qint || qsize != size) break;
+                q += lpEntrySize(q);
+                count++;
+            }
+        }
+        unsigned char hdr[20];
+        size_t h = lpPutVarint(hdr, (uint64_t)count << 1 | (uint64_t)integers);
+        h += lpPutVarint(hdr + h, size);
+        if (used + h + count * size > room) return 0;
+        memcpy(dst + used, hdr, h);
+        lpPackRunData(p, count, integers, size, dst + used + h);
+        used += h + count * size;
+        p = q;
+    }
+    return used;
+}
+
+/* See listpack.h. */
+void lpPackedReaderInit(lpPackedReader *r, const unsigned char *p, size_t len) {
+    r->p = p;
+    r->end = p + len;
+    r->left = 0;
+    r->size = 0;
+    r->integers = 0;
+}
+
+/* Loads the next run header; 0 at the end. */
+static int lpPackedNextRun(lpPackedReader *r) {
+    if (r->p >= r->end) return 0;
+    uint64_t h = lpGetVarint(&r->p);
+    r->left = (unsigned long)(h >> 1);
+    r->integers = (int)(h & 1);
+    r->size = (size_t)lpGetVarint(&r->p);
+    lpAssert(r->left > 0 && r->p + r->left * r->size <= r->end && (!r->integers || (r->size >= 1 && r->size <= 8)));
+    return 1;
+}
+
+/* See listpack.h. */
+int lpPackedNext(lpPackedReader *r, const unsigned char **s, unsigned int *slen, long long *lval) {
+    if (r->left == 0 && !lpPackedNextRun(r)) return 0;
+    r->left--;
+    const unsigned char *p = r->p;
+    r->p += r->size;
+    if (!r->integers) {
+        *s = p;
+        *slen = (unsigned int)r->size;
+        return 1;
+    }
+    uint64_t u = 0;
+    for (size_t i = 0; i < r->size; i++) u |= (uint64_t)p[i] << (8 * i);
+    if (r->size < 8 && (u & (1ULL << (8 * r->size - 1)))) u |= ~0ULL << (8 * r->size);
+    *s = NULL;
+    *lval = (long long)u;
+    return 1;
+}
+
+/* See listpack.h. */
+void lpPackedSkip(lpPackedReader *r, unsigned long n) {
+    while (n > 0) {
+        if (r->left == 0 && !lpPackedNextRun(r)) return;
+        unsigned long k = n < r->left ? n : r->left;
+        r->p += k * r->size;
+        r->left -= k;
+        n -= k;
+    }
+}
+
+/* See listpack.h. */
+unsigned char *lpUnpack(const unsigned char *p, size_t len, size_t lp_bytes) {
+    lpAssert(lp_bytes >= LP_HDR_SIZE + 1);
+    unsigned char *lp = zmalloc(lp_bytes);
+    unsigned char *at = lp + LP_HDR_SIZE, *end = lp + lp_bytes - 1; /* end: the terminator */
+    unsigned long count = 0;
+    lpPackedReader r;
+    lpPackedReaderInit(&r, p, len);
+    while (lpPackedNextRun(&r)) {
+        count += r.left;
+        if (r.integers) {
+            const unsigned char *s;
+            unsigned int slen;
+            long long v;
+            while (r.left) {
+                lpPackedNext(&r, &s, &slen, &v);
+                unsigned char enc[LP_MAX_INT_ENC_LEN];
+                size_t l = lpEncodeInteger(enc, v);
+                lpAssert(at + l + 1 <= end);
+                memcpy(at, enc, l);
+                at[l] = (unsigned char)l; /* l <= 9: a one-byte backlen */
+                at += l + 1;
+            }
+            continue;
+        }
+        /* Strings of one length: the same header and backlen for each. */
+        unsigned char hdr[LP_MAX_STR_HDR_LEN], back[LP_MAX_BACKLEN_LEN];
+        size_t h = lpEncodeStringHeader(hdr, r.size), b = lpEncodeBacklen(back, h + r.size);
+        size_t stride = h + r.size + b;
+        lpAssert(r.left <= (size_t)(end - at) / stride);
+        if (h == 1 && b == 1) { /* strings under 63 bytes: the usual case */
+            for (; r.left; r.left--, r.p += r.size, at += stride) {
+                at[0] = hdr[0];
+                lpCopyShort(at + 1, r.p, r.size);
+                at[1 + r.size] = back[0];
+            }
+        }
+        for (; r.left; r.left--, r.p += r.size, at += stride) {
+            memcpy(at, hdr, h);
+            memcpy(at + h, r.p, r.size);
+            memcpy(at + h + r.size, back, b);
+        }
+    }
+    lpAssert(at == end);
+    *end = LP_EOF;
+    lpSetHdrBytes(lp, lp_bytes);
+    lpSetHdrCount(lp, count);
+    return lp;
+}
+
+/* ---------------------------------------------------------------------------
  * Checking
  * ------------------------------------------------------------------------- */
 

@@ -224,6 +224,46 @@ unsigned char *lpBuilderFinish(lpBuilder *b);
 /* Frees what was built (error paths). */
 void lpBuilderDiscard(lpBuilder *b);
 
+/* ---- Packed form ---------------------------------------------------------
+ * A denser, read-only copy of a listpack for data at rest (the interior
+ * nodes of a quicklist). It drops what only editing in place needs: the
+ * header, the terminator and every backlen. Consecutive elements of the
+ * same kind and size share one run header:
+ *     run := varint(count << 1 | kind) varint(size) <count * size bytes>
+ * kind 0: strings of `size` bytes each; kind 1: integers, each `size` (1..8)
+ * bytes of little-endian two's complement. A varint holds 7 bits per byte,
+ * low group first, 0x80 meaning "more follows". A run of equal-length short
+ * strings thus costs its data bytes plus a few, where the listpack spends
+ * two or three more per element; no element costs more than in the
+ * listpack. The form is walked forwards only (lpPackedNext) and turns back
+ * into the identical listpack (lpUnpack). Only listpacks whose every entry
+ * uses its smallest encoding (all that this file writes) can be packed. */
+
+/* Packs lp into dst, which has room for `room` bytes. Returns the bytes
+ * written, or 0 if they would not fit or lp holds an entry in a wider
+ * encoding than needed (a listpack from elsewhere, e.g. an RDB file). */
+size_t lpPack(unsigned char *lp, unsigned char *dst, size_t room);
+/* Returns the listpack packed in p[0..len), of lp_bytes bytes (the caller
+ * remembers lpBytes() of what it packed). Caller owns it. Aborts if the
+ * packed form does not rebuild exactly lp_bytes (memory corruption). */
+unsigned char *lpUnpack(const unsigned char *p, size_t len, size_t lp_bytes);
+
+/* Reads a packed form element by element. */
+typedef struct lpPackedReader {
+    const unsigned char *p, *end;
+    unsigned long left; /* elements left in the current run */
+    size_t size;        /* bytes per element of the current run */
+    int integers;       /* the current run holds integers */
+} lpPackedReader;
+
+void lpPackedReaderInit(lpPackedReader *r, const unsigned char *p, size_t len);
+/* Reads the next element as lpGetValue() does: returns 1 with either *s
+ * (pointing into the packed form) and *slen, or *s == NULL and *lval; 0
+ * at the end. */
+int lpPackedNext(lpPackedReader *r, const unsigned char **s, unsigned int *slen, long long *lval);
+/* Skips n elements (fewer if the end comes first). */
+void lpPackedSkip(lpPackedReader *r, unsigned long n);
+
 /* ---- Checking ----------------------------------------------------------- */
 
 /* Called for every entry during a deep validation; return 0 to reject. */

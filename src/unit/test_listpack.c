@@ -275,6 +275,97 @@ int main(int argc, char **argv) {
         lpFree(src);
     }
 
+    TEST("listpack: packed form layout: runs of equal-length strings and same-width integers") {
+        unsigned char *lp = lpNew(0);
+        const char *elems[] = {"m0000001", "m0000002", "m0000003", "5", "-3", "300", "abc", ""};
+        for (size_t i = 0; i < sizeof(elems) / sizeof(elems[0]); i++)
+            lp = lpAppend(lp, (const unsigned char *)elems[i], strlen(elems[i]));
+        unsigned char out[128];
+        size_t n = lpPack(lp, out, sizeof(out));
+        /* 3 strings of 8; 2 integers of 1 byte; 1 of 2 bytes; "abc"; "". */
+        ASSERT_MEMEQ(out, n, "\x06\x08m0000001m0000002m0000003"
+                             "\x05\x01\x05\xfd"
+                             "\x03\x02\x2c\x01"
+                             "\x02\x03" "abc"
+                             "\x02\x00");
+        ASSERT(n < lpBytes(lp));
+        ASSERT_EQ_LL(lpPack(lp, out, n - 1), 0); /* does not fit: nothing */
+        unsigned char *back = lpUnpack(out, n, lpBytes(lp));
+        ASSERT(memcmp(back, lp, lpBytes(lp)) == 0);
+        lpPackedReader r;
+        lpPackedReaderInit(&r, out, n);
+        lpPackedSkip(&r, 4);
+        const unsigned char *s;
+        unsigned int slen;
+        long long v;
+        ASSERT(lpPackedNext(&r, &s, &slen, &v) && s == NULL && v == -3);
+        ASSERT(lpPackedNext(&r, &s, &slen, &v) && s == NULL && v == 300);
+        ASSERT(lpPackedNext(&r, &s, &slen, &v) && s && slen == 3 && memcmp(s, "abc", 3) == 0);
+        ASSERT(lpPackedNext(&r, &s, &slen, &v) && s && slen == 0);
+        ASSERT(!lpPackedNext(&r, &s, &slen, &v));
+        lpPackedSkip(&r, 10); /* past the end: stays there */
+        ASSERT(!lpPackedNext(&r, &s, &slen, &v));
+        lpFree(back);
+        lpFree(lp);
+    }
+
+    TEST("listpack: a wider encoding than needed is not packed") {
+        /* 5 as a 16-bit integer: valid, but lpUnpack would write 7 bits. */
+        unsigned char lp[] = {11, 0, 0, 0, 1, 0, 0xF1, 5, 0, 3, 0xFF};
+        ASSERT(lpValidateIntegrity(lp, sizeof(lp), 1, NULL, NULL));
+        unsigned char out[16];
+        ASSERT_EQ_LL(lpPack(lp, out, sizeof(out)), 0);
+    }
+
+    TEST("listpack: random listpacks pack and unpack to the same bytes") {
+        srand(99);
+        int bad = 0;
+        for (int round = 0; round < 300; round++) {
+            unsigned char *lp = lpNew(0);
+            int n = rand() % 300;
+            for (int i = 0; i < n; i++) {
+                char val[5000];
+                int kind = rand() % 5;
+                size_t len;
+                if (kind == 0)
+                    len = (size_t)snprintf(val, sizeof(val), "%lld", (long long)rand() * rand() * (rand() % 2 ? 1 : -1));
+                else if (kind == 1)
+                    len = (size_t)snprintf(val, sizeof(val), "%d", rand() % 300 - 150);
+                else if (kind == 2)
+                    len = (size_t)snprintf(val, sizeof(val), "k%06d", rand() % 1000000);
+                else {
+                    len = (size_t)(kind == 3 ? rand() % 70 : rand() % 4500);
+                    for (size_t j = 0; j < len; j++) val[j] = (char)('a' + rand() % 26);
+                }
+                lp = lpAppend(lp, (unsigned char *)val, len);
+            }
+            size_t room = lpBytes(lp);
+            unsigned char *out = zmalloc(room);
+            size_t packed = lpPack(lp, out, room);
+            if (n > 0 && (packed == 0 || packed > lpBytes(lp) - LP_HDR_SIZE - 1)) bad++;
+            if (packed) {
+                unsigned char *back = lpUnpack(out, packed, lpBytes(lp));
+                if (memcmp(back, lp, lpBytes(lp)) != 0) bad++;
+                lpFree(back);
+                /* The reader sees what lpNext()/lpGetValue() see. */
+                lpPackedReader r;
+                lpPackedReaderInit(&r, out, packed);
+                for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, p)) {
+                    const unsigned char *s;
+                    unsigned int slen, elen = 0;
+                    long long v, ev = 0;
+                    unsigned char *es = lpGetValue(p, &elen, &ev);
+                    if (!lpPackedNext(&r, &s, &slen, &v) || (s == NULL) != (es == NULL) ||
+                        (s ? slen != elen || memcmp(s, es, slen) != 0 : v != ev))
+                        bad++;
+                }
+            }
+            zfree(out);
+            lpFree(lp);
+        }
+        ASSERT_EQ_LL(bad, 0);
+    }
+
     TEST("listpack: randomized operations against an array model") {
         enum { MAXN = 400 };
         char *model[MAXN];
