@@ -7,30 +7,38 @@
  *
  * Invariants: no node is empty (a node whose last element goes is
  * unlinked at once); node->sz and node->count always equal lpBytes() and
- * lpLength() of the node's listpack (its uncompressed form when the node
- * is compressed); ql->count is the sum of node counts and ql->len
- * the number of nodes. A node may exceed the fill limit only when it holds
- * exactly one element. Adjacent nodes are not merged after deletions:
- * simpler, and a list that shrinks enough is turned back into a single
- * listpack by t_list.c anyway.
+ * lpLength() of the node's listpack (the one its at-rest form rebuilds
+ * when the node is at rest); ql->count is the sum of node counts and
+ * ql->len the number of nodes. A node may exceed the fill limit only when
+ * it holds exactly one element. Adjacent nodes are not merged after
+ * deletions: simpler, and a list that shrinks enough is turned back into a
+ * single listpack by t_list.c anyway.
  *
- * Compression (list-compress-depth d > 0): the d nodes at each end are
- * plain listpacks (pushes and pops touch only them); every node between is
- * LZF-compressed (Debian's liblzf), unless it is too small or compression
- * does not shrink it enough, in which case it stays plain and is marked
- * `tried` so it is not compressed again before its content changes. The
- * layout is kept by three steps every operation takes:
- *   - qlNodeOpen() decompresses a node before its listpack is touched;
+ * Nodes at rest: the d nodes at each end (d = list-compress-depth, or 1
+ * when that is 0) are plain listpacks, so pushes and pops touch only
+ * them. Every node between is at rest: LZF-compressed (Debian's liblzf)
+ * when d comes from list-compress-depth and that pays off, else in
+ * listpack's packed form (lpPack), unless it is too small or neither form
+ * shrinks it enough, in which case it stays plain and is marked `tried` so
+ * it is not tried again before its content changes. Packing is what a
+ * default list gets: it drops the backlen and header bytes that only
+ * editing needs, for about 20% less memory with short elements, and costs
+ * one pass over a node when it leaves the end. The layout is kept by three
+ * steps every operation takes:
+ *   - qlNodeOpen() rebuilds a node's listpack before it is touched. The
+ *     at-rest form stays until the content changes (qlNodeUpdate), so
+ *     closing a node that was only read just frees the listpack again;
  *   - qlFixWindow() after a change in the number of nodes: it makes sure
- *     the d nodes at each end are plain and compresses nodes just inside
- *     the window edges that were pushed out of it (it walks at most d + 4
- *     nodes inwards, stopping at a compressed one: O(d) per operation);
- *   - qlCompressAround() after changing or creating nodes in the middle:
- *     compresses that node and any fresh neighbours it split off.
- * An iterator opens the node it stands on and closes it (compressing it
- * again if it is interior) when it moves on or is released; the node it
+ *     the d nodes at each end are plain and puts at rest the nodes just
+ *     inside the window edges that were pushed out of it (it walks at most
+ *     d + 4 nodes inwards, stopping at one at rest: O(d) per operation);
+ *   - qlRestAround() after changing or creating nodes in the middle: puts
+ *     that node and any fresh neighbours it split off at rest.
+ * An iterator opens the node it stands on and closes it (putting it back
+ * at rest if it is interior) when it moves on or is released; the node it
  * stands on is passed to the steps above as `in_use` so its entry
- * pointers stay valid.
+ * pointers stay valid. quicklistVisitRange() (LRANGE) reads packed nodes
+ * without opening them.
  *
  * Not done: Valkey's "plain" nodes, which hold a single element of a
  * gigabyte or more as a raw buffer instead of a listpack. Here such an
@@ -86,62 +94,95 @@ static quicklistNode *qlNodeCreate(unsigned char *lp) {
     quicklistNode *node = zmalloc(sizeof(*node));
     node->prev = node->next = NULL;
     node->lp = lp;
+    node->blob = NULL;
     node->sz = lpBytes(lp);
     node->count = (unsigned int)lpLength(lp);
-    node->compressed = 0;
+    node->form = 0;
     node->tried = 0;
     return node;
 }
 
-/* After node's listpack changed: refresh the cached size and count; the
- * new content has not been tried for compression. */
+/* Drops node's at-rest form, if it has one besides its listpack. */
+static inline void qlNodeDropBlob(quicklistNode *node) {
+    zfree(node->blob);
+    node->blob = NULL;
+}
+
+/* After node's listpack changed: refresh the cached size and count. An
+ * at-rest form kept from before is stale, and the new content has not
+ * been tried. */
 static inline void qlNodeUpdate(quicklistNode *node) {
     node->sz = lpBytes(node->lp);
     node->count = (unsigned int)lpLength(node->lp);
     node->tried = 0;
+    if (node->blob) qlNodeDropBlob(node);
 }
 
-/* Frees node's payload (listpack or LZF blob) and the node. */
+/* Frees node's listpack and at-rest form, and the node. */
 static void qlNodeFree(quicklistNode *node) {
-    if (node->compressed)
-        zfree(node->lzf);
-    else
-        lpFree(node->lp);
+    if (node->lp) lpFree(node->lp);
+    zfree(node->blob);
     zfree(node);
 }
 
 /* ---------------------------------------------------------------------------
- * Compression of single nodes
+ * Single nodes at rest
  * ------------------------------------------------------------------------- */
 
-/* Compresses a plain node if that pays off. Returns 1 if node is now
- * compressed; 0 if it stays plain (then marked `tried`). */
-static int qlNodeCompress(quicklistNode *node) {
-    if (node->compressed) return 1;
-    if (node->tried) return 0;
-    node->tried = 1;
-    if (node->sz < QUICKLIST_MIN_COMPRESS_BYTES) return 0;
-    /* The output may use at most sz - gain bytes, or it is not worth it:
-     * lzf_compress() returns 0 when the result does not fit. */
-    size_t room = node->sz - QUICKLIST_MIN_COMPRESS_GAIN;
-    quicklistLZF *lzf = zmalloc(sizeof(*lzf) + room);
-    unsigned int csz = lzf_compress(node->lp, (unsigned int)node->sz, lzf->data, (unsigned int)room);
-    if (csz == 0 || csz + QUICKLIST_MIN_COMPRESS_GAIN >= node->sz) {
-        zfree(lzf);
-        return 0;
+/* Copies a smaller form of node's listpack, written by shrink(), into a
+ * blob; NULL unless it saves at least QUICKLIST_MIN_COMPRESS_GAIN bytes
+ * (shrink() returns 0 when the result does not fit in `room`). */
+static quicklistBlob *qlBlobMake(const quicklistNode *node,
+                                 size_t (*shrink)(const quicklistNode *, unsigned char *, size_t)) {
+    size_t room = node->sz - QUICKLIST_MIN_COMPRESS_GAIN - 1;
+    quicklistBlob *blob = zmalloc(sizeof(*blob) + room);
+    size_t n = shrink(node, blob->data, room);
+    if (n == 0) {
+        zfree(blob);
+        return NULL;
     }
-    lzf = zrealloc(lzf, sizeof(*lzf) + csz);
-    lzf->sz = csz;
+    blob = zrealloc(blob, sizeof(*blob) + n);
+    blob->sz = n;
+    return blob;
+}
+
+static size_t qlShrinkLZF(const quicklistNode *node, unsigned char *dst, size_t room) {
+    return lzf_compress(node->lp, (unsigned int)node->sz, dst, (unsigned int)room);
+}
+
+static size_t qlShrinkPacked(const quicklistNode *node, unsigned char *dst, size_t room) {
+    return lpPack(node->lp, dst, room);
+}
+
+/* Puts a plain node at rest in its smallest form: LZF when compression is
+ * on and pays off, else packed when that pays off. An open node whose
+ * content did not change just drops its listpack again. Returns 1 if node
+ * is now at rest; 0 if it stays plain (then marked `tried`). */
+static int qlNodeRest(const quicklist *ql, quicklistNode *node) {
+    if (!node->lp) return 1;
+    if (!node->blob) {
+        if (node->tried) return 0;
+        node->tried = 1;
+        if (node->sz < QUICKLIST_MIN_COMPRESS_BYTES) return 0;
+        node->form = QUICKLIST_BLOB_LZF;
+        if (ql->compress) node->blob = qlBlobMake(node, qlShrinkLZF);
+        if (!node->blob) {
+            node->form = QUICKLIST_BLOB_PACKED;
+            node->blob = qlBlobMake(node, qlShrinkPacked);
+        }
+        if (!node->blob) return 0;
+    }
     lpFree(node->lp);
-    node->lzf = lzf;
-    node->compressed = 1;
+    node->lp = NULL;
     return 1;
 }
 
-/* Returns a freshly allocated copy of node's listpack, decompressing it. */
-static unsigned char *qlNodeInflate(const quicklistNode *node) {
+/* Returns a freshly allocated listpack rebuilt from node's at-rest form. */
+static unsigned char *qlBlobInflate(const quicklistNode *node) {
+    const quicklistBlob *blob = node->blob;
+    if (node->form == QUICKLIST_BLOB_PACKED) return lpUnpack(blob->data, blob->sz, node->sz);
     unsigned char *lp = zmalloc(node->sz);
-    unsigned int n = lzf_decompress(node->lzf->data, (unsigned int)node->lzf->sz, lp, (unsigned int)node->sz);
+    unsigned int n = lzf_decompress(blob->data, (unsigned int)blob->sz, lp, (unsigned int)node->sz);
     if (n != node->sz) {
         fprintf(stderr, "quicklist: corrupt LZF node (%u of %zu bytes)\n", n, node->sz);
         abort();
@@ -149,38 +190,47 @@ static unsigned char *qlNodeInflate(const quicklistNode *node) {
     return lp;
 }
 
-/* Makes node's listpack usable (decompressing it if needed). The node
- * then counts as untried, so closing it compresses it again. */
+/* Makes node's listpack usable, rebuilding it if the node is at rest. The
+ * at-rest form is kept until the content changes, so closing the node
+ * unchanged costs nothing. */
 static void qlNodeOpen(quicklistNode *node) {
-    if (!node || !node->compressed) return;
-    unsigned char *lp = qlNodeInflate(node);
-    zfree(node->lzf);
-    node->lp = lp;
-    node->compressed = 0;
-    node->tried = 0;
+    if (node && !node->lp) node->lp = qlBlobInflate(node);
+}
+
+/* Makes node plain for good (it is now one of the end nodes). */
+static void qlNodeMakePlain(quicklistNode *node) {
+    qlNodeOpen(node);
+    if (node->blob) {
+        qlNodeDropBlob(node);
+        node->tried = 0; /* it did shrink: it will again */
+    }
 }
 
 /* ---------------------------------------------------------------------------
- * Compression layout: plain ends, compressed middle
+ * Layout: plain ends, interior nodes at rest
  * ------------------------------------------------------------------------- */
 
+/* Nodes kept plain at each end: list-compress-depth, or 1 when
+ * compression is off (the interior nodes are then packed). */
+static inline unsigned long qlDepth(const quicklist *ql) { return ql->compress ? ql->compress : 1; }
+
 /* The last node of the head window and the first of the tail window, for
- * a list that has interior nodes; returns 0 (and opens every node) when
- * the list is short enough for the two windows to cover it. */
+ * a list that has interior nodes; returns 0 (and makes every node plain)
+ * when the list is short enough for the two windows to cover it. */
 static int qlWindowEdges(quicklist *ql, quicklistNode **head_edge, quicklistNode **tail_edge) {
-    unsigned long depth = ql->compress;
+    unsigned long depth = qlDepth(ql);
     if (ql->len <= 2 * depth) {
-        for (quicklistNode *n = ql->head; n; n = n->next) qlNodeOpen(n);
+        for (quicklistNode *n = ql->head; n; n = n->next) qlNodeMakePlain(n);
         return 0;
     }
     quicklistNode *h = ql->head, *t = ql->tail;
-    qlNodeOpen(h);
-    qlNodeOpen(t);
+    qlNodeMakePlain(h);
+    qlNodeMakePlain(t);
     for (unsigned long i = 1; i < depth; i++) {
         h = h->next;
         t = t->prev;
-        qlNodeOpen(h);
-        qlNodeOpen(t);
+        qlNodeMakePlain(h);
+        qlNodeMakePlain(t);
     }
     *head_edge = h;
     *tail_edge = t;
@@ -193,36 +243,37 @@ static int qlWindowEdges(quicklist *ql, quicklistNode **head_edge, quicklistNode
  * each other (a split node, its right half, a new node, a neighbour). */
 #define QL_RUN_SLACK 4
 
-/* Compresses the plain untried nodes among the next `limit` nodes from
- * `node` in one direction, stopping early at `stop` (a window node) or at
- * a compressed node (everything past it was interior before the change).
- * in_use is skipped over: it is compressed when closed. */
-static void qlCompressRun(quicklistNode *node, int forward, quicklistNode *stop, quicklistNode *in_use,
-                          unsigned long limit) {
+/* Puts at rest the plain nodes among the next `limit` nodes from `node`
+ * in one direction, stopping early at `stop` (a window node) or at a node
+ * at rest (everything past it was interior before the change). in_use is
+ * skipped over: it is put at rest when closed. */
+static void qlRestRun(const quicklist *ql, quicklistNode *node, int forward, quicklistNode *stop,
+                      quicklistNode *in_use, unsigned long limit) {
     while (node && node != stop && limit--) {
         if (node != in_use) {
-            if (node->compressed) return;
-            qlNodeCompress(node); /* no-op on a tried node */
+            if (!node->lp) return;
+            qlNodeRest(ql, node); /* no-op on a tried node */
         }
         node = forward ? node->next : node->prev;
     }
 }
 
 /* After nodes were added or removed: the ends plain, and nodes pushed out
- * of the windows compressed (except in_use, compressed when closed). */
+ * of the windows at rest (except in_use, put at rest when closed). */
 static void qlFixWindow(quicklist *ql, quicklistNode *in_use) {
-    if (ql->compress == 0 || ql->len == 0) return;
+    if (ql->len == 0) return;
     quicklistNode *he, *te;
     if (!qlWindowEdges(ql, &he, &te)) return;
-    qlCompressRun(he->next, 1, te, in_use, ql->compress + QL_RUN_SLACK);
-    qlCompressRun(te->prev, 0, he, in_use, ql->compress + QL_RUN_SLACK);
+    unsigned long limit = qlDepth(ql) + QL_RUN_SLACK;
+    qlRestRun(ql, he->next, 1, te, in_use, limit);
+    qlRestRun(ql, te->prev, 0, he, in_use, limit);
 }
 
 /* 1 if node is interior (outside both windows); fills the window edges. */
 static int qlNodeIsInterior(quicklist *ql, quicklistNode *node, quicklistNode **he, quicklistNode **te) {
     if (!qlWindowEdges(ql, he, te)) return 0;
     quicklistNode *h = ql->head, *t = ql->tail;
-    for (unsigned long i = 0; i < ql->compress; i++) {
+    for (unsigned long i = 0, depth = qlDepth(ql); i < depth; i++) {
         if (h == node || t == node) return 0;
         h = h->next;
         t = t->prev;
@@ -231,22 +282,22 @@ static int qlNodeIsInterior(quicklist *ql, quicklistNode *node, quicklistNode **
 }
 
 /* After node (and maybe fresh neighbours split from it) changed: if node is
- * interior, compress it and the run of plain untried nodes around it. */
-static void qlCompressAround(quicklist *ql, quicklistNode *node, quicklistNode *in_use) {
-    if (ql->compress == 0 || !node) return;
+ * interior, put it and the run of plain nodes around it at rest. */
+static void qlRestAround(quicklist *ql, quicklistNode *node, quicklistNode *in_use) {
+    if (!node) return;
     quicklistNode *he, *te;
     if (!qlNodeIsInterior(ql, node, &he, &te)) return;
-    if (node != in_use) qlNodeCompress(node);
-    qlCompressRun(node->prev, 0, he, in_use, QL_RUN_SLACK);
-    qlCompressRun(node->next, 1, te, in_use, QL_RUN_SLACK);
+    if (node != in_use) qlNodeRest(ql, node);
+    qlRestRun(ql, node->prev, 0, he, in_use, QL_RUN_SLACK);
+    qlRestRun(ql, node->next, 1, te, in_use, QL_RUN_SLACK);
 }
 
-/* An iterator or operation is done with node: compress it again if it is
- * interior and plain untried. */
+/* An iterator or operation is done with node: put it back at rest if it
+ * is interior (unless it is plain and tried). */
 static void qlNodeClose(quicklist *ql, quicklistNode *node) {
-    if (ql->compress == 0 || !node || node->compressed || node->tried) return;
+    if (!node || !node->lp || (!node->blob && node->tried)) return;
     quicklistNode *he, *te;
-    if (qlNodeIsInterior(ql, node, &he, &te)) qlNodeCompress(node);
+    if (qlNodeIsInterior(ql, node, &he, &te)) qlNodeRest(ql, node);
 }
 
 /* Links `node` after `old` (old NULL = as new head). */
@@ -337,16 +388,14 @@ void quicklistSetOptions(quicklist *ql, int fill, int compress) {
     ql->fill = fill;
     if (ql->compress == depth) return;
     /* A new depth on a list with nodes: redo the whole layout. */
-    ql->compress = 0;
     for (quicklistNode *n = ql->head; n; n = n->next) {
-        qlNodeOpen(n);
+        qlNodeMakePlain(n);
         n->tried = 0;
     }
     ql->compress = depth;
-    if (depth == 0) return;
     quicklistNode *he, *te;
     if (qlWindowEdges(ql, &he, &te))
-        for (quicklistNode *n = he->next; n != te; n = n->next) qlNodeCompress(n);
+        for (quicklistNode *n = he->next; n != te; n = n->next) qlNodeRest(ql, n);
 }
 
 /* See quicklist.h. */
@@ -367,12 +416,11 @@ quicklist *quicklistDup(quicklist *ql) {
     for (quicklistNode *node = ql->head; node; node = node->next) {
         quicklistNode *n = zmalloc(sizeof(*n));
         *n = *node;
-        if (node->compressed) {
-            size_t bytes = sizeof(quicklistLZF) + node->lzf->sz;
-            n->lzf = zmalloc(bytes);
-            memcpy(n->lzf, node->lzf, bytes);
-        } else {
-            n->lp = lpDup(node->lp);
+        if (node->lp) n->lp = lpDup(node->lp);
+        if (node->blob) {
+            size_t bytes = sizeof(quicklistBlob) + node->blob->sz;
+            n->blob = zmalloc(bytes);
+            memcpy(n->blob, node->blob, bytes);
         }
         qlLinkAfter(copy, copy->tail, n);
         copy->count += node->count;
@@ -461,7 +509,7 @@ static unsigned char *qlNodeDelEntry(quicklist *ql, quicklistNode *node, unsigne
 int quicklistPopVisit(quicklist *ql, int where, quicklistVisitor *visit, void *ctx) {
     quicklistNode *node = where == QUICKLIST_HEAD ? ql->head : ql->tail;
     if (!node) return 0;
-    qlNodeOpen(node); /* plain already unless compress is being changed */
+    qlNodeOpen(node); /* the end nodes are always plain: a no-op */
     unsigned char *p = where == QUICKLIST_HEAD ? lpFirst(node->lp) : lpLast(node->lp);
     unsigned int slen = 0;
     long long lval = 0;
@@ -555,7 +603,7 @@ int quicklistDelRange(quicklist *ql, long start, long count) {
     }
     /* Only whole nodes are unlinked above, so partial nodes are alive. */
     qlFixWindow(ql, NULL);
-    for (int i = 0; i < npartial; i++) qlCompressAround(ql, partial[i], NULL);
+    for (int i = 0; i < npartial; i++) qlRestAround(ql, partial[i], NULL);
     return 1;
 }
 
@@ -581,7 +629,7 @@ static int qlGetEntryAtIdx(quicklist *ql, long idx, quicklistEntry *entry);
 /* After qlNodeReplace() returned node: redo the layout around it. */
 static void qlAfterReplace(quicklist *ql, unsigned long len_before, quicklistNode *node, quicklistNode *in_use) {
     if (ql->len != len_before) qlFixWindow(ql, in_use);
-    qlCompressAround(ql, node, in_use);
+    qlRestAround(ql, node, in_use);
 }
 
 /* See quicklist.h. */
@@ -599,15 +647,21 @@ int quicklistReplaceAtIndex(quicklist *ql, long index, const void *s, size_t len
 size_t quicklistMemUsage(const quicklist *ql) {
     size_t total = zmalloc_size((void *)ql);
     for (quicklistNode *node = ql->head; node; node = node->next)
-        total += zmalloc_size(node) + zmalloc_size(node->compressed ? (void *)node->lzf : (void *)node->lp);
+        total += zmalloc_size(node) + (node->lp ? zmalloc_size(node->lp) : 0) +
+                 (node->blob ? zmalloc_size(node->blob) : 0);
     return total;
 }
 
 /* See quicklist.h. */
-unsigned long quicklistCompressedNodes(const quicklist *ql) {
+unsigned long quicklistNodesAtRest(const quicklist *ql, int form) {
     unsigned long n = 0;
-    for (quicklistNode *node = ql->head; node; node = node->next) n += node->compressed;
+    for (quicklistNode *node = ql->head; node; node = node->next) n += !node->lp && node->form == form;
     return n;
+}
+
+/* See quicklist.h. */
+unsigned char *quicklistNodeListpackCopy(const quicklistNode *node) {
+    return node->lp ? lpDup(node->lp) : qlBlobInflate(node);
 }
 
 /* ---------------------------------------------------------------------------
@@ -680,8 +734,24 @@ int quicklistNext(quicklistIter *iter, quicklistEntry *entry) {
     return 1;
 }
 
-/* See quicklist.h. Each node is opened while it is read and closed
- * (compressed again if it is interior) when the walk leaves it, as an
+/* Visits up to *count elements of a packed node from offset on, reading
+ * the packed form itself. */
+static void qlVisitPacked(const quicklistNode *node, unsigned long offset, unsigned long *count,
+                          quicklistVisitor *visit, void *ctx) {
+    lpPackedReader r;
+    lpPackedReaderInit(&r, node->blob->data, node->blob->sz);
+    lpPackedSkip(&r, offset);
+    const unsigned char *s;
+    unsigned int slen = 0;
+    long long ll = 0;
+    while (*count && lpPackedNext(&r, &s, &slen, &ll)) {
+        visit(ctx, s, s ? slen : 0, ll);
+        --*count;
+    }
+}
+
+/* See quicklist.h. A packed node is read as it is; any other node at rest
+ * is opened while it is read and closed when the walk leaves it, as an
  * iterator would. */
 void quicklistVisitRange(quicklist *ql, unsigned long start, unsigned long count, quicklistVisitor *visit,
                          void *ctx) {
@@ -689,6 +759,12 @@ void quicklistVisitRange(quicklist *ql, unsigned long start, unsigned long count
     unsigned long offset;
     quicklistNode *node = qlFindNode(ql, start, &offset);
     while (node && count) {
+        if (!node->lp && node->form == QUICKLIST_BLOB_PACKED) {
+            qlVisitPacked(node, offset, &count, visit, ctx);
+            node = node->next;
+            offset = 0;
+            continue;
+        }
         qlNodeOpen(node);
         unsigned char *lp = node->lp;
         unsigned char *p = lpSeek(lp, (long)offset);
@@ -809,11 +885,10 @@ static void qlInsertAtIter(quicklistIter *iter, quicklistEntry *entry, const voi
     unsigned long len_before = ql->len;
     qlInsert(ql, node, entry->p, s, len, after);
     iter->node = NULL;
-    if (ql->compress == 0) return;
     if (ql->len != len_before) qlFixWindow(ql, NULL);
-    qlCompressAround(ql, node->prev, NULL);
-    qlCompressAround(ql, node, NULL);
-    qlCompressAround(ql, node->next, NULL);
+    qlRestAround(ql, node->prev, NULL);
+    qlRestAround(ql, node, NULL);
+    qlRestAround(ql, node->next, NULL);
 }
 
 /* See quicklist.h. */
@@ -830,20 +905,22 @@ void quicklistInsertAfter(quicklistIter *iter, quicklistEntry *entry, const void
 int quicklistCheck(const quicklist *ql) {
     unsigned long count = 0, len = 0;
     const quicklistNode *prev = NULL;
-    unsigned long depth = ql->compress;
+    unsigned long depth = qlDepth(ql);
     for (const quicklistNode *node = ql->head; node; node = node->next) {
-        if (node->prev != prev) return 0;
-        unsigned char *lp = node->compressed ? qlNodeInflate(node) : node->lp;
+        if (node->prev != prev || (!node->lp && !node->blob)) return 0;
+        unsigned char *lp = node->lp ? node->lp : qlBlobInflate(node);
         int ok = node->count != 0 && node->count == lpLength(lp) && node->sz == lpBytes(lp) &&
                  lpValidateIntegrity(lp, node->sz, 1, NULL, NULL);
-        if (node->compressed) zfree(lp);
+        if (!node->lp) zfree(lp);
         if (!ok) return 0;
         if (node->count > 1 && quicklistNodeExceedsLimit(ql->fill, node->sz, node->count)) return 0;
-        /* Layout: plain within `depth` of either end, else compressed or tried. */
-        int in_window = depth == 0 || len < depth || ql->len - len <= depth;
-        if (in_window && node->compressed) return 0;
-        if (!in_window && !node->compressed && !node->tried) return 0;
-        if (node->compressed && node->lzf->sz + QUICKLIST_MIN_COMPRESS_GAIN >= node->sz) return 0;
+        /* Layout: plain within `depth` of either end (and nothing kept
+         * besides), else at rest or plain and tried. */
+        int in_window = len < depth || ql->len - len <= depth;
+        if (in_window && (!node->lp || node->blob)) return 0;
+        if (!in_window && node->lp && (node->blob || !node->tried)) return 0;
+        if (node->blob && node->blob->sz + QUICKLIST_MIN_COMPRESS_GAIN >= node->sz) return 0;
+        if (node->blob && node->form == QUICKLIST_BLOB_LZF && !ql->compress) return 0;
         count += node->count;
         len++;
         prev = node;

@@ -14,16 +14,20 @@
  *               single element.
  * A single element larger than the limit gets a node of its own.
  *
- * Compression (`compress`, list-compress-depth): 0 keeps every node a
- * plain listpack. With depth d > 0 the d nodes at each end stay plain and
- * every node between them is LZF-compressed when that pays off: nodes
- * under QUICKLIST_MIN_COMPRESS_BYTES are left alone, and so is a node
- * whose compressed form would not save at least QUICKLIST_MIN_COMPRESS_GAIN
- * bytes (it is marked `tried` until its content changes). A compressed
- * node is decompressed while an operation or an iterator uses it and
- * compressed again afterwards. The head and tail nodes are therefore never
- * compressed, so callers may read ql->head->lp / ql->tail->lp directly;
- * any other node's lp is only valid through the functions below. */
+ * Nodes at rest: every node except the `compress` nodes at each end
+ * (list-compress-depth), or except the head and tail when that is 0, is
+ * kept in a smaller read-only form: LZF-compressed when compression is on
+ * and that pays off, else packed (listpack.h's packed form: no header,
+ * terminator or backlens, and equal-size elements in runs; about 20% less
+ * for short strings). A node under QUICKLIST_MIN_COMPRESS_BYTES stays
+ * plain, and so does one that neither form shrinks by
+ * QUICKLIST_MIN_COMPRESS_GAIN bytes (it is marked `tried` until its content
+ * changes). An operation or iterator opens a node at rest (rebuilds its
+ * listpack) while it uses it; closing it drops the rebuilt listpack again
+ * if nothing changed, or shrinks the changed one. The head and tail nodes
+ * are therefore always plain, so callers may read ql->head->lp and
+ * ql->tail->lp directly; any other node's lp is only valid through the
+ * functions below. */
 #ifndef VK_QUICKLIST_H
 #define VK_QUICKLIST_H
 
@@ -34,25 +38,27 @@
 #define AL_START_HEAD 0
 #define AL_START_TAIL 1
 #define QUICKLIST_SIZE_SAFETY_LIMIT 8192
-#define QUICKLIST_MIN_COMPRESS_BYTES 48 /* smaller nodes are never compressed */
-#define QUICKLIST_MIN_COMPRESS_GAIN 8   /* compress only if it saves this many bytes */
+#define QUICKLIST_MIN_COMPRESS_BYTES 48 /* smaller nodes are never put at rest */
+#define QUICKLIST_MIN_COMPRESS_GAIN 8   /* a form must save this many bytes */
 
-/* A compressed node's payload: the LZF form of its listpack. */
-typedef struct quicklistLZF {
+/* What a node at rest keeps instead of its listpack. */
+#define QUICKLIST_BLOB_LZF 1    /* the listpack, LZF-compressed */
+#define QUICKLIST_BLOB_PACKED 2 /* the listpack's packed form (lpPack) */
+typedef struct quicklistBlob {
     size_t sz;             /* bytes in data */
     unsigned char data[];
-} quicklistLZF;
+} quicklistBlob;
 
+/* A node is plain (lp set, blob NULL), at rest (lp NULL, blob set), or
+ * open and unchanged (both set, holding the same elements). */
 typedef struct quicklistNode {
     struct quicklistNode *prev, *next;
-    union {
-        unsigned char *lp; /* listpack with 1 or more elements; never empty */
-        quicklistLZF *lzf; /* when `compressed` */
-    };
-    size_t sz;             /* lpBytes() of the (uncompressed) listpack, cached */
+    unsigned char *lp;     /* listpack with 1 or more elements, or NULL */
+    quicklistBlob *blob;   /* the at-rest form, or NULL */
+    size_t sz;             /* lpBytes() of the listpack, cached */
     unsigned int count;    /* elements in the listpack, cached */
-    unsigned char compressed; /* 1: lzf holds the listpack, lp is not valid */
-    unsigned char tried;   /* compression was tried and did not pay off, and
+    unsigned char form;    /* what blob holds: QUICKLIST_BLOB_LZF or _PACKED */
+    unsigned char tried;   /* shrinking was tried and did not pay off, and
                               the content has not changed since */
 } quicklistNode;
 
@@ -77,7 +83,7 @@ typedef struct quicklistEntry {
 } quicklistEntry;
 
 /* Iterators are lazily positioned: quicklistNext() steps from the element
- * returned last. The node an iterator stands on is kept decompressed (an
+ * returned last. The node an iterator stands on is kept open (an
  * entry's value points into it) until the iterator leaves it or is
  * released. Modifying calls that take the iterator keep it valid;
  * any other modification of the list invalidates it. */
@@ -124,11 +130,14 @@ int quicklistPop(quicklist *ql, int where, unsigned char **data, size_t *sz, lon
 int quicklistDelRange(quicklist *ql, long start, long count);
 /* Replaces the element at index. Returns 1, or 0 if out of range. */
 int quicklistReplaceAtIndex(quicklist *ql, long index, const void *s, size_t len);
-/* Bytes used by the structure and its nodes (allocator sizes; compressed
- * nodes count their compressed size). */
+/* Bytes used by the structure and its nodes (allocator sizes; nodes at
+ * rest count their at-rest size). */
 size_t quicklistMemUsage(const quicklist *ql);
-/* Number of nodes currently compressed (tests, DEBUG). */
-unsigned long quicklistCompressedNodes(const quicklist *ql);
+/* Number of nodes at rest in `form` (QUICKLIST_BLOB_LZF or _PACKED). */
+unsigned long quicklistNodesAtRest(const quicklist *ql, int form);
+/* A fresh copy of node's listpack (caller frees), rebuilt from its at-rest
+ * form if it has no plain one: for RDB saving. */
+unsigned char *quicklistNodeListpackCopy(const quicklistNode *node);
 
 /* ---- Iteration ---------------------------------------------------------- */
 
@@ -163,10 +172,10 @@ void quicklistReplaceEntry(quicklistIter *iter, quicklistEntry *entry, const voi
 void quicklistInsertBefore(quicklistIter *iter, quicklistEntry *entry, const void *s, size_t len);
 void quicklistInsertAfter(quicklistIter *iter, quicklistEntry *entry, const void *s, size_t len);
 
-/* Checks every cached count/size against the nodes (decompressing
- * compressed ones into a scratch copy) and the compression layout: the
- * end nodes plain, every node between them compressed or `tried`. Returns
- * 1 if consistent (unit tests, DEBUG). No iterator may be open. */
+/* Checks every cached count/size against the nodes (rebuilding those at
+ * rest into a scratch copy) and the layout: the end nodes plain, every
+ * node between them at rest or `tried`. Returns 1 if consistent (unit
+ * tests, DEBUG). No iterator may be open. */
 int quicklistCheck(const quicklist *ql);
 
 #endif

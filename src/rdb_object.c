@@ -94,12 +94,17 @@ static int rdbSaveList(rio *r, robj *o) {
     if (rdbSaveLen(r, ql->len) == C_ERR) return C_ERR;
     for (quicklistNode *node = ql->head; node; node = node->next) {
         if (rdbSaveLen(r, RDB_QUICKLIST_NODE_PACKED) == C_ERR) return C_ERR;
-        if (node->compressed) {
+        if (node->lp) {
+            if (rdbSaveRawString(r, node->lp, node->sz) == C_ERR) return C_ERR;
+        } else if (node->form == QUICKLIST_BLOB_LZF) {
             /* Compressed nodes are listpacks under LZF already: written as
              * an RDB LZF string without inflating them. */
-            if (rdbSaveLzfBlob(r, node->lzf->data, node->lzf->sz, node->sz) == C_ERR) return C_ERR;
-        } else if (rdbSaveRawString(r, node->lp, node->sz) == C_ERR) {
-            return C_ERR;
+            if (rdbSaveLzfBlob(r, node->blob->data, node->blob->sz, node->sz) == C_ERR) return C_ERR;
+        } else {
+            unsigned char *lp = quicklistNodeListpackCopy(node); /* packed */
+            int ret = rdbSaveRawString(r, lp, node->sz);
+            lpFree(lp);
+            if (ret == C_ERR) return C_ERR;
         }
     }
     return C_OK;

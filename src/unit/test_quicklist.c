@@ -321,9 +321,10 @@ int main(int argc, char **argv) {
             pushStr(ql, b, QUICKLIST_TAIL);
         }
         ASSERT(ql->len > 4 && ql->len == plain->len);
-        ASSERT_EQ_LL(quicklistCompressedNodes(ql), ql->len - 2);
-        ASSERT_EQ_LL(quicklistCompressedNodes(plain), 0);
-        ASSERT(!ql->head->compressed && !ql->tail->compressed);
+        ASSERT_EQ_LL(quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF), ql->len - 2);
+        ASSERT_EQ_LL(quicklistNodesAtRest(plain, QUICKLIST_BLOB_LZF), 0);
+        ASSERT_EQ_LL(quicklistNodesAtRest(plain, QUICKLIST_BLOB_PACKED), plain->len - 2);
+        ASSERT(ql->head->lp && ql->tail->lp);
         ASSERT(quicklistCheck(ql));
         /* Compressed nodes take well under half the memory here. */
         ASSERT(quicklistMemUsage(ql) * 2 < quicklistMemUsage(plain));
@@ -334,11 +335,11 @@ int main(int argc, char **argv) {
         ASSERT(quicklistNext(it, &e));
         ASSERT_STREQ(entryText(&e, b, sizeof(b)), "element-002500-the-same-text-again-and-again");
         quicklistReleaseIterator(it);
-        ASSERT_EQ_LL(quicklistCompressedNodes(ql), ql->len - 2);
+        ASSERT_EQ_LL(quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF), ql->len - 2);
         /* A copy keeps the compressed form. */
         quicklist *copy = quicklistDup(ql);
         ASSERT(quicklistCheck(copy));
-        ASSERT_EQ_LL(quicklistCompressedNodes(copy), ql->len - 2);
+        ASSERT_EQ_LL(quicklistNodesAtRest(copy, QUICKLIST_BLOB_LZF), ql->len - 2);
         char *a = zmalloc(1 << 20), *c = zmalloc(1 << 20);
         qlJoin(plain, a, 1 << 20);
         qlJoin(copy, c, 1 << 20);
@@ -347,10 +348,10 @@ int main(int argc, char **argv) {
         zfree(c);
         /* Turning compression off on a live list decompresses it. */
         quicklistSetOptions(copy, -2, 0);
-        ASSERT_EQ_LL(quicklistCompressedNodes(copy), 0);
+        ASSERT_EQ_LL(quicklistNodesAtRest(copy, QUICKLIST_BLOB_LZF), 0);
         ASSERT(quicklistCheck(copy));
         quicklistSetOptions(copy, -2, 2);
-        ASSERT_EQ_LL(quicklistCompressedNodes(copy), copy->len - 4);
+        ASSERT_EQ_LL(quicklistNodesAtRest(copy, QUICKLIST_BLOB_LZF), copy->len - 4);
         ASSERT(quicklistCheck(copy));
         quicklistRelease(copy);
         quicklistRelease(plain);
@@ -362,10 +363,10 @@ int main(int argc, char **argv) {
         quicklist *ql = quicklistCreate(1, 1);
         for (int i = 0; i < 10; i++) pushStr(ql, "x", QUICKLIST_TAIL);
         ASSERT_EQ_LL(ql->len, 10);
-        ASSERT_EQ_LL(quicklistCompressedNodes(ql), 0);
+        ASSERT_EQ_LL(quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF), 0);
         ASSERT(quicklistCheck(ql));
         quicklistRelease(ql);
-        /* Random bytes do not compress: nodes stay plain (marked tried). */
+        /* Random bytes do not compress: nodes are packed instead. */
         ql = quicklistCreate(4, 1);
         srand(7);
         for (int i = 0; i < 40; i++) {
@@ -374,9 +375,77 @@ int main(int argc, char **argv) {
             quicklistPushTail(ql, r, sizeof(r));
         }
         ASSERT_EQ_LL(ql->len, 10);
-        ASSERT_EQ_LL(quicklistCompressedNodes(ql), 0);
-        ASSERT(ql->head->next->tried);
+        ASSERT_EQ_LL(quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF), 0);
+        ASSERT_EQ_LL(quicklistNodesAtRest(ql, QUICKLIST_BLOB_PACKED), 8);
         ASSERT(quicklistCheck(ql));
+        quicklistRelease(ql);
+        /* One 60-byte element per node: packing saves 7 bytes, too few. */
+        ql = quicklistCreate(1, 0);
+        memset(b, 'q', 60);
+        for (int i = 0; i < 10; i++) quicklistPushTail(ql, b, 60);
+        ASSERT_EQ_LL(quicklistNodesAtRest(ql, QUICKLIST_BLOB_PACKED), 0);
+        ASSERT(ql->head->next->tried && ql->head->next->lp);
+        ASSERT(quicklistCheck(ql));
+        quicklistRelease(ql);
+    }
+
+    /* Without compression every interior node is packed: about 20% less
+     * memory for short equal-length strings, the same elements read back
+     * through every path, and reading leaves the nodes packed. */
+    TEST("quicklist: depth 0 packs interior nodes") {
+        quicklist *ql = quicklistCreate(-2, 0);
+        size_t lp_bytes = 0;
+        for (int i = 0; i < 20000; i++) {
+            snprintf(b, sizeof(b), "m%07d", i);
+            pushStr(ql, b, QUICKLIST_TAIL);
+        }
+        for (quicklistNode *n = ql->head; n; n = n->next) lp_bytes += n->sz;
+        ASSERT(ql->len > 20);
+        ASSERT_EQ_LL(quicklistNodesAtRest(ql, QUICKLIST_BLOB_PACKED), ql->len - 2);
+        ASSERT(quicklistCheck(ql));
+        /* 6.5 KB of packed data per 8 KB node, in a 7 KB allocation. */
+        ASSERT(quicklistMemUsage(ql) * 100 < lp_bytes * 90);
+        /* Index, iterator and range reads. */
+        int isint;
+        ASSERT(textAt(ql, 12345, b, sizeof(b), &isint));
+        ASSERT_STREQ(b, "m0012345");
+        visitedText got = {.n = 0};
+        quicklistVisitRange(ql, 9998, 4, collectVisited, &got);
+        ASSERT(got.n == 4 && strcmp(got.text[0], "m0009998") == 0 && strcmp(got.text[3], "m0010001") == 0);
+        ASSERT_EQ_LL(quicklistNodesAtRest(ql, QUICKLIST_BLOB_PACKED), ql->len - 2);
+        ASSERT(quicklistCheck(ql));
+        /* A change repacks the node; popping to it makes it plain. */
+        ASSERT(quicklistReplaceAtIndex(ql, 10000, "changed", 7));
+        ASSERT(textAt(ql, 10000, b, sizeof(b), &isint));
+        ASSERT_STREQ(b, "changed");
+        ASSERT_EQ_LL(quicklistNodesAtRest(ql, QUICKLIST_BLOB_PACKED), ql->len - 2);
+        ASSERT(quicklistCheck(ql));
+        unsigned long first = ql->head->count;
+        for (unsigned long i = 0; i <= first; i++) {
+            unsigned char *data;
+            size_t sz;
+            long long lv;
+            ASSERT(quicklistPop(ql, QUICKLIST_HEAD, &data, &sz, &lv));
+            zfree(data);
+        }
+        ASSERT(quicklistCheck(ql));
+        ASSERT(textAt(ql, 0, b, sizeof(b), &isint));
+        snprintf(b + 32, 32, "m%07lu", first + 1);
+        ASSERT_STREQ(b, b + 32);
+        /* Integers, and a copy. */
+        for (int i = 0; i < 3000; i++) {
+            snprintf(b, sizeof(b), "%d", i * 997 - 1000000);
+            pushStr(ql, b, QUICKLIST_TAIL);
+        }
+        quicklist *copy = quicklistDup(ql);
+        ASSERT(quicklistCheck(copy));
+        char *x = zmalloc(1 << 20), *y = zmalloc(1 << 20);
+        qlJoin(ql, x, 1 << 20);
+        qlJoin(copy, y, 1 << 20);
+        ASSERT(strcmp(x, y) == 0);
+        zfree(x);
+        zfree(y);
+        quicklistRelease(copy);
         quicklistRelease(ql);
     }
 
@@ -414,7 +483,7 @@ int main(int argc, char **argv) {
             ASSERT(textAt(ql, 2001, b, sizeof(b), &isint) && b[0] == 'z');
             ASSERT(textAt(ql, 2002, b, sizeof(b), &isint));
             ASSERT_STREQ(b, "item-02001-padding-padding");
-            ASSERT(quicklistCompressedNodes(ql) > 0);
+            ASSERT(quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF) > 0);
             ASSERT(quicklistCheck(ql));
             quicklistRelease(ql);
         }
@@ -429,7 +498,7 @@ int main(int argc, char **argv) {
         enum { MAXN = 900, VLEN = MODEL_VLEN };
         static char model[MAXN][VLEN];
         const int fills[] = {4, -1, 0};
-        int bad = 0, compressed_seen = 0;
+        int bad = 0, compressed_seen = 0, packed_seen = 0;
         for (int depth = 0; depth <= 3; depth++) {
             for (size_t fi = 0; fi < sizeof(fills) / sizeof(fills[0]); fi++) {
                 int n = 0;
@@ -497,8 +566,9 @@ int main(int argc, char **argv) {
                     }
                     if (step % 25 == 0) {
                         if (!quicklistCheck(ql)) bad++;
-                        compressed_seen += quicklistCompressedNodes(ql) > 0;
-                        if (depth == 0 && quicklistCompressedNodes(ql)) bad++;
+                        compressed_seen += quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF) > 0;
+                        packed_seen += quicklistNodesAtRest(ql, QUICKLIST_BLOB_PACKED) > 0;
+                        if (depth == 0 && quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF)) bad++;
                     }
                     if (step % 500 == 0 || step == 5999) {
                         /* Whole content, both directions. */
@@ -521,6 +591,7 @@ int main(int argc, char **argv) {
         }
         ASSERT_EQ_LL(bad, 0);
         ASSERT(compressed_seen > 100); /* the runs did exercise compressed nodes */
+        ASSERT(packed_seen > 100);     /* and packed ones */
     }
 
     /* quicklistVisitRange() (LRANGE) against an iterator from the same
@@ -537,7 +608,7 @@ int main(int argc, char **argv) {
                 else snprintf(val, sizeof(val), "compressible-compressible-value-%d", i);
                 pushStr(ql, val, QUICKLIST_TAIL);
             }
-            unsigned long compressed = quicklistCompressedNodes(ql);
+            unsigned long compressed = quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF);
             if (depth && compressed == 0) bad++;
             const unsigned long counts[] = {1, 4, 5, 6, 100, 1000};
             for (unsigned long start = 0; start < 300; start += 7) {
@@ -553,7 +624,7 @@ int main(int argc, char **argv) {
                     }
                     quicklistReleaseIterator(it);
                     if (i != got.n) bad++;
-                    if (!quicklistCheck(ql) || quicklistCompressedNodes(ql) != compressed) bad++;
+                    if (!quicklistCheck(ql) || quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF) != compressed) bad++;
                 }
             }
             visitedText none = {.n = 0};
@@ -575,7 +646,7 @@ int main(int argc, char **argv) {
             else snprintf(val, sizeof(val), "compressible-compressible-value-%d", i);
             pushStr(ql, val, QUICKLIST_TAIL);
         }
-        ASSERT(quicklistCompressedNodes(ql) > 0);
+        ASSERT(quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF) > 0);
         int bad = 0;
         for (int i = 0; i < 20; i++) {
             visitedText head = {.n = 0}, tail = {.n = 0};

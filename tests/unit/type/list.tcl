@@ -3,7 +3,8 @@
 # methods (COPY, DEBUG DIGEST-VALUE, MEMORY USAGE, SCAN TYPE) and a
 # randomized run against a Tcl list model, and list-compress-depth
 # (memory saved, every command agreeing on compressed and plain lists for
-# both forms of list-max-listpack-size).  Blocking commands are in
+# both forms of list-max-listpack-size), and the packed interior nodes a
+# list has without compression.  Blocking commands are in
 # list-blocking.tcl.  Tests tagged "valkey-only" cover behaviour Redis 7.0
 # does not have (it has no listpack-encoded lists: every list reports
 # "quicklist" there).
@@ -700,5 +701,32 @@ start_server {tags {"list" "needs:debug"} overrides {enable-debug-command yes}} 
         }
         r config set list-compress-depth 0
         r del l
+    }
+    # Without compression the nodes between the head and the tail are kept
+    # packed (quicklist.c): the same elements through every read, DUMP and
+    # a reload, in well under the listpack bytes DEBUG OBJECT reports.
+    test "A big list at depth 0 keeps its interior nodes packed" {
+        set old [list_config_swap list-compress-depth 0]
+        r del big
+        set vals {}
+        for {set i 0} {$i < 20000} {incr i} { lappend vals [format m%07d $i] }
+        for {set i 0} {$i < 20000} {incr i 1000} { r rpush big {*}[lrange $vals $i [expr {$i + 999}]] }
+        regexp {ql_uncompressed_size:(\d+)} [r debug object big] -> raw
+        # 8 of every 10 listpack bytes, in allocations rounded up by jemalloc.
+        assert {[r memory usage big samples 0] * 100 < $raw * 90}
+        assert_equal $vals [r lrange big 0 -1]
+        assert_equal [lrange $vals 9990 10010] [r lrange big 9990 10010]
+        assert_equal m0012345 [r lindex big 12345]
+        assert_equal 7777 [r lpos big m0007777]
+        assert_equal [lreverse $vals] [r sort big by nosort desc]
+        r restore big.copy 0 [r dump big]
+        assert_equal $vals [r lrange big.copy 0 -1]
+        r debug reload
+        assert_equal $vals [r lrange big 0 -1]
+        assert {[r memory usage big samples 0] * 100 < $raw * 90}
+        r lset big 10000 changed
+        assert_equal {m0009999 changed m0010001} [r lrange big 9999 10001]
+        r del big big.copy
+        r config set list-compress-depth $old
     }
 }
