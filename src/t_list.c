@@ -495,6 +495,16 @@ void lindexCommand(client *c) {
     if (!o || checkType(c, o, OBJ_LIST)) return;
     long index;
     if (getLongFromObjectOrReply(c, c->argv[2], &index, NULL) != C_OK) return;
+    if (o->encoding == OBJ_ENCODING_QUICKLIST) {
+        /* A read that never opens a packed node (see LRANGE). */
+        long llen = (long)quicklistCount(o->ptr);
+        if (index < 0) index += llen;
+        if (index < 0 || index >= llen)
+            addReplyNull(c);
+        else
+            quicklistVisitRange(o->ptr, (unsigned long)index, 1, addReplyQuicklistValue, c);
+        return;
+    }
     listTypeIterator li;
     listTypeEntry e;
     listTypeInitIterator(&li, o, index, 1);
