@@ -145,6 +145,20 @@ static inline size_t lpEntrySize(const unsigned char *p) {
     return l + lpBacklenSize(l);
 }
 
+/* Integers as n (1..8) bytes of little-endian two's complement: the
+ * listpack's 16..64-bit encodings and the packed form's integer runs. */
+static inline void lpWriteIntLE(unsigned char *dst, long long v, size_t n) {
+    uint64_t u = (uint64_t)v;
+    for (size_t i = 0; i < n; i++) dst[i] = (u >> (8 * i)) & 0xFF;
+}
+
+static inline long long lpReadIntLE(const unsigned char *p, size_t n) {
+    uint64_t u = 0;
+    for (size_t i = 0; i < n; i++) u |= (uint64_t)p[i] << (8 * i);
+    if (n < 8 && (u & (1ULL << (8 * n - 1)))) u |= ~0ULL << (8 * n); /* sign-extend */
+    return (long long)u;
+}
+
 /* Encodes integer v into buf (at most LP_MAX_INT_ENC_LEN bytes) using the
  * smallest encoding that holds it; returns the length. */
 static size_t lpEncodeInteger(unsigned char *buf, long long v) {
@@ -172,8 +186,7 @@ static size_t lpEncodeInteger(unsigned char *buf, long long v) {
         buf[0] = LP_ENC_64BIT_INT;
         n = 8;
     }
-    uint64_t u = (uint64_t)v;
-    for (size_t i = 0; i < n; i++) buf[1 + i] = (u >> (8 * i)) & 0xFF;
+    lpWriteIntLE(buf + 1, v, n);
     return 1 + n;
 }
 
@@ -251,7 +264,6 @@ static unsigned char *lpDecode(unsigned char *p, size_t *slen, long long *lval) 
         *slen = ((size_t)(b & 0x0F) << 8) | p[1];
         return p + 2;
     }
-    uint64_t u = 0;
     size_t n = 0;
     switch (b) {
     case LP_ENC_32BIT_STR: *slen = lpReadU32(p + 1); return p + 5;
@@ -261,10 +273,7 @@ static unsigned char *lpDecode(unsigned char *p, size_t *slen, long long *lval) 
     case LP_ENC_64BIT_INT: n = 8; break;
     default: lpAssert(0 && "invalid listpack encoding");
     }
-    for (size_t i = 0; i < n; i++) u |= (uint64_t)p[1 + i] << (8 * i);
-    /* Sign-extend from n bytes. */
-    if (n < 8 && (u & (1ULL << (8 * n - 1)))) u |= ~0ULL << (8 * n);
-    *lval = (long long)u;
+    *lval = lpReadIntLE(p + 1, n);
     return NULL;
 }
 
@@ -787,7 +796,7 @@ static void lpPackRunData(unsigned char *p, unsigned long count, int integers, s
         size_t slen;
         long long v = 0;
         lpDecode(p, &slen, &v);
-        for (size_t i = 0; i < size; i++) dst[i] = ((uint64_t)v >> (8 * i)) & 0xFF;
+        lpWriteIntLE(dst, v, size);
     }
 }
 
@@ -866,11 +875,8 @@ int lpPackedNext(lpPackedReader *r, const unsigned char **s, unsigned int *slen,
         *slen = (unsigned int)r->size;
         return 1;
     }
-    uint64_t u = 0;
-    for (size_t i = 0; i < r->size; i++) u |= (uint64_t)p[i] << (8 * i);
-    if (r->size < 8 && (u & (1ULL << (8 * r->size - 1)))) u |= ~0ULL << (8 * r->size);
     *s = NULL;
-    *lval = (long long)u;
+    *lval = lpReadIntLE(p, r->size);
     return 1;
 }
 
@@ -915,7 +921,7 @@ unsigned char *lpUnpack(const unsigned char *p, size_t len, size_t lp_bytes) {
         size_t h = lpEncodeStringHeader(hdr, r.size), b = lpEncodeBacklen(back, h + r.size);
         size_t stride = h + r.size + b;
         lpAssert(r.left <= (size_t)(end - at) / stride);
-        if (h == 1 && b == 1) { /* strings under 63 bytes: the usual case */
+        if (h == 1 && b == 1) { /* strings under 64 bytes: the usual case */
             for (; r.left; r.left--, r.p += r.size, at += stride) {
                 at[0] = hdr[0];
                 lpCopyShort(at + 1, r.p, r.size);
