@@ -863,16 +863,50 @@ unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
     return stored;
 }
 
-#define GETFAIR_NUM_ENTRIES 15
+/* dictGetFairRandomKey(): windows of consecutive buckets meant to hold
+ * about FAIR_WINDOW_ENTRIES entries; one holding k entries is accepted with
+ * probability k / FAIR_MAX_ENTRIES (k / size in a smaller dict). */
+#define FAIR_WINDOW_ENTRIES 16
+#define FAIR_MAX_ENTRIES 48
 
-/* Returns a random entry with a distribution closer to uniform than
- * dictGetRandomKey(): samples a batch of entries and picks one of them.
- * NULL if d is empty. */
+/* Bucket v of the buckets a rehashing dict still uses: table 0 from
+ * rehashidx on, then table 1 (v counts from table 0's bucket 0). */
+static dictEntry *dictBucketAt(dict *d, unsigned long v) {
+    unsigned long s0 = DICTHT_SIZE(d->ht_size_exp[0]);
+    return v < s0 ? d->ht_table[0][v] : d->ht_table[1][v - s0];
+}
+
+/* Returns an entry chosen uniformly at random; NULL if d is empty. A
+ * window of w consecutive buckets (wrapping around) starts at a random
+ * bucket; when it holds k entries, one of them is taken with probability
+ * k / limit (limit: FAIR_MAX_ENTRIES, or the dict's size if smaller, which
+ * no window can exceed), else a new window is drawn. Each entry lies in
+ * exactly w of the possible windows, so every draw takes any given entry
+ * with the same probability, w / (buckets * limit). Only a window holding
+ * more than FAIR_MAX_ENTRIES (three times what w is sized for) is taken
+ * every time, a bias of about 1e-10 with a sound hash.
+ * Picking from a run of entries instead, as dictGetSomeKeys() gives them,
+ * favours entries after empty buckets, by 3x or more. */
 dictEntry *dictGetFairRandomKey(dict *d) {
-    dictEntry *entries[GETFAIR_NUM_ENTRIES];
-    unsigned int count = dictGetSomeKeys(d, entries, GETFAIR_NUM_ENTRIES);
-    if (count == 0) return dictGetRandomKey(d);
-    return entries[dictRandom() % count];
+    unsigned long n = dictSize(d);
+    if (n == 0) return NULL;
+    if (dictIsRehashing(d)) dictRehashStep(d);
+    unsigned long first = dictIsRehashing(d) ? (unsigned long)d->rehashidx : 0;
+    unsigned long span = (dictIsRehashing(d) ? dictBuckets(d) : DICTHT_SIZE(d->ht_size_exp[0])) - first;
+    unsigned long w = span * FAIR_WINDOW_ENTRIES / n;
+    if (w == 0) w = 1;
+    if (w > span) w = span;
+    unsigned long limit = n < FAIR_MAX_ENTRIES ? n : FAIR_MAX_ENTRIES;
+    for (;;) {
+        unsigned long start = dictRandom() % span, k = 0, v = start;
+        for (unsigned long i = 0; i < w; i++, v = v + 1 == span ? 0 : v + 1)
+            for (dictEntry *he = dictBucketAt(d, first + v); he; he = dictEntryNext(he)) k++;
+        if (k == 0 || (k < limit && dictRandom() % limit >= k)) continue;
+        unsigned long pick = dictRandom() % k;
+        for (v = start;; v = v + 1 == span ? 0 : v + 1)
+            for (dictEntry *he = dictBucketAt(d, first + v); he; he = dictEntryNext(he))
+                if (pick-- == 0) return he;
+    }
 }
 
 /* ---------------------------------- stats -------------------------------- */
