@@ -67,7 +67,8 @@ typedef struct quicklist {
     unsigned long count; /* total elements */
     unsigned long len;   /* number of nodes */
     int fill;            /* list-max-listpack-size */
-    unsigned int compress; /* list-compress-depth: plain nodes at each end */
+    unsigned int compress; /* list-compress-depth: plain nodes at each end
+                              (0: one, the interior packed, not compressed) */
 } quicklist;
 
 /* One element as seen through an iterator: either a string (value, sz;
