@@ -37,8 +37,8 @@
  * An iterator opens the node it stands on and closes it (putting it back
  * at rest if it is interior) when it moves on or is released; the node it
  * stands on is passed to the steps above as `in_use` so its entry
- * pointers stay valid. quicklistVisitRange() (LRANGE) reads packed nodes
- * without opening them.
+ * pointers stay valid. quicklistVisitRange() (LRANGE, LINDEX) reads
+ * packed nodes without opening them.
  *
  * Not done: Valkey's "plain" nodes, which hold a single element of a
  * gigabyte or more as a raw buffer instead of a listpack. Here such an
