@@ -252,7 +252,13 @@ start_server {overrides {enable-debug-command yes}} {
         set saves [info_field rdb_saves]
         assert_equal "Background saving started" [r bgsave]
         assert_equal 1 [info_field rdb_bgsave_in_progress]
-        assert_equal 10000 [info_field current_save_keys_total]
+        # Seen once in CI over RDMA: 0 here. Say what the server saw.
+        set total [info_field current_save_keys_total]
+        if {$total != 10000} {
+            fail "current_save_keys_total $total, dbsize [r dbsize], in progress\
+                  [info_field rdb_bgsave_in_progress], status [info_field rdb_last_bgsave_status];\
+                  log: [string range [log_text] end-1500 end]"
+        }
         # Writes during the save: they must not be in the snapshot.
         for {set i 0} {$i < 100} {incr i} { r set after:$i $i }
         r del key:0
@@ -318,10 +324,14 @@ start_server {overrides {enable-debug-command yes}} {
             assert ![file exists [file join [srv dir] temp-$pid.rdb]]
             assert_error "*not in progress or scheduled*" {r bgsave cancel}
             r config set rdb-key-save-delay 0
+            # Both in one transaction: between two commands the cron could
+            # start the scheduled save first (seen once in CI over RDMA).
             r multi
             r bgsave
-            r exec
-            assert_equal "Scheduled background saving cancelled" [r bgsave cancel]
+            r bgsave cancel
+            assert_equal {{Background saving scheduled} {Scheduled background saving cancelled}} [r exec]
+            after 250
+            assert_equal 0 [info_field rdb_bgsave_in_progress]
         }
     }
 
