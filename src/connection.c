@@ -171,42 +171,36 @@ static long long connSyncDeadline(long long timeout) {
     return timeout < 0 ? -1 : aeMonotonicUs() + timeout * 1000;
 }
 
-ssize_t connSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout) {
-    long long deadline = connSyncDeadline(timeout);
+/* Moves all size bytes through conn before the absolute deadline: reads
+ * into buf, or writes from it when `writing`. The one loop behind
+ * connSyncWrite/Read/ReadLine. Returns size, or -1 with errno set
+ * (ECONNRESET if the peer closed before a read was complete). */
+static ssize_t connSyncTransfer(connection *conn, char *buf, ssize_t size, long long deadline, int writing) {
     ssize_t done = 0;
     while (done < size) {
-        ssize_t n = connWrite(conn, ptr + done, size - done);
+        ssize_t n = writing ? connWrite(conn, buf + done, (size_t)(size - done))
+                            : connRead(conn, buf + done, (size_t)(size - done));
         if (n > 0) {
             done += n;
             continue;
         }
-        if (n == -1 && errno != EAGAIN) return -1;
-        if (conn->type->wait(conn, AE_WRITABLE, deadline) != C_OK) return -1;
-    }
-    return size;
-}
-
-/* connSyncRead() against an absolute deadline. */
-static ssize_t connSyncReadBefore(connection *conn, char *ptr, ssize_t size, long long deadline) {
-    ssize_t done = 0;
-    while (done < size) {
-        ssize_t n = connRead(conn, ptr + done, size - done);
-        if (n > 0) {
-            done += n;
-            continue;
-        }
-        if (n == 0) {
+        if (n == 0 && !writing) {
             errno = ECONNRESET;
             return -1;
         }
-        if (errno != EAGAIN) return -1;
-        if (conn->type->wait(conn, AE_READABLE, deadline) != C_OK) return -1;
+        if (n == -1 && errno != EAGAIN) return -1;
+        if (conn->type->wait(conn, writing ? AE_WRITABLE : AE_READABLE, deadline) != C_OK) return -1;
     }
     return size;
 }
 
+ssize_t connSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout) {
+    /* Only read from: the cast serves the shared loop's signature. */
+    return connSyncTransfer(conn, (char *)ptr, size, connSyncDeadline(timeout), 1);
+}
+
 ssize_t connSyncRead(connection *conn, char *ptr, ssize_t size, long long timeout) {
-    return connSyncReadBefore(conn, ptr, size, connSyncDeadline(timeout));
+    return connSyncTransfer(conn, ptr, size, connSyncDeadline(timeout), 0);
 }
 
 /* A byte at a time, so that nothing after the newline is consumed. */
@@ -217,7 +211,7 @@ ssize_t connSyncReadLine(connection *conn, char *ptr, ssize_t size, long long ti
     ptr[0] = '\0';
     while (len < size - 1) {
         char c;
-        if (connSyncReadBefore(conn, &c, 1, deadline) != 1) return -1;
+        if (connSyncTransfer(conn, &c, 1, deadline, 0) != 1) return -1;
         if (c == '\n') break;
         ptr[len++] = c;
         ptr[len] = '\0';
