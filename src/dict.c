@@ -788,6 +788,21 @@ unsigned long dictScan(dict *d, unsigned long v, dictScanFunction *fn, void *pri
 
 /* -------------------------------- sampling ------------------------------- */
 
+/* Bucket v of the buckets a rehashing dict still uses: table 0 from
+ * rehashidx on, then table 1 (v counts from table 0's bucket 0). */
+static dictEntry *dictBucketAt(dict *d, unsigned long v) {
+    unsigned long s0 = DICTHT_SIZE(d->ht_size_exp[0]);
+    return v < s0 ? d->ht_table[0][v] : d->ht_table[1][v - s0];
+}
+
+/* The buckets that can hold entries, as dictBucketAt() numbers them:
+ * [*first, *first + returned count). Table-0 buckets below rehashidx are
+ * empty while rehashing. */
+static unsigned long dictLiveBuckets(dict *d, unsigned long *first) {
+    *first = dictIsRehashing(d) ? (unsigned long)d->rehashidx : 0;
+    return (dictIsRehashing(d) ? dictBuckets(d) : DICTHT_SIZE(d->ht_size_exp[0])) - *first;
+}
+
 /* Returns a random entry, or NULL if d is empty. Entries in short chains
  * are likelier than those in long ones; see dictGetFairRandomKey(). */
 dictEntry *dictGetRandomKey(dict *d) {
@@ -796,13 +811,9 @@ dictEntry *dictGetRandomKey(dict *d) {
 
     dictEntry *he;
     if (dictIsRehashing(d)) {
-        /* Table-0 buckets below rehashidx are empty: pick among the rest of
-         * table 0 followed by all of table 1. */
-        unsigned long s0 = DICTHT_SIZE(d->ht_size_exp[0]);
-        unsigned long span = dictBuckets(d) - (unsigned long)d->rehashidx;
+        unsigned long first, span = dictLiveBuckets(d, &first);
         do {
-            unsigned long h = (unsigned long)d->rehashidx + dictRandom() % span;
-            he = h >= s0 ? d->ht_table[1][h - s0] : d->ht_table[0][h];
+            he = dictBucketAt(d, first + dictRandom() % span);
         } while (he == NULL);
     } else {
         unsigned long m = DICTHT_SIZE_MASK(d->ht_size_exp[0]);
@@ -869,13 +880,6 @@ unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
 #define FAIR_WINDOW_ENTRIES 16
 #define FAIR_MAX_ENTRIES 48
 
-/* Bucket v of the buckets a rehashing dict still uses: table 0 from
- * rehashidx on, then table 1 (v counts from table 0's bucket 0). */
-static dictEntry *dictBucketAt(dict *d, unsigned long v) {
-    unsigned long s0 = DICTHT_SIZE(d->ht_size_exp[0]);
-    return v < s0 ? d->ht_table[0][v] : d->ht_table[1][v - s0];
-}
-
 /* Returns an entry chosen uniformly at random; NULL if d is empty. A
  * window of w consecutive buckets (wrapping around) starts at a random
  * bucket; when it holds k entries, one of them is taken with probability
@@ -891,8 +895,7 @@ dictEntry *dictGetFairRandomKey(dict *d) {
     unsigned long n = dictSize(d);
     if (n == 0) return NULL;
     if (dictIsRehashing(d)) dictRehashStep(d);
-    unsigned long first = dictIsRehashing(d) ? (unsigned long)d->rehashidx : 0;
-    unsigned long span = (dictIsRehashing(d) ? dictBuckets(d) : DICTHT_SIZE(d->ht_size_exp[0])) - first;
+    unsigned long first, span = dictLiveBuckets(d, &first);
     unsigned long w = span * FAIR_WINDOW_ENTRIES / n;
     if (w == 0) w = 1;
     if (w > span) w = span;
