@@ -750,6 +750,18 @@ static void qlVisitPacked(const quicklistNode *node, unsigned long offset, unsig
     }
 }
 
+/* The same for a node's listpack. */
+static void qlVisitListpack(unsigned char *lp, unsigned long offset, unsigned long *count, quicklistVisitor *visit,
+                            void *ctx) {
+    for (unsigned char *p = lpSeek(lp, (long)offset); p && *count; p = lpNext(lp, p)) {
+        unsigned int slen = 0;
+        long long ll = 0;
+        unsigned char *s = lpGetValue(p, &slen, &ll);
+        visit(ctx, s, s ? slen : 0, ll);
+        --*count;
+    }
+}
+
 /* See quicklist.h. A packed node is read as it is; any other node at rest
  * is opened while it is read and closed when the walk leaves it, as an
  * iterator would. */
@@ -759,25 +771,14 @@ void quicklistVisitRange(quicklist *ql, unsigned long start, unsigned long count
     unsigned long offset;
     quicklistNode *node = qlFindNode(ql, start, &offset);
     while (node && count) {
+        quicklistNode *next = node->next;
         if (!node->lp && node->form == QUICKLIST_BLOB_PACKED) {
             qlVisitPacked(node, offset, &count, visit, ctx);
-            node = node->next;
-            offset = 0;
-            continue;
+        } else {
+            qlNodeOpen(node);
+            qlVisitListpack(node->lp, offset, &count, visit, ctx);
+            qlNodeClose(ql, node);
         }
-        qlNodeOpen(node);
-        unsigned char *lp = node->lp;
-        unsigned char *p = lpSeek(lp, (long)offset);
-        while (p) {
-            unsigned int slen = 0;
-            long long ll = 0;
-            unsigned char *s = lpGetValue(p, &slen, &ll);
-            visit(ctx, s, s ? slen : 0, ll);
-            if (--count == 0) break;
-            p = lpNext(lp, p);
-        }
-        quicklistNode *next = node->next;
-        qlNodeClose(ql, node);
         node = next;
         offset = 0;
     }
