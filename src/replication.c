@@ -1,0 +1,12 @@
+/* replication.c - the primary/replica link (see replication.h).
+ *
+ * Work in progress: the primary side (backlog, SYNC/PSYNC, full sync by
+ * file or stream) and the replica side come next. Until then the stream
+ * goes nowhere. */
+#include "replication.h"
+
+void replicationFeedReplicas(int dictid, robj **argv, int argc) {
+    (void)dictid;
+    (void)argv;
+    (void)argc;
+}

@@ -1,0 +1,21 @@
+/* replication.h - the primary/replica link: what the rest of the server
+ * calls to feed the replication stream, and the replication state.
+ *
+ * Propagation (propagate.c) decides WHAT goes into the stream: commands as
+ * executed, rewritten where they are not deterministic, wrapped in
+ * MULTI/EXEC when one execution unit produced several. Replication
+ * (replication.c) decides WHERE it goes: the backlog and every attached
+ * replica's output buffer. The one call between them is
+ * replicationFeedReplicas(). */
+#ifndef VK_REPLICATION_H
+#define VK_REPLICATION_H
+
+#include "server.h"
+
+/* Appends one command (already rewritten for propagation) to the
+ * replication stream of database dictid: a SELECT first when the stream's
+ * database differs, then the command in RESP multibulk form, into the
+ * backlog and to every online replica. Event loop only. */
+void replicationFeedReplicas(int dictid, robj **argv, int argc);
+
+#endif
