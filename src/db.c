@@ -9,12 +9,14 @@
  * change without touching any command.
  *
  * Expiry is lazy here (a read or write of an expired key deletes it first)
- * and active in expire.c (a cron samples and deletes expired keys). The
- * reply-producing key commands live at the end, followed by their table. */
+ * and active in expire.c (a cron samples and deletes expired keys); each
+ * deletion is propagated as DEL or UNLINK. The reply-producing key
+ * commands live at the end, followed by their table. */
 #include "server.h"
 
 #include "blocked.h"
 #include "multi.h"
+#include "propagate.h"
 #include "snapshot.h"
 #include "tracking.h"
 
@@ -356,9 +358,11 @@ int keyIsExpired(serverDb *db, robj *key) {
 
 /* Deletes an expired key, counting and notifying it. */
 void deleteExpiredKeyAndPropagate(serverDb *db, robj *keyobj) {
-    dbGenericDelete(db, keyobj, server.lazyfree_lazy_expire, 0);
+    int lazy = server.lazyfree_lazy_expire;
+    dbGenericDelete(db, keyobj, lazy, 0);
     notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, db->id);
     signalModifiedKey(NULL, db, keyobj);
+    propagateDeletion(db, keyobj, lazy);
     server.stat_expiredkeys++;
 }
 
@@ -630,6 +634,7 @@ void flushdbCommand(client *c) {
     if (getFlushCommandFlags(c, &flags) == C_ERR) return;
     signalFlushedDb(c->db->id, flags & EMPTYDB_ASYNC);
     server.dirty += emptyData(c->db->id, flags, NULL);
+    forceCommandPropagation(c); /* even when the database was empty */
     addReply(c, shared.ok);
 }
 
@@ -647,6 +652,7 @@ void flushallCommand(client *c) {
     int flags;
     if (getFlushCommandFlags(c, &flags) == C_ERR) return;
     flushAllDataAndResetRDB(flags);
+    forceCommandPropagation(c); /* even when empty, or saved (dirty 0) */
     addReply(c, shared.ok);
 }
 

@@ -24,8 +24,11 @@
  * eviction cannot reduce (replication and AOF buffers, later) is excluded
  * by freeMemoryGetNotCountedMemory(). Deletions go through db.c
  * (dbGenericDelete, honouring lazyfree-lazy-eviction) and are counted in
- * server.stat_evictedkeys; each fires an "evicted" keyspace event. */
+ * server.stat_evictedkeys; each fires an "evicted" keyspace event and is
+ * propagated to replicas as DEL or UNLINK (propagate.c). */
 #include "server.h"
+
+#include "propagate.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -304,10 +307,10 @@ static long long evictKey(serverDb *db, sds key) {
     robj *keyobj = createStringObject(key, sdslen(key)); /* key dies with the entry */
     int lazy = server.lazyfree_lazy_eviction;
 
-    /* Replication will propagate the deletion (DEL/UNLINK) from here. */
     long long before = (long long)zmalloc_used_memory();
     dbGenericDelete(db, keyobj, lazy, 0);
     long long freed = before - (long long)zmalloc_used_memory();
+    propagateDeletion(db, keyobj, lazy); /* DEL or UNLINK, as lazyfree-lazy-eviction says */
 
     server.stat_evictedkeys++;
     signalModifiedKey(NULL, db, keyobj);

@@ -18,10 +18,10 @@
  *    memory held by dead keys is reclaimed without long pauses.
  *
  * Deletions go through deleteExpiredKeyAndPropagate() (db.c), which frees
- * the key, fires the "expired" keyspace event, propagates a DEL and counts
- * the key in server.stat_expiredkeys; nothing here counts expired keys a
- * second time. Replicas never expire actively: they wait for their
- * primary's DELs. */
+ * the key, fires the "expired" keyspace event, propagates a DEL (UNLINK
+ * with lazyfree-lazy-expire) and counts the key in server.stat_expiredkeys;
+ * nothing here counts expired keys a second time. Replicas never expire
+ * actively: they wait for their primary's DELs. */
 #include "server.h"
 
 /* ---------------------------------------------------------------------------

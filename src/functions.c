@@ -302,6 +302,7 @@ static void functionLoadCommand(client *c) {
         return;
     }
     addReplyBulkCString(c, name);
+    server.dirty++; /* a data change: replicated, counts for save points */
 }
 
 static void functionListCommand(client *c) {
@@ -378,6 +379,7 @@ static void functionDeleteCommand(client *c) {
     functionLibUnlink(lib);
     functionLibFree(lib, functionsLua);
     addReply(c, shared.ok);
+    server.dirty++;
 }
 
 static void functionFlushCommand(client *c) {
@@ -388,6 +390,7 @@ static void functionFlushCommand(client *c) {
     }
     functionsReset(c->argc == 3 ? !strcasecmp(c->argv[2]->ptr, "async") : server.lazyfree_lazy_user_flush);
     addReply(c, shared.ok);
+    server.dirty++;
 }
 
 static void functionKillCommand(client *c) {
@@ -565,8 +568,12 @@ static void functionRestoreCommand(client *c) {
         drop_lua = old_lua, drop_libs = old_libs, drop_funcs = old_funcs;
     }
     functionsRegistryRelease(drop_lua, drop_libs, drop_funcs, 0);
-    if (err) addReplyErrorSds(c, err);
-    else addReply(c, shared.ok);
+    if (err) {
+        addReplyErrorSds(c, err);
+    } else {
+        addReply(c, shared.ok);
+        server.dirty++;
+    }
 }
 
 static void functionHelpCommand(client *c) {

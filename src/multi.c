@@ -20,10 +20,16 @@
  * The index is by db number, so SWAPDB does not move watchers with the
  * data: touchAllWatchedKeysInDb() compares the old and new contents.
  *
+ * Propagation: EXEC itself is never propagated; its commands are, as one
+ * execution unit that propagate.c wraps in MULTI ... EXEC when it holds
+ * more than one write.
+ *
  * Nothing here replies for another client or frees one; all of it runs in
  * the event loop, from the client's own command or from the keyspace
  * hooks of someone else's. */
 #include "multi.h"
+
+#include "propagate.h"
 
 /* A command waiting in the queue; owns argv and its references. */
 typedef struct queuedCommand {
@@ -427,6 +433,9 @@ void execCommand(client *c) {
     c->flags &= ~(CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC);
     freeQueue(queue, count);
     releaseIdleState(c);
+    /* EXEC is propagated through its commands, which the end of this
+     * execution unit wraps in MULTI ... EXEC when there are several. */
+    preventCommandPropagation(c);
 }
 
 /* WATCH key [key ...]: EXEC will fail if one of them changes first. */

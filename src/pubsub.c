@@ -24,6 +24,8 @@
  * subscription" and is kept here. */
 #include "pubsub.h"
 
+#include "propagate.h"
+
 /* What a client holds: the names it is subscribed to, per namespace. */
 typedef struct clientPubsubState {
     dict *names[PUBSUB_KINDS]; /* name (sds, owned) -> NULL */
@@ -416,11 +418,13 @@ void sunsubscribeCommand(client *c) {
 /* PUBLISH channel message: replies the number of receivers. */
 void publishCommand(client *c) {
     addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 0));
+    forceCommandPropagation(c); /* replicas' subscribers get it too */
 }
 
 /* SPUBLISH shardchannel message: replies the number of receivers. */
 void spublishCommand(client *c) {
     addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 1));
+    forceCommandPropagation(c); /* replicas' subscribers get it too */
 }
 
 /* PUBSUB CHANNELS / SHARDCHANNELS [pattern]: names with subscribers. */

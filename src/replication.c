@@ -5,6 +5,9 @@
  * goes nowhere. */
 #include "replication.h"
 
+/* See replication.h. 0 until the primary side keeps a backlog. */
+int repl_stream_active = 0;
+
 void replicationFeedReplicas(int dictid, robj **argv, int argc) {
     (void)dictid;
     (void)argv;

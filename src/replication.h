@@ -18,4 +18,13 @@
  * backlog and to every online replica. Event loop only. */
 void replicationFeedReplicas(int dictid, robj **argv, int argc);
 
+/* 1 while there is a replication stream to feed: this server is a primary
+ * (not a replica: a replica passes its primary's stream on as it came) and
+ * keeps a backlog, which exists once a replica ever attached. While 0,
+ * propagation collects nothing (propagate.c). Written by replication.c. */
+extern int repl_stream_active;
+static inline int replicationStreamIsActive(void) {
+    return repl_stream_active;
+}
+
 #endif

@@ -20,6 +20,7 @@
  * eval.c (script cache, EVAL*, SCRIPT) and functions.c/function_lua.c
  * (libraries, FCALL*, FUNCTION) sit on top. One run at a time: curRun. */
 #include "script_lua.h"
+#include "propagate.h"
 #include "snapshot.h"
 
 #include <ctype.h>
@@ -747,6 +748,7 @@ static int luaSetRepl(lua_State *L) {
     int flags = (int)lua_tonumber(L, 1);
     if (flags < 0 || flags > 3)
         return luaRaiseNoPosition(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+    propagateSetScriptCommands(flags & 2); /* REPL_REPLICA; there is no AOF */
     return 0;
 }
 
@@ -1044,12 +1046,17 @@ void scriptRunStart(scriptRunCtx *ctx, client *caller, const char *funcname, int
     ctx->resp = 2;
     ctx->start = mstime();
     ctx->start_dirty = server.dirty;
+    /* EVAL and FCALL are propagated by their effects: the commands the
+     * script runs, wrapped with them in one execution unit (propagate.c). */
+    preventCommandPropagation(caller);
+    propagateSetScriptCommands(1);
     scriptClient->resp = 2;
     scriptClient->db = caller->db;
 }
 
 /* Undoes scriptRunStart(): the caller is read from again if it was paused. */
 void scriptRunEnd(scriptRunCtx *ctx) {
+    propagateSetScriptCommands(1);
     if ((ctx->run_flags & SCRIPT_RUN_TIMEDOUT) && ctx->caller->conn)
         connSetReadHandler(ctx->caller->conn, readQueryFromClient);
     if (ctx->run_flags & SCRIPT_RUN_TIMEDOUT)

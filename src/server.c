@@ -17,8 +17,8 @@
  *                  told not to sleep.
  * processCommand() is the gate every parsed request goes through (lookup,
  * arity, auth, client and key eviction, OOM, pause) before call() executes
- * it, accounts for it and remembers the keys it read for client-side
- * caching.
+ * it, accounts for it, remembers the keys it read for client-side caching
+ * and hands what it changed to propagation (propagate.c).
  *
  * The connection-level commands (PING, ECHO, QUIT, RESET, HELLO, AUTH) live
  * here too, as they are about the session rather than the data. */
@@ -36,7 +36,9 @@
 #include "blocked.h"
 #include "latency.h"
 #include "multi.h"
+#include "propagate.h"
 #include "pubsub.h"
+#include "replication.h"
 #include "slowlog.h"
 #include "snapshot.h"
 #include "tracking.h"
@@ -138,6 +140,10 @@ static void createSharedObjects(void) {
     shared.keepttl = makeSharedProto("KEEPTTL");
     shared.px = makeSharedProto("PX");
     shared.ex = makeSharedProto("EX");
+    shared.lpop = makeSharedProto("LPOP");
+    shared.rpop = makeSharedProto("RPOP");
+    shared.lpush = makeSharedProto("LPUSH");
+    shared.absttl = makeSharedProto("ABSTTL");
     shared.minstring = makeSharedProto("minstring");
     shared.maxstring = makeSharedProto("maxstring");
     for (int j = 0; j < OBJ_SHARED_INTEGERS; j++) {
@@ -373,6 +379,8 @@ void call(client *c, int flags) {
     } else {
         start = ustime();
     }
+    long long dirty_before = server.dirty;
+    c->flags &= ~(CLIENT_PREVENT_PROP | CLIENT_FORCE_REPL);
     c->cmd->proc(c);
     long long end = ustime();
     long long duration = end - start;
@@ -387,6 +395,10 @@ void call(client *c, int flags) {
         client *tracking = (c->flags & (CLIENT_SCRIPT | CLIENT_FAKE)) ? server.current_client : c;
         if (tracking) trackingRememberKeys(tracking, c);
     }
+
+    /* Replication: what the command changed joins its execution unit, fed
+     * to the stream when the outermost call() ends (propagate.c). */
+    if (replicationStreamIsActive()) propagateCallEnd(c, dirty_before, prev_client == NULL);
 
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     server.executing_client = prev_client;

@@ -158,6 +158,8 @@ typedef struct serverDb {
 #define CLIENT_CLOSE_ASAP (1ULL << 10)
 #define CLIENT_UNIX_SOCKET (1ULL << 11)
 #define CLIENT_DIRTY_EXEC (1ULL << 12)
+#define CLIENT_FORCE_REPL (1ULL << 15)   /* propagate the running command even if it changed nothing */
+#define CLIENT_PREVENT_PROP (1ULL << 20) /* don't propagate the running command as itself */
 #define CLIENT_PUBSUB (1ULL << 18)
 #define CLIENT_PENDING_WRITE (1ULL << 21)
 #define CLIENT_REPLY_OFF (1ULL << 22)

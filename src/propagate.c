@@ -1,0 +1,126 @@
+/* propagate.c - command propagation: the one path every change of the
+ * dataset takes to the replication stream (and, later, to the AOF).
+ *
+ * What is propagated is what was executed, in a form that gives the same
+ * result when replayed elsewhere and later: commands rewrite their own
+ * argv for that (relative expiries become PEXPIREAT or SET ... PXAT, SPOP
+ * becomes SREM, a served BLPOP becomes LPOP, ...; see the t_*.c files),
+ * scripts and EXEC are propagated through the commands they ran, expiry
+ * and eviction as DEL or UNLINK.
+ *
+ * An execution unit is a top-level call() with everything nested under it:
+ * the commands of an EXEC, the server.call()s of a script, keys expired or
+ * evicted while it ran. Its ops are collected here by alsoPropagate() and
+ * fed when the outermost call() returns, through the single entry point of
+ * replication.c, replicationFeedReplicas() (which adds SELECT itself):
+ * one op as it is, several wrapped in MULTI ... EXEC so that a replica
+ * applies them atomically too. A blocked client served after a command is
+ * its own unit, as is each deletion made outside any command (active
+ * expiry, eviction before a command runs).
+ *
+ * A command that changed nothing (server.dirty did not move) is not
+ * propagated unless it forced it (forceCommandPropagation: PUBLISH); one
+ * may also prevent it (preventCommandPropagation: EXEC, EVAL, FCALL).
+ *
+ * Cost: nothing is collected while replicationStreamIsActive() is 0 (no
+ * replica ever attached); call() then pays one branch per command. */
+#include "propagate.h"
+
+#include "replication.h"
+
+/* One command waiting for the end of its execution unit. */
+typedef struct propagateOp {
+    int dbid;
+    int argc;
+    robj **argv; /* owned: one reference per element, array zmalloc'ed */
+} propagateOp;
+
+static propagateOp *pending_ops; /* the current unit's ops, in order */
+static int pending_num;          /* ops in use */
+static int pending_cap;          /* ops allocated */
+static robj *multi_obj, *exec_obj;
+static int script_commands_off; /* redis.set_repl() without REPL_REPLICA */
+
+/* See propagate.h. */
+void alsoPropagate(int dbid, robj **argv, int argc) {
+    if (pending_num == pending_cap) {
+        pending_cap = pending_cap ? pending_cap * 2 : 16;
+        pending_ops = zrealloc(pending_ops, sizeof(propagateOp) * pending_cap);
+    }
+    propagateOp *op = &pending_ops[pending_num++];
+    op->dbid = dbid;
+    op->argc = argc;
+    op->argv = zmalloc(sizeof(robj *) * argc);
+    for (int j = 0; j < argc; j++) {
+        /* A key built on the stack (db.c scans) dies with its frame: the op
+         * needs a copy of it. */
+        if (argv[j]->refcount == OBJ_STATIC_REFCOUNT) {
+            op->argv[j] = dupStringObject(argv[j]);
+        } else {
+            op->argv[j] = argv[j];
+            incrRefCount(argv[j]);
+        }
+    }
+    if (server.executing_client == NULL) propagatePendingCommands();
+}
+
+/* Feeds the stream one command with no arguments (MULTI, EXEC). */
+static void propagateBareCommand(int dbid, robj **obj, const char *name) {
+    if (*obj == NULL) *obj = makeObjectShared(createStringObject(name, strlen(name)));
+    replicationFeedReplicas(dbid, obj, 1);
+}
+
+/* See propagate.h. */
+void propagatePendingCommands(void) {
+    if (pending_num == 0) return;
+    int wrap = pending_num > 1;
+    /* MULTI goes to the first op's database, so that any SELECT comes
+     * before it; EXEC to the last one's, so that it needs none. */
+    if (wrap) propagateBareCommand(pending_ops[0].dbid, &multi_obj, "MULTI");
+    for (int j = 0; j < pending_num; j++)
+        replicationFeedReplicas(pending_ops[j].dbid, pending_ops[j].argv, pending_ops[j].argc);
+    if (wrap) propagateBareCommand(pending_ops[pending_num - 1].dbid, &exec_obj, "EXEC");
+    for (int j = 0; j < pending_num; j++) {
+        for (int k = 0; k < pending_ops[j].argc; k++) decrRefCount(pending_ops[j].argv[k]);
+        zfree(pending_ops[j].argv);
+    }
+    pending_num = 0;
+    /* A burst (a huge transaction) must not pin its array for ever. */
+    if (pending_cap > 1024) {
+        zfree(pending_ops);
+        pending_ops = NULL;
+        pending_cap = 0;
+    }
+}
+
+/* See propagate.h. */
+void propagateCallEnd(client *c, long long dirty_before, int outermost) {
+    uint64_t flags = c->flags;
+    c->flags &= ~(CLIENT_PREVENT_PROP | CLIENT_FORCE_REPL);
+    if (script_commands_off && (flags & CLIENT_SCRIPT)) flags |= CLIENT_PREVENT_PROP;
+    if (!(flags & CLIENT_PREVENT_PROP) && (server.dirty > dirty_before || (flags & CLIENT_FORCE_REPL)))
+        alsoPropagate(c->db->id, c->argv, c->argc);
+    if (outermost) propagatePendingCommands();
+}
+
+/* See propagate.h. */
+void preventCommandPropagation(client *c) {
+    c->flags |= CLIENT_PREVENT_PROP;
+}
+
+/* See propagate.h. */
+void forceCommandPropagation(client *c) {
+    c->flags |= CLIENT_FORCE_REPL;
+}
+
+/* See propagate.h. */
+void propagateSetScriptCommands(int enabled) {
+    script_commands_off = !enabled;
+}
+
+/* See propagate.h. */
+void propagateDeletion(serverDb *db, robj *key, int lazy) {
+    if (!replicationStreamIsActive()) return;
+    robj *argv[2] = {lazy ? shared.unlink : shared.del, key};
+    alsoPropagate(db->id, argv, 2);
+}

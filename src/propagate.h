@@ -1,0 +1,44 @@
+/* propagate.h - what goes into the replication stream (and, later, the
+ * AOF): the commands an execution unit changed the dataset with, collected
+ * while it runs and fed when it ends. See propagate.c. */
+#ifndef VK_PROPAGATE_H
+#define VK_PROPAGATE_H
+
+#include "server.h"
+
+/* Appends one command to the current execution unit's pending ops: argv
+ * (argc objects) for database dbid. The caller keeps its references (new
+ * ones are taken) and its array (it is copied). Outside any unit (active
+ * expiry, eviction before a command) the op is fed at once. Event loop. */
+void alsoPropagate(int dbid, robj **argv, int argc);
+
+/* Feeds the pending ops of the unit that just ended to the replication
+ * stream: nothing if there are none, one as it is, several wrapped in
+ * MULTI ... EXEC. Releases them. Called when the outermost call() returns
+ * and after a deletion made outside any unit. Event loop. */
+void propagatePendingCommands(void);
+
+/* What call() does after a command ran: queues c->argv (as the command
+ * left it) when the command changed the dataset (server.dirty moved since
+ * dirty_before) or forced its propagation, unless it prevented it; feeds
+ * the unit when outermost is 1. Only called while the stream is active. */
+void propagateCallEnd(client *c, long long dirty_before, int outermost);
+
+/* The command running on c must not be propagated as itself (EXEC and
+ * scripts, whose effects are propagated one by one instead). */
+void preventCommandPropagation(client *c);
+
+/* The command running on c must be propagated even though it changed no
+ * key (PUBLISH). */
+void forceCommandPropagation(client *c);
+
+/* A script's redis.set_repl(): with enabled 0, the commands run from now
+ * on (by the script client) are not propagated; deletions by expiry
+ * still are. Scripts start and end with 1. */
+void propagateSetScriptCommands(int enabled);
+
+/* Propagates the deletion of key in db by expiry or eviction as "DEL key",
+ * or "UNLINK key" when lazy is 1. No-op while the stream is inactive. */
+void propagateDeletion(serverDb *db, robj *key, int lazy);
+
+#endif
