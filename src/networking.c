@@ -167,6 +167,7 @@ void freeClient(client *c) {
     unlinkClient(c);
     freeClientArgv(c);
     zfree(c->argv);
+    discardOriginalCommandVector(c);
     while (c->spare_argc) decrRefCount(c->spare_args[--c->spare_argc]);
     sdsfree(c->querybuf);
     listRelease(c->reply);
@@ -1459,10 +1460,35 @@ int authRequired(client *c) {
     return server.requirepass != NULL && !c->authenticated;
 }
 
+/* Keeps the arguments as sent before the first rewrite of the running
+ * command, for SLOWLOG. */
+static void retainOriginalCommandVector(client *c) {
+    if (c->original_argv) return;
+    c->original_argc = c->argc;
+    c->original_argv = zmalloc(sizeof(robj *) * c->argc);
+    for (int j = 0; j < c->argc; j++) {
+        c->original_argv[j] = c->argv[j];
+        incrRefCount(c->argv[j]);
+    }
+}
+
+/* Releases what retainOriginalCommandVector() kept, if anything. Called by
+ * call() once the command is accounted for. */
+void discardOriginalCommandVector(client *c) {
+    if (!c->original_argv) return;
+    for (int j = 0; j < c->original_argc; j++) decrRefCount(c->original_argv[j]);
+    zfree(c->original_argv);
+    c->original_argv = NULL;
+    c->original_argc = 0;
+}
+
 /* Replaces argv with a new vector built from the given objects (their
  * references are taken). Used by commands that propagate differently. */
 void replaceClientCommandVector(client *c, int argc, robj **argv) {
+    retainOriginalCommandVector(c);
+    struct serverCommand *cmd = c->cmd; /* the command is still running */
     freeClientArgv(c);
+    c->cmd = cmd;
     zfree(c->argv);
     c->argv = argv;
     c->argc = argc;
@@ -1484,6 +1510,7 @@ void rewriteClientCommandVector(client *c, int argc, ...) {
 }
 
 void rewriteClientCommandArgument(client *c, int i, robj *newval) {
+    retainOriginalCommandVector(c);
     if (i >= c->argv_len) {
         c->argv = zrealloc(c->argv, sizeof(robj *) * (i + 1));
         for (int j = c->argv_len; j <= i; j++) c->argv[j] = NULL;

@@ -413,8 +413,10 @@ void call(client *c, int flags) {
 
     if (flags & CALL_SLOWLOG && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) {
         latencyAddSampleIfNeeded(real_cmd->flags & CMD_FAST ? "fast-command" : "command", duration / 1000);
-        slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
+        if (c->original_argv) slowlogPushEntryIfNeeded(c, c->original_argv, c->original_argc, duration);
+        else slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
     }
+    if (c->original_argv) discardOriginalCommandVector(c);
     if (flags & CALL_STATS) {
         real_cmd->microseconds += duration;
         real_cmd->calls++;

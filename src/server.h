@@ -223,6 +223,10 @@ typedef struct client {
     robj **argv;
     int argv_len;               /* Allocated slots in argv. */
     size_t argv_len_sum;        /* Bytes in argv, for memory accounting. */
+    /* The arguments as sent, kept once the running command rewrites argv
+     * for propagation (SLOWLOG shows these); NULL otherwise. */
+    robj **original_argv;
+    int original_argc;
     /* Argument objects kept for the next request (networking.c): EMBSTR
      * strings nothing else referenced when their command ended. */
     robj *spare_args[CLIENT_SPARE_ARGS];
@@ -691,6 +695,7 @@ void addReplyErrorObjectNoStats(client *c, robj *err);
 void addReplyOrErrorObject(client *c, robj *obj);
 void rewriteClientCommandVector(client *c, int argc, ...);
 void replaceClientCommandVector(client *c, int argc, robj **argv);
+void discardOriginalCommandVector(client *c);
 void rewriteClientCommandArgument(client *c, int i, robj *newval);
 sds catClientInfoString(sds s, client *c);
 sds getAllClientsInfoString(int type);
