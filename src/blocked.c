@@ -32,8 +32,10 @@
  * their type, so they keep waiting across a deletion. Timeouts are
  * checked by a one-shot timer armed at each block and again in
  * beforeSleep. CLIENT_BLOCKED is shared with CLIENT PAUSE, so "blocked on
- * keys" is tested as c->bstate != NULL. Propagation to replicas (as the
- * non-blocking form) is left for when replication exists. */
+ * keys" is tested as c->bstate != NULL. A re-run is a top-level call(),
+ * so each served client is its own execution unit for propagation, fed
+ * after the command that woke it; the command rewrites itself into its
+ * non-blocking form (LPOP, LMOVE, ZPOPMIN...) for that. */
 #include "blocked.h"
 
 #include <math.h>

@@ -130,12 +130,14 @@ static robj *restoreDecodeValue(const unsigned char *body, size_t len) {
 /* A RESTORE whose TTL is already in the past: the key ends up deleted (if
  * REPLACE removed an old value, that is a deletion to signal). */
 static void restoreExpiredValue(client *c, robj *key, int deleted) {
+    addReply(c, shared.ok);
     if (deleted) {
         signalModifiedKey(c, c->db, key);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "del", key, c->db->id);
         server.dirty++;
+        /* Propagated as what it did. */
+        rewriteClientCommandVector(c, 2, server.lazyfree_lazy_server_del ? shared.unlink : shared.del, key);
     }
-    addReply(c, shared.ok);
 }
 
 /* RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds]
@@ -179,6 +181,13 @@ static void restoreCommand(client *c) {
     notifyKeyspaceEvent(NOTIFY_GENERIC, "restore", key, c->db->id);
     addReply(c, shared.ok);
     server.dirty++;
+    /* A relative TTL is propagated as the absolute one chosen here. */
+    if (ttl && !opt.absttl) {
+        robj *abs = createStringObjectFromLongLong(ttl);
+        rewriteClientCommandArgument(c, 2, abs);
+        decrRefCount(abs);
+        rewriteClientCommandArgument(c, c->argc, shared.absttl);
+    }
 }
 
 /* ---------------------------------------------------------------------------

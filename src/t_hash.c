@@ -22,7 +22,8 @@
  *
  * Modifications bump server.dirty, call signalModifiedKey() and fire
  * Valkey's events ("hset", "hdel", "hincrby", "hincrbyfloat", and "del"
- * when the last field goes). objectMethods[OBJ_HASH] (free, size, dup,
+ * when the last field goes). HINCRBYFLOAT is propagated as the HSET of its
+ * result. objectMethods[OBJ_HASH] (free, size, dup,
  * digest) is registered by hashTypeInit(). */
 #include "server.h"
 #include "listpack.h"
@@ -570,6 +571,13 @@ static void hincrbyfloatCommand(client *c) {
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_HASH, "hincrbyfloat", c->argv[1], c->db->id);
     server.dirty++;
+    /* Propagated as the value itself, "HSET key field value": float
+     * arithmetic and formatting must not be replayed elsewhere. */
+    robj *hset = createStringObject("HSET", 4);
+    robj *newval = createStringObject(buf, len);
+    rewriteClientCommandVector(c, 4, hset, c->argv[1], c->argv[2], newval);
+    decrRefCount(hset);
+    decrRefCount(newval);
 }
 
 /* ---------------------------------------------------------------------------

@@ -20,7 +20,11 @@
  * (blocked.c) and send no reply; when a key is created later, blocked.c
  * re-executes the command, which now finds data. Inside MULTI or a script
  * a blocking command answers at once like its non-blocking form.
- * Propagation rewrites (BLPOP -> LPOP etc.) wait for replication. */
+ * Propagation (propagate.c) replays what happened, whether the command was
+ * served at once or later by blocked.c: BLPOP/BRPOP become "LPOP key" /
+ * "RPOP key" of the key served, LMPOP/BLMPOP "LPOP key n" / "RPOP key n"
+ * with the number actually popped, BLMOVE becomes LMOVE and BRPOPLPUSH
+ * RPOPLPUSH. */
 #include "server.h"
 
 #include "blocked.h"
@@ -408,6 +412,9 @@ static void listPopRangeAndReplyWithKey(client *c, robj *o, robj *key, int where
     addReplyArrayLen(c, n);
     for (long j = 0; j < n; j++) listTypePopAndReply(c, o, where);
     listElementsRemoved(c, key, where, o, n);
+    robj *nobj = createStringObjectFromLongLong(n);
+    rewriteClientCommandVector(c, 3, where == LIST_HEAD ? shared.lpop : shared.rpop, key, nobj);
+    decrRefCount(nobj);
 }
 
 /* ---------------------------------------------------------------------------
@@ -814,6 +821,7 @@ static void blockingPopGenericCommand(client *c, int where) {
         addReplyBulk(c, c->argv[j]);
         listTypePopAndReply(c, o, where);
         listElementsRemoved(c, c->argv[j], where, o, 1);
+        rewriteClientCommandVector(c, 2, where == LIST_HEAD ? shared.lpop : shared.rpop, c->argv[j]);
         return;
     }
     if (blockingDenied(c)) {
@@ -874,7 +882,19 @@ static void blmoveGenericCommand(client *c, int wherefrom, int whereto, robj *ti
     robj *src = lookupKeyWrite(c->db, c->argv[1]);
     if (checkType(c, src, OBJ_LIST)) return;
     if (src) {
+        long long dirty = server.dirty;
         lmoveGenericCommand(c, wherefrom, whereto);
+        if (server.dirty == dirty) return;
+        /* Propagated as the non-blocking form. */
+        if (c->argc == 6) {
+            robj *lmove = createStringObject("LMOVE", 5);
+            rewriteClientCommandVector(c, 5, lmove, c->argv[1], c->argv[2], c->argv[3], c->argv[4]);
+            decrRefCount(lmove);
+        } else {
+            robj *rpoplpush = createStringObject("RPOPLPUSH", 9);
+            rewriteClientCommandVector(c, 3, rpoplpush, c->argv[1], c->argv[2]);
+            decrRefCount(rpoplpush);
+        }
         return;
     }
     if (blockingDenied(c)) {

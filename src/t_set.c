@@ -23,11 +23,17 @@
  * Each modification bumps server.dirty, calls signalModifiedKey() and fires
  * Valkey's keyspace events ("sadd", "srem", "spop", "sinterstore", ... and
  * "del" when the last member goes: an empty set is never left behind).
+ * SPOP is not deterministic, so it is propagated by its effect (Valkey's
+ * forms): "SREM key member" for one member, SREM batches of up to 1024
+ * members for a count, DEL/UNLINK when the whole set went.
+ *
  * MEMORY USAGE, DEBUG DIGEST-VALUE and COPY reach this file through the
  * objectMethods[OBJ_SET] entry registered by setTypeInit(). */
 #include "server.h"
 #include "intset.h"
 #include "listpack.h"
+#include "propagate.h"
+#include "replication.h"
 
 /* ---------------------------------------------------------------------------
  * Members and small helpers
@@ -656,13 +662,66 @@ static void smembersCommand(client *c) {
  * SPOP and SRANDMEMBER
  * ------------------------------------------------------------------------- */
 
-/* Removes one random member of a non-empty set and replies with it. */
-static void popOneAndReply(client *c, robj *set) {
+/* SPOP with a count is propagated as SREM commands listing the popped
+ * members, SPOP_PROPAGATE_BATCH at most each. Members are collected only
+ * while the replication stream is active (argv != NULL). */
+#define SPOP_PROPAGATE_BATCH 1024
+
+typedef struct spopPropagation {
+    client *c;
+    robj **argv; /* "SREM" key member...; NULL: nothing to propagate */
+    int argc;
+} spopPropagation;
+
+static void spopPropagationInit(spopPropagation *sp, client *c) {
+    sp->c = c;
+    sp->argc = 0;
+    sp->argv = NULL;
+    if (!replicationStreamIsActive()) return;
+    sp->argv = zmalloc(sizeof(robj *) * (SPOP_PROPAGATE_BATCH + 2));
+    sp->argv[0] = createStringObject("SREM", 4);
+    sp->argv[1] = c->argv[1];
+    incrRefCount(c->argv[1]);
+    sp->argc = 2;
+}
+
+/* Queues the SREM collected so far, if it lists any member. */
+static void spopPropagationFlush(spopPropagation *sp) {
+    if (sp->argc == 2) return;
+    alsoPropagate(sp->c->db->id, sp->argv, sp->argc);
+    for (int j = 2; j < sp->argc; j++) decrRefCount(sp->argv[j]);
+    sp->argc = 2;
+}
+
+static void spopPropagationAdd(spopPropagation *sp, const setMember *m) {
+    if (sp->argv == NULL) return;
+    sp->argv[sp->argc++] = m->s ? createStringObject(m->s, m->len) : createStringObjectFromLongLong(m->ll);
+    if (sp->argc == SPOP_PROPAGATE_BATCH + 2) spopPropagationFlush(sp);
+}
+
+/* Queues what is left and stops SPOP itself from being propagated. */
+static void spopPropagationEnd(spopPropagation *sp) {
+    if (sp->argv == NULL) return;
+    spopPropagationFlush(sp);
+    decrRefCount(sp->argv[0]);
+    decrRefCount(sp->argv[1]);
+    zfree(sp->argv);
+    preventCommandPropagation(sp->c);
+}
+
+/* Removes one random member of a non-empty set and replies with it; adds
+ * it to sp, if not NULL. Returns the member as a new object when want_obj
+ * is 1, else NULL. */
+static robj *popOneAndReply(client *c, robj *set, spopPropagation *sp, int want_obj) {
     setMember m;
+    robj *popped = NULL;
     switch (set->encoding) {
     case OBJ_ENCODING_INTSET: {
         long long v = intsetRandom(set->ptr);
         addReplyBulkLongLong(c, v);
+        m = (setMember){.s = NULL, .ll = v};
+        if (sp) spopPropagationAdd(sp, &m);
+        if (want_obj) popped = createStringObjectFromLongLong(v);
         set->ptr = intsetRemove(set->ptr, v, NULL);
         break;
     }
@@ -670,6 +729,8 @@ static void popOneAndReply(client *c, robj *set) {
         unsigned char *p = lpSeek(set->ptr, (long)randomBelow(lpLength(set->ptr)));
         memberFromListpack(p, &m);
         addReplyMember(c, &m);
+        if (sp) spopPropagationAdd(sp, &m);
+        if (want_obj) popped = m.s ? createStringObject(m.s, m.len) : createStringObjectFromLongLong(m.ll);
         set->ptr = lpDelete(set->ptr, p, NULL);
         break;
     }
@@ -677,17 +738,21 @@ static void popOneAndReply(client *c, robj *set) {
         dictEntry *de = dictGetFairRandomKey(set->ptr);
         sds key = dictGetKey(de);
         addReplyBulkCBuffer(c, key, sdslen(key));
+        m = (setMember){.s = key, .len = sdslen(key)};
+        if (sp) spopPropagationAdd(sp, &m);
+        if (want_obj) popped = createStringObject(key, sdslen(key));
         dictDelete(set->ptr, key);
         break;
     }
     default: serverPanic("Unknown set encoding");
     }
+    return popped;
 }
 
 /* SPOP key count, 0 < count < size, compact encodings: picks the popped
  * members by selection sampling (each kept with the right probability, in
  * one pass) and rebuilds the value from the survivors. */
-static void spopCompactWithCount(client *c, robj *set, unsigned long count) {
+static void spopCompactWithCount(client *c, robj *set, unsigned long count, spopPropagation *sp) {
     unsigned long left = setTypeSize(set), need = count;
     setIter it;
     setMember m;
@@ -697,6 +762,7 @@ static void spopCompactWithCount(client *c, robj *set, unsigned long count) {
     while (setIterNext(&it, &m)) {
         if (need && randomBelow(left) < need) {
             addReplyMember(c, &m);
+            spopPropagationAdd(sp, &m);
             need--;
         } else if (set->encoding == OBJ_ENCODING_INTSET) {
             rebuilt = intsetAdd(rebuilt, m.ll, NULL);
@@ -731,15 +797,18 @@ static void spopWithCountCommand(client *c) {
         notifyKeyspaceEvent(NOTIFY_GENERIC, "del", c->argv[1], c->db->id);
         signalModifiedKey(c, c->db, c->argv[1]);
         server.dirty += size;
+        rewriteClientCommandVector(c, 2, server.lazyfree_lazy_server_del ? shared.unlink : shared.del, c->argv[1]);
         return;
     }
 
+    spopPropagation sp;
+    spopPropagationInit(&sp, c);
     if (set->encoding != OBJ_ENCODING_HT) {
-        spopCompactWithCount(c, set, count);
+        spopCompactWithCount(c, set, count, &sp);
     } else if ((unsigned long)count * 5 <= size) {
         /* Few members go: pick them one by one. */
         addReplySetLen(c, count);
-        for (long j = 0; j < count; j++) popOneAndReply(c, set);
+        for (long j = 0; j < count; j++) popOneAndReply(c, set, &sp, 0);
     } else {
         /* Most members go: move the few survivors to a new set, reply
          * with what is left in the old one, then swap the values. */
@@ -756,8 +825,15 @@ static void spopWithCountCommand(client *c) {
             sdsfree(member);
         }
         addReplySetMembers(c, set);
+        if (sp.argv) {
+            setIter it;
+            setIterInit(&it, set);
+            while (setIterNext(&it, &m)) spopPropagationAdd(&sp, &m);
+            setIterRelease(&it);
+        }
         dbOverwrite(c->db, c->argv[1], kept); /* Keeps the TTL; frees set. */
     }
+    spopPropagationEnd(&sp);
     signalModifiedKey(c, c->db, c->argv[1]);
     server.dirty += count;
 }
@@ -772,7 +848,7 @@ static void spopCommand(client *c) {
     }
     robj *set = lookupKeyWriteOrReply(c, c->argv[1], shared.null[c->resp]);
     if (set == NULL || checkType(c, set, OBJ_SET)) return;
-    popOneAndReply(c, set);
+    robj *member = popOneAndReply(c, set, NULL, 1);
     notifyKeyspaceEvent(NOTIFY_SET, "spop", c->argv[1], c->db->id);
     if (setTypeSize(set) == 0) {
         dbDelete(c->db, c->argv[1]);
@@ -780,6 +856,11 @@ static void spopCommand(client *c) {
     }
     signalModifiedKey(c, c->db, c->argv[1]);
     server.dirty++;
+    /* Propagated as "SREM key member". */
+    robj *srem = createStringObject("SREM", 4);
+    rewriteClientCommandVector(c, 3, srem, c->argv[1], member);
+    decrRefCount(srem);
+    decrRefCount(member);
 }
 
 /* SRANDMEMBER key count. count < 0: |count| members, repetitions allowed.

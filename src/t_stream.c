@@ -27,11 +27,21 @@
  * waiting across a deletion and is served once the key is a stream again.
  *
  * The RDB encoding is rdb_stream.c, which builds and reads streams with
- * the functions stream.h exports from here. Not here (yet): AOF and the
- * propagation of XREADGROUP/XCLAIM effects to replicas. */
+ * the functions stream.h exports from here.
+ *
+ * Propagation (propagate.c) gets deterministic forms, as Valkey sends them:
+ * XADD with the ID it generated; XADD/XTRIM with "~" as "=" and the
+ * threshold the trim actually reached (node sizes may differ elsewhere);
+ * XREADGROUP, XCLAIM and XAUTOCLAIM not as themselves but as their effects
+ * on the group: one "XCLAIM key group consumer 0 id TIME ms RETRYCOUNT n
+ * FORCE JUSTID LASTID id" per pending entry they created, moved or
+ * dropped, "XGROUP SETID key group id ENTRIESREAD n" when the group's
+ * position moved. */
 #include "server.h"
 #include "blocked.h"
 #include "listpack.h"
+#include "propagate.h"
+#include "replication.h"
 #include "stream.h"
 
 /* ---------------------------------------------------------------------------
@@ -317,6 +327,8 @@ typedef struct streamTrimArgs {
     streamID minid;   /* TRIM_MINID */
     long long limit;  /* most entries to remove, 0 = no limit */
     int limit_given;
+    int approx_idx;    /* argv index of "~" (when approx) */
+    int threshold_idx; /* argv index of the MAXLEN/MINID threshold */
 } streamTrimArgs;
 
 /* Removes entries from the head per args. Returns how many were removed. */
@@ -551,6 +563,58 @@ streamConsumer **streamConsumersByName(streamCG *g, unsigned long *n) {
 }
 
 /* The consumer `name` of g, created (with its keyspace event) if missing. */
+/* ---- Propagation of consumer-group effects (see the top comment) ---- */
+
+static robj *sdsObject(sds s) {
+    return createStringObject(s, sdslen(s));
+}
+
+/* Queues argv (whose objects this releases, except key) for propagation. */
+static void streamPropagateAndRelease(client *c, robj *key, robj **argv, int argc) {
+    alsoPropagate(c->db->id, argv, argc);
+    for (int j = 0; j < argc; j++)
+        if (argv[j] != key) decrRefCount(argv[j]);
+}
+
+/* "XCLAIM key group consumer 0 id TIME ms RETRYCOUNT n FORCE JUSTID LASTID
+ * group-last-id": makes a replica's pending entry id what nack is here (or
+ * drops it there too when the entry no longer exists). */
+static void streamPropagateXCLAIM(client *c, robj *key, streamCG *g, const streamID *id, streamNACK *nack) {
+    if (!replicationStreamIsActive()) return;
+    robj *argv[14] = {
+        createStringObject("XCLAIM", 6),
+        key,
+        sdsObject(g->name),
+        sdsObject(nack->consumer->name),
+        createStringObject("0", 1),
+        createStreamIDObject(id),
+        createStringObject("TIME", 4),
+        createStringObjectFromLongLong(nack->delivery_time),
+        createStringObject("RETRYCOUNT", 10),
+        createStringObjectFromLongLong((long long)nack->delivery_count),
+        createStringObject("FORCE", 5),
+        createStringObject("JUSTID", 6),
+        createStringObject("LASTID", 6),
+        createStreamIDObject(&g->last_id),
+    };
+    streamPropagateAndRelease(c, key, argv, 14);
+}
+
+/* "XGROUP SETID key group last-id ENTRIESREAD n": the group's position. */
+static void streamPropagateGroupPosition(client *c, robj *key, streamCG *g) {
+    if (!replicationStreamIsActive()) return;
+    robj *argv[7] = {
+        createStringObject("XGROUP", 6),           createStringObject("SETID", 5),
+        key,                                       sdsObject(g->name),
+        createStreamIDObject(&g->last_id),         createStringObject("ENTRIESREAD", 11),
+        createStringObjectFromLongLong(g->entries_read),
+    };
+    streamPropagateAndRelease(c, key, argv, 7);
+}
+
+/* The consumer `name` of g, created if missing (XREADGROUP, XCLAIM and
+ * XAUTOCLAIM). As in Valkey, the creation itself is not propagated: the
+ * XCLAIMs these commands propagate create the consumer elsewhere. */
 static streamConsumer *streamFetchConsumer(client *c, robj *key, streamCG *g, sds name) {
     streamConsumer *cons = streamLookupConsumer(g, name);
     if (cons) return cons;
@@ -791,7 +855,7 @@ robj *createStreamObject(void) {
  * each entry and, unless noack, the entry becomes pending for consumer.
  * Returns the number of entries replied. */
 static long long streamReplyRange(client *c, stream *s, streamID start, streamID end, long long count, int rev,
-                                  streamCG *g, streamConsumer *consumer, int noack) {
+                                  robj *key, streamCG *g, streamConsumer *consumer, int noack) {
     void *lenp = addReplyDeferredLen(c);
     long long emitted = 0;
     mstime_t now = commandTimeSnapshot();
@@ -813,6 +877,7 @@ static long long streamReplyRange(client *c, stream *s, streamID start, streamID
                 nack->delivery_time = now;
                 nack->delivery_count = 1;
                 streamNACKAssign(nack, e.id, consumer);
+                streamPropagateXCLAIM(c, key, g, &e.id, nack);
             }
         }
         addReplyStreamEntry(c, &e);
@@ -826,7 +891,8 @@ static long long streamReplyRange(client *c, stream *s, streamID start, streamID
 /* XREADGROUP with an explicit ID: the consumer's pending entries after
  * `after`, at most count (0 = all). Entries deleted since delivery come
  * back as [id, nil]. Each one served counts as a new delivery. */
-static void streamReplyConsumerHistory(client *c, stream *s, streamConsumer *cons, streamID after, long long count) {
+static void streamReplyConsumerHistory(client *c, stream *s, robj *key, streamCG *g, streamConsumer *cons,
+                                       streamID after, long long count) {
     void *lenp = addReplyDeferredLen(c);
     long long emitted = 0;
     mstime_t now = commandTimeSnapshot();
@@ -834,16 +900,18 @@ static void streamReplyConsumerHistory(client *c, stream *s, streamConsumer *con
         for (sidmapNode *pn = sidmapSeekGE(cons->pel, after); pn && (!count || emitted < count);
              pn = sidmapNext(pn)) {
             streamEntry e;
+            streamNACK *nack = pn->value;
+            nack->delivery_time = now;
+            nack->delivery_count++;
             if (streamLookupEntry(s, pn->id, &e)) {
                 addReplyStreamEntry(c, &e);
+                /* (An XCLAIM of a deleted entry would drop it elsewhere.) */
+                streamPropagateXCLAIM(c, key, g, &pn->id, nack);
             } else {
                 addReplyArrayLen(c, 2);
                 addReplyStreamID(c, &pn->id);
                 addReplyNullArray(c);
             }
-            streamNACK *nack = pn->value;
-            nack->delivery_time = now;
-            nack->delivery_count++;
             emitted++;
         }
     }
@@ -892,9 +960,11 @@ static int streamParseAddOrTrimArgsOrReply(client *c, streamTrimArgs *a, int xad
             const char *next = c->argv[i + 1]->ptr;
             if (more >= 2 && (!strcmp(next, "~") || !strcmp(next, "="))) {
                 a->approx = next[0] == '~';
+                a->approx_idx = i + 1;
                 i++;
             }
             i++;
+            a->threshold_idx = i;
             if (strategy == TRIM_MAXLEN) {
                 if (getLongLongFromObjectOrReply(c, c->argv[i], &a->maxlen, NULL) != C_OK) return C_ERR;
                 if (a->maxlen < 0) {
@@ -919,7 +989,11 @@ static int streamParseAddOrTrimArgsOrReply(client *c, streamTrimArgs *a, int xad
             return C_ERR;
         }
     }
-    if (a->limit_given) {
+    if (c->flags & CLIENT_PRIMARY) {
+        /* The primary sends "=" and the threshold its trim reached (see
+         * streamRewriteTrim()), with LIMIT left in: it must not apply. */
+        a->limit = 0;
+    } else if (a->limit_given) {
         if (!a->approx) {
             addReplyError(c, "syntax error, LIMIT cannot be used without the special ~ option");
             return C_ERR;
@@ -975,6 +1049,25 @@ static int streamNextID(stream *s, const streamID *given, int auto_all, int auto
     return C_OK;
 }
 
+/* After an approximate trim ("~"), rewrites it for propagation as an exact
+ * one ("=") to the length or first ID the trim reached here. */
+static void streamRewriteTrim(client *c, stream *s, const streamTrimArgs *a) {
+    if (!a->approx) return;
+    robj *eq = createStringObject("=", 1);
+    rewriteClientCommandArgument(c, a->approx_idx, eq);
+    decrRefCount(eq);
+    robj *threshold;
+    if (a->strategy == TRIM_MAXLEN) {
+        threshold = createStringObjectFromLongLong((long long)s->length);
+    } else {
+        streamID first = s->length ? s->first_id : s->last_id;
+        if (!s->length && streamIncrID(&first) != 0) first = s->last_id;
+        threshold = createStreamIDObject(&first);
+    }
+    rewriteClientCommandArgument(c, a->threshold_idx, threshold);
+    decrRefCount(threshold);
+}
+
 /* XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]]
  *      *|id field value [field value ...] */
 static void xaddCommand(client *c) {
@@ -1015,6 +1108,13 @@ static void xaddCommand(client *c) {
     if (a.strategy != TRIM_NONE && streamTrim(s, &a) > 0)
         notifyKeyspaceEvent(NOTIFY_STREAM, "xtrim", c->argv[1], c->db->id);
     signalKeyAsReady(c->db, c->argv[1], OBJ_STREAM);
+    /* Propagated with the ID chosen here and the trim's actual result. */
+    if (auto_all || auto_seq) {
+        robj *idobj = createStreamIDObject(&id);
+        rewriteClientCommandArgument(c, id_pos, idobj);
+        decrRefCount(idobj);
+    }
+    if (a.strategy != TRIM_NONE) streamRewriteTrim(c, s, &a);
 }
 
 /* XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count] */
@@ -1031,6 +1131,7 @@ static void xtrimCommand(client *c) {
         server.dirty += removed;
     }
     addReplyLongLong(c, removed);
+    streamRewriteTrim(c, o->ptr, &a);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1065,7 +1166,7 @@ static void xrangeGenericCommand(client *c, int rev) {
         addReplyNullArray(c);
         return;
     }
-    streamReplyRange(c, o->ptr, start, end, count == -1 ? 0 : count, rev, NULL, NULL, 0);
+    streamReplyRange(c, o->ptr, start, end, count == -1 ? 0 : count, rev, NULL, NULL, NULL, 0);
 }
 
 static void xrangeCommand(client *c) { xrangeGenericCommand(c, 0); }
@@ -1110,6 +1211,7 @@ static void xdelCommand(client *c) {
 /* XREAD [COUNT n] [BLOCK ms] STREAMS key [key ...] id [id ...]
  * XREADGROUP GROUP g c [COUNT n] [BLOCK ms] [NOACK] STREAMS key ... id ... */
 static void xreadGenericCommand(client *c, int xreadgroup) {
+    if (xreadgroup) preventCommandPropagation(c); /* its effects are propagated */
     long long count = 0;
     mstime_t timeout = -1;
     int streams_pos = 0, noack = 0;
@@ -1223,12 +1325,13 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
         if (c->resp == 2) addReplyArrayLen(c, 2); /* RESP3: a map of key -> entries */
         addReplyBulk(c, key);
         if (history) {
-            streamReplyConsumerHistory(c, s, cons, ids[j], count);
+            streamReplyConsumerHistory(c, s, key, groups[j], cons, ids[j], count);
         } else {
-            long long n = streamReplyRange(c, s, start, STREAM_ID_MAX, count, 0, groups[j], cons, noack);
+            long long n = streamReplyRange(c, s, start, STREAM_ID_MAX, count, 0, key, groups[j], cons, noack);
             if (xreadgroup && n) {
                 cons->active_time = commandTimeSnapshot();
                 server.dirty++;
+                streamPropagateGroupPosition(c, key, groups[j]);
             }
         }
     }
@@ -1701,7 +1804,12 @@ static void xclaimCommand(client *c) {
         }
     }
     if (delivery_time < 0 || delivery_time > now) delivery_time = now;
-    if (has_lastid && streamCompareID(&lastid, &g->last_id) > 0) g->last_id = lastid;
+    preventCommandPropagation(c); /* its effects are propagated */
+    if (has_lastid && streamCompareID(&lastid, &g->last_id) > 0) {
+        g->last_id = lastid;
+        streamPropagateGroupPosition(c, c->argv[1], g);
+        server.dirty++;
+    }
 
     streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, c->argv[3]->ptr);
     cons->seen_time = now;
@@ -1721,6 +1829,7 @@ static void xclaimCommand(client *c) {
         } else {
             if (!exists) {
                 /* Deleted from the stream: nothing left to claim. */
+                streamPropagateXCLAIM(c, c->argv[1], g, &id, nack);
                 streamNACKRemove(g, id);
                 server.dirty++;
                 continue;
@@ -1728,6 +1837,7 @@ static void xclaimCommand(client *c) {
             if (min_idle && now - nack->delivery_time < min_idle) continue;
         }
         streamClaimNACK(nack, id, cons, delivery_time, retrycount, justid);
+        streamPropagateXCLAIM(c, c->argv[1], g, &id, nack);
         cons->active_time = now;
         if (justid) addReplyStreamID(c, &id);
         else addReplyStreamEntry(c, &e);
@@ -1779,6 +1889,7 @@ static void xautoclaimCommand(client *c) {
     stream *s = o->ptr;
 
     mstime_t now = commandTimeSnapshot();
+    preventCommandPropagation(c); /* its effects are propagated */
     streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, c->argv[3]->ptr);
     cons->seen_time = now;
     long long attempts = count * 10;
@@ -1799,10 +1910,12 @@ static void xautoclaimCommand(client *c) {
                 deleted = zrealloc(deleted, sizeof(streamID) * (size_t)capdeleted);
             }
             deleted[ndeleted++] = id;
+            streamPropagateXCLAIM(c, c->argv[1], g, &id, nack);
             streamNACKRemove(g, id);
             server.dirty++;
         } else if (!min_idle || now - nack->delivery_time >= min_idle) {
             streamClaimNACK(nack, id, cons, now, -1, justid);
+            streamPropagateXCLAIM(c, c->argv[1], g, &id, nack);
             cons->active_time = now;
             claimed[nclaimed++] = id;
             server.dirty++;
@@ -1896,7 +2009,7 @@ static void xinfoStreamCommand(client *c) {
     addReplyMapLen(c, 9);
     addReplyStreamInfoHeader(c, s);
     addReplyBulkCString(c, "entries");
-    streamReplyRange(c, s, STREAM_ID_MIN, STREAM_ID_MAX, count, 0, NULL, NULL, 0);
+    streamReplyRange(c, s, STREAM_ID_MIN, STREAM_ID_MAX, count, 0, NULL, NULL, NULL, 0);
     addReplyBulkCString(c, "groups");
     unsigned long ngroups;
     streamCG **groups = streamGroupsByName(s, &ngroups);

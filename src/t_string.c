@@ -19,8 +19,12 @@
  * errors are always reported before the keyspace is looked at, except where
  * Valkey itself checks the key first (noted at the spot).
  *
- * Propagation rewrites (SET EX -> PXAT, GETEX -> PEXPIREAT, INCRBYFLOAT ->
- * SET KEEPTTL) are left to the replication work: nothing propagates yet. */
+ * For propagation (propagate.c) commands whose replay would not give the
+ * same result rewrite their argv: relative or second-precision expiries
+ * become "SET key value PXAT ms" and "PEXPIREAT key ms", GETEX PERSIST
+ * becomes PERSIST, GETDEL and a GETEX deadline already past become DEL,
+ * INCRBYFLOAT becomes "SET key value KEEPTTL" (float formatting must not
+ * differ between primary and replica). */
 #include "server.h"
 
 #include <math.h>
@@ -192,6 +196,16 @@ static void setGenericCommand(client *c, int flags, robj *key, robj *val, robj *
         notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", key, c->db->id);
     }
     if (!(flags & STR_SET_GET)) addReply(c, ok_reply ? ok_reply : shared.ok);
+    /* Propagated with the absolute deadline chosen here (SETEX, PSETEX
+     * and SET EX/PX/EXAT alike): "SET key value PXAT ms". Last, as the
+     * reply above may still use the old vector's objects. */
+    if (expire && !(flags & STR_PXAT)) {
+        robj *pxat = createStringObject("PXAT", 4);
+        robj *ms = createStringObjectFromLongLong(when);
+        rewriteClientCommandVector(c, 5, shared.set, key, val, pxat, ms);
+        decrRefCount(pxat);
+        decrRefCount(ms);
+    }
 }
 
 /* SET key value [NX | XX | IFEQ cmp] [GET] [EX s | PX ms | EXAT ts | PXAT ms-ts | KEEPTTL] */
@@ -246,6 +260,7 @@ void getdelCommand(client *c) {
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "del", c->argv[1], c->db->id);
     server.dirty++;
+    rewriteClientCommandVector(c, 2, shared.del, c->argv[1]);
 }
 
 /* GETEX key [EX s | PX ms | EXAT ts | PXAT ms-ts | PERSIST]
@@ -268,15 +283,20 @@ void getexCommand(client *c) {
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "del", c->argv[1], c->db->id);
         server.dirty++;
+        rewriteClientCommandVector(c, 2, shared.del, c->argv[1]);
     } else if (expire) {
         setExpire(c, c->db, c->argv[1], when);
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", c->argv[1], c->db->id);
         server.dirty++;
+        robj *ms = createStringObjectFromLongLong(when);
+        rewriteClientCommandVector(c, 3, shared.pexpireat, c->argv[1], ms);
+        decrRefCount(ms);
     } else if ((flags & STR_PERSIST) && removeExpire(c->db, c->argv[1])) {
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "persist", c->argv[1], c->db->id);
         server.dirty++;
+        rewriteClientCommandVector(c, 2, shared.persist, c->argv[1]);
     }
 }
 
@@ -406,6 +426,8 @@ void incrbyfloatCommand(client *c) {
     notifyKeyspaceEvent(NOTIFY_STRING, "incrbyfloat", c->argv[1], c->db->id);
     server.dirty++;
     addReplyBulk(c, n);
+    /* Replayed as the value itself, keeping the TTL. */
+    rewriteClientCommandVector(c, 4, shared.set, c->argv[1], n, shared.keepttl);
 }
 
 /* ---------------------------------------------------------------------------

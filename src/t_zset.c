@@ -27,6 +27,9 @@
  * keyspace events ("zadd", "zincr", "zrem", "zpopmin", "zunionstore", ...,
  * and "del" when the last member goes: no empty sorted set is kept).
  * Blocked BZPOP and BZMPOP clients go through blocked.c exactly like BLPOP.
+ * They are propagated (propagate.c) as what they did: BZPOPMIN/BZPOPMAX as
+ * "ZPOPMIN key" / "ZPOPMAX key" of the key served, ZMPOP/BZMPOP as
+ * "ZPOPMIN key n" / "ZPOPMAX key n" with the number popped.
  * MEMORY USAGE, DEBUG DIGEST-VALUE and COPY use the objectMethods entry
  * registered by zsetTypeInit(); ZSCAN is served by db.c's scan code. */
 #include <ctype.h>
@@ -1375,6 +1378,20 @@ static long zsetPopAndReply(client *c, robj *key, robj *zobj, int where, long co
     return n;
 }
 
+/* Rewrites the command for propagation as "ZPOPMIN|ZPOPMAX key", with n
+ * as its count when n > 0. */
+static void zsetRewriteAsPop(client *c, robj *key, int where, long n) {
+    robj *cmd = where == ZSET_MIN ? createStringObject("ZPOPMIN", 7) : createStringObject("ZPOPMAX", 7);
+    if (n > 0) {
+        robj *nobj = createStringObjectFromLongLong(n);
+        rewriteClientCommandVector(c, 3, cmd, key, nobj);
+        decrRefCount(nobj);
+    } else {
+        rewriteClientCommandVector(c, 2, cmd, key);
+    }
+    decrRefCount(cmd);
+}
+
 /* ZPOPMIN / ZPOPMAX key [count] */
 static void zpopMinMaxCommand(client *c, int where) {
     long count = -1;
@@ -1420,6 +1437,7 @@ static void bzpopMinMaxCommand(client *c, int where) {
         addReplyArrayLen(c, 3);
         addReplyBulk(c, c->argv[j]);
         zsetPopAndReply(c, c->argv[j], zobj, where, 1, 0);
+        zsetRewriteAsPop(c, c->argv[j], where, 0);
         return;
     }
     if (blockingDenied(c)) {
@@ -1471,6 +1489,7 @@ static void zmpopGenericCommand(client *c, int numkeys_idx, mstime_t timeout) {
         addReplyBulk(c, key);
         addReplyArrayLen(c, n);
         zsetPopAndReply(c, key, zobj, where, n, 1);
+        zsetRewriteAsPop(c, key, where, n);
         return;
     }
     if (timeout < 0 || blockingDenied(c)) {
