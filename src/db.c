@@ -10,8 +10,10 @@
  *
  * Expiry is lazy here (a read or write of an expired key deletes it first)
  * and active in expire.c (a cron samples and deletes expired keys); each
- * deletion is propagated as DEL or UNLINK. The reply-producing key
- * commands live at the end, followed by their table. */
+ * deletion is propagated as DEL or UNLINK. A replica deletes nothing by
+ * itself: expired keys are hidden from its clients until the primary's DEL
+ * arrives (expireIfNeeded). The reply-producing key commands live at the
+ * end, followed by their table. */
 #include "server.h"
 
 #include "blocked.h"
@@ -367,9 +369,21 @@ void deleteExpiredKeyAndPropagate(serverDb *db, robj *keyobj) {
 }
 
 /* If key is expired, deletes it (unless LOOKUP_NOEXPIRE or a pause holds
- * writes) and returns 1; returns 0 if the key is alive. */
+ * writes) and returns 1; returns 0 if the key is alive.
+ *
+ * A replica never deletes a key by itself: it keeps the key until the DEL
+ * of its primary arrives, so both sides stay identical. Its clients see a
+ * logically expired key as missing (1, not deleted); the primary's own
+ * client sees the key as it is (0), as the primary did when it sent the
+ * command. On a writable replica (replica-read-only no) a write lookup
+ * still deletes the key. */
 int expireIfNeeded(serverDb *db, robj *key, int flags) {
     if (!keyIsExpired(db, key)) return 0;
+    if (server.primary_host != NULL) {
+        if (server.current_client && (server.current_client->flags & CLIENT_PRIMARY)) return 0;
+        /* A writable replica's own write deletes it, as Valkey's does. */
+        if (!(flags & LOOKUP_WRITE) || server.repl_replica_ro) return 1;
+    }
     if (flags & LOOKUP_NOEXPIRE) return 1;
     /* During a pause the dataset must not change: expired keys stay. */
     if (isPausedActions()) return 1;
