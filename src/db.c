@@ -284,6 +284,54 @@ long long emptyData(int dbnum, int flags, void(callback)(dict *)) {
     return removed;
 }
 
+/* Sets the keys and expiries of every database aside (a replica loading
+ * a full sync with repl-diskless-load swapdb) and leaves the databases
+ * empty. Returns the backup for dbRestoreBackup() or dbDiscardBackup().
+ * Blocked clients and WATCHed keys stay where they are. */
+serverDb *dbBackupAndReset(void) {
+    serverDb *backup = zmalloc(sizeof(serverDb) * server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) {
+        backup[j] = server.db[j];
+        server.db[j].dict = dictCreate(server.db[j].dict->type);
+        server.db[j].expires = dictCreate(server.db[j].expires->type);
+        server.db[j].avg_ttl = 0;
+        server.db[j].expires_cursor = 0;
+    }
+    return backup;
+}
+
+/* Puts the data of dbBackupAndReset() back, dropping what was loaded
+ * meanwhile. */
+void dbRestoreBackup(serverDb *backup) {
+    for (int j = 0; j < server.dbnum; j++) {
+        dictRelease(server.db[j].dict);
+        dictRelease(server.db[j].expires);
+        server.db[j].dict = backup[j].dict;
+        server.db[j].expires = backup[j].expires;
+        server.db[j].avg_ttl = backup[j].avg_ttl;
+        server.db[j].expires_cursor = backup[j].expires_cursor;
+    }
+    zfree(backup);
+}
+
+/* Frees the data of dbBackupAndReset(): the new data stays. Keys that
+ * clients wait on are signalled as ready or deleted, as after a flush. */
+void dbDiscardBackup(serverDb *backup) {
+    for (int j = 0; j < server.dbnum; j++) {
+        serverDb old = backup[j];
+        if (dictSize(old.dict) > LAZYFREE_THRESHOLD) {
+            emptyDbAsync(&old); /* takes the dicts and leaves fresh ones */
+            dictRelease(old.dict);
+            dictRelease(old.expires);
+        } else {
+            dictRelease(old.dict);
+            dictRelease(old.expires);
+        }
+        scanDatabaseForReadyKeys(&server.db[j]);
+    }
+    zfree(backup);
+}
+
 long long dbTotalServerKeyCount(void) {
     long long total = 0;
     for (int j = 0; j < server.dbnum; j++) total += dictSize(server.db[j].dict);

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "replication.h"
 
 /* ===========================================================================
  * Primitives
@@ -392,6 +393,15 @@ static int rdbSaveInfoAuxFields(rio *r) {
     if (rdbSaveAuxFieldLongLong(r, "redis-bits", sizeof(void *) == 8 ? 64 : 32) != C_OK) return C_ERR;
     if (rdbSaveAuxFieldLongLong(r, "ctime", (long long)time(NULL)) != C_OK) return C_ERR;
     if (rdbSaveAuxFieldLongLong(r, "used-mem", (long long)zmalloc_used_memory()) != C_OK) return C_ERR;
+    /* Which point of which replication history this snapshot is: a
+     * replica restarting from it, or loading it in a full sync, continues
+     * the stream from there. */
+    rdbReplInfo ri;
+    if (replicationGetSaveInfo(&ri)) {
+        if (rdbSaveAuxFieldLongLong(r, "repl-stream-db", ri.stream_db) != C_OK) return C_ERR;
+        if (rdbSaveAuxFieldStr(r, "repl-id", ri.replid) != C_OK) return C_ERR;
+        if (rdbSaveAuxFieldLongLong(r, "repl-offset", ri.offset) != C_OK) return C_ERR;
+    }
     return rdbSaveAuxFieldLongLong(r, "aof-base", 0);
 }
 
@@ -543,6 +553,8 @@ static int rdbLoadAuxField(rio *r, rdbLoadState *st) {
         serverLog(LL_NOTICE, "RDB memory usage when created %.2f Mb", (double)n / (1024 * 1024));
     } else if (!strcasecmp(key, "aof-base") && string2ll(val, sdslen(val), &n)) {
         if (n) serverLog(LL_NOTICE, "RDB is base AOF");
+    } else if (!strcasecmp(key, "repl-stream-db") || !strcasecmp(key, "repl-id") || !strcasecmp(key, "repl-offset")) {
+        replicationLoadedInfo(key, val);
     } else {
         serverLog(LL_DEBUG, "Unrecognized RDB AUX field: '%s'", key);
     }
