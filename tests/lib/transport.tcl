@@ -89,7 +89,9 @@ proc ::vk::transport_server_config {port} {
         tls  {
             # Every test client connects over TLS; the server has no TCP
             # port (a TCP port of the same number cannot coexist).
-            return [list port 0 tls-port $port \
+            # Replicas reach their primary over TLS too (tls-replication),
+            # presenting the server certificate as their client one.
+            return [list port 0 tls-port $port tls-replication yes \
                         tls-cert-file [file join $::vk::tls_dir server.crt] \
                         tls-key-file [file join $::vk::tls_dir server.key] \
                         tls-ca-cert-file [file join $::vk::tls_dir ca.crt]]

@@ -1,0 +1,201 @@
+# Replication: full sync (through the file and streamed), the command
+# stream, partial resync after a dropped link and after a restart,
+# PSYNC2 across a promotion, chained replicas, WAIT, min-replicas-to-write,
+# read-only replicas. Every scenario ends with equal DEBUG DIGESTs.
+# Helpers: tests/lib/replication.tcl.
+
+foreach mode {disk diskless} {
+    set diskless [expr {$mode eq "diskless" ? "yes" : "no"}]
+    start_server [list tags {repl needs:debug} overrides [list enable-debug-command yes repl-diskless-sync $diskless \
+                                                                repl-diskless-sync-delay 0]] {
+        start_server {overrides {enable-debug-command yes}} {
+            set phost [srv -1 host]
+            set pport [srv -1 port]
+
+            test "Full sync ($mode) of every data type" {
+                repl_populate_all_types 300 -1
+                r -1 function load {#!lua name=replib
+                    server.register_function('rf', function() return 1 end)}
+                assert_equal OK [r replicaof $phost $pport]
+                wait_for_sync
+                wait_replicas_online 1 -1
+                wait_for_ofs_sync -1 0
+                assert_equal [r -1 dbsize] [r dbsize]
+                assert_digests_equal {-1 0}
+                assert_equal 1 [r fcall rf 0]
+                assert_match "*role:slave*master_link_status:up*" [r info replication]
+                assert_match "*connected_slaves:1*slave0:ip=*state=online*" [r -1 info replication]
+                assert_equal [r -1 info replication] [r -1 info replication]
+            }
+
+            test "Writes after the sync ($mode) reach the replica" {
+                r -1 set after:1 x
+                r -1 incr after:counter
+                r -1 rpush after:list a b c
+                r -1 select 3
+                r -1 set after:db3 y
+                r -1 select 0
+                wait_for_ofs_sync -1 0
+                r select 3
+                assert_equal y [r get after:db3]
+                r select 0
+                assert_equal x [r get after:1]
+                assert_digests_equal {-1 0}
+            }
+
+            test "A replica refuses writes from clients (replica-read-only, $mode)" {
+                assert_error "READONLY*" {r set ro:key 1}
+                assert_equal 0 [r exists ro:key]
+            }
+
+            test "ROLE on both sides ($mode)" {
+                set role [r role]
+                assert_equal slave [lindex $role 0]
+                assert_equal $pport [lindex $role 2]
+                assert_equal connected [lindex $role 3]
+                set prole [r -1 role]
+                assert_equal master [lindex $prole 0]
+                assert_equal 1 [llength [lindex $prole 2]]
+            }
+
+            test "WAIT counts the replicas that acknowledged ($mode)" {
+                r -1 set wait:key 1
+                assert_equal 1 [r -1 wait 1 5000]
+                # Asked for more replicas than exist: the timeout answers
+                # with the count that acknowledged.
+                r -1 set wait:key 2
+                assert_equal 1 [r -1 wait 2 300]
+            }
+
+            test "Partial resync after the link is killed ($mode)" {
+                set ok_before [repl_info sync_partial_ok -1 stats]
+                r client kill type master
+                r -1 set during:kill 1
+                wait_for_sync
+                wait_for_ofs_sync -1 0
+                assert_equal [expr {$ok_before + 1}] [repl_info sync_partial_ok -1 stats]
+                assert_equal 1 [r get during:kill]
+                assert_digests_equal {-1 0}
+            }
+
+            test "Full sync again when the backlog no longer holds the replica's offset ($mode)" {
+                set full_before [repl_info sync_full -1 stats]
+                r -1 config set repl-backlog-size 16384
+                r client kill type master
+                # A replica that reconnects at once could still find its
+                # offset: write more than the backlog holds meanwhile.
+                r replicaof no one
+                set big [string repeat x 1000]
+                for {set i 0} {$i < 40} {incr i} { r -1 set bl:$i $big }
+                r replicaof $phost $pport
+                wait_for_sync
+                wait_for_ofs_sync -1 0
+                assert {[repl_info sync_full -1 stats] > $full_before}
+                assert_digests_equal {-1 0}
+                r -1 config set repl-backlog-size 1mb
+            }
+
+            test "REPLICAOF NO ONE keeps the data, starts a new history, takes writes ($mode)" {
+                set old_id [repl_info master_replid]
+                r replicaof no one
+                assert_equal master [lindex [r role] 0]
+                assert_equal $old_id [repl_info master_replid2]
+                assert_not_equal $old_id [repl_info master_replid]
+                r set promoted 1
+                assert_equal 1 [r get promoted]
+                assert_equal 0 [r -1 exists promoted]
+            }
+        }
+    }
+}
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes}} {
+        start_server {overrides {enable-debug-command yes}} {
+            set phost [srv -2 host]
+            set pport [srv -2 port]
+            test "Chained replicas receive exactly the primary's stream" {
+                repl_populate_all_types 100 -2
+                r -1 replicaof $phost $pport
+                wait_for_sync -1
+                r replicaof [srv -1 host] [srv -1 port]
+                wait_for_sync 0
+                for {set i 0} {$i < 50} {incr i} { r -2 incr chain:counter }
+                r -2 del k:s:1
+                wait_for_ofs_sync -2 -1
+                wait_for_ofs_sync -1 0
+                assert_equal [repl_info master_replid -2] [repl_info master_replid 0]
+                assert_equal [repl_info master_repl_offset -2] [repl_info master_repl_offset 0]
+                assert_digests_equal {-2 -1 0}
+            }
+
+            test "PSYNC2: after a promotion the other replica continues with a partial resync" {
+                # Promote the middle replica; the last one follows it with
+                # the history it already has (replid2), no full sync.
+                set full_before [repl_info sync_full -1 stats]
+                r -1 replicaof no one
+                wait_for_sync 0
+                r -1 set after:promotion 1
+                wait_for_ofs_sync -1 0
+                assert_equal $full_before [repl_info sync_full -1 stats]
+                assert_equal 1 [r get after:promotion]
+                # And the old primary becomes a replica of the new one.
+                r -2 replicaof [srv -1 host] [srv -1 port]
+                wait_for_sync -2
+                wait_for_ofs_sync -1 -2
+                assert_digests_equal {-2 -1 0}
+            }
+        }
+    }
+}
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes}} {
+        set phost [srv -1 host]
+        set pport [srv -1 port]
+        test "min-replicas-to-write refuses writes without enough good replicas" {
+            r -1 config set min-replicas-to-write 1
+            r -1 config set min-replicas-max-lag 10
+            assert_error "NOREPLICAS*" {r -1 set k v}
+            r replicaof $phost $pport
+            wait_for_sync
+            wait_for_condition 100 50 {[catch {r -1 set k v}] == 0} {
+                fail "writes still refused with a replica attached"
+            }
+            r -1 config set min-replicas-to-write 0
+        }
+
+        test "A replica restarted from its own RDB continues with a partial resync" {
+            r -1 set before:restart 1
+            wait_for_ofs_sync -1 0
+            set ok_before [repl_info sync_partial_ok -1 stats]
+            r config set save "3600 1"
+            r config rewrite
+            restart_server_at 0
+            wait_for_sync
+            assert_equal 1 [r get before:restart]
+            r -1 set after:restart 1
+            wait_for_ofs_sync -1 0
+            assert_equal [expr {$ok_before + 1}] [repl_info sync_partial_ok -1 stats]
+            assert_digests_equal {-1 0}
+        }
+    }
+}
+
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    test "REPLCONF and PSYNC argument errors" {
+        assert_error "*Unrecognized REPLCONF option*" {r replconf nosuchoption 1}
+        assert_error "*syntax*" {r replconf listening-port}
+        assert_error "*wrong number of arguments*" {r psync}
+        assert_equal OK [r replconf listening-port 1234 capa eof capa psync2]
+    }
+    test "REPLICAOF argument errors" {
+        assert_error "*Invalid master port*" {r replicaof 127.0.0.1 notaport}
+        assert_error "*wrong number of arguments*" {r replicaof 127.0.0.1}
+        assert_equal OK [r replicaof no one]
+    }
+    test "WAIT on a replica is refused, on a primary without replicas answers 0" {
+        assert_equal 0 [r wait 0 0]
+        assert_equal 0 [r wait 1 100]
+    }
+}
