@@ -889,7 +889,9 @@ int writeToClient(client *c, int handler_installed) {
     server.stat_net_output_bytes += totwritten;
     c->net_output_bytes += totwritten;
     if (totwritten > 0) {
-        c->lastinteraction = server.unixtime;
+        /* Our ACKs to the primary are no sign that the primary is alive:
+         * only what it sends counts (replication.c's timeout). */
+        if (!(c->flags & CLIENT_PRIMARY)) c->lastinteraction = server.unixtime;
         updateClientMemUsage(c);
     }
 
