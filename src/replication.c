@@ -63,6 +63,11 @@ static client *replicationCreatePrimaryClient(connection *conn, int dbid);
 static void replicationDisconnectReplicas(void);
 static void replicationDiscardBacklog(void);
 static void replicationCreateBacklog(void);
+static void replicationUnsetPrimary(void);
+static void failoverUpdate(void);
+static void failoverMaybeDone(void);
+static void failoverAbort(const char *why);
+static const char *failoverStateName(void);
 
 /* ---------------------------------------------------------------------------
  * Ids and offsets
@@ -398,6 +403,23 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
 /* SYNC and PSYNC <replid> <offset>: a replica asks for the stream. */
 void syncCommand(client *c) {
     if (c->flags & CLIENT_REPLICA) return; /* already one: ignore */
+    /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over. */
+    if (c->argc > 3 && !strcasecmp(c->argv[0]->ptr, "psync")) {
+        if (strcasecmp(c->argv[3]->ptr, "failover")) {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+        if (strcasecmp(c->argv[1]->ptr, server.replid)) {
+            addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
+            return;
+        }
+        if (server.primary_host) {
+            replicationUnsetPrimary();
+            sds client = catClientInfoString(sdsempty(), c);
+            serverLog(LL_NOTICE, "PRIMARY MODE enabled (failover request from '%s')", client);
+            sdsfree(client);
+        }
+    }
     if (server.primary_host && repl.state != REPL_STATE_CONNECTED) {
         addReplyError(c, "-NOMASTERLINK Can't SYNC while not connected with my master");
         return;
@@ -1072,7 +1094,7 @@ static int sendHandshakeBatch(connection *conn) {
  * fresh replica asks "PSYNC ? -1"). */
 static int sendPsync(connection *conn) {
     char offset[32];
-    const char *args[3] = {"PSYNC", server.replid, offset};
+    const char *args[4] = {"PSYNC", server.replid, offset, "FAILOVER"};
     if (repl.psync_possible) {
         snprintf(offset, sizeof(offset), "%lld", server.primary_repl_offset + 1);
         serverLog(LL_NOTICE, "Trying a partial resynchronization (request %s:%s).", server.replid, offset);
@@ -1081,7 +1103,7 @@ static int sendPsync(connection *conn) {
         snprintf(offset, sizeof(offset), "-1");
         serverLog(LL_NOTICE, "Partial resynchronization not possible (no cached primary)");
     }
-    return sendHandshakeCommand(conn, 3, args);
+    return sendHandshakeCommand(conn, repl.failover_state == FAILOVER_IN_PROGRESS ? 4 : 3, args);
 }
 
 static void readSyncBulkPayload(connection *conn);
@@ -1119,6 +1141,7 @@ static int handlePsyncReply(connection *conn, sds reply) {
         return C_ERR;
     }
     serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
+    if (repl.failover_state == FAILOVER_IN_PROGRESS) failoverAbort("Failover target rejected psync request");
     return C_ERR;
 }
 
@@ -1603,6 +1626,10 @@ static void replicationUnsetPrimary(void) {
 
 /* REPLICAOF host port | NO ONE (and SLAVEOF). */
 void replicaofCommand(client *c) {
+    if (repl.failover_state != FAILOVER_NONE) {
+        addReplyError(c, "REPLICAOF not allowed while failing over.");
+        return;
+    }
     if (!strcasecmp(c->argv[1]->ptr, "no") && !strcasecmp(c->argv[2]->ptr, "one")) {
         if (server.primary_host) {
             replicationUnsetPrimary();
@@ -1722,6 +1749,8 @@ static void replicationPrimaryCron(void) {
 void replicationCron(void) {
     if (server.primary_host) replicationReplicaCron();
     replicationPrimaryCron();
+    failoverUpdate();
+    failoverMaybeDone();
 }
 
 /* ---------------------------------------------------------------------------
@@ -1807,7 +1836,9 @@ void replicationBeforeSleep(void) {
     if (repl.acks_arrived) {
         repl.acks_arrived = 0;
         if (listLength(repl.waiting_clients)) replicationServeWaitingClients();
+        failoverUpdate();
     }
+    failoverMaybeDone();
 }
 
 /* See replication.h. */
@@ -1938,7 +1969,7 @@ sds replicationCatInfo(sds info) {
     replBacklog *b = repl.backlog;
     info = sdscatprintf(info,
                         "replicas_waiting_psync:0\r\n"
-                        "master_failover_state:no-failover\r\n"
+                        "master_failover_state:%s\r\n"
                         "master_replid:%s\r\n"
                         "master_replid2:%s\r\n"
                         "master_repl_offset:%lld\r\n"
@@ -1947,7 +1978,8 @@ sds replicationCatInfo(sds info) {
                         "repl_backlog_size:%lld\r\n"
                         "repl_backlog_first_byte_offset:%lld\r\n"
                         "repl_backlog_histlen:%lld\r\n",
-                        server.replid, repl.replid2, server.primary_repl_offset, repl.second_replid_offset,
+                        failoverStateName(), server.replid, repl.replid2, server.primary_repl_offset,
+                        repl.second_replid_offset,
                         b != NULL, server.repl_backlog_size, b ? b->offset : 0, b ? b->histlen : 0);
     return info;
 }
@@ -2012,9 +2044,195 @@ struct serverCommand replicationCommands[] = {
      .summary = "Blocks until the asynchronous replication of all preceding write commands sent by the connection "
                 "is completed.",
      .complexity = "O(1)", .args = "numreplicas:integer timeout:integer"},
+    {.name = "failover", .proc = failoverCommand, .arity = -1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE, .group = "server", .since = "6.2.0",
+     .summary = "Starts a coordinated failover from a server to one of its replicas.", .complexity = "O(1)",
+     .args = "[TO host port:integer [FORCE]] [ABORT] [TIMEOUT milliseconds:integer]"},
     {.name = "role", .proc = roleCommand, .arity = 1,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_SENTINEL,
      .acl_categories = ACL_CATEGORY_ADMIN | ACL_CATEGORY_DANGEROUS, .group = "server", .since = "2.8.12",
      .summary = "Returns the replication role.", .complexity = "O(1)"},
     {0},
 };
+
+/* ---------------------------------------------------------------------------
+ * FAILOVER
+ *
+ * The primary pauses writes, waits until a replica (the TO target, or the
+ * first one found) acknowledged every byte of the stream, then becomes a
+ * replica of it, asking with "PSYNC <replid> <offset> FAILOVER": the
+ * target, whose history is ours, promotes itself and serves us a partial
+ * resync. At the timeout without FORCE, or if the target refuses, the
+ * failover is aborted and we stay (or become again) the primary.
+ * ------------------------------------------------------------------------- */
+
+static const char *failoverStateName(void) {
+    switch (repl.failover_state) {
+    case FAILOVER_WAIT_FOR_SYNC: return "waiting-for-sync";
+    case FAILOVER_IN_PROGRESS: return "failover-in-progress";
+    default: return "no-failover";
+    }
+}
+
+static void failoverReset(void) {
+    repl.failover_state = FAILOVER_NONE;
+    repl.failover_end_time = 0;
+    repl.failover_force = 0;
+    zfree(repl.failover_host);
+    repl.failover_host = NULL;
+    repl.failover_port = 0;
+    unpauseActions();
+}
+
+/* Ends a failover that did not happen; back to (or still) a primary. */
+static void failoverAbort(const char *why) {
+    if (repl.failover_state == FAILOVER_NONE) return;
+    if (repl.failover_host)
+        serverLog(LL_NOTICE, "FAILOVER to %s:%d aborted: %s", repl.failover_host, repl.failover_port, why);
+    else
+        serverLog(LL_NOTICE, "FAILOVER to any replica aborted: %s", why);
+    if (repl.failover_state == FAILOVER_IN_PROGRESS) replicationUnsetPrimary();
+    failoverReset();
+}
+
+/* The replica of ours at host:port, or NULL. */
+static client *findReplica(const char *host, int port) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        char ip[NET_IP_STR_LEN] = "";
+        if (r->repl->announced_ip) snprintf(ip, sizeof(ip), "%s", r->repl->announced_ip);
+        else if (connAddrPeerName(r->conn, ip, sizeof(ip), NULL) == C_ERR) continue;
+        if (!strcasecmp(ip, host) && r->repl->listening_port == port) return r;
+    }
+    return NULL;
+}
+
+/* FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms] */
+void failoverCommand(client *c) {
+    int abort = 0, force = 0;
+    long long timeout = 0;
+    long port = 0;
+    const char *host = NULL;
+    for (int j = 1; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "to") && j + 2 < c->argc && !host) {
+            if (getRangeLongFromObjectOrReply(c, c->argv[j + 2], 0, 65535, &port, NULL) != C_OK) return;
+            host = c->argv[j + 1]->ptr;
+            j += 2;
+        } else if (!strcasecmp(opt, "force") && !force) {
+            force = 1;
+        } else if (!strcasecmp(opt, "timeout") && j + 1 < c->argc && !timeout) {
+            if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &timeout, NULL) != C_OK) return;
+            if (timeout <= 0) {
+                addReplyError(c, "FAILOVER timeout must be greater than 0");
+                return;
+            }
+            j++;
+        } else if (!strcasecmp(opt, "abort") && !abort) {
+            abort = 1;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    if (abort) {
+        if (c->argc != 2) {
+            addReplyError(c, "FAILOVER with ABORT cannot be combined with other options");
+            return;
+        }
+        if (repl.failover_state == FAILOVER_NONE) {
+            addReplyError(c, "No failover in progress.");
+            return;
+        }
+        failoverAbort("Failover manually aborted");
+        addReply(c, shared.ok);
+        return;
+    }
+    if (force && (!timeout || !host)) {
+        addReplyError(c, "FAILOVER with force option requires both a timeout and target HOST and IP.");
+        return;
+    }
+    if (server.primary_host) {
+        addReplyError(c, "FAILOVER is not valid when server is a replica.");
+        return;
+    }
+    if (listLength(repl.replicas) == 0) {
+        addReplyError(c, "FAILOVER requires connected replicas.");
+        return;
+    }
+    if (repl.failover_state != FAILOVER_NONE) {
+        addReplyError(c, "FAILOVER already in progress.");
+        return;
+    }
+    if (host) {
+        client *r = findReplica(host, (int)port);
+        if (r == NULL) {
+            addReplyError(c, "FAILOVER target HOST and PORT is not a replica.");
+            return;
+        }
+        if (r->repl->state != REPLICA_STATE_ONLINE) {
+            addReplyError(c, "FAILOVER target replica is not online.");
+            return;
+        }
+        repl.failover_host = zstrdup(host);
+        repl.failover_port = (int)port;
+    }
+    repl.failover_force = force;
+    repl.failover_end_time = timeout ? mstime() + timeout : 0;
+    repl.failover_state = FAILOVER_WAIT_FOR_SYNC;
+    serverLog(LL_NOTICE, "FAILOVER requested to %s:%ld.", host ? host : "any replica", port);
+    /* Writes wait; the replicas are asked where they are. */
+    pauseActions(LLONG_MAX, 1);
+    repl.get_ack_needed = 1;
+    addReply(c, shared.ok);
+}
+
+/* Moves a failover on: cron and after ACKs (replicationBeforeSleep). */
+static void failoverUpdate(void) {
+    if (repl.failover_state != FAILOVER_WAIT_FOR_SYNC) return;
+    if (repl.failover_end_time && mstime() >= repl.failover_end_time) {
+        if (!repl.failover_force) {
+            failoverAbort("Replica never caught up before timeout");
+            return;
+        }
+        serverLog(LL_NOTICE, "FAILOVER timeout reached, forcing the failover to %s:%d", repl.failover_host,
+                  repl.failover_port);
+    } else {
+        client *target = NULL;
+        listIter li;
+        listNode *ln;
+        listRewind(repl.replicas, &li);
+        while ((ln = listNext(&li))) {
+            client *r = listNodeValue(ln);
+            if (r->repl->state != REPLICA_STATE_ONLINE || r->repl->ack_off != server.primary_repl_offset) continue;
+            if (repl.failover_host && r != findReplica(repl.failover_host, repl.failover_port)) continue;
+            target = r;
+            break;
+        }
+        if (target == NULL) return;
+        if (!repl.failover_host) {
+            char ip[NET_IP_STR_LEN] = "";
+            if (target->repl->announced_ip) snprintf(ip, sizeof(ip), "%s", target->repl->announced_ip);
+            else connAddrPeerName(target->conn, ip, sizeof(ip), NULL);
+            repl.failover_host = zstrdup(ip);
+            repl.failover_port = target->repl->listening_port;
+        }
+        serverLog(LL_NOTICE, "Failover target %s:%d is synced, failing over.", repl.failover_host,
+                  repl.failover_port);
+    }
+    repl.failover_state = FAILOVER_IN_PROGRESS;
+    char *host = zstrdup(repl.failover_host);
+    replicationSetPrimary(host, repl.failover_port);
+    zfree(host);
+}
+
+/* The link to the failover target is up: the failover is complete. */
+static void failoverMaybeDone(void) {
+    if (repl.failover_state == FAILOVER_IN_PROGRESS && repl.state == REPL_STATE_CONNECTED) {
+        serverLog(LL_NOTICE, "Failover target %s:%d is now the primary.", repl.failover_host, repl.failover_port);
+        failoverReset();
+    }
+}

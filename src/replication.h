@@ -99,6 +99,13 @@ typedef struct replBacklog {
     long long offset;  /* replication offset of the oldest valid byte */
 } replBacklog;
 
+/* FAILOVER's progress (INFO master_failover_state). */
+typedef enum {
+    FAILOVER_NONE = 0,      /* no-failover */
+    FAILOVER_WAIT_FOR_SYNC, /* writes paused, waiting for a replica to have every byte */
+    FAILOVER_IN_PROGRESS,   /* connecting to the target as its replica (PSYNC ... FAILOVER) */
+} failoverState;
+
 /* The replication subsystem's state. */
 struct replicationState {
     list *replicas;             /* replica clients (not monitors) */
@@ -133,6 +140,12 @@ struct replicationState {
     int stream_db;              /* repl-stream-db of a loaded RDB, -1 unknown */
     int psync_possible;         /* this dataset holds (replid, offset): PSYNC may continue it */
     int loading_own_file;       /* start-up load of a replica: take repl-id/offset */
+    /* FAILOVER */
+    failoverState failover_state;
+    mstime_t failover_end_time; /* 0 = no timeout */
+    int failover_force;         /* FORCE: go on with the target at the timeout */
+    char *failover_host;        /* TO host port, or the replica chosen; NULL = any */
+    int failover_port;
 };
 extern struct replicationState repl;
 

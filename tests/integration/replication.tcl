@@ -199,3 +199,62 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
         assert_equal 0 [r wait 1 100]
     }
 }
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+        start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+            set phost [srv -2 host]
+            set pport [srv -2 port]
+            test "FAILOVER argument and state errors" {
+                assert_error "*FAILOVER requires connected replicas*" {r -2 failover}
+                assert_error "*No failover in progress*" {r -2 failover abort}
+                assert_error "*requires both a timeout and target*" {r -2 failover to 127.0.0.1 1 force}
+                assert_error "*syntax*" {r -2 failover nonsense}
+                assert_error "*timeout must be greater than 0*" {r -2 failover timeout 0}
+            }
+
+            test "FAILOVER TO a replica: it becomes the primary, the old primary its replica, no full sync" {
+                r -1 replicaof $phost $pport
+                r replicaof $phost $pport
+                wait_replicas_online 2 -2
+                repl_populate_all_types 50 -2
+                wait_for_ofs_sync -2 -1
+                assert_error "*not a replica*" {r -2 failover to 127.0.0.1 1}
+                set full_before [repl_info sync_full -1 stats]
+                assert_equal OK [r -2 failover to [srv -1 host] [srv -1 port]]
+                wait_for_condition 100 50 {[lindex [r -1 role] 0] eq "master" &&
+                                           [repl_info master_link_status -2] eq "up"} {
+                    fail "the failover did not complete: [r -2 info replication]"
+                }
+                assert_equal no-failover [repl_info master_failover_state -2]
+                assert_equal [srv -1 port] [repl_info master_port -2]
+                assert_equal $full_before [repl_info sync_full -1 stats]
+                # Writes now go to the new primary and reach everyone.
+                assert_error "READONLY*" {r -2 set x 1}
+                r -1 set after:failover 1
+                wait_for_sync 0
+                wait_for_ofs_sync -1 -2
+                wait_for_condition 100 50 {[r exists after:failover]} { fail "the write did not reach the last replica" }
+                assert_digests_equal {-2 -1 0}
+            }
+
+            test "FAILOVER whose replica never catches up is aborted at its timeout" {
+                # -1 is the primary now, with -2 as its replica.
+                set pid [srv -2 pid]
+                exec kill -STOP $pid
+                r -1 set while:stopped 1
+                assert_equal OK [r -1 failover to [srv -2 host] [srv -2 port] timeout 500]
+                assert_equal waiting-for-sync [repl_info master_failover_state -1]
+                wait_for_condition 100 50 {[repl_info master_failover_state -1] eq "no-failover"} {
+                    exec kill -CONT $pid
+                    fail "the failover was not aborted"
+                }
+                exec kill -CONT $pid
+                assert_equal master [lindex [r -1 role] 0]
+                assert_equal OK [r -1 set after:abort 1]
+                wait_for_ofs_sync -1 -2
+                assert_digests_equal {-2 -1}
+            }
+        }
+    }
+}
