@@ -258,3 +258,81 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-d
         }
     }
 }
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync-delay 0 requirepass s3cret}} {
+    start_server {overrides {enable-debug-command yes replica-announce-ip 10.1.2.3 replica-announce-port 4567}} {
+        set phost [srv -1 host]
+        set pport [srv -1 port]
+        r -1 auth s3cret
+        test "primaryauth: a replica authenticates to a primary with requirepass" {
+            r config set primaryauth wrong
+            r replicaof $phost $pport
+            after 1500
+            assert_equal down [repl_info master_link_status]
+            r config set masterauth s3cret
+            wait_for_sync
+            r -1 set auth:key 1
+            wait_for_condition 100 50 {[r exists auth:key]} { fail "the stream did not arrive" }
+        }
+
+        test "replica-announce-ip/-port: the primary lists the replica as announced" {
+            assert_match "*slave0:ip=10.1.2.3,port=4567,state=online*" [r -1 info replication]
+            assert_equal {10.1.2.3 4567} [lrange [lindex [lindex [r -1 role] 2] 0] 0 1]
+        }
+
+        test "replica-serve-stale-data no: MASTERDOWN while the link is down" {
+            r config set replica-serve-stale-data no
+            r config set masterauth wrong
+            r client kill type master
+            wait_for_condition 100 50 {[repl_info master_link_status] eq "down"} { fail "link still up" }
+            assert_error "MASTERDOWN*" {r get auth:key}
+            # INFO and CONFIG still answer (CMD_STALE).
+            assert_match "*role:slave*" [r info replication]
+            r config set replica-serve-stale-data yes
+            assert_equal 1 [r get auth:key]
+            r config set masterauth s3cret
+            wait_for_sync
+        }
+    }
+}
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync yes
+                                                 repl-diskless-sync-delay 2 repl-diskless-sync-max-replicas 2}} {
+    start_server {overrides {enable-debug-command yes}} {
+        start_server {overrides {enable-debug-command yes}} {
+            set phost [srv -2 host]
+            set pport [srv -2 port]
+            test "Replicas asking within repl-diskless-sync-delay share one streamed snapshot" {
+                r -2 debug populate 1000
+                set forks [repl_info total_forks -2 stats]
+                r -1 replicaof $phost $pport
+                r replicaof $phost $pport
+                wait_for_sync -1
+                wait_for_sync 0
+                # repl-diskless-sync-max-replicas 2 started it without
+                # waiting the whole delay; one child served both.
+                assert_equal [expr {$forks + 1}] [repl_info total_forks -2 stats]
+                wait_for_ofs_sync -2 -1
+                wait_for_ofs_sync -2 0
+                assert_digests_equal {-2 -1 0}
+            }
+        }
+    }
+}
+
+start_server {tags {repl needs:debug slow rdma:skip:big-data} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes repl-diskless-load swapdb}} {
+        set phost [srv -1 host]
+        set pport [srv -1 port]
+        test "1M keys and a 100 MB value replicate (streamed, loaded from the link)" {
+            r -1 debug populate 1000000
+            r -1 setrange big 104857599 x
+            r replicaof $phost $pport
+            wait_for_sync 0 1200
+            wait_for_ofs_sync -1 0
+            assert_equal 1000001 [r dbsize]
+            assert_equal 104857600 [r strlen big]
+            assert_digests_equal {-1 0}
+        }
+    }
+}
