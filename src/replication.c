@@ -618,6 +618,7 @@ static int replicasJoinSnapshot(replSnapshotMethod *m, long long offset) {
 }
 
 static int diskSnapshotStart(void) {
+    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: disk");
     repl.snapshot_offset = server.primary_repl_offset;
     if (rdbSaveBackground() != C_OK) return C_ERR;
     replicasJoinSnapshot(&diskSnapshotMethod, repl.snapshot_offset);
@@ -814,6 +815,8 @@ static void rdbPipeFinished(void) {
     for (int j = 0; j < rdbPipe.ntargets; j++) {
         client *c = rdbPipe.targets[j];
         c->repl->method = NULL;
+        serverLog(LL_NOTICE, "Streamed RDB transfer with replica %s succeeded (socket). Waiting for REPLCONF ACK "
+                             "from replica to enable streaming", replicaName(c));
         replicaPutOnline(c, 1);
     }
     rdbPipeClose();
@@ -867,6 +870,7 @@ static int socketSnapshotStart(void) {
     char mark[CONFIG_RUN_ID_SIZE];
     getRandomHexChars(mark, sizeof(mark));
     repl.snapshot_offset = server.primary_repl_offset;
+    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: replicas sockets");
     if (rdbSaveToPipeBackground(fds[1], mark) != C_OK) {
         close(fds[0]);
         close(fds[1]);
@@ -891,7 +895,6 @@ static int socketSnapshotStart(void) {
         r->repl->dboff = 0;
         rdbPipe.targets[rdbPipe.ntargets++] = r;
     }
-    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: replicas sockets");
     aeCreateFileEvent(server.el, rdbPipe.fd, AE_READABLE, rdbPipeReadHandler, NULL);
     return C_OK;
 }
@@ -1266,6 +1269,9 @@ static void replicationFinishFullSync(connection *conn, const char *leftover, si
     client *p = replicationCreatePrimaryClient(conn, repl.stream_db >= 0 ? repl.stream_db : 0);
     repl.transfer = NULL;
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Finished with success");
+    /* A primary that streamed the snapshot waits for this first ACK
+     * before it sends the stream. */
+    replicationSendAck();
     if (leftlen) {
         p->querybuf = sdscatlen(p->querybuf, leftover, leftlen);
         replicationPrimaryRead(p, leftover, leftlen);
