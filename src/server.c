@@ -35,6 +35,7 @@
 
 #include "blocked.h"
 #include "latency.h"
+#include "migrate.h"
 #include "multi.h"
 #include "pubsub.h"
 #include "slowlog.h"
@@ -599,6 +600,9 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     }
 
     clientsCron();
+    run_with_period(1000) {
+        migrateCloseTimedoutSockets(); /* idle cached MIGRATE connections */
+    }
     if (isPausedActions() && mstime() >= server.client_pause_end_time) unpauseActions();
 
     snapshotCron();
