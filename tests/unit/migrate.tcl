@@ -1,11 +1,11 @@
 # MIGRATE between two servers of ours: every type and encoding moved with
 # its TTL, COPY, REPLACE, BUSYKEY without REPLACE, the KEYS form, NOKEY,
-# AUTH/AUTH2 against a target with requirepass, errors of the target and of
-# the arguments, IOERR when the target cannot be reached or never answers,
-# the cached connection (reused, SELECT only when the db changes, retried
-# once when stale, closed after 10 s idle), COMMAND GETKEYS, SLOWLOG
-# redaction of passwords, and a Redis 7.0 target refusing our RDB-11
-# payloads with a clear error.
+# del events here, MULTI, AUTH/AUTH2 against a target with requirepass,
+# errors of the target and of the arguments, IOERR when the target cannot
+# be reached or never answers, the cached connection (reused, SELECT only
+# when the db changes, retried once when stale, closed after 10 s idle),
+# COMMAND GETKEYS, SLOWLOG redaction of passwords, and a Redis 7.0 target
+# refusing our RDB-11 payloads with a clear error.
 #
 # MIGRATE connects over TCP to the target's host and port (servers listen
 # on TCP under --rdma too); the Redis 7.0 test starts its server by hand,
@@ -153,6 +153,33 @@ start_server {} {
         assert_error "*BUSYKEY*" {r -1 migrate $dst_host $dst_port "" 0 5000 KEYS a b c}
         assert_equal {{} 2 {}} [r -1 mget a b c]
         assert_equal {1 old 3} [r mget a b c]
+    }
+
+    test "MIGRATE signals a del event here for each key the target took, none with COPY" {
+        r flushall
+        r -1 flushall
+        r -1 mset a 1 b 2
+        r -1 config set notify-keyspace-events Eg
+        set rd [vk_deferring_client -1]
+        $rd subscribe __keyevent@0__:del
+        $rd read
+        assert_equal OK [r -1 migrate $dst_host $dst_port a 0 5000 COPY]
+        assert_equal OK [r -1 migrate $dst_host $dst_port "" 0 5000 REPLACE KEYS a b]
+        assert_equal {message __keyevent@0__:del a} [$rd read]
+        assert_equal {message __keyevent@0__:del b} [$rd read]
+        $rd close
+        r -1 config set notify-keyspace-events ""
+    }
+
+    test "MIGRATE inside MULTI" {
+        r flushall
+        r -1 mset a 1 b 2
+        r -1 multi
+        r -1 migrate $dst_host $dst_port a 0 5000
+        r -1 migrate $dst_host $dst_port b 0 5000 COPY
+        assert_equal {OK OK} [r -1 exec]
+        assert_equal {{} 2} [r -1 mget a b]
+        assert_equal {1 2} [r mget a b]
     }
 
     test "MIGRATE of keys that do not exist replies NOKEY without connecting" {
