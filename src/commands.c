@@ -30,6 +30,7 @@ extern struct serverCommand transactionCommands[]; /* multi.c */
 extern struct serverCommand dumpCommands[];        /* dump.c */
 extern struct serverCommand snapshotCommands[];    /* snapshot.c */
 extern struct serverCommand replicationCommands[]; /* replication.c */
+extern struct serverCommand migrateCommands[];     /* migrate.c */
 
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
@@ -41,5 +42,6 @@ struct serverCommand *serverCommandTables[] = {
     dumpCommands,                        /* dump.c */
     snapshotCommands,                    /* snapshot.c */
     replicationCommands,                 /* replication.c */
+    migrateCommands,                     /* migrate.c */
     NULL,
 };

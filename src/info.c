@@ -23,6 +23,7 @@
 #include "server.h"
 
 #include "blocked.h"
+#include "migrate.h"
 #include "multi.h"
 #include "pubsub.h"
 #include "replication.h"
@@ -504,7 +505,7 @@ static sds infoStats(sds info) {
         "pubsubshard_channels:%lu\r\n"
         "latest_fork_usec:%lld\r\n"
         "total_forks:%lld\r\n"
-        "migrate_cached_sockets:0\r\n"
+        "migrate_cached_sockets:%zu\r\n"
         "slave_expires_tracked_keys:0\r\n"
         "active_defrag_hits:0\r\n"
         "active_defrag_misses:0\r\n"
@@ -541,7 +542,8 @@ static sds infoStats(sds info) {
         server.stat_evictedkeys, server.stat_evictedclients, server.stat_evictedscripts,
         server.stat_total_eviction_exceeded_time / 1000, server.stat_keyspace_hits, server.stat_keyspace_misses,
         pubsubTotal(PUBSUB_CHANNEL), pubsubTotal(PUBSUB_PATTERN), pubsubTotal(PUBSUB_SHARD),
-        snapshot.stat_fork_time, snapshot.stat_total_forks, server.stat_total_active_defrag_time / 1000,
+        snapshot.stat_fork_time, snapshot.stat_total_forks, migrateCachedSocketsCount(),
+        server.stat_total_active_defrag_time / 1000,
         tracked_keys, tracked_items, tracked_prefixes, server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
         server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,

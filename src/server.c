@@ -35,6 +35,7 @@
 
 #include "blocked.h"
 #include "latency.h"
+#include "migrate.h"
 #include "multi.h"
 #include "pubsub.h"
 #include "replication.h"
@@ -623,6 +624,9 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     }
 
     clientsCron();
+    run_with_period(1000) {
+        migrateCloseTimedoutSockets(); /* idle cached MIGRATE connections */
+    }
     if (isPausedActions() && mstime() >= server.client_pause_end_time) unpauseActions();
 
     snapshotCron();
