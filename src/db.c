@@ -535,7 +535,7 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     int pairs = o && (o->type == OBJ_HASH || o->type == OBJ_ZSET) && !novalues; /* field, value, ... */
     int zskiplist = o && o->type == OBJ_ZSET && o->encoding == OBJ_ENCODING_SKIPLIST;
     scanData data = {.keys = listCreate(), .with_values = pairs, .zset = zskiplist};
-    long maxiterations = count * 10;
+    long maxiterations = count > LONG_MAX / 10 ? LONG_MAX : count * 10; /* COUNT may be LONG_MAX */
     if (zskiplist) listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* scanCallback copies */
     if (o && o->encoding != OBJ_ENCODING_HT && !zskiplist) {
         listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* Copies, not borrowed. */

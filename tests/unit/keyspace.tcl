@@ -116,6 +116,34 @@ start_server {tags {"keyspace"}} {
         assert_equal {} [r keys nomatch*]
     }
 
+    test "KEYS and SCAN MATCH give up on patterns of more than 1000 runs of '*', as Valkey" {
+        r flushdb
+        set key [string repeat a 1001]
+        r set $key 1
+        r set "" empty
+        # "*a" x 1000 plus "a": 1000 runs, still a match; one run more is not.
+        set p1000 "[string repeat *a 1000]a"
+        set p1001 "[string repeat *a 1001]"
+        assert_equal [list $key] [r keys $p1000]
+        assert_equal {} [r keys $p1001]
+        assert_equal [list $key] [lindex [r scan 0 match $p1000 count 1000] 1]
+        assert_equal {} [lindex [r scan 0 match $p1001 count 1000] 1]
+        # A long run of '*' is one run, and a final run does not count.
+        assert_equal [list $key] [r keys "[string repeat * 5000]a"]
+        assert_equal [list $key] [r keys "[string repeat a* 1001]"]
+        # An empty key: "*" alone means every key, other patterns need a byte.
+        assert_equal 2 [llength [r keys *]]
+        assert_equal [list $key] [r keys **]
+        assert_equal [list $key] [lindex [r scan 0 match ** count 1000] 1]
+    }
+
+    test "SCAN COUNT of LONG_MAX" {
+        r flushdb
+        foreach k {a b c} { r set $k 1 }
+        set reply [r scan 0 count 9223372036854775807]
+        list [lindex $reply 0] [lsort [lindex $reply 1]]
+    } {0 {a b c}}
+
     test "KEYS only sees the selected database" {
         r flushall
         r select 1
