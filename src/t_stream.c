@@ -19,7 +19,7 @@
  * Blocking: XREAD/XREADGROUP with BLOCK call blockForKeys(BLOCKED_STREAM);
  * XADD signals the key ready and blocked.c re-executes the command, which
  * either serves the new entries or blocks again with its original timeout
- * (blockedReprocessTimeout()). "$" is rewritten to the concrete last ID
+ * (blocked.c keeps it). "$" is rewritten to the concrete last ID
  * before blocking so the re-executed command sees the same position.
  * XREADGROUP blocks with blockForKeysWakeOnDelete(): when its key is
  * deleted, overwritten, flushed or swapped away, or its group destroyed,
@@ -1269,8 +1269,6 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
 
     /* Nothing to serve: block, or reply null. */
     if (timeout != -1 && !blockingDenied(c)) {
-        mstime_t previous;
-        if (blockedReprocessTimeout(c, &previous)) timeout = previous;
         /* Pin "$" to the position seen now, for when the command reruns. */
         for (int j = 0; j < nstreams && !xreadgroup; j++) {
             robj *idarg = c->argv[streams_pos + nstreams + j];
