@@ -38,6 +38,14 @@ static robj *lookupKeyInEntry(serverDb *db, robj *key, dictEntry *de, int flags)
         client *c = server.current_client;
         int notouch = (flags & LOOKUP_NOTOUCH) || (c && (c->flags & CLIENT_NO_TOUCH) && c->cmd &&
                                                   c->cmd->proc != NULL && strcmp(c->cmd->name, "touch"));
+        /* A shared integer stored before an LRU/LFU policy was chosen gets
+         * its own copy at its first access, to carry its own access clock
+         * (not while a child shares the pages). */
+        if (!notouch && val->refcount == OBJ_SHARED_REFCOUNT && val->type == OBJ_STRING &&
+            !sharedIntegersUsable() && !hasActiveChildProcess()) {
+            val = dupStringObject(val);
+            dictSetVal(db->dict, de, val);
+        }
         if (!notouch) updateObjectAccess(val);
         if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) server.stat_keyspace_hits++;
     } else {
