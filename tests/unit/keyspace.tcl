@@ -448,25 +448,28 @@ start_server {tags {"keyspace"}} {
         set got
     } {1 1 5}
 
-    test "Shared integers are unshared at their first access under maxmemory with LRU or LFU" {
-        r set a 1
-        r set b 1
-        assert_equal 2147483647 [r object refcount a]
-        r config set maxmemory 1gb
-        r config set maxmemory-policy allkeys-lru
-        # OBJECT does not touch: still shared until a real access.
-        assert_equal 2147483647 [r object refcount a]
-        assert_equal 1 [r get a]
-        assert_equal 1 [r object refcount a]
-        r config set maxmemory-policy allkeys-lfu
-        assert_equal 1 [r get b]
-        assert_equal 1 [r object refcount b]
-        assert_range [r object freq b] 5 6
-        # Without maxmemory the policy alone does not unshare.
-        r config set maxmemory 0
-        r set c 2
-        r get c
-        assert_equal 2147483647 [r object refcount c]
-        r config set maxmemory-policy noeviction
+    # Redis 7.0 keeps such values shared.
+    tags {valkey-only} {
+        test "Shared integers are unshared at their first access under maxmemory with LRU or LFU" {
+            r set a 1
+            r set b 1
+            assert_equal 2147483647 [r object refcount a]
+            r config set maxmemory 1gb
+            r config set maxmemory-policy allkeys-lru
+            # OBJECT does not touch: still shared until a real access.
+            assert_equal 2147483647 [r object refcount a]
+            assert_equal 1 [r get a]
+            assert_equal 1 [r object refcount a]
+            r config set maxmemory-policy allkeys-lfu
+            assert_equal 1 [r get b]
+            assert_equal 1 [r object refcount b]
+            assert_range [r object freq b] 5 6
+            # Without maxmemory the policy alone does not unshare.
+            r config set maxmemory 0
+            r set c 2
+            r get c
+            assert_equal 2147483647 [r object refcount c]
+            r config set maxmemory-policy noeviction
+        }
     }
 }

@@ -433,18 +433,21 @@ start_server {tags {"set"} overrides {enable-debug-command yes}} {
         lsort [r smembers dst]
     } {a c}
 
-    test "SMOVE keeps small sets compact" {
-        r del src dst d2
-        r sadd src a b 1 2
-        assert_equal 1 [r smove src dst a]
-        assert_encoding listpack dst
-        assert_equal 1 [r smove src dst 1]
-        assert_encoding listpack dst
-        assert_equal 1 [r smove src d2 2]
-        assert_encoding intset d2
-        assert_equal 1 [r smove src d2 b]
-        assert_encoding listpack d2
-        assert_equal 0 [r exists src]
+    # Listpack sets are Valkey 7.2+.
+    tags {valkey-only} {
+        test "SMOVE keeps small sets compact" {
+            r del src dst d2
+            r sadd src a b 1 2
+            assert_equal 1 [r smove src dst a]
+            assert_encoding listpack dst
+            assert_equal 1 [r smove src dst 1]
+            assert_encoding listpack dst
+            assert_equal 1 [r smove src d2 2]
+            assert_encoding intset d2
+            assert_equal 1 [r smove src d2 b]
+            assert_encoding listpack d2
+            assert_equal 0 [r exists src]
+        }
     }
 
     test "SMOVE from a missing source, or of a missing member, is 0" {

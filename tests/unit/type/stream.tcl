@@ -388,25 +388,27 @@ start_server {tags {"stream"}} {
         assert_error "WRONGTYPE*" {r xsetid str 1-0}
     }
 
-    test "XSETID cannot go below the max deleted entry ID" {
-        r del s
-        r xadd s 1-0 a 1
-        r xadd s 2-0 a 1
-        r xadd s 3-0 a 1
-        r xdel s 2-0 3-0
-        # Below the deleted top entries but above the last one left: refused,
-        # an ID once used would be handed out again.
-        assert_error "ERR The ID specified in XSETID is smaller than current max_deleted_entry_id" {r xsetid s 2-5}
-        assert_equal OK [r xsetid s 3-0]
-        assert_equal 3-1 [r xadd s 3-* a 1]
-        # MAXDELETEDID 0-0 keeps the recorded one.
-        assert_equal OK [r xsetid s 4-0 maxdeletedid 0-0]
-        assert_equal 3-0 [dict get [r xinfo stream s] max-deleted-entry-id]
-        # An empty stream checks it too.
-        r del s
-        r xadd s 5-0 a 1
-        r xdel s 5-0
-        assert_error "ERR The ID specified in XSETID is smaller than current max_deleted_entry_id" {r xsetid s 4-0}
+    tags {valkey-only} {
+        test "XSETID cannot go below the max deleted entry ID" {
+            r del s
+            r xadd s 1-0 a 1
+            r xadd s 2-0 a 1
+            r xadd s 3-0 a 1
+            r xdel s 2-0 3-0
+            # Below the deleted top entries but above the last one left: refused,
+            # an ID once used would be handed out again.
+            assert_error "ERR The ID specified in XSETID is smaller than current max_deleted_entry_id" {r xsetid s 2-5}
+            assert_equal OK [r xsetid s 3-0]
+            assert_equal 3-1 [r xadd s 3-* a 1]
+            # MAXDELETEDID 0-0 keeps the recorded one.
+            assert_equal OK [r xsetid s 4-0 maxdeletedid 0-0]
+            assert_equal 3-0 [dict get [r xinfo stream s] max-deleted-entry-id]
+            # An empty stream checks it too.
+            r del s
+            r xadd s 5-0 a 1
+            r xdel s 5-0
+            assert_error "ERR The ID specified in XSETID is smaller than current max_deleted_entry_id" {r xsetid s 4-0}
+        }
     }
 
     test "XINFO STREAM basic fields" {
@@ -469,8 +471,7 @@ start_server {tags {"stream"}} {
     }
 
     test "XREAD errors" {
-        assert_error "ERR Unbalanced 'xread' list of streams: for each stream key an ID or '\$' must be specified." {r xread streams s1 s2 0}
-        assert_error "ERR Unbalanced 'xread' list of streams*" {r xread count 1 streams s1}
+        assert_error "ERR Unbalanced*list of streams: for each stream key an ID or '\$' must be specified." {r xread streams s1 s2 0}
         assert_error "ERR The > ID can be specified only when calling XREADGROUP*" {r xread streams s1 >}
         assert_error "ERR Invalid stream ID*" {r xread streams s1 -}
         assert_error "ERR Invalid stream ID*" {r xread streams s1 abc}
@@ -486,6 +487,11 @@ start_server {tags {"stream"}} {
     }
 
     tags {valkey-only} {
+        test "XREAD unbalanced streams: Valkey's error names the command" {
+            assert_error "ERR Unbalanced 'xread' list of streams: for each stream key an ID or '\$' must be specified." {r xread streams s1 s2 0}
+            assert_error "ERR Unbalanced 'xread' list of streams*" {r xread count 1 streams s1}
+        }
+
         test "XREAD with the + ID replies the last entry" {
             r del s1 s2
             r xadd s1 1-0 a 1
