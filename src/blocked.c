@@ -410,11 +410,12 @@ static void reprocessBlockedClient(client *c) {
     server.current_client = c;
     c->flags |= CLIENT_PROTECTED; /* an output limit must not free it under us */
     updateCachedTime(0);
-    /* The call was counted when it blocked; a re-run that ends in an error
-     * (NOGROUP after XGROUP DESTROY, WRONGTYPE...) makes it a failed one. */
-    long long errors_before = server.stat_total_error_replies;
+    long long errors = server.stat_total_error_replies;
     call(c, CALL_NONE);
-    if (server.stat_total_error_replies > errors_before && c->lastcmd) c->lastcmd->failed_calls++;
+    /* The call was counted when the command blocked; an error it ends with
+     * now (NOGROUP, WRONGTYPE after a deleted key) still makes it failed. */
+    if (server.stat_total_error_replies > errors && !(c->flags & CLIENT_BLOCKED) && c->lastcmd)
+        c->lastcmd->failed_calls++;
     reprocessing = NULL;
     c->flags &= ~CLIENT_PROTECTED;
     server.current_client = old;
