@@ -1246,8 +1246,9 @@ static configOption *lookupConfig(const char *name) {
 }
 
 /* Splits a CONFIG SET value of a multi-word option into words (empty words
- * dropped) and sets it. */
-static int optionSetFromString(configOption *o, const char *value, const char **err) {
+ * dropped) and sets it. A single-word value is taken whole, len bytes (a
+ * binary requirepass keeps the bytes after a NUL). */
+static int optionSetFromString(configOption *o, const char *value, size_t len, const char **err) {
     int argc, ok;
     sds *argv;
     if (o->flags & CFG_MULTI_ARG) {
@@ -1270,7 +1271,7 @@ static int optionSetFromString(configOption *o, const char *value, const char **
         }
     } else {
         argv = zmalloc(sizeof(sds));
-        argv[0] = sdsnew(value);
+        argv[0] = sdsnewlen(value, len);
         argc = 1;
     }
     ok = optionSet(o, argv, argc, err);
@@ -1296,7 +1297,7 @@ void initConfigValues(void) {
         case CFG_STRING: *(char **)o->field = o->def_str ? zstrdup(o->def_str) : NULL; break;
         case CFG_SDS: *(sds *)o->field = o->def_str ? sdsnew(o->def_str) : NULL; break;
         case CFG_SPECIAL:
-            if (o->def_str && !optionSetFromString(o, o->def_str, &err)) {
+            if (o->def_str && !optionSetFromString(o, o->def_str, strlen(o->def_str), &err)) {
                 fprintf(stderr, "Bad default for config '%s': %s\n", o->name, err);
                 exit(1);
             }
@@ -1498,7 +1499,7 @@ static void configGetCommand(client *c) {
 static void configRestore(configOption **opts, sds *old, int n) {
     for (int j = 0; j < n; j++) {
         const char *err = NULL;
-        if (!optionSetFromString(opts[j], old[j], &err))
+        if (!optionSetFromString(opts[j], old[j], sdslen(old[j]), &err))
             serverLog(LL_WARNING, "Failed restoring config '%s' after a failed CONFIG SET: %s", opts[j]->name,
                       err);
     }
@@ -1574,7 +1575,7 @@ static void configSetCommand(client *c) {
     for (int j = 0; j < n; j++) {
         old[j] = optionGet(opts[j]);
         done = j + 1;
-        if (!optionSetFromString(opts[j], c->argv[3 + j * 2]->ptr, &err)) {
+        if (!optionSetFromString(opts[j], c->argv[3 + j * 2]->ptr, sdslen(c->argv[3 + j * 2]->ptr), &err)) {
             bad_arg = c->argv[2 + j * 2]->ptr;
             configRestore(opts, old, j); /* opts[j] itself was not changed */
             goto fail;

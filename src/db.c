@@ -38,6 +38,14 @@ static robj *lookupKeyInEntry(serverDb *db, robj *key, dictEntry *de, int flags)
         client *c = server.current_client;
         int notouch = (flags & LOOKUP_NOTOUCH) || (c && (c->flags & CLIENT_NO_TOUCH) && c->cmd &&
                                                   c->cmd->proc != NULL && strcmp(c->cmd->name, "touch"));
+        /* A shared integer stored before an LRU/LFU policy was chosen gets
+         * its own copy at its first access, to carry its own access clock
+         * (not while a child shares the pages). */
+        if (!notouch && val->refcount == OBJ_SHARED_REFCOUNT && val->type == OBJ_STRING &&
+            !sharedIntegersUsable() && !hasActiveChildProcess()) {
+            val = dupStringObject(val);
+            dictSetVal(db->dict, de, val);
+        }
         if (!notouch) updateObjectAccess(val);
         if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) server.stat_keyspace_hits++;
     } else {
@@ -583,7 +591,7 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     int pairs = o && (o->type == OBJ_HASH || o->type == OBJ_ZSET) && !novalues; /* field, value, ... */
     int zskiplist = o && o->type == OBJ_ZSET && o->encoding == OBJ_ENCODING_SKIPLIST;
     scanData data = {.keys = listCreate(), .with_values = pairs, .zset = zskiplist};
-    long maxiterations = count * 10;
+    long maxiterations = count > LONG_MAX / 10 ? LONG_MAX : count * 10; /* COUNT may be LONG_MAX */
     if (zskiplist) listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* scanCallback copies */
     if (o && o->encoding != OBJ_ENCODING_HT && !zskiplist) {
         listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* Copies, not borrowed. */

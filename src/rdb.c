@@ -300,15 +300,16 @@ int rdbLoadBinaryDouble(rio *r, double *val) {
 }
 
 /* The text form RDB_TYPE_ZSET used: a length byte, 253/254/255 standing
- * for -inf/+inf/nan, else that many bytes of decimal text. */
+ * for nan/+inf/-inf (the markers Redis wrote and Valkey reads), else that
+ * many bytes of decimal text. */
 int rdbLoadStringDouble(rio *r, double *val) {
     unsigned char len;
     char buf[256];
     if (!rioRead(r, &len, 1)) return C_ERR;
     switch (len) {
-    case 255: *val = NAN; return C_OK;
+    case 253: *val = NAN; return C_OK;
     case 254: *val = INFINITY; return C_OK;
-    case 253: *val = -INFINITY; return C_OK;
+    case 255: *val = -INFINITY; return C_OK;
     }
     if (!rioRead(r, buf, len)) return C_ERR;
     buf[len] = '\0';

@@ -1114,7 +1114,8 @@ void resetCommand(client *c) {
 /* Checks a password against requirepass ("default" user only: ACLs are not
  * built). Returns C_OK and marks the client authenticated on success. */
 static int checkPassword(client *c, robj *username, robj *password) {
-    if (username && strcmp(username->ptr, "default") != 0) {
+    /* Compared whole: "default\0x" is another user. */
+    if (username && (sdslen(username->ptr) != 7 || memcmp(username->ptr, "default", 7) != 0)) {
         server.stat_auth_failures++;
         return C_ERR;
     }

@@ -765,6 +765,7 @@ robj *createRawStringObject(const char *ptr, size_t len);
 robj *createEmbeddedStringObject(const char *ptr, size_t len);
 robj *createStringObjectFromLongLong(long long value);
 robj *createStringObjectFromLongLongForValue(long long value);
+int sharedIntegersUsable(void);
 robj *createStringObjectFromLongDouble(long double value, int humanfriendly);
 robj *dupStringObject(const robj *o);
 robj *tryObjectEncoding(robj *o);
