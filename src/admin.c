@@ -1,11 +1,11 @@
 /* admin.c - small server-wide commands (TIME, LASTSAVE, SHUTDOWN, MONITOR,
- * WAIT, WAITAOF, ROLE, and CLUSTER & co. answering that cluster support is
+ * WAITAOF, and CLUSTER & co. answering that cluster support is
  * off) and the command table rows of the introspection subsystem.
  *
- * WAIT and WAITAOF count acknowledgements from replicas and AOF fsyncs.
- * This server has neither yet, so the count is always 0: asked for 0 they
- * answer at once, asked for more they block until their timeout (0 =
- * forever, or CLIENT UNBLOCK), as a primary without replicas does.
+ * WAITAOF counts AOF fsyncs, locally and on replicas. This server has no
+ * AOF yet, so the count is always 0: asked for 0 it answers at once, asked
+ * for more it blocks until its timeout (0 = forever, or CLIENT UNBLOCK).
+ * WAIT and ROLE live in replication.c.
  *
  * MONITOR turns a client into a passive listener: it is added to
  * server.monitors with CLIENT_MONITOR|CLIENT_REPLICA set, and call()
@@ -42,15 +42,6 @@ void lastsaveCommand(client *c) {
     addReplyLongLong(c, server.lastsave);
 }
 
-/* ROLE: a primary, its replication offset and its replicas (none can
- * attach yet: replication is not built). */
-void roleCommand(client *c) {
-    addReplyArrayLen(c, 3);
-    addReplyBulkCString(c, "master");
-    addReplyLongLong(c, server.primary_repl_offset);
-    addReplyArrayLen(c, 0);
-}
-
 /* CLUSTER, READONLY, READWRITE and ASKING on a server without cluster
  * support (cluster-enabled no): Valkey's answer, which cluster-aware
  * clients take as "standalone". */
@@ -62,28 +53,6 @@ void clusterDisabledCommand(client *c) {
 static int parseWaitArgs(client *c, int first, long *numreplicas, mstime_t *timeout) {
     if (getLongFromObjectOrReply(c, c->argv[first], numreplicas, NULL) != C_OK) return C_ERR;
     return getTimeoutFromObjectOrReply(c, c->argv[first + 1], timeout, UNIT_MILLISECONDS);
-}
-
-/* See blocked.h. No replication and no AOF yet: every count is 0. */
-void addReplyWaitAcks(client *c, int btype) {
-    if (btype == BLOCKED_WAITAOF) {
-        addReplyArrayLen(c, 2);
-        addReplyLongLong(c, 0); /* local AOF fsyncs */
-    }
-    addReplyLongLong(c, 0); /* replicas */
-}
-
-/* WAIT numreplicas timeout: the number of replicas that acknowledged the
- * client's writes (none: there are no replicas yet). */
-static void waitCommand(client *c) {
-    long numreplicas;
-    mstime_t timeout;
-    if (parseWaitArgs(c, 1, &numreplicas, &timeout) != C_OK) return;
-    if (numreplicas <= 0 || blockingDenied(c)) {
-        addReplyWaitAcks(c, BLOCKED_WAIT);
-        return;
-    }
-    blockForKeys(c, BLOCKED_WAIT, NULL, 0, timeout);
 }
 
 /* WAITAOF numlocal numreplicas timeout: [local AOF fsyncs, replicas that
@@ -313,20 +282,11 @@ struct serverCommand serverAdminCommands[] = {
      .complexity = "O(1)"},
     {.name = "time", .proc = timeCommand, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .group = "server",
      .since = "2.6.0", .summary = "Returns the server time.", .complexity = "O(1)"},
-    {.name = "wait", .proc = waitCommand, .arity = 3, .flags = CMD_NOSCRIPT,
-     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "generic", .since = "3.0.0",
-     .summary = "Blocks until the asynchronous replication of all preceding write commands sent by the connection "
-                "is completed.",
-     .complexity = "O(1)", .args = "numreplicas:integer timeout:integer"},
     {.name = "waitaof", .proc = waitaofCommand, .arity = 4, .flags = CMD_NOSCRIPT,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "generic", .since = "7.2.0",
      .summary = "Blocks until all of the preceding write commands sent by the connection are written to the "
                 "append-only file of the primary and/or replicas.",
      .complexity = "O(1)", .args = "numlocal:integer numreplicas:integer timeout:integer"},
-    {.name = "role", .proc = roleCommand, .arity = 1,
-     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_SENTINEL,
-     .acl_categories = ACL_CATEGORY_ADMIN | ACL_CATEGORY_DANGEROUS, .group = "server", .since = "2.8.12",
-     .summary = "Returns the replication role.", .complexity = "O(1)"},
     {.name = "cluster", .proc = clusterDisabledCommand, .arity = -2, .group = "cluster", .since = "3.0.0",
      .summary = "A container for Valkey Cluster commands.", .complexity = "Depends on subcommand.",
      .args = "subcommand [argument [argument ...]]"},

@@ -14,7 +14,8 @@
  * Counting uses the compiler's popcount on 64-bit words; BITPOS and BITOP
  * also work a word at a time over the aligned middle of a range. Changes
  * fire the "setbit" keyspace event (BITOP: "set" or "del" on the target)
- * and bump server.dirty. */
+ * and bump server.dirty; as in Valkey, a SETBIT or BITFIELD write that
+ * leaves the string as it was (same length, same bits) is no change. */
 #include "server.h"
 
 #define BIT_OFFSET_ERR "bit offset is not an integer or out of range"
@@ -189,17 +190,21 @@ void getbitCommand(client *c) {
  * BITCOUNT / BITPOS
  * ------------------------------------------------------------------------- */
 
-/* BITCOUNT key [start end [BYTE | BIT]] */
+/* BITCOUNT key [start [end [BYTE | BIT]]]
+ * Without end the range runs to the end of the string (Valkey 8). */
 void bitcountCommand(client *c) {
     long long start = 0, end = -1;
-    int isbit = 0, ranged = 0;
+    int isbit = 0, ranged = 0, end_given = 0;
 
-    /* Arguments are validated before the key is looked at. */
-    if (c->argc == 4 || c->argc == 5) {
-        if (getLongLongFromObjectOrReply(c, c->argv[2], &start, NULL) != C_OK ||
-            getLongLongFromObjectOrReply(c, c->argv[3], &end, NULL) != C_OK)
-            return;
+    /* Arguments are validated before the key is looked at, in Valkey's
+     * order: start, the unit, then end. */
+    if (c->argc >= 3 && c->argc <= 5) {
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &start, NULL) != C_OK) return;
         if (c->argc == 5 && parseBitUnitOrReply(c, c->argv[4], &isbit) != C_OK) return;
+        if (c->argc >= 4) {
+            if (getLongLongFromObjectOrReply(c, c->argv[3], &end, NULL) != C_OK) return;
+            end_given = 1;
+        }
         ranged = 1;
     } else if (c->argc != 2) {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -212,10 +217,8 @@ void bitcountCommand(client *c) {
     size_t len;
     const unsigned char *p = bitStringBytes(o, buf, &len);
     long long total = isbit ? (long long)len * 8 : (long long)len;
-    if (!ranged) {
-        start = 0;
-        end = total - 1;
-    }
+    if (!ranged) start = 0;
+    if (!end_given) end = total - 1;
     if (!bitNormalizeRange(&start, &end, total, 1)) {
         addReply(c, shared.czero);
         return;
@@ -278,12 +281,13 @@ void bitposCommand(client *c) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
+    /* Valkey's order: start, the unit, then end. */
     if (c->argc >= 4 && getLongLongFromObjectOrReply(c, c->argv[3], &start, NULL) != C_OK) return;
+    if (c->argc == 6 && parseBitUnitOrReply(c, c->argv[5], &isbit) != C_OK) return;
     if (c->argc >= 5) {
         if (getLongLongFromObjectOrReply(c, c->argv[4], &end, NULL) != C_OK) return;
         end_given = 1;
     }
-    if (c->argc == 6 && parseBitUnitOrReply(c, c->argv[5], &isbit) != C_OK) return;
 
     robj *o = lookupKeyRead(c->db, c->argv[1]);
     if (o == NULL) {
@@ -606,13 +610,15 @@ static void bitfieldGeneric(client *c, int readonly) {
             continue;
         }
         bitfieldSet((unsigned char *)o->ptr, op->offset, op->bits, (uint64_t)newval);
-        changes++;
+        /* As in Valkey: a write is a change if the string was created or
+         * grew, or the field's value differs. */
+        if (grown || newval != old) changes++;
         addReplyLongLong(c, op->opcode == BFOP_SET ? old : newval);
     }
-    if (changes || grown) {
+    if (changes) {
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_STRING, "setbit", c->argv[1], c->db->id);
-        server.dirty += changes ? changes : 1;
+        server.dirty += changes;
     }
 
 cleanup:

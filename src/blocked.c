@@ -46,6 +46,8 @@ static list *unblocked; /* clients to resume in beforeSleep */
 static unsigned long blocking_keys_total; /* sum of dictSize(db->blocking_keys) */
 static dict **nokey_keys;                 /* per db: key -> count of wake-on-delete waiters */
 static unsigned long nokey_keys_total;    /* sum of dictSize(nokey_keys[j]) */
+static client *reprocessing;              /* client being re-executed, or NULL */
+static mstime_t reprocessing_timeout;     /* its original timeout */
 
 typedef struct readyKey {
     serverDb *db;
@@ -219,6 +221,9 @@ int blockingDenied(client *c) {
 static void blockForKeysGeneric(client *c, int btype, robj **keys, int numkeys, mstime_t timeout,
                                 int wake_on_delete) {
     serverAssert(c->bstate == NULL);
+    /* A re-run that blocks again (its key expired, or was emptied, before
+     * the re-run) keeps the deadline it first had, not one from now. */
+    if (c == reprocessing) timeout = reprocessing_timeout;
     blockingState *bs = zcalloc(sizeof(*bs));
     bs->btype = btype;
     bs->timeout = timeout;
@@ -397,18 +402,8 @@ static int blockedExpectedType(int btype) {
     return -1;
 }
 
-static client *reprocessing;         /* client being re-executed, or NULL */
-static mstime_t reprocessing_timeout; /* its original timeout */
-
-/* See blocked.h. */
-int blockedReprocessTimeout(client *c, mstime_t *timeout) {
-    if (c != reprocessing) return 0;
-    *timeout = reprocessing_timeout;
-    return 1;
-}
-
-/* Re-runs the blocked command of c, which now has data to serve (or, for
- * XREAD, may block again: it keeps its deadline via the two fields above). */
+/* Re-runs the blocked command of c, which now has data to serve (or may
+ * block again: blockForKeysGeneric() then keeps its first deadline). */
 static void reprocessBlockedClient(client *c) {
     reprocessing = c;
     reprocessing_timeout = c->bstate->timeout;
@@ -417,7 +412,12 @@ static void reprocessBlockedClient(client *c) {
     server.current_client = c;
     c->flags |= CLIENT_PROTECTED; /* an output limit must not free it under us */
     updateCachedTime(0);
+    long long errors = server.stat_total_error_replies;
     call(c, CALL_NONE);
+    /* The call was counted when the command blocked; an error it ends with
+     * now (NOGROUP, WRONGTYPE after a deleted key) still makes it failed. */
+    if (server.stat_total_error_replies > errors && !(c->flags & CLIENT_BLOCKED) && c->lastcmd)
+        c->lastcmd->failed_calls++;
     reprocessing = NULL;
     c->flags &= ~CLIENT_PROTECTED;
     server.current_client = old;

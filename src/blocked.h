@@ -114,10 +114,6 @@ void blockedClientFreed(client *c);
  * input. */
 int getTimeoutFromObjectOrReply(client *c, robj *object, mstime_t *timeout, int unit);
 
-/* For commands that may block again when re-executed (XREAD): returns 1
- * and the original absolute timeout if c is the client being re-executed
- * by handleClientsBlockedOnKeys() right now, else 0. */
-int blockedReprocessTimeout(client *c, mstime_t *timeout);
 
 /* CLIENT UNBLOCK <id> [TIMEOUT|ERROR] (registered in networking.c). */
 void clientUnblockCommand(client *c);

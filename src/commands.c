@@ -29,6 +29,8 @@ extern struct serverCommand pubsubCommands[];      /* pubsub.c */
 extern struct serverCommand transactionCommands[]; /* multi.c */
 extern struct serverCommand dumpCommands[];        /* dump.c */
 extern struct serverCommand snapshotCommands[];    /* snapshot.c */
+extern struct serverCommand replicationCommands[]; /* replication.c */
+extern struct serverCommand migrateCommands[];     /* migrate.c */
 
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
@@ -39,5 +41,7 @@ struct serverCommand *serverCommandTables[] = {
     pubsubCommands, transactionCommands, /* pubsub.c, multi.c */
     dumpCommands,                        /* dump.c */
     snapshotCommands,                    /* snapshot.c */
+    replicationCommands,                 /* replication.c */
+    migrateCommands,                     /* migrate.c */
     NULL,
 };

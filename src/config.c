@@ -25,6 +25,7 @@
  * Runs in the main thread only (static error buffers are not thread-safe). */
 #include "server.h"
 #include "config.h"
+#include "replication.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -151,6 +152,12 @@ static const configEnum supervisedEnum[] = {
 
 static const configEnum sanitizeDumpEnum[] = {
     {"no", SANITIZE_DUMP_NO}, {"yes", SANITIZE_DUMP_YES}, {"clients", SANITIZE_DUMP_CLIENTS}, {NULL, 0}};
+static const configEnum replDisklessLoadEnum[] = {
+    {"disabled", REPL_DISKLESS_LOAD_DISABLED},
+    {"on-empty-db", REPL_DISKLESS_LOAD_WHEN_DB_EMPTY},
+    {"swapdb", REPL_DISKLESS_LOAD_SWAPDB},
+    {NULL, 0},
+};
 static const configEnum tlsAuthClientsEnum[] = {
     {"no", TLS_CLIENT_AUTH_NO},
     {"yes", TLS_CLIENT_AUTH_YES},
@@ -801,14 +808,18 @@ static int setReplicaof(configOption *o, sds *argv, int argc, const char **err) 
         *err = "wrong number of arguments";
         return 0;
     }
+    zfree(server.primary_host);
+    server.primary_host = NULL;
+    server.primary_port = 0;
     if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) return 1;
     long long port;
     if (!string2ll(argv[1], sdslen(argv[1]), &port) || port < 0 || port > 65535) {
         *err = "Invalid primary port";
         return 0;
     }
-    *err = "replication is not supported by this server yet: it can only be a primary";
-    return 0;
+    server.primary_host = zstrdup(argv[0]);
+    server.primary_port = (int)port;
+    return 1;
 }
 
 static sds getReplicaof(configOption *o) {
@@ -1036,6 +1047,21 @@ static int applyMaxclients(const char **err) {
     return 1;
 }
 
+/* repl-backlog-size: the backlog is resized (its history kept as far as
+ * it fits) by replication.c. */
+static int applyReplBacklogSize(const char **err) {
+    (void)err;
+    resizeReplicationBacklog();
+    return 1;
+}
+
+/* min-replicas-to-write / -max-lag: recount the replicas good enough. */
+static int applyMinReplicas(const char **err) {
+    (void)err;
+    refreshGoodReplicasCount();
+    return 1;
+}
+
 /* ---------------------------------------------------------------------------
  * The table
  * ------------------------------------------------------------------------- */
@@ -1164,6 +1190,32 @@ static configOption configTable[] = {
                 NULL),
     BOOL_CFG("replica-serve-stale-data", "slave-serve-stale-data", 0, server.repl_serve_stale_data, 1, NULL),
     BOOL_CFG("replica-read-only", "slave-read-only", 0, server.repl_replica_ro, 1, NULL),
+    BOOL_CFG("repl-diskless-sync", NULL, 0, server.repl_diskless_sync, 1, NULL),
+    NUM_CFG("repl-diskless-sync-delay", NULL, 0, NUM_INT, server.repl_diskless_sync_delay, 0, INT_MAX, 5, NULL),
+    NUM_CFG("repl-diskless-sync-max-replicas", NULL, 0, NUM_INT, server.repl_diskless_sync_max_replicas, 0, INT_MAX,
+            0, NULL),
+    ENUM_CFG("repl-diskless-load", NULL, 0, server.repl_diskless_load, replDisklessLoadEnum,
+             REPL_DISKLESS_LOAD_DISABLED, NULL),
+    NUM_CFG("repl-backlog-size", NULL, CFG_MEMORY, NUM_LONG_LONG, server.repl_backlog_size, 1, LLONG_MAX, MB,
+            applyReplBacklogSize),
+    NUM_CFG("repl-backlog-ttl", NULL, 0, NUM_LONG_LONG, server.repl_backlog_time_limit, 0, LONG_MAX, 3600, NULL),
+    NUM_CFG("repl-timeout", NULL, 0, NUM_INT, server.repl_timeout, 1, INT_MAX, 60, NULL),
+    NUM_CFG("repl-ping-replica-period", "repl-ping-slave-period", 0, NUM_INT, server.repl_ping_replica_period, 1,
+            INT_MAX, 10, NULL),
+    BOOL_CFG("repl-disable-tcp-nodelay", NULL, 0, server.repl_disable_tcp_nodelay, 0, NULL),
+    NUM_CFG("min-replicas-to-write", "min-slaves-to-write", 0, NUM_INT, server.repl_min_replicas_to_write, 0, INT_MAX,
+            0, applyMinReplicas),
+    NUM_CFG("min-replicas-max-lag", "min-slaves-max-lag", 0, NUM_INT, server.repl_min_replicas_max_lag, 0, INT_MAX,
+            10, applyMinReplicas),
+    SDS_CFG("primaryauth", "masterauth", CFG_SENSITIVE | CFG_EMPTY_IS_NULL, server.primary_auth, NULL, NULL),
+    SDS_CFG("primaryuser", "masteruser", CFG_EMPTY_IS_NULL, server.primary_user, NULL, NULL),
+    STRING_CFG("replica-announce-ip", "slave-announce-ip", CFG_EMPTY_IS_NULL, server.replica_announce_ip, NULL, NULL,
+               NULL),
+    NUM_CFG("replica-announce-port", "slave-announce-port", 0, NUM_INT, server.replica_announce_port, 0, 65535, 0,
+            NULL),
+    NUM_CFG("replica-priority", "slave-priority", 0, NUM_INT, server.replica_priority, 0, INT_MAX, 100, NULL),
+    BOOL_CFG("replica-announced", NULL, 0, server.replica_announced, 1, NULL),
+    BOOL_CFG("replica-lazy-flush", "slave-lazy-flush", 0, server.repl_replica_lazy_flush, 0, NULL),
     /* Persistence (values kept; the subsystems come later) */
     SPECIAL_CFG("save", NULL, CFG_MULTI_ARG, "3600 1 300 100 60 10000", setSave, getSave, rewriteSave, NULL),
     STRING_CFG("dbfilename", NULL, CFG_PROTECTED, server.rdb_filename, "dump.rdb", checkDbfilename, NULL),
@@ -1194,8 +1246,9 @@ static configOption *lookupConfig(const char *name) {
 }
 
 /* Splits a CONFIG SET value of a multi-word option into words (empty words
- * dropped) and sets it. */
-static int optionSetFromString(configOption *o, const char *value, const char **err) {
+ * dropped) and sets it. A single-word value is taken whole, len bytes (a
+ * binary requirepass keeps the bytes after a NUL). */
+static int optionSetFromString(configOption *o, const char *value, size_t len, const char **err) {
     int argc, ok;
     sds *argv;
     if (o->flags & CFG_MULTI_ARG) {
@@ -1218,7 +1271,7 @@ static int optionSetFromString(configOption *o, const char *value, const char **
         }
     } else {
         argv = zmalloc(sizeof(sds));
-        argv[0] = sdsnew(value);
+        argv[0] = sdsnewlen(value, len);
         argc = 1;
     }
     ok = optionSet(o, argv, argc, err);
@@ -1244,7 +1297,7 @@ void initConfigValues(void) {
         case CFG_STRING: *(char **)o->field = o->def_str ? zstrdup(o->def_str) : NULL; break;
         case CFG_SDS: *(sds *)o->field = o->def_str ? sdsnew(o->def_str) : NULL; break;
         case CFG_SPECIAL:
-            if (o->def_str && !optionSetFromString(o, o->def_str, &err)) {
+            if (o->def_str && !optionSetFromString(o, o->def_str, strlen(o->def_str), &err)) {
                 fprintf(stderr, "Bad default for config '%s': %s\n", o->name, err);
                 exit(1);
             }
@@ -1446,7 +1499,7 @@ static void configGetCommand(client *c) {
 static void configRestore(configOption **opts, sds *old, int n) {
     for (int j = 0; j < n; j++) {
         const char *err = NULL;
-        if (!optionSetFromString(opts[j], old[j], &err))
+        if (!optionSetFromString(opts[j], old[j], sdslen(old[j]), &err))
             serverLog(LL_WARNING, "Failed restoring config '%s' after a failed CONFIG SET: %s", opts[j]->name,
                       err);
     }
@@ -1522,7 +1575,7 @@ static void configSetCommand(client *c) {
     for (int j = 0; j < n; j++) {
         old[j] = optionGet(opts[j]);
         done = j + 1;
-        if (!optionSetFromString(opts[j], c->argv[3 + j * 2]->ptr, &err)) {
+        if (!optionSetFromString(opts[j], c->argv[3 + j * 2]->ptr, sdslen(c->argv[3 + j * 2]->ptr), &err)) {
             bad_arg = c->argv[2 + j * 2]->ptr;
             configRestore(opts, old, j); /* opts[j] itself was not changed */
             goto fail;

@@ -407,6 +407,13 @@ static inline int connKeepAlive(connection *conn, int interval) {
  *   its "\n" or "\r\n", NUL-terminated, consuming nothing after it.
  *   Returns the line's length, or -1 on error, timeout or EOF. */
 ssize_t connSyncWrite(connection *conn, const char *ptr, ssize_t size, long long timeout);
+/* Blocks until conn may be readable/writable (mask AE_READABLE or
+ * AE_WRITABLE, after connRead/connWrite said EAGAIN) or deadline_us
+ * (aeMonotonicUs() time, -1 = none) passes: C_OK to try again, C_ERR
+ * with errno (ETIMEDOUT, or the transport's error). Blocks the loop. */
+static inline int connWait(connection *conn, int mask, long long deadline_us) {
+    return conn->type->wait(conn, mask, deadline_us);
+}
 ssize_t connSyncRead(connection *conn, char *ptr, ssize_t size, long long timeout);
 ssize_t connSyncReadLine(connection *conn, char *ptr, ssize_t size, long long timeout);
 

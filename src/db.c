@@ -42,6 +42,14 @@ static robj *lookupKeyInEntry(serverDb *db, robj *key, dictEntry *de, int flags)
         client *c = server.current_client;
         int notouch = (flags & LOOKUP_NOTOUCH) || (c && (c->flags & CLIENT_NO_TOUCH) && c->cmd &&
                                                   c->cmd->proc != NULL && strcmp(c->cmd->name, "touch"));
+        /* A shared integer stored before an LRU/LFU policy was chosen gets
+         * its own copy at its first access, to carry its own access clock
+         * (not while a child shares the pages). */
+        if (!notouch && val->refcount == OBJ_SHARED_REFCOUNT && val->type == OBJ_STRING &&
+            !sharedIntegersUsable() && !hasActiveChildProcess()) {
+            val = dupStringObject(val);
+            dictSetVal(db->dict, de, val);
+        }
         if (!notouch) updateObjectAccess(val);
         if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) server.stat_keyspace_hits++;
     } else {
@@ -286,6 +294,54 @@ long long emptyData(int dbnum, int flags, void(callback)(dict *)) {
         db->expires_cursor = 0;
     }
     return removed;
+}
+
+/* Sets the keys and expiries of every database aside (a replica loading
+ * a full sync with repl-diskless-load swapdb) and leaves the databases
+ * empty. Returns the backup for dbRestoreBackup() or dbDiscardBackup().
+ * Blocked clients and WATCHed keys stay where they are. */
+serverDb *dbBackupAndReset(void) {
+    serverDb *backup = zmalloc(sizeof(serverDb) * server.dbnum);
+    for (int j = 0; j < server.dbnum; j++) {
+        backup[j] = server.db[j];
+        server.db[j].dict = dictCreate(server.db[j].dict->type);
+        server.db[j].expires = dictCreate(server.db[j].expires->type);
+        server.db[j].avg_ttl = 0;
+        server.db[j].expires_cursor = 0;
+    }
+    return backup;
+}
+
+/* Puts the data of dbBackupAndReset() back, dropping what was loaded
+ * meanwhile. */
+void dbRestoreBackup(serverDb *backup) {
+    for (int j = 0; j < server.dbnum; j++) {
+        dictRelease(server.db[j].dict);
+        dictRelease(server.db[j].expires);
+        server.db[j].dict = backup[j].dict;
+        server.db[j].expires = backup[j].expires;
+        server.db[j].avg_ttl = backup[j].avg_ttl;
+        server.db[j].expires_cursor = backup[j].expires_cursor;
+    }
+    zfree(backup);
+}
+
+/* Frees the data of dbBackupAndReset(): the new data stays. Keys that
+ * clients wait on are signalled as ready or deleted, as after a flush. */
+void dbDiscardBackup(serverDb *backup) {
+    for (int j = 0; j < server.dbnum; j++) {
+        serverDb old = backup[j];
+        if (dictSize(old.dict) > LAZYFREE_THRESHOLD) {
+            emptyDbAsync(&old); /* takes the dicts and leaves fresh ones */
+            dictRelease(old.dict);
+            dictRelease(old.expires);
+        } else {
+            dictRelease(old.dict);
+            dictRelease(old.expires);
+        }
+        scanDatabaseForReadyKeys(&server.db[j]);
+    }
+    zfree(backup);
 }
 
 long long dbTotalServerKeyCount(void) {
@@ -553,7 +609,7 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     int pairs = o && (o->type == OBJ_HASH || o->type == OBJ_ZSET) && !novalues; /* field, value, ... */
     int zskiplist = o && o->type == OBJ_ZSET && o->encoding == OBJ_ENCODING_SKIPLIST;
     scanData data = {.keys = listCreate(), .with_values = pairs, .zset = zskiplist};
-    long maxiterations = count * 10;
+    long maxiterations = count > LONG_MAX / 10 ? LONG_MAX : count * 10; /* COUNT may be LONG_MAX */
     if (zskiplist) listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* scanCallback copies */
     if (o && o->encoding != OBJ_ENCODING_HT && !zskiplist) {
         listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* Copies, not borrowed. */

@@ -248,6 +248,28 @@ static void debugPopulate(client *c) {
     addReply(c, shared.ok);
 }
 
+/* DEBUG HTSTATS-KEY <key> [FULL]: dictGetStats() of the hash table that
+ * holds the value at <key> (a set, hash or sorted set in its hashtable or
+ * skiplist encoding), as Valkey reports it. */
+static void debugHtstatsKey(client *c) {
+    robj *o = lookupKeyReadWithFlags(c->db, c->argv[2], LOOKUP_NOTOUCH | LOOKUP_NONOTIFY);
+    if (o == NULL) {
+        addReplyErrorObject(c, shared.nokeyerr);
+        return;
+    }
+    int full = c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "full");
+    dict *ht = NULL;
+    if (o->encoding == OBJ_ENCODING_SKIPLIST) ht = zsetTypeDict(o);
+    else if (o->encoding == OBJ_ENCODING_HT) ht = o->ptr;
+    if (ht == NULL) {
+        addReplyError(c, "The value stored at the specified key is not represented using an hash table");
+        return;
+    }
+    char buf[4096];
+    dictGetStats(buf, sizeof(buf), ht, full);
+    addReplyVerbatim(c, buf, strlen(buf), "txt");
+}
+
 /* DEBUG PROTOCOL <type>: one reply of each RESP type, for client tests. */
 static void debugProtocol(client *c) {
     const char *name = c->argv[2]->ptr;
@@ -335,6 +357,8 @@ static void debugHelp(client *c) {
         "    Return a fingerprint of the value of each key, ignoring its name and TTL.",
         "HTSTATS <dbid> [FULL]",
         "    Return statistics about the hash tables of database <dbid>.",
+        "HTSTATS-KEY <key> [FULL]",
+        "    Like HTSTATS but for the hash table stored at <key>'s value.",
         "LOG <message>",
         "    Write <message> to the server log.",
         "OBJECT <key>",
@@ -396,6 +420,8 @@ void debugCommand(client *c) {
         addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "object") && c->argc == 3) {
         debugObject(c);
+    } else if (!strcasecmp(sub, "htstats-key") && (c->argc == 3 || c->argc == 4)) {
+        debugHtstatsKey(c);
     } else if (!strcasecmp(sub, "sdslen") && c->argc == 3) {
         debugSdslen(c);
     } else if (!strcasecmp(sub, "populate") && c->argc >= 3 && c->argc <= 5) {

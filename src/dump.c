@@ -46,8 +46,7 @@ int dumpPayloadVerify(const unsigned char *p, size_t len, size_t *bodylen) {
  * DUMP
  * ------------------------------------------------------------------------- */
 
-/* The payload of o: type byte, body, version, checksum. */
-static sds dumpCreatePayload(robj *o) {
+sds dumpCreatePayload(robj *o) {
     rio r;
     rioInitSdsWriter(&r);
     rdbSaveObjectType(&r, o); /* an sds writer does not fail */

@@ -1,7 +1,8 @@
 /* dump.h - DUMP payloads: an RDB-encoded value (or, for FUNCTION DUMP,
  * function records) followed by a 2-byte little-endian RDB version and an
  * 8-byte little-endian CRC-64 of everything before it. dump.c implements
- * DUMP/RESTORE on top of these; functions.c seals its payloads the same way. */
+ * DUMP/RESTORE on top of these; functions.c seals its payloads the same way;
+ * migrate.c sends them to another server (MIGRATE). */
 #ifndef DUMP_H
 #define DUMP_H
 
@@ -12,6 +13,12 @@
 /* Appends the version and checksum to body and returns the payload (body
  * may have moved, as with any sds append). */
 sds dumpPayloadSeal(sds body);
+
+/* Returns the DUMP payload of the value o (type byte, body, version,
+ * checksum) as a new sds the caller owns. o is only read. Used by DUMP and
+ * by MIGRATE (migrate.c). */
+struct serverObject;
+sds dumpCreatePayload(struct serverObject *o);
 
 /* C_OK when p[0..len) is a payload of an RDB version we read whose
  * checksum matches; *bodylen then gets the length of what precedes the

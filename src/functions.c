@@ -112,6 +112,12 @@ static void functionsReset(int async) {
     functionsInit();
 }
 
+/* Drops every library (a replica about to load its primary's snapshot,
+ * which carries the libraries). */
+void functionsClearAll(void) {
+    functionsReset(0);
+}
+
 static void functionLibUnlink(functionLib *lib) {
     dictIterator *di = dictGetIterator(lib->functions);
     dictEntry *de;

@@ -23,8 +23,10 @@
 #include "server.h"
 
 #include "blocked.h"
+#include "migrate.h"
 #include "multi.h"
 #include "pubsub.h"
+#include "replication.h"
 #include "snapshot.h"
 #include "tracking.h"
 
@@ -477,16 +479,16 @@ static sds infoStats(sds info) {
         "instantaneous_ops_per_sec:%lld\r\n"
         "total_net_input_bytes:%lld\r\n"
         "total_net_output_bytes:%lld\r\n"
-        "total_net_repl_input_bytes:0\r\n"
-        "total_net_repl_output_bytes:0\r\n"
+        "total_net_repl_input_bytes:%lld\r\n"
+        "total_net_repl_output_bytes:%lld\r\n"
         "instantaneous_input_kbps:%.2f\r\n"
         "instantaneous_output_kbps:%.2f\r\n"
         "instantaneous_input_repl_kbps:0.00\r\n"
         "instantaneous_output_repl_kbps:0.00\r\n"
         "rejected_connections:%lld\r\n"
-        "sync_full:0\r\n"
-        "sync_partial_ok:0\r\n"
-        "sync_partial_err:0\r\n"
+        "sync_full:%lld\r\n"
+        "sync_partial_ok:%lld\r\n"
+        "sync_partial_err:%lld\r\n"
         "expired_keys:%lld\r\n"
         "expired_stale_perc:%.2f\r\n"
         "expired_time_cap_reached_count:%lld\r\n"
@@ -503,7 +505,7 @@ static sds infoStats(sds info) {
         "pubsubshard_channels:%lu\r\n"
         "latest_fork_usec:%lld\r\n"
         "total_forks:%lld\r\n"
-        "migrate_cached_sockets:0\r\n"
+        "migrate_cached_sockets:%zu\r\n"
         "slave_expires_tracked_keys:0\r\n"
         "active_defrag_hits:0\r\n"
         "active_defrag_misses:0\r\n"
@@ -530,63 +532,23 @@ static sds infoStats(sds info) {
         "acl_access_denied_key:0\r\n"
         "acl_access_denied_channel:0\r\n",
         server.stat_numconnections, server.stat_numcommands, getInstantaneousMetric(STATS_METRIC_COMMAND),
-        server.stat_net_input_bytes, server.stat_net_output_bytes,
+        server.stat_net_input_bytes, server.stat_net_output_bytes, server.stat_net_repl_input_bytes,
+        server.stat_net_repl_output_bytes,
         (double)getInstantaneousMetric(STATS_METRIC_NET_INPUT) / 1024,
         (double)getInstantaneousMetric(STATS_METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn,
+        repl.stat_sync_full, repl.stat_sync_partial_ok, repl.stat_sync_partial_err,
         server.stat_expiredkeys, (double)server.stat_expired_stale_perc * 100,
         server.stat_expired_time_cap_reached_count, server.stat_expire_cycle_time_used / 1000,
         server.stat_evictedkeys, server.stat_evictedclients, server.stat_evictedscripts,
         server.stat_total_eviction_exceeded_time / 1000, server.stat_keyspace_hits, server.stat_keyspace_misses,
         pubsubTotal(PUBSUB_CHANNEL), pubsubTotal(PUBSUB_PATTERN), pubsubTotal(PUBSUB_SHARD),
-        snapshot.stat_fork_time, snapshot.stat_total_forks, server.stat_total_active_defrag_time / 1000,
+        snapshot.stat_fork_time, snapshot.stat_total_forks, migrateCachedSocketsCount(),
+        server.stat_total_active_defrag_time / 1000,
         tracked_keys, tracked_items, tracked_prefixes, server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
         server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections,
         server.stat_auth_failures);
-}
-
-static sds infoReplication(sds info) {
-    unsigned long replicas = 0;
-    listIter li;
-    listNode *ln;
-    listRewind(server.clients, &li);
-    while ((ln = listNext(&li)) != NULL) {
-        client *c = listNodeValue(ln);
-        if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) replicas++;
-    }
-    if (server.primary_host) {
-        info = sdscatprintf(info,
-                            "# Replication\r\n"
-                            "role:slave\r\n"
-                            "master_host:%s\r\n"
-                            "master_port:%d\r\n"
-                            "master_link_status:down\r\n"
-                            "master_last_io_seconds_ago:-1\r\n"
-                            "master_sync_in_progress:0\r\n"
-                            "slave_read_repl_offset:%lld\r\n"
-                            "slave_repl_offset:%lld\r\n"
-                            "slave_priority:100\r\n"
-                            "slave_read_only:%d\r\n"
-                            "replica_announced:1\r\n",
-                            server.primary_host, server.primary_port, server.primary_repl_offset,
-                            server.primary_repl_offset, server.repl_replica_ro);
-    } else {
-        info = sdscat(info, "# Replication\r\nrole:master\r\n");
-    }
-    return sdscatprintf(info,
-                        "connected_slaves:%lu\r\n"
-                        "replicas_waiting_psync:0\r\n"
-                        "master_failover_state:no-failover\r\n"
-                        "master_replid:%s\r\n"
-                        "master_replid2:0000000000000000000000000000000000000000\r\n"
-                        "master_repl_offset:%lld\r\n"
-                        "second_repl_offset:-1\r\n"
-                        "repl_backlog_active:0\r\n"
-                        "repl_backlog_size:1048576\r\n"
-                        "repl_backlog_first_byte_offset:0\r\n"
-                        "repl_backlog_histlen:0\r\n",
-                        replicas, server.replid, server.primary_repl_offset);
 }
 
 static sds infoCpu(sds info) {
@@ -716,7 +678,7 @@ sds genValkeyInfoString(dict *section_dict, int all_sections, int everything) {
     SECTION("memory", infoMemory);
     SECTION("persistence", infoPersistence);
     SECTION("stats", infoStats);
-    SECTION("replication", infoReplication);
+    SECTION("replication", replicationCatInfo);
     SECTION("cpu", infoCpu);
     if (WANT("modules")) {
         if (sections++) info = sdscatlen(info, "\r\n", 2);

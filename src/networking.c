@@ -30,6 +30,7 @@
 #include "blocked.h"
 #include "multi.h"
 #include "pubsub.h"
+#include "replication.h"
 #include "tracking.h"
 
 #include <ctype.h>
@@ -159,6 +160,8 @@ void freeClient(client *c) {
         freeClientAsync(c);
         return;
     }
+    if (c->repl) replicationFreeClient(c); /* a replica, or our primary */
+    if (c->flags & CLIENT_BLOCKED) replicationForgetWaitingClient(c);
     clientMemForget(c);    /* maxmemory-clients count */
     disableTracking(c);
     blockedClientFreed(c); /* leave the wait lists of blocked keys */
@@ -300,13 +303,21 @@ int prepareClientToWrite(client *c) {
      * script_lua.c to read back; it has no connection to write to. */
     if (c->flags & CLIENT_SCRIPT) return C_OK;
     if (!clientIsWritable(c)) return C_ERR;
-    if (!(c->flags & CLIENT_PENDING_WRITE) && !clientHasPendingReplies(c)) {
-        c->flags |= CLIENT_PENDING_WRITE;
-        c->pending_write_link.value = c;
-        listLinkNodeTail(server.clients_pending_write, &c->pending_write_link);
-        c->pending_write_node = &c->pending_write_link;
-    }
+    /* Replication links (replication.c): the primary's client gets no
+     * replies, a replica's stream waits until its snapshot is delivered. */
+    if (__builtin_expect(c->repl != NULL, 0) && !replicationClientMayWrite(c))
+        return (c->flags & CLIENT_PRIMARY) ? C_ERR : C_OK;
+    if (!(c->flags & CLIENT_PENDING_WRITE) && !clientHasPendingReplies(c)) prepareClientToWriteQueue(c);
     return C_OK;
+}
+
+/* Queues c on server.clients_pending_write (beforeSleep() writes it). */
+void prepareClientToWriteQueue(client *c) {
+    if (c->flags & CLIENT_PENDING_WRITE) return;
+    c->flags |= CLIENT_PENDING_WRITE;
+    c->pending_write_link.value = c;
+    listLinkNodeTail(server.clients_pending_write, &c->pending_write_link);
+    c->pending_write_node = &c->pending_write_link;
 }
 
 static size_t addReplyToBuffer(client *c, const char *s, size_t len) {
@@ -879,7 +890,9 @@ int writeToClient(client *c, int handler_installed) {
     server.stat_net_output_bytes += totwritten;
     c->net_output_bytes += totwritten;
     if (totwritten > 0) {
-        c->lastinteraction = server.unixtime;
+        /* Our ACKs to the primary are no sign that the primary is alive:
+         * only what it sends counts (replication.c's timeout). */
+        if (!(c->flags & CLIENT_PRIMARY)) c->lastinteraction = server.unixtime;
         updateClientMemUsage(c);
     }
 
@@ -1261,6 +1274,7 @@ void processInputBuffer(client *c) {
             }
             updateClientMemUsage(c);
         }
+        if (c->flags & CLIENT_PRIMARY) replicationPrimaryApplied(c);
     }
     server.pipeline_clock = 0;
     if (c->qb_pos) {
@@ -1313,6 +1327,7 @@ void readQueryFromClient(connection *conn) {
         return;
     }
     sdsIncrLen(c->querybuf, nread);
+    if (c->flags & CLIENT_PRIMARY) replicationPrimaryRead(c, c->querybuf + qblen, (size_t)nread);
     c->lastinteraction = server.unixtime;
     c->net_input_bytes += nread;
     server.stat_net_input_bytes += nread;

@@ -74,7 +74,10 @@ robj *createStringObject(const char *ptr, size_t len) {
     return createRawStringObject(ptr, len);
 }
 
-static int sharedIntegersUsable(void) {
+/* 1 if values may be the shared integer objects: not under maxmemory with
+ * an LRU or LFU policy, where each value needs its own access clock (as
+ * Valkey decides it). Called by db.c too, which unshares such values. */
+int sharedIntegersUsable(void) {
     return server.maxmemory == 0 || !(server.maxmemory_policy & (MAXMEMORY_FLAG_LRU | MAXMEMORY_FLAG_LFU));
 }
 

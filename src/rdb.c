@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "replication.h"
 
 /* ===========================================================================
  * Primitives
@@ -299,15 +300,16 @@ int rdbLoadBinaryDouble(rio *r, double *val) {
 }
 
 /* The text form RDB_TYPE_ZSET used: a length byte, 253/254/255 standing
- * for -inf/+inf/nan, else that many bytes of decimal text. */
+ * for nan/+inf/-inf (the markers Redis wrote and Valkey reads), else that
+ * many bytes of decimal text. */
 int rdbLoadStringDouble(rio *r, double *val) {
     unsigned char len;
     char buf[256];
     if (!rioRead(r, &len, 1)) return C_ERR;
     switch (len) {
-    case 255: *val = NAN; return C_OK;
+    case 253: *val = NAN; return C_OK;
     case 254: *val = INFINITY; return C_OK;
-    case 253: *val = -INFINITY; return C_OK;
+    case 255: *val = -INFINITY; return C_OK;
     }
     if (!rioRead(r, buf, len)) return C_ERR;
     buf[len] = '\0';
@@ -392,6 +394,15 @@ static int rdbSaveInfoAuxFields(rio *r) {
     if (rdbSaveAuxFieldLongLong(r, "redis-bits", sizeof(void *) == 8 ? 64 : 32) != C_OK) return C_ERR;
     if (rdbSaveAuxFieldLongLong(r, "ctime", (long long)time(NULL)) != C_OK) return C_ERR;
     if (rdbSaveAuxFieldLongLong(r, "used-mem", (long long)zmalloc_used_memory()) != C_OK) return C_ERR;
+    /* Which point of which replication history this snapshot is: a
+     * replica restarting from it, or loading it in a full sync, continues
+     * the stream from there. */
+    rdbReplInfo ri;
+    if (replicationGetSaveInfo(&ri)) {
+        if (rdbSaveAuxFieldLongLong(r, "repl-stream-db", ri.stream_db) != C_OK) return C_ERR;
+        if (rdbSaveAuxFieldStr(r, "repl-id", ri.replid) != C_OK) return C_ERR;
+        if (rdbSaveAuxFieldLongLong(r, "repl-offset", ri.offset) != C_OK) return C_ERR;
+    }
     return rdbSaveAuxFieldLongLong(r, "aof-base", 0);
 }
 
@@ -543,6 +554,8 @@ static int rdbLoadAuxField(rio *r, rdbLoadState *st) {
         serverLog(LL_NOTICE, "RDB memory usage when created %.2f Mb", (double)n / (1024 * 1024));
     } else if (!strcasecmp(key, "aof-base") && string2ll(val, sdslen(val), &n)) {
         if (n) serverLog(LL_NOTICE, "RDB is base AOF");
+    } else if (!strcasecmp(key, "repl-stream-db") || !strcasecmp(key, "repl-id") || !strcasecmp(key, "repl-offset")) {
+        replicationLoadedInfo(key, val);
     } else {
         serverLog(LL_DEBUG, "Unrecognized RDB AUX field: '%s'", key);
     }

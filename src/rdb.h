@@ -145,6 +145,7 @@ int rdbLoadRio(rio *r);                /* replaces nothing: loads into the curre
  * already present is replaced instead of failing the load. */
 #define RDBFLAGS_NONE 0
 #define RDBFLAGS_ALLOW_DUP (1 << 0)
+#define RDBFLAGS_REPLICATION ((1 << 1) | RDBFLAGS_ALLOW_DUP) /* a full sync's snapshot: libraries replaced */
 int rdbLoadRioWithFlags(rio *r, int rdbflags);
 /* Keys the last successful load added and skipped as already expired
  * (INFO persistence: rdb_last_load_keys_loaded / _expired). */

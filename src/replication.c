@@ -1,15 +1,2244 @@
 /* replication.c - the primary/replica link (see replication.h).
  *
- * Work in progress: the primary side (backlog, SYNC/PSYNC, full sync by
- * file or stream) and the replica side come next. Until then the stream
- * goes nowhere. */
+ * A primary keeps one stream of everything that changes its dataset: the
+ * commands propagate.c hands to replicationFeedReplicas(), with a SELECT
+ * whenever the database changes, in RESP. The stream's length so far is
+ * the replication offset (server.primary_repl_offset); together with the
+ * replication id (server.replid) it names a point of the history. The
+ * stream goes into the backlog (a ring of repl-backlog-size bytes) and to
+ * every replica's output buffer.
+ *
+ * A replica connects (the one function that picks the transport is
+ * replicationConnectionType()), says who it is (REPLCONF listening-port,
+ * capa eof psync2) and asks to continue from where its own data ends
+ * (PSYNC <replid> <offset+1>). If the backlog still holds that point, the
+ * primary answers +CONTINUE and sends the missing bytes (partial resync);
+ * otherwise +FULLRESYNC <replid> <offset>, then a snapshot of the dataset
+ * as it was at <offset>, then the stream from there. Replicas that ask
+ * while a snapshot is starting share it.
+ *
+ * How the snapshot reaches a replica is a replSnapshotMethod:
+ *   disk    the child writes dbfilename; the parent sends the file with a
+ *           "$<size>" header (repl-diskless-sync no);
+ *   socket  the child writes the RDB between "$EOF:<40 random chars>" and
+ *           the same 40 chars into a pipe; the parent relays the bytes to
+ *           every replica of that sync (repl-diskless-sync yes). The child
+ *           never touches a connection: TLS and RDMA links are written by
+ *           the parent only.
+ * Until its snapshot is delivered, a replica's stream accumulates in its
+ * output buffer (replicationClientMayWrite() keeps it from being sent).
+ *
+ * On the replica, the primary is a client (CLIENT_PRIMARY) whose commands
+ * run without replies; after each applied command its bytes are proxied to
+ * our own backlog and replicas (replicationPrimaryApplied()), so that a
+ * chain of replicas sees exactly the primary's stream and its offsets, and
+ * a promoted replica can serve partial resyncs of the old history through
+ * replid2 (PSYNC2).
+ *
+ * Everything here runs in the event loop, except the snapshot children
+ * (snapshot.c). */
 #include "replication.h"
 
-/* See replication.h. 0 until the primary side keeps a backlog. */
-int repl_stream_active = 0;
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "blocked.h"
+#include "config.h"
+#include "rdb.h"
+#include "snapshot.h"
+
+struct replicationState repl;
+
+#define REPL_SYNCIO_TIMEOUT_MS 5000 /* one handshake reply, or one write of it */
+#define REPL_TRANSFER_CHUNK (16 * 1024)
+
+static void replicationCachePrimaryState(void);
+static void replicationAbortSyncTransfer(void);
+static void replicationStartFullSyncs(void);
+static client *replicationCreatePrimaryClient(connection *conn, int dbid);
+static void replicationDisconnectReplicas(void);
+static void replicationDiscardBacklog(void);
+static void replicationCreateBacklog(void);
+static void replicationUnsetPrimary(void);
+static void failoverUpdate(void);
+static void failoverMaybeDone(void);
+static void failoverAbort(const char *why);
+static const char *failoverStateName(void);
+
+/* ---------------------------------------------------------------------------
+ * Ids and offsets
+ * ------------------------------------------------------------------------- */
+
+/* Starts a new history: a fresh random replid. Used when this server's
+ * dataset stops being a copy of what its replid names (a failed sync
+ * emptied it, a primary with no replicas yet). */
+static void replicationNewReplid(void) {
+    getRandomHexChars(server.replid, CONFIG_RUN_ID_SIZE);
+    server.replid[CONFIG_RUN_ID_SIZE] = '\0';
+}
+
+static void replicationClearReplid2(void) {
+    memset(repl.replid2, '0', CONFIG_RUN_ID_SIZE);
+    repl.replid2[CONFIG_RUN_ID_SIZE] = '\0';
+    repl.second_replid_offset = -1;
+}
+
+/* A replica becoming a primary: its history so far stays reachable under
+ * the old id up to here (replid2), and the new history gets a new id. */
+static void replicationShiftReplid(void) {
+    memcpy(repl.replid2, server.replid, sizeof(repl.replid2));
+    repl.second_replid_offset = server.primary_repl_offset + 1;
+    replicationNewReplid();
+    serverLog(LL_NOTICE, "Setting secondary replication ID to %s, valid up to offset: %lld. New replication ID is %s",
+              repl.replid2, repl.second_replid_offset, server.replid);
+}
+
+/* Called once by initServer(). */
+void replicationInit(void) {
+    memset(&repl, 0, sizeof(repl));
+    repl.replicas = listCreate();
+    repl.waiting_clients = listCreate();
+    repl.last_seldb = -1;
+    repl.transfer_fd = -1;
+    repl.stream_db = -1;
+    repl.no_replicas_since = time(NULL);
+    replicationClearReplid2();
+    repl.state = server.primary_host ? REPL_STATE_CONNECT : REPL_STATE_NONE;
+    repl.down_since = 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * The backlog
+ * ------------------------------------------------------------------------- */
+
+static void replicationCreateBacklog(void) {
+    serverAssert(repl.backlog == NULL);
+    replBacklog *b = zcalloc(sizeof(*b));
+    b->size = server.repl_backlog_size;
+    b->buf = zmalloc((size_t)b->size);
+    b->offset = server.primary_repl_offset + 1;
+    repl.backlog = b;
+    /* The next command starts with a SELECT, whatever came before. */
+    repl.last_seldb = -1;
+}
+
+static void replicationDiscardBacklog(void) {
+    if (!repl.backlog) return;
+    zfree(repl.backlog->buf);
+    zfree(repl.backlog);
+    repl.backlog = NULL;
+}
+
+/* Appends len bytes to the ring, overwriting the oldest. */
+static void backlogAppend(const char *p, size_t len) {
+    replBacklog *b = repl.backlog;
+    while (len) {
+        size_t room = (size_t)(b->size - b->idx);
+        size_t n = len < room ? len : room;
+        memcpy(b->buf + b->idx, p, n);
+        b->idx += (long long)n;
+        if (b->idx == b->size) b->idx = 0;
+        b->histlen += (long long)n;
+        p += n;
+        len -= n;
+    }
+    if (b->histlen > b->size) b->histlen = b->size;
+    b->offset = server.primary_repl_offset - b->histlen + 1;
+}
+
+/* See replication.h. Keeps the newest history that fits. */
+void resizeReplicationBacklog(void) {
+    if (!repl.backlog || repl.backlog->size == server.repl_backlog_size) return;
+    replBacklog *old = repl.backlog;
+    repl.backlog = NULL;
+    long long keep = old->histlen < server.repl_backlog_size ? old->histlen : server.repl_backlog_size;
+    long long saved_offset = server.primary_repl_offset;
+    server.primary_repl_offset -= keep;
+    int seldb = repl.last_seldb;
+    replicationCreateBacklog();
+    repl.last_seldb = seldb;
+    long long start = (old->idx - keep + old->size) % old->size;
+    while (keep) {
+        long long n = old->size - start < keep ? old->size - start : keep;
+        server.primary_repl_offset += n;
+        backlogAppend(old->buf + start, (size_t)n);
+        start = (start + n) % old->size;
+        keep -= n;
+    }
+    server.primary_repl_offset = saved_offset;
+    zfree(old->buf);
+    zfree(old);
+}
+
+/* Queues the backlog's bytes from offset on to c. Returns how many. */
+static long long addReplyBacklogFrom(client *c, long long offset) {
+    replBacklog *b = repl.backlog;
+    long long skip = offset - b->offset, len = b->histlen - skip;
+    long long start = (b->idx - b->histlen + b->size + skip) % b->size;
+    long long left = len;
+    while (left > 0) {
+        long long n = b->size - start < left ? b->size - start : left;
+        addReplyProto(c, b->buf + start, (size_t)n);
+        start = (start + n) % b->size;
+        left -= n;
+    }
+    return len;
+}
+
+/* ---------------------------------------------------------------------------
+ * Feeding the stream
+ * ------------------------------------------------------------------------- */
+
+/* Bytes that extend the stream: the offset grows, the backlog keeps them,
+ * every replica past WAIT_BGSAVE_START gets them (sent once it may write). */
+static void replicationFeedBytes(const char *p, size_t len) {
+    server.primary_repl_offset += (long long)len;
+    backlogAppend(p, len);
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) continue;
+        addReplyProto(r, p, len);
+    }
+}
+
+/* Appends "*<argc>\r\n" and each argument as a bulk string to s. */
+static sds catCommandProto(sds s, robj **argv, int argc) {
+    char hdr[32];
+    size_t n = respEncodeHeader(hdr, '*', argc);
+    s = sdscatlen(s, hdr, n);
+    for (int j = 0; j < argc; j++) {
+        robj *o = argv[j];
+        if (sdsEncodedObject(o)) {
+            n = respEncodeHeader(hdr, '$', (long long)sdslen(o->ptr));
+            s = sdscatlen(s, hdr, n);
+            s = sdscatlen(s, o->ptr, sdslen(o->ptr));
+        } else {
+            char num[LONG_STR_SIZE];
+            size_t nl = ll2string(num, sizeof(num), (long)o->ptr);
+            n = respEncodeHeader(hdr, '$', (long long)nl);
+            s = sdscatlen(s, hdr, n);
+            s = sdscatlen(s, num, nl);
+        }
+        s = sdscatlen(s, "\r\n", 2);
+    }
+    return s;
+}
+
+/* See replication.h. A replica never feeds its own commands: it proxies
+ * its primary's stream instead (replicationPrimaryApplied()). */
 void replicationFeedReplicas(int dictid, robj **argv, int argc) {
-    (void)dictid;
-    (void)argv;
-    (void)argc;
+    if (server.primary_host != NULL || repl.backlog == NULL) return;
+    static sds buf = NULL;
+    if (buf == NULL) buf = sdsempty();
+    sdsclear(buf);
+    if (dictid != repl.last_seldb && dictid >= 0) {
+        char hdr[32];
+        char idbuf[LONG_STR_SIZE];
+        int idlen = ll2string(idbuf, sizeof(idbuf), dictid);
+        buf = sdscatlen(buf, "*2\r\n$6\r\nSELECT\r\n", 16);
+        buf = sdscatlen(buf, hdr, respEncodeHeader(hdr, '$', idlen));
+        buf = sdscatlen(buf, idbuf, (size_t)idlen);
+        buf = sdscatlen(buf, "\r\n", 2);
+        repl.last_seldb = dictid;
+    }
+    buf = catCommandProto(buf, argv, argc);
+    replicationFeedBytes(buf, sdslen(buf));
+    if (sdsalloc(buf) > 64 * 1024) {
+        sdsfree(buf);
+        buf = NULL;
+    }
+}
+
+/* Feeds a command given as C strings (PING, REPLCONF GETACK). */
+static void replicationFeedCommandStrings(int argc, const char **args) {
+    robj *argv[4];
+    serverAssert(argc <= 4);
+    for (int j = 0; j < argc; j++) argv[j] = createStringObject(args[j], strlen(args[j]));
+    replicationFeedReplicas(-1, argv, argc);
+    for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
+}
+
+/* ---------------------------------------------------------------------------
+ * Replica clients (primary side)
+ * ------------------------------------------------------------------------- */
+
+static replClientData *replClientDataCreate(void) {
+    replClientData *d = zcalloc(sizeof(*d));
+    d->dbfd = -1;
+    d->ack_time = server.unixtime;
+    return d;
+}
+
+static void replClientDataFree(replClientData *d) {
+    if (d == NULL) return;
+    if (d->dbfd != -1) close(d->dbfd);
+    sdsfree(d->preamble);
+    sdsfree(d->announced_ip);
+    sdsfree(d->unapplied);
+    zfree(d);
+}
+
+/* "ip:port" of a replica as its logs and INFO name it: the announced ip
+ * or the peer address, and its listening port. */
+static char *replicaName(client *c) {
+    static char buf[NET_HOST_PORT_STR_LEN];
+    char ip[NET_IP_STR_LEN] = "?";
+    int port = 0;
+    if (c->repl && c->repl->announced_ip) {
+        snprintf(ip, sizeof(ip), "%s", c->repl->announced_ip);
+    } else if (c->conn) {
+        connAddrPeerName(c->conn, ip, sizeof(ip), &port);
+    }
+    snprintf(buf, sizeof(buf), "%s:%d", ip, c->repl ? c->repl->listening_port : port);
+    return buf;
+}
+
+/* See replication.h: a replica's output waits until its snapshot is
+ * delivered (and, after a streamed snapshot, until its first ACK); the
+ * primary's client never gets replies unless one is forced. */
+int replicationClientMayWrite(client *c) {
+    if (c->flags & CLIENT_PRIMARY) return (c->flags & CLIENT_PRIMARY_FORCE_REPLY) != 0;
+    if (c->repl == NULL || !(c->flags & CLIENT_REPLICA)) return 1;
+    return c->repl->state == REPLICA_STATE_ONLINE && !c->repl->start_stream_on_ack;
+}
+
+/* Lets the output that accumulated for c go out. */
+static void replicaStartWriting(client *c) {
+    if (clientHasPendingReplies(c)) {
+        /* Append nothing, but get queued for writing. */
+        c->flags &= ~CLIENT_PENDING_WRITE;
+        prepareClientToWriteQueue(c);
+    }
+}
+
+/* The replica's snapshot is delivered: from now on it gets the stream. */
+static void replicaPutOnline(client *c, int wait_first_ack) {
+    c->repl->state = REPLICA_STATE_ONLINE;
+    c->repl->ack_time = server.unixtime;
+    c->repl->start_stream_on_ack = wait_first_ack;
+    if (!wait_first_ack) replicaStartWriting(c);
+    refreshGoodReplicasCount();
+    serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
+}
+
+/* Sends "+FULLRESYNC <replid> <offset>" (PSYNC replicas; SYNC ones get
+ * nothing) and marks c as waiting for the snapshot that starts now. The
+ * reply goes straight to the connection: c's output buffer is held back
+ * until its snapshot is delivered, and this line must come before it. */
+static int replicaSetupFullResync(client *c, long long offset) {
+    c->repl->psync_initial_offset = offset;
+    c->repl->state = REPLICA_STATE_WAIT_BGSAVE_END;
+    repl.last_seldb = -1; /* the stream after the snapshot starts with SELECT */
+    if (c->flags & CLIENT_PRE_PSYNC) return C_OK;
+    char buf[128];
+    int len = snprintf(buf, sizeof(buf), "+FULLRESYNC %s %lld\r\n", server.replid, offset);
+    if (connSyncWrite(c->conn, buf, len, REPL_SYNCIO_TIMEOUT_MS) != len) {
+        freeClientAsync(c);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* Tries to serve PSYNC <replid> <offset> from the backlog. Returns C_OK
+ * if the replica continues (partial resync), C_ERR if it needs a full
+ * one. */
+static int primaryTryPartialResync(client *c, const char *replid, long long psync_offset) {
+    int same = !strcasecmp(replid, server.replid);
+    int old = !strcasecmp(replid, repl.replid2) && psync_offset <= repl.second_replid_offset;
+    if (!same && !old) {
+        if (replid[0] != '?') {
+            if (strcasecmp(replid, repl.replid2))
+                serverLog(LL_NOTICE,
+                          "Partial resynchronization not accepted: Replication ID mismatch (Replica asked for "
+                          "'%s', my replication IDs are '%s' and '%s')",
+                          replid, server.replid, repl.replid2);
+            else
+                serverLog(LL_NOTICE,
+                          "Partial resynchronization not accepted: Requested offset for second ID was %lld, but I "
+                          "can reply up to %lld",
+                          psync_offset, repl.second_replid_offset);
+        } else {
+            serverLog(LL_NOTICE, "Full resync requested by replica %s", replicaName(c));
+        }
+        return C_ERR;
+    }
+    replBacklog *b = repl.backlog;
+    if (!b || psync_offset < b->offset || psync_offset > b->offset + b->histlen) {
+        serverLog(LL_NOTICE,
+                  "Unable to partial resync with replica %s for lack of backlog (Replica request was: %lld).",
+                  replicaName(c), psync_offset);
+        if (b && psync_offset > server.primary_repl_offset + 1)
+            serverLog(LL_WARNING, "Warning: replica %s tried to PSYNC with an offset that is greater than the "
+                                  "primary replication offset.", replicaName(c));
+        return C_ERR;
+    }
+    c->flags |= CLIENT_REPLICA;
+    c->repl->state = REPLICA_STATE_ONLINE;
+    c->repl->ack_time = server.unixtime;
+    listAddNodeTail(repl.replicas, c);
+    char buf[128];
+    int len = (c->repl->capa & REPLICA_CAPA_PSYNC2) ? snprintf(buf, sizeof(buf), "+CONTINUE %s\r\n", server.replid)
+                                                    : snprintf(buf, sizeof(buf), "+CONTINUE\r\n");
+    if (connSyncWrite(c->conn, buf, len, REPL_SYNCIO_TIMEOUT_MS) != len) {
+        freeClientAsync(c);
+        return C_OK;
+    }
+    long long sent = addReplyBacklogFrom(c, psync_offset);
+    serverLog(LL_NOTICE,
+              "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting from "
+              "offset %lld.",
+              replicaName(c), sent, psync_offset);
+    repl.stat_sync_partial_ok++;
+    refreshGoodReplicasCount();
+    return C_OK;
+}
+
+/* SYNC and PSYNC <replid> <offset>: a replica asks for the stream. */
+void syncCommand(client *c) {
+    if (c->flags & CLIENT_REPLICA) return; /* already one: ignore */
+    /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over. */
+    if (c->argc > 3 && !strcasecmp(c->argv[0]->ptr, "psync")) {
+        if (strcasecmp(c->argv[3]->ptr, "failover")) {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+        if (strcasecmp(c->argv[1]->ptr, server.replid)) {
+            addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
+            return;
+        }
+        if (server.primary_host) {
+            replicationUnsetPrimary();
+            sds client = catClientInfoString(sdsempty(), c);
+            serverLog(LL_NOTICE, "PRIMARY MODE enabled (failover request from '%s')", client);
+            sdsfree(client);
+        }
+    }
+    if (server.primary_host && repl.state != REPL_STATE_CONNECTED) {
+        addReplyError(c, "-NOMASTERLINK Can't SYNC while not connected with my master");
+        return;
+    }
+    if (clientHasPendingReplies(c)) {
+        addReplyError(c, "SYNC and PSYNC are invalid with pending output");
+        return;
+    }
+    if (c->flags & CLIENT_MULTI) {
+        addReplyError(c, "Command not allowed inside a transaction");
+        return;
+    }
+    if (c->repl == NULL) c->repl = replClientDataCreate();
+    serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
+
+    if (!strcasecmp(c->argv[0]->ptr, "psync")) {
+        long long psync_offset;
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &psync_offset, NULL) != C_OK) return;
+        if (primaryTryPartialResync(c, c->argv[1]->ptr, psync_offset) == C_OK) return;
+        repl.stat_sync_partial_err += ((char *)c->argv[1]->ptr)[0] != '?';
+    } else {
+        c->flags |= CLIENT_PRE_PSYNC; /* the old protocol: no +FULLRESYNC line */
+    }
+
+    /* A full resync. */
+    repl.stat_sync_full++;
+    c->flags |= CLIENT_REPLICA;
+    c->repl->state = REPLICA_STATE_WAIT_BGSAVE_START;
+    listAddNodeTail(repl.replicas, c);
+    if (repl.backlog == NULL) {
+        /* The first replica ever (or after the backlog expired): a new
+         * history begins, which no replica can have a piece of. */
+        replicationNewReplid();
+        replicationClearReplid2();
+        replicationCreateBacklog();
+        serverLog(LL_NOTICE, "Replication backlog created, my new replication IDs are '%s' and '%s'", server.replid,
+                  repl.replid2);
+    }
+    /* Join a snapshot that just started for others if its method can take
+     * one more; otherwise the cron starts the next one (after
+     * repl-diskless-sync-delay for diskless syncs, so that more replicas
+     * can share it). */
+    replSnapshotMethod *m = replicationSnapshotMethodFor(c);
+    if (repl.snapshot_running && repl.running_method == m && m->can_attach && m->can_attach()) {
+        c->repl->method = m;
+        replicaSetupFullResync(c, repl.snapshot_offset);
+        addReplyBacklogFrom(c, repl.snapshot_offset + 1);
+        serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
+    } else if (!hasActiveChildProcess() && !(m->delayed && server.repl_diskless_sync_delay > 0)) {
+        replicationStartFullSyncs();
+    } else {
+        serverLog(LL_NOTICE, "Delay next BGSAVE for diskless SYNC");
+    }
+}
+
+/* REPLCONF <option> <value> ...: what a replica tells about itself, and
+ * the ACK/GETACK exchange. */
+void replconfCommand(client *c) {
+    if ((c->argc % 2) == 0) {
+        addReplyErrorObject(c, shared.syntaxerr);
+        return;
+    }
+    for (int j = 1; j < c->argc; j += 2) {
+        const char *opt = c->argv[j]->ptr;
+        robj *val = c->argv[j + 1];
+        if (!strcasecmp(opt, "listening-port")) {
+            long port;
+            if (getRangeLongFromObjectOrReply(c, val, 0, 65535, &port, NULL) != C_OK) return;
+            if (c->repl == NULL) c->repl = replClientDataCreate();
+            c->repl->listening_port = (int)port;
+        } else if (!strcasecmp(opt, "ip-address")) {
+            if (sdslen(val->ptr) >= NET_HOST_STR_LEN) {
+                addReplyErrorFormat(c, "REPLCONF ip-address provided by replica instance is too long: %zd bytes",
+                                    sdslen(val->ptr));
+                return;
+            }
+            if (c->repl == NULL) c->repl = replClientDataCreate();
+            sdsfree(c->repl->announced_ip);
+            c->repl->announced_ip = sdsdup(val->ptr);
+        } else if (!strcasecmp(opt, "capa")) {
+            if (c->repl == NULL) c->repl = replClientDataCreate();
+            if (!strcasecmp(val->ptr, "eof")) c->repl->capa |= REPLICA_CAPA_EOF;
+            else if (!strcasecmp(val->ptr, "psync2")) c->repl->capa |= REPLICA_CAPA_PSYNC2;
+            /* unknown capabilities are ignored, as Valkey does */
+        } else if (!strcasecmp(opt, "ack")) {
+            /* From a replica: no reply, ever. */
+            if (!(c->flags & CLIENT_REPLICA) || c->repl == NULL) return;
+            long long offset;
+            if (getLongLongFromObject(val, &offset) != C_OK) return;
+            if (offset > c->repl->ack_off) c->repl->ack_off = offset;
+            c->repl->ack_time = server.unixtime;
+            if (c->repl->start_stream_on_ack && c->repl->state == REPLICA_STATE_ONLINE) {
+                c->repl->start_stream_on_ack = 0;
+                replicaStartWriting(c);
+            }
+            repl.acks_arrived = 1;
+            return;
+        } else if (!strcasecmp(opt, "getack")) {
+            /* From our primary, in the stream: answer with our offset. */
+            if (c->flags & CLIENT_PRIMARY) replicationSendAck();
+            return;
+        } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only") ||
+                   !strcasecmp(opt, "version") || !strcasecmp(opt, "rdb-channel")) {
+            /* Accepted and ignored: this primary always sends the whole
+             * dataset and the stream. */
+        } else {
+            addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
+            return;
+        }
+    }
+    addReply(c, shared.ok);
+}
+
+/* A replica client is being freed (networking.c). */
+static void replicaFreed(client *c) {
+    listNode *ln = listSearchKey(repl.replicas, c);
+    if (ln == NULL) return;
+    if (c->repl->method && c->repl->method->replica_gone) c->repl->method->replica_gone(c);
+    listDelNode(repl.replicas, ln);
+    if (listLength(repl.replicas) == 0) repl.no_replicas_since = server.unixtime;
+    serverLog(LL_NOTICE, "Connection with replica %s lost.", replicaName(c));
+    refreshGoodReplicasCount();
+}
+
+/* See replication.h. */
+void replicationFreeClient(client *c) {
+    if (c->flags & CLIENT_REPLICA && !(c->flags & CLIENT_MONITOR)) replicaFreed(c);
+    if (c == repl.primary) {
+        serverLog(LL_NOTICE, "Connection with primary lost.");
+        replicationCachePrimaryState();
+        repl.primary = NULL;
+        if (server.primary_host) {
+            repl.state = REPL_STATE_CONNECT;
+            repl.down_since = server.unixtime;
+        }
+    }
+    replClientDataFree(c->repl);
+    c->repl = NULL;
+}
+
+/* Counts replicas whose last ACK is within min-replicas-max-lag. */
+void refreshGoodReplicasCount(void) {
+    int good = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        time_t lag = server.unixtime - r->repl->ack_time;
+        if (r->repl->state == REPLICA_STATE_ONLINE && lag <= server.repl_min_replicas_max_lag) good++;
+    }
+    repl.good_replicas = good;
+}
+
+/* See replication.h. */
+int replicationDeniesWrites(void) {
+    return server.primary_host == NULL && server.repl_min_replicas_to_write &&
+           server.repl_min_replicas_max_lag && repl.good_replicas < server.repl_min_replicas_to_write;
+}
+
+/* ---------------------------------------------------------------------------
+ * Snapshot delivery: the disk method
+ *
+ * The child is a normal BGSAVE of dbfilename (its aux fields carry the
+ * replication id and offset). When it succeeds, each waiting replica is
+ * sent "$<size>\r\n" and the file, chunk by chunk, from its write handler.
+ * ------------------------------------------------------------------------- */
+
+static int diskSnapshotStart(void);
+static void diskSnapshotDone(int ok);
+static void diskSnapshotReplicaGone(client *c);
+static int diskSnapshotCanAttach(void);
+static replSnapshotMethod diskSnapshotMethod = {
+    .name = "disk",
+    .delayed = 0,
+    .start = diskSnapshotStart,
+    .done = diskSnapshotDone,
+    .replica_gone = diskSnapshotReplicaGone,
+    .can_attach = diskSnapshotCanAttach,
+};
+
+/* Marks every replica waiting to start as served by a snapshot of method m
+ * starting at offset now (+FULLRESYNC to each). Returns how many. */
+static int replicasJoinSnapshot(replSnapshotMethod *m, long long offset) {
+    int n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || replicationSnapshotMethodFor(r) != m) continue;
+        r->repl->method = m;
+        if (replicaSetupFullResync(r, offset) == C_OK) n++;
+    }
+    return n;
+}
+
+static int diskSnapshotStart(void) {
+    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: disk");
+    repl.snapshot_offset = server.primary_repl_offset;
+    if (rdbSaveBackground() != C_OK) return C_ERR;
+    replicasJoinSnapshot(&diskSnapshotMethod, repl.snapshot_offset);
+    return C_OK;
+}
+
+/* A replica may join a disk snapshot while the stream since its fork is
+ * still in the backlog: it gets the file, then the backlog from there. */
+static int diskSnapshotCanAttach(void) {
+    replBacklog *b = repl.backlog;
+    return b && repl.snapshot_offset + 1 >= b->offset;
+}
+
+/* Write handler of a replica in SEND_BULK: the preamble, then the file. */
+static void sendBulkToReplica(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    replClientData *d = c->repl;
+    if (d->preamble) {
+        ssize_t n = connWrite(conn, d->preamble, sdslen(d->preamble));
+        if (n == -1) {
+            if (connGetState(conn) == CONN_STATE_CONNECTED) return;
+            serverLog(LL_WARNING, "Write error sending DB preamble to replica: %s", connGetLastError(conn));
+            freeClient(c);
+            return;
+        }
+        server.stat_net_repl_output_bytes += n;
+        sdsrange(d->preamble, n, -1);
+        if (sdslen(d->preamble)) return;
+        sdsfree(d->preamble);
+        d->preamble = NULL;
+    }
+    char buf[REPL_TRANSFER_CHUNK];
+    ssize_t got = pread(d->dbfd, buf, sizeof(buf), d->dboff);
+    if (got <= 0) {
+        serverLog(LL_WARNING, "Read error sending DB to replica: %s", got == 0 ? "premature EOF" : strerror(errno));
+        freeClient(c);
+        return;
+    }
+    ssize_t n = connWrite(conn, buf, (size_t)got);
+    if (n == -1) {
+        if (connGetState(conn) == CONN_STATE_CONNECTED) return;
+        serverLog(LL_WARNING, "Write error sending DB to replica: %s", connGetLastError(conn));
+        freeClient(c);
+        return;
+    }
+    d->dboff += n;
+    server.stat_net_repl_output_bytes += n;
+    c->lastinteraction = server.unixtime;
+    if (d->dboff < d->dbsize) return;
+    close(d->dbfd);
+    d->dbfd = -1;
+    connSetWriteHandler(conn, NULL);
+    replicaPutOnline(c, 0);
+}
+
+/* Starts sending the saved file to one replica. */
+static void diskSnapshotSendTo(client *c) {
+    replClientData *d = c->repl;
+    struct stat st;
+    d->dbfd = open(server.rdb_filename, O_RDONLY);
+    if (d->dbfd == -1 || fstat(d->dbfd, &st) == -1) {
+        serverLog(LL_WARNING, "SYNC failed. Can't open/stat DB after BGSAVE: %s", strerror(errno));
+        freeClient(c);
+        return;
+    }
+    d->dboff = 0;
+    d->dbsize = st.st_size;
+    d->preamble = sdscatprintf(sdsempty(), "$%lld\r\n", (long long)st.st_size);
+    d->state = REPLICA_STATE_SEND_BULK;
+    if (connSetWriteHandler(c->conn, sendBulkToReplica) == C_ERR) freeClient(c);
+}
+
+static void diskSnapshotDone(int ok) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_END || r->repl->method != &diskSnapshotMethod) continue;
+        if (!ok) {
+            serverLog(LL_WARNING, "SYNC failed. BGSAVE child returned an error");
+            freeClientAsync(r);
+            continue;
+        }
+        diskSnapshotSendTo(r);
+    }
+}
+
+static void diskSnapshotReplicaGone(client *c) {
+    (void)c; /* its fd is closed with its replClientData */
+}
+
+/* ---------------------------------------------------------------------------
+ * Snapshot delivery: the socket method (diskless)
+ *
+ * The child writes "$EOF:<mark>\r\n", the RDB and "<mark>" into a pipe.
+ * The parent reads a chunk and writes it to every replica of the sync;
+ * while a replica's connection cannot take its part, the pipe is not read
+ * (the slowest replica paces the child). At the pipe's end every replica
+ * is online but receives the stream only after its first ACK, which tells
+ * that it finished loading, so no stream byte can reach a replica that is
+ * still reading the snapshot.
+ * ------------------------------------------------------------------------- */
+
+static struct {
+    int fd;                 /* read end of the pipe, -1 when none */
+    char buf[REPL_TRANSFER_CHUNK];
+    size_t len;             /* bytes in buf */
+    int pending;            /* replicas that have not taken buf whole */
+    client **targets;       /* the replicas of this sync */
+    int ntargets;
+} rdbPipe = {.fd = -1};
+
+static int socketSnapshotStart(void);
+static void socketSnapshotDone(int ok);
+static void socketSnapshotReplicaGone(client *c);
+static replSnapshotMethod socketSnapshotMethod = {
+    .name = "socket",
+    .delayed = 1,
+    .start = socketSnapshotStart,
+    .done = socketSnapshotDone,
+    .replica_gone = socketSnapshotReplicaGone,
+    .can_attach = NULL,
+};
+
+static void rdbPipeReadHandler(struct aeEventLoop *el, int fd, void *privdata, int mask);
+
+static void rdbPipeClose(void) {
+    if (rdbPipe.fd != -1) {
+        aeDeleteFileEvent(server.el, rdbPipe.fd, AE_READABLE);
+        close(rdbPipe.fd);
+    }
+    rdbPipe.fd = -1;
+    zfree(rdbPipe.targets);
+    rdbPipe.targets = NULL;
+    rdbPipe.ntargets = rdbPipe.pending = 0;
+    rdbPipe.len = 0;
+}
+
+/* Removes c from the sync's targets (it failed or went away); when none
+ * is left, closing the pipe ends the child (EPIPE). */
+static void rdbPipeDropTarget(client *c) {
+    for (int j = 0; j < rdbPipe.ntargets; j++) {
+        if (rdbPipe.targets[j] != c) continue;
+        if (c->repl->dboff < (off_t)rdbPipe.len && rdbPipe.len) rdbPipe.pending--;
+        rdbPipe.targets[j] = rdbPipe.targets[--rdbPipe.ntargets];
+        break;
+    }
+    if (rdbPipe.fd == -1) return;
+    if (rdbPipe.ntargets == 0) {
+        serverLog(LL_WARNING, "Diskless rdb transfer, last replica dropped, killing fork child.");
+        killRDBChild();
+        rdbPipeClose();
+    } else if (rdbPipe.pending == 0) {
+        aeCreateFileEvent(server.el, rdbPipe.fd, AE_READABLE, rdbPipeReadHandler, NULL);
+    }
+}
+
+/* Writes what c has not yet taken of the current chunk. Returns 1 when c
+ * took it all, 0 if it must wait for writability, -1 if c failed. */
+static int rdbPipeWriteTo(client *c) {
+    size_t off = (size_t)c->repl->dboff;
+    ssize_t n = connWrite(c->conn, rdbPipe.buf + off, rdbPipe.len - off);
+    if (n == -1) {
+        if (connGetState(c->conn) == CONN_STATE_CONNECTED) return 0;
+        serverLog(LL_WARNING, "Diskless rdb transfer, write error sending DB to replica: %s",
+                  connGetLastError(c->conn));
+        return -1;
+    }
+    c->repl->dboff += n;
+    server.stat_net_repl_output_bytes += n;
+    c->lastinteraction = server.unixtime;
+    return (size_t)c->repl->dboff == rdbPipe.len;
+}
+
+/* Write handler of a replica that could not take a whole chunk. */
+static void rdbPipeWriteHandler(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    int r = rdbPipeWriteTo(c);
+    if (r == 0) return;
+    connSetWriteHandler(conn, NULL);
+    if (r < 0) {
+        freeClient(c); /* drops it from the targets */
+        return;
+    }
+    if (--rdbPipe.pending == 0 && rdbPipe.fd != -1)
+        aeCreateFileEvent(server.el, rdbPipe.fd, AE_READABLE, rdbPipeReadHandler, NULL);
+}
+
+/* The snapshot is all out: every target is online, streaming at its first
+ * ACK. */
+static void rdbPipeFinished(void) {
+    serverLog(LL_NOTICE, "Diskless rdb transfer, done reading from pipe, %d replicas still up.", rdbPipe.ntargets);
+    for (int j = 0; j < rdbPipe.ntargets; j++) {
+        client *c = rdbPipe.targets[j];
+        c->repl->method = NULL;
+        serverLog(LL_NOTICE, "Streamed RDB transfer with replica %s succeeded (socket). Waiting for REPLCONF ACK "
+                             "from replica to enable streaming", replicaName(c));
+        replicaPutOnline(c, 1);
+    }
+    rdbPipeClose();
+}
+
+static void rdbPipeReadHandler(struct aeEventLoop *el, int fd, void *privdata, int mask) {
+    (void)el;
+    (void)privdata;
+    (void)mask;
+    ssize_t n = read(fd, rdbPipe.buf, sizeof(rdbPipe.buf));
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EINTR) return;
+        serverLog(LL_WARNING, "Diskless rdb transfer, read error sending DB to replicas: %s", strerror(errno));
+        for (int j = rdbPipe.ntargets - 1; j >= 0; j--) freeClientAsync(rdbPipe.targets[j]);
+        killRDBChild();
+        rdbPipeClose();
+        return;
+    }
+    if (n == 0) {
+        rdbPipeFinished();
+        return;
+    }
+    rdbPipe.len = (size_t)n;
+    rdbPipe.pending = 0;
+    for (int j = rdbPipe.ntargets - 1; j >= 0; j--) {
+        client *c = rdbPipe.targets[j];
+        c->repl->dboff = 0;
+        int r = rdbPipeWriteTo(c);
+        if (r < 0) {
+            freeClientAsync(c);
+            rdbPipe.targets[j] = rdbPipe.targets[--rdbPipe.ntargets];
+        } else if (r == 0) {
+            rdbPipe.pending++;
+            connSetWriteHandler(c->conn, rdbPipeWriteHandler);
+        }
+    }
+    if (rdbPipe.ntargets == 0) {
+        killRDBChild();
+        rdbPipeClose();
+        return;
+    }
+    if (rdbPipe.pending) aeDeleteFileEvent(server.el, rdbPipe.fd, AE_READABLE);
+}
+
+static int socketSnapshotStart(void) {
+    int fds[2];
+    if (pipe(fds) == -1) {
+        serverLog(LL_WARNING, "Can't setup the pipe for a diskless sync: %s", strerror(errno));
+        return C_ERR;
+    }
+    char mark[CONFIG_RUN_ID_SIZE];
+    getRandomHexChars(mark, sizeof(mark));
+    repl.snapshot_offset = server.primary_repl_offset;
+    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: replicas sockets");
+    if (rdbSaveToPipeBackground(fds[1], mark) != C_OK) {
+        close(fds[0]);
+        close(fds[1]);
+        return C_ERR;
+    }
+    close(fds[1]);
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    rdbPipe.fd = fds[0];
+    rdbPipe.targets = zmalloc(sizeof(client *) * listLength(repl.replicas));
+    rdbPipe.ntargets = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || replicationSnapshotMethodFor(r) != &socketSnapshotMethod)
+            continue;
+        if (server.repl_diskless_sync_max_replicas && rdbPipe.ntargets == server.repl_diskless_sync_max_replicas)
+            break;
+        r->repl->method = &socketSnapshotMethod;
+        if (replicaSetupFullResync(r, repl.snapshot_offset) != C_OK) continue;
+        r->repl->dboff = 0;
+        rdbPipe.targets[rdbPipe.ntargets++] = r;
+    }
+    aeCreateFileEvent(server.el, rdbPipe.fd, AE_READABLE, rdbPipeReadHandler, NULL);
+    return C_OK;
+}
+
+/* The child ended. The pipe normally ended before; if not (the child
+ * failed), the replicas of the sync cannot get their snapshot. */
+static void socketSnapshotDone(int ok) {
+    if (rdbPipe.fd == -1) return;
+    if (ok) return; /* the rest of the pipe is still to be relayed */
+    serverLog(LL_WARNING, "Diskless rdb transfer failed: the child exited before the end of the snapshot");
+    for (int j = rdbPipe.ntargets - 1; j >= 0; j--) freeClientAsync(rdbPipe.targets[j]);
+    rdbPipeClose();
+}
+
+static void socketSnapshotReplicaGone(client *c) {
+    if (c->repl->state == REPLICA_STATE_WAIT_BGSAVE_END) rdbPipeDropTarget(c);
+}
+
+/* ---------------------------------------------------------------------------
+ * Choosing and running a snapshot method
+ * ------------------------------------------------------------------------- */
+
+/* The one place that decides how c's snapshot reaches it: streamed when
+ * repl-diskless-sync is on and the replica can read an EOF-framed
+ * payload, else through the file. (The RDMA region method will be chosen
+ * here too.) */
+replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
+    if (server.repl_diskless_sync && (c->repl->capa & REPLICA_CAPA_EOF)) return &socketSnapshotMethod;
+    return &diskSnapshotMethod;
+}
+
+/* Starts one snapshot for the replicas waiting for one: the method of the
+ * first such replica serves it and every waiting replica of the same
+ * method; others wait for the next. */
+static void replicationStartFullSyncs(void) {
+    if (hasActiveChildProcess()) return;
+    client *first = NULL;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) {
+            first = r;
+            break;
+        }
+    }
+    if (first == NULL) return;
+    replSnapshotMethod *m = replicationSnapshotMethodFor(first);
+    if (m->start() != C_OK) {
+        serverLog(LL_WARNING, "BGSAVE for replication failed");
+        listRewind(repl.replicas, &li);
+        while ((ln = listNext(&li))) {
+            client *r = listNodeValue(ln);
+            if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || replicationSnapshotMethodFor(r) != m) continue;
+            addReplyError(r, "BGSAVE failed, replication can't continue");
+            r->flags |= CLIENT_CLOSE_AFTER_REPLY;
+            r->repl->state = REPLICA_STATE_ONLINE; /* so the error is written */
+        }
+        return;
+    }
+    repl.snapshot_running = 1;
+    repl.running_method = m;
+}
+
+/* See replication.h: called by snapshot.c when any background save ends. */
+void replicationSnapshotDone(int ok) {
+    if (!repl.snapshot_running) return;
+    repl.snapshot_running = 0;
+    replSnapshotMethod *m = repl.running_method;
+    repl.running_method = NULL;
+    m->done(ok);
+}
+
+/* Starts the snapshot replicas wait for once nothing else runs, after
+ * repl-diskless-sync-delay for a diskless one (or at once when
+ * repl-diskless-sync-max-replicas are waiting). Cron. */
+static void replicationStartPendingSyncs(void) {
+    if (hasActiveChildProcess()) return;
+    int waiting = 0;
+    time_t max_idle = 0;
+    client *first = NULL;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START) continue;
+        if (!first) first = r;
+        waiting++;
+        time_t idle = server.unixtime - r->ctime;
+        if (idle > max_idle) max_idle = idle;
+    }
+    if (!waiting) return;
+    replSnapshotMethod *m = replicationSnapshotMethodFor(first);
+    if (m->delayed && max_idle < server.repl_diskless_sync_delay &&
+        !(server.repl_diskless_sync_max_replicas && waiting >= server.repl_diskless_sync_max_replicas))
+        return;
+    replicationStartFullSyncs();
+}
+
+/* ---------------------------------------------------------------------------
+ * Replica side: connecting and the handshake
+ * ------------------------------------------------------------------------- */
+
+/* The one function that knows which transport the link to the primary
+ * uses: TLS with tls-replication yes, TCP otherwise. */
+static ConnectionType *replicationConnectionType(void) {
+    if (server.tls_replication) return connTypeGetByName(CONN_NAME_TLS);
+    return connectionTypeTcp();
+}
+
+static void syncWithPrimary(connection *conn);
+
+/* Starts connecting to the primary (state CONNECT -> CONNECTING). */
+static int connectWithPrimary(void) {
+    ConnectionType *ct = replicationConnectionType();
+    if (ct == NULL) {
+        serverLog(LL_WARNING, "Unable to connect to PRIMARY: TLS is not built in (tls-replication yes)");
+        return C_ERR;
+    }
+    repl.transfer = connCreate(ct);
+    if (connConnect(repl.transfer, server.primary_host, server.primary_port, NULL, syncWithPrimary) == C_ERR) {
+        serverLog(LL_WARNING, "Unable to connect to PRIMARY: %s", connGetLastError(repl.transfer));
+        connClose(repl.transfer);
+        repl.transfer = NULL;
+        return C_ERR;
+    }
+    repl.transfer_lastio = server.unixtime;
+    repl.handshake_start = server.unixtime;
+    repl.state = REPL_STATE_CONNECTING;
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync started");
+    return C_OK;
+}
+
+/* Drops a link that is still in the handshake or the transfer. */
+static void cancelReplicationHandshake(void) {
+    if (repl.state == REPL_STATE_TRANSFER) {
+        replicationAbortSyncTransfer();
+    } else if (repl.transfer) {
+        connClose(repl.transfer);
+        repl.transfer = NULL;
+    }
+    if (repl.state != REPL_STATE_NONE && repl.state != REPL_STATE_CONNECTED) repl.state = REPL_STATE_CONNECT;
+}
+
+/* Sends one command of the handshake. Returns C_OK or C_ERR (logged). */
+static int sendHandshakeCommand(connection *conn, int argc, const char **argv) {
+    sds cmd = sdsempty();
+    robj *objs[8];
+    for (int j = 0; j < argc; j++) objs[j] = createStringObject(argv[j], strlen(argv[j]));
+    cmd = catCommandProto(cmd, objs, argc);
+    for (int j = 0; j < argc; j++) decrRefCount(objs[j]);
+    ssize_t n = connSyncWrite(conn, cmd, (ssize_t)sdslen(cmd), REPL_SYNCIO_TIMEOUT_MS);
+    sdsfree(cmd);
+    if (n == -1) {
+        serverLog(LL_WARNING, "Error writing to PRIMARY: %s", connGetLastError(conn));
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* Reads one reply line of the handshake (the event loop said readable).
+ * Returns an sds, or NULL on error (logged). */
+static sds readHandshakeReply(connection *conn) {
+    char buf[256];
+    if (connSyncReadLine(conn, buf, sizeof(buf), REPL_SYNCIO_TIMEOUT_MS) == -1) {
+        serverLog(LL_WARNING, "Failed to read response from the server: %s",
+                  connGetLastError(conn) ? connGetLastError(conn) : strerror(errno));
+        return NULL;
+    }
+    repl.transfer_lastio = server.unixtime;
+    return sdsnew(buf);
+}
+
+/* Sends AUTH (when primaryauth is set), REPLCONF listening-port,
+ * REPLCONF ip-address (replica-announce-ip) and REPLCONF capa in one go;
+ * their replies are read one per readable event. */
+static int sendHandshakeBatch(connection *conn) {
+    if (server.primary_auth) {
+        const char *a[3] = {"AUTH", server.primary_user ? server.primary_user : server.primary_auth,
+                            server.primary_auth};
+        const char *args[3] = {"AUTH", a[1], a[2]};
+        if (sendHandshakeCommand(conn, server.primary_user ? 3 : 2, server.primary_user ? args : a) != C_OK)
+            return C_ERR;
+    }
+    char port[16];
+    snprintf(port, sizeof(port), "%d", server.replica_announce_port ? server.replica_announce_port : server.port);
+    const char *lp[3] = {"REPLCONF", "listening-port", port};
+    if (sendHandshakeCommand(conn, 3, lp) != C_OK) return C_ERR;
+    if (server.replica_announce_ip) {
+        const char *ip[3] = {"REPLCONF", "ip-address", server.replica_announce_ip};
+        if (sendHandshakeCommand(conn, 3, ip) != C_OK) return C_ERR;
+    }
+    const char *capa[5] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    return sendHandshakeCommand(conn, 5, capa);
+}
+
+/* Sends PSYNC <replid> <offset+1> for the history this dataset holds (a
+ * fresh replica asks "PSYNC ? -1"). */
+static int sendPsync(connection *conn) {
+    char offset[32];
+    const char *args[4] = {"PSYNC", server.replid, offset, "FAILOVER"};
+    if (repl.psync_possible) {
+        snprintf(offset, sizeof(offset), "%lld", server.primary_repl_offset + 1);
+        serverLog(LL_NOTICE, "Trying a partial resynchronization (request %s:%s).", server.replid, offset);
+    } else {
+        args[1] = "?";
+        snprintf(offset, sizeof(offset), "-1");
+        serverLog(LL_NOTICE, "Partial resynchronization not possible (no cached primary)");
+    }
+    return sendHandshakeCommand(conn, repl.failover_state == FAILOVER_IN_PROGRESS ? 4 : 3, args);
+}
+
+static void readSyncBulkPayload(connection *conn);
+static void replicationContinueWith(connection *conn, const char *newid);
+
+/* The reply to PSYNC. Returns C_OK if the link goes on (transfer or
+ * stream), C_ERR to retry later. */
+static int handlePsyncReply(connection *conn, sds reply) {
+    if (!strncmp(reply, "+FULLRESYNC", 11)) {
+        char *id = strchr(reply, ' ');
+        char *off = id ? strchr(id + 1, ' ') : NULL;
+        if (!id || !off || off - id - 1 != CONFIG_RUN_ID_SIZE) {
+            serverLog(LL_WARNING, "Primary replied with wrong +FULLRESYNC syntax.");
+            return C_ERR;
+        }
+        memcpy(repl.new_replid, id + 1, CONFIG_RUN_ID_SIZE);
+        repl.new_replid[CONFIG_RUN_ID_SIZE] = '\0';
+        repl.new_offset = strtoll(off + 1, NULL, 10);
+        serverLog(LL_NOTICE, "Full resync from primary: %s:%lld", repl.new_replid, repl.new_offset);
+        repl.state = REPL_STATE_TRANSFER;
+        repl.transfer_size = -2; /* the "$" line is next */
+        repl.transfer_read = 0;
+        repl.transfer_start = server.unixtime;
+        connSetReadHandler(conn, readSyncBulkPayload);
+        return C_OK;
+    }
+    if (!strncmp(reply, "+CONTINUE", 9)) {
+        const char *newid = reply[9] == ' ' ? reply + 10 : NULL;
+        serverLog(LL_NOTICE, "Successful partial resynchronization with primary.");
+        replicationContinueWith(conn, newid);
+        return C_OK;
+    }
+    if (!strncmp(reply, "-NOMASTERLINK", 13) || !strncmp(reply, "-LOADING", 8)) {
+        serverLog(LL_NOTICE, "Primary is currently unable to PSYNC but should be in the future: %s", reply);
+        return C_ERR;
+    }
+    serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
+    if (repl.failover_state == FAILOVER_IN_PROGRESS) failoverAbort("Failover target rejected psync request");
+    return C_ERR;
+}
+
+/* The handshake, one step per event: connected -> PING, then the replies
+ * of PING, AUTH, REPLCONF listening-port/ip-address/capa and PSYNC in
+ * order. Any failure drops the link; the cron retries. */
+static void syncWithPrimary(connection *conn) {
+    sds reply = NULL;
+    if (repl.state == REPL_STATE_NONE) { /* REPLICAOF NO ONE meanwhile */
+        connClose(conn);
+        repl.transfer = NULL;
+        return;
+    }
+    if (connGetState(conn) != CONN_STATE_CONNECTED) {
+        serverLog(LL_WARNING, "Error condition on socket for SYNC: %s", connGetLastError(conn));
+        goto error;
+    }
+    switch (repl.state) {
+    case REPL_STATE_CONNECTING: {
+        serverLog(LL_NOTICE, "Non blocking connect for SYNC fired the event.");
+        connSetReadHandler(conn, syncWithPrimary);
+        connSetWriteHandler(conn, NULL);
+        repl.state = REPL_STATE_RECEIVE_PING_REPLY;
+        const char *ping[1] = {"PING"};
+        if (sendHandshakeCommand(conn, 1, ping) != C_OK) goto error;
+        return;
+    }
+    case REPL_STATE_RECEIVE_PING_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        /* -NOAUTH and "operation not permitted" mean "authenticate first",
+         * which AUTH does next. */
+        if (reply[0] == '-' && strncmp(reply, "-NOAUTH", 7) && strncmp(reply, "-NOPERM", 7) &&
+            strncmp(reply, "-ERR operation not permitted", 28)) {
+            serverLog(LL_WARNING, "Error reply to PING from primary: '%s'", reply);
+            goto error;
+        }
+        serverLog(LL_NOTICE, "Primary replied to PING, replication can continue...");
+        if (sendHandshakeBatch(conn) != C_OK) goto error;
+        repl.state = server.primary_auth ? REPL_STATE_RECEIVE_AUTH_REPLY : REPL_STATE_RECEIVE_PORT_REPLY;
+        break;
+    case REPL_STATE_RECEIVE_AUTH_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '-') {
+            serverLog(LL_WARNING, "Unable to AUTH to PRIMARY: %s", reply);
+            goto error;
+        }
+        repl.state = REPL_STATE_RECEIVE_PORT_REPLY;
+        break;
+    case REPL_STATE_RECEIVE_PORT_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '-')
+            serverLog(LL_NOTICE, "(Non critical) Primary does not understand REPLCONF listening-port: %s", reply);
+        repl.state = server.replica_announce_ip ? REPL_STATE_RECEIVE_IP_REPLY : REPL_STATE_RECEIVE_CAPA_REPLY;
+        break;
+    case REPL_STATE_RECEIVE_IP_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '-')
+            serverLog(LL_NOTICE, "(Non critical) Primary does not understand REPLCONF ip-address: %s", reply);
+        repl.state = REPL_STATE_RECEIVE_CAPA_REPLY;
+        break;
+    case REPL_STATE_RECEIVE_CAPA_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '-')
+            serverLog(LL_NOTICE, "(Non critical) Primary does not understand REPLCONF capa: %s", reply);
+        if (sendPsync(conn) != C_OK) goto error;
+        repl.state = REPL_STATE_RECEIVE_PSYNC_REPLY;
+        break;
+    case REPL_STATE_RECEIVE_PSYNC_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '\0') break; /* a keepalive newline while the primary prepares */
+        if (handlePsyncReply(conn, reply) != C_OK) goto error;
+        break;
+    default:
+        serverLog(LL_WARNING, "syncWithPrimary(): unexpected state %d", repl.state);
+        goto error;
+    }
+    sdsfree(reply);
+    return;
+error:
+    sdsfree(reply);
+    connClose(conn);
+    repl.transfer = NULL;
+    repl.state = REPL_STATE_CONNECT;
+}
+
+/* ---------------------------------------------------------------------------
+ * Replica side: receiving the snapshot
+ * ------------------------------------------------------------------------- */
+
+static void replicationAbortSyncTransfer(void) {
+    if (repl.transfer) connClose(repl.transfer);
+    repl.transfer = NULL;
+    if (repl.transfer_fd != -1) {
+        close(repl.transfer_fd);
+        unlink(repl.transfer_tmpfile);
+        repl.transfer_fd = -1;
+    }
+    repl.state = REPL_STATE_CONNECT;
+}
+
+/* Empties the dataset (and the libraries) for a full sync's snapshot.
+ * This dataset no longer belongs to any history: new replid, our own
+ * replicas must resync from scratch. */
+static void replicationEmptyForSync(void) {
+    replicationDisconnectReplicas();
+    replicationDiscardBacklog();
+    replicationNewReplid();
+    server.primary_repl_offset = 0;
+    repl.psync_possible = 0;
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Flushing old data");
+    emptyData(-1, server.repl_replica_lazy_flush ? EMPTYDB_ASYNC : EMPTYDB_NO_FLAGS, NULL);
+    functionsClearAll();
+}
+
+/* The snapshot loaded: the link becomes the primary's client and this
+ * dataset is the primary's history at new_offset. */
+static void replicationFinishFullSync(connection *conn, const char *leftover, size_t leftlen) {
+    memcpy(server.replid, repl.new_replid, sizeof(server.replid));
+    server.primary_repl_offset = repl.new_offset;
+    replicationClearReplid2();
+    replicationCreateBacklog();
+    client *p = replicationCreatePrimaryClient(conn, repl.stream_db >= 0 ? repl.stream_db : 0);
+    repl.transfer = NULL;
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Finished with success");
+    /* A primary that streamed the snapshot waits for this first ACK
+     * before it sends the stream. */
+    replicationSendAck();
+    if (leftlen) {
+        p->querybuf = sdscatlen(p->querybuf, leftover, leftlen);
+        replicationPrimaryRead(p, leftover, leftlen);
+        processInputBuffer(p);
+    }
+}
+
+/* rio read callback over the link (diskless load): waits for data up to
+ * repl-timeout, never reads past the announced length. */
+static ssize_t replicationRioRead(void *ctx, void *buf, size_t len) {
+    connection *conn = ctx;
+    if (repl.transfer_size >= 0) {
+        long long left = repl.transfer_size - repl.transfer_read;
+        if (left <= 0) return 0;
+        if ((long long)len > left) len = (size_t)left;
+    }
+    long long deadline = aeMonotonicUs() + (long long)server.repl_timeout * 1000000;
+    while (1) {
+        ssize_t n = connRead(conn, buf, len);
+        if (n > 0) {
+            repl.transfer_read += n;
+            repl.transfer_lastio = time(NULL);
+            server.stat_net_repl_input_bytes += n;
+            return n;
+        }
+        if (n == 0) return 0;
+        if (connGetState(conn) != CONN_STATE_CONNECTED) return -1;
+        if (connWait(conn, AE_READABLE, deadline) == C_ERR) return -1;
+    }
+}
+
+/* Diskless load: the snapshot is read straight from the link into the
+ * dataset. With swapdb the old data is set aside and comes back if the
+ * load fails; otherwise (on-empty-db) the dataset was empty anyway. */
+static void replicationLoadFromLink(connection *conn) {
+    connSetReadHandler(conn, NULL);
+    int swap = server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB;
+    serverDb *backup = NULL;
+    if (swap) {
+        backup = dbBackupAndReset();
+        replicationDisconnectReplicas();
+        replicationDiscardBacklog();
+    } else {
+        replicationEmptyForSync();
+    }
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Loading DB in memory");
+    rio r;
+    rioInitFuncReader(&r, replicationRioRead, conn);
+    repl.stream_db = -1;
+    int ok = snapshotLoadRio(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION) == C_OK;
+    if (ok && repl.transfer_size == -1) {
+        char mark[CONFIG_RUN_ID_SIZE];
+        ok = rioRead(&r, mark, sizeof(mark)) && memcmp(mark, repl.eofmark, sizeof(mark)) == 0;
+        if (!ok) serverLog(LL_WARNING, "Replication stream EOF marker is broken");
+    }
+    size_t leftlen = 0;
+    const char *leftover = rioBuffered(&r, &leftlen);
+    sds left = sdsnewlen(leftover, leftlen);
+    rioRelease(&r);
+    if (!ok) {
+        serverLog(LL_WARNING, "Failed trying to load the PRIMARY synchronization DB from socket");
+        if (backup) {
+            dbRestoreBackup(backup);
+            serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Discarding the loaded data, restoring the old one");
+        } else {
+            emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
+        }
+        sdsfree(left);
+        replicationAbortSyncTransfer();
+        return;
+    }
+    if (backup) {
+        dbDiscardBackup(backup);
+        replicationNewReplid(); /* overwritten below; the old history is gone */
+    }
+    replicationFinishFullSync(conn, left, sdslen(left));
+    sdsfree(left);
+}
+
+/* Disk load: the whole payload is in the temp file. */
+static void replicationLoadFromFile(connection *conn) {
+    if (fsync(repl.transfer_fd) == -1) {
+        serverLog(LL_WARNING, "Failed trying to sync the temp DB to disk in PRIMARY <-> REPLICA synchronization: %s",
+                  strerror(errno));
+        replicationAbortSyncTransfer();
+        return;
+    }
+    close(repl.transfer_fd);
+    repl.transfer_fd = -1;
+    if (rename(repl.transfer_tmpfile, server.rdb_filename) == -1) {
+        serverLog(LL_WARNING,
+                  "Failed trying to rename the temp DB into %s in PRIMARY <-> REPLICA synchronization: %s",
+                  server.rdb_filename, strerror(errno));
+        unlink(repl.transfer_tmpfile);
+        replicationAbortSyncTransfer();
+        return;
+    }
+    connSetReadHandler(conn, NULL);
+    replicationEmptyForSync();
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Loading DB in memory");
+    repl.stream_db = -1;
+    if (snapshotLoadFileForSync(server.rdb_filename) != C_OK) {
+        serverLog(LL_WARNING, "Failed trying to load the PRIMARY synchronization DB from disk, check server logs.");
+        emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
+        replicationAbortSyncTransfer();
+        return;
+    }
+    replicationFinishFullSync(conn, NULL, 0);
+}
+
+/* Reads the "$<len>" or "$EOF:<mark>" line that opens the payload.
+ * Returns 1 when read, 0 to wait (a keepalive newline), -1 on error. */
+static int readPayloadHeader(connection *conn) {
+    char buf[256];
+    if (connSyncReadLine(conn, buf, sizeof(buf), REPL_SYNCIO_TIMEOUT_MS) == -1) {
+        serverLog(LL_WARNING, "I/O error reading bulk count from PRIMARY: %s",
+                  connGetLastError(conn) ? connGetLastError(conn) : strerror(errno));
+        return -1;
+    }
+    repl.transfer_lastio = server.unixtime;
+    if (buf[0] == '\0') return 0;
+    if (buf[0] == '-') {
+        serverLog(LL_WARNING, "PRIMARY aborted replication with an error: %s", buf + 1);
+        return -1;
+    }
+    if (buf[0] != '$') {
+        serverLog(LL_WARNING, "Bad protocol from PRIMARY, the first byte is not '$' (we received '%s'), are you sure "
+                              "the host and port are right?", buf);
+        return -1;
+    }
+    if (!strncmp(buf + 1, "EOF:", 4) && strlen(buf + 5) >= CONFIG_RUN_ID_SIZE) {
+        memcpy(repl.eofmark, buf + 5, CONFIG_RUN_ID_SIZE);
+        memset(repl.lastbytes, 0, CONFIG_RUN_ID_SIZE);
+        repl.transfer_size = -1;
+        serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: receiving streamed RDB from primary with EOF to %s",
+                  server.repl_diskless_load != REPL_DISKLESS_LOAD_DISABLED ? "parser" : "disk");
+    } else {
+        long long size;
+        if (!string2ll(buf + 1, strlen(buf + 1), &size) || size < 0) {
+            serverLog(LL_WARNING, "Bad bulk length from PRIMARY: %s", buf);
+            return -1;
+        }
+        repl.transfer_size = size;
+        serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: receiving %lld bytes from primary to %s", size,
+                  server.repl_diskless_load != REPL_DISKLESS_LOAD_DISABLED ? "parser" : "disk");
+    }
+    return 1;
+}
+
+/* 1 if the snapshot is loaded straight from the link. */
+static int useDisklessLoad(void) {
+    return server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB ||
+           (server.repl_diskless_load == REPL_DISKLESS_LOAD_WHEN_DB_EMPTY && dbTotalServerKeyCount() == 0);
+}
+
+/* Read handler of the link in REPL_STATE_TRANSFER. */
+static void readSyncBulkPayload(connection *conn) {
+    if (repl.transfer_size == -2) {
+        int r = readPayloadHeader(conn);
+        if (r < 0) {
+            replicationAbortSyncTransfer();
+            return;
+        }
+        if (r == 0) return;
+        if (useDisklessLoad()) {
+            replicationLoadFromLink(conn);
+            return;
+        }
+        snprintf(repl.transfer_tmpfile, sizeof(repl.transfer_tmpfile), "temp-%d.%ld.rdb", (int)time(NULL),
+                 (long)getpid());
+        repl.transfer_fd = open(repl.transfer_tmpfile, O_CREAT | O_WRONLY | O_EXCL | O_TRUNC, 0644);
+        if (repl.transfer_fd == -1) {
+            serverLog(LL_WARNING, "Opening the temp file needed for PRIMARY <-> REPLICA synchronization: %s",
+                      strerror(errno));
+            replicationAbortSyncTransfer();
+            return;
+        }
+        return;
+    }
+    char buf[REPL_TRANSFER_CHUNK];
+    size_t want = sizeof(buf);
+    if (repl.transfer_size >= 0 && (long long)want > repl.transfer_size - repl.transfer_read)
+        want = (size_t)(repl.transfer_size - repl.transfer_read);
+    ssize_t n = want ? connRead(conn, buf, want) : 0;
+    if (want && n <= 0) {
+        if (n == -1 && connGetState(conn) == CONN_STATE_CONNECTED) return;
+        serverLog(LL_WARNING, "I/O error trying to sync with PRIMARY: %s",
+                  n == 0 ? "connection lost" : connGetLastError(conn));
+        replicationAbortSyncTransfer();
+        return;
+    }
+    server.stat_net_repl_input_bytes += n;
+    repl.transfer_lastio = server.unixtime;
+    int eof = 0;
+    if (repl.transfer_size == -1) {
+        /* Keep the last 40 bytes seen to spot the mark. */
+        if (n >= CONFIG_RUN_ID_SIZE) {
+            memcpy(repl.lastbytes, buf + n - CONFIG_RUN_ID_SIZE, CONFIG_RUN_ID_SIZE);
+        } else {
+            memmove(repl.lastbytes, repl.lastbytes + n, CONFIG_RUN_ID_SIZE - n);
+            memcpy(repl.lastbytes + CONFIG_RUN_ID_SIZE - n, buf, n);
+        }
+        eof = memcmp(repl.lastbytes, repl.eofmark, CONFIG_RUN_ID_SIZE) == 0;
+    }
+    if (n > 0 && write(repl.transfer_fd, buf, (size_t)n) != n) {
+        serverLog(LL_WARNING, "Write error or short write writing to the DB dumped on disk for PRIMARY <-> REPLICA "
+                              "synchronization: %s", strerror(errno));
+        replicationAbortSyncTransfer();
+        return;
+    }
+    repl.transfer_read += n;
+    if (repl.transfer_size == -1) {
+        if (!eof) return;
+        if (ftruncate(repl.transfer_fd, repl.transfer_read - CONFIG_RUN_ID_SIZE) == -1) {
+            serverLog(LL_WARNING, "Error truncating the RDB file received from the primary for SYNC: %s",
+                      strerror(errno));
+            replicationAbortSyncTransfer();
+            return;
+        }
+    } else if (repl.transfer_read < repl.transfer_size) {
+        return;
+    }
+    replicationLoadFromFile(conn);
+}
+
+/* ---------------------------------------------------------------------------
+ * Replica side: the primary's client
+ * ------------------------------------------------------------------------- */
+
+/* Turns the link into the client the primary's stream is executed from. */
+static client *replicationCreatePrimaryClient(connection *conn, int dbid) {
+    client *c = createClient(conn);
+    c->flags |= CLIENT_PRIMARY;
+    c->authenticated = 1;
+    c->repl = replClientDataCreate();
+    c->repl->reploff = c->repl->read_reploff = server.primary_repl_offset;
+    c->repl->unapplied = sdsempty();
+    selectDb(c, dbid);
+    repl.primary = c;
+    repl.state = REPL_STATE_CONNECTED;
+    repl.psync_possible = 1;
+    repl.down_since = 0;
+    c->lastinteraction = server.unixtime;
+    return c;
+}
+
+/* +CONTINUE: the link goes on from our offset; with a new id the primary's
+ * history continues under it and ours becomes replid2 (it was promoted). */
+static void replicationContinueWith(connection *conn, const char *newid) {
+    if (newid && strlen(newid) >= CONFIG_RUN_ID_SIZE && strncmp(newid, server.replid, CONFIG_RUN_ID_SIZE)) {
+        memcpy(repl.replid2, server.replid, sizeof(repl.replid2));
+        repl.second_replid_offset = server.primary_repl_offset + 1;
+        memcpy(server.replid, newid, CONFIG_RUN_ID_SIZE);
+        server.replid[CONFIG_RUN_ID_SIZE] = '\0';
+        serverLog(LL_NOTICE, "Primary replication ID changed to %s", server.replid);
+        /* Our replicas follow the same change: they reconnect. */
+        replicationDisconnectReplicas();
+    }
+    if (repl.backlog == NULL) replicationCreateBacklog();
+    connSetReadHandler(conn, NULL);
+    replicationCreatePrimaryClient(conn, repl.stream_db >= 0 ? repl.stream_db : 0);
+    repl.transfer = NULL;
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Primary accepted a Partial Resynchronization.");
+}
+
+/* The link to the primary dropped: this dataset still holds the history
+ * up to our offset, so the next PSYNC asks for what follows. */
+static void replicationCachePrimaryState(void) {
+    repl.psync_possible = 1;
+    repl.stream_db = repl.primary ? repl.primary->db->id : -1;
+}
+
+/* See replication.h. */
+void replicationPrimaryRead(client *c, const char *buf, size_t len) {
+    c->repl->read_reploff += (long long)len;
+    c->repl->unapplied = sdscatlen(c->repl->unapplied, buf, len);
+    server.stat_net_repl_input_bytes += (long long)len;
+}
+
+/* See replication.h. Applied bytes go to our own backlog and replicas,
+ * byte for byte as the primary sent them. Inside a transaction nothing is
+ * applied until EXEC: a replica promoted in the middle of one must not
+ * have half of it in its history. */
+void replicationPrimaryApplied(client *c) {
+    if (c->flags & CLIENT_MULTI) return;
+    long long unparsed = (long long)(sdslen(c->querybuf) - c->qb_pos);
+    long long applied = c->repl->read_reploff - unparsed - c->repl->reploff;
+    if (applied <= 0) return;
+    c->repl->reploff += applied;
+    if (repl.backlog) replicationFeedBytes(c->repl->unapplied, (size_t)applied);
+    else server.primary_repl_offset += applied;
+    sdsrange(c->repl->unapplied, applied, -1);
+}
+
+/* REPLCONF ACK <offset> to our primary (every second, and on GETACK). */
+void replicationSendAck(void) {
+    client *c = repl.primary;
+    if (c == NULL) return;
+    char off[32];
+    snprintf(off, sizeof(off), "%lld", c->repl->reploff);
+    c->flags |= CLIENT_PRIMARY_FORCE_REPLY;
+    addReplyArrayLen(c, 3);
+    addReplyBulkCString(c, "REPLCONF");
+    addReplyBulkCString(c, "ACK");
+    addReplyBulkCString(c, off);
+    c->flags &= ~CLIENT_PRIMARY_FORCE_REPLY;
+}
+
+/* Closes every replica's link (they reconnect and resync). */
+static void replicationDisconnectReplicas(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) freeClientAsync(listNodeValue(ln));
+}
+
+/* ---------------------------------------------------------------------------
+ * Changing role
+ * ------------------------------------------------------------------------- */
+
+/* Becomes a replica of host:port (from a primary or another primary). */
+static void replicationSetPrimary(const char *host, int port) {
+    int was_primary = server.primary_host == NULL;
+    zfree(server.primary_host);
+    server.primary_host = zstrdup(host);
+    server.primary_port = port;
+    if (repl.primary) freeClient(repl.primary);
+    cancelReplicationHandshake();
+    if (was_primary) {
+        /* Our own history continues under the new primary if it has it. */
+        repl.psync_possible = 1;
+        repl.stream_db = repl.last_seldb;
+    }
+    /* Our replicas must follow: they reconnect and resync with us. */
+    replicationDisconnectReplicas();
+    repl.state = REPL_STATE_CONNECT;
+    repl.down_since = server.unixtime;
+    serverLog(LL_NOTICE, "Connecting to PRIMARY %s:%d", host, port);
+    connectWithPrimary();
+}
+
+/* REPLICAOF NO ONE: keep the data, start a new history that partial
+ * resyncs of the old one can still join (replid2). */
+static void replicationUnsetPrimary(void) {
+    if (server.primary_host == NULL) return;
+    zfree(server.primary_host);
+    server.primary_host = NULL;
+    if (repl.primary) freeClient(repl.primary);
+    cancelReplicationHandshake();
+    repl.state = REPL_STATE_NONE;
+    replicationShiftReplid();
+    /* The next command our replicas get starts with a SELECT. */
+    repl.last_seldb = -1;
+    /* Replicas reconnect and PSYNC with the old id: replid2 serves them. */
+    replicationDisconnectReplicas();
+    repl.no_replicas_since = server.unixtime;
+}
+
+/* REPLICAOF host port | NO ONE (and SLAVEOF). */
+void replicaofCommand(client *c) {
+    if (repl.failover_state != FAILOVER_NONE) {
+        addReplyError(c, "REPLICAOF not allowed while failing over.");
+        return;
+    }
+    if (!strcasecmp(c->argv[1]->ptr, "no") && !strcasecmp(c->argv[2]->ptr, "one")) {
+        if (server.primary_host) {
+            replicationUnsetPrimary();
+            sds client = catClientInfoString(sdsempty(), c);
+            serverLog(LL_NOTICE, "PRIMARY MODE enabled (user request from '%s')", client);
+            sdsfree(client);
+        }
+        addReply(c, shared.ok);
+        return;
+    }
+    if (c->flags & CLIENT_REPLICA) {
+        addReplyError(c, "Command is not valid when client is a replica.");
+        return;
+    }
+    long port;
+    if (getRangeLongFromObjectOrReply(c, c->argv[2], 0, 65535, &port, "Invalid master port") != C_OK) return;
+    if (server.primary_host && !strcasecmp(server.primary_host, c->argv[1]->ptr) && server.primary_port == port) {
+        serverLog(LL_NOTICE, "REPLICAOF would result into synchronization with the primary we are already "
+                             "connected with. No operation performed.");
+        addReplyStatus(c, "OK Already connected to specified master");
+        return;
+    }
+    replicationSetPrimary(c->argv[1]->ptr, (int)port);
+    sds client = catClientInfoString(sdsempty(), c);
+    serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", server.primary_host, server.primary_port,
+              client);
+    sdsfree(client);
+    addReply(c, shared.ok);
+}
+
+/* ---------------------------------------------------------------------------
+ * Cron
+ * ------------------------------------------------------------------------- */
+
+/* Replica side of the cron: timeouts, reconnecting, ACKs. */
+static void replicationReplicaCron(void) {
+    time_t now = server.unixtime;
+    if (repl.state >= REPL_STATE_CONNECTING && repl.state < REPL_STATE_TRANSFER &&
+        now - repl.transfer_lastio > server.repl_timeout) {
+        serverLog(LL_WARNING, "Timeout connecting to the PRIMARY...");
+        cancelReplicationHandshake();
+    }
+    if (repl.state == REPL_STATE_TRANSFER && now - repl.transfer_lastio > server.repl_timeout) {
+        serverLog(LL_WARNING, "Timeout receiving bulk data from PRIMARY... If the problem persists try to set the "
+                              "'repl-timeout' parameter in valkey.conf to a larger value.");
+        cancelReplicationHandshake();
+    }
+    if (repl.primary && now - repl.primary->lastinteraction > server.repl_timeout) {
+        serverLog(LL_WARNING, "PRIMARY timeout: no data nor PING received...");
+        freeClient(repl.primary);
+    }
+    if (repl.state == REPL_STATE_CONNECT) {
+        serverLog(LL_NOTICE, "Connecting to PRIMARY %s:%d", server.primary_host, server.primary_port);
+        connectWithPrimary();
+    }
+    if (repl.primary) replicationSendAck();
+}
+
+/* Primary side of the cron: PINGs, keepalives, timeouts, the backlog's
+ * time to live, pending syncs. */
+static void replicationPrimaryCron(void) {
+    time_t now = server.unixtime;
+    static long long cronloops = 0;
+    cronloops++;
+    /* PING into the stream every repl-ping-replica-period seconds, so
+     * that replicas can detect a dead link; not while paused, as the
+     * PING would change the offset. */
+    if (server.primary_host == NULL && listLength(repl.replicas) &&
+        (cronloops % server.repl_ping_replica_period) == 0 && !isPausedActions()) {
+        const char *ping[1] = {"PING"};
+        replicationFeedCommandStrings(1, ping);
+    }
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        replClientData *d = r->repl;
+        /* A replica waiting for a disk snapshot gets newlines so that it
+         * does not time out while the file is written. */
+        if (d->state == REPLICA_STATE_WAIT_BGSAVE_START ||
+            (d->state == REPLICA_STATE_WAIT_BGSAVE_END && d->method == &diskSnapshotMethod)) {
+            if (connWrite(r->conn, "\n", 1) == -1 && connGetState(r->conn) != CONN_STATE_CONNECTED) {
+                freeClientAsync(r);
+                continue;
+            }
+        }
+        if (d->state == REPLICA_STATE_ONLINE && now - d->ack_time > server.repl_timeout) {
+            serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", replicaName(r));
+            freeClientAsync(r);
+            continue;
+        }
+        /* A replica that stops reading a streamed snapshot holds up every
+         * other one: drop it after repl-timeout. */
+        if (d->state == REPLICA_STATE_WAIT_BGSAVE_END && d->method == &socketSnapshotMethod &&
+            now - r->lastinteraction > server.repl_timeout) {
+            serverLog(LL_WARNING, "Disconnecting timedout replica (full sync): %s", replicaName(r));
+            freeClientAsync(r);
+        }
+    }
+    /* No replica for repl-backlog-ttl seconds: drop the backlog (not on a
+     * replica: it may be promoted and need its history). */
+    if (server.primary_host == NULL && listLength(repl.replicas) == 0 && server.repl_backlog_time_limit &&
+        repl.backlog && now - repl.no_replicas_since > server.repl_backlog_time_limit) {
+        replicationNewReplid();
+        replicationClearReplid2();
+        replicationDiscardBacklog();
+        serverLog(LL_NOTICE,
+                  "Replication backlog freed after %lld seconds without connected replicas.",
+                  server.repl_backlog_time_limit);
+    }
+    replicationStartPendingSyncs();
+    refreshGoodReplicasCount();
+}
+
+/* See replication.h. */
+void replicationCron(void) {
+    if (server.primary_host) replicationReplicaCron();
+    replicationPrimaryCron();
+    failoverUpdate();
+    failoverMaybeDone();
+}
+
+/* ---------------------------------------------------------------------------
+ * WAIT
+ * ------------------------------------------------------------------------- */
+
+/* Replicas that acknowledged at least offset. */
+static long replicasAckedAt(long long offset) {
+    long n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        if (r->repl->state == REPLICA_STATE_ONLINE && r->repl->ack_off >= offset) n++;
+    }
+    return n;
+}
+
+/* See blocked.h: the reply of WAIT / WAITAOF, now or at the timeout. */
+void addReplyWaitAcks(client *c, int btype) {
+    if (btype == BLOCKED_WAITAOF) {
+        addReplyArrayLen(c, 2);
+        addReplyLongLong(c, 0); /* local AOF fsyncs: no AOF yet */
+        addReplyLongLong(c, 0); /* replicas that fsynced: no AOF yet */
+        return;
+    }
+    addReplyLongLong(c, replicasAckedAt(c->woff));
+}
+
+/* WAIT numreplicas timeout: blocks until numreplicas replicas acknowledged
+ * every write made so far, or the timeout. */
+void waitCommand(client *c) {
+    long numreplicas;
+    mstime_t timeout;
+    if (server.primary_host) {
+        addReplyError(c, "WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a "
+                         "replica is configured to be writable (which is not the default) writes to replicas are "
+                         "just local and are not propagated.");
+        return;
+    }
+    if (getLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
+    if (getTimeoutFromObjectOrReply(c, c->argv[2], &timeout, UNIT_MILLISECONDS) != C_OK) return;
+    c->woff = server.primary_repl_offset;
+    long acked = replicasAckedAt(c->woff);
+    if (acked >= numreplicas || blockingDenied(c)) {
+        addReplyLongLong(c, acked);
+        return;
+    }
+    blockForKeys(c, BLOCKED_WAIT, NULL, 0, timeout);
+    listAddNodeTail(repl.waiting_clients, c);
+    repl.get_ack_needed = 1;
+}
+
+/* Answers the WAIT clients whose replicas acknowledged enough. */
+static void replicationServeWaitingClients(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.waiting_clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (!(c->flags & CLIENT_BLOCKED) || c->bstate == NULL || c->bstate->btype != BLOCKED_WAIT) {
+            listDelNode(repl.waiting_clients, ln); /* timed out or unblocked meanwhile */
+            continue;
+        }
+        long long numreplicas = 0;
+        getLongLongFromObject(c->argv[1], &numreplicas);
+        if (replicasAckedAt(c->woff) < numreplicas) continue;
+        listDelNode(repl.waiting_clients, ln);
+        unblockClient(c, 1); /* replies the count, as at a timeout */
+    }
+}
+
+/* See replication.h: before the event loop sleeps, ask the replicas for
+ * ACKs on behalf of new WAIT clients (once for all of them), and answer
+ * those whose ACKs arrived. */
+void replicationBeforeSleep(void) {
+    if (repl.get_ack_needed) {
+        repl.get_ack_needed = 0;
+        const char *getack[3] = {"REPLCONF", "GETACK", "*"};
+        replicationFeedCommandStrings(3, getack);
+    }
+    if (repl.acks_arrived) {
+        repl.acks_arrived = 0;
+        if (listLength(repl.waiting_clients)) replicationServeWaitingClients();
+        failoverUpdate();
+    }
+    failoverMaybeDone();
+}
+
+/* See replication.h. */
+void replicationForgetWaitingClient(client *c) {
+    listNode *ln;
+    while ((ln = listSearchKey(repl.waiting_clients, c))) listDelNode(repl.waiting_clients, ln);
+}
+
+/* ---------------------------------------------------------------------------
+ * ROLE and INFO
+ * ------------------------------------------------------------------------- */
+
+static const char *replicaStateName(client *r) {
+    switch (r->repl->state) {
+    case REPLICA_STATE_WAIT_BGSAVE_START:
+    case REPLICA_STATE_WAIT_BGSAVE_END: return "wait_bgsave";
+    case REPLICA_STATE_SEND_BULK: return "send_bulk";
+    case REPLICA_STATE_ONLINE: return "online";
+    }
+    return "unknown";
+}
+
+static const char *replStateRoleName(void) {
+    switch (repl.state) {
+    case REPL_STATE_NONE: return "none";
+    case REPL_STATE_CONNECT: return "connect";
+    case REPL_STATE_CONNECTING: return "connecting";
+    case REPL_STATE_TRANSFER: return "sync";
+    case REPL_STATE_CONNECTED: return "connected";
+    default: return "handshake";
+    }
+}
+
+/* ROLE: ["master", offset, [[ip, port, ack offset]...]] or
+ * ["slave", host, port, state, offset]. */
+void roleCommand(client *c) {
+    if (server.primary_host == NULL) {
+        addReplyArrayLen(c, 3);
+        addReplyBulkCString(c, "master");
+        addReplyLongLong(c, server.primary_repl_offset);
+        void *len = addReplyDeferredLen(c);
+        long n = 0;
+        listIter li;
+        listNode *ln;
+        listRewind(repl.replicas, &li);
+        while ((ln = listNext(&li))) {
+            client *r = listNodeValue(ln);
+            char ip[NET_IP_STR_LEN] = "";
+            if (r->repl->announced_ip) snprintf(ip, sizeof(ip), "%s", r->repl->announced_ip);
+            else if (connAddrPeerName(r->conn, ip, sizeof(ip), NULL) == C_ERR) continue;
+            if (r->repl->state != REPLICA_STATE_ONLINE) continue;
+            addReplyArrayLen(c, 3);
+            addReplyBulkCString(c, ip);
+            addReplyBulkLongLong(c, r->repl->listening_port);
+            addReplyBulkLongLong(c, r->repl->ack_off);
+            n++;
+        }
+        setDeferredArrayLen(c, len, n);
+        return;
+    }
+    addReplyArrayLen(c, 5);
+    addReplyBulkCString(c, "slave");
+    addReplyBulkCString(c, server.primary_host);
+    addReplyLongLong(c, server.primary_port);
+    addReplyBulkCString(c, replStateRoleName());
+    addReplyLongLong(c, repl.primary ? repl.primary->repl->reploff : -1);
+}
+
+/* See replication.h: the "# Replication" section of INFO. */
+sds replicationCatInfo(sds info) {
+    time_t now = server.unixtime;
+    if (server.primary_host == NULL) {
+        info = sdscat(info, "# Replication\r\nrole:master\r\n");
+    } else {
+        long long read_off = repl.primary ? repl.primary->repl->read_reploff : server.primary_repl_offset;
+        long long off = repl.primary ? repl.primary->repl->reploff : server.primary_repl_offset;
+        info = sdscatprintf(info,
+                            "# Replication\r\n"
+                            "role:slave\r\n"
+                            "master_host:%s\r\n"
+                            "master_port:%d\r\n"
+                            "master_link_status:%s\r\n"
+                            "master_last_io_seconds_ago:%d\r\n"
+                            "master_sync_in_progress:%d\r\n"
+                            "slave_read_repl_offset:%lld\r\n"
+                            "slave_repl_offset:%lld\r\n",
+                            server.primary_host, server.primary_port,
+                            repl.state == REPL_STATE_CONNECTED ? "up" : "down",
+                            repl.primary ? (int)(now - repl.primary->lastinteraction) : -1,
+                            repl.state == REPL_STATE_TRANSFER, read_off, off);
+        if (repl.state == REPL_STATE_TRANSFER) {
+            double perc = repl.transfer_size > 0 ? (double)repl.transfer_read * 100 / repl.transfer_size : 0;
+            info = sdscatprintf(info,
+                                "master_sync_total_bytes:%lld\r\n"
+                                "master_sync_read_bytes:%lld\r\n"
+                                "master_sync_left_bytes:%lld\r\n"
+                                "master_sync_perc:%.2f\r\n"
+                                "master_sync_last_io_seconds_ago:%d\r\n",
+                                repl.transfer_size, repl.transfer_read,
+                                repl.transfer_size > 0 ? repl.transfer_size - repl.transfer_read : -1, perc,
+                                (int)(now - repl.transfer_lastio));
+        }
+        if (repl.state != REPL_STATE_CONNECTED)
+            info = sdscatprintf(info, "master_link_down_since_seconds:%jd\r\n",
+                                repl.down_since ? (intmax_t)(now - repl.down_since) : (intmax_t)-1);
+        info = sdscatprintf(info,
+                            "slave_priority:%d\r\n"
+                            "slave_read_only:%d\r\n"
+                            "replica_announced:%d\r\n",
+                            server.replica_priority, server.repl_replica_ro, server.replica_announced);
+    }
+    info = sdscatprintf(info, "connected_slaves:%lu\r\n", listLength(repl.replicas));
+    if (server.repl_min_replicas_to_write && server.repl_min_replicas_max_lag)
+        info = sdscatprintf(info, "min_slaves_good_slaves:%d\r\n", repl.good_replicas);
+    int n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        char ip[NET_IP_STR_LEN] = "";
+        if (r->repl->announced_ip) snprintf(ip, sizeof(ip), "%s", r->repl->announced_ip);
+        else if (connAddrPeerName(r->conn, ip, sizeof(ip), NULL) == C_ERR) continue;
+        info = sdscatprintf(info, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%ld,type=%s\r\n", n++, ip,
+                            r->repl->listening_port, replicaStateName(r), r->repl->ack_off,
+                            (long)(now - r->repl->ack_time), "replica");
+    }
+    replBacklog *b = repl.backlog;
+    info = sdscatprintf(info,
+                        "replicas_waiting_psync:0\r\n"
+                        "master_failover_state:%s\r\n"
+                        "master_replid:%s\r\n"
+                        "master_replid2:%s\r\n"
+                        "master_repl_offset:%lld\r\n"
+                        "second_repl_offset:%lld\r\n"
+                        "repl_backlog_active:%d\r\n"
+                        "repl_backlog_size:%lld\r\n"
+                        "repl_backlog_first_byte_offset:%lld\r\n"
+                        "repl_backlog_histlen:%lld\r\n",
+                        failoverStateName(), server.replid, repl.replid2, server.primary_repl_offset,
+                        repl.second_replid_offset,
+                        b != NULL, server.repl_backlog_size, b ? b->offset : 0, b ? b->histlen : 0);
+    return info;
+}
+
+/* ---------------------------------------------------------------------------
+ * RDB aux fields
+ * ------------------------------------------------------------------------- */
+
+/* See replication.h: what a snapshot records of the replication state,
+ * so that a restarted replica (or a replica loading a full sync's file)
+ * can continue the stream. Returns 1 if there is something to record. */
+int replicationGetSaveInfo(rdbReplInfo *ri) {
+    if (server.primary_host == NULL && repl.backlog == NULL) return 0;
+    ri->stream_db = server.primary_host ? (repl.primary ? repl.primary->db->id : repl.stream_db)
+                                        : repl.last_seldb;
+    if (ri->stream_db < 0) ri->stream_db = 0;
+    memcpy(ri->replid, server.replid, sizeof(ri->replid));
+    ri->offset = server.primary_repl_offset;
+    return 1;
+}
+
+/* See replication.h: an aux field of a loaded RDB. repl-id/repl-offset
+ * are taken only at start-up of a replica (loading its own file), where
+ * they say which history the data belongs to. */
+void replicationLoadedInfo(const char *key, const char *val) {
+    if (!strcasecmp(key, "repl-stream-db")) {
+        repl.stream_db = atoi(val);
+    } else if (!strcasecmp(key, "repl-id") && repl.loading_own_file && strlen(val) == CONFIG_RUN_ID_SIZE) {
+        memcpy(server.replid, val, CONFIG_RUN_ID_SIZE + 1);
+        repl.psync_possible = 1;
+    } else if (!strcasecmp(key, "repl-offset") && repl.loading_own_file) {
+        server.primary_repl_offset = strtoll(val, NULL, 10);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Command table (commands.c lists it)
+ * ------------------------------------------------------------------------- */
+
+struct serverCommand replicationCommands[] = {
+    {.name = "sync", .proc = syncCommand, .arity = 1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI | CMD_NO_ASYNC_LOADING, .group = "server", .since = "1.0.0",
+     .summary = "An internal command used in replication.", .complexity = ""},
+    {.name = "psync", .proc = syncCommand, .arity = -3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI | CMD_NO_ASYNC_LOADING, .group = "server", .since = "2.8.0",
+     .summary = "An internal command used in replication.", .complexity = "",
+     .args = "replicationid offset:integer"},
+    {.name = "replconf", .proc = replconfCommand, .arity = -1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_ALLOW_BUSY, .group = "server",
+     .since = "3.0.0", .summary = "An internal command for configuring the replication stream.",
+     .complexity = "O(1)"},
+    {.name = "replicaof", .proc = replicaofCommand, .arity = 3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE | CMD_NO_ASYNC_LOADING, .group = "server", .since = "5.0.0",
+     .summary = "Configures a server as replica of another, or promotes it to a primary.", .complexity = "O(1)",
+     .args = "host port"},
+    {.name = "slaveof", .proc = replicaofCommand, .arity = 3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE | CMD_NO_ASYNC_LOADING, .group = "server", .since = "1.0.0",
+     .summary = "Sets a server as a replica of another, or promotes it to being a primary.", .complexity = "O(1)",
+     .args = "host port"},
+    {.name = "wait", .proc = waitCommand, .arity = 3, .flags = CMD_NOSCRIPT,
+     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "generic", .since = "3.0.0",
+     .summary = "Blocks until the asynchronous replication of all preceding write commands sent by the connection "
+                "is completed.",
+     .complexity = "O(1)", .args = "numreplicas:integer timeout:integer"},
+    {.name = "failover", .proc = failoverCommand, .arity = -1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE, .group = "server", .since = "6.2.0",
+     .summary = "Starts a coordinated failover from a server to one of its replicas.", .complexity = "O(1)",
+     .args = "[TO host port:integer [FORCE]] [ABORT] [TIMEOUT milliseconds:integer]"},
+    {.name = "role", .proc = roleCommand, .arity = 1,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_SENTINEL,
+     .acl_categories = ACL_CATEGORY_ADMIN | ACL_CATEGORY_DANGEROUS, .group = "server", .since = "2.8.12",
+     .summary = "Returns the replication role.", .complexity = "O(1)"},
+    {0},
+};
+
+/* ---------------------------------------------------------------------------
+ * FAILOVER
+ *
+ * The primary pauses writes, waits until a replica (the TO target, or the
+ * first one found) acknowledged every byte of the stream, then becomes a
+ * replica of it, asking with "PSYNC <replid> <offset> FAILOVER": the
+ * target, whose history is ours, promotes itself and serves us a partial
+ * resync. At the timeout without FORCE, or if the target refuses, the
+ * failover is aborted and we stay (or become again) the primary.
+ * ------------------------------------------------------------------------- */
+
+static const char *failoverStateName(void) {
+    switch (repl.failover_state) {
+    case FAILOVER_WAIT_FOR_SYNC: return "waiting-for-sync";
+    case FAILOVER_IN_PROGRESS: return "failover-in-progress";
+    default: return "no-failover";
+    }
+}
+
+static void failoverReset(void) {
+    repl.failover_state = FAILOVER_NONE;
+    repl.failover_end_time = 0;
+    repl.failover_force = 0;
+    zfree(repl.failover_host);
+    repl.failover_host = NULL;
+    repl.failover_port = 0;
+    unpauseActions();
+}
+
+/* Ends a failover that did not happen; back to (or still) a primary. */
+static void failoverAbort(const char *why) {
+    if (repl.failover_state == FAILOVER_NONE) return;
+    if (repl.failover_host)
+        serverLog(LL_NOTICE, "FAILOVER to %s:%d aborted: %s", repl.failover_host, repl.failover_port, why);
+    else
+        serverLog(LL_NOTICE, "FAILOVER to any replica aborted: %s", why);
+    if (repl.failover_state == FAILOVER_IN_PROGRESS) replicationUnsetPrimary();
+    failoverReset();
+}
+
+/* The replica of ours at host:port, or NULL. */
+static client *findReplica(const char *host, int port) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        char ip[NET_IP_STR_LEN] = "";
+        if (r->repl->announced_ip) snprintf(ip, sizeof(ip), "%s", r->repl->announced_ip);
+        else if (connAddrPeerName(r->conn, ip, sizeof(ip), NULL) == C_ERR) continue;
+        if (!strcasecmp(ip, host) && r->repl->listening_port == port) return r;
+    }
+    return NULL;
+}
+
+/* FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms] */
+void failoverCommand(client *c) {
+    int abort = 0, force = 0;
+    long long timeout = 0;
+    long port = 0;
+    const char *host = NULL;
+    for (int j = 1; j < c->argc; j++) {
+        const char *opt = c->argv[j]->ptr;
+        if (!strcasecmp(opt, "to") && j + 2 < c->argc && !host) {
+            if (getRangeLongFromObjectOrReply(c, c->argv[j + 2], 0, 65535, &port, NULL) != C_OK) return;
+            host = c->argv[j + 1]->ptr;
+            j += 2;
+        } else if (!strcasecmp(opt, "force") && !force) {
+            force = 1;
+        } else if (!strcasecmp(opt, "timeout") && j + 1 < c->argc && !timeout) {
+            if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &timeout, NULL) != C_OK) return;
+            if (timeout <= 0) {
+                addReplyError(c, "FAILOVER timeout must be greater than 0");
+                return;
+            }
+            j++;
+        } else if (!strcasecmp(opt, "abort") && !abort) {
+            abort = 1;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+    }
+    if (abort) {
+        if (c->argc != 2) {
+            addReplyError(c, "FAILOVER with ABORT cannot be combined with other options");
+            return;
+        }
+        if (repl.failover_state == FAILOVER_NONE) {
+            addReplyError(c, "No failover in progress.");
+            return;
+        }
+        failoverAbort("Failover manually aborted");
+        addReply(c, shared.ok);
+        return;
+    }
+    if (force && (!timeout || !host)) {
+        addReplyError(c, "FAILOVER with force option requires both a timeout and target HOST and IP.");
+        return;
+    }
+    if (server.primary_host) {
+        addReplyError(c, "FAILOVER is not valid when server is a replica.");
+        return;
+    }
+    if (listLength(repl.replicas) == 0) {
+        addReplyError(c, "FAILOVER requires connected replicas.");
+        return;
+    }
+    if (repl.failover_state != FAILOVER_NONE) {
+        addReplyError(c, "FAILOVER already in progress.");
+        return;
+    }
+    if (host) {
+        client *r = findReplica(host, (int)port);
+        if (r == NULL) {
+            addReplyError(c, "FAILOVER target HOST and PORT is not a replica.");
+            return;
+        }
+        if (r->repl->state != REPLICA_STATE_ONLINE) {
+            addReplyError(c, "FAILOVER target replica is not online.");
+            return;
+        }
+        repl.failover_host = zstrdup(host);
+        repl.failover_port = (int)port;
+    }
+    repl.failover_force = force;
+    repl.failover_end_time = timeout ? mstime() + timeout : 0;
+    repl.failover_state = FAILOVER_WAIT_FOR_SYNC;
+    serverLog(LL_NOTICE, "FAILOVER requested to %s:%ld.", host ? host : "any replica", port);
+    /* Writes wait; the replicas are asked where they are. */
+    pauseActions(LLONG_MAX, 1);
+    repl.get_ack_needed = 1;
+    addReply(c, shared.ok);
+}
+
+/* Moves a failover on: cron and after ACKs (replicationBeforeSleep). */
+static void failoverUpdate(void) {
+    if (repl.failover_state != FAILOVER_WAIT_FOR_SYNC) return;
+    if (repl.failover_end_time && mstime() >= repl.failover_end_time) {
+        if (!repl.failover_force) {
+            failoverAbort("Replica never caught up before timeout");
+            return;
+        }
+        serverLog(LL_NOTICE, "FAILOVER timeout reached, forcing the failover to %s:%d", repl.failover_host,
+                  repl.failover_port);
+    } else {
+        client *target = NULL;
+        listIter li;
+        listNode *ln;
+        listRewind(repl.replicas, &li);
+        while ((ln = listNext(&li))) {
+            client *r = listNodeValue(ln);
+            if (r->repl->state != REPLICA_STATE_ONLINE || r->repl->ack_off != server.primary_repl_offset) continue;
+            if (repl.failover_host && r != findReplica(repl.failover_host, repl.failover_port)) continue;
+            target = r;
+            break;
+        }
+        if (target == NULL) return;
+        if (!repl.failover_host) {
+            char ip[NET_IP_STR_LEN] = "";
+            if (target->repl->announced_ip) snprintf(ip, sizeof(ip), "%s", target->repl->announced_ip);
+            else connAddrPeerName(target->conn, ip, sizeof(ip), NULL);
+            repl.failover_host = zstrdup(ip);
+            repl.failover_port = target->repl->listening_port;
+        }
+        serverLog(LL_NOTICE, "Failover target %s:%d is synced, failing over.", repl.failover_host,
+                  repl.failover_port);
+    }
+    repl.failover_state = FAILOVER_IN_PROGRESS;
+    char *host = zstrdup(repl.failover_host);
+    replicationSetPrimary(host, repl.failover_port);
+    zfree(host);
+}
+
+/* The link to the failover target is up: the failover is complete. */
+static void failoverMaybeDone(void) {
+    if (repl.failover_state == FAILOVER_IN_PROGRESS && repl.state == REPL_STATE_CONNECTED) {
+        serverLog(LL_NOTICE, "Failover target %s:%d is now the primary.", repl.failover_host, repl.failover_port);
+        failoverReset();
+    }
 }

@@ -1,30 +1,208 @@
-/* replication.h - the primary/replica link: what the rest of the server
- * calls to feed the replication stream, and the replication state.
+/* replication.h - the primary/replica link: the replication stream, the
+ * backlog, full and partial resynchronisation, and the replica's side of
+ * the handshake.
  *
  * Propagation (propagate.c) decides WHAT goes into the stream: commands as
  * executed, rewritten where they are not deterministic, wrapped in
  * MULTI/EXEC when one execution unit produced several. Replication
  * (replication.c) decides WHERE it goes: the backlog and every attached
  * replica's output buffer. The one call between them is
- * replicationFeedReplicas(). */
+ * replicationFeedReplicas().
+ *
+ * A full sync has one question with several answers: how does the
+ * snapshot reach the replica? replSnapshotMethod is that interface; the
+ * handshake, PSYNC, the backlog and the command stream never branch on
+ * which implementation serves a sync (disk file, stream through a pipe
+ * from the child; an RDMA region later). */
 #ifndef VK_REPLICATION_H
 #define VK_REPLICATION_H
 
 #include "server.h"
 
-/* Appends one command (already rewritten for propagation) to the
- * replication stream of database dictid: a SELECT first when the stream's
- * database differs, then the command in RESP multibulk form, into the
- * backlog and to every online replica. Event loop only. */
-void replicationFeedReplicas(int dictid, robj **argv, int argc);
+/* repl-diskless-load values. */
+#define REPL_DISKLESS_LOAD_DISABLED 0
+#define REPL_DISKLESS_LOAD_WHEN_DB_EMPTY 1
+#define REPL_DISKLESS_LOAD_SWAPDB 2
 
-/* 1 while there is a replication stream to feed: this server is a primary
- * (not a replica: a replica passes its primary's stream on as it came) and
- * keeps a backlog, which exists once a replica ever attached. While 0,
- * propagation collects nothing (propagate.c). Written by replication.c. */
-extern int repl_stream_active;
+/* What a replica told us it can do (REPLCONF capa). */
+#define REPLICA_CAPA_NONE 0
+#define REPLICA_CAPA_EOF (1 << 0)    /* reads a diskless "$EOF:<mark>" payload */
+#define REPLICA_CAPA_PSYNC2 (1 << 1) /* understands +CONTINUE <new replid> */
+
+/* Where a replica stands, seen from its primary (INFO: state=...). */
+typedef enum {
+    REPLICA_STATE_WAIT_BGSAVE_START = 6, /* wants a full sync; its snapshot has not started */
+    REPLICA_STATE_WAIT_BGSAVE_END,       /* its snapshot is being produced; the stream accumulates */
+    REPLICA_STATE_SEND_BULK,             /* the snapshot file is being sent */
+    REPLICA_STATE_ONLINE,                /* gets the stream (after a streamed snapshot: from its first ACK) */
+} replicaState;
+
+/* Where this server stands as a replica (INFO master_link_status...). */
+typedef enum {
+    REPL_STATE_NONE = 0,         /* not a replica */
+    REPL_STATE_CONNECT,          /* must (re)connect to the primary */
+    REPL_STATE_CONNECTING,       /* connecting */
+    REPL_STATE_RECEIVE_PING_REPLY, /* PING sent */
+    REPL_STATE_RECEIVE_AUTH_REPLY, /* AUTH, REPLCONF x2 sent together; replies read in order */
+    REPL_STATE_RECEIVE_PORT_REPLY,
+    REPL_STATE_RECEIVE_IP_REPLY,
+    REPL_STATE_RECEIVE_CAPA_REPLY,
+    REPL_STATE_RECEIVE_PSYNC_REPLY, /* PSYNC sent */
+    REPL_STATE_TRANSFER,         /* receiving the snapshot */
+    REPL_STATE_CONNECTED,        /* the stream is flowing */
+} replState;
+
+/* Replication data of a replica client (on a primary) or of the primary's
+ * client (on a replica); c->repl, NULL for every other client. */
+typedef struct replClientData {
+    replicaState state;
+    int capa;                   /* REPLICA_CAPA_* */
+    int listening_port;         /* REPLCONF listening-port */
+    sds announced_ip;           /* REPLCONF ip-address, or NULL */
+    long long psync_initial_offset; /* offset its snapshot starts after */
+    long long ack_off;          /* last REPLCONF ACK offset */
+    time_t ack_time;            /* when it came (or when the replica attached) */
+    int start_stream_on_ack;    /* after a streamed snapshot: no writes until the first ACK */
+    struct replSnapshotMethod *method; /* what delivers its snapshot */
+    int dbfd;                   /* disk method: the snapshot file */
+    off_t dboff, dbsize;
+    sds preamble;               /* disk method: "$<size>\r\n" not yet sent */
+    /* The primary's client on a replica. */
+    long long reploff;          /* stream bytes applied */
+    long long read_reploff;     /* stream bytes read */
+    sds unapplied;              /* bytes read and not yet applied, to proxy */
+} replClientData;
+
+/* How a snapshot reaches replicas. One implementation per way; a sync is
+ * served by exactly one, chosen by replicationSnapshotMethodFor(). */
+typedef struct replSnapshotMethod {
+    const char *name;
+    int delayed; /* waits repl-diskless-sync-delay for more replicas to share it */
+    /* Forks the producer for the replicas in WAIT_BGSAVE_START that this
+     * method serves. C_OK if it runs (those replicas are then in
+     * WAIT_BGSAVE_END), C_ERR if it could not start. */
+    int (*start)(void);
+    /* The child ended: ok = the snapshot is complete. */
+    void (*done)(int ok);
+    /* A replica this method serves is being freed. */
+    void (*replica_gone)(client *c);
+    /* 1 if a replica arriving now can join the running snapshot. */
+    int (*can_attach)(void);
+} replSnapshotMethod;
+
+/* The circular backlog of the stream, for partial resyncs. */
+typedef struct replBacklog {
+    char *buf;
+    long long size;
+    long long idx;     /* next byte is written here */
+    long long histlen; /* valid bytes */
+    long long offset;  /* replication offset of the oldest valid byte */
+} replBacklog;
+
+/* FAILOVER's progress (INFO master_failover_state). */
+typedef enum {
+    FAILOVER_NONE = 0,      /* no-failover */
+    FAILOVER_WAIT_FOR_SYNC, /* writes paused, waiting for a replica to have every byte */
+    FAILOVER_IN_PROGRESS,   /* connecting to the target as its replica (PSYNC ... FAILOVER) */
+} failoverState;
+
+/* The replication subsystem's state. */
+struct replicationState {
+    list *replicas;             /* replica clients (not monitors) */
+    replBacklog *backlog;       /* NULL until a replica ever attached */
+    int last_seldb;             /* db of the stream's last SELECT; -1 = emit one */
+    time_t no_replicas_since;   /* for repl-backlog-ttl */
+    char replid2[CONFIG_RUN_ID_SIZE + 1]; /* the history before a promotion */
+    long long second_replid_offset; /* replid2 is valid up to here, -1 if none */
+    int good_replicas;          /* replicas with lag <= min-replicas-max-lag */
+    int snapshot_running;       /* a child produces a snapshot for replicas */
+    replSnapshotMethod *running_method;
+    long long snapshot_offset;  /* the offset the running snapshot is taken at */
+    list *waiting_clients;      /* clients blocked in WAIT */
+    int get_ack_needed;         /* send REPLCONF GETACK before sleeping */
+    int acks_arrived;           /* an ACK came: serve WAIT clients before sleeping */
+    long long stat_sync_full, stat_sync_partial_ok, stat_sync_partial_err;
+    /* Replica side. */
+    replState state;
+    connection *transfer;       /* the link during the handshake and transfer */
+    client *primary;            /* the primary's client once connected */
+    time_t transfer_start, transfer_lastio;
+    long long transfer_size;    /* -1: $EOF framing */
+    long long transfer_read;
+    int transfer_fd;            /* disk load: temp file */
+    char transfer_tmpfile[256];
+    char eofmark[CONFIG_RUN_ID_SIZE];
+    char lastbytes[CONFIG_RUN_ID_SIZE];
+    char new_replid[CONFIG_RUN_ID_SIZE + 1]; /* from +FULLRESYNC */
+    long long new_offset;
+    time_t down_since;          /* master_link_down_since_seconds */
+    time_t handshake_start;
+    int stream_db;              /* repl-stream-db of a loaded RDB, -1 unknown */
+    int psync_possible;         /* this dataset holds (replid, offset): PSYNC may continue it */
+    int loading_own_file;       /* start-up load of a replica: take repl-id/offset */
+    /* FAILOVER */
+    failoverState failover_state;
+    mstime_t failover_end_time; /* 0 = no timeout */
+    int failover_force;         /* FORCE: go on with the target at the timeout */
+    char *failover_host;        /* TO host port, or the replica chosen; NULL = any */
+    int failover_port;
+};
+extern struct replicationState repl;
+
+/* Start-up and cron. */
+void replicationInit(void);
+void replicationCron(void);      /* serverCron, once a second */
+void replicationBeforeSleep(void);
+
+/* The stream (see the top). Event loop only. */
+void replicationFeedReplicas(int dictid, robj **argv, int argc);
+/* 1 when the stream goes somewhere: a backlog exists (a replica ever
+ * attached) and this server is a primary (a replica passes its primary's
+ * stream on as it came, so propagation would only be thrown away). While
+ * 0, propagation collects nothing and call() pays one branch. */
 static inline int replicationStreamIsActive(void) {
-    return repl_stream_active;
+    return repl.backlog != NULL && server.primary_host == NULL;
 }
+
+/* Hooks of the client lifecycle (networking.c). */
+void replicationFreeClient(client *c);        /* c is a replica or the primary */
+int replicationClientMayWrite(client *c);     /* 0: accumulate replies, don't send yet */
+void replicationPrimaryRead(client *c, const char *buf, size_t len);
+void replicationPrimaryApplied(client *c);    /* after each command from the primary */
+
+/* The backlog (config.c: repl-backlog-size). */
+void resizeReplicationBacklog(void);
+void refreshGoodReplicasCount(void);
+/* 1 if min-replicas-to-write refuses writes now. */
+int replicationDeniesWrites(void);
+
+/* The method that serves c's full sync (see replSnapshotMethod). */
+replSnapshotMethod *replicationSnapshotMethodFor(client *c);
+/* REPLCONF ACK <offset> to our primary. */
+void replicationSendAck(void);
+/* c, blocked in WAIT, is being freed. */
+void replicationForgetWaitingClient(client *c);
+
+
+/* Snapshot hooks (snapshot.c, rdb.c). */
+void replicationSnapshotDone(int ok);
+typedef struct rdbReplInfo {
+    int stream_db;
+    char replid[CONFIG_RUN_ID_SIZE + 1];
+    long long offset;
+} rdbReplInfo;
+int replicationGetSaveInfo(rdbReplInfo *ri);
+void replicationLoadedInfo(const char *key, const char *val);
+
+/* INFO replication. */
+sds replicationCatInfo(sds info);
+
+/* Commands. */
+void syncCommand(client *c);
+void replconfCommand(client *c);
+void replicaofCommand(client *c);
+void roleCommand(client *c);
+void waitCommand(client *c);
+void failoverCommand(client *c);
 
 #endif

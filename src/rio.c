@@ -59,6 +59,24 @@ void rioInitFdReader(rio *r, int fd) {
     }
 }
 
+void rioInitFuncReader(rio *r, ssize_t (*fn)(void *ctx, void *buf, size_t len), void *ctx) {
+    rioInitCommon(r, RIO_FD_READER);
+    r->io.fd.fd = -1;
+    r->io.fd.buf = zmalloc(RIO_FD_BUFSIZE);
+    r->io.fd.left = UINT64_MAX;
+    r->io.fd.readfn = fn;
+    r->io.fd.readctx = ctx;
+}
+
+const char *rioBuffered(const rio *r, size_t *len) {
+    if (r->kind != RIO_FD_READER) {
+        *len = 0;
+        return NULL;
+    }
+    *len = r->io.fd.used - r->io.fd.pos;
+    return (const char *)r->io.fd.buf + r->io.fd.pos;
+}
+
 void rioRelease(rio *r) {
     if (r->kind == RIO_SDS_WRITER) {
         sdsfree(r->io.sds.buf);
@@ -139,7 +157,8 @@ static int rioFdWrite(rio *r, const unsigned char *p, size_t len) {
 static int rioFdFill(rio *r) {
     ssize_t n;
     do {
-        n = read(r->io.fd.fd, r->io.fd.buf, RIO_FD_BUFSIZE);
+        n = r->io.fd.readfn ? r->io.fd.readfn(r->io.fd.readctx, r->io.fd.buf, RIO_FD_BUFSIZE)
+                            : read(r->io.fd.fd, r->io.fd.buf, RIO_FD_BUFSIZE);
     } while (n < 0 && errno == EINTR);
     if (n < 0) return rioFail(r, RIO_ERR_IO, errno);
     if (n == 0) return rioFail(r, RIO_ERR_EOF, 0);

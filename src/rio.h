@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sds.h"
 
@@ -69,6 +70,8 @@ struct rio {
             size_t fsync_every;   /* writer: 0 = never fsync on the way */
             size_t unsynced;      /* writer: bytes written since the last fsync */
             uint64_t left;        /* reader: bytes left in a regular file, else UINT64_MAX */
+            ssize_t (*readfn)(void *ctx, void *buf, size_t len); /* function reader */
+            void *readctx;
         } fd;
     } io;
 };
@@ -77,6 +80,13 @@ void rioInitSdsWriter(rio *r);
 void rioInitMemReader(rio *r, const void *p, size_t len);
 void rioInitFdWriter(rio *r, int fd, size_t fsync_every);
 void rioInitFdReader(rio *r, int fd);
+/* A buffered reader over a function: fn(ctx, buf, len) returns bytes read
+ * (> 0), 0 at the end of data, -1 on error (errno set). For sources that
+ * are not fds (a replication link over any transport). */
+void rioInitFuncReader(rio *r, ssize_t (*fn)(void *ctx, void *buf, size_t len), void *ctx);
+/* Reader backends: bytes read ahead into the buffer and not yet consumed
+ * (*len of them; valid until the next read or rioRelease). */
+const char *rioBuffered(const rio *r, size_t *len);
 void rioInitNullWriter(rio *r);
 /* Frees the backend's buffers (not the fd, not borrowed memory). */
 void rioRelease(rio *r);

@@ -35,6 +35,7 @@
 
 #include "blocked.h"
 #include "latency.h"
+#include "migrate.h"
 #include "multi.h"
 #include "propagate.h"
 #include "pubsub.h"
@@ -120,6 +121,10 @@ static void createSharedObjects(void) {
     shared.bgsaveerr = makeSharedProto("-" SNAPSHOT_MISCONF_ERR "\r\n");
     shared.oomerr = makeSharedProto("-OOM command not allowed when used memory > 'maxmemory'.\r\n");
     shared.execaborterr = makeSharedProto("-EXECABORT Transaction discarded because of previous errors.\r\n");
+    shared.noreplicaserr = makeSharedProto("-NOREPLICAS Not enough good replicas to write.\r\n");
+    shared.roreplicaerr = makeSharedProto("-READONLY You can't write against a read only replica.\r\n");
+    shared.primarydownerr = makeSharedProto(
+        "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.\r\n");
     shared.noautherr = makeSharedProto("-NOAUTH Authentication required.\r\n");
     shared.busykeyerr = makeSharedProto("-BUSYKEY Target key name already exists.\r\n");
     shared.space = makeSharedProto(" ");
@@ -516,6 +521,25 @@ int processCommand(client *c) {
         return C_OK;
     }
 
+    /* Replication: a read-only replica refuses writes from clients, a
+     * replica without its primary may refuse everything (serve-stale-data
+     * no), a primary without enough good replicas refuses writes
+     * (min-replicas-to-write). Commands from our primary always run. */
+    if (server.primary_host && !(c->flags & CLIENT_PRIMARY)) {
+        uint64_t flags = multiEffectiveCommandFlags(c);
+        if (server.repl_replica_ro && (flags & CMD_WRITE)) {
+            rejectCommand(c, shared.roreplicaerr);
+            return C_OK;
+        }
+        if (!server.repl_serve_stale_data && repl.state != REPL_STATE_CONNECTED && !(c->cmd->flags & CMD_STALE)) {
+            rejectCommand(c, shared.primarydownerr);
+            return C_OK;
+        }
+    } else if (replicationDeniesWrites() && (multiEffectiveCommandFlags(c) & CMD_WRITE)) {
+        rejectCommand(c, shared.noreplicaserr);
+        return C_OK;
+    }
+
     /* A script past busy-reply-threshold: only allow-busy commands. */
     if (scriptIsBusyAndDenied(c)) return C_OK;
 
@@ -613,9 +637,13 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     }
 
     clientsCron();
+    run_with_period(1000) {
+        migrateCloseTimedoutSockets(); /* idle cached MIGRATE connections */
+    }
     if (isPausedActions() && mstime() >= server.client_pause_end_time) unpauseActions();
 
     snapshotCron();
+    run_with_period(1000) replicationCron();
 
     /* Databases: expiry, and incremental rehashing in idle time (not while
      * a snapshot child runs: rehashing would copy every page it touches). */
@@ -646,6 +674,7 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
     blockedBeforeSleep(); /* blocked clients: timeouts, ready keys, input left after unblocking */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
     trackingBeforeSleep(); /* BCAST invalidations, tracking-table-max-keys */
+    replicationBeforeSleep(); /* GETACK for new WAIT clients, WAIT clients whose replicas acked */
     handleClientsWithPendingWrites();
     evictClients(); /* maxmemory-clients, once the writes have shrunk what they could */
     freeClientsInAsyncFreeQueue();
@@ -916,6 +945,7 @@ static void initServer(void) {
     slowlogInit();
     latencyMonitorInit();
     snapshotInit();
+    replicationInit();
     server.lastsave = time(NULL);
     server.stat_starttime = time(NULL);
     server.lastbgsave_status = C_OK;
@@ -1097,7 +1127,8 @@ void resetCommand(client *c) {
 /* Checks a password against requirepass ("default" user only: ACLs are not
  * built). Returns C_OK and marks the client authenticated on success. */
 static int checkPassword(client *c, robj *username, robj *password) {
-    if (username && strcmp(username->ptr, "default") != 0) {
+    /* Compared whole: "default\0x" is another user. */
+    if (username && (sdslen(username->ptr) != 7 || memcmp(username->ptr, "default", 7) != 0)) {
         server.stat_auth_failures++;
         return C_ERR;
     }

@@ -181,6 +181,8 @@ typedef struct serverDb {
 #define CLIENT_FAKE (1ULL << 49)
 #define CLIENT_PUSHING (1ULL << 50) /* Writing a push reply: CLIENT REPLY OFF/SKIP don't apply. */
 #define CLIENT_REJECT_MAXCLIENTS (1ULL << 51) /* Accepted over maxclients: refused with an error. */
+#define CLIENT_PRIMARY_FORCE_REPLY (1ULL << 52) /* The primary's client: this reply goes out (REPLCONF ACK). */
+#define CLIENT_PRE_PSYNC (1ULL << 53)           /* A replica that asked with SYNC: no +FULLRESYNC line. */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -261,6 +263,7 @@ typedef struct client {
     char *buf;
     size_t buf_peak;                  /* Most of buf used since the last reset (rbp). */
     mstime_t buf_peak_last_reset_time; /* clientsCron resets buf_peak every 5 s. */
+    struct replClientData *repl;      /* replication.h: replicas and the primary's client, else NULL */
 } client;
 
 /* ---------------------------------------------------------------------------
@@ -364,7 +367,7 @@ struct sharedObjectsStruct {
     robj *crlf, *ok, *err, *emptybulk, *czero, *cone, *pong, *space, *queued, *null[4], *nullarray[4],
         *emptymap[4], *emptyset[4], *emptyarray, *wrongtypeerr, *nokeyerr, *syntaxerr, *sameobjecterr,
         *outofrangeerr, *noscripterr, *loadingerr, *slowevalerr, *slowscripterr, *bgsaveerr, *oomerr,
-        *execaborterr, *noautherr, *noreplicaserr, *busykeyerr, *colon, *minstring, *maxstring, *del, *unlink,
+        *execaborterr, *noautherr, *noreplicaserr, *roreplicaerr, *primarydownerr, *busykeyerr, *colon, *minstring, *maxstring, *del, *unlink,
         *rpop, *lpop, *lpush, *persist, *set, *pexpireat, *keepttl, *absttl, *px, *ex, *select[PROTO_SHARED_SELECT_CMDS],
         *integers[OBJ_SHARED_INTEGERS], *mbulkhdr[OBJ_SHARED_BULKHDR_LEN], *bulkhdr[OBJ_SHARED_BULKHDR_LEN],
         *maphdr[OBJ_SHARED_BULKHDR_LEN], *sethdr[OBJ_SHARED_BULKHDR_LEN];
@@ -524,6 +527,8 @@ struct valkeyServer {
     long long stat_rejected_conn;
     long long stat_net_input_bytes;
     long long stat_net_output_bytes;
+    long long stat_net_repl_input_bytes;  /* replication stream and snapshots received */
+    long long stat_net_repl_output_bytes; /* snapshots sent (the stream counts as output) */
     long long stat_unexpected_error_replies;
     long long stat_total_error_replies;
     long long stat_dump_payload_sanitizations;
@@ -543,13 +548,33 @@ struct valkeyServer {
         int idx;
     } inst_metric[3];
 
-    /* Replication (minimal until the replication issue). */
-    char *primary_host;
+    /* Replication: where this server's history stands (replication.c
+     * keeps the rest of its state in replication.h's `repl`). */
+    char *primary_host;             /* replicaof host, NULL on a primary */
     int primary_port;
-    int repl_serve_stale_data;
-    int repl_replica_ro;
-    char replid[CONFIG_RUN_ID_SIZE + 1];
-    long long primary_repl_offset;
+    char replid[CONFIG_RUN_ID_SIZE + 1];   /* the history this dataset belongs to */
+    long long primary_repl_offset;         /* bytes of that history in this dataset */
+    /* Replication options (config.c) */
+    int repl_serve_stale_data;      /* replica-serve-stale-data */
+    int repl_replica_ro;            /* replica-read-only */
+    int repl_diskless_sync;         /* repl-diskless-sync */
+    int repl_diskless_sync_delay;   /* repl-diskless-sync-delay, seconds */
+    int repl_diskless_sync_max_replicas; /* repl-diskless-sync-max-replicas */
+    int repl_diskless_load;         /* repl-diskless-load: REPL_DISKLESS_LOAD_* */
+    long long repl_backlog_size;    /* repl-backlog-size */
+    long long repl_backlog_time_limit; /* repl-backlog-ttl, seconds */
+    int repl_timeout;               /* repl-timeout, seconds */
+    int repl_ping_replica_period;   /* repl-ping-replica-period, seconds */
+    int repl_disable_tcp_nodelay;   /* repl-disable-tcp-nodelay */
+    int repl_min_replicas_to_write; /* min-replicas-to-write */
+    int repl_min_replicas_max_lag;  /* min-replicas-max-lag, seconds */
+    char *primary_auth;             /* primaryauth / masterauth (sds or NULL) */
+    char *primary_user;             /* primaryuser / masteruser */
+    char *replica_announce_ip;      /* replica-announce-ip */
+    int replica_announce_port;      /* replica-announce-port */
+    int replica_priority;           /* replica-priority */
+    int replica_announced;          /* replica-announced */
+    int repl_replica_lazy_flush;    /* replica-lazy-flush */
 
     /* Transports */
     int tls_port;
@@ -655,6 +680,7 @@ int handleClientsWithPendingWrites(void);
 int writeToClient(client *c, int handler_installed);
 int clientHasPendingReplies(client *c);
 int prepareClientToWrite(client *c);
+void prepareClientToWriteQueue(client *c);
 void addReply(client *c, robj *obj);
 void addReplySds(client *c, sds s);
 void addReplyProto(client *c, const char *s, size_t len);
@@ -746,6 +772,7 @@ robj *createRawStringObject(const char *ptr, size_t len);
 robj *createEmbeddedStringObject(const char *ptr, size_t len);
 robj *createStringObjectFromLongLong(long long value);
 robj *createStringObjectFromLongLongForValue(long long value);
+int sharedIntegersUsable(void);
 robj *createStringObjectFromLongDouble(long double value, int humanfriendly);
 robj *dupStringObject(const robj *o);
 robj *tryObjectEncoding(robj *o);
@@ -827,6 +854,9 @@ robj *dbUnshareStringValue(serverDb *db, robj *key, robj *o);
 robj *dbRandomKey(serverDb *db);
 long long emptyData(int dbnum, int flags, void(callback)(dict *));
 long long dbTotalServerKeyCount(void);
+serverDb *dbBackupAndReset(void);
+void dbRestoreBackup(serverDb *backup);
+void dbDiscardBackup(serverDb *backup);
 int selectDb(client *c, int id);
 void signalModifiedKey(client *c, serverDb *db, robj *key);
 void signalFlushedDb(int dbid, int async);
@@ -984,6 +1014,7 @@ typedef struct memoryOverhead {
 void getMemoryOverhead(memoryOverhead *m);
 /* functions.c's half of scriptingGetMemory() (eval.c). */
 void functionsGetMemory(size_t *vm, size_t *cache, unsigned long *functions, unsigned long *libraries);
+void functionsClearAll(void); /* functions.c: drop every library */
 
 /* functions.c: the libraries as RDB_OPCODE_FUNCTION2 records (rdb.c) */
 struct rio;

@@ -48,6 +48,7 @@
 #include "config.h"
 #include "latency.h"
 #include "rdb.h"
+#include "replication.h"
 #include "snapshot.h"
 
 struct snapshotState snapshot;
@@ -235,17 +236,33 @@ static void snapshotChildProgress(rio *r, size_t len) {
     snapshotChildSendInfo(SNAPSHOT_CHILD_INFO_PROGRESS);
 }
 
+/* A diskless sync's payload into the pipe fd: "$EOF:<mark>\r\n", the
+ * snapshot, "<mark>" (the replica spots the end by the mark). Child. */
+static int snapshotChildWritePipe(int fd, const char *mark) {
+    rio r;
+    rioInitFdWriter(&r, fd, 0);
+    r.progress = snapshotChildProgress;
+    int ok = rioWrite(&r, "$EOF:", 5) && rioWrite(&r, mark, CONFIG_RUN_ID_SIZE) && rioWrite(&r, "\r\n", 2);
+    r.processed_bytes = 0;
+    ok = ok && rdbSaveRio(&r) == C_OK && rioWrite(&r, mark, CONFIG_RUN_ID_SIZE) && rioFlush(&r);
+    rioRelease(&r);
+    return ok ? C_OK : C_ERR;
+}
+
 /* The whole life of a background save child: detach from what belongs to
- * the parent, write the snapshot, report, exit 0 (saved) or 1 (failed).
+ * the parent, write the snapshot (to dbfilename, or with pipe_fd != -1 to
+ * that pipe for a diskless sync), report, exit 0 (saved) or 1 (failed).
  * Never returns. Child. */
-static void snapshotChildMain(void) {
+static void snapshotChildMain(int pipe_fd, const char *mark) {
     serverLogConfig.role = 'C';
     snapshotChildSetupSignals();
     snapshotChildCloseInheritedFds();
-    snapshotChildSetTitle("valkey-rdb-bgsave");
-    int ok = rdbSave(server.rdb_filename, snapshotChildProgress) == C_OK;
+    snapshotChildSetTitle(pipe_fd == -1 ? "valkey-rdb-bgsave" : "valkey-rdb-to-replicas");
+    int ok = pipe_fd == -1 ? rdbSave(server.rdb_filename, snapshotChildProgress) == C_OK
+                           : snapshotChildWritePipe(pipe_fd, mark) == C_OK;
     if (ok) {
         unsigned long long cow = snapshotChildSendInfo(SNAPSHOT_CHILD_INFO_DONE);
+        if (pipe_fd != -1) serverLog(LL_NOTICE, "DB saved on disk"); /* what Valkey logs for a diskless sync too */
         serverLog(LL_NOTICE, "Fork CoW for RDB: current %llu MB, peak %llu MB, average %llu MB", cow >> 20,
                   child_cow_peak >> 20, (child_cow_sum / child_cow_samples) >> 20);
     }
@@ -260,7 +277,19 @@ static void snapshotChildMain(void) {
  * ("Background saving started by pid N"), C_ERR if a child already exists
  * or fork() failed (logged; the failure counts as a failed background
  * save, so save points wait SNAPSHOT_BGSAVE_RETRY_DELAY before retrying). */
+static int snapshotForkChild(int pipe_fd, const char *mark);
+
 int rdbSaveBackground(void) {
+    return snapshotForkChild(-1, NULL);
+}
+
+/* See snapshot.h. */
+int rdbSaveToPipeBackground(int pipe_fd, const char *mark) {
+    return snapshotForkChild(pipe_fd, mark);
+}
+
+/* Forks the child of rdbSaveBackground() / rdbSaveToPipeBackground(). */
+static int snapshotForkChild(int pipe_fd, const char *mark) {
     if (hasActiveChildProcess()) return C_ERR;
     server.dirty_before_bgsave = server.dirty;
     snapshot.lastbgsave_try = time(NULL);
@@ -270,7 +299,7 @@ int rdbSaveBackground(void) {
 
     long long start = ustime();
     pid_t pid = fork();
-    if (pid == 0) snapshotChildMain();
+    if (pid == 0) snapshotChildMain(pipe_fd, mark);
     if (pid == -1) {
         int err = errno;
         snapshotCloseChildInfoPipe();
@@ -284,9 +313,11 @@ int rdbSaveBackground(void) {
     if (snapshot.child_info_pipe[1] != -1) close(snapshot.child_info_pipe[1]);
     snapshot.child_info_pipe[1] = -1;
 
-    serverLog(LL_NOTICE, "Background saving started by pid %ld", (long)pid);
+    if (pipe_fd == -1) serverLog(LL_NOTICE, "Background saving started by pid %ld", (long)pid);
+    else serverLog(LL_NOTICE, "Background RDB transfer started by pid %ld", (long)pid);
     snapshot.child_pid = pid;
-    snapshot.stat_rdb_saves++;
+    snapshot.child_to_pipe = pipe_fd != -1;
+    if (!snapshot.child_to_pipe) snapshot.stat_rdb_saves++;
     server.rdb_save_time_start = time(NULL);
     /* Growing or shrinking a hash table now would copy every page it
      * touches into the parent for nothing. */
@@ -299,7 +330,14 @@ int rdbSaveBackground(void) {
  * stopped on purpose (killRDBChild) and does not make the last background
  * save "err". */
 static void backgroundSaveDoneHandler(pid_t pid, int exitcode, int bysignal) {
-    if (!bysignal && exitcode == 0) {
+    int ok = !bysignal && exitcode == 0;
+    if (snapshot.child_to_pipe) {
+        /* A diskless sync: nothing was saved, the dataset's save state
+         * stays as it was. */
+        if (ok) serverLog(LL_NOTICE, "Background RDB transfer terminated with success");
+        else if (!bysignal) serverLog(LL_WARNING, "Background transfer error");
+        else serverLog(LL_WARNING, "Background transfer terminated by signal %d", bysignal);
+    } else if (ok) {
         serverLog(LL_NOTICE, "Background saving terminated with success");
         server.dirty -= server.dirty_before_bgsave;
         if (server.dirty < 0) server.dirty = 0;
@@ -322,6 +360,8 @@ static void backgroundSaveDoneHandler(pid_t pid, int exitcode, int bysignal) {
     snapshot.child_keys_total = 0;
     snapshotResetChildProgress();
     dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+    snapshot.child_to_pipe = 0;
+    replicationSnapshotDone(ok);
 }
 
 /* Reaps the child if it exited; with wait set, blocks until it does.
@@ -450,14 +490,6 @@ int snapshotPrepareForShutdown(int flags) {
  * Loading
  * ------------------------------------------------------------------------- */
 
-static void snapshotStartLoading(int fd) {
-    struct stat st;
-    server.loading = 1;
-    snapshot.loading_start_time = time(NULL);
-    snapshot.loading_total_bytes = fstat(fd, &st) == 0 ? st.st_size : 0;
-    snapshot.loading_loaded_bytes = 0;
-}
-
 /* One turn of the event loop in the middle of a start-up load: accept
  * connections, read requests (processCommand() answers -LOADING to every
  * command without CMD_LOADING), let transports with queued work (RDMA)
@@ -508,17 +540,37 @@ static void snapshotStopLoading(int ok) {
 static int snapshotLoadFile(const char *filename, int rdbflags) {
     int fd = open(filename, O_RDONLY);
     if (fd == -1) return C_ERR;
-    snapshotStartLoading(fd);
+    struct stat st;
     rio r;
     rioInitFdReader(&r, fd);
-    r.progress = snapshotLoadingProgress;
-    int ret = rdbLoadRioWithFlags(&r, rdbflags);
+    int ret = snapshotLoadRio(&r, fstat(fd, &st) == 0 ? st.st_size : 0, rdbflags);
     int err = errno;
     rioRelease(&r);
     close(fd);
+    errno = err;
+    return ret;
+}
+
+/* See snapshot.h. */
+int snapshotLoadRio(rio *r, off_t total_bytes, int rdbflags) {
+    server.loading = 1;
+    snapshot.loading_start_time = time(NULL);
+    snapshot.loading_total_bytes = total_bytes;
+    snapshot.loading_loaded_bytes = 0;
+    int serves = snapshot.loading_serves_clients;
+    if (rdbflags & RDBFLAGS_REPLICATION) snapshot.loading_serves_clients = 1;
+    r->progress = snapshotLoadingProgress;
+    int ret = rdbLoadRioWithFlags(r, rdbflags);
+    int err = errno;
+    snapshot.loading_serves_clients = serves;
     snapshotStopLoading(ret == C_OK);
     errno = err;
     return ret;
+}
+
+/* See snapshot.h. */
+int snapshotLoadFileForSync(const char *filename) {
+    return snapshotLoadFile(filename, RDBFLAGS_REPLICATION);
 }
 
 /* Start-up: loads dbfilename from dir. A missing file means an empty
@@ -531,7 +583,9 @@ void loadDataFromDisk(void) {
     if (stat(server.rdb_filename, &st) == -1 && errno == ENOENT) return;
     long long start = ustime();
     snapshot.loading_serves_clients = 1;
+    repl.loading_own_file = server.primary_host != NULL; /* its replication id and offset count */
     int ret = snapshotLoadFile(server.rdb_filename, RDBFLAGS_NONE);
+    repl.loading_own_file = 0;
     snapshot.loading_serves_clients = 0;
     if (ret == C_OK) {
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(ustime() - start) / 1000000);

@@ -45,6 +45,7 @@ _Static_assert(sizeof(snapshotChildInfo) == 32, "child info is four 64-bit field
 
 struct snapshotState {
     pid_t child_pid;               /* The background save child, -1 if none. */
+    int child_to_pipe;             /* It writes a diskless sync's payload into a pipe. */
     int child_info_pipe[2];        /* Child writes [1], parent reads [0]; -1 when closed. */
     int bgsave_scheduled;          /* BGSAVE SCHEDULE (or BGSAVE in EXEC): start when possible. */
     time_t lastbgsave_try;         /* Unix time of the last fork attempt (retry delay). */
@@ -81,6 +82,18 @@ int snapshotPrepareForShutdown(int flags); /* kill the child, final save; C_ERR 
 /* Saving. */
 int hasActiveChildProcess(void);
 int rdbSaveBackground(void);            /* C_OK: child forked ("Background saving started by pid N") */
+/* Forks a child that writes a diskless sync's payload ("$EOF:<mark>\r\n",
+ * the snapshot, "<mark>"; mark is CONFIG_RUN_ID_SIZE bytes) into pipe_fd
+ * and nothing else. C_OK once it runs; the parent closes its copy of
+ * pipe_fd. Its end is reported to replicationSnapshotDone(). */
+int rdbSaveToPipeBackground(int pipe_fd, const char *mark);
+/* Loads a dataset from r with the loading state set (INFO loading_*,
+ * -LOADING to clients, served meanwhile when loading for replication).
+ * total_bytes: the payload's size for progress, 0 if unknown. */
+struct rio;
+int snapshotLoadRio(struct rio *r, off_t total_bytes, int rdbflags);
+/* Loads a full sync's file (replication.c). */
+int snapshotLoadFileForSync(const char *filename);
 int snapshotSaveSync(void);             /* SAVE-like: rdbSave in this process plus bookkeeping */
 void killRDBChild(void);                /* SIGUSR1 to the child; the cron reaps it */
 void rdbRemoveTempFile(pid_t childpid);

@@ -776,11 +776,12 @@ static void mpopGenericCommand(client *c, int numkeys_idx, mstime_t timeout) {
     if (getRangeLongFromObjectOrReply(c, c->argv[numkeys_idx], 1, LONG_MAX, &numkeys,
                                       "numkeys should be greater than 0") != C_OK)
         return;
-    long where_idx = numkeys_idx + numkeys + 1;
-    if (numkeys > c->argc || where_idx >= c->argc) {
+    /* Checked before numkeys is added to anything: it may be LONG_MAX. */
+    if (numkeys > c->argc - numkeys_idx - 2) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
+    long where_idx = numkeys_idx + numkeys + 1;
     if (getListPositionFromObjectOrReply(c, c->argv[where_idx], &where) != C_OK) return;
     if (getMpopCountOrReply(c, where_idx + 1, &count) != C_OK) return;
 

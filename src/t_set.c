@@ -613,11 +613,12 @@ static void smoveCommand(client *c) {
     }
     signalModifiedKey(c, c->db, c->argv[1]);
     server.dirty++;
+    /* The destination changes (for WATCH too) only if the member is new. */
     if (setTypeAdd(dst, &m)) {
         server.dirty++;
+        signalModifiedKey(c, c->db, c->argv[2]);
         notifyKeyspaceEvent(NOTIFY_SET, "sadd", c->argv[2], c->db->id);
     }
-    signalModifiedKey(c, c->db, c->argv[2]);
     addReply(c, shared.cone);
 }
 

@@ -19,7 +19,7 @@
  * Blocking: XREAD/XREADGROUP with BLOCK call blockForKeys(BLOCKED_STREAM);
  * XADD signals the key ready and blocked.c re-executes the command, which
  * either serves the new entries or blocks again with its original timeout
- * (blockedReprocessTimeout()). "$" is rewritten to the concrete last ID
+ * (blocked.c keeps it). "$" is rewritten to the concrete last ID
  * before blocking so the re-executed command sees the same position.
  * XREADGROUP blocks with blockForKeysWakeOnDelete(): when its key is
  * deleted, overwritten, flushed or swapped away, or its group destroyed,
@@ -457,6 +457,14 @@ static streamID streamLastEntryID(stream *s) {
     if (streamIterNext(&it, &e)) id = e.id;
     streamIterRelease(&it);
     return id;
+}
+
+/* Milliseconds from `since` to `now`, saturated to the mstime_t range: a
+ * delivery time restored from a payload may be anywhere in int64. */
+static mstime_t streamElapsed(mstime_t now, mstime_t since) {
+    mstime_t d;
+    if (__builtin_sub_overflow(now, since, &d)) return since < 0 ? LLONG_MAX : LLONG_MIN;
+    return d;
 }
 
 /* ---------------------------------------------------------------------------
@@ -1254,7 +1262,8 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
     }
     int nstreams = c->argc - streams_pos;
     if (nstreams % 2 != 0) {
-        addReplyError(c, "Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.");
+        addReplyErrorFormat(c, "Unbalanced '%s' list of streams: for each stream key an ID or '%c' must be specified.",
+                            c->cmd->fullname, xreadgroup ? '>' : '$');
         return;
     }
     nstreams /= 2;
@@ -1291,6 +1300,19 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
                 goto cleanup;
             }
             ids[j] = s ? s->last_id : STREAM_ID_MIN;
+        } else if (!strcmp(idtext, "+")) {
+            /* The last entry: read from just before the last ID. */
+            if (xreadgroup) {
+                addReplyError(c, "The + ID is meaningless in the context of XREADGROUP: you want to read the "
+                                 "history of this consumer by specifying a proper ID, or use the > ID to get new "
+                                 "messages. The + ID would just return an empty result set.");
+                goto cleanup;
+            }
+            ids[j] = s ? s->last_id : STREAM_ID_MIN;
+            if (s && streamDecrID(&ids[j]) != 0) {
+                addReplyError(c, "the stream last element ID is 0-0");
+                goto cleanup;
+            }
         } else if (!strcmp(idtext, ">")) {
             if (!xreadgroup) {
                 addReplyError(c, "The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
@@ -1317,7 +1339,14 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
             cons->seen_time = commandTimeSnapshot();
         }
         int history = xreadgroup && !newonly[j];
-        if (!history && (s == NULL || s->length == 0 || streamCompareID(&s->last_id, &ids[j]) <= 0)) continue;
+        /* Served only if an entry is left after the ID: compared with the
+         * last live entry, not last_id, so that a reader past every entry
+         * left (the later ones deleted) gets no empty array. */
+        if (!history) {
+            if (s == NULL || s->length == 0) continue;
+            streamID top = streamLastEntryID(s);
+            if (streamCompareID(&top, &ids[j]) <= 0) continue;
+        }
         streamID start = ids[j];
         if (!history && streamIncrID(&start) != 0) continue;
         if (lenp == NULL) lenp = addReplyDeferredLen(c);
@@ -1343,8 +1372,6 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
 
     /* Nothing to serve: block, or reply null. */
     if (timeout != -1 && !blockingDenied(c)) {
-        mstime_t previous;
-        if (blockedReprocessTimeout(c, &previous)) timeout = previous;
         /* Pin "$" to the position seen now, for when the command reruns. */
         for (int j = 0; j < nstreams && !xreadgroup; j++) {
             robj *idarg = c->argv[streams_pos + nstreams + j];
@@ -1572,6 +1599,10 @@ static void xsetidCommand(client *c) {
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.nokeyerr);
     if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
     stream *s = o->ptr;
+    if (streamCompareID(&id, &s->max_deleted_entry_id) < 0) {
+        addReplyError(c, "The ID specified in XSETID is smaller than current max_deleted_entry_id");
+        return;
+    }
     if (s->length > 0) {
         streamID top = streamLastEntryID(s);
         if (streamCompareID(&id, &top) < 0) {
@@ -1585,7 +1616,8 @@ static void xsetidCommand(client *c) {
     }
     s->last_id = id;
     if (entries_added != -1) s->entries_added = (uint64_t)entries_added;
-    if (has_max_deleted) s->max_deleted_entry_id = max_deleted;
+    /* MAXDELETEDID 0-0 leaves the recorded one as it is. */
+    if (has_max_deleted && streamCompareID(&max_deleted, &STREAM_ID_MIN) != 0) s->max_deleted_entry_id = max_deleted;
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STREAM, "xsetid", c->argv[1], c->db->id);
     server.dirty++;
@@ -1725,7 +1757,7 @@ static void xpendingCommand(client *c) {
         for (sidmapNode *pn = sidmapSeekGE(pel, start); pn && emitted < count; pn = sidmapNext(pn)) {
             if (streamCompareID(&pn->id, &end) > 0) break;
             streamNACK *nack = pn->value;
-            mstime_t idle = now - nack->delivery_time;
+            mstime_t idle = streamElapsed(now, nack->delivery_time);
             if (idle < 0) idle = 0;
             if (min_idle != -1 && idle < min_idle) continue;
             addReplyArrayLen(c, 4);
@@ -1786,7 +1818,7 @@ static void xclaimCommand(client *c) {
             if (getLongLongFromObjectOrReply(c, c->argv[++j], &idle, "Invalid IDLE option argument for XCLAIM") !=
                 C_OK)
                 return;
-            delivery_time = now - idle;
+            delivery_time = streamElapsed(now, idle);
         } else if (!strcasecmp(opt, "time") && more) {
             if (getLongLongFromObjectOrReply(c, c->argv[++j], &delivery_time,
                                              "Invalid TIME option argument for XCLAIM") != C_OK)
@@ -1834,7 +1866,7 @@ static void xclaimCommand(client *c) {
                 server.dirty++;
                 continue;
             }
-            if (min_idle && now - nack->delivery_time < min_idle) continue;
+            if (min_idle && streamElapsed(now, nack->delivery_time) < min_idle) continue;
         }
         streamClaimNACK(nack, id, cons, delivery_time, retrycount, justid);
         streamPropagateXCLAIM(c, c->argv[1], g, &id, nack);
@@ -1867,7 +1899,7 @@ static void xautoclaimCommand(client *c) {
     for (int j = 6; j < c->argc; j++) {
         if (!strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
             if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &count, NULL) != C_OK) return;
-            if (count < 1 || count > LONG_MAX / 10) {
+            if (count < 1 || count > LONG_MAX / (long long)sizeof(streamID)) {
                 addReplyError(c, "COUNT must be > 0");
                 return;
             }
@@ -1899,7 +1931,9 @@ static void xautoclaimCommand(client *c) {
     streamID *deleted = zmalloc(sizeof(streamID) * (size_t)(attempts < 1024 ? attempts : 1024));
     long long nclaimed = 0, ndeleted = 0, capdeleted = attempts < 1024 ? attempts : 1024;
     sidmapNode *pn = sidmapSeekGE(g->pel, start);
-    while (pn && attempts-- > 0 && nclaimed < count) {
+    /* COUNT bounds the reply: deleted IDs count against it as claims do. */
+    long long left = count;
+    while (pn && attempts-- > 0 && left > 0) {
         sidmapNode *next = sidmapNext(pn);
         streamID id = pn->id;
         streamNACK *nack = pn->value;
@@ -1913,12 +1947,14 @@ static void xautoclaimCommand(client *c) {
             streamPropagateXCLAIM(c, c->argv[1], g, &id, nack);
             streamNACKRemove(g, id);
             server.dirty++;
-        } else if (!min_idle || now - nack->delivery_time >= min_idle) {
+            left--;
+        } else if (!min_idle || streamElapsed(now, nack->delivery_time) >= min_idle) {
             streamClaimNACK(nack, id, cons, now, -1, justid);
             streamPropagateXCLAIM(c, c->argv[1], g, &id, nack);
             cons->active_time = now;
             claimed[nclaimed++] = id;
             server.dirty++;
+            left--;
         }
         pn = next;
     }
@@ -2114,7 +2150,7 @@ static void xinfoConsumersCommand(client *c) {
     addReplyArrayLen(c, (long)n);
     for (unsigned long i = 0; i < n; i++) {
         streamConsumer *cons = conss[i];
-        mstime_t idle = now - cons->seen_time;
+        mstime_t idle = streamElapsed(now, cons->seen_time);
         addReplyMapLen(c, 4);
         addReplyBulkCString(c, "name");
         addReplyBulkCBuffer(c, cons->name, sdslen(cons->name));
@@ -2123,7 +2159,7 @@ static void xinfoConsumersCommand(client *c) {
         addReplyBulkCString(c, "idle");
         addReplyLongLong(c, idle > 0 ? idle : 0);
         addReplyBulkCString(c, "inactive");
-        addReplyLongLong(c, cons->active_time == -1 ? -1 : (now > cons->active_time ? now - cons->active_time : 0));
+        addReplyLongLong(c, cons->active_time == -1 ? -1 : (now > cons->active_time ? streamElapsed(now, cons->active_time) : 0));
     }
     zfree(conss);
 }

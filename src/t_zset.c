@@ -1464,11 +1464,12 @@ static void zmpopGenericCommand(client *c, int numkeys_idx, mstime_t timeout) {
     if (getRangeLongFromObjectOrReply(c, c->argv[numkeys_idx], 1, LONG_MAX, &numkeys,
                                       "numkeys should be greater than 0") != C_OK)
         return;
-    long where_idx = numkeys_idx + numkeys + 1;
-    if (numkeys > c->argc - numkeys_idx - 1 || where_idx >= c->argc) {
+    /* Checked before numkeys is added to anything: it may be LONG_MAX. */
+    if (numkeys > c->argc - numkeys_idx - 2) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
+    long where_idx = numkeys_idx + numkeys + 1;
     if (!strcasecmp(c->argv[where_idx]->ptr, "min")) {
         where = ZSET_MIN;
     } else if (!strcasecmp(c->argv[where_idx]->ptr, "max")) {

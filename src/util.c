@@ -11,7 +11,10 @@
  *     the server store "123" as an integer and reply with the same bytes.
  *   - stringmatchlen() runs in O(pattern * string) time at worst: on a
  *     mismatch it only backtracks to the most recent '*', never recursing,
- *     so no pattern can make it exponential.
+ *     so no pattern can make it exponential. It still answers as Valkey's
+ *     recursive matcher does where that one gives up: a pattern with more
+ *     than 1000 runs of '*' (not counting a final one) matches nothing, and
+ *     an empty string matches only the empty pattern.
  *   - getRandomBytes() is thread-safe and unpredictable (SipHash-2-4 in
  *     counter mode under a key read once from /dev/urandom), and a forked
  *     child never repeats its parent's stream.
@@ -316,6 +319,26 @@ static int matchToken(const char *p, int plen, unsigned char c, int nocase, int 
     return negate ? !match : match;
 }
 
+/* Valkey's matcher recurses once per run of '*' followed by more pattern
+ * and gives up (no match) past 1000 levels: a pattern with more than 1000
+ * such runs matches nothing there. 1 for such a pattern, so that ours
+ * answers the same (it would not be slow on it: see stringmatchlen). */
+#define GLOB_MAX_STAR_RUNS 1000
+static int globTooManyStars(const char *p, int plen) {
+    int runs = 0, pi = 0;
+    while (pi < plen) {
+        if (p[pi] == '*') {
+            while (pi < plen && p[pi] == '*') pi++;
+            if (pi < plen && ++runs > GLOB_MAX_STAR_RUNS) return 1;
+            continue;
+        }
+        int adv;
+        matchToken(p + pi, plen - pi, 0, 0, &adv);
+        pi += adv;
+    }
+    return 0;
+}
+
 /* Glob-style match of string against pattern: '*' any run, '?' any byte,
  * "[abc]" "[^a-z]" classes, '\' escapes the next byte. Both are binary
  * (explicit lengths). nocase folds ASCII case. Returns 1 on a match.
@@ -325,6 +348,10 @@ static int matchToken(const char *p, int plen, unsigned char c, int nocase, int 
  * it: an earlier '*' could only re-create a position the later one already
  * covers. That bounds the work at patternLen * stringLen steps. */
 int stringmatchlen(const char *pattern, int patternLen, const char *string, int stringLen, int nocase) {
+    /* Valkey's matcher only enters its loop with bytes left, so an empty
+     * string matches only the empty pattern ("*" included). */
+    if (stringLen == 0) return patternLen == 0;
+    if (globTooManyStars(pattern, patternLen)) return 0;
     int pi = 0, si = 0;
     int star_pi = -1, star_si = 0; /* pattern after the last '*', and where it began swallowing */
 

@@ -42,7 +42,9 @@ static int argIs(const cmdArg *a, const char *name, cmdArgType type, const char 
  * ------------------------------------------------------------------------- */
 
 /* Appends the C string literals starting at p (concatenated, separated by
- * white space) to out; returns the end. Our strings use no escapes. */
+ * white space) to out; returns the end. The only escapes our strings use
+ * are \" and \\ (MIGRATE's "" token): a backslash takes the next
+ * character as it is. */
 static const char *readLiterals(const char *p, char *out, size_t outlen) {
     size_t len = 0;
     for (;;) {
@@ -50,6 +52,7 @@ static const char *readLiterals(const char *p, char *out, size_t outlen) {
         if (*p != '"') break;
         p++;
         while (*p && *p != '"') {
+            if (*p == '\\' && p[1]) p++;
             if (len + 1 < outlen) out[len++] = *p;
             p++;
         }

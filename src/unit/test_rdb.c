@@ -301,10 +301,10 @@ int main(int argc, char **argv) {
     TEST("rdb: the old text doubles") {
         rio r;
         double d;
-        rioInitMemReader(&r, "\xff\xfe\xfd\x03" "3.5" "\x05" "-1e10", 14);
-        ASSERT(rdbLoadStringDouble(&r, &d) == C_OK && isnan(d));
-        ASSERT(rdbLoadStringDouble(&r, &d) == C_OK && isinf(d) && d > 0);
-        ASSERT(rdbLoadStringDouble(&r, &d) == C_OK && isinf(d) && d < 0);
+        rioInitMemReader(&r, "\xfd\xfe\xff\x03" "3.5" "\x05" "-1e10", 14);
+        ASSERT(rdbLoadStringDouble(&r, &d) == C_OK && isnan(d));           /* 253 */
+        ASSERT(rdbLoadStringDouble(&r, &d) == C_OK && isinf(d) && d > 0); /* 254 */
+        ASSERT(rdbLoadStringDouble(&r, &d) == C_OK && isinf(d) && d < 0); /* 255 */
         ASSERT(rdbLoadStringDouble(&r, &d) == C_OK && d == 3.5);
         ASSERT(rdbLoadStringDouble(&r, &d) == C_OK && d == -1e10);
         ASSERT(rdbLoadStringDouble(&r, &d) == C_ERR);

@@ -198,7 +198,7 @@ int main(int argc, char **argv) {
             const char *p, *s;
             int nocase, want;
         } c[] = {
-            {"*", "", 0, 1},           {"*", "anything", 0, 1},  {"", "", 0, 1},           {"", "a", 0, 0},
+            {"*", "", 0, 0},           {"*", "anything", 0, 1},  {"", "", 0, 1},           {"", "a", 0, 0},
             {"a", "", 0, 0},           {"h?llo", "hello", 0, 1}, {"h?llo", "hllo", 0, 0},  {"h*llo", "hllo", 0, 1},
             {"h*llo", "heeeello", 0, 1}, {"h*llo", "heeeellox", 0, 0}, {"h[ae]llo", "hallo", 0, 1},
             {"h[ae]llo", "hillo", 0, 0}, {"h[^e]llo", "hallo", 0, 1}, {"h[^e]llo", "hello", 0, 0},
@@ -240,6 +240,37 @@ int main(int argc, char **argv) {
         ASSERT(!stringmatchlen(pat3, strlen(pat3), str, 50000, 1));
         long long elapsed = ustime() - t0;
         ASSERT(elapsed < 2000000); /* well under the time a blow-up would take */
+    }
+
+    TEST("util: stringmatchlen gives up past 1000 runs of '*', as Valkey 8") {
+        /* "*a" x n against "a" x n: a match, as long as n <= 1000. A final
+         * run of '*' and runs inside classes or escaped do not count. */
+        static char pat[4100], str[2100];
+        for (int n = 999; n <= 1001; n++) {
+            for (int i = 0; i < n; i++) {
+                pat[2 * i] = '*';
+                pat[2 * i + 1] = 'a';
+                str[i] = 'a';
+            }
+            ASSERT_EQ_LL(stringmatchlen(pat, 2 * n, str, n, 0), n <= 1000);
+            pat[2 * n] = '*'; /* a final run */
+            ASSERT_EQ_LL(stringmatchlen(pat, 2 * n + 1, str, n, 0), n <= 1000);
+        }
+        /* Long runs of '*' count once. */
+        memset(pat, '*', 4000);
+        pat[4000] = 'a';
+        ASSERT(stringmatchlen(pat, 4001, "bba", 3, 0));
+        /* "a*" x 1001: the last run is final, 1000 count. */
+        for (int i = 0; i < 1001; i++) {
+            pat[2 * i] = 'a';
+            pat[2 * i + 1] = '*';
+        }
+        ASSERT(stringmatchlen(pat, 2002, str, 1001, 0));
+        /* '[*]' and '\*' are no runs. */
+        for (int i = 0; i < 1001; i++) memcpy(pat + 4 * i, "[*]a", 4);
+        memset(str, 0, sizeof(str));
+        for (int i = 0; i < 1001; i++) memcpy(str + 2 * i, "*a", 2);
+        ASSERT(stringmatchlen(pat, 4004, str, 2002, 0));
     }
 
     TEST("util: memtoull / memtoll") {

@@ -229,12 +229,18 @@ tags {process external:skip rdma:skip:process} {
         assert_match "*port*" $out
     }
 
-    tags {valkey-only} {
-        test "replicaof with a primary refuses to start (no replication yet)" {
-            set p [proc_start [tmp_path replicaof] --port 0 --replicaof "127.0.0.1 6379"]
-            assert_equal 1 [proc_wait $p]
-            assert_match "*replication is not supported by this server yet*" [file_text [dict get $p out]]
+    test "replicaof in the configuration starts a replica that connects" {
+        set dir [tmp_path replicaof]
+        set port [::vk::alloc_port]
+        set p [proc_start $dir {*}[base_args $dir $port] --replicaof "127.0.0.1 1"]
+        wait_for_condition 100 50 {[string match "*Connecting to PRIMARY 127.0.0.1:1*" [file_text [dict get $p out]]]} {
+            fail "the replica did not try to connect: [file_text [dict get $p out]]"
         }
+        set c [::vk::client_open 127.0.0.1 $port]
+        assert_match "*role:slave*master_host:127.0.0.1*master_port:1*master_link_status:down*" [$c info replication]
+        $c close
+        exec kill -TERM [dict get $p pid]
+        assert_equal 0 [proc_wait $p]
     }
 
     test "A port already in use: start-up fails with a clear log line" {

@@ -640,21 +640,17 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
 }
 
 start_server {tags {"repl"} overrides {enable-debug-command yes}} {
-    start_server {overrides {enable-debug-command yes}} {
+    start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
         # The outer server (level -1) replicates the inner one.
         test {A replica keeps logically expired keys until its primary deletes them} {
             if {[catch {r -1 replicaof [srv 0 host] [srv 0 port]} err]} {
                 skip "the server cannot be a replica: $err"
             }
-            wait_for_condition 100 50 {
-                [string match "*master_link_status:up*" [r -1 info replication]]
-            } {
-                fail "the replica did not sync"
-            }
+            wait_for_sync -1
             r debug set-active-expire 0
             r set k v px 200
             r set k2 v
-            wait_for_condition 100 20 {[r -1 exists k2] == 1} { fail "k2 not replicated" }
+            wait_for_ofs_sync 0 -1
             after 300
             # Expired for the replica's clients, but not deleted by them.
             assert_equal {} [r -1 get k]
@@ -663,7 +659,8 @@ start_server {tags {"repl"} overrides {enable-debug-command yes}} {
             assert_equal 2 [r dbsize]
             # The primary deletes it on access and its DEL reaches the replica.
             assert_equal {} [r get k]
-            wait_for_condition 100 20 {[r -1 dbsize] == 1} { fail "the DEL did not reach the replica" }
+            wait_for_ofs_sync 0 -1
+            assert_equal 1 [r -1 dbsize]
             r debug set-active-expire 1
             r -1 replicaof no one
         }

@@ -89,7 +89,9 @@ proc ::vk::transport_server_config {port} {
         tls  {
             # Every test client connects over TLS; the server has no TCP
             # port (a TCP port of the same number cannot coexist).
-            return [list port 0 tls-port $port \
+            # Replicas reach their primary over TLS too (tls-replication),
+            # presenting the server certificate as their client one.
+            return [list port 0 tls-port $port tls-replication yes \
                         tls-cert-file [file join $::vk::tls_dir server.crt] \
                         tls-key-file [file join $::vk::tls_dir server.key] \
                         tls-ca-cert-file [file join $::vk::tls_dir ca.crt]]
@@ -134,6 +136,7 @@ proc ::vk::transport_skip_reason {tags} {
         crash      "crash tests start their own TCP-only servers and are no transport tests"
         timing     "assumes many round trips fit in a short TTL, which the emulated VM cannot keep"
         maxclients "over maxclients the server refuses the RDMA connection request itself (no error reply to read)"
+        big-data   "moves a dataset (1M keys, 100 MB values) that the emulated VM needs minutes for"
     }
     foreach t $tags {
         if {$t eq "rdma:skip"} { return "not applicable over RDMA (tagged rdma:skip)" }

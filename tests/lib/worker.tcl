@@ -10,6 +10,7 @@ set ::vk_lib_dir [file dirname [file normalize [info script]]]
 source [file join $::vk_lib_dir transport.tcl]
 source [file join $::vk_lib_dir resp.tcl]
 source [file join $::vk_lib_dir harness.tcl]
+source [file join $::vk_lib_dir replication.tcl]
 source [file join $::vk_lib_dir replstream.tcl]
 
 array set ::vk::cfg [lindex $argv 0]

@@ -33,6 +33,23 @@ start_server {tags {"auth"}} {
         assert_equal secret [lindex [r config get requirepass] 1]
     }
 
+    test "A binary requirepass is compared whole, past a NUL byte" {
+        r config set requirepass "ab\x00cd"
+        assert_equal "ab\x00cd" [lindex [r config get requirepass] 1]
+        set c [vk_client]
+        assert_error "WRONGPASS*" {$c auth "ab"}
+        assert_error "WRONGPASS*" {$c auth "ab\x00xx"}
+        assert_error "WRONGPASS*" {$c auth "ab\x00cdx"}
+        assert_error "WRONGPASS*" {$c auth "default\x00x" "ab\x00cd"}
+        assert_error "WRONGPASS*" {$c hello 3 auth default "ab\x00"}
+        assert_error "NOAUTH*" {$c ping}
+        assert_equal OK [$c auth "ab\x00cd"]
+        assert_equal OK [$c auth default "ab\x00cd"]
+        assert_equal PONG [$c ping]
+        $c close
+        r config set requirepass secret
+    }
+
     test "CONFIG SET requirepass to empty: no password needed any more" {
         set c [vk_client]
         assert_error "NOAUTH Authentication required." {$c ping}

@@ -307,7 +307,6 @@ start_server {tags {bitops}} {
 
     test "BITCOUNT syntax errors" {
         r set b foobar
-        assert_error "ERR syntax error" {r bitcount b 0}
         assert_error "ERR syntax error" {r bitcount b 0 1 bit extra}
         assert_error "ERR syntax error" {r bitcount b 0 1 bits}
         assert_error "ERR value is not an integer or out of range" {r bitcount b a 1}
@@ -820,8 +819,39 @@ start_server {tags {bitops valkey-only}} {
         r del nosuch
         assert_error "ERR value is not an integer or out of range" {r bitcount nosuch a b}
         assert_error "ERR syntax error" {r bitcount nosuch 0 1 foo}
-        assert_error "ERR syntax error" {r bitcount nosuch 0}
+        assert_equal 0 [r bitcount nosuch 0]
     }
+
+    test "BITCOUNT key start counts to the end of the string" {
+        r set b foobar
+        list [r bitcount b 0] [r bitcount b 1] [r bitcount b -1] [r bitcount b -100] [r bitcount b 6] \
+             [r bitcount b 100] [r bitcount b 0 -1]
+    } {26 22 4 26 0 0 26}
+
+    test "BITCOUNT and BITPOS read start, then the unit, then end" {
+        r set b foobar
+        assert_error "ERR value is not an integer or out of range" {r bitcount b x 1}
+        assert_error "ERR syntax error" {r bitcount b 0 x bits}
+        assert_error "ERR value is not an integer or out of range" {r bitcount b 0 x bit}
+        assert_error "ERR value is not an integer or out of range" {r bitcount b x}
+        assert_error "ERR syntax error" {r bitpos b 1 0 x bits}
+        assert_error "ERR value is not an integer or out of range" {r bitpos b 1 0 x bit}
+        assert_error "ERR value is not an integer or out of range" {r bitpos b 1 x 1 bits}
+    }
+
+    test "SETBIT and BITFIELD count a write that changes nothing as no change" {
+        r flushdb
+        regexp {rdb_changes_since_last_save:(\d+)} [r info persistence] -> d0
+        r setbit b 7 0                           ;# 1: the key is created
+        r setbit b 7 0                           ;# nothing
+        r bitfield b set u8 0 0                  ;# nothing: same value, same length
+        r bitfield b set u8 0 0 incrby u4 0 0    ;# nothing
+        r bitfield b set u8 0 1 set u8 0 1       ;# 1: the first one changes it
+        r bitfield b set u8 8 0                  ;# 1: the string grows
+        r bitfield n overflow fail set u2 0 8    ;# the only write fails: nothing
+        regexp {rdb_changes_since_last_save:(\d+)} [r info persistence] -> d1
+        expr {$d1 - $d0}
+    } 3
 
     test "BITPOS checks its arguments even for a missing key" {
         r del nosuch

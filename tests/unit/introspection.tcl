@@ -489,6 +489,23 @@ start_server {tags {introspection debug needs:debug} overrides {enable-debug-com
         assert_error "*no such key*" {r debug object nosuchkey}
     }
 
+    test "DEBUG HTSTATS-KEY reports the hash table of a set, hash or sorted set" {
+        r flushall
+        r sadd s {*}[lsort -unique [lmap i [lrepeat 600 x] {incr n}]]
+        r sadd s x
+        assert_match "*Hash table 0 stats (main hash table):*number of elements: 601*" [r debug htstats-key s]
+        assert_match "*Chain length distribution:*" [r debug htstats-key s full]
+        r config set zset-max-listpack-entries 1
+        r zadd z 1 a 2 b
+        assert_match "*number of elements: 2*" [r debug htstats-key z]
+        r config set zset-max-listpack-entries 128
+        r hset h f v
+        r set str x
+        assert_error "ERR The value stored at the specified key is not represented using an hash table" {r debug htstats-key h}
+        assert_error "ERR The value stored at the specified key is not represented using an hash table" {r debug htstats-key str}
+        assert_error "ERR no such key" {r debug htstats-key nokey}
+    }
+
     test "DEBUG OBJECT serializedlength is the value's RDB body, as DUMP encodes it" {
         needs_commands dump
         r flushall

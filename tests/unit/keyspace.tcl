@@ -116,6 +116,34 @@ start_server {tags {"keyspace"}} {
         assert_equal {} [r keys nomatch*]
     }
 
+    test "KEYS and SCAN MATCH give up on patterns of more than 1000 runs of '*', as Valkey" {
+        r flushdb
+        set key [string repeat a 1001]
+        r set $key 1
+        r set "" empty
+        # "*a" x 1000 plus "a": 1000 runs, still a match; one run more is not.
+        set p1000 "[string repeat *a 1000]a"
+        set p1001 "[string repeat *a 1001]"
+        assert_equal [list $key] [r keys $p1000]
+        assert_equal {} [r keys $p1001]
+        assert_equal [list $key] [lindex [r scan 0 match $p1000 count 1000] 1]
+        assert_equal {} [lindex [r scan 0 match $p1001 count 1000] 1]
+        # A long run of '*' is one run, and a final run does not count.
+        assert_equal [list $key] [r keys "[string repeat * 5000]a"]
+        assert_equal [list $key] [r keys "[string repeat a* 1001]"]
+        # An empty key: "*" alone means every key, other patterns need a byte.
+        assert_equal 2 [llength [r keys *]]
+        assert_equal [list $key] [r keys **]
+        assert_equal [list $key] [lindex [r scan 0 match ** count 1000] 1]
+    }
+
+    test "SCAN COUNT of LONG_MAX" {
+        r flushdb
+        foreach k {a b c} { r set $k 1 }
+        set reply [r scan 0 count 9223372036854775807]
+        list [lindex $reply 0] [lsort [lindex $reply 1]]
+    } {0 {a b c}}
+
     test "KEYS only sees the selected database" {
         r flushall
         r select 1
@@ -404,5 +432,44 @@ start_server {tags {"keyspace"} overrides {maxmemory-policy allkeys-lfu}} {
     test "OBJECT IDLETIME is refused under an LFU policy" {
         r set k v
         assert_error "ERR An LFU maxmemory policy is selected, idle time not tracked.*" {r object idletime k}
+    }
+}
+
+start_server {tags {"keyspace"}} {
+    test "With maxmemory and an LRU or LFU policy integers are not shared" {
+        r config set maxmemory 1gb
+        r config set maxmemory-policy allkeys-lru
+        r set a 1
+        r config set maxmemory-policy volatile-lfu
+        r set b 1
+        set got [list [r object refcount a] [r object refcount b] [r object freq b]]
+        r config set maxmemory 0
+        r config set maxmemory-policy noeviction
+        set got
+    } {1 1 5}
+
+    # Redis 7.0 keeps such values shared.
+    tags {valkey-only} {
+        test "Shared integers are unshared at their first access under maxmemory with LRU or LFU" {
+            r set a 1
+            r set b 1
+            assert_equal 2147483647 [r object refcount a]
+            r config set maxmemory 1gb
+            r config set maxmemory-policy allkeys-lru
+            # OBJECT does not touch: still shared until a real access.
+            assert_equal 2147483647 [r object refcount a]
+            assert_equal 1 [r get a]
+            assert_equal 1 [r object refcount a]
+            r config set maxmemory-policy allkeys-lfu
+            assert_equal 1 [r get b]
+            assert_equal 1 [r object refcount b]
+            assert_range [r object freq b] 5 6
+            # Without maxmemory the policy alone does not unshare.
+            r config set maxmemory 0
+            r set c 2
+            r get c
+            assert_equal 2147483647 [r object refcount c]
+            r config set maxmemory-policy noeviction
+        }
     }
 }

@@ -148,6 +148,15 @@ start_server {tags {"pubsub"}} {
         $rd close
     }
 
+    test "PSUBSCRIBE patterns of more than 1000 runs of '*' match nothing, as in Valkey" {
+        set rd [vk_deferring_client]
+        set chan [string repeat a 1001]
+        ps_sub $rd psubscribe [list "[string repeat *a 1000]a" [string repeat *a 1001]]
+        assert_equal 1 [r publish $chan hello]
+        assert_equal [list pmessage "[string repeat *a 1000]a" $chan hello] [$rd read]
+        $rd close
+    }
+
     test "Patterns use glob syntax: classes, ranges, negation and escapes" {
         set rd [vk_deferring_client]
         ps_sub $rd psubscribe {{h[ae]llo} {n[^o]t} {d[0-9]} {lit\*}}

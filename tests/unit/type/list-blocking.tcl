@@ -2,7 +2,8 @@
 # Timeouts (float seconds, 0 = forever, errors), wake-up by another
 # client's push, FIFO order between clients waiting on one key, chains of
 # BLMOVEs, clients killed or unblocked (CLIENT UNBLOCK) while waiting, the
-# INFO counters, and the non-blocking behaviour inside MULTI.  Tests tagged
+# INFO counters, the non-blocking behaviour inside MULTI, and the first
+# deadline kept by a waiter re-run after its key expired.  Tests tagged
 # "valkey-only" cover behaviour Redis 7.0 does not have.
 
 # Waits until INFO reports `n` clients blocked on keys.
@@ -435,5 +436,37 @@ start_server {tags {"list" "blocking"}} {
         r swapdb 0 9
         r select 0
         $rd close
+    }
+}
+
+start_server {tags {"list" "blocking" "needs:debug"} overrides {enable-debug-command yes}} {
+    # The key a blocked client waits on is filled and made to expire in one
+    # transaction that outlives the expiry: the waiter is re-run, finds
+    # nothing, and waits again until its first deadline, not a new one.
+    foreach {cmd args} {
+        BLPOP {l 1}
+        BLMOVE {l dst left left 1}
+        BLMPOP {1 1 l left}
+        BZPOPMIN {l 1}
+        BZMPOP {1 1 l min}
+    } {
+        test "$cmd blocked again after its key expired keeps its first deadline" {
+            r flushall
+            r debug set-active-expire 0
+            set rd [vk_deferring_client]
+            set start [clock milliseconds]
+            $rd [string tolower $cmd] {*}$args
+            wait_for_blocked_clients 1
+            r multi
+            if {[string match BZ* $cmd]} { r zadd l 1 a } else { r rpush l a }
+            r pexpire l 100
+            r debug sleep 0.2
+            r exec
+            assert_equal {} [$rd read]
+            set elapsed [expr {[clock milliseconds] - $start}]
+            r debug set-active-expire 1
+            $rd close
+            assert_range $elapsed 950 1150
+        }
     }
 }

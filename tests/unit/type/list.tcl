@@ -290,6 +290,11 @@ start_server {tags {"list"} overrides {enable-debug-command yes}} {
         assert_error "ERR syntax error*" {r lmpop 1 l left count 1 count 2}
         assert_error "ERR syntax error*" {r lmpop 2 l l2 bad_arg}
         assert_error "ERR syntax error*" {r lmpop 5 l left}
+        # numkeys at the edge of its type (no signed overflow adding it).
+        assert_error "ERR syntax error*" {r lmpop 9223372036854775807 l left}
+        assert_error "ERR syntax error*" {r lmpop 9223372036854775806 l left}
+        assert_error "ERR syntax error*" {r blmpop 0 9223372036854775807 l left}
+        assert_error "ERR numkeys*" {r lmpop 9223372036854775808 l left}
         assert_error "ERR count*" {r lmpop 1 l left count 0}
         assert_error "ERR count*" {r lmpop 1 l right count a}
         assert_error "ERR count*" {r lmpop 1 l left count -1}

@@ -25,12 +25,12 @@ proc u8 {v} { binary format cu $v }
 proc u16 {v} { binary format su $v }
 proc u32 {v} { binary format iu $v }
 
-# RDB_TYPE_ZSET's text score.
+# RDB_TYPE_ZSET's text score: 253 nan, 254 +inf, 255 -inf.
 proc rdb_text_double {v} {
     switch -- $v {
-        nan { return [u8 255] }
+        nan { return [u8 253] }
         inf { return [u8 254] }
-        -inf { return [u8 253] }
+        -inf { return [u8 255] }
     }
     return [u8 [string length $v]]$v
 }
@@ -437,6 +437,16 @@ start_server {tags {"dump rdb"} overrides {enable-debug-command yes}} {
         assert_equal 2.5 [r zscore k m2]
         r restore k 0 [seal_payload [u8 17][rdb_str [listpack {a {i 1} b 2.5}]]] replace
         assert_equal {a 1 b 2.5} [r zrange k 0 -1 withscores]
+    }
+
+    test "RESTORE: RDB_TYPE_ZSET's special length bytes 253, 254, 255 are nan, +inf, -inf" {
+        set body [u8 3][rdb_len 2][rdb_str lo][u8 255][rdb_str hi][u8 254]
+        r restore k 0 [seal_payload $body] replace
+        assert_equal {lo -inf hi inf} [r zrange k 0 -1 withscores]
+        # A NaN score is refused, as Valkey refuses it.
+        set body [u8 3][rdb_len 1][rdb_str n][u8 253]
+        assert_error "*Bad data format*" {r restore k2 0 [seal_payload $body]}
+        assert_equal 0 [r exists k2]
     }
 
     test "RESTORE: a ZSET_2 large enough stays a skiplist, in order" {

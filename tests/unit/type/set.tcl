@@ -419,6 +419,37 @@ start_server {tags {"set"} overrides {enable-debug-command yes}} {
         list [lsort [r smembers src]] [lsort [r smembers dst]]
     } {b a}
 
+    test "SMOVE of a member already in the destination does not touch a WATCHed destination" {
+        r del src dst
+        r sadd src a b
+        r sadd dst a
+        r watch dst
+        r multi
+        r sadd dst c
+        set c2 [vk_client]
+        assert_equal 1 [$c2 smove src dst a]
+        $c2 close
+        assert_equal {1} [r exec]
+        lsort [r smembers dst]
+    } {a c}
+
+    # Listpack sets are Valkey 7.2+.
+    tags {valkey-only} {
+        test "SMOVE keeps small sets compact" {
+            r del src dst d2
+            r sadd src a b 1 2
+            assert_equal 1 [r smove src dst a]
+            assert_encoding listpack dst
+            assert_equal 1 [r smove src dst 1]
+            assert_encoding listpack dst
+            assert_equal 1 [r smove src d2 2]
+            assert_encoding intset d2
+            assert_equal 1 [r smove src d2 b]
+            assert_encoding listpack d2
+            assert_equal 0 [r exists src]
+        }
+    }
+
     test "SMOVE from a missing source, or of a missing member, is 0" {
         r del src dst
         r sadd dst x

@@ -49,6 +49,14 @@ proc cg_keyevents {script} {
     return $events
 }
 
+# The commandstats line of one command.
+proc cg_cmdstat {cmd} {
+    foreach line [split [r info commandstats] "\n"] {
+        if {[string match "cmdstat_$cmd:*" $line]} { return [string trim $line] }
+    }
+    return ""
+}
+
 # A stream s with entries 1-0 .. n-0 and group g at 0.
 proc cg_setup {n} {
     r del s
@@ -141,7 +149,7 @@ start_server {tags {"stream"}} {
         assert_error "NOGROUP No such key 'nokey' or consumer group 'g' in XREADGROUP with GROUP option" {r xreadgroup group g c streams s nokey > >}
         assert_error "ERR The \$ ID is meaningless in the context of XREADGROUP*" {r xreadgroup group g c streams s $}
         assert_error "ERR Missing GROUP option for XREADGROUP" {r xreadgroup count 1 block 0 streams s >}
-        assert_error "ERR Unbalanced XREAD list of streams*" {r xreadgroup group g c count 1 streams s}
+        assert_error "ERR Unbalanced*list of streams*" {r xreadgroup group g c count 1 streams s}
         assert_error "ERR Invalid stream ID*" {r xreadgroup group g c streams s abc}
         assert_error "ERR wrong number of arguments for 'xreadgroup' command" {r xreadgroup group g c streams s}
         r set str x
@@ -327,6 +335,26 @@ start_server {tags {"stream"}} {
         assert_equal {1-0 4-0} [cg_ids [lindex $reply 1]]
         assert_equal {2-0 3-0} [lindex $reply 2]
         assert_equal 2 [lindex [r xpending s g] 0]
+    }
+
+    test "XAUTOCLAIM: deleted entries count against COUNT, the cursor is the next PEL entry" {
+        cg_setup 5
+        r xreadgroup group g alice streams s >
+        r xdel s 1-0 2-0
+        # COUNT 2 is used up by the two deleted IDs.
+        assert_equal {3-0 {} {1-0 2-0}} [r xautoclaim s g bob 0 0 count 2 justid]
+        assert_equal {5-0 {3-0 4-0} {}} [r xautoclaim s g bob 0 3-0 count 2 justid]
+        r xdel s 5-0
+        assert_equal {0-0 {} 5-0} [r xautoclaim s g bob 0 5-0 count 2 justid]
+        assert_equal 2 [lindex [r xpending s g] 0]
+    }
+
+    tags {valkey-only} {
+        test "XAUTOCLAIM COUNT is bounded" {
+            cg_setup 1
+            assert_error "ERR COUNT must be > 0" {r xautoclaim s g c 0 0 count 576460752303423488}
+            assert_equal {0-0 {} {}} [r xautoclaim s g c 0 0 count 576460752303423487]
+        }
     }
 
     test "XAUTOCLAIM with an exclusive start" {
@@ -539,6 +567,42 @@ start_server {tags {"stream"}} {
         cg_wait_blocked 1
         r xgroup destroy s g
         assert_error "NOGROUP*" {$rd read}
+        $rd close
+    }
+
+    tags {valkey-only} {
+        test "XREADGROUP errors of Valkey 8: the unbalanced list, the + ID" {
+            cg_setup 1
+            assert_error "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified." {r xreadgroup group g c count 1 streams s}
+            assert_error "ERR The + ID is meaningless in the context of XREADGROUP*The + ID would just return an empty result set." {r xreadgroup group g c streams s +}
+        }
+    }
+
+    test "XGROUP DESTROY unblocking XREADGROUP counts a failed call" {
+        cg_setup 0
+        r config resetstat
+        set rd [vk_deferring_client]
+        $rd xreadgroup group g alice block 0 streams s >
+        cg_wait_blocked 1
+        r xgroup destroy s g
+        assert_error "NOGROUP*" {$rd read}
+        $rd close
+        assert_match "*calls=1,*,rejected_calls=0,failed_calls=1*" [cg_cmdstat xreadgroup]
+        assert_match "*NOGROUP*count=1*" [r info errorstats]
+    }
+
+    test "Blocking XREADGROUP past the last entry left keeps waiting" {
+        cg_setup 2
+        r xreadgroup group g alice streams s >
+        r xadd s 3-0 f 3
+        r xdel s 3-0
+        # The group is at 2-0, last_id at 3-0, nothing after 2-0 is left.
+        assert_equal {} [r xreadgroup group g alice streams s >]
+        set rd [vk_deferring_client]
+        $rd xreadgroup group g alice block 0 streams s >
+        cg_wait_blocked 1
+        r xadd s 4-0 f 4
+        assert_equal {{s {{4-0 {f 4}}}}} [$rd read]
         $rd close
     }
 

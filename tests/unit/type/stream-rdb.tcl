@@ -555,4 +555,28 @@ start_server {tags {"stream" "dump" "needs:debug"} overrides {enable-debug-comma
         }
         r ping
     } {PONG}
+
+    # A restored pending entry (and consumer) may carry any 64-bit time:
+    # idle times are computed without signed overflow (UBSan aborts the
+    # sanitizer build otherwise) and saturate.
+    tags {valkey-only} {
+        test "XPENDING, XCLAIM, XAUTOCLAIM, XINFO over delivery times near INT64_MIN after RESTORE" {
+            r del s
+            r xadd s 1-0 f v
+            r xadd s 2-0 f v
+            r xgroup create s g 0
+            r xreadgroup group g alice streams s >
+            set full [r xinfo stream s full]
+            set t [lindex [lindex [dict get [lindex [dict get $full groups] 0] pending] 0] 2]
+            set p [string map [list [le64 $t] [le64 0x8000000000000001]] [r dump s]]
+            r restore s 0 [fix_checksum $p] replace
+            assert_equal 9223372036854775807 [lindex [lindex [r xpending s g - + 10] 0] 2]
+            assert_equal 2 [llength [r xpending s g idle 1000 - + 10]]
+            assert_equal 9223372036854775807 [dict get [lindex [r xinfo consumers s g] 0] idle]
+            assert_equal {1-0} [r xclaim s g bob 1000 1-0 justid]
+            assert_equal {0-0 2-0 {}} [r xautoclaim s g bob 1000 0 justid]
+            assert_equal {1-0} [r xclaim s g bob 0 1-0 idle -9223372036854775807 justid]
+            r ping
+        } {PONG}
+    }
 }

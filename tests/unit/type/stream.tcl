@@ -388,13 +388,27 @@ start_server {tags {"stream"}} {
         assert_error "WRONGTYPE*" {r xsetid str 1-0}
     }
 
-    test "XSETID can go below deleted top entries" {
-        r del s
-        r xadd s 1-0 a 1
-        r xadd s 2-0 a 1
-        r xdel s 2-0
-        assert_equal OK [r xsetid s 1-0]
-        assert_equal 1-1 [r xadd s 1-* a 1]
+    tags {valkey-only} {
+        test "XSETID cannot go below the max deleted entry ID" {
+            r del s
+            r xadd s 1-0 a 1
+            r xadd s 2-0 a 1
+            r xadd s 3-0 a 1
+            r xdel s 2-0 3-0
+            # Below the deleted top entries but above the last one left: refused,
+            # an ID once used would be handed out again.
+            assert_error "ERR The ID specified in XSETID is smaller than current max_deleted_entry_id" {r xsetid s 2-5}
+            assert_equal OK [r xsetid s 3-0]
+            assert_equal 3-1 [r xadd s 3-* a 1]
+            # MAXDELETEDID 0-0 keeps the recorded one.
+            assert_equal OK [r xsetid s 4-0 maxdeletedid 0-0]
+            assert_equal 3-0 [dict get [r xinfo stream s] max-deleted-entry-id]
+            # An empty stream checks it too.
+            r del s
+            r xadd s 5-0 a 1
+            r xdel s 5-0
+            assert_error "ERR The ID specified in XSETID is smaller than current max_deleted_entry_id" {r xsetid s 4-0}
+        }
     }
 
     test "XINFO STREAM basic fields" {
@@ -457,9 +471,8 @@ start_server {tags {"stream"}} {
     }
 
     test "XREAD errors" {
-        assert_error "ERR Unbalanced XREAD list of streams*" {r xread streams s1 s2 0}
+        assert_error "ERR Unbalanced*list of streams: for each stream key an ID or '\$' must be specified." {r xread streams s1 s2 0}
         assert_error "ERR The > ID can be specified only when calling XREADGROUP*" {r xread streams s1 >}
-        assert_error "ERR Invalid stream ID*" {r xread streams s1 +}
         assert_error "ERR Invalid stream ID*" {r xread streams s1 -}
         assert_error "ERR Invalid stream ID*" {r xread streams s1 abc}
         assert_error "ERR timeout is negative" {r xread block -1 streams s1 0}
@@ -471,6 +484,61 @@ start_server {tags {"stream"}} {
         assert_error "ERR wrong number of arguments for 'xread' command" {r xread streams s1}
         r set str x
         assert_error "WRONGTYPE*" {r xread streams str 0}
+    }
+
+    tags {valkey-only} {
+        test "XREAD unbalanced streams: Valkey's error names the command" {
+            assert_error "ERR Unbalanced 'xread' list of streams: for each stream key an ID or '\$' must be specified." {r xread streams s1 s2 0}
+            assert_error "ERR Unbalanced 'xread' list of streams*" {r xread count 1 streams s1}
+        }
+
+        test "XREAD with the + ID replies the last entry" {
+            r del s1 s2
+            r xadd s1 1-0 a 1
+            r xadd s1 2-0 b 2
+            assert_equal {{s1 {{2-0 {b 2}}}}} [r xread streams s1 +]
+            assert_equal {{s1 {{2-0 {b 2}}}}} [r xread count 5 streams s1 +]
+            # Missing keys have nothing; others are served alongside.
+            assert_equal {{s1 {{2-0 {b 2}}}}} [r xread streams s2 s1 + +]
+            # The last entry deleted: nothing after what is left.
+            r xdel s1 2-0
+            assert_equal {} [r xread streams s1 +]
+            # A stream that never had an entry.
+            r xgroup create s2 g $ mkstream
+            assert_error "ERR the stream last element ID is 0-0" {r xread streams s2 +}
+        }
+
+        test "Blocking XREAD with + is served at once when the stream has entries" {
+            r del s1
+            r xadd s1 7-0 a 1
+            assert_equal {{s1 {{7-0 {a 1}}}}} [r xread block 0 streams s1 +]
+        }
+
+        test "Blocking XREAD with + waits on a missing key, then gets the new entry" {
+            r del s1
+            set rd [vk_deferring_client]
+            $rd xread block 0 streams s1 +
+            stream_wait_blocked 1
+            r xadd s1 3-0 a 1
+            assert_equal {{s1 {{3-0 {a 1}}}}} [$rd read]
+            $rd close
+        }
+    }
+
+    test "XREAD past the last entry left replies nil, not an empty array" {
+        r del s1
+        r xadd s1 1-0 a 1
+        r xadd s1 2-0 b 2
+        r xdel s1 2-0
+        # last_id is 2-0 but no entry is after 1-0.
+        assert_equal {} [r xread streams s1 1-0]
+        assert_equal {} [r xread block 10 streams s1 1-0]
+        set rd [vk_deferring_client]
+        $rd xread block 0 streams s1 1-0
+        stream_wait_blocked 1
+        r xadd s1 3-0 c 3
+        assert_equal {{s1 {{3-0 {c 3}}}}} [$rd read]
+        $rd close
     }
 
     test "XREAD with RESP3 replies a map" {

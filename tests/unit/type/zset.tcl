@@ -1101,6 +1101,10 @@ start_server {tags {"zset"} overrides {enable-debug-command yes}} {
         assert_error "*timeout is negative*" {r bzmpop -1 1 z min}
         assert_error "*numkeys*" {r bzmpop 0 0 z min}
         assert_error "*syntax error*" {r bzmpop 0 1 z sideways}
+        # numkeys at the edge of its type (no signed overflow adding it).
+        assert_error "*syntax error*" {r bzmpop 0 9223372036854775807 z min}
+        assert_error "*syntax error*" {r zmpop 9223372036854775807 z min}
+        assert_error "*syntax error*" {r zmpop 9223372036854775806 z min}
     }
 
     test "A key of the wrong type does not serve a blocked BZPOPMIN" {

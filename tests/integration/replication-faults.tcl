@@ -1,0 +1,279 @@
+# Replication under faults: processes killed and links cut during a full
+# sync and while streaming, a primary that sends a truncated or corrupt
+# snapshot, a replica too slow for its output buffer limit, a primary that
+# stops answering past repl-timeout. Nothing crashes, nothing is lost:
+# after recovery the digests match.
+
+# Starts tests/assets/fake-primary.tcl on a free port with the given mode
+# and payload bytes; returns {pid port payload-file}.
+proc fake_primary_start {mode payload} {
+    set port [::vk::alloc_port]
+    set f [tmp_path fake-payload-[incr ::fake_seq]]
+    set fh [open $f wb]
+    puts -nonewline $fh $payload
+    close $fh
+    set script [file join $::vk::cfg(root) tests assets fake-primary.tcl]
+    set pid [exec tclsh $script $port $mode $f &]
+    wait_for_condition 100 20 {![::vk::port_is_free $port]} { fail "fake primary did not start" }
+    return [list $pid $port $f]
+}
+
+proc fake_primary_psyncs {h} {
+    set f "[lindex $h 2].psyncs"
+    if {![file exists $f]} { return 0 }
+    set fh [open $f]
+    set n [string trim [read $fh]]
+    close $fh
+    return $n
+}
+
+proc fake_primary_stop {h} {
+    catch {exec kill -KILL [lindex $h 0]}
+}
+
+# A valid RDB payload: the snapshot of a scratch server of ours.
+proc valid_rdb_payload {} {
+    set payload ""
+    start_server {} {
+        r set from:fake primary
+        r rpush from:fake:list a b c
+        r save
+        set fh [open [file join [srv dir] dump.rdb] rb]
+        set payload [read $fh]
+        close $fh
+    }
+    return $payload
+}
+
+tags {repl needs:debug external:skip rdma:skip:own-server} {
+    set good [valid_rdb_payload]
+
+    foreach {load expect_old} {disabled 0 swapdb 1} {
+        start_server [list overrides [list enable-debug-command yes repl-diskless-load $load tls-replication no] \
+                          log_allow {"*Failed trying to load*" "*Short read*" "*Wrong RDB checksum*"
+                              "*Internal error in RDB*" "*EOF marker*" "*I/O error*" "*Bad data format*"
+                              "*RDB*" "*Replication stream*" "*Timeout*"}] {
+            r set old:key 1
+            test "A truncated snapshot is refused, the replica retries (repl-diskless-load $load)" {
+                set h [fake_primary_start bulk [string range $good 0 end-30]]
+                r replicaof 127.0.0.1 [lindex $h 1]
+                wait_for_condition 200 50 {[fake_primary_psyncs $h] >= 2} {
+                    fake_primary_stop $h
+                    fail "the replica did not retry"
+                }
+                fake_primary_stop $h
+                r replicaof no one
+                assert_equal PONG [r ping]
+                assert_equal $expect_old [r exists old:key]
+                assert_equal 0 [r exists from:fake]
+                r set old:key 1
+            }
+
+            test "A snapshot with a flipped byte is refused (checksum) (repl-diskless-load $load)" {
+                set bad $good
+                set pos [expr {[string length $bad] / 2}]
+                set byte [scan [string index $bad $pos] %c]
+                set bad [string replace $bad $pos $pos [format %c [expr {$byte ^ 0x40}]]]
+                set h [fake_primary_start bulk $bad]
+                r replicaof 127.0.0.1 [lindex $h 1]
+                wait_for_condition 200 50 {[fake_primary_psyncs $h] >= 2} {
+                    fake_primary_stop $h
+                    fail "the replica did not retry"
+                }
+                fake_primary_stop $h
+                r replicaof no one
+                assert_equal PONG [r ping]
+                assert_equal $expect_old [r exists old:key]
+                r set old:key 1
+            }
+
+            test "A streamed snapshot with the wrong end mark is refused (repl-diskless-load $load)" {
+                # Read into a file, the payload only ends at the right
+                # mark: the replica waits for it until repl-timeout.
+                r config set repl-timeout 2
+                set h [fake_primary_start badmark $good]
+                r replicaof 127.0.0.1 [lindex $h 1]
+                wait_for_condition 200 50 {[fake_primary_psyncs $h] >= 2 || [r exists from:fake]} {
+                    fake_primary_stop $h
+                    fail "the replica did not retry"
+                }
+                fake_primary_stop $h
+                r replicaof no one
+                r config set repl-timeout 60
+                assert_equal PONG [r ping]
+                r set old:key 1
+            }
+
+            test "A valid streamed snapshot from the same fake primary loads (repl-diskless-load $load)" {
+                set h [fake_primary_start eof $good]
+                r replicaof 127.0.0.1 [lindex $h 1]
+                wait_for_condition 200 50 {[r exists from:fake]} {
+                    fake_primary_stop $h
+                    fail "the snapshot did not load"
+                }
+                assert_equal {a b c} [r lrange from:fake:list 0 -1]
+                assert_equal 0 [r exists old:key]
+                fake_primary_stop $h
+                r replicaof no one
+            }
+        }
+    }
+
+    start_server {overrides {enable-debug-command yes repl-timeout 2 tls-replication no}
+                  log_allow {"*Timeout receiving bulk data*" "*PRIMARY timeout*"}} {
+        test "A primary that stops sending in the middle of the snapshot: the replica gives up after repl-timeout" {
+            set h [fake_primary_start short $good]
+            r replicaof 127.0.0.1 [lindex $h 1]
+            wait_for_condition 200 50 {[fake_primary_psyncs $h] >= 2} {
+                fake_primary_stop $h
+                fail "the replica did not retry after the timeout"
+            }
+            fake_primary_stop $h
+            r replicaof no one
+            assert_equal PONG [r ping]
+        }
+    }
+}
+
+tags {repl needs:debug} {
+    start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+        start_server {overrides {enable-debug-command yes repl-timeout 2}
+                      log_allow {"*PRIMARY timeout*"}} {
+            set phost [srv -1 host]
+            set pport [srv -1 port]
+            test "A primary silent past repl-timeout: the replica drops the link and continues with a partial resync" {
+                r replicaof $phost $pport
+                wait_for_sync
+                r -1 set before:sleep 1
+                wait_for_ofs_sync -1 0
+                set ok_before [repl_info sync_partial_ok -1 stats]
+                r -1 debug sleep 3
+                wait_for_condition 100 100 {[repl_info sync_partial_ok -1 stats] > $ok_before} {
+                    fail "no partial resync after the timeout"
+                }
+                wait_for_sync
+                r -1 set after:sleep 1
+                wait_for_ofs_sync -1 0
+                assert_digests_equal {-1 0}
+            }
+        }
+    }
+
+    foreach diskless {no yes} {
+        start_server [list overrides [list enable-debug-command yes repl-diskless-sync $diskless \
+                                          repl-diskless-sync-delay 0]] {
+            start_server {overrides {enable-debug-command yes}} {
+                set phost [srv -1 host]
+                set pport [srv -1 port]
+                test "The link cut during a full sync (diskless $diskless): the replica syncs again" {
+                    r -1 debug populate 2000 key 100
+                    # A slow snapshot: 2000 keys at 1 ms each.
+                    r -1 config set rdb-key-save-delay 1000
+                    r replicaof $phost $pport
+                    wait_for_condition 100 50 {[repl_info master_sync_in_progress] == 1 ||
+                                               [string match "*wait_bgsave*" [r -1 info replication]]} {
+                        fail "the sync did not start"
+                    }
+                    r -1 client kill type replica
+                    r -1 config set rdb-key-save-delay 0
+                    wait_for_sync
+                    wait_for_ofs_sync -1 0
+                    assert_digests_equal {-1 0}
+                    r replicaof no one
+                }
+            }
+        }
+    }
+
+    start_server {overrides {enable-debug-command yes repl-diskless-sync yes repl-diskless-sync-delay 1}} {
+        start_server {overrides {enable-debug-command yes}} {
+            start_server {overrides {enable-debug-command yes}} {
+                set phost [srv -2 host]
+                set pport [srv -2 port]
+                test "A replica killed during a shared streamed sync: the other one completes" {
+                    r -2 debug populate 3000 key 100
+                    r -2 config set rdb-key-save-delay 500
+                    r -1 replicaof $phost $pport
+                    r replicaof $phost $pport
+                    wait_for_condition 100 50 {[regexp -all {state=wait_bgsave} [r -2 info replication]] == 2} {
+                        fail "both replicas did not join the sync: [r -2 info replication]"
+                    }
+                    # Let the snapshot start streaming, then kill one replica.
+                    after 300
+                    set pid [srv -1 pid]
+                    catch {exec kill -KILL $pid}
+                    expect_server_exit -1
+                    r -2 config set rdb-key-save-delay 0
+                    wait_for_sync 0
+                    wait_for_ofs_sync -2 0
+                    assert_digests_equal {-2 0}
+                    assert_equal PONG [r -2 ping]
+                }
+            }
+        }
+    }
+
+    start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}
+                  log_allow {"*closed for overcoming of output buffer limits*"
+                             "*scheduled to be closed ASAP for overcoming of output buffer limits*"}} {
+        start_server {overrides {enable-debug-command yes}} {
+            start_server {overrides {enable-debug-command yes}} {
+                set phost [srv -2 host]
+                set pport [srv -2 port]
+                test "A replica too slow for its output buffer limit is dropped, the others go on" {
+                    r -1 replicaof $phost $pport
+                    r replicaof $phost $pport
+                    wait_replicas_online 2 -2
+                    r -2 config set client-output-buffer-limit "replica 256k 0 0"
+                    set slow [srv -1 pid]
+                    exec kill -STOP $slow
+                    # More than the kernel's socket buffers of both ends
+                    # take: the rest waits in the primary's output buffer.
+                    set big [string repeat x 100000]
+                    for {set i 0} {$i < 300} {incr i} {
+                        r -2 set big:[expr {$i % 20}] $big
+                        if {[repl_info connected_slaves -2] == 1} break
+                    }
+                    wait_for_condition 100 50 {[repl_info connected_slaves -2] == 1} {
+                        exec kill -CONT $slow
+                        fail "the stalled replica was not dropped"
+                    }
+                    assert {[repl_info client_output_buffer_limit_disconnections -2 stats] >= 1}
+                    wait_for_ofs_sync -2 0
+                    assert_digests_equal {-2 0}
+                    # Once it runs again it reconnects and catches up.
+                    exec kill -CONT $slow
+                    r -2 config set client-output-buffer-limit "replica 256mb 64mb 60"
+                    wait_for_sync -1
+                    wait_for_ofs_sync -2 -1
+                    assert_digests_equal {-2 -1 0}
+                }
+            }
+        }
+    }
+
+    start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+        start_server {overrides {enable-debug-command yes}
+                      log_allow {"*Connection refused*" "*Error condition on socket*" "*I/O error*"}} {
+            set phost [srv -1 host]
+            set pport [srv -1 port]
+            test "The primary killed with SIGKILL during a full sync: the replica retries and syncs after its restart" {
+                r -1 debug populate 3000 key 100
+                r -1 config set rdb-key-save-delay 1000
+                r -1 config set save ""
+                r replicaof $phost $pport
+                wait_for_condition 100 50 {[string match "*wait_bgsave*" [r -1 info replication]]} {
+                    fail "the sync did not start"
+                }
+                after 200
+                restart_server_at -1 1
+                # The restarted primary has no data (no save); write some.
+                r -1 set after:restart 1
+                wait_for_sync
+                wait_for_ofs_sync -1 0
+                assert_digests_equal {-1 0}
+                assert_equal 1 [r get after:restart]
+            }
+        }
+    }
+}
