@@ -684,3 +684,89 @@ start_server {tags {"repl"}} {
         assert_equal {{incrbyfloat f 1.5} {blpop l 0} {rpush l v} {spop s} {sadd s x y} {expire a 200} {set a 1 ex 100}} $logged
     }
 }
+
+start_server {tags {"repl"} overrides {enable-debug-command yes}} {
+    start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+        # The outer server (level -1) replicates the inner one.
+        test {A replica fed the stream ends up with the primary's dataset} {
+            if {[catch {r -1 replicaof [srv 0 host] [srv 0 port]} err]} {
+                skip "the server cannot be a replica: $err"
+            }
+            wait_for_sync -1
+            repl_populate_all_types 30 0 k
+            set rd [vk_deferring_client]
+            # Relative and non-deterministic commands.
+            r set ex1 v ex 1000
+            r setex ex2 1000 v
+            r psetex ex3 1000000 v
+            r set ex4 v px 1000000 get
+            r getex k:s:1 ex 500
+            r getex k:s:3 persist
+            r getdel k:s:2
+            r incrbyfloat fl 3.25
+            r hincrbyfloat k:h:1 f3 1.5
+            r expire k:s:4 300
+            r expire k:s:5 -1
+            r spop k:set:1
+            r spop k:set:2 2
+            r spop k:set:3 10
+            set members {}
+            for {set i 0} {$i < 2000} {incr i} { lappend members m$i }
+            r sadd bigset {*}$members
+            r spop bigset 1500
+            r blpop k:l:1 0
+            r brpop k:l:2 0
+            r blmove k:l:3 k:l:4 left right 0
+            r brpoplpush k:l:5 k:l:6 0
+            r blmpop 0 2 nolist k:l:7 right count 2
+            r bzpopmin k:z:1 0
+            r bzmpop 0 1 k:z:2 max count 2
+            r zmpop 1 k:z:3 min
+            # A client blocked, then served by a push.
+            $rd blpop waitlist 0
+            wait_for_condition 50 20 {[repl_info blocked_clients 0 clients] == 1} { fail "not blocked" }
+            r rpush waitlist a b
+            $rd read
+            # Streams and consumer groups.
+            r xadd k:x:1 maxlen ~ 1 * f more
+            r xgroup create k:x:2 g 0
+            r xadd k:x:2 * f a
+            r xadd k:x:2 * f b
+            r xreadgroup group g alice count 2 streams k:x:2 >
+            r xreadgroup group g alice streams k:x:2 0
+            r xclaim k:x:2 g bob 0 [lindex [r xrange k:x:2 - + count 1] 0 0]
+            r xautoclaim k:x:2 g carol 0 0
+            # Scripts, functions, transactions.
+            r eval {redis.call('set', 'rnd', tostring(math.random())); redis.call('spop', KEYS[1])} 1 k:set:4
+            r function load {#!lua name=dlib
+redis.register_function('dpush', function(keys, args) return redis.call('lpush', keys[1], args[1]) end)}
+            r fcall dpush 1 flist x
+            r multi
+            r incr counter
+            r spop k:set:5
+            r set txn v px 1000000
+            r exec
+            # Key commands, other databases, expiry and a restore.
+            r rename k:s:6 k:s:6b
+            r copy k:h:2 k:h:2b
+            r sort k:l:8 alpha store sorted
+            r move k:s:7 3
+            r select 3
+            r set indb3 v
+            r select 0
+            r swapdb 3 4
+            set dump [r dump k:h:3]
+            r restore restored 100000 $dump
+            r set shortlived v px 50
+            after 200
+            r get shortlived
+            r pfadd hll a b c
+            r pfcount hll
+            r geoadd geo 13.36 38.11 p1 15.08 37.50 p2
+            r geosearchstore geostore geo fromlonlat 15 37 byradius 200 km
+            wait_for_ofs_sync 0 -1
+            assert_digests_equal {0 -1}
+            r -1 replicaof no one
+        }
+    }
+}
