@@ -23,7 +23,9 @@
  * may also prevent it (preventCommandPropagation: EXEC, EVAL, FCALL).
  *
  * Cost: nothing is collected while replicationStreamIsActive() is 0 (no
- * replica ever attached); call() then pays one branch per command. */
+ * replica ever attached, or this server is a replica); call() then pays
+ * two predictable branches per command (the stream, and ops left by a
+ * unit during which the stream went away). */
 #include "propagate.h"
 
 #include "replication.h"
@@ -36,18 +38,18 @@ typedef struct propagateOp {
 } propagateOp;
 
 static propagateOp *pending_ops; /* the current unit's ops, in order */
-static int pending_num;          /* ops in use */
+int propagate_pending;                /* ops in use (see propagate.h) */
 static int pending_cap;          /* ops allocated */
 static robj *multi_obj, *exec_obj;
 static int script_commands_off; /* redis.set_repl() without REPL_REPLICA */
 
 /* See propagate.h. */
 void alsoPropagate(int dbid, robj **argv, int argc) {
-    if (pending_num == pending_cap) {
+    if (propagate_pending == pending_cap) {
         pending_cap = pending_cap ? pending_cap * 2 : 16;
         pending_ops = zrealloc(pending_ops, sizeof(propagateOp) * pending_cap);
     }
-    propagateOp *op = &pending_ops[pending_num++];
+    propagateOp *op = &pending_ops[propagate_pending++];
     op->dbid = dbid;
     op->argc = argc;
     op->argv = zmalloc(sizeof(robj *) * argc);
@@ -72,19 +74,19 @@ static void propagateBareCommand(int dbid, robj **obj, const char *name) {
 
 /* See propagate.h. */
 void propagatePendingCommands(void) {
-    if (pending_num == 0) return;
-    int wrap = pending_num > 1;
+    if (propagate_pending == 0) return;
+    int wrap = propagate_pending > 1;
     /* MULTI goes to the first op's database, so that any SELECT comes
      * before it; EXEC to the last one's, so that it needs none. */
     if (wrap) propagateBareCommand(pending_ops[0].dbid, &multi_obj, "MULTI");
-    for (int j = 0; j < pending_num; j++)
+    for (int j = 0; j < propagate_pending; j++)
         replicationFeedReplicas(pending_ops[j].dbid, pending_ops[j].argv, pending_ops[j].argc);
-    if (wrap) propagateBareCommand(pending_ops[pending_num - 1].dbid, &exec_obj, "EXEC");
-    for (int j = 0; j < pending_num; j++) {
+    if (wrap) propagateBareCommand(pending_ops[propagate_pending - 1].dbid, &exec_obj, "EXEC");
+    for (int j = 0; j < propagate_pending; j++) {
         for (int k = 0; k < pending_ops[j].argc; k++) decrRefCount(pending_ops[j].argv[k]);
         zfree(pending_ops[j].argv);
     }
-    pending_num = 0;
+    propagate_pending = 0;
     /* A burst (a huge transaction) must not pin its array for ever. */
     if (pending_cap > 1024) {
         zfree(pending_ops);

@@ -6,6 +6,12 @@
 
 #include "server.h"
 
+/* How many ops the current execution unit has collected. call() also ends
+ * a unit that collected some while the stream was active and is not any
+ * more (REPLICAOF inside MULTI): they are fed, and dropped by replication,
+ * rather than left for a later unit. */
+extern int propagate_pending;
+
 /* Appends one command to the current execution unit's pending ops: argv
  * (argc objects) for database dbid. The caller keeps its references (new
  * ones are taken) and its array (it is copied). Outside any unit (active

@@ -402,8 +402,10 @@ void call(client *c, int flags) {
     }
 
     /* Replication: what the command changed joins its execution unit, fed
-     * to the stream when the outermost call() ends (propagate.c). */
-    if (replicationStreamIsActive()) propagateCallEnd(c, dirty_before, prev_client == NULL);
+     * to the stream when the outermost call() ends (propagate.c); a unit
+     * that collected ops is ended even if the stream went away meanwhile
+     * (REPLICAOF inside MULTI). */
+    if (replicationStreamIsActive() || propagate_pending) propagateCallEnd(c, dirty_before, prev_client == NULL);
 
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     server.executing_client = prev_client;
