@@ -729,6 +729,10 @@ start_server {tags {"repl"} overrides {enable-debug-command yes}} {
             $rd read
             # Streams and consumer groups.
             r xadd k:x:1 maxlen ~ 1 * f more
+            r config set stream-node-max-entries 2
+            for {set i 0} {$i < 9} {incr i} { r xadd trimmed * f $i }
+            r xadd trimmed maxlen ~ 2 limit 4 * f last
+            r config set stream-node-max-entries 100
             r xgroup create k:x:2 g 0
             r xadd k:x:2 * f a
             r xadd k:x:2 * f b
