@@ -575,6 +575,16 @@ void refreshGoodReplicasCount(void) {
 }
 
 /* See replication.h. */
+size_t replicationOutputBuffersMemory(void) {
+    size_t total = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) total += getClientOutputBufferMemoryUsage(listNodeValue(ln));
+    return total;
+}
+
+/* See replication.h. */
 int replicationDeniesWrites(void) {
     return server.primary_host == NULL && server.repl_min_replicas_to_write &&
            server.repl_min_replicas_max_lag && repl.good_replicas < server.repl_min_replicas_to_write;
@@ -750,6 +760,7 @@ static void rdbPipeClose(void) {
     if (rdbPipe.fd != -1) {
         aeDeleteFileEvent(server.el, rdbPipe.fd, AE_READABLE);
         close(rdbPipe.fd);
+        snapshotChildMustClose(-1);
     }
     rdbPipe.fd = -1;
     zfree(rdbPipe.targets);
@@ -871,7 +882,7 @@ static int socketSnapshotStart(void) {
     getRandomHexChars(mark, sizeof(mark));
     repl.snapshot_offset = server.primary_repl_offset;
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: replicas sockets");
-    if (rdbSaveToPipeBackground(fds[1], mark) != C_OK) {
+    if (rdbSaveToPipeBackground(fds[1], fds[0], mark) != C_OK) {
         close(fds[0]);
         close(fds[1]);
         return C_ERR;
@@ -879,6 +890,7 @@ static int socketSnapshotStart(void) {
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
     rdbPipe.fd = fds[0];
+    snapshotChildMustClose(rdbPipe.fd);
     rdbPipe.targets = zmalloc(sizeof(client *) * listLength(repl.replicas));
     rdbPipe.ntargets = 0;
     listIter li;

@@ -170,6 +170,8 @@ void replicationPrimaryApplied(client *c);    /* after each command from the pri
 /* The backlog (config.c: repl-backlog-size). */
 void resizeReplicationBacklog(void);
 void refreshGoodReplicasCount(void);
+/* Bytes held in replicas' output buffers (not counted for maxmemory). */
+size_t replicationOutputBuffersMemory(void);
 /* 1 if min-replicas-to-write refuses writes now. */
 int replicationDeniesWrites(void);
 
