@@ -311,11 +311,7 @@ int replicationClientMayWrite(client *c) {
 
 /* Lets the output that accumulated for c go out. */
 static void replicaStartWriting(client *c) {
-    if (clientHasPendingReplies(c)) {
-        /* Append nothing, but get queued for writing. */
-        c->flags &= ~CLIENT_PENDING_WRITE;
-        prepareClientToWriteQueue(c);
-    }
+    if (clientHasPendingReplies(c)) prepareClientToWriteQueue(c);
 }
 
 /* The replica's snapshot is delivered: from now on it gets the stream. */
@@ -1572,10 +1568,20 @@ void replicationPrimaryApplied(client *c) {
     long long unparsed = (long long)(sdslen(c->querybuf) - c->qb_pos);
     long long applied = c->repl->read_reploff - unparsed - c->repl->reploff;
     if (applied <= 0) return;
-    c->repl->reploff += applied;
-    if (repl.backlog) replicationFeedBytes(c->repl->unapplied, (size_t)applied);
+    replClientData *d = c->repl;
+    d->reploff += applied;
+    if (repl.backlog) replicationFeedBytes(d->unapplied + d->unapplied_pos, (size_t)applied);
     else server.primary_repl_offset += applied;
-    sdsrange(c->repl->unapplied, applied, -1);
+    /* Consumed from the front; moved only when it is all used or the
+     * consumed part is big, not after every command of a pipeline. */
+    d->unapplied_pos += (size_t)applied;
+    if (d->unapplied_pos == sdslen(d->unapplied)) {
+        sdsclear(d->unapplied);
+        d->unapplied_pos = 0;
+    } else if (d->unapplied_pos > REPL_TRANSFER_CHUNK * 4) {
+        sdsrange(d->unapplied, (ssize_t)d->unapplied_pos, -1);
+        d->unapplied_pos = 0;
+    }
 }
 
 /* REPLCONF ACK <offset> to our primary (every second, and on GETACK). */

@@ -70,7 +70,8 @@ typedef struct replClientData {
     /* The primary's client on a replica. */
     long long reploff;          /* stream bytes applied */
     long long read_reploff;     /* stream bytes read */
-    sds unapplied;              /* bytes read and not yet applied, to proxy */
+    sds unapplied;              /* bytes read and not yet applied, to proxy, */
+    size_t unapplied_pos;       /* ... from this position on */
 } replClientData;
 
 /* How a snapshot reaches replicas. One implementation per way; a sync is
