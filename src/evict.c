@@ -27,6 +27,7 @@
  * server.stat_evictedkeys; each fires an "evicted" keyspace event and is
  * propagated to replicas as DEL or UNLINK (propagate.c). */
 #include "server.h"
+#include "replication.h"
 
 #include "propagate.h"
 
@@ -38,11 +39,11 @@
  * ------------------------------------------------------------------------- */
 
 /* Returns the bytes of used memory that must not count towards maxmemory:
- * buffers that would only grow back, or that evicting keys cannot shrink
- * (replica output buffers, the AOF buffer). No such buffers exist yet, so
- * this is 0; replication will add its share here. Main thread only. */
+ * buffers that evicting keys cannot shrink. Those are the replicas' output
+ * buffers (evicting would only feed them more DELs; replication.c sums
+ * them); the AOF buffer will join them. Main thread only. */
 size_t freeMemoryGetNotCountedMemory(void) {
-    return 0;
+    return replicationOutputBuffersMemory();
 }
 
 /* Compares used memory with maxmemory. Returns C_OK when under the limit

@@ -311,11 +311,7 @@ int replicationClientMayWrite(client *c) {
 
 /* Lets the output that accumulated for c go out. */
 static void replicaStartWriting(client *c) {
-    if (clientHasPendingReplies(c)) {
-        /* Append nothing, but get queued for writing. */
-        c->flags &= ~CLIENT_PENDING_WRITE;
-        prepareClientToWriteQueue(c);
-    }
+    if (clientHasPendingReplies(c)) prepareClientToWriteQueue(c);
 }
 
 /* The replica's snapshot is delivered: from now on it gets the stream. */
@@ -575,6 +571,16 @@ void refreshGoodReplicasCount(void) {
 }
 
 /* See replication.h. */
+size_t replicationOutputBuffersMemory(void) {
+    size_t total = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) total += getClientOutputBufferMemoryUsage(listNodeValue(ln));
+    return total;
+}
+
+/* See replication.h. */
 int replicationDeniesWrites(void) {
     return server.primary_host == NULL && server.repl_min_replicas_to_write &&
            server.repl_min_replicas_max_lag && repl.good_replicas < server.repl_min_replicas_to_write;
@@ -750,6 +756,7 @@ static void rdbPipeClose(void) {
     if (rdbPipe.fd != -1) {
         aeDeleteFileEvent(server.el, rdbPipe.fd, AE_READABLE);
         close(rdbPipe.fd);
+        snapshotChildMustClose(-1);
     }
     rdbPipe.fd = -1;
     zfree(rdbPipe.targets);
@@ -871,7 +878,7 @@ static int socketSnapshotStart(void) {
     getRandomHexChars(mark, sizeof(mark));
     repl.snapshot_offset = server.primary_repl_offset;
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: replicas sockets");
-    if (rdbSaveToPipeBackground(fds[1], mark) != C_OK) {
+    if (rdbSaveToPipeBackground(fds[1], fds[0], mark) != C_OK) {
         close(fds[0]);
         close(fds[1]);
         return C_ERR;
@@ -879,6 +886,7 @@ static int socketSnapshotStart(void) {
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
     rdbPipe.fd = fds[0];
+    snapshotChildMustClose(rdbPipe.fd);
     rdbPipe.targets = zmalloc(sizeof(client *) * listLength(repl.replicas));
     rdbPipe.ntargets = 0;
     listIter li;
@@ -1560,10 +1568,20 @@ void replicationPrimaryApplied(client *c) {
     long long unparsed = (long long)(sdslen(c->querybuf) - c->qb_pos);
     long long applied = c->repl->read_reploff - unparsed - c->repl->reploff;
     if (applied <= 0) return;
-    c->repl->reploff += applied;
-    if (repl.backlog) replicationFeedBytes(c->repl->unapplied, (size_t)applied);
+    replClientData *d = c->repl;
+    d->reploff += applied;
+    if (repl.backlog) replicationFeedBytes(d->unapplied + d->unapplied_pos, (size_t)applied);
     else server.primary_repl_offset += applied;
-    sdsrange(c->repl->unapplied, applied, -1);
+    /* Consumed from the front; moved only when it is all used or the
+     * consumed part is big, not after every command of a pipeline. */
+    d->unapplied_pos += (size_t)applied;
+    if (d->unapplied_pos == sdslen(d->unapplied)) {
+        sdsclear(d->unapplied);
+        d->unapplied_pos = 0;
+    } else if (d->unapplied_pos > REPL_TRANSFER_CHUNK * 4) {
+        sdsrange(d->unapplied, (ssize_t)d->unapplied_pos, -1);
+        d->unapplied_pos = 0;
+    }
 }
 
 /* REPLCONF ACK <offset> to our primary (every second, and on GETACK). */

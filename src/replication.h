@@ -70,7 +70,8 @@ typedef struct replClientData {
     /* The primary's client on a replica. */
     long long reploff;          /* stream bytes applied */
     long long read_reploff;     /* stream bytes read */
-    sds unapplied;              /* bytes read and not yet applied, to proxy */
+    sds unapplied;              /* bytes read and not yet applied, to proxy, */
+    size_t unapplied_pos;       /* ... from this position on */
 } replClientData;
 
 /* How a snapshot reaches replicas. One implementation per way; a sync is
@@ -173,6 +174,8 @@ void replicationPrimaryApplied(client *c);    /* after each command from the pri
 /* The backlog (config.c: repl-backlog-size). */
 void resizeReplicationBacklog(void);
 void refreshGoodReplicasCount(void);
+/* Bytes held in replicas' output buffers (not counted for maxmemory). */
+size_t replicationOutputBuffersMemory(void);
 /* 1 if min-replicas-to-write refuses writes now. */
 int replicationDeniesWrites(void);
 

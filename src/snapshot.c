@@ -147,6 +147,10 @@ static unsigned long long snapshotChildPrivateDirty(void) {
     return total;
 }
 
+/* Read ends of pipes the child must not keep open: were it to hold one,
+ * its writes would block forever instead of failing when the parent dies. */
+static int child_close_fds[2] = {-1, -1};
+
 /* Closes the fds the child inherited but must not keep open: listening
  * sockets and client connections. Plain close(2) only: no connection or
  * listener code runs (for RDMA that code would touch verbs objects and
@@ -166,6 +170,8 @@ static void snapshotChildCloseInheritedFds(void) {
     }
     if (snapshot.child_info_pipe[0] != -1) close(snapshot.child_info_pipe[0]);
     snapshot.child_info_pipe[0] = -1;
+    for (int j = 0; j < 2; j++)
+        if (child_close_fds[j] != -1) close(child_close_fds[j]);
 }
 
 /* Signals in the child: the parent's shutdown handlers would only set a
@@ -284,8 +290,16 @@ int rdbSaveBackground(void) {
 }
 
 /* See snapshot.h. */
-int rdbSaveToPipeBackground(int pipe_fd, const char *mark) {
-    return snapshotForkChild(pipe_fd, mark);
+int rdbSaveToPipeBackground(int pipe_fd, int read_end, const char *mark) {
+    child_close_fds[0] = read_end;
+    int ret = snapshotForkChild(pipe_fd, mark);
+    child_close_fds[0] = -1;
+    return ret;
+}
+
+/* See snapshot.h. */
+void snapshotChildMustClose(int fd) {
+    child_close_fds[1] = fd;
 }
 
 /* Forks the child of rdbSaveBackground() / rdbSaveToPipeBackground(). */

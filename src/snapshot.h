@@ -84,9 +84,12 @@ int hasActiveChildProcess(void);
 int rdbSaveBackground(void);            /* C_OK: child forked ("Background saving started by pid N") */
 /* Forks a child that writes a diskless sync's payload ("$EOF:<mark>\r\n",
  * the snapshot, "<mark>"; mark is CONFIG_RUN_ID_SIZE bytes) into pipe_fd
- * and nothing else. C_OK once it runs; the parent closes its copy of
+ * and nothing else; it closes read_end, the parent's side of the pipe. C_OK once it runs; the parent closes its copy of
  * pipe_fd. Its end is reported to replicationSnapshotDone(). */
-int rdbSaveToPipeBackground(int pipe_fd, const char *mark);
+int rdbSaveToPipeBackground(int pipe_fd, int read_end, const char *mark);
+/* An fd every later child closes at once (the read end of a diskless
+ * sync's pipe, while it is open; -1 for none). */
+void snapshotChildMustClose(int fd);
 /* Loads a dataset from r with the loading state set (INFO loading_*,
  * -LOADING to clients, served meanwhile when loading for replication).
  * total_bytes: the payload's size for progress, 0 if unknown. */
