@@ -22,9 +22,10 @@
  * For propagation (propagate.c) commands whose replay would not give the
  * same result rewrite their argv: relative or second-precision expiries
  * become "SET key value PXAT ms" and "PEXPIREAT key ms", GETEX PERSIST
- * becomes PERSIST, GETDEL and a GETEX deadline already past become DEL,
- * INCRBYFLOAT becomes "SET key value KEEPTTL" (float formatting must not
- * differ between primary and replica). */
+ * becomes PERSIST, GETDEL becomes DEL, a GETEX deadline already past DEL
+ * (UNLINK with lazyfree-lazy-expire), INCRBYFLOAT becomes "SET key value
+ * KEEPTTL" (float formatting must not differ between primary and
+ * replica). */
 #include "server.h"
 
 #include <math.h>
@@ -279,11 +280,13 @@ void getexCommand(client *c) {
 
     addReplyBulk(c, o);
     if (expire && checkAlreadyExpired(when)) {
-        dbSyncDelete(c->db, c->argv[1]);
+        /* Deleted as an expiry is, lazily with lazyfree-lazy-expire. */
+        int lazy = server.lazyfree_lazy_expire;
+        dbGenericDelete(c->db, c->argv[1], lazy, 0);
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "del", c->argv[1], c->db->id);
         server.dirty++;
-        rewriteClientCommandVector(c, 2, shared.del, c->argv[1]);
+        rewriteClientCommandVector(c, 2, lazy ? shared.unlink : shared.del, c->argv[1]);
     } else if (expire) {
         setExpire(c, c->db, c->argv[1], when);
         signalModifiedKey(c, c->db, c->argv[1]);

@@ -197,6 +197,10 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
         r getex c pxat 1
         r getdel d
         r getdel d
+        r set e 5
+        r config set lazyfree-lazy-expire yes
+        r getex e pxat 1
+        r config set lazyfree-lazy-expire no
         r set sentinel 1
         repl_next $s {select 0}
         assert_deadline [lindex [repl_next $s {pexpireat a *}] 2] 100000 100000
@@ -204,6 +208,8 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
             {persist b}
             {del c}
             {del d}
+            {set e 5}
+            {unlink e}
             {set sentinel 1}
         }
         repl_stream_close $s
