@@ -22,7 +22,7 @@
  * For propagation (propagate.c) commands whose replay would not give the
  * same result rewrite their argv: relative or second-precision expiries
  * become "SET key value PXAT ms" and "PEXPIREAT key ms", GETEX PERSIST
- * becomes PERSIST, GETDEL becomes DEL, a GETEX deadline already past DEL
+ * becomes PERSIST, GETSET becomes SET, GETDEL DEL, a GETEX deadline past DEL
  * (UNLINK with lazyfree-lazy-expire), INCRBYFLOAT becomes "SET key value
  * KEEPTTL" (float formatting must not differ between primary and
  * replica). */
@@ -250,6 +250,7 @@ void getsetCommand(client *c) {
     setKey(c, c->db, c->argv[1], c->argv[2], 0);
     notifyKeyspaceEvent(NOTIFY_STRING, "set", c->argv[1], c->db->id);
     server.dirty++;
+    rewriteClientCommandArgument(c, 0, shared.set); /* propagated as SET, as Valkey does */
 }
 
 /* GETDEL key: replies with the value and deletes the key. */

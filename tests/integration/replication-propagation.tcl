@@ -184,7 +184,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
         repl_stream_close $s
     }
 
-    test {GETEX and GETDEL propagate their effect} {
+    test {GETEX, GETDEL and GETSET propagate their effect} {
         needs_repl_stream
         r set a 1
         r set b 2 ex 100
@@ -201,6 +201,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
         r config set lazyfree-lazy-expire yes
         r getex e pxat 1
         r config set lazyfree-lazy-expire no
+        r getset e 6
         r set sentinel 1
         repl_next $s {select 0}
         assert_deadline [lindex [repl_next $s {pexpireat a *}] 2] 100000 100000
@@ -210,6 +211,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
             {del d}
             {set e 5}
             {unlink e}
+            {set e 6}
             {set sentinel 1}
         }
         repl_stream_close $s
