@@ -36,7 +36,8 @@
  * on the group: one "XCLAIM key group consumer 0 id TIME ms RETRYCOUNT n
  * FORCE JUSTID LASTID id" per pending entry they created, moved or
  * dropped, "XGROUP SETID key group id ENTRIESREAD n" when the group's
- * position moved. */
+ * position moved, "XGROUP CREATECONSUMER" for a consumer XREADGROUP NOACK
+ * created. */
 #include "server.h"
 #include "blocked.h"
 #include "listpack.h"
@@ -621,14 +622,21 @@ static void streamPropagateGroupPosition(client *c, robj *key, streamCG *g) {
 }
 
 /* The consumer `name` of g, created if missing (XREADGROUP, XCLAIM and
- * XAUTOCLAIM). As in Valkey, the creation itself is not propagated: the
- * XCLAIMs these commands propagate create the consumer elsewhere. */
-static streamConsumer *streamFetchConsumer(client *c, robj *key, streamCG *g, sds name) {
+ * XAUTOCLAIM). The XCLAIMs these commands propagate create the consumer
+ * elsewhere too; only when there will be none (XREADGROUP NOACK:
+ * propagate_creation 1) is the creation propagated, as "XGROUP
+ * CREATECONSUMER key group name", as Valkey does. */
+static streamConsumer *streamFetchConsumer(client *c, robj *key, streamCG *g, sds name, int propagate_creation) {
     streamConsumer *cons = streamLookupConsumer(g, name);
     if (cons) return cons;
     cons = streamCreateConsumer(g, name);
     notifyKeyspaceEvent(NOTIFY_STREAM, "xgroup-createconsumer", key, c->db->id);
     server.dirty++;
+    if (propagate_creation && replicationStreamIsActive()) {
+        robj *argv[5] = {createStringObject("XGROUP", 6), createStringObject("CREATECONSUMER", 14), key,
+                         sdsObject(g->name), sdsObject(name)};
+        streamPropagateAndRelease(c, key, argv, 5);
+    }
     return cons;
 }
 
@@ -1335,7 +1343,7 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
         stream *s = o ? o->ptr : NULL;
         streamConsumer *cons = NULL;
         if (xreadgroup) {
-            cons = streamFetchConsumer(c, key, groups[j], consumername->ptr);
+            cons = streamFetchConsumer(c, key, groups[j], consumername->ptr, noack);
             cons->seen_time = commandTimeSnapshot();
         }
         int history = xreadgroup && !newonly[j];
@@ -1843,7 +1851,7 @@ static void xclaimCommand(client *c) {
         server.dirty++;
     }
 
-    streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, c->argv[3]->ptr);
+    streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, c->argv[3]->ptr, 0);
     cons->seen_time = now;
     void *lenp = addReplyDeferredLen(c);
     long claimed = 0;
@@ -1922,7 +1930,7 @@ static void xautoclaimCommand(client *c) {
 
     mstime_t now = commandTimeSnapshot();
     preventCommandPropagation(c); /* its effects are propagated */
-    streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, c->argv[3]->ptr);
+    streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, c->argv[3]->ptr, 0);
     cons->seen_time = now;
     long long attempts = count * 10;
     /* First claim, then reply: the cursor comes first in the reply. */

@@ -626,6 +626,8 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
             r xreadgroup group g alice streams st >
             r xclaim st g bob 0 1-0
             r xautoclaim st g carol 0 0 count 1
+            r xadd st 4-0 f 4
+            r xreadgroup group g dave noack streams st >
             r set sentinel 1
             assert_replication_stream $s {
                 {select 0}
@@ -640,6 +642,11 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
                 {exec}
                 {xclaim st g bob 0 1-0 TIME * RETRYCOUNT 2 FORCE JUSTID LASTID 3-0}
                 {xclaim st g carol 0 1-0 TIME * RETRYCOUNT 3 FORCE JUSTID LASTID 3-0}
+                {xadd st 4-0 f 4}
+                {multi}
+                {xgroup CREATECONSUMER st g dave}
+                {xgroup SETID st g 4-0 ENTRIESREAD 4}
+                {exec}
                 {set sentinel 1}
             }
             repl_stream_close $s
