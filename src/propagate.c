@@ -14,9 +14,10 @@
  * fed when the outermost call() returns, through the single entry point of
  * replication.c, replicationFeedReplicas() (which adds SELECT itself):
  * one op as it is, several wrapped in MULTI ... EXEC so that a replica
- * applies them atomically too. A blocked client served after a command is
- * its own unit, as is each deletion made outside any command (active
- * expiry, eviction before a command runs).
+ * applies them atomically too (except the expiries of a SCAN or RANDOMKEY,
+ * as in Valkey). A blocked client served after a command is its own unit,
+ * as is each deletion made outside any command (active expiry, eviction
+ * before a command runs).
  *
  * A command that changed nothing (server.dirty did not move) is not
  * propagated unless it forced it (forceCommandPropagation: PUBLISH); one
@@ -72,10 +73,19 @@ static void propagateBareCommand(int dbid, robj **obj, const char *name) {
     replicationFeedReplicas(dbid, obj, 1);
 }
 
+/* 1 if the unit is a command run directly that may expire any key it
+ * meets (SCAN, RANDOMKEY: CMD_TOUCHES_ARBITRARY_KEYS). Its deletions are
+ * independent, like active expiry's, so Valkey does not wrap them in
+ * MULTI ... EXEC; inside EXEC or a script they are wrapped as usual. */
+static int propagateUnitTouchesArbitraryKeys(void) {
+    client *c = server.current_client;
+    return c && c->cmd && (c->cmd->flags & CMD_TOUCHES_ARBITRARY_KEYS);
+}
+
 /* See propagate.h. */
 void propagatePendingCommands(void) {
     if (propagate_pending == 0) return;
-    int wrap = propagate_pending > 1;
+    int wrap = propagate_pending > 1 && !propagateUnitTouchesArbitraryKeys();
     /* MULTI goes to the first op's database, so that any SELECT comes
      * before it; EXEC to the last one's, so that it needs none. */
     if (wrap) propagateBareCommand(pending_ops[0].dbid, &multi_obj, "MULTI");

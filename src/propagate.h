@@ -20,14 +20,16 @@ void alsoPropagate(int dbid, robj **argv, int argc);
 
 /* Feeds the pending ops of the unit that just ended to the replication
  * stream: nothing if there are none, one as it is, several wrapped in
- * MULTI ... EXEC. Releases them. Called when the outermost call() returns
- * and after a deletion made outside any unit. Event loop. */
+ * MULTI ... EXEC (but not the expiries of a direct SCAN or RANDOMKEY).
+ * Releases them. Called when the outermost call() returns and after a
+ * deletion made outside any unit. Event loop. */
 void propagatePendingCommands(void);
 
 /* What call() does after a command ran: queues c->argv (as the command
  * left it) when the command changed the dataset (server.dirty moved since
  * dirty_before) or forced its propagation, unless it prevented it; feeds
- * the unit when outermost is 1. Only called while the stream is active. */
+ * the unit when outermost is 1. Called while the stream is active or ops
+ * are pending. */
 void propagateCallEnd(client *c, long long dirty_before, int outermost);
 
 /* The command running on c must not be propagated as itself (EXEC and

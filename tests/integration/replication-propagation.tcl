@@ -528,6 +528,32 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
         }
     }
 
+    tags {"needs:debug" "valkey-only"} {
+        test {SCAN and RANDOMKEY: their expiries are not wrapped in MULTI/EXEC} {
+            needs_repl_stream
+            r debug set-active-expire 0
+            r flushall
+            foreach k {a b c d} { r set $k v px 1 }
+            after 20
+            set s [repl_stream_attach]
+            r scan 0 count 100
+            assert_equal 0 [r dbsize]
+            foreach k {e f} { r set $k v px 1 }
+            after 20
+            r randomkey
+            r set sentinel 1
+            set got {}
+            while {[set cmd [repl_stream_read $s]] ne {set sentinel 1}} { lappend got $cmd }
+            r debug set-active-expire 1
+            # Each expiry is an op of its own: no MULTI anywhere.
+            assert_equal {select 0} [lindex $got 0]
+            assert_equal -1 [lsearch -exact $got multi]
+            set deleted [lmap cmd $got {if {[lindex $cmd 0] ne "del"} continue; lindex $cmd 1}]
+            assert_equal {a b c d e f} [lsort $deleted]
+            repl_stream_close $s
+        }
+    }
+
     test {Active expiry is propagated as DEL, or UNLINK with lazyfree-lazy-expire} {
         needs_repl_stream
         r flushall
