@@ -129,6 +129,29 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
         repl_stream_close $s
     }
 
+    test {A transaction that makes the server a replica is not propagated} {
+        needs_repl_stream
+        set s [repl_stream_attach]
+        r set t0 1
+        r multi
+        r set t1 1
+        r replicaof 127.0.0.1 [::vk::alloc_port]
+        r set t2 1
+        r exec
+        assert_error {READONLY*} {r set t3 1}
+        r replicaof no one
+        # Its writes were made, but the stream ends before them.
+        assert_equal {1 1 1} [r mget t0 t1 t2]
+        assert_replication_stream $s {
+            {select 0}
+            {set t0 1}
+        }
+        # (A primary turned replica drops its replicas: the stream ends.)
+        catch {repl_stream_read $s} next
+        assert {![string match {*t1*} $next]}
+        repl_stream_close $s
+    }
+
     test {Relative expiries become absolute: EXPIRE family} {
         needs_repl_stream
         r set k v
