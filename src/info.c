@@ -116,6 +116,8 @@ void resetServerStats(void) {
     server.stat_total_writes_processed = 0;
     server.stat_client_qbuf_limit_disconnections = 0;
     server.stat_client_outbuf_limit_disconnections = 0;
+    server.stat_reply_buffer_shrinks = 0;
+    server.stat_reply_buffer_expands = 0;
     server.stat_total_active_defrag_time = 0;
     memset(server.inst_metric, 0, sizeof(server.inst_metric));
     if (server.errors) dictEmpty(server.errors, NULL);
@@ -525,8 +527,8 @@ static sds infoStats(sds info) {
         "io_threaded_writes_processed:%lld\r\n"
         "client_query_buffer_limit_disconnections:%lld\r\n"
         "client_output_buffer_limit_disconnections:%lld\r\n"
-        "reply_buffer_shrinks:0\r\n"
-        "reply_buffer_expands:0\r\n"
+        "reply_buffer_shrinks:%lld\r\n"
+        "reply_buffer_expands:%lld\r\n"
         "acl_access_denied_auth:%lld\r\n"
         "acl_access_denied_cmd:0\r\n"
         "acl_access_denied_key:0\r\n"
@@ -548,7 +550,7 @@ static sds infoStats(sds info) {
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
         server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections,
-        server.stat_auth_failures);
+        server.stat_reply_buffer_shrinks, server.stat_reply_buffer_expands, server.stat_auth_failures);
 }
 
 static sds infoCpu(sds info) {

@@ -579,6 +579,7 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     (void)eventLoop;
     (void)id;
     (void)clientData;
+    if (server.pause_cron) return 1000 / server.hz; /* DEBUG PAUSE-CRON: skip the work, keep the timer */
     updateCachedTime(1);
     server.lru_clock = getLRUClock();
     updatePeakMemory();
@@ -905,6 +906,8 @@ static void initServer(void) {
     server.paused_clients = listCreate();
     server.next_client_id = 1;
     server.errors = dictCreate(&errorStatsDictType);
+    server.reply_buffer_peak_reset_time = REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME;
+    server.reply_buffer_resizing_enabled = 1;
     createSharedObjects();
     adjustOpenFilesLimit();
 

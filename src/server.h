@@ -52,6 +52,9 @@ typedef long long ustime_t; /* microseconds */
 #define PROTO_IOBUF_LEN (1024 * 16)         /* Generic read size. */
 #define PROTO_REPLY_CHUNK_BYTES (16 * 1024) /* Reply block payload size. */
 #define PROTO_REPLY_FIRST_BYTES 256        /* First block after a deferred length. */
+#define PROTO_REPLY_MIN_BYTES 1024         /* Smallest static reply buffer the cron shrinks to. */
+#define REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME 5000 /* ms between resets of a client's reply buffer peak */
+#define PROTO_RESIZE_THRESHOLD (1024 * 32) /* Query buffers this big shrink to their recent peak. */
 #define PROTO_INLINE_MAX_SIZE (1024 * 64)   /* Max inline request size. */
 #define PROTO_MBULK_BIG_ARG (1024 * 32)     /* Args this big avoid copies. */
 #define PROTO_SHARED_SELECT_CMDS 10
@@ -535,6 +538,10 @@ struct valkeyServer {
     long long stat_total_eviction_exceeded_time;
     dict *errors;               /* error prefix -> count, for INFO errorstats */
     long long stat_evictedscripts;
+    long long stat_reply_buffer_shrinks, stat_reply_buffer_expands; /* clients cron resizing (networking.c) */
+    mstime_t reply_buffer_peak_reset_time; /* DEBUG REPLYBUFFER PEAK-RESET-TIME; -1 never */
+    int reply_buffer_resizing_enabled;     /* DEBUG REPLYBUFFER RESIZING */
+    int pause_cron;                        /* DEBUG PAUSE-CRON: serverCron does nothing */
     /* Instantaneous metrics (ops/sec etc.) */
     struct {
         long long last_sample_base, last_sample_value;
