@@ -527,6 +527,7 @@ void clientUnblockCommand(client *c) {
     }
     if (with_error) {
         addReplyError(target, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        if (target->lastcmd) target->lastcmd->failed_calls++;
         unblockClient(target, 0);
     } else {
         unblockClient(target, 1);

@@ -475,44 +475,66 @@ void addReplySds(client *c, sds s) {
     sdsfree(s);
 }
 
-/* Counts an error reply for INFO errorstats. s is the error text as it was
- * given: with its own "-CODE ..." prefix, or without one (then it is an
- * "ERR"). Failed calls are counted by call(), rejected ones at rejection. */
-void afterErrorReply(client *c, const char *s, size_t len, int flags) {
-    (void)flags;
-    (void)c;
-    server.stat_total_error_replies++;
-    size_t plen;
-    if (len && s[0] == '-') {
-        s++;
-        len--;
-        const char *spc = memchr(s, ' ', len);
-        plen = spc ? (size_t)(spc - s) : len;
-    } else {
-        s = "ERR";
-        plen = 3;
-    }
-    if (plen > 128) plen = 128;
-    if (server.errors) {
-        sds prefix = sdsnewlen(s, plen);
-        dictEntry *de = dictFind(server.errors, prefix);
-        if (!de) {
-            if (dictSize(server.errors) >= 128) {
-                /* Too many distinct errors: count the rest under one name
-                 * so a client cannot grow our memory without bound. */
-                sdsfree(prefix);
-                prefix = sdsnew("ERRORSTATS_OVERFLOW");
-                de = dictFind(server.errors, prefix);
-            }
-            if (!de) {
-                de = dictAddRaw(server.errors, prefix, NULL);
-                dictSetSignedIntegerVal(de, 0);
-                prefix = NULL;
-            }
+#define ERROR_STATS_NUMBER 128 /* distinct error codes INFO errorstats tracks */
+
+/* Counts one more error of code `name` in INFO errorstats. Past
+ * ERROR_STATS_NUMBER distinct codes (a script inventing codes, say) the
+ * table is emptied, tracking stops until CONFIG RESETSTAT, and one
+ * ERRORSTATS_DISABLED entry says so, as Valkey does. */
+static void incrementErrorCount(const char *name, size_t len) {
+    if (!server.errors || !server.errors_enabled) return;
+    sds code = sdsnewlen(name, len);
+    dictEntry *de = dictFind(server.errors, code);
+    if (!de && dictSize(server.errors) >= ERROR_STATS_NUMBER) {
+        sds list = sdsempty();
+        dictIterator *di = dictGetIterator(server.errors);
+        dictEntry *e;
+        while ((e = dictNext(di))) {
+            if (sdslen(list)) list = sdscatlen(list, ", ", 2);
+            list = sdscatsds(list, dictGetKey(e));
         }
-        dictSetSignedIntegerVal(de, dictGetSignedIntegerVal(de) + 1);
-        if (prefix) sdsfree(prefix);
+        dictReleaseIterator(di);
+        serverLog(LL_WARNING, "Errorstats stopped adding new errors because the number of errors reached the limit, "
+                              "may be misuse of lua error_reply, please check INFO ERRORSTATS, more info about "
+                              "error codes: %d", ERROR_STATS_NUMBER);
+        serverLog(LL_WARNING, "Current errors code list: %s", list);
+        sdsfree(list);
+        dictEmpty(server.errors, NULL);
+        sdsfree(code);
+        code = sdsnew("ERRORSTATS_DISABLED");
+        de = NULL;
+        server.errors_enabled = 0;
     }
+    if (!de) {
+        de = dictAddRaw(server.errors, code, NULL);
+        dictSetSignedIntegerVal(de, 0);
+        code = NULL;
+    }
+    dictSetSignedIntegerVal(de, dictGetSignedIntegerVal(de) + 1);
+    if (code) sdsfree(code);
+}
+
+/* Counts an error reply for INFO errorstats and total_error_replies. s is
+ * the error text as it was given: with its own "-CODE ..." prefix, or
+ * without one (then it is an "ERR"; so is a code with no space in its first
+ * 32 bytes). With ERR_REPLY_FLAG_NO_STATS_UPDATE (an error already counted
+ * where it arose, e.g. by the command a script ran) only the failed call of
+ * the command replying is counted. Failed calls are otherwise counted by
+ * call(), rejected ones at rejection. */
+void afterErrorReply(client *c, const char *s, size_t len, int flags) {
+    if (flags & ERR_REPLY_FLAG_NO_STATS_UPDATE) {
+        if (c->realcmd) c->realcmd->failed_calls++;
+        return;
+    }
+    server.stat_total_error_replies++;
+    if (len && s[0] == '-') {
+        const char *spc = memchr(s, ' ', len < 32 ? len : 32);
+        if (spc) {
+            incrementErrorCount(s + 1, spc - s - 1);
+            return;
+        }
+    }
+    incrementErrorCount("ERR", 3);
 }
 
 static void addReplyErrorLength(client *c, const char *s, size_t len) {
@@ -521,21 +543,32 @@ static void addReplyErrorLength(client *c, const char *s, size_t len) {
     addReplyProto(c, "\r\n", 2);
 }
 
-/* Sends "-ERR <err>" (or err itself if it carries its own "-CODE") and counts
- * it. Newlines in err would break the protocol: they are replaced. */
-void addReplyError(client *c, const char *err) {
+static void addReplyErrorFlags(client *c, const char *err, int flags) {
     size_t len = strlen(err);
     if (memchr(err, '\r', len) || memchr(err, '\n', len)) {
         sds safe = sdsnewlen(err, len);
         for (size_t j = 0; j < len; j++)
             if (safe[j] == '\r' || safe[j] == '\n') safe[j] = ' ';
         addReplyErrorLength(c, safe, len);
-        afterErrorReply(c, safe, len, 0);
+        afterErrorReply(c, safe, len, flags);
         sdsfree(safe);
         return;
     }
     addReplyErrorLength(c, err, len);
-    afterErrorReply(c, err, len, 0);
+    afterErrorReply(c, err, len, flags);
+}
+
+/* Sends "-ERR <err>" (or err itself if it carries its own "-CODE") and counts
+ * it. Newlines in err would break the protocol: they are replaced. */
+void addReplyError(client *c, const char *err) {
+    addReplyErrorFlags(c, err, 0);
+}
+
+/* Like addReplyError with afterErrorReply() flags (ERR_REPLY_FLAG_*), and
+ * frees err. */
+void addReplyErrorSdsEx(client *c, sds err, int flags) {
+    addReplyErrorFlags(c, err, flags);
+    sdsfree(err);
 }
 
 /* Like addReplyError, and frees err. */

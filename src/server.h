@@ -71,6 +71,17 @@ typedef long long ustime_t; /* microseconds */
 #define ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC 25
 #define ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE 10
 #define STATS_METRIC_SAMPLES 16
+#define STATS_METRIC_COMMAND 0
+#define STATS_METRIC_NET_INPUT 1
+#define STATS_METRIC_NET_OUTPUT 2
+#define STATS_METRIC_EL_CYCLE 3    /* event loop iterations per second */
+#define STATS_METRIC_EL_DURATION 4 /* mean duration of an iteration, usec */
+#define STATS_METRIC_COUNT 5
+#define EL_DURATION_TYPE_EL 0   /* a whole event loop iteration */
+#define EL_DURATION_TYPE_CMD 1  /* top-level commands run in it */
+#define EL_DURATION_TYPE_AOF 2  /* flushing the AOF (none yet: stays 0) */
+#define EL_DURATION_TYPE_CRON 3 /* serverCron */
+#define EL_DURATION_TYPES 4
 
 /* ---------------------------------------------------------------------------
  * Objects
@@ -537,6 +548,7 @@ struct valkeyServer {
     long long stat_total_active_defrag_time;
     long long stat_total_eviction_exceeded_time;
     dict *errors;               /* error prefix -> count, for INFO errorstats */
+    int errors_enabled;         /* 0 once too many distinct codes were seen, until CONFIG RESETSTAT */
     long long stat_evictedscripts;
     long long stat_reply_buffer_shrinks, stat_reply_buffer_expands; /* clients cron resizing (networking.c) */
     mstime_t reply_buffer_peak_reset_time; /* DEBUG REPLYBUFFER PEAK-RESET-TIME; -1 never */
@@ -547,7 +559,15 @@ struct valkeyServer {
         long long last_sample_base, last_sample_value;
         long long samples[STATS_METRIC_SAMPLES];
         int idx;
-    } inst_metric[3];
+    } inst_metric[STATS_METRIC_COUNT];
+    /* Event loop timings (INFO stats eventloop_*, INFO debug): iterations,
+     * and per kind the sum and maximum of durations in usec (server.c). */
+    struct {
+        unsigned long long cnt, sum, max;
+    } el_duration[EL_DURATION_TYPES];
+    long long el_cmd_per_cycle_max; /* most commands run in one iteration */
+    long long el_start_us;          /* aeMonotonicUs() at the iteration's start (afterSleep) */
+    long long el_start_cmds;        /* stat_numcommands then */
 
     /* Replication: where this server's history stands (replication.c
      * keeps the rest of its state in replication.h's `repl`). */
@@ -634,14 +654,13 @@ void serverPopulateCommandTable(void);
 int isInsideYieldingLongCommand(void);
 void bytesToHuman(char *s, size_t size, unsigned long long n);
 sds genValkeyInfoString(dict *section_dict, int all_sections, int everything);
+void durationAddSample(int type, unsigned long long duration);
+#define ERR_REPLY_FLAG_NO_STATS_UPDATE (1 << 0) /* afterErrorReply: the error was counted already */
 void afterErrorReply(client *c, const char *s, size_t len, int flags);
 void resetCommandTableStats(dict *commands);
 void resetServerStats(void);
 void serverLogObjectDebugInfo(const robj *o);
 long long getInstantaneousMetric(int metric);
-#define STATS_METRIC_COMMAND 0
-#define STATS_METRIC_NET_INPUT 1
-#define STATS_METRIC_NET_OUTPUT 2
 void trackInstantaneousMetric(int metric, long long current_value, long long current_base, long long factor);
 #define CALL_NONE 0
 #define CALL_SLOWLOG (1 << 0)
@@ -719,6 +738,7 @@ void setDeferredMapLen(client *c, void *node, long length);
 void setDeferredSetLen(client *c, void *node, long length);
 void setDeferredReplyBulk(client *c, void *node, robj *obj);
 void addReplyErrorObjectNoStats(client *c, robj *err);
+void addReplyErrorSdsEx(client *c, sds err, int flags);
 void addReplyOrErrorObject(client *c, robj *obj);
 void rewriteClientCommandVector(client *c, int argc, ...);
 void replaceClientCommandVector(client *c, int argc, robj **argv);
