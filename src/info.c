@@ -371,8 +371,18 @@ void getMemoryOverhead(memoryOverhead *m) {
         if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) m->clients_replicas += mem;
         else m->clients_normal += mem;
     }
-    for (int j = 0; j < server.dbnum; j++)
-        m->db_tables += dictMemUsage(server.db[j].dict) + dictMemUsage(server.db[j].expires);
+    for (int j = 0; j < server.dbnum; j++) {
+        dict *tables[2] = {server.db[j].dict, server.db[j].expires};
+        for (int k = 0; k < 2; k++) {
+            dict *d = tables[k];
+            m->db_tables += dictMemUsage(d);
+            m->db_lut += dictBuckets(d) * sizeof(dictEntry *);
+            if (dictIsRehashing(d)) {
+                m->db_rehashing += DICTHT_SIZE(d->ht_size_exp[0]) * sizeof(dictEntry *);
+                m->db_rehashing_count++;
+            }
+        }
+    }
     scriptingGetMemory(&m->scripts);
     m->startup = server.initial_memory_usage;
     m->overhead = m->startup + m->clients_normal + m->clients_replicas + m->db_tables + m->scripts.eval_cache +
@@ -464,7 +474,7 @@ static sds infoMemory(sds info) {
         "mem_cluster_links:0\r\n"
         "mem_aof_buffer:0\r\n"
         "mem_allocator:%s\r\n"
-        "mem_overhead_db_hashtable_rehashing:0\r\n"
+        "mem_overhead_db_hashtable_rehashing:%zu\r\n"
         "active_defrag_running:0\r\n"
         "lazyfree_pending_objects:%zu\r\n"
         "lazyfreed_objects:%zu\r\n",
@@ -475,7 +485,8 @@ static sds infoMemory(sds info) {
         server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), mo.alloc_frag,
         mo.alloc_frag_bytes, mo.alloc_rss, mo.alloc_rss_bytes, mo.rss_overhead, mo.rss_overhead_bytes, mo.frag,
         mo.frag_bytes, clients_replicas,
-        clients_normal, infoAllocatorName(), lazyfreeGetPendingObjectsCount(), lazyfreeGetFreedObjectsCount());
+        clients_normal, infoAllocatorName(), mo.db_rehashing, lazyfreeGetPendingObjectsCount(),
+        lazyfreeGetFreedObjectsCount());
 }
 
 /* The fields belong to the snapshot subsystem (snapshot.c). */

@@ -1030,6 +1030,10 @@ typedef struct memoryOverhead {
     double alloc_frag, alloc_rss, rss_overhead, frag; /* active/allocated, resident/active, rss/resident, rss/used */
     long long alloc_frag_bytes, alloc_rss_bytes, rss_overhead_bytes, frag_bytes;
     scriptingMemory scripts;
+    /* The databases' hash tables: bucket arrays of all of them (lut), the
+     * old arrays of those being rehashed, and how many are. */
+    size_t db_lut, db_rehashing;
+    unsigned long db_rehashing_count;
 } memoryOverhead;
 void getMemoryOverhead(memoryOverhead *m);
 /* functions.c's half of scriptingGetMemory() (eval.c). */
