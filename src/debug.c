@@ -412,6 +412,8 @@ static void debugHelp(client *c) {
         "    Crash the server with a segmentation fault.",
         "SET-ACTIVE-EXPIRE <0|1>",
         "    Switch the active expiry of keys off or on.",
+        "SET-DISABLE-DENY-SCRIPTS <0|1>",
+        "    Let scripts call commands flagged noscript (1), or refuse them as usual (0).",
         "SLEEP <seconds>",
         "    Block the server for <seconds>; decimals are allowed.",
         NULL,
@@ -487,6 +489,9 @@ void debugCommand(client *c) {
         debugHtstats(c);
     } else if (!strcasecmp(sub, "replybuffer") && c->argc == 4) {
         debugReplyBuffer(c);
+    } else if (!strcasecmp(sub, "set-disable-deny-scripts") && c->argc == 3) {
+        server.script_disable_deny_script = atoi(c->argv[2]->ptr);
+        addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "pause-cron") && c->argc == 3) {
         server.pause_cron = atoi(c->argv[2]->ptr);
         addReply(c, shared.ok);

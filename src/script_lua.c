@@ -604,7 +604,8 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     if (!cmd) err = "ERR Unknown Redis command called from script";
     else if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
         err = "ERR Wrong number of args calling Redis command from script";
-    else if (cmd->flags & CMD_NOSCRIPT) err = "ERR This Redis command is not allowed from script";
+    else if ((cmd->flags & CMD_NOSCRIPT) && !server.script_disable_deny_script) /* DEBUG SET-DISABLE-DENY-SCRIPTS */
+        err = "ERR This Redis command is not allowed from script";
     else if ((cmd->flags & CMD_WRITE) &&
              ((run->run_flags & SCRIPT_RUN_READONLY) || (run->script_flags & SCRIPT_FLAG_NO_WRITES)))
         err = "ERR Write commands are not allowed from read-only scripts.";

@@ -554,6 +554,7 @@ struct valkeyServer {
     mstime_t reply_buffer_peak_reset_time; /* DEBUG REPLYBUFFER PEAK-RESET-TIME; -1 never */
     int reply_buffer_resizing_enabled;     /* DEBUG REPLYBUFFER RESIZING */
     int pause_cron;                        /* DEBUG PAUSE-CRON: serverCron does nothing */
+    int script_disable_deny_script;        /* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may run noscript commands */
     /* Instantaneous metrics (ops/sec etc.) */
     struct {
         long long last_sample_base, last_sample_value;

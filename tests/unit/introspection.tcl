@@ -386,6 +386,27 @@ start_server {tags {introspection latency} overrides {enable-debug-command yes}}
     test "LATENCY HELP" {
         assert {[llength [r latency help]] > 5}
     }
+
+    test "LATENCY LATEST records a slow active expire cycle as expire-cycle" {
+        r latency reset
+        r flushall
+        r config set lazyfree-lazy-expire no
+        r debug set-active-expire 0
+        r config set latency-monitor-threshold 1
+        # A big set freed synchronously by the expire cycle.
+        r eval {for i = 1, tonumber(ARGV[1]) do redis.call('sadd', KEYS[1], i) end} 1 bigset 300000
+        r pexpire bigset 1
+        after 50
+        assert_equal 1 [r dbsize]
+        r debug set-active-expire 1
+        wait_for_condition 50 100 {[r dbsize] == 0} { fail "the key did not expire" }
+        set events {}
+        foreach e [r latency latest] { lappend events [lindex $e 0] }
+        assert_match "*expire-cycle*" $events
+        assert {[llength [r latency history expire-cycle]] >= 1}
+        r config set latency-monitor-threshold 0
+        r config set lazyfree-lazy-expire yes
+    }
 }
 
 start_server {tags {introspection monitor}} {
@@ -427,6 +448,26 @@ start_server {tags {introspection monitor}} {
 }
 
 start_server {tags {introspection debug needs:debug} overrides {enable-debug-command yes}} {
+    test "DEBUG SET-DISABLE-DENY-SCRIPTS lets scripts run noscript commands" {
+        assert_error "*not allowed from script*" {r eval {return redis.call('client', 'id')} 0}
+        r debug set-disable-deny-scripts 1
+        assert_match {[0-9]*} [r eval {return redis.call('client', 'id')} 0]
+        r debug set-disable-deny-scripts 0
+        assert_error "*not allowed from script*" {r eval {return redis.call('client', 'id')} 0}
+    }
+
+    test "DEBUG PAUSE-CRON stops the server's cron until it is resumed" {
+        r flushall
+        r debug pause-cron 1
+        r set k v px 100
+        after 500
+        # Nothing reads the key, and the cron that would expire it is stopped.
+        assert_equal 0 [regexp {expired_keys:([1-9])} [r info stats]]
+        assert_equal 1 [r dbsize]
+        r debug pause-cron 0
+        wait_for_condition 50 100 {[r dbsize] == 0} { fail "the cron did not resume" }
+    }
+
     test "DEBUG DIGEST of an empty dataset is all zeros" {
         r flushall
         r debug digest
