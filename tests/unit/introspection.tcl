@@ -84,6 +84,31 @@ start_server {tags {introspection}} {
         assert {[llength [lindex $reply 0 1]] > 0}
     }
 
+    test "COMMAND GETKEYSANDFLAGS reports Valkey's key-spec flags per key" {
+        assert_equal {{k1 {OW update}}} [r command getkeysandflags set k1 v1]
+        assert_equal {{k1 {RW access update}}} [r command getkeysandflags set k1 v1 get]
+        assert_equal {{k1 {OW update}} {k2 {OW update}}} [r command getkeysandflags mset k1 v1 k2 v2]
+        assert_equal {{k1 {RW access delete}} {k2 {RW insert}}} [r command getkeysandflags lmove k1 k2 left right]
+        assert_equal {{k1 {RO access}} {k2 {OW update}}} [r command getkeysandflags sort k1 store k2]
+        assert_equal {{d {OW update}} {a {RO access}} {b {RO access}}} \
+            [r command getkeysandflags zunionstore d 2 a b]
+        assert_equal {{k {RM delete}}} [r command getkeysandflags del k]
+        assert_equal {{k {RO access}}} [r command getkeysandflags bitfield k get u8 0]
+        assert_equal {{k {RW access update}}} [r command getkeysandflags bitfield k incrby u8 0 1]
+        assert_equal {{k {RW access delete}}} [r command getkeysandflags lmpop 1 k left]
+        assert_equal {{s {RW insert}}} [r command getkeysandflags xgroup create s g $]
+    }
+
+    test "COMMAND LIST FILTERBY matches subcommands across parents and exact names" {
+        assert_equal {set} [r command list filterby pattern set]
+        assert_equal {client|help} [r command list filterby pattern cl*help]
+        set re [r command list filterby pattern config|*re*]
+        assert {"config|resetstat" in $re && "config|rewrite" in $re && "config|get" ni $re}
+        set scripting [r command list filterby aclcat scripting]
+        assert {"eval" in $scripting && "script|kill" in $scripting && "set" ni $scripting}
+        assert_equal {} [r command list filterby pattern non_exists*]
+    }
+
     test "COMMAND DOCS get has a summary, a group and a version" {
         set docs [r command docs get]
         assert_equal get [lindex $docs 0]
