@@ -27,6 +27,7 @@
 #endif
 #include "server.h"
 
+#include <errno.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <strings.h>
@@ -374,6 +375,8 @@ static void debugHelp(client *c) {
         "    Crash the server through a failed assertion.",
         "CHANGE-REPL-ID",
         "    Give the server a new random replication id.",
+        "CONFIG-REWRITE-FORCE-ALL",
+        "    Like CONFIG REWRITE but writes every option, those at their default too.",
         "DIGEST",
         "    Return a 40 hex digit fingerprint of the whole dataset (zeros when empty).",
         "DIGEST-VALUE <key> [<key> ...]",
@@ -492,6 +495,11 @@ void debugCommand(client *c) {
     } else if (!strcasecmp(sub, "set-disable-deny-scripts") && c->argc == 3) {
         server.script_disable_deny_script = atoi(c->argv[2]->ptr);
         addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "config-rewrite-force-all") && c->argc == 2) {
+        if (server.configfile == NULL) addReplyError(c, "The server is running without a config file");
+        else if (rewriteConfig(server.configfile, 1) == -1)
+            addReplyErrorFormat(c, "CONFIG-REWRITE-FORCE-ALL failed: %s", strerror(errno));
+        else addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "pause-cron") && c->argc == 3) {
         server.pause_cron = atoi(c->argv[2]->ptr);
         addReply(c, shared.ok);

@@ -472,6 +472,14 @@ start_server {tags {introspection monitor}} {
     }
 }
 
+# The contents of a file ("" if it cannot be read).
+proc read_text_file {path} {
+    if {[catch {open $path} fh]} { return "" }
+    set text [read $fh]
+    close $fh
+    return $text
+}
+
 start_server {tags {introspection debug needs:debug} overrides {enable-debug-command yes}} {
     test "DEBUG SET-DISABLE-DENY-SCRIPTS lets scripts run noscript commands" {
         assert_error "*not allowed from script*" {r eval {return redis.call('client', 'id')} 0}
@@ -479,6 +487,35 @@ start_server {tags {introspection debug needs:debug} overrides {enable-debug-com
         assert_match {[0-9]*} [r eval {return redis.call('client', 'id')} 0]
         r debug set-disable-deny-scripts 0
         assert_error "*not allowed from script*" {r eval {return redis.call('client', 'id')} 0}
+    }
+
+    tags {external:skip rdma:skip:own-server} {
+        test "DEBUG CONFIG-REWRITE-FORCE-ALL writes every option, and the file starts a server" {
+            r config set maxmemory-samples 7
+            assert_equal OK [r debug config-rewrite-force-all]
+            set text [read_text_file [srv config_file]]
+            # Options at their default are written too.
+            assert_match "*\nmaxmemory-samples 7\n*" $text
+            assert_match "*\nhz 10\n*" $text
+            assert_match "*\nmaxmemory-policy noeviction\n*" $text
+            # A server starts from the file and reads the same values.
+            set dir [tmp_path force-all]
+            file mkdir $dir
+            set port [::vk::alloc_port]
+            set log [file join $dir log]
+            set pid [exec $::vk::cfg(binary) [srv config_file] --port $port --dir $dir --logfile $log \
+                         --unixsocket "" >/dev/null 2>@1 &]
+            wait_for_condition 200 20 {[string match "*Ready to accept*" [read_text_file $log]]} {
+                catch {exec kill -KILL $pid}
+                fail "no server from the rewritten file: [read_text_file $log]"
+            }
+            set c [::vk::client_open 127.0.0.1 $port]
+            assert_equal {maxmemory-samples 7} [$c config get maxmemory-samples]
+            assert_equal {hz 10} [$c config get hz]
+            $c close
+            exec kill -KILL $pid
+            r config set maxmemory-samples 5
+        }
     }
 
     test "DEBUG PAUSE-CRON stops the server's cron until it is resumed" {
@@ -661,7 +698,7 @@ proc crash_server_start {name} {
     set log [file join $dir log]
     set pid [exec $::vk::cfg(binary) --port $port --bind 127.0.0.1 --enable-debug-command yes \
                  --save "" --dir $dir --logfile $log --crash-log-enabled yes >/dev/null 2>@1 &]
-    wait_for_condition 200 20 {[file exists $log] && [string match "*Ready to accept*" [crash_read $log]]} {
+    wait_for_condition 200 20 {[file exists $log] && [string match "*Ready to accept*" [read_text_file $log]]} {
         catch {exec kill -KILL $pid}
         fail "crash test server did not start: [crash_read $log]"
     }
