@@ -29,8 +29,9 @@ proc other_client_ids {} {
 }
 
 # How many idle connections to open: 2000, or fewer if this process may
-# not open that many files.
+# not open that many files; 500 over TLS, where each handshake costs.
 proc idle_client_count {} {
+    if {$::vk::transport eq "tls"} { return 500 }
     set limit 2000
     catch {set limit [exec sh -c {ulimit -n}]}
     if {$limit eq "unlimited" || $limit > 2200} { return 2000 }
