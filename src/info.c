@@ -509,8 +509,8 @@ static sds infoStats(sds info) {
         "total_net_repl_output_bytes:%lld\r\n"
         "instantaneous_input_kbps:%.2f\r\n"
         "instantaneous_output_kbps:%.2f\r\n"
-        "instantaneous_input_repl_kbps:0.00\r\n"
-        "instantaneous_output_repl_kbps:0.00\r\n"
+        "instantaneous_input_repl_kbps:%.2f\r\n"
+        "instantaneous_output_repl_kbps:%.2f\r\n"
         "rejected_connections:%lld\r\n"
         "sync_full:%lld\r\n"
         "sync_partial_ok:%lld\r\n"
@@ -566,7 +566,9 @@ static sds infoStats(sds info) {
         server.stat_net_input_bytes, server.stat_net_output_bytes, server.stat_net_repl_input_bytes,
         server.stat_net_repl_output_bytes,
         (double)getInstantaneousMetric(STATS_METRIC_NET_INPUT) / 1024,
-        (double)getInstantaneousMetric(STATS_METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn,
+        (double)getInstantaneousMetric(STATS_METRIC_NET_OUTPUT) / 1024,
+        (double)getInstantaneousMetric(STATS_METRIC_NET_INPUT_REPLICATION) / 1024,
+        (double)getInstantaneousMetric(STATS_METRIC_NET_OUTPUT_REPLICATION) / 1024, server.stat_rejected_conn,
         repl.stat_sync_full, repl.stat_sync_partial_ok, repl.stat_sync_partial_err,
         server.stat_expiredkeys, (double)server.stat_expired_stale_perc * 100,
         server.stat_expired_time_cap_reached_count, server.stat_expire_cycle_time_used / 1000,

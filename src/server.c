@@ -615,6 +615,10 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
         trackInstantaneousMetric(STATS_METRIC_COMMAND, server.stat_numcommands, server.mstime, 1000);
         trackInstantaneousMetric(STATS_METRIC_NET_INPUT, server.stat_net_input_bytes, server.mstime, 1000);
         trackInstantaneousMetric(STATS_METRIC_NET_OUTPUT, server.stat_net_output_bytes, server.mstime, 1000);
+        trackInstantaneousMetric(STATS_METRIC_NET_INPUT_REPLICATION, server.stat_net_repl_input_bytes,
+                                 server.mstime, 1000);
+        trackInstantaneousMetric(STATS_METRIC_NET_OUTPUT_REPLICATION, server.stat_net_repl_output_bytes,
+                                 server.mstime, 1000);
         trackInstantaneousMetric(STATS_METRIC_EL_CYCLE, server.el_duration[EL_DURATION_TYPE_EL].cnt, server.mstime,
                                  1000);
         /* Per iteration, not per second: the base is the iteration count. */

@@ -76,7 +76,9 @@ typedef long long ustime_t; /* microseconds */
 #define STATS_METRIC_NET_OUTPUT 2
 #define STATS_METRIC_EL_CYCLE 3    /* event loop iterations per second */
 #define STATS_METRIC_EL_DURATION 4 /* mean duration of an iteration, usec */
-#define STATS_METRIC_COUNT 5
+#define STATS_METRIC_NET_INPUT_REPLICATION 5  /* bytes/s read from our primary */
+#define STATS_METRIC_NET_OUTPUT_REPLICATION 6 /* bytes/s written to our replicas */
+#define STATS_METRIC_COUNT 7
 #define EL_DURATION_TYPE_EL 0   /* a whole event loop iteration */
 #define EL_DURATION_TYPE_CMD 1  /* top-level commands run in it */
 #define EL_DURATION_TYPE_AOF 2  /* flushing the AOF (none yet: stays 0) */

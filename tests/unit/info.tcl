@@ -417,3 +417,27 @@ start_server {tags {info}} {
         assert {[info_field eventloop_duration_cron_sum debug] > $cron1}
     }
 }
+
+start_server {tags {info repl}} {
+    start_server {} {
+        test "INFO stats: instantaneous replication kbps on both sides of a link" {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_sync
+            wait_replicas_online 1 -1
+            # About a second of steady writes, sampled every 100 ms.
+            set value [string repeat x 20000]
+            set seen_in 0
+            set seen_out 0
+            for {set i 0} {$i < 30 && !($seen_in && $seen_out)} {incr i} {
+                r_pipeline_at -1 [lrepeat 20 [list set k $value]]
+                after 50
+                if {[info_field instantaneous_input_repl_kbps stats] > 0} { set seen_in 1 }
+                if {[regexp {instantaneous_output_repl_kbps:([0-9.]+)} [r -1 info stats] -> out] && $out > 0} {
+                    set seen_out 1
+                }
+            }
+            assert_equal {1 1} [list $seen_in $seen_out]
+            r replicaof no one
+        }
+    }
+}
