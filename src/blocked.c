@@ -490,7 +490,7 @@ void blockedBeforeSleep(void) {
         client *c = listNodeValue(ln);
         listDelNode(unblocked, ln);
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP)) continue;
-        if (sdslen(c->querybuf) > c->qb_pos) {
+        if (c->querybuf && sdslen(c->querybuf) > c->qb_pos) {
             c->flags |= CLIENT_PROTECTED;
             processInputBuffer(c);
             c->flags &= ~CLIENT_PROTECTED;
@@ -529,6 +529,7 @@ void clientUnblockCommand(client *c) {
     }
     if (with_error) {
         addReplyError(target, "-UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        if (target->lastcmd) target->lastcmd->failed_calls++;
         unblockClient(target, 0);
     } else {
         unblockClient(target, 1);

@@ -9,7 +9,10 @@
  *     flags (write -> @write, admin -> @admin @dangerous, not fast -> @slow,
  *     ...), the same derivation the ACL subsystem will use;
  *   - key specs are synthesised from the (first, last, step) triple, since
- *     our table does not carry full key-spec descriptions;
+ *     our table does not carry full key-spec descriptions; their flags
+ *     (RO/RW/OW/RM, access/update/insert/delete, ...) come from a table of
+ *     Valkey's per command (keySpecFlagsTable), which COMMAND
+ *     GETKEYSANDFLAGS also reports per key;
  *   - COMMAND DOCS "arguments" come from the row's `.args`, one string in
  *     the notation of the command reference, e.g. for ZADD
  *         key [condition=[NX | XX]] [comparison=[GT | LT]] [change=CH]
@@ -160,19 +163,280 @@ static void addReplyFlagSet(client *c, const flagName *names, uint64_t bits) {
     setDeferredSetLen(c, len, n);
 }
 
-/* The key-spec flags we can infer from the command flags alone. */
-static const char **commandKeySpecFlags(struct serverCommand *cmd, int *count) {
-    static const char *rw[] = {"RW", "update"};
-    static const char *ro[] = {"RO", "access"};
-    *count = 2;
-    return (cmd->flags & CMD_WRITE) ? rw : ro;
+/* Valkey's key-spec flags of each command with keys: what the command does
+ * with a key (RO read-only, RW read-write, OW overwrite, RM remove) and to
+ * its data (access, update, insert, delete), plus not_key / incomplete /
+ * variable_flags. A command whose keys play two roles (a source and a
+ * destination) has a second spec for every key after the first, e.g.
+ * LMOVE's source "RW access delete" and destination "RW insert". A command
+ * missing here falls back to the flags its CMD_* bits imply. */
+typedef struct {
+    const char *cmd;   /* full name, e.g. "xgroup|create" */
+    const char *first; /* flags of the first key, space-separated */
+    const char *rest;  /* flags of the later keys; NULL: as the first */
+} keySpecFlagsRow;
+
+static const keySpecFlagsRow keySpecFlagsTable[] = {
+    /* Strings and bitmaps */
+    {"get", "RO access", NULL},
+    {"set", "RW access update variable_flags", NULL},
+    {"setnx", "OW insert", NULL},
+    {"setex", "OW update", NULL},
+    {"psetex", "OW update", NULL},
+    {"getset", "RW access update", NULL},
+    {"getdel", "RW access delete", NULL},
+    {"getex", "RW access update", NULL},
+    {"mget", "RO access", NULL},
+    {"mset", "OW update", NULL},
+    {"msetnx", "OW insert", NULL},
+    {"append", "RW insert", NULL},
+    {"strlen", "RO", NULL},
+    {"incr", "RW access update", NULL},
+    {"decr", "RW access update", NULL},
+    {"incrby", "RW access update", NULL},
+    {"decrby", "RW access update", NULL},
+    {"incrbyfloat", "RW access update", NULL},
+    {"getrange", "RO access", NULL},
+    {"substr", "RO access", NULL},
+    {"setrange", "RW update", NULL},
+    {"lcs", "RO access", NULL},
+    {"setbit", "RW access update", NULL},
+    {"getbit", "RO access", NULL},
+    {"bitcount", "RO access", NULL},
+    {"bitpos", "RO access", NULL},
+    {"bitop", "OW update", "RO access"},
+    {"bitfield", "RW update access variable_flags", NULL},
+    {"bitfield_ro", "RO access", NULL},
+    /* Keyspace */
+    {"del", "RM delete", NULL},
+    {"unlink", "RM delete", NULL},
+    {"exists", "RO", NULL},
+    {"touch", "RO", NULL},
+    {"type", "RO", NULL},
+    {"expire", "RW update", NULL},
+    {"pexpire", "RW update", NULL},
+    {"expireat", "RW update", NULL},
+    {"pexpireat", "RW update", NULL},
+    {"persist", "RW update", NULL},
+    {"ttl", "RO access", NULL},
+    {"pttl", "RO access", NULL},
+    {"expiretime", "RO access", NULL},
+    {"pexpiretime", "RO access", NULL},
+    {"rename", "RW access delete", "OW insert"},
+    {"renamenx", "RW access delete", "OW insert"},
+    {"move", "RW access delete", NULL},
+    {"copy", "RO access", "OW update"},
+    {"dump", "RO access", NULL},
+    {"restore", "OW update", NULL},
+    {"restore-asking", "OW update", NULL},
+    {"object|encoding", "RO", NULL},
+    {"object|freq", "RO", NULL},
+    {"object|idletime", "RO", NULL},
+    {"object|refcount", "RO", NULL},
+    {"memory|usage", "RO", NULL},
+    {"watch", "RO", NULL},
+    {"sort", "RO access", "OW update"},
+    {"sort_ro", "RO access", NULL},
+    {"migrate", "RW access delete", "RW access delete incomplete"},
+    /* Lists */
+    {"lpush", "RW insert", NULL},
+    {"rpush", "RW insert", NULL},
+    {"lpushx", "RW insert", NULL},
+    {"rpushx", "RW insert", NULL},
+    {"linsert", "RW insert", NULL},
+    {"lpop", "RW access delete", NULL},
+    {"rpop", "RW access delete", NULL},
+    {"blpop", "RW access delete", NULL},
+    {"brpop", "RW access delete", NULL},
+    {"llen", "RO", NULL},
+    {"lindex", "RO access", NULL},
+    {"lrange", "RO access", NULL},
+    {"lpos", "RO", NULL},
+    {"lset", "RW update", NULL},
+    {"lrem", "RW delete", NULL},
+    {"ltrim", "RW delete", NULL},
+    {"lmove", "RW access delete", "RW insert"},
+    {"blmove", "RW access delete", "RW insert"},
+    {"rpoplpush", "RW access delete", "RW insert"},
+    {"brpoplpush", "RW access delete", "RW insert"},
+    {"lmpop", "RW access delete", NULL},
+    {"blmpop", "RW access delete", NULL},
+    /* Hashes */
+    {"hset", "RW update", NULL},
+    {"hmset", "RW update", NULL},
+    {"hsetnx", "RW insert", NULL},
+    {"hget", "RO access", NULL},
+    {"hmget", "RO access", NULL},
+    {"hdel", "RW delete", NULL},
+    {"hexists", "RO", NULL},
+    {"hlen", "RO", NULL},
+    {"hstrlen", "RO", NULL},
+    {"hgetall", "RO access", NULL},
+    {"hkeys", "RO access", NULL},
+    {"hvals", "RO access", NULL},
+    {"hincrby", "RW access update", NULL},
+    {"hincrbyfloat", "RW access update", NULL},
+    {"hrandfield", "RO access", NULL},
+    {"hscan", "RO access", NULL},
+    /* Sets */
+    {"sadd", "RW insert", NULL},
+    {"srem", "RW delete", NULL},
+    {"spop", "RW access delete", NULL},
+    {"srandmember", "RO access", NULL},
+    {"sismember", "RO", NULL},
+    {"smismember", "RO", NULL},
+    {"smembers", "RO access", NULL},
+    {"scard", "RO", NULL},
+    {"smove", "RW access delete", "RW insert"},
+    {"sinter", "RO access", NULL},
+    {"sunion", "RO access", NULL},
+    {"sdiff", "RO access", NULL},
+    {"sinterstore", "OW update", "RO access"},
+    {"sunionstore", "OW update", "RO access"},
+    {"sdiffstore", "OW update", "RO access"},
+    {"sintercard", "RO access", NULL},
+    {"sscan", "RO access", NULL},
+    /* Sorted sets */
+    {"zadd", "RW update", NULL},
+    {"zincrby", "RW update", NULL},
+    {"zrem", "RW delete", NULL},
+    {"zremrangebyscore", "RW delete", NULL},
+    {"zremrangebyrank", "RW delete", NULL},
+    {"zremrangebylex", "RW delete", NULL},
+    {"zcard", "RO", NULL},
+    {"zcount", "RO access", NULL},
+    {"zlexcount", "RO access", NULL},
+    {"zscore", "RO access", NULL},
+    {"zmscore", "RO access", NULL},
+    {"zrank", "RO access", NULL},
+    {"zrevrank", "RO access", NULL},
+    {"zrange", "RO access", NULL},
+    {"zrevrange", "RO access", NULL},
+    {"zrangebyscore", "RO access", NULL},
+    {"zrevrangebyscore", "RO access", NULL},
+    {"zrangebylex", "RO access", NULL},
+    {"zrevrangebylex", "RO access", NULL},
+    {"zrangestore", "OW update", "RO access"},
+    {"zpopmin", "RW access delete", NULL},
+    {"zpopmax", "RW access delete", NULL},
+    {"bzpopmin", "RW access delete", NULL},
+    {"bzpopmax", "RW access delete", NULL},
+    {"zmpop", "RW access delete", NULL},
+    {"bzmpop", "RW access delete", NULL},
+    {"zrandmember", "RO access", NULL},
+    {"zscan", "RO access", NULL},
+    {"zunionstore", "OW update", "RO access"},
+    {"zinterstore", "OW update", "RO access"},
+    {"zdiffstore", "OW update", "RO access"},
+    {"zunion", "RO access", NULL},
+    {"zinter", "RO access", NULL},
+    {"zdiff", "RO access", NULL},
+    {"zintercard", "RO access", NULL},
+    /* Geo (sorted sets) */
+    {"geoadd", "RW update", NULL},
+    {"geodist", "RO access", NULL},
+    {"geohash", "RO access", NULL},
+    {"geopos", "RO access", NULL},
+    {"georadius", "RO access", "OW update"},
+    {"georadiusbymember", "RO access", "OW update"},
+    {"georadius_ro", "RO access", NULL},
+    {"georadiusbymember_ro", "RO access", NULL},
+    {"geosearch", "RO access", NULL},
+    {"geosearchstore", "OW update", "RO access"},
+    /* HyperLogLog */
+    {"pfadd", "RW insert", NULL},
+    {"pfcount", "RW access", NULL},
+    {"pfmerge", "RW access insert", "RO access"},
+    {"pfdebug", "RW access", NULL},
+    /* Streams */
+    {"xadd", "RW update", NULL},
+    {"xtrim", "RW delete", NULL},
+    {"xdel", "RW delete", NULL},
+    {"xlen", "RO", NULL},
+    {"xrange", "RO access", NULL},
+    {"xrevrange", "RO access", NULL},
+    {"xread", "RO access", NULL},
+    {"xreadgroup", "RW access", NULL},
+    {"xack", "RW update", NULL},
+    {"xclaim", "RW update", NULL},
+    {"xautoclaim", "RW update", NULL},
+    {"xpending", "RO access", NULL},
+    {"xsetid", "RW update", NULL},
+    {"xinfo|stream", "RO access", NULL},
+    {"xinfo|groups", "RO access", NULL},
+    {"xinfo|consumers", "RO access", NULL},
+    {"xgroup|create", "RW insert", NULL},
+    {"xgroup|setid", "RW update", NULL},
+    {"xgroup|destroy", "RW delete", NULL},
+    {"xgroup|createconsumer", "RW insert", NULL},
+    {"xgroup|delconsumer", "RW delete", NULL},
+    /* Scripts and functions */
+    {"eval", "RW access update", NULL},
+    {"evalsha", "RW access update", NULL},
+    {"eval_ro", "RO access", NULL},
+    {"evalsha_ro", "RO access", NULL},
+    {"fcall", "RW access update", NULL},
+    {"fcall_ro", "RO access", NULL},
+    /* Shard channels are not keys, but are routed like them. */
+    {"spublish", "not_key", NULL},
+    {"ssubscribe", "not_key", NULL},
+    {"sunsubscribe", "not_key", NULL},
+    {NULL, NULL, NULL},
+};
+
+/* The table row of cmd, or NULL. */
+static const keySpecFlagsRow *commandKeySpecFlagsRow(struct serverCommand *cmd) {
+    const char *name = cmdName(cmd);
+    for (const keySpecFlagsRow *r = keySpecFlagsTable; r->cmd; r++)
+        if (!strcmp(r->cmd, name)) return r;
+    return NULL;
+}
+
+/* The flags of cmd's key specs: its first (which = 0) or later keys'
+ * (which = 1), as a space-separated list. */
+static const char *commandKeySpecFlags(struct serverCommand *cmd, int which) {
+    const keySpecFlagsRow *r = commandKeySpecFlagsRow(cmd);
+    if (r) return which && r->rest ? r->rest : r->first;
+    return (cmd->flags & CMD_WRITE) ? "RW update" : "RO access";
+}
+
+/* The flags of the key at argv[pos], the idx-th key cmd has in this argv,
+ * as COMMAND GETKEYSANDFLAGS reports them: the spec's, with variable flags
+ * resolved from the arguments as the command will use them (SET with GET
+ * reads the old value, BITFIELD with only GETs is read-only). */
+static const char *commandKeyFlags(struct serverCommand *cmd, robj **argv, int argc, int idx) {
+    const char *name = cmdName(cmd);
+    if (!strcmp(name, "set")) {
+        for (int j = 3; j < argc; j++)
+            if (!strcasecmp(argv[j]->ptr, "get")) return "RW access update";
+        return "OW update";
+    }
+    if (!strcmp(name, "bitfield")) {
+        for (int j = 2; j < argc; j++) {
+            const char *op = argv[j]->ptr;
+            int left = argc - j - 1;
+            if (!strcasecmp(op, "get") && left >= 2) j += 2;
+            else if (!strcasecmp(op, "overflow") && left >= 1) j += 1;
+            else return "RW access update"; /* SET, INCRBY, or a syntax error: assume a write */
+        }
+        return "RO access";
+    }
+    /* MIGRATE with an empty key argument moves only its KEYS. */
+    if (!strcmp(name, "migrate") && argc > 3 && sdslen(argv[3]->ptr) == 0) idx = 1;
+    return commandKeySpecFlags(cmd, idx > 0);
+}
+
+/* Replies a space-separated flag list as a set of status strings. */
+static void addReplyFlagWords(client *c, const char *words) {
+    int n;
+    sds *w = sdssplitlen(words, strlen(words), " ", 1, &n);
+    addReplySetLen(c, n);
+    for (int j = 0; j < n; j++) addReplyStatusLength(c, w[j], sdslen(w[j]));
+    sdsfreesplitres(w, n);
 }
 
 static void addReplyKeySpecFlags(client *c, struct serverCommand *cmd) {
-    int n;
-    const char **flags = commandKeySpecFlags(cmd, &n);
-    addReplySetLen(c, n);
-    for (int j = 0; j < n; j++) addReplyStatus(c, flags[j]);
+    addReplyFlagWords(c, commandKeySpecFlags(cmd, 0));
 }
 
 static void addReplyCommandKeySpecs(client *c, struct serverCommand *cmd) {
@@ -546,7 +810,7 @@ static void commandGetKeysGeneric(client *c, int with_flags) {
             if (with_flags) {
                 addReplyArrayLen(c, 2);
                 addReplyBulk(c, argv[keys[j]]);
-                addReplyKeySpecFlags(c, cmd);
+                addReplyFlagWords(c, commandKeyFlags(cmd, argv, argc, j));
             } else {
                 addReplyBulk(c, argv[keys[j]]);
             }

@@ -1724,8 +1724,9 @@ err_free:
  * directives we do not know stay as they are; the first line of each of our
  * options is replaced by its current value and its later lines dropped.
  * Options not in the file are appended under REWRITE_MARKER, unless they are
- * at their default. With force_write the file is written even if nothing
- * changed. Returns 0, or -1 with errno set. Runs in the event loop. */
+ * at their default. With force_write (DEBUG CONFIG-REWRITE-FORCE-ALL) every
+ * option is written, defaults included, and the file is written even if
+ * nothing changed. Returns 0, or -1 with errno set. Runs in the event loop. */
 int rewriteConfig(char *path, int force_write) {
     sds old = sdsempty();
     FILE *fp = fopen(path, "r");
@@ -1786,7 +1787,7 @@ int rewriteConfig(char *path, int force_write) {
     for (int j = 0; j < CONFIG_COUNT; j++) {
         configOption *o = &configTable[j];
         if (first_line[j] != -1) continue;
-        if (!(o->flags & CFG_ALWAYS_REWRITE)) {
+        if (!(o->flags & CFG_ALWAYS_REWRITE) && !force_write) {
             sds v = optionGet(o);
             int is_default = default_values && sdscmp(v, default_values[j]) == 0;
             sdsfree(v);

@@ -27,6 +27,7 @@
 #endif
 #include "server.h"
 
+#include <errno.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <strings.h>
@@ -345,12 +346,37 @@ static void debugHtstats(client *c) {
     sdsfree(s);
 }
 
+/* DEBUG REPLYBUFFER PEAK-RESET-TIME <NEVER|RESET|ms> | RESIZING <0|1>:
+ * tunes the clients cron's fitting of reply buffers (networking.c). */
+static void debugReplyBuffer(client *c) {
+    const char *what = c->argv[2]->ptr, *arg = c->argv[3]->ptr;
+    if (!strcasecmp(what, "peak-reset-time")) {
+        if (!strcasecmp(arg, "never")) {
+            server.reply_buffer_peak_reset_time = -1;
+        } else if (!strcasecmp(arg, "reset")) {
+            server.reply_buffer_peak_reset_time = REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME;
+        } else {
+            long long ms;
+            if (getLongLongFromObjectOrReply(c, c->argv[3], &ms, NULL) != C_OK) return;
+            server.reply_buffer_peak_reset_time = ms;
+        }
+    } else if (!strcasecmp(what, "resizing")) {
+        server.reply_buffer_resizing_enabled = atoi(arg);
+    } else {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    addReply(c, shared.ok);
+}
+
 static void debugHelp(client *c) {
     const char *help[] = {
         "ASSERT",
         "    Crash the server through a failed assertion.",
         "CHANGE-REPL-ID",
         "    Give the server a new random replication id.",
+        "CONFIG-REWRITE-FORCE-ALL",
+        "    Like CONFIG REWRITE but writes every option, those at their default too.",
         "DIGEST",
         "    Return a 40 hex digit fingerprint of the whole dataset (zeros when empty).",
         "DIGEST-VALUE <key> [<key> ...]",
@@ -365,12 +391,20 @@ static void debugHelp(client *c) {
         "    Show low level information about the value stored at <key>.",
         "PANIC",
         "    Crash the server through serverPanic().",
+        "PAUSE-CRON <0|1>",
+        "    Stop the server's cron jobs (expiry, client housekeeping, stats) or let them run again.",
         "POPULATE <count> [<prefix>] [<size>]",
         "    Create <count> string keys named <prefix>:<n> (default prefix \"key\").",
         "    With <size>, values are cut or zero-padded to <size> bytes.",
         "PROTOCOL <type>",
         "    Reply with a value of the given RESP type: string, integer, double,",
         "    bignum, null, array, set, map, attrib, push, verbatim, true, false.",
+        "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+        "    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
+        "    In case NEVER is provided the last observed peak will never be reset",
+        "    In case RESET is provided the peak reset time will be restored to the default value",
+        "REPLYBUFFER RESIZING <0|1>",
+        "    Enable or disable the reply buffer resize cron job",
         "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
         "    Write the dataset to the RDB file, empty it and load the file back.",
         "    NOSAVE loads the file as it is; NOFLUSH keeps the current keys (a key",
@@ -381,6 +415,8 @@ static void debugHelp(client *c) {
         "    Crash the server with a segmentation fault.",
         "SET-ACTIVE-EXPIRE <0|1>",
         "    Switch the active expiry of keys off or on.",
+        "SET-DISABLE-DENY-SCRIPTS <0|1>",
+        "    Let scripts call commands flagged noscript (1), or refuse them as usual (0).",
         "SLEEP <seconds>",
         "    Block the server for <seconds>; decimals are allowed.",
         NULL,
@@ -454,6 +490,19 @@ void debugCommand(client *c) {
         debugReloadCommand(c);
     } else if (!strcasecmp(sub, "htstats") && (c->argc == 3 || c->argc == 4)) {
         debugHtstats(c);
+    } else if (!strcasecmp(sub, "replybuffer") && c->argc == 4) {
+        debugReplyBuffer(c);
+    } else if (!strcasecmp(sub, "set-disable-deny-scripts") && c->argc == 3) {
+        server.script_disable_deny_script = atoi(c->argv[2]->ptr);
+        addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "config-rewrite-force-all") && c->argc == 2) {
+        if (server.configfile == NULL) addReplyError(c, "The server is running without a config file");
+        else if (rewriteConfig(server.configfile, 1) == -1)
+            addReplyErrorFormat(c, "CONFIG-REWRITE-FORCE-ALL failed: %s", strerror(errno));
+        else addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "pause-cron") && c->argc == 3) {
+        server.pause_cron = atoi(c->argv[2]->ptr);
+        addReply(c, shared.ok);
     } else {
         addReplySubcommandSyntaxError(c);
     }

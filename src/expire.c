@@ -24,6 +24,8 @@
  * actively: they wait for their primary's DELs. */
 #include "server.h"
 
+#include "latency.h"
+
 /* ---------------------------------------------------------------------------
  * Setting deadlines: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT
  * ------------------------------------------------------------------------- */
@@ -356,7 +358,8 @@ static unsigned long expireCycleRound(serverDb *db, const expireCycleConfig *cfg
  * behind). Does nothing when active expiry is disabled (DEBUG
  * SET-ACTIVE-EXPIRE 0), on a replica, or while clients are paused (a
  * deletion is a write). Runs in the main thread; updates the
- * stat_expire* counters and each db's avg_ttl. */
+ * stat_expire* counters, each db's avg_ttl and the expire-cycle latency
+ * event (LATENCY LATEST). */
 void activeExpireCycle(int type) {
     static unsigned int next_db = 0;        /* Round-robin position. */
     static int last_cycle_timed_out = 0;    /* Previous call hit its budget. */
@@ -420,7 +423,9 @@ void activeExpireCycle(int type) {
     zfree(st.due);
 
     last_cycle_timed_out = timed_out;
-    server.stat_expire_cycle_time_used += ustime() - start;
+    long long elapsed = ustime() - start;
+    server.stat_expire_cycle_time_used += elapsed;
+    latencyAddSampleIfNeeded("expire-cycle", elapsed / 1000); /* LATENCY LATEST/HISTORY expire-cycle */
 
     /* stat_expired_stale_perc is a running average (0..1, INFO shows it as
      * a percentage) of the share of expired keys in recent samples. */

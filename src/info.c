@@ -11,11 +11,12 @@
  * Which sections are produced is decided by a set of lower-case section
  * names (genInfoSectionDict()): no argument means the default sections,
  * "all" adds commandstats and latencystats, "everything" adds module
- * sections too. INFO is also used by the crash report (debug.c).
+ * sections too; "debug" (event loop worst cases) only comes when named. INFO is also used by the crash report (debug.c).
  *
  * This file also owns the counters that feed INFO but are updated
  * elsewhere: the instantaneous metrics sampled by serverCron()
- * (trackInstantaneousMetric / getInstantaneousMetric) and the resets done
+ * (trackInstantaneousMetric / getInstantaneousMetric), the event loop
+ * durations server.c measures (durationAddSample) and the resets done
  * by CONFIG RESETSTAT (resetServerStats / resetCommandTableStats).
  *
  * Everything here runs in the event-loop thread (or in the crash handler,
@@ -68,7 +69,7 @@ void bytesToHuman(char *s, size_t size, unsigned long long n) {
  * factor / (current_base - last base). With base in milliseconds and factor
  * 1000 this is a per-second rate. Called by serverCron() every 100 ms. */
 void trackInstantaneousMetric(int metric, long long current_value, long long current_base, long long factor) {
-    if (metric < 0 || metric > STATS_METRIC_NET_OUTPUT) return;
+    if (metric < 0 || metric >= STATS_METRIC_COUNT) return;
     typeof(server.inst_metric[0]) *m = &server.inst_metric[metric];
     if (m->last_sample_base > 0) {
         long long elapsed = current_base - m->last_sample_base;
@@ -80,9 +81,18 @@ void trackInstantaneousMetric(int metric, long long current_value, long long cur
     m->last_sample_value = current_value;
 }
 
+/* Adds one duration (usec) of the given EL_DURATION_TYPE_* to the event
+ * loop statistics. Event-loop thread. */
+void durationAddSample(int type, unsigned long long duration) {
+    if (type < 0 || type >= EL_DURATION_TYPES) return;
+    server.el_duration[type].cnt++;
+    server.el_duration[type].sum += duration;
+    if (duration > server.el_duration[type].max) server.el_duration[type].max = duration;
+}
+
 /* Returns the mean of the last STATS_METRIC_SAMPLES samples of metric. */
 long long getInstantaneousMetric(int metric) {
-    if (metric < 0 || metric > STATS_METRIC_NET_OUTPUT) return 0;
+    if (metric < 0 || metric >= STATS_METRIC_COUNT) return 0;
     long long sum = 0;
     for (int j = 0; j < STATS_METRIC_SAMPLES; j++) sum += server.inst_metric[metric].samples[j];
     return sum / STATS_METRIC_SAMPLES;
@@ -116,9 +126,14 @@ void resetServerStats(void) {
     server.stat_total_writes_processed = 0;
     server.stat_client_qbuf_limit_disconnections = 0;
     server.stat_client_outbuf_limit_disconnections = 0;
+    server.stat_reply_buffer_shrinks = 0;
+    server.stat_reply_buffer_expands = 0;
     server.stat_total_active_defrag_time = 0;
     memset(server.inst_metric, 0, sizeof(server.inst_metric));
+    memset(server.el_duration, 0, sizeof(server.el_duration));
+    server.el_cmd_per_cycle_max = 0;
     if (server.errors) dictEmpty(server.errors, NULL);
+    server.errors_enabled = 1;
     server.stat_peak_memory = 0;
     lazyfreeResetStats();
     server.stat_peak_memory_time = server.unixtime;
@@ -356,8 +371,18 @@ void getMemoryOverhead(memoryOverhead *m) {
         if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) m->clients_replicas += mem;
         else m->clients_normal += mem;
     }
-    for (int j = 0; j < server.dbnum; j++)
-        m->db_tables += dictMemUsage(server.db[j].dict) + dictMemUsage(server.db[j].expires);
+    for (int j = 0; j < server.dbnum; j++) {
+        dict *tables[2] = {server.db[j].dict, server.db[j].expires};
+        for (int k = 0; k < 2; k++) {
+            dict *d = tables[k];
+            m->db_tables += dictMemUsage(d);
+            m->db_lut += dictBuckets(d) * sizeof(dictEntry *);
+            if (dictIsRehashing(d)) {
+                m->db_rehashing += DICTHT_SIZE(d->ht_size_exp[0]) * sizeof(dictEntry *);
+                m->db_rehashing_count++;
+            }
+        }
+    }
     scriptingGetMemory(&m->scripts);
     m->startup = server.initial_memory_usage;
     m->overhead = m->startup + m->clients_normal + m->clients_replicas + m->db_tables + m->scripts.eval_cache +
@@ -449,7 +474,7 @@ static sds infoMemory(sds info) {
         "mem_cluster_links:0\r\n"
         "mem_aof_buffer:0\r\n"
         "mem_allocator:%s\r\n"
-        "mem_overhead_db_hashtable_rehashing:0\r\n"
+        "mem_overhead_db_hashtable_rehashing:%zu\r\n"
         "active_defrag_running:0\r\n"
         "lazyfree_pending_objects:%zu\r\n"
         "lazyfreed_objects:%zu\r\n",
@@ -460,7 +485,8 @@ static sds infoMemory(sds info) {
         server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), mo.alloc_frag,
         mo.alloc_frag_bytes, mo.alloc_rss, mo.alloc_rss_bytes, mo.rss_overhead, mo.rss_overhead_bytes, mo.frag,
         mo.frag_bytes, clients_replicas,
-        clients_normal, infoAllocatorName(), lazyfreeGetPendingObjectsCount(), lazyfreeGetFreedObjectsCount());
+        clients_normal, infoAllocatorName(), mo.db_rehashing, lazyfreeGetPendingObjectsCount(),
+        lazyfreeGetFreedObjectsCount());
 }
 
 /* The fields belong to the snapshot subsystem (snapshot.c). */
@@ -483,8 +509,8 @@ static sds infoStats(sds info) {
         "total_net_repl_output_bytes:%lld\r\n"
         "instantaneous_input_kbps:%.2f\r\n"
         "instantaneous_output_kbps:%.2f\r\n"
-        "instantaneous_input_repl_kbps:0.00\r\n"
-        "instantaneous_output_repl_kbps:0.00\r\n"
+        "instantaneous_input_repl_kbps:%.2f\r\n"
+        "instantaneous_output_repl_kbps:%.2f\r\n"
         "rejected_connections:%lld\r\n"
         "sync_full:%lld\r\n"
         "sync_partial_ok:%lld\r\n"
@@ -525,8 +551,13 @@ static sds infoStats(sds info) {
         "io_threaded_writes_processed:%lld\r\n"
         "client_query_buffer_limit_disconnections:%lld\r\n"
         "client_output_buffer_limit_disconnections:%lld\r\n"
-        "reply_buffer_shrinks:0\r\n"
-        "reply_buffer_expands:0\r\n"
+        "reply_buffer_shrinks:%lld\r\n"
+        "reply_buffer_expands:%lld\r\n"
+        "eventloop_cycles:%llu\r\n"
+        "eventloop_duration_sum:%llu\r\n"
+        "eventloop_duration_cmd_sum:%llu\r\n"
+        "instantaneous_eventloop_cycles_per_sec:%llu\r\n"
+        "instantaneous_eventloop_duration_usec:%llu\r\n"
         "acl_access_denied_auth:%lld\r\n"
         "acl_access_denied_cmd:0\r\n"
         "acl_access_denied_key:0\r\n"
@@ -535,7 +566,9 @@ static sds infoStats(sds info) {
         server.stat_net_input_bytes, server.stat_net_output_bytes, server.stat_net_repl_input_bytes,
         server.stat_net_repl_output_bytes,
         (double)getInstantaneousMetric(STATS_METRIC_NET_INPUT) / 1024,
-        (double)getInstantaneousMetric(STATS_METRIC_NET_OUTPUT) / 1024, server.stat_rejected_conn,
+        (double)getInstantaneousMetric(STATS_METRIC_NET_OUTPUT) / 1024,
+        (double)getInstantaneousMetric(STATS_METRIC_NET_INPUT_REPLICATION) / 1024,
+        (double)getInstantaneousMetric(STATS_METRIC_NET_OUTPUT_REPLICATION) / 1024, server.stat_rejected_conn,
         repl.stat_sync_full, repl.stat_sync_partial_ok, repl.stat_sync_partial_err,
         server.stat_expiredkeys, (double)server.stat_expired_stale_perc * 100,
         server.stat_expired_time_cap_reached_count, server.stat_expire_cycle_time_used / 1000,
@@ -548,7 +581,24 @@ static sds infoStats(sds info) {
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
         server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections,
-        server.stat_auth_failures);
+        server.stat_reply_buffer_shrinks, server.stat_reply_buffer_expands,
+        server.el_duration[EL_DURATION_TYPE_EL].cnt, server.el_duration[EL_DURATION_TYPE_EL].sum,
+        server.el_duration[EL_DURATION_TYPE_CMD].sum,
+        (unsigned long long)getInstantaneousMetric(STATS_METRIC_EL_CYCLE),
+        (unsigned long long)getInstantaneousMetric(STATS_METRIC_EL_DURATION), server.stat_auth_failures);
+}
+
+/* INFO DEBUG only (not in "all" or "everything"): the event loop's worst
+ * cases and the time spent in the cron and the AOF. */
+static sds infoDebug(sds info) {
+    return sdscatprintf(info,
+                        "# Debug\r\n"
+                        "eventloop_duration_aof_sum:%llu\r\n"
+                        "eventloop_duration_cron_sum:%llu\r\n"
+                        "eventloop_duration_max:%llu\r\n"
+                        "eventloop_cmd_per_cycle_max:%lld\r\n",
+                        server.el_duration[EL_DURATION_TYPE_AOF].sum, server.el_duration[EL_DURATION_TYPE_CRON].sum,
+                        server.el_duration[EL_DURATION_TYPE_EL].max, server.el_cmd_per_cycle_max);
 }
 
 static sds infoCpu(sds info) {
@@ -700,6 +750,10 @@ sds genValkeyInfoString(dict *section_dict, int all_sections, int everything) {
         info = sdscat(info, "# Cluster\r\ncluster_enabled:0\r\n");
     }
     SECTION("keyspace", infoKeyspace);
+    if (infoSectionWanted(section_dict, "debug")) {
+        if (sections++) info = sdscatlen(info, "\r\n", 2);
+        info = infoDebug(info);
+    }
 #undef SECTION
 #undef WANT
     return info;

@@ -15,9 +15,16 @@
  * (prefetchPipelineKeys()), so that over a big keyspace the cache misses of
  * its lookups overlap instead of coming one after the other.
  *
- * Large bulk arguments (>= PROTO_MBULK_BIG_ARG) are read straight into a
- * buffer of exactly their size, which then becomes the argument object: no
- * copy and no quadratic growth however big the value.
+ * A client reads into one query buffer shared by all (readQueryFromClient)
+ * and keeps a buffer of its own only for the bytes of a request that is not
+ * complete yet; its static reply buffer comes with its first reply. The
+ * clients cron fits both to recent use, so idle connections cost little
+ * memory and cannot push the dataset out under maxmemory.
+ *
+ * Large bulk arguments (>= PROTO_MBULK_BIG_ARG) are read into a buffer of
+ * the client's own that grows as the bytes arrive (never reserved ahead on
+ * the word of the announced length) and then becomes the argument object:
+ * no copy however big the value.
  *
  * While maxmemory-clients is set, each read, command and write updates the
  * client's share of the clients' memory (evict_clients.c).
@@ -41,10 +48,16 @@
 
 #define NET_MAX_WRITES_PER_EVENT (1024 * 64)
 #define CLIENT_IOV_MAX 64
-#define CLIENT_BUF_PEAK_RESET_MS 5000 /* Period of the reply buffer peak (rbp). */
+
+/* The query buffer every client reads into while it has no partial request
+ * left over (readQueryFromClient): most clients then hold no query buffer
+ * between requests. Taken by one read at a time. */
+static sds shared_qb;
+static int shared_qb_taken;
 
 static void setProtocolError(const char *errstr, client *c);
 static void sendReplyToClient(connection *conn);
+static void allocReplyBuffer(client *c);
 
 /* ---------------------------------------------------------------------------
  * Client creation and destruction
@@ -60,16 +73,15 @@ client *createClient(connection *conn) {
         connSetReadHandler(conn, readQueryFromClient);
         connSetPrivateData(conn, c);
     }
-    c->buf = zmalloc(PROTO_REPLY_CHUNK_BYTES);
-    c->buf_usable_size = zmalloc_size(c->buf);
-    /* A new buffer counts as fully used until the first peak reset. */
-    c->buf_peak = c->buf_usable_size;
-    c->buf_peak_last_reset_time = server.mstime;
+    /* The static reply buffer comes with the first reply (see
+     * allocReplyBuffer), except for fake clients: script_lua.c reads theirs
+     * directly. */
+    if (!conn) allocReplyBuffer(c);
     c->conn = conn;
     c->id = server.next_client_id++;
     c->resp = 2;
     selectDb(c, 0);
-    c->querybuf = sdsempty();
+    c->querybuf = NULL; /* reads go to the shared query buffer (see readQueryFromClient) */
     respParserInit(&c->mb, server.proto_max_bulk_len, PROTO_INLINE_MAX_SIZE);
     c->mb.quiet_len_below = PROTO_MBULK_BIG_ARG; /* only big arguments need their length early */
     c->reply = listCreate();
@@ -172,7 +184,8 @@ void freeClient(client *c) {
     zfree(c->argv);
     discardOriginalCommandVector(c);
     while (c->spare_argc) decrRefCount(c->spare_args[--c->spare_argc]);
-    sdsfree(c->querybuf);
+    if (c->querybuf == shared_qb) shared_qb_taken = 0; /* never free the shared buffer */
+    else sdsfree(c->querybuf);
     listRelease(c->reply);
     zfree(c->buf);
     if (c->name) decrRefCount(c->name);
@@ -320,8 +333,20 @@ void prepareClientToWriteQueue(client *c) {
     c->pending_write_node = &c->pending_write_link;
 }
 
+/* Gives the client its static reply buffer, PROTO_REPLY_CHUNK_BYTES, on
+ * first use: a connection that never gets a reply costs no buffer. The
+ * clients cron later resizes it to what the client really uses
+ * (clientsCronResizeReplyBuffer). */
+static void allocReplyBuffer(client *c) {
+    c->buf = zmalloc_usable(PROTO_REPLY_CHUNK_BYTES, &c->buf_usable_size);
+    /* A new buffer counts as fully used until the first peak reset. */
+    c->buf_peak = c->buf_usable_size;
+    c->buf_peak_last_reset_time = server.mstime;
+}
+
 static size_t addReplyToBuffer(client *c, const char *s, size_t len) {
     if (listLength(c->reply) > 0) return 0;
+    if (c->buf == NULL) allocReplyBuffer(c);
     size_t avail = c->buf_usable_size - c->bufpos;
     if (len > avail) len = avail;
     memcpy(c->buf + c->bufpos, s, len);
@@ -394,6 +419,10 @@ static __attribute__((noinline)) void addReplyProtoToList(client *c, const char 
  * calls commitReplyTail() with what it wrote. */
 static inline char *replyTail(client *c, size_t *room) {
     if (listLength(c->reply) == 0) {
+        if (c->buf == NULL) { /* appendReply() allocates it */
+            *room = 0;
+            return NULL;
+        }
         *room = c->buf_usable_size - c->bufpos;
         return c->buf + c->bufpos;
     }
@@ -447,44 +476,66 @@ void addReplySds(client *c, sds s) {
     sdsfree(s);
 }
 
-/* Counts an error reply for INFO errorstats. s is the error text as it was
- * given: with its own "-CODE ..." prefix, or without one (then it is an
- * "ERR"). Failed calls are counted by call(), rejected ones at rejection. */
-void afterErrorReply(client *c, const char *s, size_t len, int flags) {
-    (void)flags;
-    (void)c;
-    server.stat_total_error_replies++;
-    size_t plen;
-    if (len && s[0] == '-') {
-        s++;
-        len--;
-        const char *spc = memchr(s, ' ', len);
-        plen = spc ? (size_t)(spc - s) : len;
-    } else {
-        s = "ERR";
-        plen = 3;
-    }
-    if (plen > 128) plen = 128;
-    if (server.errors) {
-        sds prefix = sdsnewlen(s, plen);
-        dictEntry *de = dictFind(server.errors, prefix);
-        if (!de) {
-            if (dictSize(server.errors) >= 128) {
-                /* Too many distinct errors: count the rest under one name
-                 * so a client cannot grow our memory without bound. */
-                sdsfree(prefix);
-                prefix = sdsnew("ERRORSTATS_OVERFLOW");
-                de = dictFind(server.errors, prefix);
-            }
-            if (!de) {
-                de = dictAddRaw(server.errors, prefix, NULL);
-                dictSetSignedIntegerVal(de, 0);
-                prefix = NULL;
-            }
+#define ERROR_STATS_NUMBER 128 /* distinct error codes INFO errorstats tracks */
+
+/* Counts one more error of code `name` in INFO errorstats. Past
+ * ERROR_STATS_NUMBER distinct codes (a script inventing codes, say) the
+ * table is emptied, tracking stops until CONFIG RESETSTAT, and one
+ * ERRORSTATS_DISABLED entry says so, as Valkey does. */
+static void incrementErrorCount(const char *name, size_t len) {
+    if (!server.errors || !server.errors_enabled) return;
+    sds code = sdsnewlen(name, len);
+    dictEntry *de = dictFind(server.errors, code);
+    if (!de && dictSize(server.errors) >= ERROR_STATS_NUMBER) {
+        sds list = sdsempty();
+        dictIterator *di = dictGetIterator(server.errors);
+        dictEntry *e;
+        while ((e = dictNext(di))) {
+            if (sdslen(list)) list = sdscatlen(list, ", ", 2);
+            list = sdscatsds(list, dictGetKey(e));
         }
-        dictSetSignedIntegerVal(de, dictGetSignedIntegerVal(de) + 1);
-        if (prefix) sdsfree(prefix);
+        dictReleaseIterator(di);
+        serverLog(LL_WARNING, "Errorstats stopped adding new errors because the number of errors reached the limit, "
+                              "may be misuse of lua error_reply, please check INFO ERRORSTATS, more info about "
+                              "error codes: %d", ERROR_STATS_NUMBER);
+        serverLog(LL_WARNING, "Current errors code list: %s", list);
+        sdsfree(list);
+        dictEmpty(server.errors, NULL);
+        sdsfree(code);
+        code = sdsnew("ERRORSTATS_DISABLED");
+        de = NULL;
+        server.errors_enabled = 0;
     }
+    if (!de) {
+        de = dictAddRaw(server.errors, code, NULL);
+        dictSetSignedIntegerVal(de, 0);
+        code = NULL;
+    }
+    dictSetSignedIntegerVal(de, dictGetSignedIntegerVal(de) + 1);
+    if (code) sdsfree(code);
+}
+
+/* Counts an error reply for INFO errorstats and total_error_replies. s is
+ * the error text as it was given: with its own "-CODE ..." prefix, or
+ * without one (then it is an "ERR"; so is a code with no space in its first
+ * 32 bytes). With ERR_REPLY_FLAG_NO_STATS_UPDATE (an error already counted
+ * where it arose, e.g. by the command a script ran) only the failed call of
+ * the command replying is counted. Failed calls are otherwise counted by
+ * call(), rejected ones at rejection. */
+void afterErrorReply(client *c, const char *s, size_t len, int flags) {
+    if (flags & ERR_REPLY_FLAG_NO_STATS_UPDATE) {
+        if (c->realcmd) c->realcmd->failed_calls++;
+        return;
+    }
+    server.stat_total_error_replies++;
+    if (len && s[0] == '-') {
+        const char *spc = memchr(s, ' ', len < 32 ? len : 32);
+        if (spc) {
+            incrementErrorCount(s + 1, spc - s - 1);
+            return;
+        }
+    }
+    incrementErrorCount("ERR", 3);
 }
 
 static void addReplyErrorLength(client *c, const char *s, size_t len) {
@@ -493,21 +544,32 @@ static void addReplyErrorLength(client *c, const char *s, size_t len) {
     addReplyProto(c, "\r\n", 2);
 }
 
-/* Sends "-ERR <err>" (or err itself if it carries its own "-CODE") and counts
- * it. Newlines in err would break the protocol: they are replaced. */
-void addReplyError(client *c, const char *err) {
+static void addReplyErrorFlags(client *c, const char *err, int flags) {
     size_t len = strlen(err);
     if (memchr(err, '\r', len) || memchr(err, '\n', len)) {
         sds safe = sdsnewlen(err, len);
         for (size_t j = 0; j < len; j++)
             if (safe[j] == '\r' || safe[j] == '\n') safe[j] = ' ';
         addReplyErrorLength(c, safe, len);
-        afterErrorReply(c, safe, len, 0);
+        afterErrorReply(c, safe, len, flags);
         sdsfree(safe);
         return;
     }
     addReplyErrorLength(c, err, len);
-    afterErrorReply(c, err, len, 0);
+    afterErrorReply(c, err, len, flags);
+}
+
+/* Sends "-ERR <err>" (or err itself if it carries its own "-CODE") and counts
+ * it. Newlines in err would break the protocol: they are replaced. */
+void addReplyError(client *c, const char *err) {
+    addReplyErrorFlags(c, err, 0);
+}
+
+/* Like addReplyError with afterErrorReply() flags (ERR_REPLY_FLAG_*), and
+ * frees err. */
+void addReplyErrorSdsEx(client *c, sds err, int flags) {
+    addReplyErrorFlags(c, err, flags);
+    sdsfree(err);
 }
 
 /* Like addReplyError, and frees err. */
@@ -1124,22 +1186,27 @@ static int processMultibulkBuffer(client *c) {
             break;
         case RESP_PARSE_BULK_LEN:
             if (n >= PROTO_MBULK_BIG_ARG && (size_t)n + 2 >= sdslen(c->querybuf) - c->qb_pos) {
-                /* Big argument: move it to the start of the query buffer and
-                 * make the buffer exactly big enough, so that once complete
-                 * the buffer itself becomes the argument. */
-                sdsrange(c->querybuf, c->qb_pos, -1);
+                /* Big argument: move it to the start of a query buffer of
+                 * the client's own, so that once complete the buffer itself
+                 * becomes the argument. The buffer grows as the bytes
+                 * arrive (readQueryFromClient), never to the announced
+                 * length ahead of them. */
+                if (c->querybuf == shared_qb) {
+                    c->querybuf = sdsnewlen(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos);
+                } else {
+                    sdsrange(c->querybuf, c->qb_pos, -1);
+                }
                 c->qb_pos = 0;
-                c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, n + 2 - sdslen(c->querybuf));
             }
             break;
         case RESP_PARSE_ARG:
-            if (arg == c->querybuf && n >= PROTO_MBULK_BIG_ARG && sdslen(c->querybuf) == (size_t)n + 2) {
+            if (arg == c->querybuf && c->querybuf != shared_qb && n >= PROTO_MBULK_BIG_ARG &&
+                sdslen(c->querybuf) == (size_t)n + 2) {
                 /* Steal the buffer: it holds exactly this argument. */
                 sdssetlen(c->querybuf, n);
                 c->querybuf[n] = '\0';
                 c->argv[c->argc++] = createObject(OBJ_STRING, c->querybuf);
-                c->querybuf = sdsnewlen(SDS_NOINIT, n + 2);
-                sdsclear(c->querybuf);
+                c->querybuf = sdsempty();
                 c->qb_pos = 0;
             } else {
                 c->argv[c->argc++] = createArgObject(c, arg, n);
@@ -1254,6 +1321,7 @@ scanned:
  * way out, so that no command run from elsewhere (after a sleep) starts at
  * a stale reading; a nested call disarms it for the rest of the outer one. */
 void processInputBuffer(client *c) {
+    if (c->querybuf == NULL) return; /* nothing left over from an earlier read */
     server.pipeline_clock = -1;
     size_t next_prefetch = c->reqtype ? SIZE_MAX : c->qb_pos;
     while (c->qb_pos < sdslen(c->querybuf)) {
@@ -1285,12 +1353,64 @@ void processInputBuffer(client *c) {
     }
 }
 
-/* Read handler of every client connection. */
+/* How many bytes to read next of a big argument that still misses
+ * `remaining` bytes, after making room for them. The buffer at most doubles
+ * per read, so a client announcing a huge bulk string makes the server
+ * reserve memory only in proportion to what it really sent. */
+static size_t bigArgReadLen(client *c, size_t remaining) {
+    size_t want = sdslen(c->querybuf);
+    if (want < PROTO_MBULK_BIG_ARG) want = PROTO_MBULK_BIG_ARG;
+    if (want > remaining) want = remaining;
+    if (sdsavail(c->querybuf) < want) c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, want);
+    return want;
+}
+
+/* Gives the client a query buffer to read into: its own if it has bytes
+ * left over from an earlier read (or is the primary link), else the shared
+ * one. Returns 1 if that is the shared buffer, which the caller must give
+ * back with releaseSharedQueryBuffer() before returning to the event loop.
+ * A read nested in another (events processed during a busy script) finds
+ * the shared buffer taken and gets an empty private one. */
+static int takeQueryBuffer(client *c) {
+    if (c->querybuf) return 0;
+    if (shared_qb_taken || (c->flags & CLIENT_PRIMARY)) {
+        c->querybuf = sdsempty();
+        return 0;
+    }
+    if (shared_qb == NULL) {
+        shared_qb = sdsnewlen(SDS_NOINIT, PROTO_IOBUF_LEN);
+        sdsclear(shared_qb);
+    }
+    shared_qb_taken = 1;
+    c->querybuf = shared_qb;
+    c->qb_pos = 0;
+    return 1;
+}
+
+/* Ends the client's use of the shared query buffer: bytes of a request not
+ * complete yet move to a buffer of the client's own, and with none left the
+ * client holds no query buffer at all, so idle clients cost none. */
+static void releaseSharedQueryBuffer(client *c) {
+    if (c->querybuf == shared_qb) {
+        size_t left = sdslen(shared_qb) - c->qb_pos;
+        c->querybuf = left ? sdsnewlen(shared_qb + c->qb_pos, left) : NULL;
+        c->qb_pos = 0;
+    }
+    /* else the client moved to its own buffer for a big argument. */
+    if (sdsalloc(shared_qb) > PROTO_IOBUF_LEN * 2) shared_qb = sdsResize(shared_qb, PROTO_IOBUF_LEN, 1);
+    sdsclear(shared_qb);
+    shared_qb_taken = 0;
+}
+
+/* Read handler of every client connection. Reads into the shared query
+ * buffer unless the client has a partial request left over, runs every
+ * complete request, and keeps only what is left. */
 void readQueryFromClient(connection *conn) {
     client *c = connGetPrivateData(conn);
     /* A client on its way out reads nothing more (a transport may still
      * hold buffered input for it: TLS, RDMA). */
     if (c->flags & CLIENT_CLOSE_ASAP) return;
+    int shared = takeQueryBuffer(c);
     size_t readlen = PROTO_IOBUF_LEN;
     int big_arg = 0;
 
@@ -1300,25 +1420,28 @@ void readQueryFromClient(connection *conn) {
         c->mb.bulklen >= PROTO_MBULK_BIG_ARG) {
         ssize_t remaining = (size_t)(c->mb.bulklen + 2) - (sdslen(c->querybuf) - c->qb_pos);
         if (remaining > 0) {
-            readlen = remaining;
+            readlen = bigArgReadLen(c, remaining);
             big_arg = 1;
         }
     }
 
     size_t qblen = sdslen(c->querybuf);
     if (qblen > c->querybuf_peak) c->querybuf_peak = qblen;
-    c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
-    /* Otherwise take all the room the buffer has: a pipeline a little over
-     * PROTO_IOBUF_LEN is then read (and answered) in one go instead of two. */
-    if (!big_arg) readlen = sdsavail(c->querybuf);
+    if (!big_arg) {
+        c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+        if (shared) shared_qb = c->querybuf;
+        /* Take all the room the buffer has: a pipeline a little over
+         * PROTO_IOBUF_LEN is then read (and answered) in one go instead of
+         * two. */
+        readlen = sdsavail(c->querybuf);
+    }
     ssize_t nread = connRead(conn, c->querybuf + qblen, readlen);
-    if (nread == -1) {
-        if (connGetState(conn) == CONN_STATE_CONNECTED) return;
-        serverLog(LL_VERBOSE, "Reading from client: %s", connGetLastError(conn));
-        freeClientAsync(c);
-        return;
-    } else if (nread == 0) {
-        if (server.verbosity <= LL_VERBOSE) {
+    if (nread <= 0) {
+        if (shared) releaseSharedQueryBuffer(c);
+        if (nread == -1) {
+            if (connGetState(conn) == CONN_STATE_CONNECTED) return;
+            serverLog(LL_VERBOSE, "Reading from client: %s", connGetLastError(conn));
+        } else if (server.verbosity <= LL_VERBOSE) {
             sds info = catClientInfoString(sdsempty(), c);
             serverLog(LL_VERBOSE, "Client closed connection %s", info);
             sdsfree(info);
@@ -1339,6 +1462,7 @@ void readQueryFromClient(connection *conn) {
         serverLog(LL_WARNING, "Closing client that reached max query buffer length: %s", ci);
         sdsfree(ci);
         server.stat_client_qbuf_limit_disconnections++;
+        if (shared) releaseSharedQueryBuffer(c);
         freeClientAsync(c);
         return;
     }
@@ -1346,6 +1470,14 @@ void readQueryFromClient(connection *conn) {
     c->flags |= CLIENT_PROTECTED;
     processInputBuffer(c);
     c->flags &= ~CLIENT_PROTECTED;
+    if (shared) {
+        releaseSharedQueryBuffer(c);
+    } else if (c->querybuf && sdslen(c->querybuf) == 0 && !(c->flags & CLIENT_PRIMARY)) {
+        /* Its own buffer (a big argument, a partial request) was consumed
+         * whole: the next read goes to the shared buffer again. */
+        sdsfree(c->querybuf);
+        c->querybuf = NULL;
+    }
 }
 
 /* ---------------------------------------------------------------------------
@@ -1366,10 +1498,21 @@ char *getClientSockname(client *c) {
     return buf;
 }
 
+/* The bytes of the client's own query buffer: 0 while it has none or is
+ * reading into the shared one. */
+static size_t clientQueryBufferAlloc(client *c) {
+    return c->querybuf && c->querybuf != shared_qb ? sdsAllocSize(c->querybuf) : 0;
+}
+
+/* Returns everything the client holds (CLIENT LIST's tot-mem): the client,
+ * its own query buffer, parsed arguments, the static reply buffer and the
+ * reply list. *output_buffer_mem_usage (if not NULL) gets the reply list
+ * alone, as CLIENT LIST's omem and the output buffer limits count it. */
 size_t getClientMemoryUsage(client *c, size_t *output_buffer_mem_usage) {
-    size_t obuf = getClientOutputBufferMemoryUsage(c) + c->buf_usable_size;
+    size_t obuf = getClientOutputBufferMemoryUsage(c);
     if (output_buffer_mem_usage) *output_buffer_mem_usage = obuf;
-    return obuf + sdsAllocSize(c->querybuf) + c->argv_len * sizeof(robj *) + c->argv_len_sum + sizeof(client);
+    return obuf + c->buf_usable_size + clientQueryBufferAlloc(c) + c->argv_len * sizeof(robj *) +
+           c->argv_len_sum + sizeof(client);
 }
 
 static char *clientFlagsString(client *c, char *buf) {
@@ -1416,8 +1559,8 @@ sds catClientInfoString(sds s, client *c) {
         c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
         (long long)(server.unixtime - c->lastinteraction), clientFlagsString(c, flags), c->db->id,
         pubsubClientCount(c, PUBSUB_CHANNEL), pubsubClientCount(c, PUBSUB_PATTERN), pubsubClientCount(c, PUBSUB_SHARD),
-        multiQueuedCount(c), multiWatchedKeysCount(c), (unsigned long long)sdslen(c->querybuf),
-        (unsigned long long)sdsavail(c->querybuf), (unsigned long long)c->argv_len_sum,
+        multiQueuedCount(c), multiWatchedKeysCount(c), (unsigned long long)(c->querybuf ? sdslen(c->querybuf) : 0),
+        (unsigned long long)(c->querybuf ? sdsavail(c->querybuf) : 0), (unsigned long long)c->argv_len_sum,
         (unsigned long long)multiQueueMemory(c),
         (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_peak,
         (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
@@ -1456,7 +1599,7 @@ static void clientsPeakTrack(client *c, time_t now) {
         clients_peak[slot].second = now;
         clients_peak[slot].in = clients_peak[slot].out = 0;
     }
-    size_t in = sdsAllocSize(c->querybuf), out = getClientOutputBufferMemoryUsage(c);
+    size_t in = clientQueryBufferAlloc(c), out = getClientOutputBufferMemoryUsage(c);
     if (in > clients_peak[slot].in) clients_peak[slot].in = in;
     if (out > clients_peak[slot].out) clients_peak[slot].out = out;
 }
@@ -1550,8 +1693,71 @@ int clientsCronHandleTimeout(client *c, mstime_t now_ms) {
     return 0;
 }
 
+/* Gives back the query buffer memory a client does not use. Clients read
+ * into the shared buffer (readQueryFromClient), so only one with a partial
+ * request left over, or one that read a big argument, has its own. After
+ * more than 2 idle seconds an empty one is freed (the next read uses the
+ * shared buffer again) and a partly used one loses its free space; a busy
+ * client's buffer over PROTO_RESIZE_THRESHOLD is cut to its recent peak
+ * when that is under half of it. The peak restarts from here each visit. */
+static void clientsCronResizeQueryBuffer(client *c) {
+    if (c->querybuf == NULL || c->querybuf == shared_qb) return;
+    size_t alloc = sdsalloc(c->querybuf);
+    size_t pending = c->mb.bulklen != -1 && c->mb.args_left ? (size_t)c->mb.bulklen + 2 : 0;
+    if (sdsavail(c->querybuf) > 1024 * 4) {
+        if (server.unixtime - c->lastinteraction > 2) {
+            if (sdslen(c->querybuf) == c->qb_pos && !(c->flags & CLIENT_PRIMARY)) {
+                sdsfree(c->querybuf);
+                c->querybuf = NULL;
+                c->qb_pos = 0;
+            } else {
+                c->querybuf = sdsRemoveFreeSpace(c->querybuf, 1);
+            }
+        } else if (alloc > PROTO_RESIZE_THRESHOLD && alloc / 2 > c->querybuf_peak) {
+            size_t target = sdslen(c->querybuf);
+            if (target < c->querybuf_peak) target = c->querybuf_peak;
+            if (target < pending) target = pending;
+            if (target < alloc) c->querybuf = sdsResize(c->querybuf, target, 1);
+        }
+    }
+    c->querybuf_peak = c->querybuf ? sdslen(c->querybuf) : 0;
+    if (pending > c->querybuf_peak) c->querybuf_peak = pending;
+}
+
+/* Fits the static reply buffer to the client's use: halved or more, down
+ * to PROTO_REPLY_MIN_BYTES, when its peak since the last reset used less
+ * than half of it; doubled, up to PROTO_REPLY_CHUNK_BYTES, when the peak
+ * filled it. The peak restarts every server.reply_buffer_peak_reset_time
+ * ms (DEBUG REPLYBUFFER), so an idle client's buffer shrinks within a few
+ * seconds. Counted in INFO's reply_buffer_shrinks/_expands. */
+static void clientsCronResizeReplyBuffer(client *c, mstime_t now) {
+    if (c->buf == NULL || !server.reply_buffer_resizing_enabled) return;
+    size_t size = 0;
+    if (c->buf_usable_size / 2 >= PROTO_REPLY_MIN_BYTES && c->buf_peak < c->buf_usable_size / 2) {
+        size = c->buf_peak + 1 > PROTO_REPLY_MIN_BYTES ? c->buf_peak + 1 : PROTO_REPLY_MIN_BYTES;
+        server.stat_reply_buffer_shrinks++;
+    } else if (c->buf_usable_size * 2 < PROTO_REPLY_CHUNK_BYTES * 2 && c->buf_peak == c->buf_usable_size) {
+        size = c->buf_usable_size * 2 < PROTO_REPLY_CHUNK_BYTES ? c->buf_usable_size * 2 : PROTO_REPLY_CHUNK_BYTES;
+        server.stat_reply_buffer_expands++;
+    }
+    if (server.reply_buffer_peak_reset_time >= 0 &&
+        now - c->buf_peak_last_reset_time >= server.reply_buffer_peak_reset_time) {
+        c->buf_peak = c->bufpos;
+        c->buf_peak_last_reset_time = now;
+    }
+    if (size) {
+        char *old = c->buf;
+        c->buf = zmalloc_usable(size, &c->buf_usable_size);
+        memcpy(c->buf, old, c->bufpos); /* sentlen stays valid: same offsets */
+        zfree(old);
+    }
+}
+
 /* Runs a slice of per-client housekeeping every cron tick: idle timeouts,
- * shrinking query buffers that are mostly empty. */
+ * output limits, and fitting query and reply buffers to their use. Each
+ * call visits numclients/hz clients (at least 5), so that every client is
+ * seen about once a second and a call's work stays bounded however many
+ * clients are connected (dynamic-hz raises hz with the client count). */
 void clientsCron(void) {
     int numclients = listLength(server.clients);
     int iterations = numclients / server.hz;
@@ -1565,20 +1771,10 @@ void clientsCron(void) {
         /* A client that reads nothing gets no more replies either, so the
          * soft limit's time must also be checked here. */
         if (closeClientOnOutputBufferLimitReached(c, 0)) continue;
-        clientsPeakTrack(c, now / 1000); /* before the query buffer is given back below */
-        /* Give back memory of big idle query buffers. */
-        if (sdslen(c->querybuf) == 0 && sdsalloc(c->querybuf) > 1024 * 4 && c->mb.bulklen == -1) {
-            sdsfree(c->querybuf);
-            c->querybuf = sdsempty();
-            c->querybuf_peak = 0;
-        }
-        c->querybuf_peak = sdslen(c->querybuf);
+        clientsPeakTrack(c, now / 1000); /* before the buffers are given back below */
+        clientsCronResizeQueryBuffer(c);
+        clientsCronResizeReplyBuffer(c, now);
         updateClientMemUsage(c);
-        /* rbp shows the peak of the last period only. */
-        if (now - c->buf_peak_last_reset_time >= CLIENT_BUF_PEAK_RESET_MS) {
-            c->buf_peak = c->bufpos;
-            c->buf_peak_last_reset_time = now;
-        }
     }
 }
 

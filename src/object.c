@@ -676,7 +676,7 @@ static void addReplyMemoryStats(client *c) {
     for (int j = 0; j < server.dbnum; j++)
         if (dictSize(server.db[j].dict)) dbs_with_keys++;
 
-    addReplyMapLen(c, 27 + dbs_with_keys);
+    addReplyMapLen(c, 31 + dbs_with_keys);
     addReplyStatLongLong(c, "peak.allocated", (long long)m.peak);
     addReplyStatLongLong(c, "total.allocated", (long long)m.used);
     addReplyStatLongLong(c, "startup.allocated", (long long)m.startup);
@@ -697,7 +697,10 @@ static void addReplyMemoryStats(client *c) {
         addReplyStatLongLong(c, "overhead.hashtable.main", (long long)dictMemUsage(db->dict));
         addReplyStatLongLong(c, "overhead.hashtable.expires", (long long)dictMemUsage(db->expires));
     }
+    addReplyStatLongLong(c, "overhead.db.hashtable.lut", (long long)m.db_lut);
+    addReplyStatLongLong(c, "overhead.db.hashtable.rehashing", (long long)m.db_rehashing);
     addReplyStatLongLong(c, "overhead.total", (long long)m.overhead);
+    addReplyStatLongLong(c, "db.dict.rehashing.count", (long long)m.db_rehashing_count);
     addReplyStatLongLong(c, "keys.count", keys);
     addReplyStatLongLong(c, "keys.bytes-per-key", keys ? (long long)(m.net / keys) : 0);
     addReplyStatLongLong(c, "dataset.bytes", (long long)m.dataset);
@@ -706,6 +709,9 @@ static void addReplyMemoryStats(client *c) {
     addReplyStatLongLong(c, "allocator.allocated", (long long)m.allocated);
     addReplyStatLongLong(c, "allocator.active", (long long)m.active);
     addReplyStatLongLong(c, "allocator.resident", (long long)m.resident);
+    /* jemalloc's muzzy pages (INFO allocator_muzzy): none with its default
+     * muzzy_decay_ms of 0, the setting we run with. */
+    addReplyStatLongLong(c, "allocator.muzzy", 0);
     addReplyStatDouble(c, "allocator-fragmentation.ratio", m.alloc_frag);
     addReplyStatLongLong(c, "allocator-fragmentation.bytes", m.alloc_frag_bytes);
     addReplyStatDouble(c, "allocator-rss.ratio", m.alloc_rss);

@@ -1513,6 +1513,9 @@ static void readSyncBulkPayload(connection *conn) {
 static client *replicationCreatePrimaryClient(connection *conn, int dbid) {
     client *c = createClient(conn);
     c->flags |= CLIENT_PRIMARY;
+    /* Its own query buffer, kept for life: the shared one of ordinary
+     * clients (networking.c) would leave it NULL between reads. */
+    c->querybuf = sdsempty();
     c->authenticated = 1;
     c->repl = replClientDataCreate();
     c->repl->reploff = c->repl->read_reploff = server.primary_repl_offset;

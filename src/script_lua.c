@@ -605,7 +605,8 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     if (!cmd) err = "ERR Unknown Redis command called from script";
     else if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
         err = "ERR Wrong number of args calling Redis command from script";
-    else if (cmd->flags & CMD_NOSCRIPT) err = "ERR This Redis command is not allowed from script";
+    else if ((cmd->flags & CMD_NOSCRIPT) && !server.script_disable_deny_script) /* DEBUG SET-DISABLE-DENY-SCRIPTS */
+        err = "ERR This Redis command is not allowed from script";
     else if ((cmd->flags & CMD_WRITE) &&
              ((run->run_flags & SCRIPT_RUN_READONLY) || (run->script_flags & SCRIPT_FLAG_NO_WRITES)))
         err = "ERR Write commands are not allowed from read-only scripts.";
@@ -637,6 +638,10 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
         size_t elen = sdslen(reply) - 1;
         if (elen >= 2 && reply[elen - 1] == '\r') elen -= 2;
         luaPushErrorTable(L, reply + 1, elen);
+        /* The command's error reply was counted in the stats already: the
+         * script's reply with it must not count it again. */
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, "ignore_err_stats_update");
         sdsfree(reply);
         return lua_error(L);
     }
@@ -1091,7 +1096,10 @@ void scriptLuaRun(lua_State *L, scriptRunCtx *ctx, int nargs) {
             msg = sdscatprintf(msg, " script: %s, on %s:%d.", ctx->funcname, lua_tostring(L, -2),
                                (int)lua_tonumber(L, -1));
         lua_pop(L, 3);
-        addReplyErrorSds(c, msg);
+        lua_getfield(L, -1, "ignore_err_stats_update");
+        int counted = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        addReplyErrorSdsEx(c, msg, counted ? ERR_REPLY_FLAG_NO_STATS_UPDATE : 0);
     } else {
         const char *m = lua_tostring(L, -1);
         addReplyErrorFormat(c, "Error running script %s, %.100s", ctx->funcname, m ? m : "execution failure");

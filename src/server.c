@@ -347,12 +347,20 @@ struct serverCommand *lookupCommandBySds(sds s) {
  * Executing commands
  * ------------------------------------------------------------------------- */
 
+/* server.stat_total_error_replies as of the end of the last command call()
+ * ran (nested ones included): errors past it belong to the next to end. */
+static long long call_errors_seen;
+
 /* Executes c->cmd with c->argv and accounts for it: stats, slowlog,
  * latency, MONITOR feed. */
 void call(client *c, int flags) {
     struct serverCommand *real_cmd = c->cmd;
-    long long prev_err_count = server.stat_total_error_replies;
     client *prev_client = server.executing_client;
+    /* An error reply makes a failed call of the innermost command that ends
+     * after it: a command EXEC or a script ran, not EXEC or EVAL, unless
+     * they reply with an error of their own. Errors from before a
+     * top-level command (protocol, rejections) are nobody's. */
+    if (prev_client == NULL) call_errors_seen = server.stat_total_error_replies;
     server.executing_client = c;
     c->flags |= CLIENT_EXECUTING_COMMAND;
 
@@ -407,6 +415,8 @@ void call(client *c, int flags) {
      * (REPLICAOF inside MULTI). */
     if (replicationStreamIsActive() || propagate_pending) propagateCallEnd(c, dirty_before, prev_client == NULL);
 
+    int failed = server.stat_total_error_replies > call_errors_seen;
+    call_errors_seen = server.stat_total_error_replies;
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     server.executing_client = prev_client;
     if (prev_client == NULL) pubsubFlushPendingPushes(); /* messages to c itself go after its reply */
@@ -424,10 +434,11 @@ void call(client *c, int flags) {
         else slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
     }
     if (c->original_argv) discardOriginalCommandVector(c);
+    if (prev_client == NULL) durationAddSample(EL_DURATION_TYPE_CMD, duration);
     if (flags & CALL_STATS) {
         real_cmd->microseconds += duration;
         real_cmd->calls++;
-        if (server.stat_total_error_replies > prev_err_count) real_cmd->failed_calls++;
+        if (failed) real_cmd->failed_calls++;
         if (server.latency_tracking_enabled && !(c->flags & CLIENT_BLOCKED))
             latencyRecordCommand(real_cmd, duration);
     }
@@ -594,6 +605,8 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     (void)eventLoop;
     (void)id;
     (void)clientData;
+    if (server.pause_cron) return 1000 / server.hz; /* DEBUG PAUSE-CRON: skip the work, keep the timer */
+    long long cron_start = aeMonotonicUs();
     updateCachedTime(1);
     server.lru_clock = getLRUClock();
     updatePeakMemory();
@@ -617,6 +630,15 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
         trackInstantaneousMetric(STATS_METRIC_COMMAND, server.stat_numcommands, server.mstime, 1000);
         trackInstantaneousMetric(STATS_METRIC_NET_INPUT, server.stat_net_input_bytes, server.mstime, 1000);
         trackInstantaneousMetric(STATS_METRIC_NET_OUTPUT, server.stat_net_output_bytes, server.mstime, 1000);
+        trackInstantaneousMetric(STATS_METRIC_NET_INPUT_REPLICATION, server.stat_net_repl_input_bytes,
+                                 server.mstime, 1000);
+        trackInstantaneousMetric(STATS_METRIC_NET_OUTPUT_REPLICATION, server.stat_net_repl_output_bytes,
+                                 server.mstime, 1000);
+        trackInstantaneousMetric(STATS_METRIC_EL_CYCLE, server.el_duration[EL_DURATION_TYPE_EL].cnt, server.mstime,
+                                 1000);
+        /* Per iteration, not per second: the base is the iteration count. */
+        trackInstantaneousMetric(STATS_METRIC_EL_DURATION, server.el_duration[EL_DURATION_TYPE_EL].sum,
+                                 server.el_duration[EL_DURATION_TYPE_EL].cnt, 1);
     }
 
     if (server.shutdown_asap) {
@@ -664,6 +686,7 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     }
     freeClientsInAsyncFreeQueue();
     server.cronloops++;
+    durationAddSample(EL_DURATION_TYPE_CRON, aeMonotonicUs() - cron_start);
     return 1000 / server.hz;
 }
 
@@ -683,10 +706,20 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
     /* Work a transport still has queued (more input than one read takes)
      * must not wait for an fd event. */
     aeSetDontWait(eventLoop, connTypesHavePendingData());
+
+    /* The iteration that started in afterSleep() ends here (INFO stats
+     * eventloop_*). The first call has no start. */
+    if (server.el_start_us) {
+        durationAddSample(EL_DURATION_TYPE_EL, aeMonotonicUs() - server.el_start_us);
+        long long cmds = server.stat_numcommands - server.el_start_cmds;
+        if (cmds > server.el_cmd_per_cycle_max) server.el_cmd_per_cycle_max = cmds;
+    }
 }
 
 static void afterSleep(struct aeEventLoop *eventLoop) {
     (void)eventLoop;
+    server.el_start_us = aeMonotonicUs();
+    server.el_start_cmds = server.stat_numcommands;
     updateCachedTime(0);
 }
 
@@ -920,6 +953,9 @@ static void initServer(void) {
     server.paused_clients = listCreate();
     server.next_client_id = 1;
     server.errors = dictCreate(&errorStatsDictType);
+    server.errors_enabled = 1;
+    server.reply_buffer_peak_reset_time = REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME;
+    server.reply_buffer_resizing_enabled = 1;
     createSharedObjects();
     adjustOpenFilesLimit();
 

@@ -52,6 +52,9 @@ typedef long long ustime_t; /* microseconds */
 #define PROTO_IOBUF_LEN (1024 * 16)         /* Generic read size. */
 #define PROTO_REPLY_CHUNK_BYTES (16 * 1024) /* Reply block payload size. */
 #define PROTO_REPLY_FIRST_BYTES 256        /* First block after a deferred length. */
+#define PROTO_REPLY_MIN_BYTES 1024         /* Smallest static reply buffer the cron shrinks to. */
+#define REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME 5000 /* ms between resets of a client's reply buffer peak */
+#define PROTO_RESIZE_THRESHOLD (1024 * 32) /* Query buffers this big shrink to their recent peak. */
 #define PROTO_INLINE_MAX_SIZE (1024 * 64)   /* Max inline request size. */
 #define PROTO_MBULK_BIG_ARG (1024 * 32)     /* Args this big avoid copies. */
 #define PROTO_SHARED_SELECT_CMDS 10
@@ -68,6 +71,19 @@ typedef long long ustime_t; /* microseconds */
 #define ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC 25
 #define ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE 10
 #define STATS_METRIC_SAMPLES 16
+#define STATS_METRIC_COMMAND 0
+#define STATS_METRIC_NET_INPUT 1
+#define STATS_METRIC_NET_OUTPUT 2
+#define STATS_METRIC_EL_CYCLE 3    /* event loop iterations per second */
+#define STATS_METRIC_EL_DURATION 4 /* mean duration of an iteration, usec */
+#define STATS_METRIC_NET_INPUT_REPLICATION 5  /* bytes/s read from our primary */
+#define STATS_METRIC_NET_OUTPUT_REPLICATION 6 /* bytes/s written to our replicas */
+#define STATS_METRIC_COUNT 7
+#define EL_DURATION_TYPE_EL 0   /* a whole event loop iteration */
+#define EL_DURATION_TYPE_CMD 1  /* top-level commands run in it */
+#define EL_DURATION_TYPE_AOF 2  /* flushing the AOF (none yet: stays 0) */
+#define EL_DURATION_TYPE_CRON 3 /* serverCron */
+#define EL_DURATION_TYPES 4
 
 /* ---------------------------------------------------------------------------
  * Objects
@@ -540,13 +556,27 @@ struct valkeyServer {
     long long stat_total_active_defrag_time;
     long long stat_total_eviction_exceeded_time;
     dict *errors;               /* error prefix -> count, for INFO errorstats */
+    int errors_enabled;         /* 0 once too many distinct codes were seen, until CONFIG RESETSTAT */
     long long stat_evictedscripts;
+    long long stat_reply_buffer_shrinks, stat_reply_buffer_expands; /* clients cron resizing (networking.c) */
+    mstime_t reply_buffer_peak_reset_time; /* DEBUG REPLYBUFFER PEAK-RESET-TIME; -1 never */
+    int reply_buffer_resizing_enabled;     /* DEBUG REPLYBUFFER RESIZING */
+    int pause_cron;                        /* DEBUG PAUSE-CRON: serverCron does nothing */
+    int script_disable_deny_script;        /* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may run noscript commands */
     /* Instantaneous metrics (ops/sec etc.) */
     struct {
         long long last_sample_base, last_sample_value;
         long long samples[STATS_METRIC_SAMPLES];
         int idx;
-    } inst_metric[3];
+    } inst_metric[STATS_METRIC_COUNT];
+    /* Event loop timings (INFO stats eventloop_*, INFO debug): iterations,
+     * and per kind the sum and maximum of durations in usec (server.c). */
+    struct {
+        unsigned long long cnt, sum, max;
+    } el_duration[EL_DURATION_TYPES];
+    long long el_cmd_per_cycle_max; /* most commands run in one iteration */
+    long long el_start_us;          /* aeMonotonicUs() at the iteration's start (afterSleep) */
+    long long el_start_cmds;        /* stat_numcommands then */
 
     /* Replication: where this server's history stands (replication.c
      * keeps the rest of its state in replication.h's `repl`). */
@@ -633,14 +663,13 @@ void serverPopulateCommandTable(void);
 int isInsideYieldingLongCommand(void);
 void bytesToHuman(char *s, size_t size, unsigned long long n);
 sds genValkeyInfoString(dict *section_dict, int all_sections, int everything);
+void durationAddSample(int type, unsigned long long duration);
+#define ERR_REPLY_FLAG_NO_STATS_UPDATE (1 << 0) /* afterErrorReply: the error was counted already */
 void afterErrorReply(client *c, const char *s, size_t len, int flags);
 void resetCommandTableStats(dict *commands);
 void resetServerStats(void);
 void serverLogObjectDebugInfo(const robj *o);
 long long getInstantaneousMetric(int metric);
-#define STATS_METRIC_COMMAND 0
-#define STATS_METRIC_NET_INPUT 1
-#define STATS_METRIC_NET_OUTPUT 2
 void trackInstantaneousMetric(int metric, long long current_value, long long current_base, long long factor);
 #define CALL_NONE 0
 #define CALL_SLOWLOG (1 << 0)
@@ -718,6 +747,7 @@ void setDeferredMapLen(client *c, void *node, long length);
 void setDeferredSetLen(client *c, void *node, long length);
 void setDeferredReplyBulk(client *c, void *node, robj *obj);
 void addReplyErrorObjectNoStats(client *c, robj *err);
+void addReplyErrorSdsEx(client *c, sds err, int flags);
 void addReplyOrErrorObject(client *c, robj *obj);
 void rewriteClientCommandVector(client *c, int argc, ...);
 void replaceClientCommandVector(client *c, int argc, robj **argv);
@@ -1010,6 +1040,10 @@ typedef struct memoryOverhead {
     double alloc_frag, alloc_rss, rss_overhead, frag; /* active/allocated, resident/active, rss/resident, rss/used */
     long long alloc_frag_bytes, alloc_rss_bytes, rss_overhead_bytes, frag_bytes;
     scriptingMemory scripts;
+    /* The databases' hash tables: bucket arrays of all of them (lut), the
+     * old arrays of those being rehashed, and how many are. */
+    size_t db_lut, db_rehashing;
+    unsigned long db_rehashing_count;
 } memoryOverhead;
 void getMemoryOverhead(memoryOverhead *m);
 /* functions.c's half of scriptingGetMemory() (eval.c). */

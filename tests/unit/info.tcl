@@ -98,9 +98,9 @@ start_server {tags {info}} {
     }
 
     test "INFO clients: the recent biggest input and output buffers, in bytes" {
-        # A big argument half sent holds its whole buffer...
+        # A big argument almost all sent holds its buffer...
         set big [vk_deferring_client]
-        $big write "*2\r\n\$4\r\necho\r\n\$2000000\r\n[string repeat a 1000]"
+        $big write "*2\r\n\$4\r\necho\r\n\$2000000\r\n[string repeat a 1999000]"
         $big flush
         # ...and a client that reads nothing holds its replies.
         r set v [string repeat x 500000]
@@ -280,5 +280,164 @@ start_server {tags {info}} {
         set text [r info server]
         r hello 2
         assert_match "# Server*" $text
+    }
+}
+
+# Lines of the server's log matching a glob.
+proc log_lines_matching {pattern} {
+    set fd [open [srv stdout]]
+    set n 0
+    foreach line [split [read $fd] "\n"] { if {[string match $pattern $line]} { incr n } }
+    close $fd
+    return $n
+}
+
+start_server {tags {info errorstats}} {
+    test "errorstats: an error inside MULTI/EXEC is the failed call of the command that gave it" {
+        r config resetstat
+        r multi
+        r set a b
+        r incr a
+        set replies [r exec]
+        assert_match "*not an integer*" [lindex $replies 1]
+        assert_equal "count=1" [info_field errorstat_ERR errorstats]
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=0} [info_field cmdstat_set commandstats]
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=1} [info_field cmdstat_incr commandstats]
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=0} [info_field cmdstat_exec commandstats]
+        # EXEC's own error is EXEC's.
+        catch {r exec} e
+        assert_match "*EXEC without MULTI*" $e
+        assert_match {calls=2,*,rejected_calls=0,failed_calls=1} [info_field cmdstat_exec commandstats]
+        assert_equal 2 [info_field total_error_replies stats]
+    }
+
+    test "errorstats: a command a script ran fails, not the script" {
+        r config resetstat
+        r set str x
+        r eval {redis.pcall('incr', KEYS[1]) return 1} 1 str
+        assert_equal "count=1" [info_field errorstat_ERR errorstats]
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=1} [info_field cmdstat_incr commandstats]
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=0} [info_field cmdstat_eval commandstats]
+        assert_equal 1 [info_field total_error_replies stats]
+    }
+
+    test "errorstats: an error a script raises from server.call is counted once" {
+        r config resetstat
+        r set str x
+        catch {r eval {return redis.call('incr', KEYS[1])} 1 str} e
+        assert_match "*not an integer*" $e
+        assert_equal "count=1" [info_field errorstat_ERR errorstats]
+        assert_equal 1 [info_field total_error_replies stats]
+        assert_match {calls=1,*,failed_calls=1} [info_field cmdstat_incr commandstats]
+        assert_match {calls=1,*,failed_calls=1} [info_field cmdstat_eval commandstats]
+        # An error the script makes itself is the script's.
+        catch {r eval {return redis.error_reply('MYERR oops')} 0} e
+        assert_equal "count=1" [info_field errorstat_MYERR errorstats]
+        assert_match {calls=2,*,failed_calls=2} [info_field cmdstat_eval commandstats]
+        assert_equal 2 [info_field total_error_replies stats]
+    }
+
+    test "errorstats: a blocked command unblocked with an error is a failed call" {
+        r config resetstat
+        set rd [vk_deferring_client]
+        $rd client id
+        set id [$rd read]
+        r del nolist
+        $rd blpop nolist 0
+        wait_for_condition 50 20 {[info_field blocked_clients clients] == 1} { fail "not blocked" }
+        r client unblock $id error
+        assert_error "UNBLOCKED*" {$rd read}
+        assert_equal "count=1" [info_field errorstat_UNBLOCKED errorstats]
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=1} [info_field cmdstat_blpop commandstats]
+        assert_equal 1 [info_field total_error_replies stats]
+        $rd close
+    }
+
+    test "errorstats: a code with no space in its first 32 bytes counts as ERR" {
+        r config resetstat
+        catch {r eval "return redis.error_reply('[string repeat X 40] y')" 0} e
+        assert_equal "count=1" [info_field errorstat_ERR errorstats]
+    }
+
+    test "errorstats: past 128 distinct codes tracking stops until CONFIG RESETSTAT" {
+        r config resetstat
+        for {set j 1} {$j <= 300} {incr j} {
+            assert_error "CODE$j my error" {r eval {return redis.error_reply(ARGV[1] .. ' my error')} 0 CODE$j}
+        }
+        assert_equal 1 [log_lines_matching "*Errorstats stopped adding new errors*"]
+        assert_equal 1 [log_lines_matching "*Current errors code list*"]
+        assert_equal "count=1" [info_field errorstat_ERRORSTATS_DISABLED errorstats]
+        assert_equal "" [info_field errorstat_CODE1 errorstats]
+        assert_equal "" [info_field errorstat_CODE300 errorstats]
+        assert_equal 300 [info_field total_error_replies stats]
+        r config resetstat
+        catch {r eval {return redis.error_reply('CODE1 again')} 0}
+        assert_equal "count=1" [info_field errorstat_CODE1 errorstats]
+        assert_equal "" [info_field errorstat_ERRORSTATS_DISABLED errorstats]
+    }
+}
+
+start_server {tags {info}} {
+    test "INFO stats: event loop cycles and durations" {
+        set cycles1 [info_field eventloop_cycles stats]
+        set sum1 [info_field eventloop_duration_sum stats]
+        set cmd1 [info_field eventloop_duration_cmd_sum stats]
+        assert {$cycles1 > 0 && $sum1 > 0 && $cmd1 > 0}
+        after 250
+        set cycles2 [info_field eventloop_cycles stats]
+        assert {$cycles2 > $cycles1 && $cycles2 < $cycles1 + 30}
+        assert {[info_field eventloop_duration_sum stats] > $sum1}
+        assert {[info_field eventloop_duration_cmd_sum stats] > $cmd1}
+    }
+
+    test "INFO stats: instantaneous event loop metrics" {
+        r config resetstat
+        wait_for_condition 50 100 {[info_field instantaneous_eventloop_cycles_per_sec stats] > 0} {
+            fail "no instantaneous_eventloop_cycles_per_sec"
+        }
+        assert_range [info_field instantaneous_eventloop_cycles_per_sec stats] 1 100
+        assert_range [info_field instantaneous_eventloop_duration_usec stats] 1 100000
+        foreach f {instantaneous_ops_per_sec instantaneous_input_kbps instantaneous_output_kbps
+                   instantaneous_input_repl_kbps instantaneous_output_repl_kbps} {
+            assert_match {[0-9]*} [info_field $f stats]
+        }
+    }
+
+    test "INFO debug: shown only when asked for by name" {
+        assert_equal "" [info_field eventloop_duration_max]
+        assert_equal "" [info_field eventloop_duration_max all]
+        assert_equal "" [info_field eventloop_duration_max everything]
+        assert_equal {Debug} [info_sections [r info debug]]
+        set cron1 [info_field eventloop_duration_cron_sum debug]
+        assert {$cron1 > 0}
+        assert {[info_field eventloop_duration_aof_sum debug] >= 0}
+        assert {[info_field eventloop_duration_max debug] > 0}
+        assert {[info_field eventloop_cmd_per_cycle_max debug] > 0}
+        after 250
+        assert {[info_field eventloop_duration_cron_sum debug] > $cron1}
+    }
+}
+
+start_server {tags {info repl}} {
+    start_server {} {
+        test "INFO stats: instantaneous replication kbps on both sides of a link" {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_sync
+            wait_replicas_online 1 -1
+            # About a second of steady writes, sampled every 100 ms.
+            set value [string repeat x 20000]
+            set seen_in 0
+            set seen_out 0
+            for {set i 0} {$i < 30 && !($seen_in && $seen_out)} {incr i} {
+                r_pipeline_at -1 [lrepeat 20 [list set k $value]]
+                after 50
+                if {[info_field instantaneous_input_repl_kbps stats] > 0} { set seen_in 1 }
+                if {[regexp {instantaneous_output_repl_kbps:([0-9.]+)} [r -1 info stats] -> out] && $out > 0} {
+                    set seen_out 1
+                }
+            }
+            assert_equal {1 1} [list $seen_in $seen_out]
+            r replicaof no one
+        }
     }
 }

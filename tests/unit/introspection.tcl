@@ -84,6 +84,31 @@ start_server {tags {introspection}} {
         assert {[llength [lindex $reply 0 1]] > 0}
     }
 
+    test "COMMAND GETKEYSANDFLAGS reports Valkey's key-spec flags per key" {
+        assert_equal {{k1 {OW update}}} [r command getkeysandflags set k1 v1]
+        assert_equal {{k1 {RW access update}}} [r command getkeysandflags set k1 v1 get]
+        assert_equal {{k1 {OW update}} {k2 {OW update}}} [r command getkeysandflags mset k1 v1 k2 v2]
+        assert_equal {{k1 {RW access delete}} {k2 {RW insert}}} [r command getkeysandflags lmove k1 k2 left right]
+        assert_equal {{k1 {RO access}} {k2 {OW update}}} [r command getkeysandflags sort k1 store k2]
+        assert_equal {{d {OW update}} {a {RO access}} {b {RO access}}} \
+            [r command getkeysandflags zunionstore d 2 a b]
+        assert_equal {{k {RM delete}}} [r command getkeysandflags del k]
+        assert_equal {{k {RO access}}} [r command getkeysandflags bitfield k get u8 0]
+        assert_equal {{k {RW access update}}} [r command getkeysandflags bitfield k incrby u8 0 1]
+        assert_equal {{k {RW access delete}}} [r command getkeysandflags lmpop 1 k left]
+        assert_equal {{s {RW insert}}} [r command getkeysandflags xgroup create s g $]
+    }
+
+    test "COMMAND LIST FILTERBY matches subcommands across parents and exact names" {
+        assert_equal {set} [r command list filterby pattern set]
+        assert_equal {client|help} [r command list filterby pattern cl*help]
+        set re [r command list filterby pattern config|*re*]
+        assert {"config|resetstat" in $re && "config|rewrite" in $re && "config|get" ni $re}
+        set scripting [r command list filterby aclcat scripting]
+        assert {"eval" in $scripting && "script|kill" in $scripting && "set" ni $scripting}
+        assert_equal {} [r command list filterby pattern non_exists*]
+    }
+
     test "COMMAND DOCS get has a summary, a group and a version" {
         set docs [r command docs get]
         assert_equal get [lindex $docs 0]
@@ -386,6 +411,27 @@ start_server {tags {introspection latency} overrides {enable-debug-command yes}}
     test "LATENCY HELP" {
         assert {[llength [r latency help]] > 5}
     }
+
+    test "LATENCY LATEST records a slow active expire cycle as expire-cycle" {
+        r latency reset
+        r flushall
+        r config set lazyfree-lazy-expire no
+        r debug set-active-expire 0
+        r config set latency-monitor-threshold 1
+        # A big set freed synchronously by the expire cycle.
+        r eval {for i = 1, tonumber(ARGV[1]) do redis.call('sadd', KEYS[1], i) end} 1 bigset 300000
+        r pexpire bigset 1
+        after 50
+        assert_equal 1 [r dbsize]
+        r debug set-active-expire 1
+        wait_for_condition 50 100 {[r dbsize] == 0} { fail "the key did not expire" }
+        set events {}
+        foreach e [r latency latest] { lappend events [lindex $e 0] }
+        assert_match "*expire-cycle*" $events
+        assert {[llength [r latency history expire-cycle]] >= 1}
+        r config set latency-monitor-threshold 0
+        r config set lazyfree-lazy-expire yes
+    }
 }
 
 start_server {tags {introspection monitor}} {
@@ -426,7 +472,64 @@ start_server {tags {introspection monitor}} {
     }
 }
 
+# The contents of a file ("" if it cannot be read).
+proc read_text_file {path} {
+    if {[catch {open $path} fh]} { return "" }
+    set text [read $fh]
+    close $fh
+    return $text
+}
+
 start_server {tags {introspection debug needs:debug} overrides {enable-debug-command yes}} {
+    test "DEBUG SET-DISABLE-DENY-SCRIPTS lets scripts run noscript commands" {
+        assert_error "*not allowed from script*" {r eval {return redis.call('client', 'id')} 0}
+        r debug set-disable-deny-scripts 1
+        assert_match {[0-9]*} [r eval {return redis.call('client', 'id')} 0]
+        r debug set-disable-deny-scripts 0
+        assert_error "*not allowed from script*" {r eval {return redis.call('client', 'id')} 0}
+    }
+
+    tags {external:skip rdma:skip:own-server} {
+        test "DEBUG CONFIG-REWRITE-FORCE-ALL writes every option, and the file starts a server" {
+            r config set maxmemory-samples 7
+            assert_equal OK [r debug config-rewrite-force-all]
+            set text [read_text_file [srv config_file]]
+            # Options at their default are written too.
+            assert_match "*\nmaxmemory-samples 7\n*" $text
+            assert_match "*\nhz 10\n*" $text
+            assert_match "*\nmaxmemory-policy noeviction\n*" $text
+            # A server starts from the file and reads the same values.
+            set dir [tmp_path force-all]
+            file mkdir $dir
+            set port [::vk::alloc_port]
+            set log [file join $dir log]
+            set pid [exec $::vk::cfg(binary) [srv config_file] --port $port --dir $dir --logfile $log \
+                         --unixsocket "" >/dev/null 2>@1 &]
+            wait_for_condition 200 20 {[string match "*Ready to accept*" [read_text_file $log]]} {
+                catch {exec kill -KILL $pid}
+                fail "no server from the rewritten file: [read_text_file $log]"
+            }
+            set c [::vk::client_open 127.0.0.1 $port]
+            assert_equal {maxmemory-samples 7} [$c config get maxmemory-samples]
+            assert_equal {hz 10} [$c config get hz]
+            $c close
+            exec kill -KILL $pid
+            r config set maxmemory-samples 5
+        }
+    }
+
+    test "DEBUG PAUSE-CRON stops the server's cron until it is resumed" {
+        r flushall
+        r debug pause-cron 1
+        r set k v px 100
+        after 500
+        # Nothing reads the key, and the cron that would expire it is stopped.
+        assert_equal 0 [regexp {expired_keys:([1-9])} [r info stats]]
+        assert_equal 1 [r dbsize]
+        r debug pause-cron 0
+        wait_for_condition 50 100 {[r dbsize] == 0} { fail "the cron did not resume" }
+    }
+
     test "DEBUG DIGEST of an empty dataset is all zeros" {
         r flushall
         r debug digest
@@ -595,7 +698,7 @@ proc crash_server_start {name} {
     set log [file join $dir log]
     set pid [exec $::vk::cfg(binary) --port $port --bind 127.0.0.1 --enable-debug-command yes \
                  --save "" --dir $dir --logfile $log --crash-log-enabled yes >/dev/null 2>@1 &]
-    wait_for_condition 200 20 {[file exists $log] && [string match "*Ready to accept*" [crash_read $log]]} {
+    wait_for_condition 200 20 {[file exists $log] && [string match "*Ready to accept*" [read_text_file $log]]} {
         catch {exec kill -KILL $pid}
         fail "crash test server did not start: [crash_read $log]"
     }

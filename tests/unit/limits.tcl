@@ -288,12 +288,14 @@ start_server {tags {"limits"}} {
 # size declared and `sent` bytes of it sent (the server sizes the buffer of
 # a big argument for all of it at once). The server may disconnect it
 # while it writes.
-proc client_with_partial_arg {size sent} {
+# A client that sent all but the last 1000 bytes of an argument of size
+# bytes: the server holds what arrived (it reserves nothing ahead of it).
+proc client_with_partial_arg {size} {
     set c [vk_deferring_client]
     $c client id
     set id [$c read]
     catch {
-        $c write "*2\r\n\$4\r\necho\r\n\$$size\r\n[string repeat a $sent]"
+        $c write "*2\r\n\$4\r\necho\r\n\$$size\r\n[string repeat a [expr {$size - 1000}]]"
         $c flush
     }
     return [list $c $id]
@@ -316,7 +318,7 @@ start_server {tags {"limits"}} {
     test "maxmemory-clients disconnects a client whose query buffer goes over it" {
         r config resetstat
         r config set maxmemory-clients 2mb
-        lassign [client_with_partial_arg 3000000 100000] c id
+        lassign [client_with_partial_arg 3000000] c id
         wait_for_condition 50 100 {[client_id_listed $id] eq ""} {
             fail "the client over maxmemory-clients is still connected"
         }
@@ -349,11 +351,11 @@ start_server {tags {"limits"}} {
     test "maxmemory-clients disconnects the biggest clients first" {
         r config resetstat
         r config set maxmemory-clients 3mb
-        lassign [client_with_partial_arg 1000000 1000] small small_id
+        lassign [client_with_partial_arg 1000000] small small_id
         wait_for_condition 50 100 {[regexp {tot-mem=([0-9]+)} [r client list id $small_id] -> m] && $m > 1000000} {
             fail "the first client's buffer did not grow"
         }
-        lassign [client_with_partial_arg 2500000 1000] big big_id
+        lassign [client_with_partial_arg 2500000] big big_id
         wait_for_condition 50 100 {[client_id_listed $big_id] eq ""} {
             fail "the biggest client is still connected"
         }
@@ -376,16 +378,16 @@ start_server {tags {"limits"}} {
         $c client id
         set id [$c read]
         assert_match "*flags=e*" [r client list id $id]
-        $c write "*2\r\n\$4\r\necho\r\n\$3000000\r\n[string repeat a 1000]"
+        $c write "*2\r\n\$4\r\necho\r\n\$3000000\r\n[string repeat a [expr {3000000 - 1000}]]"
         $c flush
-        wait_for_condition 50 100 {[regexp {tot-mem=([0-9]+)} [r client list id $id] -> m] && $m > 3000000} {
+        wait_for_condition 50 100 {[regexp {tot-mem=([0-9]+)} [r client list id $id] -> m] && $m > 2999000} {
             fail "the client's buffer did not grow"
         }
         after 200
         assert_equal $id [client_id_listed $id]
         assert_equal 0 [info_field stats evicted_clients]
         # The rest of the argument arrives and the command runs as usual.
-        $c write [string repeat a [expr {3000000 - 1000}]]
+        $c write [string repeat a 1000]
         $c write "\r\n"
         $c flush
         assert_equal 3000000 [string length [$c read]]
@@ -398,15 +400,18 @@ start_server {tags {"limits"}} {
         r config resetstat
         r config set maxmemory 100mb
         r config set maxmemory-clients 2%
-        lassign [client_with_partial_arg 1000000 1000] small small_id
-        lassign [client_with_partial_arg 3000000 1000] big big_id
+        # The big client's buffer grows as its bytes arrive: the small one
+        # must stay under half the limit, so that the big one is the bigger
+        # whenever the sum goes over.
+        lassign [client_with_partial_arg 500000] small small_id
+        lassign [client_with_partial_arg 3000000] big big_id
         wait_for_condition 50 100 {[client_id_listed $big_id] eq ""} {
             fail "the client over 2% of maxmemory is still connected"
         }
         assert_equal $small_id [client_id_listed $small_id]
         # Without maxmemory, a percentage is no limit at all.
         r config set maxmemory 0
-        lassign [client_with_partial_arg 3000000 1000] big2 big2_id
+        lassign [client_with_partial_arg 3000000] big2 big2_id
         after 200
         assert_equal $big2_id [client_id_listed $big2_id]
         assert_equal 1 [info_field stats evicted_clients]

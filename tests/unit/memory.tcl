@@ -1,5 +1,11 @@
 # OBJECT (how a value is stored) and MEMORY (what it costs).
 
+# The value of a field of INFO memory.
+proc info_field_memory {name} {
+    regexp "\r\n$name:(\[^\r\]*)\r\n" [r info memory] -> v
+    return $v
+}
+
 proc memory_used {} {
     regexp {used_memory:(\d+)} [r info memory] -> used
     return $used
@@ -168,6 +174,33 @@ start_server {tags {"memory"}} {
         assert {[dict get $stats total.allocated] > 0}
         assert {[dict get $stats peak.allocated] >= [dict get $stats total.allocated]}
         assert {[dict get $stats clients.normal] > 0}
+    }
+
+    test "MEMORY STATS lists Valkey 8's fields in Valkey 8's order" {
+        r flushall
+        r set a 1
+        set names {}
+        foreach {k v} [r memory stats] { lappend names $k }
+        assert_equal [join {peak.allocated total.allocated startup.allocated replication.backlog clients.slaves
+            clients.normal cluster.links aof.buffer lua.caches functions.caches db.0 overhead.db.hashtable.lut
+            overhead.db.hashtable.rehashing overhead.total db.dict.rehashing.count keys.count keys.bytes-per-key
+            dataset.bytes dataset.percentage peak.percentage allocator.allocated allocator.active
+            allocator.resident allocator.muzzy allocator-fragmentation.ratio allocator-fragmentation.bytes
+            allocator-rss.ratio allocator-rss.bytes rss-overhead.ratio rss-overhead.bytes fragmentation
+            fragmentation.bytes} " "] [join $names " "]
+    }
+
+    test "MEMORY STATS overhead.db.hashtable.lut counts every database's bucket arrays" {
+        r flushall
+        set empty [dict get [r memory stats] overhead.db.hashtable.lut]
+        for {set i 0} {$i < 1000} {incr i} { r set k$i v }
+        set lut [dict get [r memory stats] overhead.db.hashtable.lut]
+        # 1000 keys need at least 1024 buckets of one pointer each.
+        assert {$lut >= $empty + 1024 * 8}
+        assert {[dict get [r memory stats] db.dict.rehashing.count] >= 0}
+        assert_equal [dict get [r memory stats] overhead.db.hashtable.rehashing] \
+            [info_field_memory mem_overhead_db_hashtable_rehashing]
+        r flushall
     }
 
     test "Scripts and functions are counted in INFO memory and MEMORY STATS" {

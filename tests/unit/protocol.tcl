@@ -59,6 +59,20 @@ start_server {tags {"protocol"}} {
         set reply
     } {PONG next}
 
+    # Redis 7.0 looks for the newline with strchr() and waits for ever.
+    tags {"valkey-only"} {
+        test "An inline request with a NUL byte is read up to its newline" {
+            set c [vk_client]
+            # The line ends at \n, not at the NUL; the words end at the NUL.
+            $c write "set nulkey a\x00b\r\nget nulkey\r\n"
+            $c flush
+            assert_equal OK [$c read]
+            assert_equal a [$c read]
+            assert_equal PONG [$c ping]
+            $c close
+        }
+    }
+
     test "Binary-safe multibulk arguments" {
         set value "a\x00b\r\nc\xff"
         r set bin $value
