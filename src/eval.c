@@ -152,7 +152,7 @@ static evalScript *evalCreateScript(client *c, const char *sha, robj *bodyobj) {
     /* Blank the shebang (as a comment) so line numbers stay true. */
     sds code = sdsnewlen(body, len);
     if (shebang_len) code[0] = code[1] = '-';
-    if (luaL_loadbuffer(evalLua, code, sdslen(code), "@user_script")) {
+    if (scriptLuaLoadBuffer(evalLua, code, sdslen(code), "@user_script")) {
         addReplyErrorFormat(c, "Error compiling script (new function): %s", lua_tostring(evalLua, -1));
         lua_pop(evalLua, 1);
         sdsfree(code);

@@ -179,7 +179,7 @@ lua_State *functionLuaCreateVM(void) {
 int functionLuaLoadLibrary(lua_State *L, functionLib *lib, sds *err) {
     sds code = sdsdup(lib->code);
     if (sdslen(code) >= 2 && code[0] == '#' && code[1] == '!') code[0] = code[1] = '-';
-    int status = luaL_loadbuffer(L, code, sdslen(code), "@user_function");
+    int status = scriptLuaLoadBuffer(L, code, sdslen(code), "@user_function");
     sdsfree(code);
     if (status) {
         *err = sdscatprintf(sdsempty(), "Error compiling function: %s", lua_tostring(L, -1));

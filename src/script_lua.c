@@ -1,10 +1,13 @@
 /* script_lua.c - the Lua 5.1 VM glue shared by EVAL and FUNCTION.
  *
  * What lives here:
- *   - building a sandboxed VM: base/table/string/math plus Debian's cjson
- *     and bitop modules, no file or OS access, a deterministic drand48
- *     math.random, and read-only globals (library tables are replaced by
- *     read-only proxies, since stock Lua 5.1 has no read-only tables);
+ *   - building a sandboxed VM: base/table/string/math, Debian's cjson and
+ *     our own bit (lua_bit.c), os with clock only, no file access, a
+ *     deterministic drand48 math.random, and read-only globals (library
+ *     tables are replaced by read-only proxies, since stock Lua 5.1 has no
+ *     read-only tables, and so is the string metatable);
+ *   - guards on what stock Lua trusts: binary chunks are refused by every
+ *     loader, unpack() and string.rep() refuse absurd sizes;
  *   - the server.* API (redis.* is the same table): call, pcall,
  *     error_reply, status_reply, sha1hex, log, setresp, set_repl, ...;
  *   - converting replies both ways: server.call() runs the command on one
@@ -23,14 +26,17 @@
 #include "snapshot.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <time.h>
 #include <math.h>
 #include <unistd.h>
 
+#include "lua_libs.h"
 #include "sha1.h"
 
-/* Debian's lua-cjson and lua-bitop (deps/install) export these. */
+/* Debian's lua-cjson (deps/install) exports this; `bit` is ours
+ * (lua_bit.c, lua_libs.h). */
 int luaopen_cjson(lua_State *L);
-int luaopen_bit(lua_State *L);
 
 #define LUA_HOOK_INSTRUCTIONS 100000
 
@@ -578,7 +584,7 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     int argc = lua_gettop(L);
     if (run == NULL) return luaCallError(L, raise, "ERR server.call can only be called inside a script invocation");
     if (argc == 0)
-        return luaCallError(L, raise, "ERR Please specify at least one argument for this redis lib call");
+        return luaCallError(L, raise, "ERR Please specify at least one argument for this call");
 
     /* Arguments: strings, or numbers in their shortest text form. */
     robj **argv = zmalloc(sizeof(robj *) * argc);
@@ -595,15 +601,15 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
         } else {
             for (int k = 0; k < j; k++) decrRefCount(argv[k]);
             zfree(argv);
-            return luaCallError(L, raise, "ERR Lua redis lib command arguments must be strings or integers");
+            return luaCallError(L, raise, "ERR Command arguments must be strings or integers");
         }
     }
 
     const char *err = NULL;
     struct serverCommand *cmd = lookupCommand(argv, argc);
-    if (!cmd) err = "ERR Unknown Redis command called from script";
+    if (!cmd) err = "ERR Unknown command called from script";
     else if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
-        err = "ERR Wrong number of args calling Redis command from script";
+        err = "ERR Wrong number of args calling command from script";
     else if (cmd->flags & CMD_NOSCRIPT) err = "ERR This Redis command is not allowed from script";
     else if ((cmd->flags & CMD_WRITE) &&
              ((run->run_flags & SCRIPT_RUN_READONLY) || (run->script_flags & SCRIPT_FLAG_NO_WRITES)))
@@ -843,6 +849,165 @@ void scriptLuaRegisterBaseApi(lua_State *L) {
 }
 
 /* ---------------------------------------------------------------------------
+ * Guards on the standard library
+ *
+ * Stock Lua 5.1 trusts its caller in places a script must not be trusted:
+ * binary chunks are loaded unchecked (a hand-made one reads and writes
+ * anywhere), unpack() sizes its stack with an int that overflows, and
+ * string.rep() builds whatever it is asked to. The functions below replace
+ * those entry points; the string metatable is protected in
+ * luaProtectStringMetatable().
+ * ------------------------------------------------------------------------- */
+
+/* Compiles buf like luaL_loadbuffer(), except that a precompiled chunk
+ * (one starting with the "\033Lua" signature) is refused with the syntax
+ * error the text parser gives for it: "<chunk>:1: unexpected symbol near
+ * 'char(27)'". Returns 0 with the function pushed, or a LUA_ERR* code with the
+ * message pushed. */
+int scriptLuaLoadBuffer(lua_State *L, const char *buf, size_t len, const char *name) {
+    if (len > 0 && buf[0] == LUA_SIGNATURE[0]) {
+        /* The parser reports the escape byte itself; a leading blank keeps
+         * it off the signature check and on line 1. */
+        return luaL_loadbuffer(L, " \033", 2, name);
+    }
+    return luaL_loadbuffer(L, buf, len, name);
+}
+
+/* loadstring(s [, chunkname]) with binary chunks refused. */
+static int luaSafeLoadstring(lua_State *L) {
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    const char *name = luaL_optstring(L, 2, s);
+    if (scriptLuaLoadBuffer(L, s, len, name) == 0) return 1;
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+}
+
+/* load(func [, chunkname]): reads every piece func returns, then compiles
+ * the whole like loadstring (so a binary chunk is refused here too). */
+static int luaSafeLoad(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    const char *name = luaL_optstring(L, 2, "=(load)");
+    lua_settop(L, 2);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    while (1) {
+        lua_pushvalue(L, 1);
+        lua_call(L, 0, 1);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            break;
+        }
+        if (!lua_isstring(L, -1)) return luaL_error(L, "reader function must return a string");
+        size_t plen;
+        lua_tolstring(L, -1, &plen);
+        if (plen == 0) {
+            lua_pop(L, 1);
+            break;
+        }
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    size_t len;
+    const char *code = lua_tolstring(L, -1, &len);
+    if (scriptLuaLoadBuffer(L, code, len, name) == 0) return 1;
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+}
+
+/* unpack(t [, i [, j]]): the element count is computed without overflow
+ * and refused when the stack cannot hold it, instead of wrapping around. */
+static int luaSafeUnpack(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    long long i = luaL_optint(L, 2, 1);
+    long long e = lua_isnoneornil(L, 3) ? (long long)luaL_getn(L, 1) : (long long)luaL_checkint(L, 3);
+    if (i > e) return 0;
+    long long n = e - i + 1;
+    if (n >= INT_MAX || !lua_checkstack(L, (int)n)) return luaL_error(L, "too many results to unpack");
+    for (long long j = i; j <= e; j++) lua_rawgeti(L, 1, (int)j);
+    return (int)n;
+}
+
+/* string.rep(s, n): refuses results longer than proto-max-bulk-len (no
+ * reply could carry them) before allocating anything. */
+static int luaSafeStringRep(lua_State *L) {
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    lua_Number n = luaL_checknumber(L, 2);
+    if (n < 1 || len == 0) {
+        lua_pushliteral(L, "");
+        return 1;
+    }
+    if (n * (lua_Number)len > (lua_Number)server.proto_max_bulk_len)
+        return luaL_error(L, "resulting string too large");
+    long long count = (long long)n;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (long long j = 0; j < count; j++) luaL_addlstring(&b, s, len);
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* os.clock(): CPU seconds used by the server, the only os function. */
+static int luaOsClock(lua_State *L) {
+    lua_pushnumber(L, (lua_Number)clock() / (lua_Number)CLOCKS_PER_SEC);
+    return 1;
+}
+
+/* Swaps the unsafe base/string functions for the guarded ones and adds
+ * the `os` table (clock only). Before the globals are protected. */
+static void luaInstallGuards(lua_State *L) {
+    lua_pushcfunction(L, luaSafeLoadstring);
+    lua_setglobal(L, "loadstring");
+    lua_pushcfunction(L, luaSafeLoad);
+    lua_setglobal(L, "load");
+    lua_pushcfunction(L, luaSafeUnpack);
+    lua_setglobal(L, "unpack");
+    lua_getglobal(L, "string");
+    lua_pushcfunction(L, luaSafeStringRep);
+    lua_setfield(L, -2, "rep");
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushcfunction(L, luaOsClock);
+    lua_setfield(L, -2, "clock");
+    lua_setglobal(L, "os");
+}
+
+/* getmetatable(v): strings get a read-only view of their metatable, so a
+ * script cannot replace string methods for every later script. */
+static int luaSafeGetmetatable(lua_State *L) {
+    luaL_checkany(L, 1);
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        return 1;
+    }
+    lua_pushvalue(L, lua_upvalueindex(2)); /* the original getmetatable */
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+/* Points the string metatable's __index at the read-only `string` proxy
+ * and hands scripts only a read-only proxy of the metatable itself. After
+ * the library tables are protected. */
+static void luaProtectStringMetatable(lua_State *L) {
+    lua_pushliteral(L, "");
+    if (!lua_getmetatable(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_getglobal(L, "string"); /* the proxy by now */
+    lua_setfield(L, -2, "__index");
+    luaMakeProxy(L, -1, NULL);
+    lua_getglobal(L, "getmetatable");
+    lua_pushcclosure(L, luaSafeGetmetatable, 2);
+    lua_setglobal(L, "getmetatable");
+    lua_pop(L, 2);
+}
+
+/* ---------------------------------------------------------------------------
  * Building the VM
  * ------------------------------------------------------------------------- */
 
@@ -874,8 +1039,9 @@ lua_State *scriptLuaCreateVM(void) {
     lua_pushcfunction(L, luaopen_cjson);
     lua_call(L, 0, 1);
     lua_setglobal(L, "cjson");
-    lua_pushcfunction(L, luaopen_bit);
+    lua_pushcfunction(L, luaopenBit);
     lua_call(L, 0, 0); /* registers the global "bit" itself */
+    luaInstallGuards(L);
 
     /* No file or environment access. */
     static const char *removed[] = {"loadfile", "dofile", "print", "setfenv", "getfenv", "newproxy",
@@ -917,8 +1083,9 @@ lua_State *scriptLuaCreateVM(void) {
     lua_pushcfunction(L, luaPcallWrapper);
     lua_setglobal(L, "pcall");
 
-    static const char *libs[] = {"string", "table", "math", "cjson", "bit", "coroutine", NULL};
+    static const char *libs[] = {"string", "table", "math", "cjson", "bit", "coroutine", "os", NULL};
     for (int j = 0; libs[j]; j++) luaProtectGlobalTable(L, libs[j]);
+    luaProtectStringMetatable(L);
     /* redis and server must stay the same proxy. */
     lua_getglobal(L, "server");
     luaMakeProxy(L, -1, NULL);

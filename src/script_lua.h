@@ -55,6 +55,11 @@ int scriptFlagFromName(const char *name, size_t len, int *flag);
  * an error. Returns the state; the caller owns it (lua_close). Event loop. */
 lua_State *scriptLuaCreateVM(void);
 
+/* luaL_loadbuffer() that refuses precompiled (binary) chunks with the
+ * parser's error for their first byte. Returns 0 with the compiled
+ * function pushed, or a LUA_ERR* code with the error message pushed. */
+int scriptLuaLoadBuffer(lua_State *lua, const char *buf, size_t len, const char *chunkname);
+
 /* Bytes the Lua heap of L holds (0 for NULL: a VM not created yet). */
 size_t scriptLuaVMMemory(lua_State *L);
 

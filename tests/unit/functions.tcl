@@ -63,7 +63,7 @@ start_server {tags {scripting functions}} {
 
     test {FUNCTION - runtime errors carry the function name and position} {
         r function load "#!lua name=errs\nlocal function f() return redis.call('nosuch') end\nredis.register_function('errf', f)\nredis.register_function('glob', function() return undefined_global end)"
-        assert_error {ERR Unknown Redis command called from script script: errf, on @user_function:2.} {r fcall errf 0}
+        assert_error {ERR Unknown*command called from script script: errf, on @user_function:2.} {r fcall errf 0}
         assert_error {ERR user_function:4: Script attempted to access nonexistent global variable 'undefined_global' script: glob, on @user_function:4.} {r fcall glob 0}
     }
 

@@ -163,13 +163,17 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
     }
 
     # ------------------------------------------------------------- errors
-    test {EVAL - server.call errors are raised with the script position} {
-        catch {r eval {return redis.call('nosuchcommand')} 0} e
-        assert_match {ERR Unknown Redis command called from script script: *, on @user_script:1.} $e
-    }
+    tags {valkey-only} {
+        test {EVAL - server.call errors are raised with the script position} {
+            catch {r eval {return redis.call('nosuchcommand')} 0} e
+            assert_match {ERR Unknown command called from script script: *, on @user_script:1.} $e
+            catch {r eval {return server.call('nosuchcommand')} 0} e
+            assert_match {ERR Unknown command called from script script: *, on @user_script:1.} $e
+        }
 
-    test {EVAL - wrong arity from a script} {
-        assert_error {ERR Wrong number of args calling Redis command from script*} {r eval {return redis.call('get')} 0}
+        test {EVAL - wrong arity from a script} {
+            assert_error {ERR Wrong number of args calling command from script*} {r eval {return redis.call('get')} 0}
+        }
     }
 
     test {EVAL - command errors keep their code} {
@@ -181,6 +185,14 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
     test {EVAL - redis.call needs an argument and string/number arguments} {
         assert_error {*Please specify at least one argument*} {r eval {return redis.call()} 0}
         assert_error {*must be strings or integers*} {r eval {return redis.call('ping', {})} 0}
+    }
+
+    tags {valkey-only} {
+        test {EVAL - server.call argument errors in Valkey's words} {
+            assert_error {ERR Please specify at least one argument for this call script:*} {r eval {return redis.call()} 0}
+            assert_error {ERR Command arguments must be strings or integers script:*} {r eval {return redis.call('ping', {})} 0}
+            assert_equal {ERR Please specify at least one argument for this call} [r eval {return redis.pcall()['err']} 0]
+        }
     }
 
     test {EVAL - error() with a string gets ERR and the position} {
@@ -200,9 +212,11 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
         assert_error {ERR Error compiling script (new function): user_script:1: *} {r eval {return x(} 0}
     }
 
-    test {EVAL - pcall returns the error text of a failed server.call} {
-        r eval {local ok, e = pcall(function() redis.call('nosuchcommand') end); return {tostring(ok), e}} 0
-    } {false {ERR Unknown Redis command called from script}}
+    tags {valkey-only} {
+        test {EVAL - pcall returns the error text of a failed server.call} {
+            r eval {local ok, e = pcall(function() redis.call('nosuchcommand') end); return {tostring(ok), e}} 0
+        } {false {ERR Unknown command called from script}}
+    }
 
     test {EVAL - pcall with a Lua error} {
         r eval {local ok, e = pcall(function() error('x') end); return e} 0
@@ -233,9 +247,19 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
         assert_error {*Attempt to modify a readonly table*} {r eval {setmetatable(_G, nil)} 0}
     }
 
-    test {No os, io, loadfile, dofile, print in the sandbox} {
-        foreach name {os io loadfile dofile print require package} {
+    test {No io, loadfile, dofile, print in the sandbox} {
+        foreach name {io loadfile dofile print require package} {
             assert_error "*nonexistent global variable '$name'*" [list r eval "return $name" 0]
+        }
+    }
+
+    tags {valkey-only} {
+        test {os has clock and nothing else} {
+            assert_equal 1 [r eval {return type(os.clock()) == 'number' and os.clock() >= 0} 0]
+            foreach f {execute exit getenv remove rename time date tmpname setlocale} {
+                assert_error "*attempt to call field '$f' (a nil value)*" [list r eval "return os.${f}()" 0]
+            }
+            assert_error {*Attempt to modify a readonly table*} {r eval {os.execute = 1} 0}
         }
     }
 
@@ -248,6 +272,72 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
              [r eval {return bit.band(7, 3)} 0] \
              [r eval {return bit.tohex(255)} 0]
     } {ABC a-b 2 {[1,2]} 5 3 000000ff}
+
+    tags {valkey-only} {
+        # Each of these crashed the server or leaked between scripts.
+        test {bit.tohex with any digit count is safe} {
+            list [r eval {return bit.tohex(65535, -2147483648)} 0] \
+                 [r eval {return bit.tohex(65535, 2147483647)} 0] \
+                 [r eval {return bit.tohex(65535, -4)} 0] \
+                 [r eval {return bit.tohex(65535, 0)} 0] \
+                 [r eval {return bit.tohex(-1)} 0]
+        } {0000FFFF 0000ffff FFFF {} ffffffff}
+
+        test {bit library follows LuaBitOp} {
+            r eval {return {bit.tobit(0xffffffff), bit.tobit(2^32 + 5), bit.tobit(1.5), bit.tobit(2.5),
+                            bit.bnot(0), bit.band(0xff, 0x0f, 0x3), bit.bor(1, 2, 4), bit.bxor(3, 1, 8),
+                            bit.lshift(1, 31), bit.lshift(1, 33), bit.rshift(-1, 28), bit.arshift(-256, 4),
+                            bit.arshift(256, 4), bit.rol(0x12345678, 12), bit.ror(0x12345678, 12),
+                            bit.tohex(bit.bswap(0x12345678)), bit.tobit(0/0), bit.tobit(1/0)}} 0
+        } {-1 5 2 2 -1 3 7 10 -2147483648 2 15 -16 16 1164411171 1736516421 78563412 0 0}
+
+        test {bit argument errors} {
+            assert_error {*bad argument #1 to 'tohex' (number expected*} {r eval {return bit.tohex('x')} 0}
+            assert_error {*bad argument #2 to 'band' (number expected*} {r eval {return bit.band(1, {})} 0}
+        }
+
+        test {unpack refuses a range the stack cannot hold} {
+            assert_error {*too many results to unpack*} {r eval {return select('#', unpack({}, -2147483648, 2147483647))} 0}
+            assert_error {*too many results to unpack*} {r eval {return select('#', unpack({}, 0, 2147483647))} 0}
+            list [r eval {return {unpack({1, 2, 3})}} 0] [r eval {return {unpack({1, 2, 3}, 2)}} 0] \
+                 [r eval {return select('#', unpack({}, 1, 0))} 0] [r eval {return select('#', unpack({}, 1, 5))} 0]
+        } {{1 2 3} {2 3} 0 5}
+
+        test {string.rep refuses results bigger than proto-max-bulk-len} {
+            assert_error {*resulting string too large*} {r eval {return string.rep('x', 1e12)} 0}
+            assert_error {*resulting string too large*} {r eval {return string.rep('abc', 2^31)} 0}
+            list [r eval {return string.rep('ab', 3)} 0] [r eval {return string.rep('ab', 0)} 0] [r eval {return string.rep('', 1e12)} 0]
+        } {ababab {} {}}
+
+        test {Script bodies and loadstring refuse precompiled bytecode} {
+            assert_equal {nil {[string "?LuaQ"]:1: unexpected symbol near 'char(27)'}} \
+                [string map [list "\x1b" ?] [r eval {local f, e = loadstring(string.dump(function() return 7 end)) return {tostring(f), e}} 0]]
+            assert_match {*unexpected symbol near 'char(27)'} \
+                [r eval {local s = string.dump(function() return 7 end) local f, e = load(function() local r = s s = nil return r end) return e} 0]
+            assert_error {ERR Error compiling script (new function): user_script:1: unexpected symbol near 'char(27)'} \
+                {r eval "\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00" 0}
+            assert_error {ERR Error compiling function: user_function:2: unexpected symbol near 'char(27)'} \
+                {r function load "#!lua name=bc\n\x1bLuaQ\x00"}
+            # Text still loads.
+            list [r eval {return loadstring('return 5')()} 0] [r eval {local s = 'return 6' return load(function() local r = s s = nil return r end)()} 0]
+        } {5 6}
+
+        test {The string metatable cannot be changed by a script} {
+            assert_error {*Attempt to modify a readonly table*} {r eval {getmetatable('').__index = function() return 'x' end} 0}
+            assert_error {*Attempt to modify a readonly table*} {r eval {getmetatable('').__index.upper = function() return 'x' end} 0}
+            assert_error {*Attempt to modify a readonly table*} {r eval {rawset(getmetatable(''), '__index', {})} 0}
+            assert_error {*Attempt to modify a readonly table*} {r eval {setmetatable(getmetatable(''), {})} 0}
+            # Later scripts still see the real string methods.
+            list [r eval {return ('abc'):upper()} 0] [r eval {return ('abc'):len()} 0] [r eval {return type(getmetatable('').__index.format)} 0]
+        } {ABC 3 function}
+
+        test {WAIT and WAITAOF run inside a script without blocking} {
+            r set waitkey 1
+            list [r eval {return redis.call('wait', 0, 0)} 0] \
+                 [r eval {return redis.call('wait', 1, 0)} 0] \
+                 [r eval {return server.call('waitaof', 0, 1, 0)} 0]
+        } {0 0 {0 0}}
+    }
 
     test {Globals can be iterated} {
         r eval {local n = 0; for k, v in pairs(_G) do n = n + 1 end; return n > 10} 0
