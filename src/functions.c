@@ -36,16 +36,18 @@ static void functionInfoFree(void *val) {
     zfree(fi);
 }
 
+/* Function names are case-insensitive, as in Valkey: FCALL MyFunc runs
+ * myfunc, and a library cannot register both. */
 static dictType libFunctionsDictType = {
-    .hashFunction = dictSdsHash,
-    .keyCompare = dictSdsKeyCompare,
+    .hashFunction = dictSdsCaseHash,
+    .keyCompare = dictSdsKeyCaseCompare,
     .keyDestructor = dictSdsDestructor,
     .valDestructor = functionInfoFree,
 };
 
 static dictType functionsByNameDictType = {
-    .hashFunction = dictSdsHash,
-    .keyCompare = dictSdsKeyCompare,
+    .hashFunction = dictSdsCaseHash,
+    .keyCompare = dictSdsKeyCaseCompare,
 };
 
 static dictType librariesDictType = {
@@ -112,6 +114,11 @@ static void functionsReset(int async) {
     functionsInit();
 }
 
+/* See server.h. Event loop. */
+void functionsEmpty(void) {
+    functionsReset(0);
+}
+
 static void functionLibUnlink(functionLib *lib) {
     dictIterator *di = dictGetIterator(lib->functions);
     dictEntry *de;
@@ -136,6 +143,10 @@ static sds functionParseMetadata(sds code, sds *err) {
         return NULL;
     }
     const char *nl = memchr(code, '\n', sdslen(code));
+    if (!nl) {
+        *err = sdsnew("Invalid library metadata");
+        return NULL;
+    }
     size_t llen = nl ? (size_t)(nl - code) : sdslen(code);
     int argc;
     sds *parts = sdssplitlen(code + 2, llen - 2, " ", 1, &argc);
@@ -228,7 +239,7 @@ static void fcallGenericCommand(client *c, int readonly) {
         return;
     }
     long long numkeys;
-    if (getLongLongFromObjectOrReply(c, c->argv[2], &numkeys, NULL) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &numkeys, "Bad number of keys provided") != C_OK) return;
     if (numkeys > c->argc - 3) {
         addReplyError(c, "Number of keys can't be greater than number of args");
         return;
@@ -280,18 +291,16 @@ static int fcallGetKeys(struct serverCommand *cmd, robj **argv, int argc, int *k
  * FUNCTION subcommands
  * ------------------------------------------------------------------------- */
 
+/* FUNCTION LOAD [REPLACE] code: options come before the code, which is
+ * always the last argument (REPLACE may be repeated). */
 static void functionLoadCommand(client *c) {
     int replace = 0, argpos = 2;
-    if (c->argc == 4) {
-        if (strcasecmp(c->argv[2]->ptr, "replace")) {
-            addReplyError(c, "Unknown option given: ");
+    for (; argpos < c->argc - 1; argpos++) {
+        if (strcasecmp(c->argv[argpos]->ptr, "replace")) {
+            addReplyErrorFormat(c, "Unknown option given: %s", (char *)c->argv[argpos]->ptr);
             return;
         }
         replace = 1;
-        argpos = 3;
-    } else if (c->argc != 3) {
-        addReplyErrorArity(c);
-        return;
     }
     sds err = NULL;
     robj *code = getDecodedObject(c->argv[argpos]);

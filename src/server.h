@@ -982,6 +982,9 @@ void functionsGetMemory(size_t *vm, size_t *cache, unsigned long *functions, uns
 struct rio;
 int functionsSaveRdb(struct rio *r);
 int functionsLoadLibraryFromRdb(sds code, int replace, sds *err);
+/* functions.c: drops every library, before a load replaces the dataset
+ * (DEBUG RELOAD); FLUSHALL keeps them. */
+void functionsEmpty(void);
 
 /* debug.c */
 void xorDigest(unsigned char *digest, const void *ptr, size_t len);
