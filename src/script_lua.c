@@ -23,6 +23,7 @@
  * eval.c (script cache, EVAL*, SCRIPT) and functions.c/function_lua.c
  * (libraries, FCALL*, FUNCTION) sit on top. One run at a time: curRun. */
 #include "script_lua.h"
+#include "multi.h"
 #include "snapshot.h"
 
 #include <ctype.h>
@@ -1269,10 +1270,14 @@ void scriptLuaRun(lua_State *L, scriptRunCtx *ctx, int nargs) {
 int scriptIsBusyAndDenied(client *c) {
     if (!scriptIsTimedout() || (c->cmd->flags & CMD_ALLOW_BUSY)) return 0;
     c->cmd->rejected_calls++;
-    if (curRun->run_flags & SCRIPT_RUN_EVAL)
-        addReplyErrorObject(c, shared.slowevalerr);
-    else
-        addReplyError(c, "-BUSY Valkey is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.");
+    const char *err = (curRun->run_flags & SCRIPT_RUN_EVAL)
+                          ? shared.slowevalerr->ptr
+                          : "-BUSY Valkey is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+    /* Inside MULTI the refusal spoils the transaction (EXECABORT), like
+     * any other command refused while queueing. */
+    if (multiCommandRejected(c, err)) return 1;
+    if (curRun->run_flags & SCRIPT_RUN_EVAL) addReplyErrorObject(c, shared.slowevalerr);
+    else addReplyError(c, err);
     return 1;
 }
 
