@@ -202,6 +202,8 @@ static int evalGetNumkeys(client *c, long long *numkeys) {
 
 static void evalGenericCommand(client *c, int evalsha, int readonly) {
     long long numkeys;
+    /* EVAL* are skip-monitor: shown here, before the commands they run. */
+    replicationFeedMonitors(c, server.monitors, c->db->id, c->argv, c->argc);
     scriptingInit();
     if (evalGetNumkeys(c, &numkeys) != C_OK) return;
 
@@ -360,7 +362,8 @@ static void scriptDebugCommand(client *c) {
  * Command table
  * ------------------------------------------------------------------------- */
 
-#define EVAL_FLAGS (CMD_NOSCRIPT | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS)
+#define EVAL_FLAGS \
+    (CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS)
 #define EVAL_RO_FLAGS (CMD_NOSCRIPT | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_READONLY | CMD_MOVABLE_KEYS)
 
 static struct serverCommand scriptSubcommands[] = {

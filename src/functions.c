@@ -232,6 +232,8 @@ fail:
  * ------------------------------------------------------------------------- */
 
 static void fcallGenericCommand(client *c, int readonly) {
+    /* FCALL* are skip-monitor: shown here, before the commands they run. */
+    replicationFeedMonitors(c, server.monitors, c->db->id, c->argv, c->argc);
     functionsInit();
     functionInfo *fi = dictFetchValue(functionsByName, c->argv[1]->ptr);
     if (!fi) {
@@ -668,12 +670,12 @@ static struct serverCommand functionSubcommands[] = {
 
 struct serverCommand functionCommands[] = {
     {.name = "fcall", .proc = fcallCommand, .arity = -3,
-     .flags = CMD_NOSCRIPT | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
+     .flags = CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
      .acl_categories = FN_ACL, .getkeys_proc = fcallGetKeys, .group = "scripting", .since = "7.0.0",
      .summary = "Invokes a function.", .complexity = "Depends on the function that is executed.",
      .args = "function numkeys [key [key ...]] [arg [arg ...]]"},
     {.name = "fcall_ro", .proc = fcallroCommand, .arity = -3,
-     .flags = CMD_NOSCRIPT | CMD_READONLY | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
+     .flags = CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_READONLY | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
      .acl_categories = FN_ACL, .getkeys_proc = fcallGetKeys, .group = "scripting", .since = "7.0.0",
      .summary = "Invokes a read-only function.", .complexity = "Depends on the function that is executed.",
      .args = "function numkeys [key [key ...]] [arg [arg ...]]"},

@@ -986,6 +986,10 @@ int functionsLoadLibraryFromRdb(sds code, int replace, sds *err);
  * (DEBUG RELOAD); FLUSHALL keeps them. */
 void functionsEmpty(void);
 
+/* admin.c: queues c's command line (argv, in db dictid) to every client in
+ * monitors; see monitorCommand(). */
+void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv, int argc);
+
 /* debug.c */
 void xorDigest(unsigned char *digest, const void *ptr, size_t len);
 void mixDigest(unsigned char *digest, const void *ptr, size_t len);
