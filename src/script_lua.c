@@ -385,6 +385,20 @@ size_t scriptLuaPushResp(lua_State *L, const char *buf, size_t len, int resp) {
     return cur.p - buf;
 }
 
+/* Lua numbers are doubles: converting NaN, an infinity or a value out of
+ * range to an integer type is undefined in C. These give what x86 gives
+ * for them (the "integer indefinite" LLONG_MIN / INT_MIN) without the
+ * undefined behaviour, so replies stay as Valkey's. */
+static long long luaNumberToLongLong(lua_Number n) {
+    if (!(n >= -9223372036854775808.0 && n < 9223372036854775808.0)) return LLONG_MIN;
+    return (long long)n;
+}
+
+static int luaNumberToInt(lua_Number n) {
+    if (!(n > (lua_Number)INT_MIN - 1 && n < (lua_Number)INT_MAX + 1)) return INT_MIN;
+    return (int)n;
+}
+
 /* ---------------------------------------------------------------------------
  * Lua -> reply (what a script returns)
  * ------------------------------------------------------------------------- */
@@ -532,7 +546,7 @@ void scriptLuaReplyValue(client *c, lua_State *L, int resp) {
             addReplyBool(c, lua_toboolean(L, -1));
         }
         break;
-    case LUA_TNUMBER: addReplyLongLong(c, (long long)lua_tonumber(L, -1)); break;
+    case LUA_TNUMBER: addReplyLongLong(c, luaNumberToLongLong(lua_tonumber(L, -1))); break;
     case LUA_TTABLE: luaReplyTable(c, L, resp); break;
     default: addReplyNull(c); break;
     }
@@ -558,7 +572,7 @@ static int luaCallError(lua_State *L, int raise, const char *msg) {
 /* Formats a Lua number argument as the shortest text that reads back the
  * same (3.14 -> "3.14", 10 -> "10"). */
 static size_t luaNumberToArg(lua_Number n, char *buf, size_t size) {
-    if (n == (lua_Number)(long long)n && fabs(n) < 1e17) return snprintf(buf, size, "%lld", (long long)n);
+    if (fabs(n) < 1e17 && n == (lua_Number)(long long)n) return snprintf(buf, size, "%lld", (long long)n);
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, size, "%.*g", prec, n);
         if (strtod(buf, NULL) == n) break;
@@ -722,7 +736,7 @@ static int luaLog(lua_State *L) {
     int argc = lua_gettop(L);
     if (argc < 2) return luaRaiseNoPosition(L, "redis.log() requires two arguments or more.");
     if (!lua_isnumber(L, 1)) return luaRaiseNoPosition(L, "First argument must be a number (log level).");
-    int level = (int)lua_tonumber(L, 1);
+    int level = luaNumberToInt(lua_tonumber(L, 1));
     if (level < LL_DEBUG || level > LL_WARNING) return luaRaiseNoPosition(L, "Invalid debug level.");
     if (level < serverLogConfig.verbosity) return 0;
     sds msg = sdsempty();
@@ -740,7 +754,7 @@ static int luaLog(lua_State *L) {
 
 static int luaSetresp(lua_State *L) {
     if (lua_gettop(L) != 1) return luaRaiseNoPosition(L, "redis.setresp() requires one argument.");
-    int resp = (int)lua_tonumber(L, 1);
+    int resp = luaNumberToInt(lua_tonumber(L, 1));
     if (resp != 2 && resp != 3) return luaRaiseNoPosition(L, "RESP version must be 2 or 3.");
     if (curRun) {
         curRun->resp = resp;
@@ -751,7 +765,7 @@ static int luaSetresp(lua_State *L) {
 
 static int luaSetRepl(lua_State *L) {
     if (lua_gettop(L) != 1) return luaRaiseNoPosition(L, "redis.set_repl() requires one argument.");
-    int flags = (int)lua_tonumber(L, 1);
+    int flags = luaNumberToInt(lua_tonumber(L, 1));
     if (flags < 0 || flags > 3)
         return luaRaiseNoPosition(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
     return 0;
@@ -937,7 +951,7 @@ static int luaSafeStringRep(lua_State *L) {
     size_t len;
     const char *s = luaL_checklstring(L, 1, &len);
     lua_Number n = luaL_checknumber(L, 2);
-    if (n < 1 || len == 0) {
+    if (!(n >= 1) || len == 0) { /* NaN too */
         lua_pushliteral(L, "");
         return 1;
     }
@@ -1250,7 +1264,7 @@ void scriptLuaRun(lua_State *L, scriptRunCtx *ctx, int nargs) {
         sds msg = sdscatlen(sdsnew("-"), err ? err : "ERR unknown error", err ? elen : 17);
         if (lua_isstring(L, -2) && lua_isnumber(L, -1))
             msg = sdscatprintf(msg, " script: %s, on %s:%d.", ctx->funcname, lua_tostring(L, -2),
-                               (int)lua_tonumber(L, -1));
+                               luaNumberToInt(lua_tonumber(L, -1)));
         lua_pop(L, 3);
         addReplyErrorSds(c, msg);
     } else {

@@ -309,6 +309,11 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
             list [r eval {return string.rep('ab', 3)} 0] [r eval {return string.rep('ab', 0)} 0] [r eval {return string.rep('', 1e12)} 0]
         } {ababab {} {}}
 
+        test {Numbers that are no integer reply as Valkey's do} {
+            list [r eval {return cjson.decode('1e999999')} 0] [r eval {return -1/0} 0] [r eval {return 0/0} 0] \
+                 [r eval {return 2^70} 0] [r eval {return string.rep('x', 0/0)} 0]
+        } {-9223372036854775808 -9223372036854775808 -9223372036854775808 -9223372036854775808 {}}
+
         test {Script bodies and loadstring refuse precompiled bytecode} {
             assert_equal {nil {[string "?LuaQ"]:1: unexpected symbol near 'char(27)'}} \
                 [string map [list "\x1b" ?] [r eval {local f, e = loadstring(string.dump(function() return 7 end)) return {tostring(f), e}} 0]]
