@@ -13,4 +13,11 @@
 /* `bit`: LuaBitOp's 32-bit operations (lua_bit.c). */
 int luaopenBit(lua_State *L);
 
+/* `cmsgpack`: MessagePack pack/unpack (lua_cmsgpack.c). */
+int luaopenCmsgpack(lua_State *L);
+
+/* `struct`: binary packing by format string, pack/unpack/size
+ * (lua_struct.c). */
+int luaopenStruct(lua_State *L);
+
 #endif

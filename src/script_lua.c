@@ -1,8 +1,8 @@
 /* script_lua.c - the Lua 5.1 VM glue shared by EVAL and FUNCTION.
  *
  * What lives here:
- *   - building a sandboxed VM: base/table/string/math, Debian's cjson and
- *     our own bit (lua_bit.c), os with clock only, no file access, a
+ *   - building a sandboxed VM: base/table/string/math, Debian's cjson, our
+ *     own bit, cmsgpack and struct (lua_*.c), os with clock only, no file access, a
  *     deterministic drand48 math.random, and read-only globals (library
  *     tables are replaced by read-only proxies, since stock Lua 5.1 has no
  *     read-only tables, and so is the string metatable);
@@ -1056,6 +1056,10 @@ lua_State *scriptLuaCreateVM(void) {
     lua_setglobal(L, "cjson");
     lua_pushcfunction(L, luaopenBit);
     lua_call(L, 0, 0); /* registers the global "bit" itself */
+    lua_pushcfunction(L, luaopenCmsgpack);
+    lua_call(L, 0, 0); /* "cmsgpack" */
+    lua_pushcfunction(L, luaopenStruct);
+    lua_call(L, 0, 0); /* "struct" */
     luaInstallGuards(L);
 
     /* No file or environment access. */
@@ -1098,7 +1102,8 @@ lua_State *scriptLuaCreateVM(void) {
     lua_pushcfunction(L, luaPcallWrapper);
     lua_setglobal(L, "pcall");
 
-    static const char *libs[] = {"string", "table", "math", "cjson", "bit", "coroutine", "os", NULL};
+    static const char *libs[] = {"string", "table", "math", "cjson", "bit", "cmsgpack", "struct", "coroutine", "os",
+                                 NULL};
     for (int j = 0; libs[j]; j++) luaProtectGlobalTable(L, libs[j]);
     luaProtectStringMetatable(L);
     /* redis and server must stay the same proxy. */

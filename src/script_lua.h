@@ -50,7 +50,7 @@ scriptRunCtx *scriptCurrentRun(void);
 int scriptFlagFromName(const char *name, size_t len, int *flag);
 
 /* Creates a Lua VM with the sandboxed standard libraries (base, table,
- * string, math, cjson, bit, os.clock) and the server/redis API table.
+ * string, math, cjson, bit, cmsgpack, struct, os.clock) and the server/redis API table.
  * The globals are read-only: reading an unknown global or creating one is
  * an error. Returns the state; the caller owns it (lua_close). Event loop. */
 lua_State *scriptLuaCreateVM(void);

@@ -336,6 +336,94 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
             list [r eval {return ('abc'):upper()} 0] [r eval {return ('abc'):len()} 0] [r eval {return type(getmetatable('').__index.format)} 0]
         } {ABC 3 function}
 
+        test {cmsgpack round trips every type} {
+            r eval {
+                local big = string.rep('x', 70000)
+                local s = cmsgpack.pack({1, 2, {x = 'y', [5] = false}}, 'abc', string.rep('z', 40), big,
+                                        -1, -33, -200, -40000, -3000000000, 0, 127, 200, 60000, 4000000000, 2^53,
+                                        1.5, 0.1, true, false, {}, 1/0)
+                local t = {cmsgpack.unpack(s)}
+                return {#t, t[1][1], t[1][2], t[1][3].x, tostring(t[1][3][5]), t[2], #t[3], #t[4] == 70000 and t[4] == big,
+                        t[5], t[6], t[7], t[8], tostring(t[9]), t[10], t[11], t[12], t[13], tostring(t[14]), tostring(t[15]),
+                        tostring(t[16]), tostring(t[17]), tostring(t[18]), tostring(t[19]), type(t[20]), tostring(t[21])}
+            } 0
+        } {21 1 2 y false abc 40 1 -1 -33 -200 -40000 -3000000000 0 127 200 60000 4000000000 9.007199254741e+15 1.5 0.1 true false table inf}
+
+        test {cmsgpack encodings follow the MessagePack spec} {
+            r eval {
+                local function hex(s) return (string.gsub(s, '.', function(c) return string.format('%02x', string.byte(c)) end)) end
+                return {hex(cmsgpack.pack(nil, true, false, 5, -5, 200, -100, 300, -300, 70000, -70000)),
+                        hex(cmsgpack.pack(5000000000, -5000000000, 1.5, 0.1)),
+                        hex(cmsgpack.pack('ab', {1, 2}, {a = 1}, {})),
+                        hex(string.sub(cmsgpack.pack(string.rep('a', 32)), 1, 2)),
+                        hex(string.sub(cmsgpack.pack(string.rep('a', 256)), 1, 3)),
+                        hex(string.sub(cmsgpack.pack(string.rep('a', 65536)), 1, 5))}
+            } 0
+        } {c0c3c205fbccc8d09ccd012cd1fed4ce00011170d2fffeee90 cf000000012a05f200d3fffffffed5fa0e00ca3fc00000cb3fb999999999999a a2616292010281a1610190 d920 da0100 db00010000}
+
+        test {cmsgpack unpack_one and unpack_limit walk a string} {
+            r eval {
+                local s = cmsgpack.pack(1, 'two', {3})
+                local o1, v1 = cmsgpack.unpack_one(s)
+                local o2, v2 = cmsgpack.unpack_one(s, o1)
+                local o3, v3 = cmsgpack.unpack_one(s, o2)
+                local l = {cmsgpack.unpack_limit(s, 2)}
+                local l2 = {cmsgpack.unpack_limit(s, 5, 1)}
+                return {o1, v1, o2, v2, o3, v3[1], l[1], l[2], l[3], #l, l2[1], l2[2], #l2}
+            } 0
+        } {1 1 5 two -1 3 5 1 two 3 -1 two 3}
+
+        test {cmsgpack refuses hostile input without crashing} {
+            assert_error {*Missing bytes in input.*} {r eval {return cmsgpack.unpack('\221\255\255\255\255')} 0}
+            assert_error {*Missing bytes in input.*} {r eval {return cmsgpack.unpack('\219\255\255\255\255abc')} 0}
+            assert_error {*Missing bytes in input.*} {r eval {return cmsgpack.unpack('\203\1\2')} 0}
+            assert_error {*Missing bytes in input.*} {r eval {return cmsgpack.unpack('\223\0\0\0\2\1')} 0}
+            assert_error {*Bad data format in input.*} {r eval {return cmsgpack.unpack('\193')} 0}
+            assert_error {*Bad data format in input.*} {r eval {return cmsgpack.unpack('\212\1\2')} 0}
+            assert_error {*stack overflow*} {r eval {return cmsgpack.unpack(string.rep('\145', 1000000))} 0}
+            assert_error {*Start offset 10 greater than input length 1.*} {r eval {return cmsgpack.unpack_one('\1', 10)} 0}
+            assert_error {*Invalid request to unpack with offset of -1 and limit of 1.*} {r eval {return cmsgpack.unpack_one('\1', -1)} 0}
+            assert_error {*MessagePack pack needs input.*} {r eval {return cmsgpack.pack()} 0}
+            # A table containing itself stops at the nesting limit (16).
+            r eval {local t = {} t[1] = t return #cmsgpack.pack(t)} 0
+        } 17
+
+        test {struct pack, unpack and size} {
+            r eval {
+                local s = struct.pack('>i2I4bBhHc3sd', -2, 4000000000, -1, 255, -300, 65000, 'abc', 'zt', 1.25)
+                local t = {struct.unpack('>i2I4bBhHc3sd', s)}
+                return {#s, struct.size('>i2I4bBhHc3'), t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], tostring(t[9]), t[10],
+                        struct.pack('<i3', 0x010203) == '\3\2\1', struct.pack('>i3', 0x010203) == '\1\2\3',
+                        struct.size('!4bi'), struct.size('bi'), struct.unpack('>I2', '\0\1\0\2', 3),
+                        struct.unpack('bc0', struct.pack('bc0', 3, 'xyz')), struct.unpack('i16', string.rep('\255', 16))}
+            } 0
+        } {26 15 -2 4000000000 -1 255 -300 65000 abc zt 1.25 27 1 1 8 5 2 xyz -1 17}
+
+        test {struct refuses bad formats and short data without crashing} {
+            assert_error {*integral size 33 is larger than limit of 32*} {r eval {return struct.pack('i33', 1)} 0}
+            assert_error {*integral size overflow*} {r eval {return struct.size('c99999999999999999999')} 0}
+            assert_error {*integral size overflow*} {r eval {return struct.size('i2147483648')} 0}
+            assert_error {*alignment 3 is not a power of 2*} {r eval {return struct.size('!3i')} 0}
+            assert_error {*invalid format option 'q'*} {r eval {return struct.pack('q', 1)} 0}
+            assert_error {*data string too short*} {r eval {return struct.unpack('i4', 'ab')} 0}
+            assert_error {*data string too short*} {r eval {return struct.unpack('c2147483647', 'ab')} 0}
+            assert_error {*data string too short*} {r eval {return struct.unpack('bc0', '\127ab')} 0}
+            assert_error {*data string too short*} {r eval {return struct.unpack('bc0', '\255ab')} 0}
+            assert_error {*format 'c0' needs a previous size*} {r eval {return struct.unpack('c0', 'ab')} 0}
+            assert_error {*unfinished string in data*} {r eval {return struct.unpack('s', 'ab')} 0}
+            assert_error {*string too short*} {r eval {return struct.pack('c5', 'ab')} 0}
+            assert_error {*offset must be 1 or greater*} {r eval {return struct.unpack('b', 'ab', 0)} 0}
+            assert_error {*data string too short*} {r eval {return struct.unpack('b', 'ab', 2^40)} 0}
+            assert_error {*undefined sizes*} {r eval {return struct.size('s')} 0}
+            # Out-of-range numbers pack without undefined behaviour.
+            r eval {return {#struct.pack('i8i4f', 2^70, -2^70, 1e300), struct.pack('I2', -1) == '\255\255'}} 0
+        } {16 1}
+
+        test {cmsgpack and struct are read-only} {
+            assert_error {*Attempt to modify a readonly table*} {r eval {cmsgpack.pack = nil} 0}
+            assert_error {*Attempt to modify a readonly table*} {r eval {struct.x = 1} 0}
+        }
+
         test {WAIT and WAITAOF run inside a script without blocking} {
             r set waitkey 1
             list [r eval {return redis.call('wait', 0, 0)} 0] \
