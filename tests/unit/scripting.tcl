@@ -419,6 +419,22 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
             r eval {return {#struct.pack('i8i4f', 2^70, -2^70, 1e300), struct.pack('I2', -1) == '\255\255'}} 0
         } {16 1}
 
+        test {Patterns too deep for the matcher's recursion are refused} {
+            # 300,000 quantifiers overflowed the C stack inside string.find.
+            foreach f {find match gsub gmatch} {
+                set extra [expr {$f eq "gsub" ? ", ''" : ""}]
+                assert_error {*pattern too complex*} [list r eval "return string.${f}(string.rep('a', 300000), string.rep('a?', 300000)$extra)" 0]
+            }
+            # Sets, escapes and plain finds are not quantifiers; ordinary patterns work.
+            list [r eval {return string.find('a+b', string.rep('+', 300), 1, true)} 0] \
+                 [r eval {return string.find('x-y', string.rep('[?*+-]', 300))} 0] \
+                 [r eval {return string.find('x-y', string.rep('%-', 300))} 0] \
+                 [r eval {return string.match('key:123', '(%a+):(%d+)')} 0] \
+                 [r eval {return string.gsub('abc', '%w', '%0%0')} 0] \
+                 [r eval {local n = 0 for w in string.gmatch('one two three', '%a+') do n = n + 1 end return n} 0] \
+                 [r eval {return ('abc'):find('b+')} 0]
+        } {{} {} {} key aabbcc 3 2}
+
         test {cmsgpack and struct are read-only} {
             assert_error {*Attempt to modify a readonly table*} {r eval {cmsgpack.pack = nil} 0}
             assert_error {*Attempt to modify a readonly table*} {r eval {struct.x = 1} 0}
