@@ -8,7 +8,8 @@
  *     read-only tables, and so is the string metatable);
  *   - guards on what stock Lua trusts: binary chunks are refused by every
  *     loader, unpack() and string.rep() refuse absurd sizes, patterns with
- *     more quantifiers than the matcher's recursion can take are refused;
+ *     more quantifiers than the matcher's recursion can take are refused,
+ *     and cjson.encode refuses what would outgrow cjson's int lengths;
  *   - the server.* API (redis.* is the same table): call, pcall,
  *     error_reply, status_reply, sha1hex, log, setresp, set_repl, ...;
  *   - converting replies both ways: server.call() runs the command on one
@@ -1005,6 +1006,71 @@ static int luaSafePatternCall(lua_State *L) {
     return lua_gettop(L);
 }
 
+/* Debian's cjson keeps its output length in an int and aborts the whole
+ * process ("BUG: Invalid strbuf length requested") or loops once it passes
+ * 2^30 bytes, which a few shared 100 MB strings in a table reach. Before
+ * encoding, cjson.encode works out a bound of the output's length (every
+ * string as if its special bytes took a 6-byte escape, each table once per
+ * reference) and refuses values past it. */
+#define LUA_JSON_MAX_OUTPUT ((lua_Number)(1 << 30) - 1024)
+#define LUA_JSON_MAX_DEPTH 1000 /* cjson's default encode_max_depth */
+
+static lua_Number luaJsonCost(lua_State *L, int idx, int memo, int depth) {
+    switch (lua_type(L, idx)) {
+    case LUA_TSTRING: {
+        size_t len;
+        const unsigned char *p = (const unsigned char *)lua_tolstring(L, idx, &len);
+        lua_Number cost = (lua_Number)len + 2;
+        for (size_t j = 0; j < len; j++)
+            if (p[j] < 0x20 || p[j] == 0x7f || p[j] == '"' || p[j] == '\\' || p[j] == '/') cost += 5;
+        return cost;
+    }
+    case LUA_TTABLE: break;
+    default: return 32; /* numbers, booleans, null (others cjson refuses) */
+    }
+    if (depth > LUA_JSON_MAX_DEPTH)
+        luaL_error(L, "Cannot serialise, excessive nesting (%d)", LUA_JSON_MAX_DEPTH + 1);
+    luaL_checkstack(L, 6, "Cannot serialise, excessive nesting");
+    lua_pushvalue(L, idx);
+    lua_rawget(L, memo);
+    if (lua_isnumber(L, -1)) {
+        lua_Number known = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+        /* -1: still being walked, so the table contains itself. */
+        if (known < 0) luaL_error(L, "Cannot serialise, excessive nesting (%d)", LUA_JSON_MAX_DEPTH + 1);
+        return known;
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, idx);
+    lua_pushnumber(L, -1);
+    lua_rawset(L, memo);
+    lua_Number cost = 2;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        int top = lua_gettop(L);
+        cost += luaJsonCost(L, top - 1, memo, depth + 1) + luaJsonCost(L, top, memo, depth + 1) + 2;
+        lua_pop(L, 1);
+        if (cost > LUA_JSON_MAX_OUTPUT) break; /* no need to look further */
+    }
+    lua_pushvalue(L, idx);
+    lua_pushnumber(L, cost);
+    lua_rawset(L, memo);
+    return cost;
+}
+
+/* cjson.encode(v): the original (upvalue 1) once v is known to fit. */
+static int luaSafeJsonEncode(lua_State *L) {
+    luaL_argcheck(L, lua_gettop(L) == 1, 1, "expected 1 argument");
+    lua_newtable(L); /* memo: table -> cost */
+    lua_Number cost = luaJsonCost(L, 1, 2, 1);
+    lua_settop(L, 1);
+    if (cost > LUA_JSON_MAX_OUTPUT) return luaL_error(L, "Cannot serialise: the JSON text would be too large");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
 /* os.clock(): CPU seconds used by the server, the only os function. */
 static int luaOsClock(lua_State *L) {
     lua_pushnumber(L, (lua_Number)clock() / (lua_Number)CLOCKS_PER_SEC);
@@ -1030,6 +1096,11 @@ static void luaInstallGuards(lua_State *L) {
         lua_pushcclosure(L, luaSafePatternCall, 2);
         lua_setfield(L, -2, matchers[j]);
     }
+    lua_pop(L, 1);
+    lua_getglobal(L, "cjson");
+    lua_getfield(L, -1, "encode");
+    lua_pushcclosure(L, luaSafeJsonEncode, 1);
+    lua_setfield(L, -2, "encode");
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushcfunction(L, luaOsClock);

@@ -435,6 +435,20 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
                  [r eval {return ('abc'):find('b+')} 0]
         } {{} {} {} key aabbcc 3 2}
 
+        test {cjson.encode refuses output its int lengths cannot hold} {
+            # 25 references to one 100 MB string killed the server ("BUG:
+            # Invalid strbuf length requested"); the bound is checked first.
+            assert_error {*Cannot serialise: the JSON text would be too large*} \
+                {r eval {local s = string.rep('a', 1000000) local t = {} for i = 1, 1100 do t[i] = s end return cjson.encode(t)} 0}
+            assert_error {*Cannot serialise: the JSON text would be too large*} \
+                {r eval {local a = {'x'} for i = 1, 60 do a = {a, a} end return cjson.encode(a)} 0}
+            assert_error {*Cannot serialise, excessive nesting (1001)*} {r eval {local t = {} t.x = t return cjson.encode(t)} 0}
+            assert_error {*bad argument #1 to 'encode' (expected 1 argument)*} {r eval {return cjson.encode()} 0}
+            list [r eval {return cjson.encode({a = {1, 2, 'x/y'}})} 0] \
+                 [r eval {local s = string.rep('a', 1000) local t = {} for i = 1, 100 do t[i] = s end return #cjson.encode(t)} 0] \
+                 [r eval {local t = {} local c = t for i = 1, 999 do c[1] = {} c = c[1] end return #cjson.encode(t)} 0]
+        } {{{"a":[1,2,"x\/y"]}} 100301 2000}
+
         test {cmsgpack and struct are read-only} {
             assert_error {*Attempt to modify a readonly table*} {r eval {cmsgpack.pack = nil} 0}
             assert_error {*Attempt to modify a readonly table*} {r eval {struct.x = 1} 0}
