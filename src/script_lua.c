@@ -116,7 +116,8 @@ static int luaMathRandom(lua_State *L) {
     } else if (argc == 2) {
         int lo = luaL_checkint(L, 1), hi = luaL_checkint(L, 2);
         luaL_argcheck(L, lo <= hi, 2, "interval is empty");
-        lua_pushnumber(L, floor(r * (hi - lo + 1)) + lo);
+        /* In doubles: hi - lo + 1 overflows an int for the widest ranges. */
+        lua_pushnumber(L, floor(r * ((lua_Number)hi - lo + 1)) + lo);
     } else {
         return luaL_error(L, "wrong number of arguments");
     }
