@@ -7,9 +7,10 @@
  *     tables are replaced by read-only proxies, since stock Lua 5.1 has no
  *     read-only tables, and so is the string metatable);
  *   - guards on what stock Lua trusts: binary chunks are refused by every
- *     loader, unpack() and string.rep() refuse absurd sizes, patterns with
- *     more quantifiers than the matcher's recursion can take are refused,
- *     and cjson.encode refuses what would outgrow cjson's int lengths;
+ *     loader, unpack() and string.rep() refuse absurd sizes, the pattern
+ *     functions are our bounded matcher (lua_strmatch.c) that checks for a
+ *     busy script or a kill as the count hook does, and cjson.encode
+ *     refuses what would outgrow cjson's int lengths;
  *   - the server.* API (redis.* is the same table): call, pcall,
  *     error_reply, status_reply, sha1hex, log, setresp, set_repl, ...;
  *   - converting replies both ways: server.call() runs the command on one
@@ -44,6 +45,8 @@ int luaopen_cjson(lua_State *L);
 #define LUA_HOOK_INSTRUCTIONS 100000
 
 static scriptRunCtx *curRun = NULL;
+static void scriptRunCheckpoint(lua_State *L);
+static void luaTimeoutHook(lua_State *L, lua_Debug *ar);
 static client *scriptClient = NULL; /* Shared by every run; created lazily. */
 
 /* The run in progress or NULL; the ctx is owned by the EVAL/FCALL caller. */
@@ -968,45 +971,6 @@ static int luaSafeStringRep(lua_State *L) {
     return 1;
 }
 
-/* Lua 5.1's pattern matcher recurses once per quantifier ('?', '*', '+',
- * '-') it goes through, with no depth limit: a pattern of 300,000 "a?"
- * overflows the C stack. Patterns are refused past this many quantifiers,
- * with the error Lua 5.2 gives when its own depth limit is hit. */
-#define LUA_PATTERN_MAX_QUANTIFIERS 200
-
-static int luaPatternTooComplex(const char *p, size_t len) {
-    int quantifiers = 0;
-    for (size_t j = 0; j < len; j++) {
-        char c = p[j];
-        if (c == '%') {
-            j++; /* escaped character (or the class letter) */
-        } else if (c == '[') {
-            /* A set: skip to its closing bracket ("[]...]" and "[^]...]"
-             * keep their first ']', '%' escapes the next character). */
-            j++;
-            if (j < len && p[j] == '^') j++;
-            if (j < len && p[j] == ']') j++;
-            while (j < len && p[j] != ']') j += p[j] == '%' ? 2 : 1;
-        } else if (c == '?' || c == '*' || c == '+' || c == '-') {
-            if (++quantifiers > LUA_PATTERN_MAX_QUANTIFIERS) return 1;
-        }
-    }
-    return 0;
-}
-
-/* string.find/match/gmatch/gsub: the original (upvalue 1) after checking
- * the pattern (argument 2). find with `plain` set takes no pattern. */
-static int luaSafePatternCall(lua_State *L) {
-    size_t len;
-    const char *pat = lua_type(L, 2) == LUA_TSTRING ? lua_tolstring(L, 2, &len) : NULL;
-    int plain = lua_toboolean(L, lua_upvalueindex(2)) && lua_toboolean(L, 4);
-    if (pat && !plain && luaPatternTooComplex(pat, len)) return luaL_error(L, "pattern too complex");
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
 /* Debian's cjson keeps its output length in an int and aborts the whole
  * process ("BUG: Invalid strbuf length requested") or loops once it passes
  * 2^30 bytes, which a few shared 100 MB strings in a table reach. Before
@@ -1090,14 +1054,8 @@ static void luaInstallGuards(lua_State *L) {
     lua_getglobal(L, "string");
     lua_pushcfunction(L, luaSafeStringRep);
     lua_setfield(L, -2, "rep");
-    static const char *matchers[] = {"find", "match", "gmatch", "gsub", NULL};
-    for (int j = 0; matchers[j]; j++) {
-        lua_getfield(L, -1, matchers[j]);
-        lua_pushboolean(L, !strcmp(matchers[j], "find")); /* has a `plain` argument */
-        lua_pushcclosure(L, luaSafePatternCall, 2);
-        lua_setfield(L, -2, matchers[j]);
-    }
     lua_pop(L, 1);
+    luaopenStrmatch(L, scriptRunCheckpoint);
     lua_getglobal(L, "cjson");
     lua_getfield(L, -1, "encode");
     lua_pushcclosure(L, luaSafeJsonEncode, 1);
@@ -1310,6 +1268,13 @@ static void scriptProcessEventsWhileBusy(void) {
 
 static void luaTimeoutHook(lua_State *L, lua_Debug *ar) {
     (void)ar;
+    scriptRunCheckpoint(L);
+}
+
+/* The count hook's work, also called by long C functions (the pattern
+ * matcher) that never return to the VM: notices busy-reply-threshold,
+ * serves other clients while busy, and raises the kill error. */
+static void scriptRunCheckpoint(lua_State *L) {
     scriptRunCtx *run = curRun;
     if (!run) return;
     if (!(run->run_flags & SCRIPT_RUN_TIMEDOUT)) {

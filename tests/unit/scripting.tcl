@@ -419,11 +419,36 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
             r eval {return {#struct.pack('i8i4f', 2^70, -2^70, 1e300), struct.pack('I2', -1) == '\255\255'}} 0
         } {16 1}
 
+        test {Pattern functions behave as Lua 5.1's} {
+            # Expected values come from stock Lua 5.1 (lua5.1) on the same code.
+            r eval {local r = {}
+local function add(...) local t = {} for i = 1, select('#', ...) do t[#t+1] = tostring((select(i, ...))) end r[#r+1] = table.concat(t, ',') end
+add(string.find('hello world', 'o w'))
+add(string.find('hello world', 'l+'))
+add(string.find('hello', 'l', -2))
+add(string.find('a.b', '.', 1, true))
+add(string.match('key=val; k2=v2', '(%w+)=(%w+)'))
+add(string.match('  trim  ', '^%s*(.-)%s*$'))
+add(string.match('THE (quick) fox', '%((%a+)%)'))
+add(string.match('hello', '()ll()'))
+add(string.match('f(a(b)c)d', '%b()'))
+add(string.match('THE quick', '%f[%a]%a+', 4))
+add(string.match('abcabc', '(abc)%1'))
+add(string.gsub('hello world', '(%w+)', '<%1>'))
+add(string.gsub('abc', '', '-'))
+add(string.gsub('$name is $age', '%$(%w+)', {name = 'bob', age = 7}))
+add(string.gsub('1 2 3', '%d', function(d) return d * 2 end, 2))
+add(string.gsub('x^2', '%^', '**'))
+local t = {} for k, v in string.gmatch('a=1, b=2', '(%w+)=(%w+)') do t[#t+1] = k .. v end add(table.concat(t, ';'))
+add(pcall(string.find, 'a', '[a'))
+add(pcall(string.gsub, 'a', '(a)', '%2'))
+return table.concat(r, ' / ')} 0
+        } {5,7 / 3,4 / 4,4 / 2,2 / key,val / trim / quick / 3,5 / (a(b)c) / quick / abc / <hello> <world>,2 / -a-b-c-,4 / bob is 7,2 / 2 4 3,2 / x**2,1 / a1;b2 / false,malformed pattern (missing ']') / false,invalid capture index}
+
         test {Patterns too deep for the matcher's recursion are refused} {
             # 300,000 quantifiers overflowed the C stack inside string.find.
-            foreach f {find match gsub gmatch} {
-                set extra [expr {$f eq "gsub" ? ", ''" : ""}]
-                assert_error {*pattern too complex*} [list r eval "return string.${f}(string.rep('a', 300000), string.rep('a?', 300000)$extra)" 0]
+            foreach call {"string.find(s, p)" "string.match(s, p)" "string.gsub(s, p, '')" "string.gmatch(s, p)()"} {
+                assert_error {*pattern too complex*} [list r eval "local s, p = string.rep('a', 300000), string.rep('a?', 300000) return $call" 0]
             }
             # Sets, escapes and plain finds are not quantifiers; ordinary patterns work.
             list [r eval {return string.find('a+b', string.rep('+', 300), 1, true)} 0] \
@@ -645,6 +670,19 @@ start_server {tags {scripting} overrides {busy-reply-threshold 50} log_allow {"*
         catch {$rd read}
         $rd ping
         assert_equal PONG [$rd read]
+        r ping
+    } PONG
+
+    test {A script stuck in an exponential pattern match can be killed} {
+        # The matcher never returns to the VM: it checks for the kill itself.
+        set rd [vk_deferring_client]
+        $rd eval {return string.find(string.rep('a', 1000), string.rep('a?', 150) .. '[?*+-]')} 0
+        wait_for_condition 100 10 {[catch {r ping} e] && [string match BUSY* $e]} {
+            fail "the script did not become busy"
+        }
+        assert_equal OK [r script kill]
+        assert_error {*Script killed by user with SCRIPT KILL*} {$rd read}
+        $rd close
         r ping
     } PONG
 
