@@ -8,6 +8,8 @@
  *     anything else (even `math`, `error` or server.call) is "nonexistent
  *     global variable". Bad or duplicate function names are reported once
  *     the code has run, without the "Error registering functions" prefix;
+ *     the run is stopped after FUNCTION_LOAD_TIMEOUT_MS ("FUNCTION LOAD
+ *     timeout");
  *   - when FCALL runs a callback, E shows the full sandboxed globals and
  *     server.call & co., and no register_function.
  * Both views are read-only. Callbacks are kept as registry references in
@@ -201,6 +203,21 @@ lua_State *functionLuaCreateVM(void) {
     return L;
 }
 
+/* A library's code runs at most this long at FUNCTION LOAD (and at every
+ * load from an RDB file): a loop in it would otherwise hold the server for
+ * ever, since no SCRIPT/FUNCTION KILL reaches a load. As in Valkey. */
+#define FUNCTION_LOAD_TIMEOUT_MS 500
+#define FUNCTION_LOAD_HOOK_INSTRUCTIONS 100000
+
+static mstime_t loadingStart;
+
+static void luaLoadTimeoutHook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    if (mstime() - loadingStart <= FUNCTION_LOAD_TIMEOUT_MS) return;
+    lua_sethook(L, luaLoadTimeoutHook, LUA_MASKLINE, 0); /* fire again at once if caught */
+    luaRaisePlain(L, "FUNCTION LOAD timeout");
+}
+
 /* Compiles and runs lib->code in load mode; see functions.h. */
 int functionLuaLoadLibrary(lua_State *L, functionLib *lib, sds *err) {
     sds code = sdsdup(lib->code);
@@ -215,7 +232,10 @@ int functionLuaLoadLibrary(lua_State *L, functionLib *lib, sds *err) {
     lua_getfield(L, LUA_REGISTRYINDEX, "vk_fenv");
     lua_setfenv(L, -2);
     loadingLib = lib;
+    loadingStart = mstime();
+    lua_sethook(L, luaLoadTimeoutHook, LUA_MASKCOUNT, FUNCTION_LOAD_HOOK_INSTRUCTIONS);
     status = lua_pcall(L, 0, 0, 0);
+    lua_sethook(L, NULL, 0, 0);
     loadingLib = NULL;
     sds name_err = loadingNameErr;
     loadingNameErr = NULL;

@@ -206,6 +206,15 @@ start_server {tags {scripting functions}} {
             r fcall optf 0
         } opt
 
+        test {FUNCTION LOAD - a library whose code never ends times out} {
+            set start [clock milliseconds]
+            catch {r function load "#!lua name=spin\nlocal a = 1\nwhile true do a = a + 1 end"} e
+            assert_match {*FUNCTION LOAD timeout*} $e
+            assert_range [expr {[clock milliseconds] - $start}] 400 5000
+            assert_equal {} [r function list libraryname spin]
+            r ping
+        } PONG
+
         test {FCALL - a numkeys that is not a number} {
             assert_error {ERR Bad number of keys provided} {r fcall optf one}
             assert_error {ERR Bad number of keys provided} {r fcall optf +1 k}
