@@ -673,18 +673,21 @@ start_server {tags {scripting} overrides {busy-reply-threshold 50} log_allow {"*
         r ping
     } PONG
 
-    test {A script stuck in an exponential pattern match can be killed} {
-        # The matcher never returns to the VM: it checks for the kill itself.
-        set rd [vk_deferring_client]
-        $rd eval {return string.find(string.rep('a', 1000), string.rep('a?', 150) .. '[?*+-]')} 0
-        wait_for_condition 100 10 {[catch {r ping} e] && [string match BUSY* $e]} {
-            fail "the script did not become busy"
-        }
-        assert_equal OK [r script kill]
-        assert_error {*Script killed by user with SCRIPT KILL*} {$rd read}
-        $rd close
-        r ping
-    } PONG
+    # Stock Lua's matcher (Redis 7.0, Valkey) never returns to the VM: such
+    # a script cannot be killed there. Ours checks for the kill itself.
+    tags {valkey-only} {
+        test {A script stuck in an exponential pattern match can be killed} {
+            set rd [vk_deferring_client]
+            $rd eval {return string.find(string.rep('a', 1000), string.rep('a?', 150) .. '[?*+-]')} 0
+            wait_for_condition 100 10 {[catch {r ping} e] && [string match BUSY* $e]} {
+                fail "the script did not become busy"
+            }
+            assert_equal OK [r script kill]
+            assert_error {*Script killed by user with SCRIPT KILL*} {$rd read}
+            $rd close
+            r ping
+        } PONG
+    }
 
     test {Timedout script that called pcall cannot swallow the kill} {
         set rd [vk_deferring_client]
