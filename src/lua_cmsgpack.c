@@ -279,11 +279,7 @@ static void mpDecodeMap(lua_State *L, mpCursor *c, uint64_t n) {
         if (c->err) return;
         mpDecodeValue(L, c);
         if (c->err) return;
-        if (lua_isnil(L, -2)) {
-            lua_pop(L, 2); /* a nil key cannot be stored: dropped */
-            continue;
-        }
-        lua_settable(L, -3);
+        lua_settable(L, -3); /* a nil or NaN key raises Lua's own error */
     }
 }
 

@@ -380,6 +380,7 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
             assert_error {*Missing bytes in input.*} {r eval {return cmsgpack.unpack('\223\0\0\0\2\1')} 0}
             assert_error {*Bad data format in input.*} {r eval {return cmsgpack.unpack('\193')} 0}
             assert_error {*Bad data format in input.*} {r eval {return cmsgpack.unpack('\212\1\2')} 0}
+            assert_error {*table index is nil*} {r eval {return cmsgpack.unpack('\129\192\1')} 0}
             assert_error {*stack overflow*} {r eval {return cmsgpack.unpack(string.rep('\145', 1000000))} 0}
             assert_error {*Start offset 10 greater than input length 1.*} {r eval {return cmsgpack.unpack_one('\1', 10)} 0}
             assert_error {*Invalid request to unpack with offset of -1 and limit of 1.*} {r eval {return cmsgpack.unpack_one('\1', -1)} 0}
