@@ -364,7 +364,8 @@ static void scriptDebugCommand(client *c) {
 
 #define EVAL_FLAGS \
     (CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS)
-#define EVAL_RO_FLAGS (CMD_NOSCRIPT | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_READONLY | CMD_MOVABLE_KEYS)
+#define EVAL_RO_FLAGS \
+    (CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_READONLY | CMD_MOVABLE_KEYS)
 
 static struct serverCommand scriptSubcommands[] = {
     {.name = "debug", .proc = scriptDebugCommand, .arity = 3, .flags = CMD_NOSCRIPT,

@@ -147,7 +147,7 @@ static sds functionParseMetadata(sds code, sds *err) {
         *err = sdsnew("Invalid library metadata");
         return NULL;
     }
-    size_t llen = nl ? (size_t)(nl - code) : sdslen(code);
+    size_t llen = (size_t)(nl - code);
     int argc;
     sds *parts = sdssplitlen(code + 2, llen - 2, " ", 1, &argc);
     sds name = NULL;
@@ -670,7 +670,8 @@ static struct serverCommand functionSubcommands[] = {
 
 struct serverCommand functionCommands[] = {
     {.name = "fcall", .proc = fcallCommand, .arity = -3,
-     .flags = CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
+     .flags =
+         CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
      .acl_categories = FN_ACL, .getkeys_proc = fcallGetKeys, .group = "scripting", .since = "7.0.0",
      .summary = "Invokes a function.", .complexity = "Depends on the function that is executed.",
      .args = "function numkeys [key [key ...]] [arg [arg ...]]"},

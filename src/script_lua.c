@@ -1369,7 +1369,8 @@ void scriptLuaRun(lua_State *L, scriptRunCtx *ctx, int nargs) {
  * ------------------------------------------------------------------------- */
 
 /* processCommand() gate: replies BUSY and returns 1 if c->cmd may not run
- * while a script is busy; 0 otherwise. */
+ * while a script is busy (inside MULTI the transaction is flagged instead,
+ * and EXEC itself gets EXECABORT ... BUSY); 0 otherwise. */
 int scriptIsBusyAndDenied(client *c) {
     if (!scriptIsTimedout() || (c->cmd->flags & CMD_ALLOW_BUSY)) return 0;
     c->cmd->rejected_calls++;

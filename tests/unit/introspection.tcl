@@ -426,6 +426,12 @@ start_server {tags {introspection monitor}} {
         # Refused scripts are shown too, as in Valkey.
         catch {r evalsha 0000000000000000000000000000000000000000 0}
         assert_match {*"evalsha" "0000000000000000000000000000000000000000" "0"} [$rd read]
+        # EVAL_RO is shown once, before its commands, too.
+        r eval_ro {return redis.call('get', KEYS[1])} 1 mk
+        r ping
+        assert_match {*"eval_ro" *"1" "mk"} [$rd read]
+        assert_match {*\[0 lua\] "get" "mk"} [$rd read]
+        assert_match {*"ping"} [$rd read]
         $rd close
     }
 
