@@ -479,6 +479,21 @@ start_server {tags {introspection monitor}} {
         $rd close
     }
 
+    test "MONITOR redacts MIGRATE's AUTH and AUTH2 passwords" {
+        if {[lindex [r command info migrate] 0] eq ""} { skip "no MIGRATE in this build" }
+        set rd [vk_deferring_client]
+        $rd monitor
+        $rd read
+        # Missing keys: MIGRATE answers NOKEY without connecting anywhere.
+        catch {r migrate 127.0.0.1 6 nokey 0 100 AUTH secret}
+        catch {r migrate 127.0.0.1 6 nokey 0 100 COPY AUTH2 user secret}
+        catch {r migrate 127.0.0.1 6 "" 0 100 REPLACE AUTH secret KEYS nokey1 auth nokey2}
+        assert_match {*"migrate" "127.0.0.1" "6" "nokey" "0" "100" "AUTH" "(redacted)"} [$rd read]
+        assert_match {*"migrate" "127.0.0.1" "6" "nokey" "0" "100" "COPY" "AUTH2" "(redacted)" "(redacted)"} [$rd read]
+        assert_match {*"migrate" "127.0.0.1" "6" "" "0" "100" "REPLACE" "AUTH" "(redacted)" "KEYS" "nokey1" "auth" "nokey2"} [$rd read]
+        $rd close
+    }
+
     test "MONITOR does not show admin commands" {
         set rd [vk_deferring_client]
         $rd monitor
