@@ -11,7 +11,11 @@
  * server.monitors with CLIENT_MONITOR|CLIENT_REPLICA set, and call()
  * (server.c) hands every executed command to replicationFeedMonitors(),
  * which formats one status line per command and queues it to each monitor.
- * Admin commands and those flagged CMD_SKIP_MONITOR are filtered by call().
+ * Admin commands and those flagged CMD_SKIP_MONITOR are filtered by call();
+ * the skip-monitor ones (EVAL*, FCALL*) feed themselves before they run, so
+ * a script's line comes before the lines of the commands it calls.
+ * Secrets are shown as "(redacted)": AUTH's arguments, HELLO's AUTH user
+ * and password, MIGRATE's AUTH password and AUTH2 user and password.
  * freeClient() must remove a monitor from server.monitors.
  *
  * SHUTDOWN parses its options here and leaves the actual work (saving,
@@ -86,11 +90,46 @@ void monitorCommand(client *c) {
     addReply(c, shared.ok);
 }
 
+static int monitorArgIs(robj *a, const char *word) {
+    return sdsEncodedObject(a) && !strcasecmp(a->ptr, word);
+}
+
+/* Marks in redact[] the arguments MONITOR must not show (see the file
+ * comment). */
+static void monitorFindSecrets(robj **argv, int argc, char *redact) {
+    if (argc < 2) return;
+    if (monitorArgIs(argv[0], "auth")) {
+        for (int j = 1; j < argc; j++) redact[j] = 1;
+    } else if (monitorArgIs(argv[0], "hello")) {
+        /* HELLO protover [AUTH username password] [SETNAME name] */
+        for (int j = 2; j < argc; j++) {
+            if (monitorArgIs(argv[j], "auth") && j + 2 < argc) {
+                redact[j + 1] = redact[j + 2] = 1;
+                j += 2;
+            } else if (monitorArgIs(argv[j], "setname")) {
+                j++;
+            }
+        }
+    } else if (monitorArgIs(argv[0], "migrate")) {
+        /* MIGRATE host port key db timeout [COPY] [REPLACE]
+         * [AUTH password | AUTH2 username password] [KEYS key ...] */
+        for (int j = 6; j < argc && !monitorArgIs(argv[j], "keys"); j++) {
+            if (monitorArgIs(argv[j], "auth") && j + 1 < argc) {
+                redact[++j] = 1;
+            } else if (monitorArgIs(argv[j], "auth2") && j + 2 < argc) {
+                redact[j + 1] = redact[j + 2] = 1;
+                j += 2;
+            }
+        }
+    }
+}
+
 /* Sends every client in monitors the line describing a command run by c
  * in database dictid:
  *     +1700000000.123456 [0 127.0.0.1:5555] "set" "k" "v"
- * (unix:<path> for Unix socket clients, "lua" for scripts). argv stays
- * owned by the caller. Called by call() in the event-loop thread. */
+ * (unix:<path> for Unix socket clients, "lua" for scripts), secrets shown
+ * as "(redacted)". argv stays owned by the caller. Called by call(), and by
+ * the EVAL and FCALL families for themselves, in the event-loop thread. */
 void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv, int argc) {
     if (monitors == NULL || listLength(monitors) == 0) return;
     struct timeval tv;
@@ -103,10 +142,14 @@ void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv,
     } else {
         line = sdscatprintf(line, "[%d %s] ", dictid, getClientPeerId(c));
     }
+    char *redact = zcalloc(argc);
+    monitorFindSecrets(argv, argc, redact);
     for (int j = 0; j < argc; j++) {
         if (j) line = sdscatlen(line, " ", 1);
         robj *a = argv[j];
-        if (a->type == OBJ_STRING && !sdsEncodedObject(a)) {
+        if (redact[j]) {
+            line = sdscat(line, "\"(redacted)\"");
+        } else if (a->type == OBJ_STRING && !sdsEncodedObject(a)) {
             line = sdscatprintf(line, "\"%ld\"", (long)a->ptr);
         } else if (a->type == OBJ_STRING) {
             line = sdscatrepr(line, a->ptr, sdslen(a->ptr));
@@ -114,6 +157,7 @@ void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv,
             line = sdscat(line, "\"?\"");
         }
     }
+    zfree(redact);
     line = sdscatlen(line, "\r\n", 2);
     robj *obj = createObject(OBJ_STRING, line);
     listIter li;
@@ -282,7 +326,7 @@ struct serverCommand serverAdminCommands[] = {
      .complexity = "O(1)"},
     {.name = "time", .proc = timeCommand, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .group = "server",
      .since = "2.6.0", .summary = "Returns the server time.", .complexity = "O(1)"},
-    {.name = "waitaof", .proc = waitaofCommand, .arity = 4, .flags = CMD_NOSCRIPT,
+    {.name = "waitaof", .proc = waitaofCommand, .arity = 4, .flags = 0,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "generic", .since = "7.2.0",
      .summary = "Blocks until all of the preceding write commands sent by the connection are written to the "
                 "append-only file of the primary and/or replicas.",

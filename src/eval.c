@@ -152,7 +152,7 @@ static evalScript *evalCreateScript(client *c, const char *sha, robj *bodyobj) {
     /* Blank the shebang (as a comment) so line numbers stay true. */
     sds code = sdsnewlen(body, len);
     if (shebang_len) code[0] = code[1] = '-';
-    if (luaL_loadbuffer(evalLua, code, sdslen(code), "@user_script")) {
+    if (scriptLuaLoadBuffer(evalLua, code, sdslen(code), "@user_script")) {
         addReplyErrorFormat(c, "Error compiling script (new function): %s", lua_tostring(evalLua, -1));
         lua_pop(evalLua, 1);
         sdsfree(code);
@@ -202,6 +202,8 @@ static int evalGetNumkeys(client *c, long long *numkeys) {
 
 static void evalGenericCommand(client *c, int evalsha, int readonly) {
     long long numkeys;
+    /* EVAL* are skip-monitor: shown here, before the commands they run. */
+    replicationFeedMonitors(c, server.monitors, c->db->id, c->argv, c->argc);
     scriptingInit();
     if (evalGetNumkeys(c, &numkeys) != C_OK) return;
 
@@ -360,8 +362,10 @@ static void scriptDebugCommand(client *c) {
  * Command table
  * ------------------------------------------------------------------------- */
 
-#define EVAL_FLAGS (CMD_NOSCRIPT | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS)
-#define EVAL_RO_FLAGS (CMD_NOSCRIPT | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_READONLY | CMD_MOVABLE_KEYS)
+#define EVAL_FLAGS \
+    (CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS)
+#define EVAL_RO_FLAGS \
+    (CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_READONLY | CMD_MOVABLE_KEYS)
 
 static struct serverCommand scriptSubcommands[] = {
     {.name = "debug", .proc = scriptDebugCommand, .arity = 3, .flags = CMD_NOSCRIPT,

@@ -3,10 +3,13 @@
  * Libraries run in their own VM (built by script_lua.c like the EVAL one).
  * A library's code and every callback it registers share one environment
  * table, E, whose lookups depend on the phase:
- *   - while FUNCTION LOAD runs the code, E shows only the load API:
- *     server/redis with register_function, log and the constants, plus the
- *     string, math, table, cjson and bit libraries; anything else (even
- *     `error` or server.call) is "nonexistent global variable";
+ *   - while FUNCTION LOAD runs the code, E shows only the load API, as in
+ *     Valkey: server/redis with register_function, log and the constants;
+ *     anything else (even `math`, `error` or server.call) is "nonexistent
+ *     global variable". Bad or duplicate function names are reported once
+ *     the code has run, without the "Error registering functions" prefix;
+ *     the run is stopped after FUNCTION_LOAD_TIMEOUT_MS ("FUNCTION LOAD
+ *     timeout");
  *   - when FCALL runs a callback, E shows the full sandboxed globals and
  *     server.call & co., and no register_function.
  * Both views are read-only. Callbacks are kept as registry references in
@@ -43,19 +46,31 @@ static int functionNameIsValid(const char *s, size_t len) {
     return 1;
 }
 
+/* The first bad name or duplicate of the load in progress. Valkey checks
+ * names once the library code has run, and reports these without the
+ * "Error registering functions" prefix, so they are kept aside here and
+ * reported by functionLuaLoadLibrary() after the run. */
+static sds loadingNameErr = NULL;
+
 /* Adds a function to the library being loaded; the callback is at the top
- * of the stack and is popped. */
-static int luaAddFunction(lua_State *L, const char *name, size_t len, const char *desc, int flags) {
+ * of the stack and is popped. Function names are case-insensitive. */
+static void luaAddFunction(lua_State *L, const char *name, size_t len, const char *desc, int flags) {
+    if (loadingNameErr) {
+        lua_pop(L, 1);
+        return;
+    }
     if (!functionNameIsValid(name, len)) {
         lua_pop(L, 1);
-        return luaRaisePlain(L, "Function names can only contain letters, numbers, or underscores(_) and must be at "
+        loadingNameErr = sdsnew("Function names can only contain letters, numbers, or underscores(_) and must be at "
                                 "least one character long");
+        return;
     }
     sds key = sdsnewlen(name, len);
     if (dictFind(loadingLib->functions, key)) {
         sdsfree(key);
         lua_pop(L, 1);
-        return luaRaisePlain(L, "Function already exists in the library");
+        loadingNameErr = sdsnew("Function already exists in the library");
+        return;
     }
     functionInfo *fi = zcalloc(sizeof(*fi));
     fi->name = sdsdup(key);
@@ -64,7 +79,6 @@ static int luaAddFunction(lua_State *L, const char *name, size_t len, const char
     fi->ref = luaL_ref(L, LUA_REGISTRYINDEX);
     fi->lib = loadingLib;
     dictAdd(loadingLib->functions, key, fi);
-    return 0;
 }
 
 /* Reads a table of flag names at idx. Returns C_ERR on an unknown one. */
@@ -88,46 +102,65 @@ static int luaReadFlags(lua_State *L, int idx, int *flags) {
     }
 }
 
-/* server.register_function(name, callback) or
- * server.register_function{function_name=, callback=, flags=, description=} */
-static int luaRegisterFunction(lua_State *L) {
-    if (!loadingLib) return luaRaisePlain(L, "redis.register_function can only be called on FUNCTION LOAD command");
-    int argc = lua_gettop(L);
-    if (argc == 2) {
-        if (!lua_isstring(L, 1)) return luaRaisePlain(L, "first argument to redis.register_function must be a string");
-        if (!lua_isfunction(L, 2))
-            return luaRaisePlain(L, "second argument to redis.register_function must be a function");
-        size_t len;
-        const char *name = lua_tolstring(L, 1, &len);
-        lua_pushvalue(L, 2);
-        return luaAddFunction(L, name, len, NULL, 0);
-    }
-    if (argc != 1 || !lua_istable(L, 1)) return luaRaisePlain(L, "wrong number of arguments to redis.register_function");
-
+/* server.register_function{function_name=, callback=, flags=,
+ * description=}: the table is at index 1. */
+static int luaRegisterFunctionNamed(lua_State *L) {
     const char *name = NULL, *desc = NULL;
     size_t namelen = 0;
     int flags = 0, have_cb = 0;
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-        if (!strcmp(k, "function_name") && lua_type(L, -1) == LUA_TSTRING) {
+        if (!strcmp(k, "function_name")) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+                return luaRaisePlain(L, "function_name argument given to server.register_function must be a string");
             name = lua_tolstring(L, -1, &namelen);
-        } else if (!strcmp(k, "callback") && lua_isfunction(L, -1)) {
+        } else if (!strcmp(k, "callback")) {
+            if (!lua_isfunction(L, -1))
+                return luaRaisePlain(L, "callback argument given to server.register_function must be a function");
             have_cb = 1;
-        } else if (!strcmp(k, "description") && lua_type(L, -1) == LUA_TSTRING) {
+        } else if (!strcmp(k, "description")) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+                return luaRaisePlain(L, "description argument given to server.register_function must be a string");
             desc = lua_tostring(L, -1);
-        } else if (!strcmp(k, "flags") && lua_istable(L, -1)) {
+        } else if (!strcmp(k, "flags")) {
+            if (!lua_istable(L, -1))
+                return luaRaisePlain(L, "flags argument to server.register_function must be a table representing "
+                                        "function flags");
             if (luaReadFlags(L, lua_gettop(L), &flags) != C_OK) return luaRaisePlain(L, "unknown flag given");
         } else {
-            return luaRaisePlain(L, "unknown argument given to redis.register_function");
+            return luaRaisePlain(L, "unknown argument given to server.register_function");
         }
         lua_pop(L, 1);
     }
-    if (!name) return luaRaisePlain(L, "redis.register_function must get a function name argument");
-    if (!have_cb) return luaRaisePlain(L, "redis.register_function must get a callback argument");
+    if (!name) return luaRaisePlain(L, "server.register_function must get a function name argument");
+    if (!have_cb) return luaRaisePlain(L, "server.register_function must get a callback argument");
     /* name/desc point into strings held by the argument table: still alive. */
     lua_getfield(L, 1, "callback");
-    return luaAddFunction(L, name, namelen, desc, flags);
+    luaAddFunction(L, name, namelen, desc, flags);
+    return 0;
+}
+
+/* server.register_function(name, callback) or the named form above. The
+ * errors are Valkey's, which names the API server.register_function. */
+static int luaRegisterFunction(lua_State *L) {
+    if (!loadingLib) return luaRaisePlain(L, "server.register_function can only be called on FUNCTION LOAD command");
+    int argc = lua_gettop(L);
+    if (argc == 1) {
+        if (!lua_istable(L, 1))
+            return luaRaisePlain(L, "calling server.register_function with a single argument is only applicable to "
+                                    "Lua table (representing named arguments).");
+        return luaRegisterFunctionNamed(L);
+    }
+    if (argc != 2) return luaRaisePlain(L, "wrong number of arguments to server.register_function");
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return luaRaisePlain(L, "first argument to server.register_function must be a string");
+    if (!lua_isfunction(L, 2)) return luaRaisePlain(L, "second argument to server.register_function must be a function");
+    size_t len;
+    const char *name = lua_tolstring(L, 1, &len);
+    lua_pushvalue(L, 2);
+    luaAddFunction(L, name, len, NULL, 0);
+    return 0;
 }
 
 /* The functions VM: the EVAL sandbox plus the phase-dependent environment
@@ -152,11 +185,6 @@ lua_State *functionLuaCreateVM(void) {
     lua_setfield(L, loadview, "server");
     lua_pushvalue(L, loadapi);
     lua_setfield(L, loadview, "redis");
-    static const char *libs[] = {"string", "math", "table", "cjson", "bit", NULL};
-    for (int j = 0; libs[j]; j++) {
-        lua_getglobal(L, libs[j]);
-        lua_setfield(L, loadview, libs[j]);
-    }
 
     /* E, shared by the code and its callbacks. */
     lua_newtable(L);
@@ -175,11 +203,26 @@ lua_State *functionLuaCreateVM(void) {
     return L;
 }
 
+/* A library's code runs at most this long at FUNCTION LOAD (and at every
+ * load from an RDB file): a loop in it would otherwise hold the server for
+ * ever, since no SCRIPT/FUNCTION KILL reaches a load. As in Valkey. */
+#define FUNCTION_LOAD_TIMEOUT_MS 500
+#define FUNCTION_LOAD_HOOK_INSTRUCTIONS 100000
+
+static mstime_t loadingStart;
+
+static void luaLoadTimeoutHook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    if (mstime() - loadingStart <= FUNCTION_LOAD_TIMEOUT_MS) return;
+    lua_sethook(L, luaLoadTimeoutHook, LUA_MASKLINE, 0); /* fire again at once if caught */
+    luaRaisePlain(L, "FUNCTION LOAD timeout");
+}
+
 /* Compiles and runs lib->code in load mode; see functions.h. */
 int functionLuaLoadLibrary(lua_State *L, functionLib *lib, sds *err) {
     sds code = sdsdup(lib->code);
     if (sdslen(code) >= 2 && code[0] == '#' && code[1] == '!') code[0] = code[1] = '-';
-    int status = luaL_loadbuffer(L, code, sdslen(code), "@user_function");
+    int status = scriptLuaLoadBuffer(L, code, sdslen(code), "@user_function");
     sdsfree(code);
     if (status) {
         *err = sdscatprintf(sdsempty(), "Error compiling function: %s", lua_tostring(L, -1));
@@ -189,8 +232,18 @@ int functionLuaLoadLibrary(lua_State *L, functionLib *lib, sds *err) {
     lua_getfield(L, LUA_REGISTRYINDEX, "vk_fenv");
     lua_setfenv(L, -2);
     loadingLib = lib;
+    loadingStart = mstime();
+    lua_sethook(L, luaLoadTimeoutHook, LUA_MASKCOUNT, FUNCTION_LOAD_HOOK_INSTRUCTIONS);
     status = lua_pcall(L, 0, 0, 0);
+    lua_sethook(L, NULL, 0, 0);
     loadingLib = NULL;
+    sds name_err = loadingNameErr;
+    loadingNameErr = NULL;
+    if (status == 0 && name_err) {
+        *err = name_err;
+        return C_ERR;
+    }
+    if (name_err) sdsfree(name_err);
     if (status) {
         const char *msg = NULL;
         if (lua_istable(L, -1)) {

@@ -36,16 +36,18 @@ static void functionInfoFree(void *val) {
     zfree(fi);
 }
 
+/* Function names are case-insensitive, as in Valkey: FCALL MyFunc runs
+ * myfunc, and a library cannot register both. */
 static dictType libFunctionsDictType = {
-    .hashFunction = dictSdsHash,
-    .keyCompare = dictSdsKeyCompare,
+    .hashFunction = dictSdsCaseHash,
+    .keyCompare = dictSdsKeyCaseCompare,
     .keyDestructor = dictSdsDestructor,
     .valDestructor = functionInfoFree,
 };
 
 static dictType functionsByNameDictType = {
-    .hashFunction = dictSdsHash,
-    .keyCompare = dictSdsKeyCompare,
+    .hashFunction = dictSdsCaseHash,
+    .keyCompare = dictSdsKeyCaseCompare,
 };
 
 static dictType librariesDictType = {
@@ -112,9 +114,8 @@ static void functionsReset(int async) {
     functionsInit();
 }
 
-/* Drops every library (a replica about to load its primary's snapshot,
- * which carries the libraries). */
-void functionsClearAll(void) {
+/* See server.h. Event loop. */
+void functionsEmpty(void) {
     functionsReset(0);
 }
 
@@ -142,7 +143,11 @@ static sds functionParseMetadata(sds code, sds *err) {
         return NULL;
     }
     const char *nl = memchr(code, '\n', sdslen(code));
-    size_t llen = nl ? (size_t)(nl - code) : sdslen(code);
+    if (!nl) {
+        *err = sdsnew("Invalid library metadata");
+        return NULL;
+    }
+    size_t llen = (size_t)(nl - code);
     int argc;
     sds *parts = sdssplitlen(code + 2, llen - 2, " ", 1, &argc);
     sds name = NULL;
@@ -227,6 +232,8 @@ fail:
  * ------------------------------------------------------------------------- */
 
 static void fcallGenericCommand(client *c, int readonly) {
+    /* FCALL* are skip-monitor: shown here, before the commands they run. */
+    replicationFeedMonitors(c, server.monitors, c->db->id, c->argv, c->argc);
     functionsInit();
     functionInfo *fi = dictFetchValue(functionsByName, c->argv[1]->ptr);
     if (!fi) {
@@ -234,7 +241,7 @@ static void fcallGenericCommand(client *c, int readonly) {
         return;
     }
     long long numkeys;
-    if (getLongLongFromObjectOrReply(c, c->argv[2], &numkeys, NULL) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &numkeys, "Bad number of keys provided") != C_OK) return;
     if (numkeys > c->argc - 3) {
         addReplyError(c, "Number of keys can't be greater than number of args");
         return;
@@ -286,18 +293,16 @@ static int fcallGetKeys(struct serverCommand *cmd, robj **argv, int argc, int *k
  * FUNCTION subcommands
  * ------------------------------------------------------------------------- */
 
+/* FUNCTION LOAD [REPLACE] code: options come before the code, which is
+ * always the last argument (REPLACE may be repeated). */
 static void functionLoadCommand(client *c) {
     int replace = 0, argpos = 2;
-    if (c->argc == 4) {
-        if (strcasecmp(c->argv[2]->ptr, "replace")) {
-            addReplyError(c, "Unknown option given: ");
+    for (; argpos < c->argc - 1; argpos++) {
+        if (strcasecmp(c->argv[argpos]->ptr, "replace")) {
+            addReplyErrorFormat(c, "Unknown option given: %s", (char *)c->argv[argpos]->ptr);
             return;
         }
         replace = 1;
-        argpos = 3;
-    } else if (c->argc != 3) {
-        addReplyErrorArity(c);
-        return;
     }
     sds err = NULL;
     robj *code = getDecodedObject(c->argv[argpos]);
@@ -672,12 +677,13 @@ static struct serverCommand functionSubcommands[] = {
 
 struct serverCommand functionCommands[] = {
     {.name = "fcall", .proc = fcallCommand, .arity = -3,
-     .flags = CMD_NOSCRIPT | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
+     .flags =
+         CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
      .acl_categories = FN_ACL, .getkeys_proc = fcallGetKeys, .group = "scripting", .since = "7.0.0",
      .summary = "Invokes a function.", .complexity = "Depends on the function that is executed.",
      .args = "function numkeys [key [key ...]] [arg [arg ...]]"},
     {.name = "fcall_ro", .proc = fcallroCommand, .arity = -3,
-     .flags = CMD_NOSCRIPT | CMD_READONLY | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
+     .flags = CMD_NOSCRIPT | CMD_SKIP_MONITOR | CMD_READONLY | CMD_NO_MANDATORY_KEYS | CMD_STALE | CMD_MOVABLE_KEYS,
      .acl_categories = FN_ACL, .getkeys_proc = fcallGetKeys, .group = "scripting", .since = "7.0.0",
      .summary = "Invokes a read-only function.", .complexity = "Depends on the function that is executed.",
      .args = "function numkeys [key [key ...]] [arg [arg ...]]"},

@@ -3,9 +3,10 @@
  * Queueing. After MULTI, processCommand() (server.c) still looks up and
  * checks every command, but instead of calling it hands it to
  * queueMultiCommand(), which takes over the argument vector. A command
- * refused at that stage (unknown, wrong arity, NOAUTH, OOM, no-multi...)
- * flags the transaction with CLIENT_DIRTY_EXEC via multiCommandRejected(),
- * and EXEC then answers EXECABORT. EXEC runs the queue through call(), one
+ * refused at that stage (unknown, wrong arity, NOAUTH, OOM, no-multi such
+ * as a nested MULTI or WATCH, BUSY while a script runs...) flags the
+ * transaction with CLIENT_DIRTY_EXEC via multiCommandRejected(), and EXEC
+ * then answers EXECABORT, as Valkey 8 does. EXEC runs the queue through call(), one
  * command after the other with nothing in between, with server.in_exec set
  * so that blocking commands answer at once (t_list.c checks it).
  *
@@ -465,7 +466,7 @@ void unwatchCommand(client *c) {
 #define TX_FLAGS (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY)
 
 struct serverCommand transactionCommands[] = {
-    {.name = "multi", .proc = multiCommand, .arity = 1, .flags = TX_FLAGS, .acl_categories = ACL_CATEGORY_TRANSACTION,
+    {.name = "multi", .proc = multiCommand, .arity = 1, .flags = TX_FLAGS | CMD_NO_MULTI, .acl_categories = ACL_CATEGORY_TRANSACTION,
      .group = "transactions", .since = "1.2.0", .summary = "Starts a transaction.", .complexity = "O(1)"},
     {.name = "exec", .proc = execCommand, .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SKIP_SLOWLOG,
      .acl_categories = ACL_CATEGORY_TRANSACTION, .group = "transactions", .since = "1.2.0",
@@ -473,7 +474,7 @@ struct serverCommand transactionCommands[] = {
     {.name = "discard", .proc = discardCommand, .arity = 1, .flags = TX_FLAGS,
      .acl_categories = ACL_CATEGORY_TRANSACTION, .group = "transactions", .since = "2.0.0",
      .summary = "Discards a transaction.", .complexity = "O(N), when N is the number of queued commands"},
-    {.name = "watch", .proc = watchCommand, .arity = -2, .flags = TX_FLAGS, .acl_categories = ACL_CATEGORY_TRANSACTION,
+    {.name = "watch", .proc = watchCommand, .arity = -2, .flags = TX_FLAGS | CMD_NO_MULTI, .acl_categories = ACL_CATEGORY_TRANSACTION,
      .key = {1, -1, 1}, .group = "transactions", .since = "2.2.0",
      .summary = "Monitors changes to keys to determine the execution of a transaction.",
      .complexity = "O(1) for every key.",

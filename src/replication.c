@@ -1264,7 +1264,7 @@ static void replicationEmptyForSync(void) {
     repl.psync_possible = 0;
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Flushing old data");
     emptyData(-1, server.repl_replica_lazy_flush ? EMPTYDB_ASYNC : EMPTYDB_NO_FLAGS, NULL);
-    functionsClearAll();
+    functionsEmpty();
 }
 
 /* The snapshot loaded: the link becomes the primary's client and this
@@ -2066,7 +2066,7 @@ struct serverCommand replicationCommands[] = {
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE | CMD_NO_ASYNC_LOADING, .group = "server", .since = "1.0.0",
      .summary = "Sets a server as a replica of another, or promotes it to being a primary.", .complexity = "O(1)",
      .args = "host port"},
-    {.name = "wait", .proc = waitCommand, .arity = 3, .flags = CMD_NOSCRIPT,
+    {.name = "wait", .proc = waitCommand, .arity = 3, .flags = 0,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "generic", .since = "3.0.0",
      .summary = "Blocks until the asynchronous replication of all preceding write commands sent by the connection "
                 "is completed.",

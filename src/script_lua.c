@@ -1,10 +1,16 @@
 /* script_lua.c - the Lua 5.1 VM glue shared by EVAL and FUNCTION.
  *
  * What lives here:
- *   - building a sandboxed VM: base/table/string/math plus Debian's cjson
- *     and bitop modules, no file or OS access, a deterministic drand48
- *     math.random, and read-only globals (library tables are replaced by
- *     read-only proxies, since stock Lua 5.1 has no read-only tables);
+ *   - building a sandboxed VM: base/table/string/math, Debian's cjson, our
+ *     own bit, cmsgpack and struct (lua_*.c), os with clock only, no file access, a
+ *     deterministic drand48 math.random, and read-only globals (library
+ *     tables are replaced by read-only proxies, since stock Lua 5.1 has no
+ *     read-only tables, and so is the string metatable);
+ *   - guards on what stock Lua trusts: binary chunks are refused by every
+ *     loader, unpack() and string.rep() refuse absurd sizes, the pattern
+ *     functions are our bounded matcher (lua_strmatch.c) that checks for a
+ *     busy script or a kill as the count hook does, and cjson.encode
+ *     refuses what would outgrow cjson's int lengths;
  *   - the server.* API (redis.* is the same table): call, pcall,
  *     error_reply, status_reply, sha1hex, log, setresp, set_repl, ...;
  *   - converting replies both ways: server.call() runs the command on one
@@ -21,21 +27,27 @@
  * (libraries, FCALL*, FUNCTION) sit on top. One run at a time: curRun. */
 #include "script_lua.h"
 #include "propagate.h"
+#include "multi.h"
 #include "snapshot.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <time.h>
 #include <math.h>
 #include <unistd.h>
 
+#include "lua_libs.h"
 #include "sha1.h"
 
-/* Debian's lua-cjson and lua-bitop (deps/install) export these. */
+/* Debian's lua-cjson (deps/install) exports this; `bit` is ours
+ * (lua_bit.c, lua_libs.h). */
 int luaopen_cjson(lua_State *L);
-int luaopen_bit(lua_State *L);
 
 #define LUA_HOOK_INSTRUCTIONS 100000
 
 static scriptRunCtx *curRun = NULL;
+static void scriptRunCheckpoint(lua_State *L);
+static void luaTimeoutHook(lua_State *L, lua_Debug *ar);
 static client *scriptClient = NULL; /* Shared by every run; created lazily. */
 
 /* The run in progress or NULL; the ctx is owned by the EVAL/FCALL caller. */
@@ -108,7 +120,8 @@ static int luaMathRandom(lua_State *L) {
     } else if (argc == 2) {
         int lo = luaL_checkint(L, 1), hi = luaL_checkint(L, 2);
         luaL_argcheck(L, lo <= hi, 2, "interval is empty");
-        lua_pushnumber(L, floor(r * (hi - lo + 1)) + lo);
+        /* In doubles: hi - lo + 1 overflows an int for the widest ranges. */
+        lua_pushnumber(L, floor(r * ((lua_Number)hi - lo + 1)) + lo);
     } else {
         return luaL_error(L, "wrong number of arguments");
     }
@@ -379,6 +392,20 @@ size_t scriptLuaPushResp(lua_State *L, const char *buf, size_t len, int resp) {
     return cur.p - buf;
 }
 
+/* Lua numbers are doubles: converting NaN, an infinity or a value out of
+ * range to an integer type is undefined in C. These give what x86 gives
+ * for them (the "integer indefinite" LLONG_MIN / INT_MIN) without the
+ * undefined behaviour, so replies stay as Valkey's. */
+static long long luaNumberToLongLong(lua_Number n) {
+    if (!(n >= -9223372036854775808.0 && n < 9223372036854775808.0)) return LLONG_MIN;
+    return (long long)n;
+}
+
+static int luaNumberToInt(lua_Number n) {
+    if (!(n > (lua_Number)INT_MIN - 1 && n < (lua_Number)INT_MAX + 1)) return INT_MIN;
+    return (int)n;
+}
+
 /* ---------------------------------------------------------------------------
  * Lua -> reply (what a script returns)
  * ------------------------------------------------------------------------- */
@@ -526,7 +553,7 @@ void scriptLuaReplyValue(client *c, lua_State *L, int resp) {
             addReplyBool(c, lua_toboolean(L, -1));
         }
         break;
-    case LUA_TNUMBER: addReplyLongLong(c, (long long)lua_tonumber(L, -1)); break;
+    case LUA_TNUMBER: addReplyLongLong(c, luaNumberToLongLong(lua_tonumber(L, -1))); break;
     case LUA_TTABLE: luaReplyTable(c, L, resp); break;
     default: addReplyNull(c); break;
     }
@@ -552,7 +579,7 @@ static int luaCallError(lua_State *L, int raise, const char *msg) {
 /* Formats a Lua number argument as the shortest text that reads back the
  * same (3.14 -> "3.14", 10 -> "10"). */
 static size_t luaNumberToArg(lua_Number n, char *buf, size_t size) {
-    if (n == (lua_Number)(long long)n && fabs(n) < 1e17) return snprintf(buf, size, "%lld", (long long)n);
+    if (fabs(n) < 1e17 && n == (lua_Number)(long long)n) return snprintf(buf, size, "%lld", (long long)n);
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, size, "%.*g", prec, n);
         if (strtod(buf, NULL) == n) break;
@@ -579,7 +606,7 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     int argc = lua_gettop(L);
     if (run == NULL) return luaCallError(L, raise, "ERR server.call can only be called inside a script invocation");
     if (argc == 0)
-        return luaCallError(L, raise, "ERR Please specify at least one argument for this redis lib call");
+        return luaCallError(L, raise, "ERR Please specify at least one argument for this call");
 
     /* Arguments: strings, or numbers in their shortest text form. */
     robj **argv = zmalloc(sizeof(robj *) * argc);
@@ -596,15 +623,15 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
         } else {
             for (int k = 0; k < j; k++) decrRefCount(argv[k]);
             zfree(argv);
-            return luaCallError(L, raise, "ERR Lua redis lib command arguments must be strings or integers");
+            return luaCallError(L, raise, "ERR Command arguments must be strings or integers");
         }
     }
 
     const char *err = NULL;
     struct serverCommand *cmd = lookupCommand(argv, argc);
-    if (!cmd) err = "ERR Unknown Redis command called from script";
+    if (!cmd) err = "ERR Unknown command called from script";
     else if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
-        err = "ERR Wrong number of args calling Redis command from script";
+        err = "ERR Wrong number of args calling command from script";
     else if ((cmd->flags & CMD_NOSCRIPT) && !server.script_disable_deny_script) /* DEBUG SET-DISABLE-DENY-SCRIPTS */
         err = "ERR This Redis command is not allowed from script";
     else if ((cmd->flags & CMD_WRITE) &&
@@ -721,7 +748,7 @@ static int luaLog(lua_State *L) {
     int argc = lua_gettop(L);
     if (argc < 2) return luaRaiseNoPosition(L, "redis.log() requires two arguments or more.");
     if (!lua_isnumber(L, 1)) return luaRaiseNoPosition(L, "First argument must be a number (log level).");
-    int level = (int)lua_tonumber(L, 1);
+    int level = luaNumberToInt(lua_tonumber(L, 1));
     if (level < LL_DEBUG || level > LL_WARNING) return luaRaiseNoPosition(L, "Invalid debug level.");
     if (level < serverLogConfig.verbosity) return 0;
     sds msg = sdsempty();
@@ -739,7 +766,7 @@ static int luaLog(lua_State *L) {
 
 static int luaSetresp(lua_State *L) {
     if (lua_gettop(L) != 1) return luaRaiseNoPosition(L, "redis.setresp() requires one argument.");
-    int resp = (int)lua_tonumber(L, 1);
+    int resp = luaNumberToInt(lua_tonumber(L, 1));
     if (resp != 2 && resp != 3) return luaRaiseNoPosition(L, "RESP version must be 2 or 3.");
     if (curRun) {
         curRun->resp = resp;
@@ -750,7 +777,7 @@ static int luaSetresp(lua_State *L) {
 
 static int luaSetRepl(lua_State *L) {
     if (lua_gettop(L) != 1) return luaRaiseNoPosition(L, "redis.set_repl() requires one argument.");
-    int flags = (int)lua_tonumber(L, 1);
+    int flags = luaNumberToInt(lua_tonumber(L, 1));
     if (flags < 0 || flags > 3)
         return luaRaiseNoPosition(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
     propagateSetScriptCommands(flags & 2); /* REPL_REPLICA; there is no AOF */
@@ -850,6 +877,236 @@ void scriptLuaRegisterBaseApi(lua_State *L) {
 }
 
 /* ---------------------------------------------------------------------------
+ * Guards on the standard library
+ *
+ * Stock Lua 5.1 trusts its caller in places a script must not be trusted:
+ * binary chunks are loaded unchecked (a hand-made one reads and writes
+ * anywhere), unpack() sizes its stack with an int that overflows, and
+ * string.rep() builds whatever it is asked to. The functions below replace
+ * those entry points; the string metatable is protected in
+ * luaProtectStringMetatable().
+ * ------------------------------------------------------------------------- */
+
+/* Compiles buf like luaL_loadbuffer(), except that a precompiled chunk
+ * (one starting with the "\033Lua" signature) is refused with the syntax
+ * error the text parser gives for it: "<chunk>:1: unexpected symbol near
+ * 'char(27)'". Returns 0 with the function pushed, or a LUA_ERR* code with the
+ * message pushed. */
+int scriptLuaLoadBuffer(lua_State *L, const char *buf, size_t len, const char *name) {
+    if (len > 0 && buf[0] == LUA_SIGNATURE[0]) {
+        /* The parser reports the escape byte itself; a leading blank keeps
+         * it off the signature check and on line 1. */
+        return luaL_loadbuffer(L, " \033", 2, name);
+    }
+    return luaL_loadbuffer(L, buf, len, name);
+}
+
+/* loadstring(s [, chunkname]) with binary chunks refused. */
+static int luaSafeLoadstring(lua_State *L) {
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    const char *name = luaL_optstring(L, 2, s);
+    if (scriptLuaLoadBuffer(L, s, len, name) == 0) return 1;
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+}
+
+/* load(func [, chunkname]): reads every piece func returns, then compiles
+ * the whole like loadstring (so a binary chunk is refused here too). */
+static int luaSafeLoad(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    const char *name = luaL_optstring(L, 2, "=(load)");
+    lua_settop(L, 2);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    while (1) {
+        lua_pushvalue(L, 1);
+        lua_call(L, 0, 1);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            break;
+        }
+        if (!lua_isstring(L, -1)) return luaL_error(L, "reader function must return a string");
+        size_t plen;
+        lua_tolstring(L, -1, &plen);
+        if (plen == 0) {
+            lua_pop(L, 1);
+            break;
+        }
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    size_t len;
+    const char *code = lua_tolstring(L, -1, &len);
+    if (scriptLuaLoadBuffer(L, code, len, name) == 0) return 1;
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+}
+
+/* unpack(t [, i [, j]]): the element count is computed without overflow
+ * and refused when the stack cannot hold it, instead of wrapping around. */
+static int luaSafeUnpack(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    long long i = luaL_optint(L, 2, 1);
+    long long e = lua_isnoneornil(L, 3) ? (long long)luaL_getn(L, 1) : (long long)luaL_checkint(L, 3);
+    if (i > e) return 0;
+    long long n = e - i + 1;
+    if (n >= INT_MAX || !lua_checkstack(L, (int)n)) return luaL_error(L, "too many results to unpack");
+    for (long long j = i; j <= e; j++) lua_rawgeti(L, 1, (int)j);
+    return (int)n;
+}
+
+/* string.rep(s, n): refuses results longer than proto-max-bulk-len (no
+ * reply could carry them) before allocating anything. */
+static int luaSafeStringRep(lua_State *L) {
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    lua_Number n = luaL_checknumber(L, 2);
+    if (!(n >= 1) || len == 0) { /* NaN too */
+        lua_pushliteral(L, "");
+        return 1;
+    }
+    if (n * (lua_Number)len > (lua_Number)server.proto_max_bulk_len)
+        return luaL_error(L, "resulting string too large");
+    long long count = (long long)n;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (long long j = 0; j < count; j++) luaL_addlstring(&b, s, len);
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* Debian's cjson keeps its output length in an int and aborts the whole
+ * process ("BUG: Invalid strbuf length requested") or loops once it passes
+ * 2^30 bytes, which a few shared 100 MB strings in a table reach. Before
+ * encoding, cjson.encode works out a bound of the output's length (every
+ * string as if its special bytes took a 6-byte escape, each table once per
+ * reference) and refuses values past it. */
+#define LUA_JSON_MAX_OUTPUT ((lua_Number)(1 << 30) - 1024)
+#define LUA_JSON_MAX_DEPTH 1000 /* cjson's default encode_max_depth */
+
+static lua_Number luaJsonCost(lua_State *L, int idx, int memo, int depth) {
+    switch (lua_type(L, idx)) {
+    case LUA_TSTRING: {
+        size_t len;
+        const unsigned char *p = (const unsigned char *)lua_tolstring(L, idx, &len);
+        lua_Number cost = (lua_Number)len + 2;
+        for (size_t j = 0; j < len; j++)
+            if (p[j] < 0x20 || p[j] == 0x7f || p[j] == '"' || p[j] == '\\' || p[j] == '/') cost += 5;
+        return cost;
+    }
+    case LUA_TTABLE: break;
+    default: return 32; /* numbers, booleans, null (others cjson refuses) */
+    }
+    if (depth > LUA_JSON_MAX_DEPTH)
+        luaL_error(L, "Cannot serialise, excessive nesting (%d)", LUA_JSON_MAX_DEPTH + 1);
+    luaL_checkstack(L, 6, "Cannot serialise, excessive nesting");
+    lua_pushvalue(L, idx);
+    lua_rawget(L, memo);
+    if (lua_isnumber(L, -1)) {
+        lua_Number known = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+        /* -1: still being walked, so the table contains itself. */
+        if (known < 0) luaL_error(L, "Cannot serialise, excessive nesting (%d)", LUA_JSON_MAX_DEPTH + 1);
+        return known;
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, idx);
+    lua_pushnumber(L, -1);
+    lua_rawset(L, memo);
+    lua_Number cost = 2;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        int top = lua_gettop(L);
+        cost += luaJsonCost(L, top - 1, memo, depth + 1) + luaJsonCost(L, top, memo, depth + 1) + 2;
+        lua_pop(L, 1);
+        if (cost > LUA_JSON_MAX_OUTPUT) break; /* no need to look further */
+    }
+    lua_pushvalue(L, idx);
+    lua_pushnumber(L, cost);
+    lua_rawset(L, memo);
+    return cost;
+}
+
+/* cjson.encode(v): the original (upvalue 1) once v is known to fit. */
+static int luaSafeJsonEncode(lua_State *L) {
+    luaL_argcheck(L, lua_gettop(L) == 1, 1, "expected 1 argument");
+    lua_newtable(L); /* memo: table -> cost */
+    lua_Number cost = luaJsonCost(L, 1, 2, 1);
+    lua_settop(L, 1);
+    if (cost > LUA_JSON_MAX_OUTPUT) return luaL_error(L, "Cannot serialise: the JSON text would be too large");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* os.clock(): CPU seconds used by the server, the only os function. */
+static int luaOsClock(lua_State *L) {
+    lua_pushnumber(L, (lua_Number)clock() / (lua_Number)CLOCKS_PER_SEC);
+    return 1;
+}
+
+/* Swaps the unsafe base/string functions for the guarded ones and adds
+ * the `os` table (clock only). Before the globals are protected. */
+static void luaInstallGuards(lua_State *L) {
+    lua_pushcfunction(L, luaSafeLoadstring);
+    lua_setglobal(L, "loadstring");
+    lua_pushcfunction(L, luaSafeLoad);
+    lua_setglobal(L, "load");
+    lua_pushcfunction(L, luaSafeUnpack);
+    lua_setglobal(L, "unpack");
+    lua_getglobal(L, "string");
+    lua_pushcfunction(L, luaSafeStringRep);
+    lua_setfield(L, -2, "rep");
+    lua_pop(L, 1);
+    luaopenStrmatch(L, scriptRunCheckpoint);
+    lua_getglobal(L, "cjson");
+    lua_getfield(L, -1, "encode");
+    lua_pushcclosure(L, luaSafeJsonEncode, 1);
+    lua_setfield(L, -2, "encode");
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushcfunction(L, luaOsClock);
+    lua_setfield(L, -2, "clock");
+    lua_setglobal(L, "os");
+}
+
+/* getmetatable(v): strings get a read-only view of their metatable, so a
+ * script cannot replace string methods for every later script. */
+static int luaSafeGetmetatable(lua_State *L) {
+    luaL_checkany(L, 1);
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        return 1;
+    }
+    lua_pushvalue(L, lua_upvalueindex(2)); /* the original getmetatable */
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+/* Points the string metatable's __index at the read-only `string` proxy
+ * and hands scripts only a read-only proxy of the metatable itself. After
+ * the library tables are protected. */
+static void luaProtectStringMetatable(lua_State *L) {
+    lua_pushliteral(L, "");
+    if (!lua_getmetatable(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_getglobal(L, "string"); /* the proxy by now */
+    lua_setfield(L, -2, "__index");
+    luaMakeProxy(L, -1, NULL);
+    lua_getglobal(L, "getmetatable");
+    lua_pushcclosure(L, luaSafeGetmetatable, 2);
+    lua_setglobal(L, "getmetatable");
+    lua_pop(L, 2);
+}
+
+/* ---------------------------------------------------------------------------
  * Building the VM
  * ------------------------------------------------------------------------- */
 
@@ -881,8 +1138,13 @@ lua_State *scriptLuaCreateVM(void) {
     lua_pushcfunction(L, luaopen_cjson);
     lua_call(L, 0, 1);
     lua_setglobal(L, "cjson");
-    lua_pushcfunction(L, luaopen_bit);
+    lua_pushcfunction(L, luaopenBit);
     lua_call(L, 0, 0); /* registers the global "bit" itself */
+    lua_pushcfunction(L, luaopenCmsgpack);
+    lua_call(L, 0, 0); /* "cmsgpack" */
+    lua_pushcfunction(L, luaopenStruct);
+    lua_call(L, 0, 0); /* "struct" */
+    luaInstallGuards(L);
 
     /* No file or environment access. */
     static const char *removed[] = {"loadfile", "dofile", "print", "setfenv", "getfenv", "newproxy",
@@ -924,8 +1186,10 @@ lua_State *scriptLuaCreateVM(void) {
     lua_pushcfunction(L, luaPcallWrapper);
     lua_setglobal(L, "pcall");
 
-    static const char *libs[] = {"string", "table", "math", "cjson", "bit", "coroutine", NULL};
+    static const char *libs[] = {"string", "table", "math", "cjson", "bit", "cmsgpack", "struct", "coroutine", "os",
+                                 NULL};
     for (int j = 0; libs[j]; j++) luaProtectGlobalTable(L, libs[j]);
+    luaProtectStringMetatable(L);
     /* redis and server must stay the same proxy. */
     lua_getglobal(L, "server");
     luaMakeProxy(L, -1, NULL);
@@ -1011,6 +1275,13 @@ static void scriptProcessEventsWhileBusy(void) {
 
 static void luaTimeoutHook(lua_State *L, lua_Debug *ar) {
     (void)ar;
+    scriptRunCheckpoint(L);
+}
+
+/* The count hook's work, also called by long C functions (the pattern
+ * matcher) that never return to the VM: notices busy-reply-threshold,
+ * serves other clients while busy, and raises the kill error. */
+static void scriptRunCheckpoint(lua_State *L) {
     scriptRunCtx *run = curRun;
     if (!run) return;
     if (!(run->run_flags & SCRIPT_RUN_TIMEDOUT)) {
@@ -1094,7 +1365,7 @@ void scriptLuaRun(lua_State *L, scriptRunCtx *ctx, int nargs) {
         sds msg = sdscatlen(sdsnew("-"), err ? err : "ERR unknown error", err ? elen : 17);
         if (lua_isstring(L, -2) && lua_isnumber(L, -1))
             msg = sdscatprintf(msg, " script: %s, on %s:%d.", ctx->funcname, lua_tostring(L, -2),
-                               (int)lua_tonumber(L, -1));
+                               luaNumberToInt(lua_tonumber(L, -1)));
         lua_pop(L, 3);
         lua_getfield(L, -1, "ignore_err_stats_update");
         int counted = lua_toboolean(L, -1);
@@ -1113,14 +1384,19 @@ void scriptLuaRun(lua_State *L, scriptRunCtx *ctx, int nargs) {
  * ------------------------------------------------------------------------- */
 
 /* processCommand() gate: replies BUSY and returns 1 if c->cmd may not run
- * while a script is busy; 0 otherwise. */
+ * while a script is busy (inside MULTI the transaction is flagged instead,
+ * and EXEC itself gets EXECABORT ... BUSY); 0 otherwise. */
 int scriptIsBusyAndDenied(client *c) {
     if (!scriptIsTimedout() || (c->cmd->flags & CMD_ALLOW_BUSY)) return 0;
     c->cmd->rejected_calls++;
-    if (curRun->run_flags & SCRIPT_RUN_EVAL)
-        addReplyErrorObject(c, shared.slowevalerr);
-    else
-        addReplyError(c, "-BUSY Valkey is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.");
+    const char *err = (curRun->run_flags & SCRIPT_RUN_EVAL)
+                          ? shared.slowevalerr->ptr
+                          : "-BUSY Valkey is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+    /* Inside MULTI the refusal spoils the transaction (EXECABORT), like
+     * any other command refused while queueing. */
+    if (multiCommandRejected(c, err)) return 1;
+    if (curRun->run_flags & SCRIPT_RUN_EVAL) addReplyErrorObject(c, shared.slowevalerr);
+    else addReplyError(c, err);
     return 1;
 }
 

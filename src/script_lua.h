@@ -50,10 +50,15 @@ scriptRunCtx *scriptCurrentRun(void);
 int scriptFlagFromName(const char *name, size_t len, int *flag);
 
 /* Creates a Lua VM with the sandboxed standard libraries (base, table,
- * string, math, cjson, bit, os.clock) and the server/redis API table.
+ * string, math, cjson, bit, cmsgpack, struct, os.clock) and the server/redis API table.
  * The globals are read-only: reading an unknown global or creating one is
  * an error. Returns the state; the caller owns it (lua_close). Event loop. */
 lua_State *scriptLuaCreateVM(void);
+
+/* luaL_loadbuffer() that refuses precompiled (binary) chunks with the
+ * parser's error for their first byte. Returns 0 with the compiled
+ * function pushed, or a LUA_ERR* code with the error message pushed. */
+int scriptLuaLoadBuffer(lua_State *lua, const char *buf, size_t len, const char *chunkname);
 
 /* Bytes the Lua heap of L holds (0 for NULL: a VM not created yet). */
 size_t scriptLuaVMMemory(lua_State *L);

@@ -47,7 +47,6 @@
 struct valkeyServer server;
 struct sharedObjectsStruct shared;
 
-extern void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv, int argc);
 extern int debugCommandAllowed(client *c);
 void pingCommand(client *c);
 
@@ -365,10 +364,11 @@ void call(client *c, int flags) {
     c->flags |= CLIENT_EXECUTING_COMMAND;
 
     /* MONITOR is fed after execution (so that a monitor's own RESET is not
-     * echoed back to it) but with the arguments as the client sent them:
-     * commands may rewrite argv. Keep references to the originals. A
-     * blocked command run again once its keys are ready (CALL_NONE) was
-     * shown when it first ran. */
+     * echoed back to it, and EXEC comes after its commands) but with the
+     * arguments as the client sent them: commands may rewrite argv. Keep
+     * references to the originals. A blocked command run again once its
+     * keys are ready (CALL_NONE) was shown when it first ran. Skip-monitor
+     * commands that run scripts (EVAL*, FCALL*) feed themselves first. */
     robj **monitor_argv = NULL;
     int monitor_argc = c->argc, monitor_dbid = c->db->id;
     if (listLength(server.monitors) && (flags & CALL_STATS) && !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) {

@@ -1048,12 +1048,18 @@ typedef struct memoryOverhead {
 void getMemoryOverhead(memoryOverhead *m);
 /* functions.c's half of scriptingGetMemory() (eval.c). */
 void functionsGetMemory(size_t *vm, size_t *cache, unsigned long *functions, unsigned long *libraries);
-void functionsClearAll(void); /* functions.c: drop every library */
 
 /* functions.c: the libraries as RDB_OPCODE_FUNCTION2 records (rdb.c) */
 struct rio;
 int functionsSaveRdb(struct rio *r);
 int functionsLoadLibraryFromRdb(sds code, int replace, sds *err);
+/* functions.c: drops every library, before a load replaces the dataset
+ * (DEBUG RELOAD); FLUSHALL keeps them. */
+void functionsEmpty(void);
+
+/* admin.c: queues c's command line (argv, in db dictid) to every client in
+ * monitors; see monitorCommand(). */
+void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv, int argc);
 
 /* debug.c */
 void xorDigest(unsigned char *digest, const void *ptr, size_t len);

@@ -634,7 +634,10 @@ void debugReloadCommand(client *c) {
         addReplyErrorObject(c, shared.err);
         return;
     }
-    if (flush) emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
+    if (flush) {
+        emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
+        functionsEmpty(); /* the file brings its own libraries */
+    }
     int ret = snapshotLoadFile(server.rdb_filename, merge ? RDBFLAGS_ALLOW_DUP : RDBFLAGS_NONE);
     if (ret != C_OK) {
         addReplyError(c, "Error trying to load the RDB dump, check server logs.");

@@ -48,8 +48,8 @@ start_server {tags {scripting functions}} {
     test {FUNCTION - compile and registration errors} {
         assert_error {ERR Error compiling function: user_function:2:*} {r function load "#!lua name=bad\nredis.register_function('f', function() return 1 end"}
         assert_error {ERR No functions registered} {r function load "#!lua name=bad\nreturn 1"}
-        assert_error {*wrong number of arguments to redis.register_function*} {r function load "#!lua name=bad\nredis.register_function('f', function() end, 'x')"}
-        assert_error {*second argument to redis.register_function must be a function*} {r function load "#!lua name=bad\nredis.register_function('f', 1)"}
+        assert_error {*wrong number of arguments to *.register_function*} {r function load "#!lua name=bad\nredis.register_function('f', function() end, 'x')"}
+        assert_error {*second argument to *.register_function must be a function*} {r function load "#!lua name=bad\nredis.register_function('f', 1)"}
         assert_error {*unknown flag given*} {r function load "#!lua name=bad\nredis.register_function{function_name='f', callback=function() end, flags={'nosuch'}}"}
         assert_error {*can only contain letters, numbers, or underscores*} {r function load "#!lua name=bad\nredis.register_function('f f', function() end)"}
         catch {r function list libraryname bad} e
@@ -63,7 +63,7 @@ start_server {tags {scripting functions}} {
 
     test {FUNCTION - runtime errors carry the function name and position} {
         r function load "#!lua name=errs\nlocal function f() return redis.call('nosuch') end\nredis.register_function('errf', f)\nredis.register_function('glob', function() return undefined_global end)"
-        assert_error {ERR Unknown Redis command called from script script: errf, on @user_function:2.} {r fcall errf 0}
+        assert_error {ERR Unknown*command called from script script: errf, on @user_function:2.} {r fcall errf 0}
         assert_error {ERR user_function:4: Script attempted to access nonexistent global variable 'undefined_global' script: glob, on @user_function:4.} {r fcall glob 0}
     }
 
@@ -164,6 +164,85 @@ start_server {tags {scripting functions}} {
     } {a 1}
 
     tags {valkey-only} {
+        test {FUNCTION - register_function errors in Valkey's words} {
+            set cases {
+                {redis.register_function('f')}
+                {ERR Error registering functions: ERR calling server.register_function with a single argument is only applicable to Lua table (representing named arguments).}
+                {redis.register_function()}
+                {ERR Error registering functions: ERR wrong number of arguments to server.register_function}
+                {redis.register_function(1, function() end)}
+                {ERR Error registering functions: ERR first argument to server.register_function must be a string}
+                {redis.register_function('f', 'nope')}
+                {ERR Error registering functions: ERR second argument to server.register_function must be a function}
+                {redis.register_function{function_name='f'}}
+                {ERR Error registering functions: ERR server.register_function must get a callback argument}
+                {redis.register_function{callback=function() return 1 end}}
+                {ERR Error registering functions: ERR server.register_function must get a function name argument}
+                {redis.register_function{function_name='f', callback=function() return 1 end, foo=1}}
+                {ERR Error registering functions: ERR unknown argument given to server.register_function}
+                {redis.register_function{function_name='f', callback=function() return 1 end, flags='no-writes'}}
+                {ERR Error registering functions: ERR flags argument to server.register_function must be a table representing function flags}
+                {redis.register_function{function_name='f', callback=function() return 1 end, flags={'bogus'}}}
+                {ERR Error registering functions: ERR unknown flag given}
+                {redis.register_function{function_name='f', callback=function() return 1 end, description={}}}
+                {ERR Error registering functions: ERR description argument given to server.register_function must be a string}
+                {redis.register_function('bad-name', function() return 1 end)}
+                {ERR Function names can only contain letters, numbers, or underscores(_) and must be at least one character long}
+                {redis.register_function('f', function() return 1 end) redis.register_function('f', function() return 2 end)}
+                {ERR Function already exists in the library}
+            }
+            foreach {code expected} $cases {
+                catch {r function load "#!lua name=lib\n$code"} e
+                assert_equal $expected $e
+            }
+            assert_equal {} [r function list libraryname lib]
+        }
+
+        test {FUNCTION LOAD - options and metadata errors} {
+            assert_error {ERR Unknown option given: BADOPT} {r function load BADOPT "#!lua name=x\n"}
+            assert_error {ERR Invalid library metadata} {r function load "#!lua name=x"}
+            assert_error {ERR Missing library metadata} {r function load replace}
+            r function load replace replace [get_function_code optlib optf {return 'opt'}]
+            r fcall optf 0
+        } opt
+
+        test {FUNCTION LOAD - a library whose code never ends times out} {
+            set start [clock milliseconds]
+            catch {r function load "#!lua name=spin\nlocal a = 1\nwhile true do a = a + 1 end"} e
+            assert_match {*FUNCTION LOAD timeout*} $e
+            assert_range [expr {[clock milliseconds] - $start}] 400 5000
+            assert_equal {} [r function list libraryname spin]
+            r ping
+        } PONG
+
+        test {FCALL - a numkeys that is not a number} {
+            assert_error {ERR Bad number of keys provided} {r fcall optf one}
+            assert_error {ERR Bad number of keys provided} {r fcall optf +1 k}
+        }
+
+        test {FUNCTION - function names are case-insensitive} {
+            r function load [get_function_code caselib MixedCase {return 'mixed'}]
+            assert_equal mixed [r fcall mixedcase 0]
+            assert_equal mixed [r fcall MIXEDCASE 0]
+            assert_error {ERR Function mixedCASE already exists} {r function load [get_function_code caselib2 mixedCASE {return 1}]}
+            assert_error {ERR Function already exists in the library} {r function load "#!lua name=caselib3\nredis.register_function('ab', function() end)\nredis.register_function('AB', function() end)"}
+            r function delete caselib
+            assert_error {ERR Function not found} {r fcall mixedcase 0}
+        }
+
+        test {FUNCTION LOAD - a library whose code calls math.random} {
+            # The load run sees only the server API: math is for the functions.
+            assert_error {*attempted to access nonexistent global variable 'math'*} {r function load "#!lua name=rndlib\nreturn math.random()"}
+            r function load "#!lua name=rndlib\nredis.register_function('rnd', function() return math.random(10) >= 1 end)"
+            r fcall rnd 0
+        } 1
+
+        test {FUNCTION - server.call errors in Valkey's words} {
+            r function load "#!lua name=callerr\nredis.register_function('unk', function() return server.call('nope') end)\nredis.register_function('ar', function() return redis.call('get') end)"
+            assert_error {ERR Unknown command called from script script: unk, on @user_function:2.} {r fcall unk 0}
+            assert_error {ERR Wrong number of args calling command from script script: ar, on @user_function:3.} {r fcall ar 0}
+        }
+
         test {FUNCTION - server.register_function alias} {
             r function load "#!lua name=alias\nserver.register_function('viaserver', function() return server.call('ping') end)"
             r fcall viaserver 0
@@ -185,4 +264,27 @@ start_server {tags {scripting functions} overrides {busy-reply-threshold 50} log
         assert_error {*killed by user*} {$rd read}
         r ping
     } PONG
+}
+
+set fdir ""
+start_server {tags {scripting functions needs:debug} overrides {enable-debug-command yes}} {
+    set fdir [srv dir]
+    test {Functions survive DEBUG RELOAD} {
+        r function load "#!lua name=keep\nredis.register_function('kept', function(keys) return redis.call('get', keys\[1\]) end)"
+        r set kk vv
+        assert_equal OK [r debug reload]
+        assert_equal vv [r fcall kept 1 kk]
+        assert_equal keep [dict get [lindex [r function list] 0] library_name]
+    }
+
+    test {Functions are saved in the RDB file} {
+        r save
+    } OK
+}
+
+start_server [list tags {scripting functions} overrides [list dir $fdir]] {
+    test {Functions survive an RDB round trip (restart on the saved file)} {
+        assert_equal vv [r fcall KEPT 1 kk]
+        assert_equal keep [dict get [lindex [r function list] 0] library_name]
+    }
 }

@@ -461,6 +461,85 @@ start_server {tags {introspection monitor}} {
         $rd close
     }
 
+    test "MONITOR shows EVAL before the commands its script runs" {
+        set rd [vk_deferring_client]
+        $rd monitor
+        $rd read
+        r eval {redis.call('set', KEYS[1], ARGV[1]) return redis.call('get', KEYS[1])} 1 mk mv
+        assert_match {*"eval" *"1" "mk" "mv"} [$rd read]
+        assert_match {*\[0 lua\] "set" "mk" "mv"} [$rd read]
+        assert_match {*\[0 lua\] "get" "mk"} [$rd read]
+        # Refused scripts are shown too, as in Valkey.
+        catch {r evalsha 0000000000000000000000000000000000000000 0}
+        assert_match {*"evalsha" "0000000000000000000000000000000000000000" "0"} [$rd read]
+        # EVAL_RO is shown once, before its commands, too.
+        r eval_ro {return redis.call('get', KEYS[1])} 1 mk
+        r ping
+        assert_match {*"eval_ro" *"1" "mk"} [$rd read]
+        assert_match {*\[0 lua\] "get" "mk"} [$rd read]
+        assert_match {*"ping"} [$rd read]
+        $rd close
+    }
+
+    test "MONITOR shows FCALL before the commands its function runs" {
+        r function load replace "#!lua name=monlib\nredis.register_function('monf', function(keys) return redis.call('get', keys\[1\]) end)"
+        set rd [vk_deferring_client]
+        $rd monitor
+        $rd read
+        r fcall monf 1 mk
+        assert_match {*"fcall" "monf" "1" "mk"} [$rd read]
+        assert_match {*\[0 lua\] "get" "mk"} [$rd read]
+        $rd close
+    }
+
+    test "MONITOR order in a transaction: MULTI, EVAL, its commands, EXEC" {
+        set rd [vk_deferring_client]
+        $rd monitor
+        $rd read
+        r multi
+        r eval {return redis.call('ping')} 0
+        r set mk2 v
+        r exec
+        assert_match {*"multi"} [$rd read]
+        assert_match {*"eval" "return redis.call('ping')" "0"} [$rd read]
+        assert_match {*\[0 lua\] "ping"} [$rd read]
+        assert_match {*"set" "mk2" "v"} [$rd read]
+        assert_match {*"exec"} [$rd read]
+        $rd close
+    }
+
+    test "MONITOR redacts AUTH and HELLO AUTH arguments" {
+        set rd [vk_deferring_client]
+        $rd monitor
+        $rd read
+        catch {r auth secret1}
+        catch {r auth someuser secret2}
+        catch {r hello 2 AUTH someuser secret3}
+        catch {r hello 2 SETNAME auth}
+        r ping
+        assert_match {*"auth" "(redacted)"} [$rd read]
+        assert_match {*"auth" "(redacted)" "(redacted)"} [$rd read]
+        assert_match {*"hello" "2" "AUTH" "(redacted)" "(redacted)"} [$rd read]
+        assert_match {*"hello" "2" "SETNAME" "auth"} [$rd read]
+        assert_match {*"ping"} [$rd read]
+        $rd close
+    }
+
+    test "MONITOR redacts MIGRATE's AUTH and AUTH2 passwords" {
+        if {[lindex [r command info migrate] 0] eq ""} { skip "no MIGRATE in this build" }
+        set rd [vk_deferring_client]
+        $rd monitor
+        $rd read
+        # Missing keys: MIGRATE answers NOKEY without connecting anywhere.
+        catch {r migrate 127.0.0.1 6 nokey 0 100 AUTH secret}
+        catch {r migrate 127.0.0.1 6 nokey 0 100 COPY AUTH2 user secret}
+        catch {r migrate 127.0.0.1 6 "" 0 100 REPLACE AUTH secret KEYS nokey1 auth nokey2}
+        assert_match {*"migrate" "127.0.0.1" "6" "nokey" "0" "100" "AUTH" "(redacted)"} [$rd read]
+        assert_match {*"migrate" "127.0.0.1" "6" "nokey" "0" "100" "COPY" "AUTH2" "(redacted)" "(redacted)"} [$rd read]
+        assert_match {*"migrate" "127.0.0.1" "6" "" "0" "100" "REPLACE" "AUTH" "(redacted)" "KEYS" "nokey1" "auth" "nokey2"} [$rd read]
+        $rd close
+    }
+
     test "MONITOR does not show admin commands" {
         set rd [vk_deferring_client]
         $rd monitor

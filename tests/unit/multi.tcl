@@ -58,12 +58,17 @@ start_server {tags {"multi"} overrides {enable-debug-command yes}
         assert_equal PONG [r ping]
     }
 
-    test "Nested MULTI is refused and does not spoil the transaction" {
-        r del x
-        r multi
-        assert_error "ERR MULTI calls can not be nested" {r multi}
-        r set x 1
-        assert_equal {OK} [r exec]
+    # Valkey 8 (unlike Redis 7.0) flags MULTI and WATCH no-multi: refused
+    # inside a transaction, they make EXEC fail.
+    tags {valkey-only} {
+        test "Nested MULTI is refused and makes EXEC fail" {
+            r del x
+            r multi
+            assert_error "ERR Command not allowed inside a transaction" {r multi}
+            r set x 1
+            assert_error "EXECABORT Transaction discarded because of previous errors." {r exec}
+            assert_equal 0 [r exists x]
+        }
     }
 
     test "EXEC and DISCARD without MULTI" {
@@ -155,12 +160,15 @@ start_server {tags {"multi"} overrides {enable-debug-command yes}
         r ping
     } PONG
 
-    test "WATCH inside MULTI is refused without aborting" {
-        r del x
-        r multi
-        assert_error "ERR WATCH inside MULTI is not allowed" {r watch x}
-        r set x 1
-        assert_equal OK [r exec]
+    tags {valkey-only} {
+        test "WATCH inside MULTI is refused and makes EXEC fail" {
+            r del x
+            r multi
+            assert_error "ERR Command not allowed inside a transaction" {r watch x}
+            r set x 1
+            assert_error "EXECABORT Transaction discarded because of previous errors." {r exec}
+            assert_equal 0 [r exists x]
+        }
     }
 
     test "EXEC refused with arguments: EXECABORT with the reason" {
@@ -946,4 +954,56 @@ start_server {tags {"multi"} overrides {enable-debug-command yes}
         r set leftover 2
         r ping
     } PONG
+}
+
+# A busy script answers BUSY to the commands it cannot let through; inside
+# MULTI that refusal spoils the transaction like any queueing error.
+start_server {tags {multi scripting valkey-only} overrides {busy-reply-threshold 50} log_allow {"*Slow script detected*"}} {
+    proc mt_start_busy_script {rd} {
+        $rd eval {local t = redis.call('time') while true do end} 0
+        wait_for_condition 100 10 {[catch {r ping} e] && [string match BUSY* $e]} {
+            fail "the script did not become busy"
+        }
+    }
+
+    test "MULTI is allowed while a script is busy; commands queued then make EXEC fail" {
+        set rd [vk_deferring_client]
+        set c [vk_client]
+        mt_start_busy_script $rd
+        assert_equal OK [$c multi]
+        assert_error "BUSY*" {$c set x 1}
+        assert_equal OK [r script kill]
+        assert_error "*killed by user*" {$rd read}
+        assert_error "EXECABORT Transaction discarded because of previous errors." {$c exec}
+        assert_equal 0 [r exists x]
+        $c close
+        $rd close
+    }
+
+    test "EXEC sent while a script is busy: EXECABORT with BUSY" {
+        set rd [vk_deferring_client]
+        set c [vk_client]
+        assert_equal OK [$c multi]
+        assert_equal QUEUED [$c set x 1]
+        mt_start_busy_script $rd
+        assert_error "EXECABORT Transaction discarded because of: BUSY *" {$c exec}
+        assert_equal OK [r script kill]
+        assert_error "*killed by user*" {$rd read}
+        assert_error "ERR EXEC without MULTI" {$c exec}
+        assert_equal 0 [r exists x]
+        $c close
+        $rd close
+    }
+
+    test "DISCARD is allowed while a script is busy" {
+        set rd [vk_deferring_client]
+        set c [vk_client]
+        assert_equal OK [$c multi]
+        mt_start_busy_script $rd
+        assert_equal OK [$c discard]
+        assert_equal OK [r script kill]
+        assert_error "*killed by user*" {$rd read}
+        $c close
+        $rd close
+    }
 }
