@@ -1554,6 +1554,7 @@ static configOption configTable[] = {
     NUM_CFG("loading-process-events-interval-bytes", NULL, CFG_HIDDEN, NUM_LONG_LONG,
             server.loading_process_events_interval_bytes, 1024, INT_MAX, 2 * MB, NULL),
     BOOL_CFG("io-threads-do-reads", NULL, IMM, server.io_threads_do_reads, 0, NULL),
+    NUM_CFG("prefetch-batch-max-size", NULL, 0, NUM_INT, server.prefetch_batch_max_size, 0, 128, 16, NULL),
     BOOL_CFG("lua-replicate-commands", NULL, 0, server.lua_always_replicate_commands, 1, NULL),
     SPECIAL_CFG("latency-tracking-info-percentiles", NULL, CFG_MULTI_ARG, "50 99 99.9", setLatencyPercentiles,
                 getLatencyPercentiles, rewriteLatencyPercentiles, NULL),
@@ -1606,6 +1607,9 @@ static configOption configTable[] = {
     NUM_CFG("cluster-announce-bus-port", NULL, 0, NUM_INT, server.cluster_announce_bus_port, 0, 65535, 0, NULL),
     NUM_CFG("cluster-announce-tls-port", NULL, 0, NUM_INT, server.cluster_announce_tls_port, 0, 65535, 0, NULL),
     BOOL_CFG("cluster-slot-stats-enabled", NULL, 0, server.cluster_slot_stats_enabled, 0, NULL),
+    NUM_CFG("cluster-blacklist-ttl", NULL, 0, NUM_INT, server.cluster_blacklist_ttl, 0, INT_MAX, 60, NULL),
+    STRING_CFG("cluster-announce-client-ipv4", NULL, 0, server.cluster_announce_client_ipv4, "", NULL, NULL),
+    STRING_CFG("cluster-announce-client-ipv6", NULL, 0, server.cluster_announce_client_ipv6, "", NULL, NULL),
     NUM_CFG("rdb-key-save-delay", NULL, CFG_HIDDEN, NUM_INT, server.rdb_key_save_delay, INT_MIN, INT_MAX, 0, NULL),
     NUM_CFG("key-load-delay", NULL, CFG_HIDDEN, NUM_INT, server.key_load_delay, INT_MIN, INT_MAX, 0, NULL),
 };
@@ -1797,6 +1801,11 @@ static void loadServerConfigFromString(char *config) {
             if (!renameCommand(argv[1], argv[2], &err)) configLoadFatal(i + 1, lines[i], err);
             sdsfreesplitres(argv, argc);
             continue;
+        }
+        if (!strcmp(argv[0], "user") && argc >= 2) {
+            snprintf(errbuf, sizeof(errbuf),
+                     "user: ACL users are not supported by this server yet (user '%s'); use requirepass", argv[1]);
+            configLoadFatal(i + 1, lines[i], errbuf);
         }
         if (!strcmp(argv[0], "loadmodule") && argc >= 2) {
             snprintf(errbuf, sizeof(errbuf),

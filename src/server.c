@@ -1275,7 +1275,8 @@ void helloCommand(client *c) {
     }
     if (ver) c->resp = ver;
 
-    addReplyMapLen(c, 7);
+    int az = server.availability_zone && server.availability_zone[0] != '\0';
+    addReplyMapLen(c, 7 + az);
     /* extended-redis-compatibility: answer as Redis 7.2.4, as Valkey does. */
     addReplyBulkCString(c, "server");
     addReplyBulkCString(c, server.extended_redis_compat ? "redis" : "valkey");
@@ -1291,6 +1292,10 @@ void helloCommand(client *c) {
     addReplyBulkCString(c, "master");
     addReplyBulkCString(c, "modules");
     addReplyArrayLen(c, 0);
+    if (az) { /* availability-zone, only when set (as Valkey) */
+        addReplyBulkCString(c, "availability_zone");
+        addReplyBulkCString(c, server.availability_zone);
+    }
 }
 
 extern struct serverCommand clientSubcommands[];

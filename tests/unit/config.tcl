@@ -779,6 +779,15 @@ start_server {tags {"config"}} {
         cfg_refute_match "*p99.9=*" $info
     }
 
+    test "availability-zone, when set, is reported by HELLO" {
+        set before [r hello 3]
+        r config set availability-zone us-east-1a
+        set during [r hello 3]
+        r config set availability-zone ""
+        r hello 2
+        list [dict exists $before availability_zone] [dict get $during availability_zone]
+    } {0 us-east-1a}
+
     test "extended-redis-compatibility makes HELLO answer as Redis 7.2.4" {
         r config set extended-redis-compatibility yes
         set h [r hello 2]
@@ -861,6 +870,27 @@ tags {rdma:skip:own-server} {
             file exists [file join [lindex $raw 3] dump.rdb]
         } 0
     }
+
+    test "The configuration Valkey's own test suite starts servers with is accepted" {
+        # The lines Valkey 8's tests/assets/default.conf is made of (paths
+        # replaced by ours), the file the issue says failed at its first line.
+        set pidfile [tmp_path harness.pid]
+        set raw [cfg_start_with harness [join [list \
+            "always-show-logo yes" "notify-keyspace-events KEA" "daemonize no" "pidfile $pidfile" \
+            "timeout 0" "loglevel verbose" "logfile ''" "databases 16" "latency-monitor-threshold 1" \
+            "repl-diskless-sync-delay 0" "save 900 1" "save 300 10" "save 60 10000" "rdbcompression yes" \
+            "dbfilename dump.rdb" "replica-serve-stale-data yes" "appendonly no" "appendfsync everysec" \
+            "no-appendfsync-on-rewrite no" "activerehashing yes" "enable-protected-configs yes" \
+            "enable-debug-command yes" "enable-module-command yes" "propagation-error-behavior panic" \
+            "shutdown-on-sigterm force" "enable-debug-assert yes" ""] \n]]
+        lassign $raw pid port c
+        set got [list [$c config get propagation-error-behavior] [$c config get shutdown-on-sigterm] \
+                     [$c config get enable-debug-assert] [$c config get repl-diskless-sync-delay] [$c module list]]
+        set log [cfg_read_file [file join [tmp_path raw.$port] stdout]]
+        cfg_stop_raw $raw
+        assert_match "* PID: $pid*" $log
+        set got
+    } {{propagation-error-behavior panic} {shutdown-on-sigterm force} {enable-debug-assert yes} {repl-diskless-sync-delay 0} {}}
 
     test "always-show-logo yes prints the logo with the PID, mode and port" {
         set raw [cfg_start_with logo "always-show-logo yes\n"]
@@ -961,6 +991,7 @@ foreach {what text err} {
     "rename-command of an unknown command" "rename-command nosuch other\n" "No such command in rename-command"
     "rename-command to an existing name" "rename-command set get\n" "Target command name already exists"
     "activedefrag yes" "activedefrag yes\n" "-DISABLED Active defragmentation cannot be enabled*"
+    "a user line" "user alice on >pw ~* +@all\n" "user: ACL users are not supported by this server yet (user 'alice')*"
 } {
     test "Start-up stops with a message naming it: $what" {
         set conf [cfg_write_file refused.conf $text]
