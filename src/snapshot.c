@@ -15,7 +15,8 @@
  *   start-up        loadDataFromDisk(): dbfilename from dir; a missing
  *                   file is an empty dataset, a bad one ends the process.
  *                   Clients are served (-LOADING, INFO progress) every
- *                   2 MB or 100 ms of loading (snapshotLoadingProgress).
+ *                   loading-process-events-interval-bytes (2 MB) or
+ *                   100 ms of loading (snapshotLoadingProgress).
  *   shutdown        SHUTDOWN / SIGTERM: kill a running child, save when
  *                   save points exist (or SAVE was given), refuse to exit
  *                   if that fails unless FORCE.
@@ -524,14 +525,15 @@ static void snapshotServeClientsWhileLoading(void) {
 
 /* rio progress callback of a load: records how far it is (INFO
  * loading_loaded_bytes) and, at start-up, serves clients every
- * SNAPSHOT_LOADING_EVENTS_INTERVAL bytes, or every
+ * loading-process-events-interval-bytes, or every
  * SNAPSHOT_LOADING_EVENTS_MS when reading is slow (the clock is read only
  * once every 1024 calls: this runs several times per key). */
 static void snapshotLoadingProgress(rio *r, size_t len) {
     static unsigned int calls = 0;
     static long long last_turn_ms = 0;
     (void)len;
-    int due = r->processed_bytes - (uint64_t)snapshot.loading_loaded_bytes >= SNAPSHOT_LOADING_EVENTS_INTERVAL;
+    int due = r->processed_bytes - (uint64_t)snapshot.loading_loaded_bytes >=
+              (uint64_t)server.loading_process_events_interval_bytes;
     if (!due && (++calls & 1023) == 0) due = mstime() - last_turn_ms >= SNAPSHOT_LOADING_EVENTS_MS;
     if (!due) return;
     snapshot.loading_loaded_bytes = (off_t)r->processed_bytes;
