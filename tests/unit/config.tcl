@@ -820,6 +820,28 @@ start_server {tags {"config"}} {
             assert_equal 150 $abs
             assert_equal $base $back
         }
+
+        test "oom-score-adj gives a background save child the third value" {
+            set pid [srv pid]
+            set base [string trim [cfg_read_file /proc/$pid/oom_score_adj]]
+            r config set oom-score-adj-values "0 50 300" oom-score-adj relative rdb-key-save-delay 1000000
+            r set oom-k1 v
+            r bgsave
+            wait_for_condition 100 20 {[string trim [cfg_read_file /proc/$pid/task/$pid/children]] ne ""} {
+                fail "no background save child"
+            }
+            set child [lindex [cfg_read_file /proc/$pid/task/$pid/children] 0]
+            wait_for_condition 100 20 {
+                [string trim [cfg_read_file /proc/$child/oom_score_adj]] == min(1000, $base + 300)
+            } {
+                fail "child oom_score_adj is [cfg_read_file /proc/$child/oom_score_adj]"
+            }
+            set parent [string trim [cfg_read_file /proc/$pid/oom_score_adj]]
+            r bgsave cancel
+            r config set oom-score-adj no oom-score-adj-values "0 200 800" rdb-key-save-delay 0
+            r del oom-k1
+            assert_equal $base $parent
+        }
     }
 }
 
