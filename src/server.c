@@ -682,11 +682,13 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     run_with_period(1000) replicationCron();
 
     /* Databases: expiry, and incremental rehashing in idle time (not while
-     * a snapshot child runs: rehashing would copy every page it touches). */
+     * a snapshot child runs: rehashing would copy every page it touches).
+     * With activerehashing no, tables only rehash as commands touch them. */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
-    for (int j = 0; j < server.dbnum && server.active_rehashing && !hasActiveChildProcess(); j++) {
+    for (int j = 0; j < server.dbnum && !hasActiveChildProcess(); j++) {
         dictShrinkIfNeeded(server.db[j].dict);
         dictShrinkIfNeeded(server.db[j].expires);
+        if (!server.active_rehashing) continue;
         if (dictIsRehashing(server.db[j].dict)) {
             dictRehashMicroseconds(server.db[j].dict, 1000);
             break;

@@ -1029,6 +1029,22 @@ test "appendonly yes on the command line is refused too" {
     assert_match "*appendonly yes is not supported*" $out
 }
 
+start_server {tags {"config needs:debug"} overrides {enable-debug-command yes}} {
+    test "activerehashing: the cron finishes a started rehash only when yes" {
+        r config set activerehashing no
+        r debug populate 1024
+        r set one-more v ;# the 1025th key doubles the table: a rehash starts
+        after 300
+        set idle [string match "*rehashing target*" [r debug htstats 0]]
+        r config set activerehashing yes
+        wait_for_condition 100 20 {![string match "*rehashing target*" [r debug htstats 0]]} {
+            fail "the rehash was not finished by the cron"
+        }
+        r flushall
+        set idle
+    } {1}
+}
+
 # ---------------------------------------------------------------- MODULE
 
 start_server {tags {"config modules"}} {
