@@ -1871,6 +1871,9 @@ void loadServerConfig(char *filename, char config_from_stdin, char *options) {
 
     clampHz();
     syncLogConfig();
+    /* syslog-ident and syslog-facility are immutable: the string lives on. */
+    if (server.syslog_enabled)
+        openlog(server.syslog_ident, LOG_PID | LOG_NDELAY | LOG_NOWAIT, server.syslog_facility);
 }
 
 /* Name of the current maxmemory-policy ("noeviction", ...). Static string. */
