@@ -1563,17 +1563,20 @@ static configOption configTable[] = {
     STRING_CFG("aclfile", NULL, IMM, server.acl_filename, "", NULL, NULL),
     ENUM_CFG("acl-pubsub-default", NULL, 0, server.acl_pubsub_default, aclPubsubDefaultEnum,
              ACL_PUBSUB_RESETCHANNELS, NULL),
-    /* TLS extras: stored for the TLS context */
-    STRING_CFG("tls-key-file-pass", NULL, CFG_SENSITIVE, server.tls_key_file_pass, NULL, TLS_CHECK, NULL),
+    /* TLS extras: the key's passphrase, DH parameters and session cache go
+     * into the TLS context; client certificates and tls-cluster are stored */
+    STRING_CFG("tls-key-file-pass", NULL, CFG_SENSITIVE, server.tls_key_file_pass, NULL, TLS_CHECK, applyTlsConfig),
     STRING_CFG("tls-client-cert-file", NULL, 0, server.tls_client_cert_file, NULL, TLS_CHECK, NULL),
     STRING_CFG("tls-client-key-file", NULL, CFG_SENSITIVE, server.tls_client_key_file, NULL, TLS_CHECK, NULL),
     STRING_CFG("tls-client-key-file-pass", NULL, CFG_SENSITIVE, server.tls_client_key_file_pass, NULL, TLS_CHECK,
                NULL),
-    STRING_CFG("tls-dh-params-file", NULL, 0, server.tls_dh_params_file, NULL, TLS_CHECK, NULL),
+    STRING_CFG("tls-dh-params-file", NULL, 0, server.tls_dh_params_file, NULL, TLS_CHECK, applyTlsConfig),
     BOOL_CFG("tls-cluster", NULL, 0, server.tls_cluster, 0, NULL),
-    BOOL_CFG("tls-session-caching", NULL, 0, server.tls_session_caching, 1, NULL),
-    NUM_CFG("tls-session-cache-size", NULL, 0, NUM_INT, server.tls_session_cache_size, 0, INT_MAX, 20 * 1024, NULL),
-    NUM_CFG("tls-session-cache-timeout", NULL, 0, NUM_INT, server.tls_session_cache_timeout, 0, INT_MAX, 300, NULL),
+    BOOL_CFG("tls-session-caching", NULL, 0, server.tls_session_caching, 1, applyTlsConfig),
+    NUM_CFG("tls-session-cache-size", NULL, 0, NUM_INT, server.tls_session_cache_size, 0, INT_MAX, 20 * 1024,
+            applyTlsConfig),
+    NUM_CFG("tls-session-cache-timeout", NULL, 0, NUM_INT, server.tls_session_cache_timeout, 0, INT_MAX, 300,
+            applyTlsConfig),
     /* Replication options replication.c does not use yet: stored */
     BOOL_CFG("dual-channel-replication-enabled", NULL, 0, server.dual_channel_replication, 0, NULL),
     ENUM_CFG("propagation-error-behavior", NULL, 0, server.propagation_error_behavior, propagationErrorEnum,

@@ -774,6 +774,11 @@ connTlsConfig *tlsConfigFromServer(void) {
     t->ciphers = server.tls_ciphers;
     t->ciphersuites = server.tls_ciphersuites;
     t->prefer_server_ciphers = server.tls_prefer_server_ciphers;
+    t->key_file_pass = server.tls_key_file_pass;
+    t->dh_params_file = server.tls_dh_params_file;
+    t->session_caching = server.tls_session_caching;
+    t->session_cache_size = server.tls_session_cache_size;
+    t->session_cache_timeout = server.tls_session_cache_timeout;
     return t;
 }
 
