@@ -191,20 +191,12 @@ static void snapshotChildSetupSignals(void) {
 }
 
 /* Names the process for ps/top: the kernel's comm name (15 bytes at most)
- * and, in place, the command line the parent was started with (the bytes
- * of argv are reused; nothing else is touched). Child. */
+ * and the command line, from proc-title-template with {title} = title
+ * (startup.c). Child. */
 static void snapshotChildSetTitle(const char *title) {
     if (!server.set_proc_title) return;
     prctl(PR_SET_NAME, title, 0, 0, 0);
-    char **argv = server.exec_argv;
-    if (argv == NULL || argv[0] == NULL) return;
-    char *start = argv[0], *end = argv[0] + strlen(argv[0]);
-    for (int j = 1; argv[j] && argv[j] == end + 1; j++) end = argv[j] + strlen(argv[j]);
-    size_t room = (size_t)(end - start); /* bytes before the final NUL */
-    size_t len = strlen(title);
-    if (len > room) len = room;
-    memcpy(start, title, len);
-    memset(start + len, 0, room - len + 1);
+    serverSetProcTitle(title);
 }
 
 /* The copy-on-write samples of this child, for its final log line. */

@@ -821,7 +821,7 @@ start_server {tags {"config"}} {
             assert_equal $base $back
         }
 
-        test "oom-score-adj gives a background save child the third value" {
+        test "A background save child: the third oom-score-adj value, its title from the template" {
             set pid [srv pid]
             set base [string trim [cfg_read_file /proc/$pid/oom_score_adj]]
             r config set oom-score-adj-values "0 50 300" oom-score-adj relative rdb-key-save-delay 1000000
@@ -837,6 +837,9 @@ start_server {tags {"config"}} {
                 fail "child oom_score_adj is [cfg_read_file /proc/$child/oom_score_adj]"
             }
             set parent [string trim [cfg_read_file /proc/$pid/oom_score_adj]]
+            # The child's title comes from proc-title-template too.
+            set title [string map {"\0" " "} [cfg_read_file /proc/$child/cmdline]]
+            assert_match "valkey-rdb-bgsave *:[srv port]*" $title
             r bgsave cancel
             r config set oom-score-adj no oom-score-adj-values "0 200 800" rdb-key-save-delay 0
             r del oom-k1
