@@ -16,6 +16,14 @@
  * function once; if any step fails, the snapshots are parsed back in and
  * the apply functions run again, so a multi-option SET is all or nothing.
  *
+ * The table covers every directive of Valkey 8.0's valkey.conf. Options of
+ * features this server does not have yet (AOF, replication, cluster, ACLs)
+ * are stored for them; a value that would turn such a feature on
+ * (appendonly yes, cluster-enabled yes, activedefrag yes) is refused by a
+ * check with a message naming it. Three directives are not options and are
+ * handled by the file parser alone: include (wildcards allowed),
+ * rename-command, and loadmodule / user, which stop start-up.
+ *
  * Apply functions never run while loading: the listeners, the event loop and
  * the log do not exist yet, and server start-up applies the loaded values
  * itself. configPostLoad() only normalises what start-up expects (hz, the
