@@ -1511,6 +1511,7 @@ static configOption configTable[] = {
     BOOL_CFG("aof-use-rdb-preamble", NULL, 0, server.aof_use_rdb_preamble, 1, NULL),
     BOOL_CFG("aof-timestamp-enabled", NULL, 0, server.aof_timestamp_enabled, 0, NULL),
     BOOL_CFG("aof-rewrite-incremental-fsync", NULL, 0, server.aof_rewrite_incremental_fsync, 1, NULL),
+    BOOL_CFG("aof-disable-auto-gc", NULL, CFG_HIDDEN, server.aof_disable_auto_gc, 0, NULL),
     /* Start-up and process (server.c) */
     BOOL_CFG("always-show-logo", NULL, IMM, server.always_show_logo, 0, NULL),
     BOOL_CFG("hide-user-data-from-log", NULL, 0, server.hide_user_data_from_log, 1, NULL),
@@ -1536,10 +1537,10 @@ static configOption configTable[] = {
                 getOomScoreAdjValues, NULL, applyOomScoreAdj),
     BOOL_CFG("disable-thp", NULL, IMM, server.disable_thp, 1, NULL),
     BOOL_CFG("jemalloc-bg-thread", NULL, 0, server.jemalloc_bg_thread, 1, applyJemallocBgThread),
-    STRING_CFG("server-cpulist", NULL, IMM | CFG_EMPTY_IS_NULL, server.server_cpulist, NULL, NULL, NULL),
-    STRING_CFG("bio-cpulist", NULL, IMM | CFG_EMPTY_IS_NULL, server.bio_cpulist, NULL, NULL, NULL),
-    STRING_CFG("aof-rewrite-cpulist", NULL, IMM | CFG_EMPTY_IS_NULL, server.aof_rewrite_cpulist, NULL, NULL, NULL),
-    STRING_CFG("bgsave-cpulist", NULL, IMM | CFG_EMPTY_IS_NULL, server.bgsave_cpulist, NULL, NULL, NULL),
+    STRING_CFG("server-cpulist", "server_cpulist", IMM | CFG_EMPTY_IS_NULL, server.server_cpulist, NULL, NULL, NULL),
+    STRING_CFG("bio-cpulist", "bio_cpulist", IMM | CFG_EMPTY_IS_NULL, server.bio_cpulist, NULL, NULL, NULL),
+    STRING_CFG("aof-rewrite-cpulist", "aof_rewrite_cpulist", IMM | CFG_EMPTY_IS_NULL, server.aof_rewrite_cpulist, NULL, NULL, NULL),
+    STRING_CFG("bgsave-cpulist", "bgsave_cpulist", IMM | CFG_EMPTY_IS_NULL, server.bgsave_cpulist, NULL, NULL, NULL),
     STRING_CFG("ignore-warnings", NULL, 0, server.ignore_warnings, "", NULL, NULL),
     STRING_CFG("availability-zone", NULL, 0, server.availability_zone, "", NULL, NULL),
     /* Event loop and memory housekeeping */

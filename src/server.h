@@ -690,6 +690,7 @@ struct valkeyServer {
     int aof_rewrite_perc;
     long long aof_rewrite_min_size;
     int aof_load_truncated, aof_use_rdb_preamble, aof_timestamp_enabled, aof_rewrite_incremental_fsync;
+    int aof_disable_auto_gc;        /* aof-disable-auto-gc (debug) */
     /* Replication options replication.c does not use yet (stored) */
     int dual_channel_replication;   /* dual-channel-replication-enabled */
     int repl_ignore_disk_write_error; /* replica-ignore-disk-write-errors */
