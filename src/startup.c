@@ -3,19 +3,22 @@
  *
  *   logStartupBanner()   the ASCII-art logo (ours; like Valkey's it names
  *                        the version, mode, port and " PID: <pid>", which
- *                        tools and test harnesses wait for) when logging to
- *                        a terminal or with always-show-logo yes, else
- *                        Valkey's one-line "Running mode=..." notice;
+ *                        tools and test harnesses wait for) with
+ *                        always-show-logo yes or when logging to a
+ *                        terminal, else Valkey's one-line "Running
+ *                        mode=..." notice;
  *   serverSetProcTitle() the command line ps/top show, from
  *                        proc-title-template (set-proc-title yes only);
  *   setOOMScoreAdj()     /proc/self/oom_score_adj from oom-score-adj and
  *                        oom-score-adj-values;
- *   applyProcessSettings() disable-thp and jemalloc-bg-thread at start-up;
+ *   applyProcessSettings() disable-thp, jemalloc-bg-thread and the OOM
+ *                        score at start-up;
  *   applyUnixSocketGroup() chowns the Unix socket to unixsocketgroup.
  *
  * main() (server.c) calls these once the configuration is loaded; the
- * apply functions of config.c call the first two again on CONFIG SET.
- * Main thread only. */
+ * apply functions of config.c call serverSetProcTitle() and
+ * setOOMScoreAdj() again on CONFIG SET, and a background save child calls
+ * them for itself (snapshot.c). Main thread (or that child) only. */
 #include "server.h"
 #include "config.h"
 
@@ -45,12 +48,12 @@ static const char *logoFormat =
     "\n";
 
 /* Logs the logo, or the one-line notice Valkey prints instead. The logo
- * goes out when syslog is off and either always-show-logo is yes or the log
- * is standard output on a terminal, as in Valkey. */
+ * goes out with always-show-logo yes, or when the log is standard output
+ * on a terminal and syslog is off, as in Valkey. */
 void logStartupBanner(void) {
     const char *mode = "standalone";
     int on_tty = (server.logfile == NULL || server.logfile[0] == '\0') && isatty(fileno(stdout));
-    if (!server.syslog_enabled && (server.always_show_logo || on_tty)) {
+    if (server.always_show_logo || (!server.syslog_enabled && on_tty)) {
         char *buf = zmalloc(1024);
         snprintf(buf, 1024, logoFormat, VALKEY_VERSION, (int)(sizeof(long) * 8), mode, server.port,
                  (long)getpid());
