@@ -755,6 +755,10 @@ int changeListener(connListener *listener) {
     if (listener->ct == connectionTypeUnix() && listener->priv == NULL) return C_OK;
     listener->accept_cb = acceptCallback;
     if (connListen(listener) != C_OK) return C_ERR;
+    if (applySocketMark(listener) != C_OK) { /* socket-mark-id */
+        connCloseListener(listener);
+        return C_ERR;
+    }
     return C_OK;
 }
 

@@ -737,6 +737,7 @@ void serverSetProcTitle(const char *title);
 void logStartupBanner(void);
 void applyProcessSettings(void);
 int applyUnixSocketGroup(void);
+int applySocketMark(connListener *listener);
 
 /* module.c */
 int moduleCommandAllowed(client *c);

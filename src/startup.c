@@ -13,7 +13,9 @@
  *                        oom-score-adj-values;
  *   applyProcessSettings() disable-thp, jemalloc-bg-thread and the OOM
  *                        score at start-up;
- *   applyUnixSocketGroup() chowns the Unix socket to unixsocketgroup.
+ *   applyUnixSocketGroup() chowns the Unix socket to unixsocketgroup;
+ *   applySocketMark()    marks TCP and TLS listening sockets (SO_MARK) with
+ *                        socket-mark-id, each time they are opened.
  *
  * main() (server.c) calls these once the configuration is loaded; the
  * apply functions of config.c call serverSetProcTitle() and
@@ -27,6 +29,7 @@
 #include <jemalloc/jemalloc.h>
 #include <stdbool.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -236,6 +239,23 @@ int applyUnixSocketGroup(void) {
         serverLog(LL_WARNING, "Failed to set group of the unix socket %s to '%s': %s", server.unixsocket,
                   server.unixsocketgroup, strerror(errno));
         return C_ERR;
+    }
+    return C_OK;
+}
+
+/* Sets SO_MARK = socket-mark-id on the listening sockets of a TCP or TLS
+ * listener just opened (a no-op for 0 and for other transports). Returns
+ * C_OK, or C_ERR with the reason logged (the mark needs CAP_NET_ADMIN). */
+int applySocketMark(connListener *listener) {
+    if (server.socket_mark_id == 0) return C_OK;
+    if (listener->ct != connectionTypeTcp() && listener->ct != connTypeGetByName(CONN_NAME_TLS)) return C_OK;
+    unsigned int mark = server.socket_mark_id;
+    for (int j = 0; j < listener->count; j++) {
+        if (setsockopt(listener->fd[j], SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) == -1) {
+            serverLog(LL_WARNING, "Failed to set socket mark id %u on a listening socket: %s", mark,
+                      strerror(errno));
+            return C_ERR;
+        }
     }
     return C_OK;
 }

@@ -973,6 +973,21 @@ tags {valkey-only} {
             assert_equal $group $got
         }
 
+        test "socket-mark-id marks the listening socket, also when CONFIG SET port reopens it" {
+            if {[catch {exec which ss}] || [exec id -u] != 0} { skip "needs ss and CAP_NET_ADMIN (root)" }
+            set raw [cfg_start_with sockmark "socket-mark-id 7\n"]
+            lassign $raw pid port c
+            set first [exec ss -tlne "sport = :$port"]
+            set port2 [::vk::alloc_port]
+            $c config set port $port2
+            set c2 [::vk::client_open 127.0.0.1 $port2]
+            set second [exec ss -tlne "sport = :$port2"]
+            $c2 close
+            cfg_stop_raw [list $pid $port2 $c]
+            assert_match "*fwmark:0x7*" $first
+            assert_match "*fwmark:0x7*" $second
+        }
+
         test "A CONFIG REWRITE of the new options reads back the same after a restart" {
             set raw [cfg_start_with rewrite-new "repl-backlog-size 2mb\n"]
             set c [lindex $raw 2]
