@@ -1141,6 +1141,15 @@ static int checkDbfilename(const char *v, const char **err) {
     return 1;
 }
 
+/* server-cpulist and friends: taskset's syntax ("0-3,8", "0-7:2"). */
+static int checkCpuList(const char *v, const char **err) {
+    if (!cpuListIsValid(v)) {
+        *err = "Invalid CPU list (taskset syntax, e.g. 0-3,8 or 0-7:2)";
+        return 0;
+    }
+    return 1;
+}
+
 static int checkAofFilename(const char *v, const char **err) {
     if (!pathIsBaseName(v)) {
         *err = "appendfilename can't be a path, just a filename";
@@ -1537,10 +1546,14 @@ static configOption configTable[] = {
                 getOomScoreAdjValues, NULL, applyOomScoreAdj),
     BOOL_CFG("disable-thp", NULL, IMM, server.disable_thp, 1, NULL),
     BOOL_CFG("jemalloc-bg-thread", NULL, 0, server.jemalloc_bg_thread, 1, applyJemallocBgThread),
-    STRING_CFG("server-cpulist", "server_cpulist", IMM | CFG_EMPTY_IS_NULL, server.server_cpulist, NULL, NULL, NULL),
-    STRING_CFG("bio-cpulist", "bio_cpulist", IMM | CFG_EMPTY_IS_NULL, server.bio_cpulist, NULL, NULL, NULL),
-    STRING_CFG("aof-rewrite-cpulist", "aof_rewrite_cpulist", IMM | CFG_EMPTY_IS_NULL, server.aof_rewrite_cpulist, NULL, NULL, NULL),
-    STRING_CFG("bgsave-cpulist", "bgsave_cpulist", IMM | CFG_EMPTY_IS_NULL, server.bgsave_cpulist, NULL, NULL, NULL),
+    STRING_CFG("server-cpulist", "server_cpulist", IMM | CFG_EMPTY_IS_NULL, server.server_cpulist, NULL,
+               checkCpuList, NULL),
+    STRING_CFG("bio-cpulist", "bio_cpulist", IMM | CFG_EMPTY_IS_NULL, server.bio_cpulist, NULL, checkCpuList,
+               NULL),
+    STRING_CFG("aof-rewrite-cpulist", "aof_rewrite_cpulist", IMM | CFG_EMPTY_IS_NULL, server.aof_rewrite_cpulist,
+               NULL, checkCpuList, NULL),
+    STRING_CFG("bgsave-cpulist", "bgsave_cpulist", IMM | CFG_EMPTY_IS_NULL, server.bgsave_cpulist, NULL,
+               checkCpuList, NULL),
     STRING_CFG("ignore-warnings", NULL, 0, server.ignore_warnings, "", NULL, NULL),
     STRING_CFG("availability-zone", NULL, 0, server.availability_zone, "", NULL, NULL),
     /* Event loop and memory housekeeping */

@@ -738,6 +738,8 @@ void logStartupBanner(void);
 void applyProcessSettings(void);
 int applyUnixSocketGroup(void);
 int applySocketMark(connListener *listener);
+int cpuListIsValid(const char *cpulist);
+void setCpuAffinity(const char *cpulist);
 
 /* module.c */
 int moduleCommandAllowed(client *c);

@@ -258,6 +258,7 @@ static void snapshotChildMain(int pipe_fd, const char *mark) {
     snapshotChildCloseInheritedFds();
     snapshotChildSetTitle(pipe_fd == -1 ? "valkey-rdb-bgsave" : "valkey-rdb-to-replicas");
     if (server.oom_score_adj) setOOMScoreAdj(CONFIG_OOM_BGCHILD); /* oom-score-adj: children go first */
+    setCpuAffinity(server.bgsave_cpulist);
     int ok = pipe_fd == -1 ? rdbSave(server.rdb_filename, snapshotChildProgress) == C_OK
                            : snapshotChildWritePipe(pipe_fd, mark) == C_OK;
     if (ok) {

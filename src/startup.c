@@ -15,7 +15,10 @@
  *                        score at start-up;
  *   applyUnixSocketGroup() chowns the Unix socket to unixsocketgroup;
  *   applySocketMark()    marks TCP and TLS listening sockets (SO_MARK) with
- *                        socket-mark-id, each time they are opened.
+ *                        socket-mark-id, each time they are opened;
+ *   setCpuAffinity()     server-cpulist (main thread, at start-up),
+ *                        bio-cpulist (the lazy-free thread), bgsave-cpulist
+ *                        (a background save child).
  *
  * main() (server.c) calls these once the configuration is loaded; the
  * apply functions of config.c call serverSetProcTitle() and
@@ -26,6 +29,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <sched.h>
 #include <jemalloc/jemalloc.h>
 #include <stdbool.h>
 #include <sys/prctl.h>
@@ -209,8 +213,10 @@ int setOOMScoreAdj(int process_class) {
  * Other process settings
  * ------------------------------------------------------------------------- */
 
-/* disable-thp, jemalloc-bg-thread and oom-score-adj, once at start-up. */
+/* server-cpulist, disable-thp, jemalloc-bg-thread and oom-score-adj, once
+ * at start-up. */
 void applyProcessSettings(void) {
+    setCpuAffinity(server.server_cpulist);
     if (server.disable_thp && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == -1)
         serverLog(LL_WARNING, "Failed to disable transparent huge pages: %s", strerror(errno));
     bool on = server.jemalloc_bg_thread != 0;
@@ -258,4 +264,57 @@ int applySocketMark(connListener *listener) {
         }
     }
     return C_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * CPU affinity
+ * ------------------------------------------------------------------------- */
+
+/* Parses a CPU list in taskset's syntax: comma-separated CPUs or ranges,
+ * a range optionally with a stride ("0-7:2" is 0,2,4,6). Fills set when
+ * not NULL. Returns 1 if the list is valid and names at least one CPU. */
+static int cpuListParse(const char *list, cpu_set_t *set) {
+    if (set) CPU_ZERO(set);
+    int any = 0;
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long lo = strtol(p, &end, 10), hi, stride = 1;
+        if (end == p || lo < 0) return 0;
+        hi = lo;
+        p = end;
+        if (*p == '-') {
+            hi = strtol(p + 1, &end, 10);
+            if (end == p + 1 || hi < lo) return 0;
+            p = end;
+            if (*p == ':') {
+                stride = strtol(p + 1, &end, 10);
+                if (end == p + 1 || stride < 1) return 0;
+                p = end;
+            }
+        }
+        if (hi >= CPU_SETSIZE) return 0;
+        for (long cpu = lo; cpu <= hi; cpu += stride) {
+            if (set) CPU_SET((int)cpu, set);
+            any = 1;
+        }
+        if (*p == ',') p++;
+        else if (*p != '\0') return 0;
+    }
+    return any;
+}
+
+/* Returns 1 if cpulist is "" or a valid CPU list (for config checks). */
+int cpuListIsValid(const char *cpulist) {
+    return cpulist[0] == '\0' || cpuListParse(cpulist, NULL);
+}
+
+/* Binds the calling thread (and what it creates afterwards) to the CPUs
+ * of cpulist (server-cpulist, bio-cpulist, bgsave-cpulist); NULL or ""
+ * leaves the affinity alone. A failure is logged, not fatal. Any thread. */
+void setCpuAffinity(const char *cpulist) {
+    cpu_set_t set;
+    if (cpulist == NULL || cpulist[0] == '\0' || !cpuListParse(cpulist, &set)) return;
+    if (sched_setaffinity(0, sizeof(set), &set) == -1)
+        serverLog(LL_WARNING, "Failed to set CPU affinity to %s: %s", cpulist, strerror(errno));
 }

@@ -988,6 +988,48 @@ tags {valkey-only} {
             assert_match "*fwmark:0x7*" $second
         }
 
+        # The Cpus_allowed_list line of /proc/<pid>[/task/<tid>]/status.
+        proc cfg_cpus_allowed {path} {
+            regexp -line {^Cpus_allowed_list:\s*(\S+)} [cfg_read_file $path/status] -> cpus
+            return $cpus
+        }
+
+        test "server-cpulist, bio-cpulist and bgsave-cpulist bind the main thread, the lazy-free thread and a save child" {
+            if {[exec nproc] < 2} { skip "needs 2 CPUs" }
+            set raw [cfg_start_with cpulist "server-cpulist 0-1\nbio-cpulist 1\nbgsave-cpulist 0\nsave \"\"\n"]
+            lassign $raw pid port c
+            set main [cfg_cpus_allowed /proc/$pid]
+            # A big value freed asynchronously starts the lazy-free thread.
+            for {set i 0} {$i < 200} {incr i} { $c sadd bigset m$i }
+            $c unlink bigset
+            set bio ""
+            wait_for_condition 100 20 {
+                [set bio [lindex [lmap t [glob -nocomplain /proc/$pid/task/*] {
+                    expr {[string trim [cfg_read_file $t/comm]] eq "bio_lazy_free" ? $t : [continue]}
+                }] 0]] ne ""
+            } {
+                fail "no lazy-free thread"
+            }
+            # The thread pins itself as it starts.
+            wait_for_condition 100 20 {[cfg_cpus_allowed $bio] eq "1"} {
+                fail "lazy-free thread CPUs: [cfg_cpus_allowed $bio]"
+            }
+            set bio_cpus [cfg_cpus_allowed $bio]
+            $c config set rdb-key-save-delay 1000000
+            $c set k v
+            $c bgsave
+            wait_for_condition 100 20 {[string trim [cfg_read_file /proc/$pid/task/$pid/children]] ne ""} {
+                fail "no background save child"
+            }
+            set child [lindex [cfg_read_file /proc/$pid/task/$pid/children] 0]
+            wait_for_condition 100 20 {[cfg_cpus_allowed /proc/$child] eq "0"} {
+                fail "child CPUs: [cfg_cpus_allowed /proc/$child]"
+            }
+            $c bgsave cancel
+            cfg_stop_raw $raw
+            list $main $bio_cpus
+        } {0-1 1}
+
         test "A CONFIG REWRITE of the new options reads back the same after a restart" {
             set raw [cfg_start_with rewrite-new "repl-backlog-size 2mb\n"]
             set c [lindex $raw 2]
@@ -1035,6 +1077,7 @@ tags {valkey-only} {
         "rename-command of an unknown command" "rename-command nosuch other\n" "No such command in rename-command"
         "rename-command to an existing name" "rename-command set get\n" "Target command name already exists"
         "activedefrag yes" "activedefrag yes\n" "-DISABLED Active defragmentation cannot be enabled*"
+        "a bad CPU list" "server-cpulist 3-1\n" "Invalid CPU list (taskset syntax, e.g. 0-3,8 or 0-7:2)"
         "a user line" "user alice on >pw ~* +@all\n" "user: ACL users are not supported by this server yet (user 'alice')*"
     } {
         test "Start-up stops with a message naming it: $what" {
