@@ -12,11 +12,21 @@
 # --options), waits until it is ready and returns {pid port client}.
 # Used where the harness's own start_server cannot express the test
 # (a server started from a rewritten file, or without any config file).
+# Every pid is remembered: servers a failed test left running are stopped
+# when the worker exits, even if the file was aborted.
+set ::cfg_raw_pids {}
+proc cfg_stop_leftovers {args} {
+    foreach pid $::cfg_raw_pids {
+        if {[::vk::pid_alive $pid]} { ::vk::kill_pid $pid }
+    }
+}
+trace add execution exit enter cfg_stop_leftovers
 proc cfg_start_raw {port args} {
     set dir [tmp_path raw.$port]
     file mkdir $dir
     set out [file join $dir stdout]
     set pid [exec $::vk::cfg(binary) {*}$args >$out 2>@1 &]
+    lappend ::cfg_raw_pids $pid
     set status [::vk::wait_ready $pid $out]
     if {$status ne "ready"} {
         ::vk::kill_pid $pid
@@ -32,9 +42,10 @@ proc cfg_stop_raw {srv} {
 }
 
 # Runs the binary with `args`, expecting it to exit at once. Returns
-# {exit_code output}.
+# {exit_code output}; a server that keeps running is killed after 20 s
+# (exit code 124).
 proc cfg_run_and_exit {args} {
-    set code [catch {exec $::vk::cfg(binary) {*}$args 2>@1} out opts]
+    set code [catch {exec timeout 20 $::vk::cfg(binary) {*}$args 2>@1} out opts]
     set status 0
     if {$code} {
         set ec [dict get $opts -errorcode]
