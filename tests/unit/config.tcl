@@ -794,12 +794,14 @@ tags {valkey-only} {
             cfg_refute_match "*p99.9=*" $info
         }
 
-        test "availability-zone, when set, is reported by HELLO" {
+        test "availability-zone, when set, is reported by HELLO and INFO server" {
             set before [r hello 3]
             r config set availability-zone us-east-1a
             set during [r hello 3]
+            set info [r info server]
             r config set availability-zone ""
             r hello 2
+            assert_match "*availability_zone:us-east-1a\r\n*" $info
             list [dict exists $before availability_zone] [dict get $during availability_zone]
         } {0 us-east-1a}
 
