@@ -31,6 +31,7 @@ extern struct serverCommand dumpCommands[];        /* dump.c */
 extern struct serverCommand snapshotCommands[];    /* snapshot.c */
 extern struct serverCommand replicationCommands[]; /* replication.c */
 extern struct serverCommand migrateCommands[];     /* migrate.c */
+extern struct serverCommand moduleCommands[];      /* module.c */
 
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
@@ -43,5 +44,6 @@ struct serverCommand *serverCommandTables[] = {
     snapshotCommands,                    /* snapshot.c */
     replicationCommands,                 /* replication.c */
     migrateCommands,                     /* migrate.c */
+    moduleCommands,                      /* module.c */
     NULL,
 };

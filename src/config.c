@@ -16,6 +16,14 @@
  * function once; if any step fails, the snapshots are parsed back in and
  * the apply functions run again, so a multi-option SET is all or nothing.
  *
+ * The table covers every directive of Valkey 8.0's valkey.conf. Options of
+ * features this server does not have yet (AOF, replication, cluster, ACLs)
+ * are stored for them; a value that would turn such a feature on
+ * (appendonly yes, cluster-enabled yes, activedefrag yes) is refused by a
+ * check with a message naming it. Three directives are not options and are
+ * handled by the file parser alone: include (wildcards allowed),
+ * rename-command, and loadmodule / user, which stop start-up.
+ *
  * Apply functions never run while loading: the listeners, the event loop and
  * the log do not exist yet, and server start-up applies the loaded values
  * itself. configPostLoad() only normalises what start-up expects (hz, the
@@ -28,12 +36,17 @@
 #include "replication.h"
 
 #include <ctype.h>
+#include <jemalloc/jemalloc.h>
+#include <locale.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <libgen.h>
 #include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 /* Provided by server.c: closes the listener's fds and listens again with
@@ -163,6 +176,39 @@ static const configEnum tlsAuthClientsEnum[] = {
     {"yes", TLS_CLIENT_AUTH_YES},
     {"optional", TLS_CLIENT_AUTH_OPTIONAL},
     {NULL, 0},
+};
+
+static const configEnum propagationErrorEnum[] = {
+    {"ignore", PROPAGATION_ERR_BEHAVIOR_IGNORE},
+    {"panic", PROPAGATION_ERR_BEHAVIOR_PANIC},
+    {"panic-on-replicas", PROPAGATION_ERR_BEHAVIOR_PANIC_ON_REPLICAS},
+    {NULL, 0},
+};
+
+static const configEnum oomScoreAdjEnum[] = {
+    {"no", OOM_SCORE_ADJ_NO}, {"yes", OOM_SCORE_ADJ_YES}, {"relative", OOM_SCORE_RELATIVE},
+    {"absolute", OOM_SCORE_ABSOLUTE}, {NULL, 0},
+};
+
+static const configEnum aofFsyncEnum[] = {
+    {"everysec", AOF_FSYNC_EVERYSEC}, {"always", AOF_FSYNC_ALWAYS}, {"no", AOF_FSYNC_NO}, {NULL, 0},
+};
+
+static const configEnum aclPubsubDefaultEnum[] = {
+    {"allchannels", ACL_PUBSUB_ALLCHANNELS}, {"resetchannels", ACL_PUBSUB_RESETCHANNELS}, {NULL, 0},
+};
+
+static const configEnum clusterEndpointEnum[] = {
+    {"ip", CLUSTER_ENDPOINT_TYPE_IP},
+    {"hostname", CLUSTER_ENDPOINT_TYPE_HOSTNAME},
+    {"unknown-endpoint", CLUSTER_ENDPOINT_TYPE_UNKNOWN_ENDPOINT},
+    {NULL, 0},
+};
+
+static const configEnum syslogFacilityEnum[] = {
+    {"user", LOG_USER},     {"local0", LOG_LOCAL0}, {"local1", LOG_LOCAL1}, {"local2", LOG_LOCAL2},
+    {"local3", LOG_LOCAL3}, {"local4", LOG_LOCAL4}, {"local5", LOG_LOCAL5}, {"local6", LOG_LOCAL6},
+    {"local7", LOG_LOCAL7}, {NULL, 0},
 };
 
 /* ---------------------------------------------------------------------------
@@ -373,6 +419,7 @@ static int optionSet(configOption *o, sds *argv, int argc, const char **err) {
             *err = "argument must be 'yes' or 'no'";
             return 0;
         }
+        if (o->check && !o->check(v, err)) return 0;
         *(int *)o->field = b;
         return 1;
     }
@@ -899,10 +946,221 @@ static sds getPlainNum(configOption *o) {
     return optionGet(&plain);
 }
 
+/* shutdown-on-sigterm / shutdown-on-sigint: "default", or any of save,
+ * nosave, now, force (save and nosave exclude each other). The field holds
+ * SHUTDOWN_* flags; 0 is "default". */
+static const configEnum shutdownFlagNames[] = {
+    {"save", SHUTDOWN_SAVE}, {"nosave", SHUTDOWN_NOSAVE}, {"now", SHUTDOWN_NOW}, {"force", SHUTDOWN_FORCE},
+    {NULL, 0},
+};
+
+static int setShutdownOnSig(configOption *o, sds *argv, int argc, const char **err) {
+    int flags = 0;
+    if (argc == 1 && !strcasecmp(argv[0], "default")) {
+        *(int *)o->field = 0;
+        return 1;
+    }
+    for (int j = 0; j < argc; j++) {
+        int f = 0;
+        for (const configEnum *e = shutdownFlagNames; e->name; e++)
+            if (!strcasecmp(argv[j], e->name)) f = e->val;
+        if (f == 0) {
+            *err = "argument(s) must be one of the following: default, save, nosave, now, force";
+            return 0;
+        }
+        flags |= f;
+    }
+    if ((flags & SHUTDOWN_SAVE) && (flags & SHUTDOWN_NOSAVE)) {
+        *err = "shutdown can't have both 'save' and 'nosave' flags";
+        return 0;
+    }
+    *(int *)o->field = flags;
+    return 1;
+}
+
+static sds getShutdownOnSig(configOption *o) {
+    int flags = *(int *)o->field;
+    if (flags == 0) return sdsnew("default");
+    sds s = sdsempty();
+    for (const configEnum *e = shutdownFlagNames; e->name; e++) {
+        if (!(flags & e->val)) continue;
+        if (sdslen(s)) s = sdscat(s, " ");
+        s = sdscat(s, e->name);
+    }
+    return s;
+}
+
+/* oom-score-adj-values: three scores (primary, replica, background child),
+ * each in [-2000, 2000] like Valkey's. */
+static int setOomScoreAdjValues(configOption *o, sds *argv, int argc, const char **err) {
+    (void)o;
+    int vals[CONFIG_OOM_COUNT];
+    if (argc != CONFIG_OOM_COUNT) {
+        *err = "wrong number of arguments";
+        return 0;
+    }
+    for (int j = 0; j < argc; j++) {
+        long long v;
+        if (!string2ll(argv[j], sdslen(argv[j]), &v) || v < -2000 || v > 2000) {
+            *err = "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
+            return 0;
+        }
+        vals[j] = (int)v;
+    }
+    memcpy(server.oom_score_adj_values, vals, sizeof(vals));
+    return 1;
+}
+
+static sds getOomScoreAdjValues(configOption *o) {
+    (void)o;
+    return sdscatprintf(sdsempty(), "%d %d %d", server.oom_score_adj_values[0], server.oom_score_adj_values[1],
+                        server.oom_score_adj_values[2]);
+}
+
+/* latency-tracking-info-percentiles: doubles in [0, 100], kept as the
+ * normalised string latency.c reads ("" : no percentiles in INFO). */
+static sds catShortestDouble(sds s, double v) {
+    char buf[64];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof(buf), "%.*g", prec, v);
+        if (strchr(buf, 'e') == NULL && strtod(buf, NULL) == v) break;
+    }
+    return sdscat(s, buf);
+}
+
+static int setLatencyPercentiles(configOption *o, sds *argv, int argc, const char **err) {
+    (void)o;
+    if (argc == 1 && sdslen(argv[0]) == 0) argc = 0;
+    sds norm = sdsempty();
+    for (int j = 0; j < argc; j++) {
+        char *end;
+        errno = 0;
+        double v = strtod(argv[j], &end);
+        if (sdslen(argv[j]) == 0 || *end != '\0' || errno || v < 0.0 || v > 100.0 || v != v) {
+            sdsfree(norm);
+            *err = "latency-tracking-info-percentiles: each value must be a number between 0 and 100";
+            return 0;
+        }
+        if (j) norm = sdscat(norm, " ");
+        norm = catShortestDouble(norm, v);
+    }
+    zfree(server.latency_tracking_info_percentiles_str);
+    server.latency_tracking_info_percentiles_str = zstrdup(norm);
+    sdsfree(norm);
+    return 1;
+}
+
+static sds getLatencyPercentiles(configOption *o) {
+    (void)o;
+    const char *v = server.latency_tracking_info_percentiles_str;
+    return sdsnew(v ? v : "");
+}
+
+static sds rewriteLatencyPercentiles(configOption *o, sds buf) {
+    sds v = getLatencyPercentiles(o);
+    if (sdslen(v) == 0)
+        buf = sdscatprintf(buf, "%s \"\"\n", o->name);
+    else
+        buf = sdscatprintf(buf, "%s %s\n", o->name, v);
+    sdsfree(v);
+    return buf;
+}
+
+/* Boolean options whose "yes" is a feature this server does not have:
+ * refused with a message naming the option, in a file and by CONFIG SET. */
+static int checkAppendonly(const char *v, const char **err) {
+    if (yesnotoi(v) == 1) {
+        *err = "appendonly yes is not supported: this server has no append-only file (AOF) persistence yet";
+        return 0;
+    }
+    return 1;
+}
+
+static int checkClusterEnabled(const char *v, const char **err) {
+    if (yesnotoi(v) == 1) {
+        *err = "cluster-enabled yes is not supported: this server has no cluster mode";
+        return 0;
+    }
+    return 1;
+}
+
+/* As in a Valkey built without its patched jemalloc (Debian's has no
+ * defragmentation hints). */
+static int checkActiveDefrag(const char *v, const char **err) {
+    if (yesnotoi(v) == 1) {
+        *err = "-DISABLED Active defragmentation cannot be enabled: it requires a Valkey server compiled with a "
+               "modified Jemalloc like the one shipped by default with the Valkey source distribution";
+        return 0;
+    }
+    return 1;
+}
+
+/* proc-title-template: only the documented {variables}, braces balanced,
+ * and something left once expanded. */
+static int checkProcTitleTemplate(const char *v, const char **err) {
+    static const char *vars[] = {"title", "listen-addr", "server-mode", "port", "tls-port", "unixsocket",
+                                 "config-file", NULL};
+    int nonblank = 0;
+    for (const char *p = v; *p; p++) {
+        if (*p == '}') goto bad;
+        if (*p != '{') {
+            if (!isspace((unsigned char)*p)) nonblank = 1;
+            continue;
+        }
+        const char *end = strchr(p, '}');
+        if (end == NULL) goto bad;
+        int known = 0;
+        for (int j = 0; vars[j]; j++)
+            if ((size_t)(end - p - 1) == strlen(vars[j]) && !strncmp(p + 1, vars[j], strlen(vars[j]))) known = 1;
+        if (!known) goto bad;
+        nonblank = 1;
+        p = end;
+    }
+    if (!nonblank) goto bad;
+    return 1;
+bad:
+    *err = "template format is invalid or contains unknown variables";
+    return 0;
+}
+
+/* locale-collate: takes effect at once (it is only validated by setting it). */
+static int checkLocaleCollate(const char *v, const char **err) {
+    if (setlocale(LC_COLLATE, v) == NULL) {
+        *err = "Invalid locale name";
+        return 0;
+    }
+    return 1;
+}
+
 /* Validators for strings. */
 static int checkDbfilename(const char *v, const char **err) {
     if (!pathIsBaseName(v)) {
         *err = "dbfilename can't be a path, just a filename";
+        return 0;
+    }
+    return 1;
+}
+
+/* server-cpulist and friends: taskset's syntax ("0-3,8", "0-7:2"). */
+static int checkCpuList(const char *v, const char **err) {
+    if (!cpuListIsValid(v)) {
+        *err = "Invalid CPU list (taskset syntax, e.g. 0-3,8 or 0-7:2)";
+        return 0;
+    }
+    return 1;
+}
+
+static int checkAofFilename(const char *v, const char **err) {
+    if (!pathIsBaseName(v)) {
+        *err = "appendfilename can't be a path, just a filename";
+        return 0;
+    }
+    return 1;
+}
+
+static int checkAofDirname(const char *v, const char **err) {
+    if (!pathIsBaseName(v)) {
+        *err = "appenddirname can't be a path, just a dirname";
         return 0;
     }
     return 1;
@@ -982,6 +1240,29 @@ static int applyRdma(const char **err) {
         *err = "Unable to listen on this port. Check server logs.";
         return 0;
     }
+    return 1;
+}
+
+/* oom-score-adj and its values take effect on our own process now. */
+static int applyOomScoreAdj(const char **err) {
+    if (setOOMScoreAdj(-1) == C_ERR) {
+        *err = "Failed to set current oom_score_adj. Check server logs.";
+        return 0;
+    }
+    return 1;
+}
+
+static int applyProcTitle(const char **err) {
+    (void)err;
+    serverSetProcTitle(NULL);
+    return 1;
+}
+
+/* jemalloc's background purging threads. */
+static int applyJemallocBgThread(const char **err) {
+    (void)err;
+    bool on = server.jemalloc_bg_thread != 0;
+    mallctl("background_thread", NULL, NULL, &on, sizeof(on));
     return 1;
 }
 
@@ -1215,11 +1496,11 @@ static configOption configTable[] = {
             NULL),
     NUM_CFG("replica-priority", "slave-priority", 0, NUM_INT, server.replica_priority, 0, INT_MAX, 100, NULL),
     BOOL_CFG("replica-announced", NULL, 0, server.replica_announced, 1, NULL),
-    BOOL_CFG("replica-lazy-flush", "slave-lazy-flush", 0, server.repl_replica_lazy_flush, 0, NULL),
+    BOOL_CFG("replica-lazy-flush", "slave-lazy-flush", 0, server.repl_replica_lazy_flush, 1, NULL),
     /* Persistence (values kept; the subsystems come later) */
     SPECIAL_CFG("save", NULL, CFG_MULTI_ARG, "3600 1 300 100 60 10000", setSave, getSave, rewriteSave, NULL),
     STRING_CFG("dbfilename", NULL, CFG_PROTECTED, server.rdb_filename, "dump.rdb", checkDbfilename, NULL),
-    BOOL_CFG("appendonly", NULL, 0, server.aof_enabled, 0, NULL),
+    {.name = "appendonly", .kind = CFG_BOOL, .field = &server.aof_enabled, .def = 0, .check = checkAppendonly},
     BOOL_CFG("rdbcompression", NULL, 0, server.rdb_compression, 1, NULL),
     BOOL_CFG("rdbchecksum", NULL, IMM, server.rdb_checksum, 1, NULL),
     BOOL_CFG("rdb-del-sync-files", NULL, 0, server.rdb_del_sync_files, 0, NULL),
@@ -1227,6 +1508,133 @@ static configOption configTable[] = {
     BOOL_CFG("stop-writes-on-bgsave-error", NULL, 0, server.stop_writes_on_bgsave_err, 1, NULL),
     ENUM_CFG("sanitize-dump-payload", NULL, 0, server.sanitize_dump_payload, sanitizeDumpEnum, SANITIZE_DUMP_NO,
              NULL),
+    /* AOF: stored and reported; appendonly yes is refused above */
+    STRING_CFG("appendfilename", NULL, IMM, server.aof_filename, "appendonly.aof", checkAofFilename, NULL),
+    STRING_CFG("appenddirname", NULL, IMM, server.aof_dirname, "appendonlydir", checkAofDirname, NULL),
+    ENUM_CFG("appendfsync", NULL, 0, server.aof_fsync, aofFsyncEnum, AOF_FSYNC_EVERYSEC, NULL),
+    BOOL_CFG("no-appendfsync-on-rewrite", NULL, 0, server.aof_no_fsync_on_rewrite, 0, NULL),
+    NUM_CFG("auto-aof-rewrite-percentage", NULL, 0, NUM_INT, server.aof_rewrite_perc, 0, INT_MAX, 100, NULL),
+    NUM_CFG("auto-aof-rewrite-min-size", NULL, CFG_MEMORY, NUM_LONG_LONG, server.aof_rewrite_min_size, 0,
+            LLONG_MAX, 64 * MB, NULL),
+    BOOL_CFG("aof-load-truncated", NULL, 0, server.aof_load_truncated, 1, NULL),
+    BOOL_CFG("aof-use-rdb-preamble", NULL, 0, server.aof_use_rdb_preamble, 1, NULL),
+    BOOL_CFG("aof-timestamp-enabled", NULL, 0, server.aof_timestamp_enabled, 0, NULL),
+    BOOL_CFG("aof-rewrite-incremental-fsync", NULL, 0, server.aof_rewrite_incremental_fsync, 1, NULL),
+    BOOL_CFG("aof-disable-auto-gc", NULL, CFG_HIDDEN, server.aof_disable_auto_gc, 0, NULL),
+    /* Start-up and process (server.c) */
+    BOOL_CFG("always-show-logo", NULL, IMM, server.always_show_logo, 0, NULL),
+    BOOL_CFG("hide-user-data-from-log", NULL, 0, server.hide_user_data_from_log, 1, NULL),
+    STRING_CFG("proc-title-template", NULL, 0, server.proc_title_template, "{title} {listen-addr} {server-mode}",
+               checkProcTitleTemplate, applyProcTitle),
+    STRING_CFG("locale-collate", NULL, 0, server.locale_collate, "", checkLocaleCollate, NULL),
+    BOOL_CFG("extended-redis-compatibility", NULL, 0, server.extended_redis_compat, 0, NULL),
+    STRING_CFG("unixsocketgroup", NULL, IMM | CFG_EMPTY_IS_NULL, server.unixsocketgroup, NULL, NULL, NULL),
+    STRING_CFG("bind-source-addr", NULL, CFG_EMPTY_IS_NULL, server.bind_source_addr, NULL, NULL, NULL),
+    NUM_CFG("socket-mark-id", NULL, IMM, NUM_UINT, server.socket_mark_id, 0, UINT_MAX, 0, NULL),
+    ENUM_CFG("syslog-facility", NULL, IMM, server.syslog_facility, syslogFacilityEnum, LOG_LOCAL0, NULL),
+    BOOL_CFG("crash-memcheck-enabled", NULL, 0, server.crashlog_memcheck_enabled, 1, NULL),
+    ENUM_CFG("enable-module-command", NULL, IMM, server.enable_module_cmd, protectedActionEnum,
+             PROTECTED_ACTION_ALLOWED_NO, NULL),
+    BOOL_CFG("enable-debug-assert", NULL, IMM | CFG_HIDDEN, server.enable_debug_assert, 0, NULL),
+    {.name = "shutdown-on-sigterm", .flags = CFG_MULTI_ARG, .kind = CFG_SPECIAL, .field = &server.shutdown_on_sigterm,
+     .def_str = "default", .set = setShutdownOnSig, .get = getShutdownOnSig},
+    {.name = "shutdown-on-sigint", .flags = CFG_MULTI_ARG, .kind = CFG_SPECIAL, .field = &server.shutdown_on_sigint,
+     .def_str = "default", .set = setShutdownOnSig, .get = getShutdownOnSig},
+    NUM_CFG("shutdown-timeout", NULL, 0, NUM_INT, server.shutdown_timeout, 0, INT_MAX, 10, NULL),
+    ENUM_CFG("oom-score-adj", NULL, 0, server.oom_score_adj, oomScoreAdjEnum, OOM_SCORE_ADJ_NO, applyOomScoreAdj),
+    SPECIAL_CFG("oom-score-adj-values", NULL, CFG_MULTI_ARG, "0 200 800", setOomScoreAdjValues,
+                getOomScoreAdjValues, NULL, applyOomScoreAdj),
+    BOOL_CFG("disable-thp", NULL, IMM, server.disable_thp, 1, NULL),
+    BOOL_CFG("jemalloc-bg-thread", NULL, 0, server.jemalloc_bg_thread, 1, applyJemallocBgThread),
+    STRING_CFG("server-cpulist", "server_cpulist", IMM | CFG_EMPTY_IS_NULL, server.server_cpulist, NULL,
+               checkCpuList, NULL),
+    STRING_CFG("bio-cpulist", "bio_cpulist", IMM | CFG_EMPTY_IS_NULL, server.bio_cpulist, NULL, checkCpuList,
+               NULL),
+    STRING_CFG("aof-rewrite-cpulist", "aof_rewrite_cpulist", IMM | CFG_EMPTY_IS_NULL, server.aof_rewrite_cpulist,
+               NULL, checkCpuList, NULL),
+    STRING_CFG("bgsave-cpulist", "bgsave_cpulist", IMM | CFG_EMPTY_IS_NULL, server.bgsave_cpulist, NULL,
+               checkCpuList, NULL),
+    STRING_CFG("ignore-warnings", NULL, 0, server.ignore_warnings, "", NULL, NULL),
+    STRING_CFG("availability-zone", NULL, 0, server.availability_zone, "", NULL, NULL),
+    /* Event loop and memory housekeeping */
+    BOOL_CFG("activerehashing", NULL, 0, server.active_rehashing, 1, NULL),
+    {.name = "activedefrag", .kind = CFG_BOOL, .field = &server.active_defrag_enabled, .def = 0,
+     .check = checkActiveDefrag},
+    NUM_CFG("active-defrag-ignore-bytes", NULL, CFG_MEMORY, NUM_ULONG_LONG, server.active_defrag_ignore_bytes, 1,
+            LLONG_MAX, 100 * MB, NULL),
+    NUM_CFG("active-defrag-threshold-lower", NULL, 0, NUM_INT, server.active_defrag_threshold_lower, 0, 1000, 10,
+            NULL),
+    NUM_CFG("active-defrag-threshold-upper", NULL, 0, NUM_INT, server.active_defrag_threshold_upper, 0, 1000, 100,
+            NULL),
+    NUM_CFG("active-defrag-cycle-min", NULL, 0, NUM_INT, server.active_defrag_cycle_min, 1, 99, 1, NULL),
+    NUM_CFG("active-defrag-cycle-max", NULL, 0, NUM_INT, server.active_defrag_cycle_max, 1, 99, 25, NULL),
+    NUM_CFG("active-defrag-max-scan-fields", NULL, 0, NUM_ULONG, server.active_defrag_max_scan_fields, 1,
+            LONG_MAX, 1000, NULL),
+    NUM_CFG("max-new-connections-per-cycle", NULL, 0, NUM_INT, server.max_new_conns_per_cycle, 1, 1000, 10, NULL),
+    NUM_CFG("max-new-tls-connections-per-cycle", NULL, 0, NUM_INT, server.max_new_tls_conns_per_cycle, 1, 1000, 1,
+            NULL),
+    NUM_CFG("loading-process-events-interval-bytes", NULL, CFG_HIDDEN, NUM_LONG_LONG,
+            server.loading_process_events_interval_bytes, 1024, INT_MAX, 2 * MB, NULL),
+    BOOL_CFG("io-threads-do-reads", NULL, IMM, server.io_threads_do_reads, 0, NULL),
+    NUM_CFG("prefetch-batch-max-size", NULL, 0, NUM_INT, server.prefetch_batch_max_size, 0, 128, 16, NULL),
+    BOOL_CFG("lua-replicate-commands", NULL, 0, server.lua_always_replicate_commands, 1, NULL),
+    SPECIAL_CFG("latency-tracking-info-percentiles", NULL, CFG_MULTI_ARG, "50 99 99.9", setLatencyPercentiles,
+                getLatencyPercentiles, rewriteLatencyPercentiles, NULL),
+    /* Security: ACLs come later; stored */
+    NUM_CFG("acllog-max-len", NULL, 0, NUM_ULONG, server.acllog_max_len, 0, LONG_MAX, 128, NULL),
+    STRING_CFG("aclfile", NULL, IMM, server.acl_filename, "", NULL, NULL),
+    ENUM_CFG("acl-pubsub-default", NULL, 0, server.acl_pubsub_default, aclPubsubDefaultEnum,
+             ACL_PUBSUB_RESETCHANNELS, NULL),
+    /* TLS extras: the key's passphrase, DH parameters and session cache go
+     * into the TLS context; client certificates and tls-cluster are stored */
+    STRING_CFG("tls-key-file-pass", NULL, CFG_SENSITIVE, server.tls_key_file_pass, NULL, TLS_CHECK, applyTlsConfig),
+    STRING_CFG("tls-client-cert-file", NULL, 0, server.tls_client_cert_file, NULL, TLS_CHECK, NULL),
+    STRING_CFG("tls-client-key-file", NULL, CFG_SENSITIVE, server.tls_client_key_file, NULL, TLS_CHECK, NULL),
+    STRING_CFG("tls-client-key-file-pass", NULL, CFG_SENSITIVE, server.tls_client_key_file_pass, NULL, TLS_CHECK,
+               NULL),
+    STRING_CFG("tls-dh-params-file", NULL, 0, server.tls_dh_params_file, NULL, TLS_CHECK, applyTlsConfig),
+    BOOL_CFG("tls-cluster", NULL, 0, server.tls_cluster, 0, NULL),
+    BOOL_CFG("tls-session-caching", NULL, 0, server.tls_session_caching, 1, applyTlsConfig),
+    NUM_CFG("tls-session-cache-size", NULL, 0, NUM_INT, server.tls_session_cache_size, 0, INT_MAX, 20 * 1024,
+            applyTlsConfig),
+    NUM_CFG("tls-session-cache-timeout", NULL, 0, NUM_INT, server.tls_session_cache_timeout, 0, INT_MAX, 300,
+            applyTlsConfig),
+    /* Replication options replication.c does not use yet: stored */
+    BOOL_CFG("dual-channel-replication-enabled", NULL, 0, server.dual_channel_replication, 0, NULL),
+    ENUM_CFG("propagation-error-behavior", NULL, 0, server.propagation_error_behavior, propagationErrorEnum,
+             PROPAGATION_ERR_BEHAVIOR_IGNORE, NULL),
+    BOOL_CFG("replica-ignore-disk-write-errors", NULL, 0, server.repl_ignore_disk_write_error, 0, NULL),
+    BOOL_CFG("replica-ignore-maxmemory", "slave-ignore-maxmemory", 0, server.repl_replica_ignore_maxmemory, 1,
+             NULL),
+    /* Cluster: no cluster mode; cluster-enabled yes is refused */
+    {.name = "cluster-enabled", .flags = IMM, .kind = CFG_BOOL, .field = &server.cluster_enabled, .def = 0,
+     .check = checkClusterEnabled},
+    STRING_CFG("cluster-config-file", NULL, IMM, server.cluster_configfile, "nodes.conf", NULL, NULL),
+    NUM_CFG("cluster-node-timeout", NULL, 0, NUM_LONG_LONG, server.cluster_node_timeout, 0, LLONG_MAX, 15000, NULL),
+    NUM_CFG("cluster-port", NULL, IMM, NUM_INT, server.cluster_port, 0, 65535, 0, NULL),
+    NUM_CFG("cluster-replica-validity-factor", "cluster-slave-validity-factor", 0, NUM_INT,
+            server.cluster_replica_validity_factor, 0, INT_MAX, 10, NULL),
+    NUM_CFG("cluster-migration-barrier", NULL, 0, NUM_INT, server.cluster_migration_barrier, 0, INT_MAX, 1, NULL),
+    BOOL_CFG("cluster-allow-replica-migration", NULL, 0, server.cluster_allow_replica_migration, 1, NULL),
+    BOOL_CFG("cluster-require-full-coverage", NULL, 0, server.cluster_require_full_coverage, 1, NULL),
+    BOOL_CFG("cluster-replica-no-failover", "cluster-slave-no-failover", 0, server.cluster_replica_no_failover, 0,
+             NULL),
+    BOOL_CFG("cluster-allow-reads-when-down", NULL, 0, server.cluster_allow_reads_when_down, 0, NULL),
+    BOOL_CFG("cluster-allow-pubsubshard-when-down", NULL, 0, server.cluster_allow_pubsubshard_when_down, 1, NULL),
+    NUM_CFG("cluster-link-sendbuf-limit", NULL, CFG_MEMORY, NUM_ULONG_LONG, server.cluster_link_msg_queue_limit_bytes,
+            0, LONG_MAX, 0, NULL),
+    STRING_CFG("cluster-announce-hostname", NULL, 0, server.cluster_announce_hostname, "", NULL, NULL),
+    STRING_CFG("cluster-announce-human-nodename", NULL, 0, server.cluster_announce_human_nodename, "", NULL, NULL),
+    STRING_CFG("cluster-announce-ip", NULL, 0, server.cluster_announce_ip, "", NULL, NULL),
+    ENUM_CFG("cluster-preferred-endpoint-type", NULL, 0, server.cluster_preferred_endpoint_type,
+             clusterEndpointEnum, CLUSTER_ENDPOINT_TYPE_IP, NULL),
+    NUM_CFG("cluster-announce-port", NULL, 0, NUM_INT, server.cluster_announce_port, 0, 65535, 0, NULL),
+    NUM_CFG("cluster-announce-bus-port", NULL, 0, NUM_INT, server.cluster_announce_bus_port, 0, 65535, 0, NULL),
+    NUM_CFG("cluster-announce-tls-port", NULL, 0, NUM_INT, server.cluster_announce_tls_port, 0, 65535, 0, NULL),
+    BOOL_CFG("cluster-slot-stats-enabled", NULL, 0, server.cluster_slot_stats_enabled, 0, NULL),
+    NUM_CFG("cluster-blacklist-ttl", NULL, 0, NUM_INT, server.cluster_blacklist_ttl, 0, INT_MAX, 60, NULL),
+    STRING_CFG("cluster-announce-client-ipv4", NULL, 0, server.cluster_announce_client_ipv4, "", NULL, NULL),
+    STRING_CFG("cluster-announce-client-ipv6", NULL, 0, server.cluster_announce_client_ipv6, "", NULL, NULL),
     NUM_CFG("rdb-key-save-delay", NULL, CFG_HIDDEN, NUM_INT, server.rdb_key_save_delay, INT_MIN, INT_MAX, 0, NULL),
     NUM_CFG("key-load-delay", NULL, CFG_HIDDEN, NUM_INT, server.key_load_delay, INT_MIN, INT_MAX, 0, NULL),
 };
@@ -1337,6 +1745,58 @@ static sds catStream(sds s, FILE *fp) {
     return s;
 }
 
+/* include <path>: the file's lines are read in place of the include line.
+ * A path with wildcards includes every match in alphabetical order, and
+ * none at all if nothing matches (as Valkey). A plain path that cannot be
+ * opened is fatal. */
+static void loadIncludedConfig(const char *path, int linenum, const char *line) {
+    glob_t g;
+    int wild = strpbrk(path, "*?[") != NULL;
+    if (!wild) {
+        FILE *fp = fopen(path, "r");
+        if (fp == NULL) {
+            snprintf(errbuf, sizeof(errbuf), "Fatal error, can't open config file '%s': %s", path, strerror(errno));
+            configLoadFatal(linenum, line, errbuf);
+        }
+        sds inc = catStream(sdsempty(), fp);
+        fclose(fp);
+        loadServerConfigFromString(inc);
+        sdsfree(inc);
+        return;
+    }
+    if (glob(path, 0, NULL, &g) != 0) return; /* no match (or unreadable dirs): nothing to include */
+    for (size_t j = 0; j < g.gl_pathc; j++) loadIncludedConfig(g.gl_pathv[j], linenum, line);
+    globfree(&g);
+}
+
+/* rename-command <name> <new-name>: the command answers to new-name only;
+ * "" removes it. Only from the config file, as in Valkey. Returns 1, or 0
+ * with *err set. */
+static int renameCommand(const char *name, const char *newname, const char **err) {
+    sds key = sdsnew(name);
+    dictEntry *de = dictFind(server.commands, key);
+    sdsfree(key);
+    if (de == NULL) {
+        *err = "No such command in rename-command";
+        return 0;
+    }
+    struct serverCommand *cmd = dictGetVal(de);
+    if (newname[0] != '\0') {
+        sds nk = sdsnew(newname);
+        if (dictFind(server.commands, nk) != NULL) {
+            sdsfree(nk);
+            *err = "Target command name already exists";
+            return 0;
+        }
+        sdsfree(nk);
+    }
+    sds oldkey = sdsnew(name);
+    dictDelete(server.commands, oldkey);
+    sdsfree(oldkey);
+    if (newname[0] != '\0') dictAdd(server.commands, sdsnew(newname), cmd);
+    return 1;
+}
+
 /* Parses config text: one directive per line, "#" comments, quoting as
  * sdssplitargs(). Exits with a FATAL message on the first bad line. */
 static void loadServerConfigFromString(char *config) {
@@ -1358,18 +1818,24 @@ static void loadServerConfigFromString(char *config) {
         sdstolower(argv[0]);
 
         if (!strcmp(argv[0], "include") && argc == 2) {
-            FILE *fp = fopen(argv[1], "r");
-            if (fp == NULL) {
-                snprintf(errbuf, sizeof(errbuf), "Fatal error, can't open config file '%s': %s", argv[1],
-                         strerror(errno));
-                configLoadFatal(i + 1, lines[i], errbuf);
-            }
-            sds inc = catStream(sdsempty(), fp);
-            fclose(fp);
-            loadServerConfigFromString(inc);
-            sdsfree(inc);
+            loadIncludedConfig(argv[1], i + 1, lines[i]);
             sdsfreesplitres(argv, argc);
             continue;
+        }
+        if (!strcmp(argv[0], "rename-command") && argc == 3) {
+            if (!renameCommand(argv[1], argv[2], &err)) configLoadFatal(i + 1, lines[i], err);
+            sdsfreesplitres(argv, argc);
+            continue;
+        }
+        if (!strcmp(argv[0], "user") && argc >= 2) {
+            snprintf(errbuf, sizeof(errbuf),
+                     "user: ACL users are not supported by this server yet (user '%s'); use requirepass", argv[1]);
+            configLoadFatal(i + 1, lines[i], errbuf);
+        }
+        if (!strcmp(argv[0], "loadmodule") && argc >= 2) {
+            snprintf(errbuf, sizeof(errbuf),
+                     "loadmodule: this server has no module support, it cannot load the module '%s'", argv[1]);
+            configLoadFatal(i + 1, lines[i], errbuf);
         }
 
         configOption *o = lookupConfig(argv[0]);
@@ -1430,6 +1896,9 @@ void loadServerConfig(char *filename, char config_from_stdin, char *options) {
 
     clampHz();
     syncLogConfig();
+    /* syslog-ident and syslog-facility are immutable: the string lives on. */
+    if (server.syslog_enabled)
+        openlog(server.syslog_ident, LOG_PID | LOG_NDELAY | LOG_NOWAIT, server.syslog_facility);
 }
 
 /* Name of the current maxmemory-policy ("noeviction", ...). Static string. */
@@ -1815,6 +2284,17 @@ int rewriteConfig(char *path, int force_write) {
     zfree(owner);
     errno = e;
     return ret;
+}
+
+/* ---------------------------------------------------------------------------
+ * Helpers other subsystems use to honour options
+ * ------------------------------------------------------------------------- */
+
+/* Returns s, or "*redacted*" when hide-user-data-from-log is yes: for log
+ * lines that would show keys, values or client arguments. The result
+ * points to s or to a static string; nothing to free. Any thread. */
+const char *redactLogCstr(const char *s) {
+    return server.hide_user_data_from_log ? "*redacted*" : s;
 }
 
 /* ---------------------------------------------------------------------------

@@ -23,8 +23,8 @@
  *    of up to TLS_WRITEV_MAX bytes. A retried write always starts with the
  *    same bytes (replies only grow at the end), as OpenSSL requires.
  *
- * The context (certificates, CA, protocols, ciphers, client verification)
- * is built by the configure hook from a connTlsConfig; CONFIG SET builds a
+ * The context (certificates and the key's passphrase, CA, protocols,
+ * ciphers, DH parameters, session cache, client verification) is built by the configure hook from a connTlsConfig; CONFIG SET builds a
  * new one, which new connections use (OpenSSL reference-counts the old one
  * for the connections still on it). */
 #include <errno.h>
@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 
 #include "anet.h"
@@ -123,6 +124,33 @@ static int parseProtocols(const char *spec, int *min, int *max) {
     return ok && *min;
 }
 
+/* OpenSSL's passphrase callback: copies tls-key-file-pass (userdata). */
+static int tlsPassphraseCallback(char *buf, int size, int rwflag, void *userdata) {
+    (void)rwflag;
+    const char *pass = userdata;
+    int len = (int)strlen(pass);
+    if (len > size) len = size;
+    memcpy(buf, pass, (size_t)len);
+    return len;
+}
+
+/* Loads tls-dh-params-file into ctx. Returns 1, or 0 (logged). */
+static int tlsLoadDhParams(SSL_CTX *ctx, const char *path) {
+    BIO *bio = BIO_new_file(path, "r");
+    if (bio == NULL) {
+        logSslError("Failed to load DH parameters file:", path);
+        return 0;
+    }
+    EVP_PKEY *params = PEM_read_bio_Parameters(bio, NULL);
+    BIO_free(bio);
+    if (params == NULL || !SSL_CTX_set0_tmp_dh_pkey(ctx, params)) {
+        EVP_PKEY_free(params);
+        logSslError("Failed to load DH parameters file:", path);
+        return 0;
+    }
+    return 1; /* ctx owns params now */
+}
+
 /* Builds a context from cfg (a connTlsConfig). On success it replaces the
  * current one; on failure (logged) the current one stays. */
 static int tlsConfigure(void *priv, int reconfigure) {
@@ -166,7 +194,15 @@ static int tlsConfigure(void *priv, int reconfigure) {
         logSslError("Failed to load certificate:", cfg->cert_file);
         goto error;
     }
-    if (SSL_CTX_use_PrivateKey_file(ctx, cfg->key_file, SSL_FILETYPE_PEM) <= 0) {
+    if (cfg->key_file_pass && cfg->key_file_pass[0]) {
+        SSL_CTX_set_default_passwd_cb(ctx, tlsPassphraseCallback);
+        SSL_CTX_set_default_passwd_cb_userdata(ctx, (void *)cfg->key_file_pass);
+    }
+    int key_ok = SSL_CTX_use_PrivateKey_file(ctx, cfg->key_file, SSL_FILETYPE_PEM) > 0;
+    /* The passphrase is not kept past this point. */
+    SSL_CTX_set_default_passwd_cb(ctx, NULL);
+    SSL_CTX_set_default_passwd_cb_userdata(ctx, NULL);
+    if (!key_ok) {
         logSslError("Failed to load private key:", cfg->key_file);
         goto error;
     }
@@ -186,6 +222,14 @@ static int tlsConfigure(void *priv, int reconfigure) {
     if (cfg->ciphersuites && cfg->ciphersuites[0] && !SSL_CTX_set_ciphersuites(ctx, cfg->ciphersuites)) {
         logSslError("Failed to configure ciphersuites:", cfg->ciphersuites);
         goto error;
+    }
+    if (cfg->dh_params_file && cfg->dh_params_file[0] && !tlsLoadDhParams(ctx, cfg->dh_params_file)) goto error;
+    if (cfg->session_caching) {
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+        SSL_CTX_sess_set_cache_size(ctx, cfg->session_cache_size);
+        SSL_CTX_set_timeout(ctx, cfg->session_cache_timeout);
+    } else {
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     }
     int mode = SSL_VERIFY_NONE;
     if (cfg->auth_clients == CONN_TLS_AUTH_YES) mode = SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT;

@@ -199,6 +199,11 @@ typedef struct connTlsConfig {
     const char *protocols;                  /* "TLSv1.2 TLSv1.3"; NULL/"" = those two */
     const char *ciphers, *ciphersuites;     /* TLS 1.2 / 1.3 cipher lists; NULL = OpenSSL's */
     int prefer_server_ciphers;
+    const char *key_file_pass;              /* passphrase of an encrypted key_file; NULL/"" = none */
+    const char *dh_params_file;             /* PEM DH parameters; NULL/"" = OpenSSL's automatic choice */
+    int session_caching;                    /* server-side session resumption cache on/off */
+    int session_cache_size;                 /* sessions kept (0 = no limit) */
+    int session_cache_timeout;              /* seconds a cached session stays valid */
 } connTlsConfig;
 
 /* listener->priv of an "rdma" listener (NULL = the defaults). */

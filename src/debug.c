@@ -598,7 +598,9 @@ static void logServerState(void) {
         s = sdscat(s, "\n");
         for (int j = 0; j < cc->argc && j < 32; j++) {
             robj *a = cc->argv[j];
-            if (a && a->type == OBJ_STRING && sdsEncodedObject(a)) {
+            if (a && a->type == OBJ_STRING && server.hide_user_data_from_log) {
+                s = sdscatprintf(s, "argv[%d]: '%s'\n", j, redactLogCstr(""));
+            } else if (a && a->type == OBJ_STRING && sdsEncodedObject(a)) {
                 size_t len = sdslen(a->ptr);
                 s = sdscatprintf(s, "argv[%d]: '%.*s'%s\n", j, (int)(len > 128 ? 128 : len), (char *)a->ptr,
                                  len > 128 ? "..." : "");

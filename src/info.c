@@ -285,7 +285,7 @@ static sds infoServer(sds info) {
                         "executable:%s\r\n"
                         "config_file:%s\r\n"
                         "io_threads_active:0\r\n"
-                        "availability_zone:\r\n",
+                        "availability_zone:%s\r\n",
                         REDIS_COMPAT_VERSION, VALKEY_VERSION, server.sentinel_mode ? "sentinel" : "standalone",
                         name.sysname, name.release, name.machine, (int)sizeof(void *) * 8, aeGetApiName(),
 #ifdef __GNUC__
@@ -295,7 +295,8 @@ static sds infoServer(sds info) {
 #endif
                         (long long)getpid(), server.runid, server.port, (long long)ustime(), uptime,
                         uptime / 86400, server.hz, server.config_hz, (unsigned int)server.lru_clock,
-                        server.executable ? server.executable : "", server.configfile ? server.configfile : "");
+                        server.executable ? server.executable : "", server.configfile ? server.configfile : "",
+                        server.availability_zone ? server.availability_zone : "");
 
     /* One line per listener, numbered by its slot in server.listeners. */
     int nlisteners = (int)(sizeof(server.listeners) / sizeof(server.listeners[0]));

@@ -69,6 +69,7 @@ static void lazyfreeRunJob(lazyfreeJob *job) {
 
 static void *lazyfreeThreadMain(void *arg) {
     (void)arg;
+    setCpuAffinity(server.bio_cpulist); /* bio-cpulist */
     while (1) {
         pthread_mutex_lock(&lazyfree.lock);
         while (lazyfree.head == NULL) pthread_cond_wait(&lazyfree.wake, &lazyfree.lock);

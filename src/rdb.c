@@ -614,7 +614,7 @@ static int rdbLoadAddKey(rdbLoadState *st, sds key, robj *val) {
     }
     if (!dbAddRDBLoad(st->db, key, val)) {
         if (!(st->rdbflags & RDBFLAGS_ALLOW_DUP)) {
-            serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", key, st->db->id);
+            serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", redactLogCstr(key), st->db->id);
             decrRefCount(val);
             return C_ERR;
         }

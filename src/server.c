@@ -47,6 +47,9 @@
 struct valkeyServer server;
 struct sharedObjectsStruct shared;
 
+/* The signal that asked for the pending shutdown (SIGTERM or SIGINT). */
+static volatile sig_atomic_t last_shutdown_signal = SIGTERM;
+
 extern int debugCommandAllowed(client *c);
 void pingCommand(client *c);
 
@@ -528,6 +531,13 @@ int processCommand(client *c) {
         return C_OK;
     }
 
+    if (c->cmd->flags & CMD_PROTECTED && !moduleCommandAllowed(c)) {
+        rejectCommandSds(c, sdsnew("MODULE command not allowed. If the enable-module-command option is set to "
+                                   "\"local\", you can run it from a local connection, otherwise you need to set "
+                                   "this option in the configuration file, and then restart the server."));
+        return C_OK;
+    }
+
     /* The dataset is loading (snapshot.c serves clients meanwhile). */
     if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
         rejectCommand(c, shared.loadingerr);
@@ -642,7 +652,9 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     }
 
     if (server.shutdown_asap) {
-        if (prepareForShutdown(SHUTDOWN_NOFLAGS) == C_OK) exit(0);
+        /* shutdown-on-sigint / shutdown-on-sigterm choose the flags. */
+        int flags = last_shutdown_signal == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
+        if (prepareForShutdown(flags) == C_OK) exit(0);
         serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for "
                               "more information");
         server.shutdown_asap = 0;
@@ -670,11 +682,13 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     run_with_period(1000) replicationCron();
 
     /* Databases: expiry, and incremental rehashing in idle time (not while
-     * a snapshot child runs: rehashing would copy every page it touches). */
+     * a snapshot child runs: rehashing would copy every page it touches).
+     * With activerehashing no, tables only rehash as commands touch them. */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
     for (int j = 0; j < server.dbnum && !hasActiveChildProcess(); j++) {
         dictShrinkIfNeeded(server.db[j].dict);
         dictShrinkIfNeeded(server.db[j].expires);
+        if (!server.active_rehashing) continue;
         if (dictIsRehashing(server.db[j].dict)) {
             dictRehashMicroseconds(server.db[j].dict, 1000);
             break;
@@ -741,6 +755,10 @@ int changeListener(connListener *listener) {
     if (listener->ct == connectionTypeUnix() && listener->priv == NULL) return C_OK;
     listener->accept_cb = acceptCallback;
     if (connListen(listener) != C_OK) return C_ERR;
+    if (applySocketMark(listener) != C_OK) { /* socket-mark-id */
+        connCloseListener(listener);
+        return C_ERR;
+    }
     return C_OK;
 }
 
@@ -760,6 +778,11 @@ connTlsConfig *tlsConfigFromServer(void) {
     t->ciphers = server.tls_ciphers;
     t->ciphersuites = server.tls_ciphersuites;
     t->prefer_server_ciphers = server.tls_prefer_server_ciphers;
+    t->key_file_pass = server.tls_key_file_pass;
+    t->dh_params_file = server.tls_dh_params_file;
+    t->session_caching = server.tls_session_caching;
+    t->session_cache_size = server.tls_session_cache_size;
+    t->session_cache_timeout = server.tls_session_cache_timeout;
     return t;
 }
 
@@ -877,6 +900,7 @@ static void sigShutdownHandler(int sig) {
     }
     if (server.loading) msg = "Received shutdown signal during loading, scheduling shutdown.";
     serverLogFromHandler(LL_WARNING, msg);
+    last_shutdown_signal = sig;
     server.shutdown_asap = 1;
 }
 
@@ -1098,7 +1122,10 @@ int main(int argc, char **argv) {
         createPidFile();
     }
     initListeners();
-    serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", server.port);
+    if (applyUnixSocketGroup() == C_ERR) exit(1);
+    applyProcessSettings();
+    serverSetProcTitle(NULL);
+    logStartupBanner();
     serverLog(LL_NOTICE, "Server initialized");
     server.initial_memory_usage = zmalloc_used_memory();
     loadDataFromDisk();
@@ -1259,11 +1286,13 @@ void helloCommand(client *c) {
     }
     if (ver) c->resp = ver;
 
-    addReplyMapLen(c, 7);
+    int az = server.availability_zone && server.availability_zone[0] != '\0';
+    addReplyMapLen(c, 7 + az);
+    /* extended-redis-compatibility: answer as Redis 7.2.4, as Valkey does. */
     addReplyBulkCString(c, "server");
-    addReplyBulkCString(c, "valkey");
+    addReplyBulkCString(c, server.extended_redis_compat ? "redis" : "valkey");
     addReplyBulkCString(c, "version");
-    addReplyBulkCString(c, VALKEY_VERSION);
+    addReplyBulkCString(c, server.extended_redis_compat ? "7.2.4" : VALKEY_VERSION);
     addReplyBulkCString(c, "proto");
     addReplyLongLong(c, c->resp);
     addReplyBulkCString(c, "id");
@@ -1274,6 +1303,10 @@ void helloCommand(client *c) {
     addReplyBulkCString(c, "master");
     addReplyBulkCString(c, "modules");
     addReplyArrayLen(c, 0);
+    if (az) { /* availability-zone, only when set (as Valkey) */
+        addReplyBulkCString(c, "availability_zone");
+        addReplyBulkCString(c, server.availability_zone);
+    }
 }
 
 extern struct serverCommand clientSubcommands[];

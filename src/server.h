@@ -639,6 +639,77 @@ struct valkeyServer {
     int list_compress_depth;        /* list-compress-depth (stored, no effect yet) */
     long long stream_node_max_bytes;   /* stream-node-max-bytes (t_stream.c) */
     long long stream_node_max_entries; /* stream-node-max-entries (t_stream.c) */
+    /* Issue 20: the rest of Valkey 8.0's valkey.conf. Fields keep the names
+     * Valkey's server struct gives them. */
+    int always_show_logo;           /* always-show-logo: ASCII logo even when not on a TTY */
+    int hide_user_data_from_log;    /* hide-user-data-from-log */
+    int enable_debug_assert;        /* enable-debug-assert (debug) */
+    int enable_module_cmd;          /* enable-module-command: PROTECTED_ACTION_ALLOWED_* */
+    int propagation_error_behavior; /* PROPAGATION_ERR_BEHAVIOR_* */
+    int shutdown_on_sigterm;        /* SHUTDOWN_* flags; SHUTDOWN_NOFLAGS is "default" */
+    int shutdown_on_sigint;
+    int shutdown_timeout;           /* shutdown-timeout, seconds */
+    char *proc_title_template;      /* proc-title-template */
+    char *locale_collate;           /* locale-collate ("" : from the environment) */
+    int extended_redis_compat;      /* extended-redis-compatibility */
+    char *unixsocketgroup;          /* unixsocketgroup: group owning the Unix socket */
+    char *bind_source_addr;         /* bind-source-addr (outgoing connections) */
+    unsigned int socket_mark_id;    /* socket-mark-id */
+    int oom_score_adj;              /* oom-score-adj: OOM_SCORE_* */
+    int oom_score_adj_values[3];    /* CONFIG_OOM_COUNT: primary, replica, background child */
+    int oom_score_adj_base;         /* /proc/self/oom_score_adj when we started */
+    int disable_thp;                /* disable-thp */
+    int jemalloc_bg_thread;         /* jemalloc-bg-thread */
+    int active_rehashing;           /* activerehashing */
+    int active_defrag_enabled;      /* activedefrag (refused: no defrag-capable jemalloc) */
+    unsigned long long active_defrag_ignore_bytes;
+    int active_defrag_threshold_lower, active_defrag_threshold_upper;
+    int active_defrag_cycle_min, active_defrag_cycle_max;
+    unsigned long active_defrag_max_scan_fields;
+    int max_new_conns_per_cycle, max_new_tls_conns_per_cycle;
+    long long loading_process_events_interval_bytes;
+    int io_threads_do_reads;        /* io-threads-do-reads (deprecated, kept) */
+    char *server_cpulist, *bio_cpulist, *aof_rewrite_cpulist, *bgsave_cpulist;
+    char *ignore_warnings;
+    char *availability_zone;
+    int syslog_facility;            /* LOG_LOCAL0 ... */
+    int crashlog_memcheck_enabled;  /* crash-memcheck-enabled */
+    int lua_always_replicate_commands; /* lua-replicate-commands (always yes) */
+    /* Security (ACLs come later: stored) */
+    unsigned long acllog_max_len;
+    char *acl_filename;
+    int acl_pubsub_default;         /* ACL_PUBSUB_* */
+    /* TLS extras (stored for the TLS context) */
+    char *tls_key_file_pass, *tls_client_cert_file, *tls_client_key_file, *tls_client_key_file_pass;
+    char *tls_dh_params_file;
+    int tls_cluster, tls_session_caching, tls_session_cache_size, tls_session_cache_timeout;
+    /* AOF (stored and reported; appendonly yes is refused until AOF exists) */
+    char *aof_filename, *aof_dirname;
+    int aof_fsync;                  /* AOF_FSYNC_* */
+    int aof_no_fsync_on_rewrite;
+    int aof_rewrite_perc;
+    long long aof_rewrite_min_size;
+    int aof_load_truncated, aof_use_rdb_preamble, aof_timestamp_enabled, aof_rewrite_incremental_fsync;
+    int aof_disable_auto_gc;        /* aof-disable-auto-gc (debug) */
+    /* Replication options replication.c does not use yet (stored) */
+    int dual_channel_replication;   /* dual-channel-replication-enabled */
+    int repl_ignore_disk_write_error; /* replica-ignore-disk-write-errors */
+    int repl_replica_ignore_maxmemory; /* replica-ignore-maxmemory */
+    /* Cluster (cluster-enabled yes is refused: no cluster mode) */
+    int cluster_enabled;
+    char *cluster_configfile;
+    long long cluster_node_timeout;
+    int cluster_port, cluster_replica_validity_factor, cluster_migration_barrier;
+    int cluster_allow_replica_migration, cluster_require_full_coverage, cluster_replica_no_failover;
+    int cluster_allow_reads_when_down, cluster_allow_pubsubshard_when_down;
+    unsigned long long cluster_link_msg_queue_limit_bytes;
+    char *cluster_announce_hostname, *cluster_announce_human_nodename, *cluster_announce_ip;
+    int cluster_preferred_endpoint_type;
+    int cluster_announce_port, cluster_announce_bus_port, cluster_announce_tls_port;
+    int cluster_slot_stats_enabled;
+    int cluster_blacklist_ttl;
+    char *cluster_announce_client_ipv4, *cluster_announce_client_ipv6;
+    int prefetch_batch_max_size;    /* prefetch-batch-max-size (stored) */
     /* ---- end of config.c fields ---- */
 };
 
@@ -659,6 +730,19 @@ void updatePeakMemory(void);
 unsigned int getLRUClock(void);
 unsigned int LRU_CLOCK(void);
 int prepareForShutdown(int flags);
+int setOOMScoreAdj(int process_class);
+void serverSetProcTitle(const char *title);
+
+/* startup.c */
+void logStartupBanner(void);
+void applyProcessSettings(void);
+int applyUnixSocketGroup(void);
+int applySocketMark(connListener *listener);
+int cpuListIsValid(const char *cpulist);
+void setCpuAffinity(const char *cpulist);
+
+/* module.c */
+int moduleCommandAllowed(client *c);
 void serverPopulateCommandTable(void);
 int isInsideYieldingLongCommand(void);
 void bytesToHuman(char *s, size_t size, unsigned long long n);
@@ -1009,6 +1093,7 @@ void loadServerConfig(char *filename, char config_from_stdin, char *options);
 void appendServerSaveParams(time_t seconds, int changes);
 int rewriteConfig(char *path, int force_write);
 void configCommand(client *c);
+const char *redactLogCstr(const char *s);
 const char *evictPolicyToString(void);
 
 /* script_lua.c, eval.c (scripting) */

@@ -15,7 +15,8 @@
  *   start-up        loadDataFromDisk(): dbfilename from dir; a missing
  *                   file is an empty dataset, a bad one ends the process.
  *                   Clients are served (-LOADING, INFO progress) every
- *                   2 MB or 100 ms of loading (snapshotLoadingProgress).
+ *                   loading-process-events-interval-bytes (2 MB) or
+ *                   100 ms of loading (snapshotLoadingProgress).
  *   shutdown        SHUTDOWN / SIGTERM: kill a running child, save when
  *                   save points exist (or SAVE was given), refuse to exit
  *                   if that fails unless FORCE.
@@ -190,20 +191,12 @@ static void snapshotChildSetupSignals(void) {
 }
 
 /* Names the process for ps/top: the kernel's comm name (15 bytes at most)
- * and, in place, the command line the parent was started with (the bytes
- * of argv are reused; nothing else is touched). Child. */
+ * and the command line, from proc-title-template with {title} = title
+ * (startup.c). Child. */
 static void snapshotChildSetTitle(const char *title) {
     if (!server.set_proc_title) return;
     prctl(PR_SET_NAME, title, 0, 0, 0);
-    char **argv = server.exec_argv;
-    if (argv == NULL || argv[0] == NULL) return;
-    char *start = argv[0], *end = argv[0] + strlen(argv[0]);
-    for (int j = 1; argv[j] && argv[j] == end + 1; j++) end = argv[j] + strlen(argv[j]);
-    size_t room = (size_t)(end - start); /* bytes before the final NUL */
-    size_t len = strlen(title);
-    if (len > room) len = room;
-    memcpy(start, title, len);
-    memset(start + len, 0, room - len + 1);
+    serverSetProcTitle(title);
 }
 
 /* The copy-on-write samples of this child, for its final log line. */
@@ -264,6 +257,8 @@ static void snapshotChildMain(int pipe_fd, const char *mark) {
     snapshotChildSetupSignals();
     snapshotChildCloseInheritedFds();
     snapshotChildSetTitle(pipe_fd == -1 ? "valkey-rdb-bgsave" : "valkey-rdb-to-replicas");
+    if (server.oom_score_adj) setOOMScoreAdj(CONFIG_OOM_BGCHILD); /* oom-score-adj: children go first */
+    setCpuAffinity(server.bgsave_cpulist);
     int ok = pipe_fd == -1 ? rdbSave(server.rdb_filename, snapshotChildProgress) == C_OK
                            : snapshotChildWritePipe(pipe_fd, mark) == C_OK;
     if (ok) {
@@ -524,14 +519,15 @@ static void snapshotServeClientsWhileLoading(void) {
 
 /* rio progress callback of a load: records how far it is (INFO
  * loading_loaded_bytes) and, at start-up, serves clients every
- * SNAPSHOT_LOADING_EVENTS_INTERVAL bytes, or every
+ * loading-process-events-interval-bytes, or every
  * SNAPSHOT_LOADING_EVENTS_MS when reading is slow (the clock is read only
  * once every 1024 calls: this runs several times per key). */
 static void snapshotLoadingProgress(rio *r, size_t len) {
     static unsigned int calls = 0;
     static long long last_turn_ms = 0;
     (void)len;
-    int due = r->processed_bytes - (uint64_t)snapshot.loading_loaded_bytes >= SNAPSHOT_LOADING_EVENTS_INTERVAL;
+    int due = r->processed_bytes - (uint64_t)snapshot.loading_loaded_bytes >=
+              (uint64_t)server.loading_process_events_interval_bytes;
     if (!due && (++calls & 1023) == 0) due = mstime() - last_turn_ms >= SNAPSHOT_LOADING_EVENTS_MS;
     if (!due) return;
     snapshot.loading_loaded_bytes = (off_t)r->processed_bytes;

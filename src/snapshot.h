@@ -22,8 +22,8 @@
 #define SNAPSHOT_BGSAVE_RETRY_DELAY 5
 
 /* While the dataset loads at start-up, clients are served (with -LOADING)
- * every this many bytes read, or this often if reading is slower. */
-#define SNAPSHOT_LOADING_EVENTS_INTERVAL (2 * 1024 * 1024)
+ * every loading-process-events-interval-bytes read, or this often (ms) if
+ * reading is slower. */
 #define SNAPSHOT_LOADING_EVENTS_MS 100
 
 /* What a background save child sends its parent through the child-info

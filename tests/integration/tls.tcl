@@ -153,7 +153,51 @@ start_server [list tags {tls rdma:skip:tls-transport} overrides [list tls-port $
     }
 }
 
+# An encrypted copy of the server key (passphrase s3cret) and standard DH
+# parameters, made with the openssl tool.
+set ::tls_enc_key [tmp_path enc-server.key]
+set ::tls_dh [tmp_path dh.pem]
+exec openssl pkey -in [file join $::tls_dir server.key] -aes256 -passout pass:s3cret -out $::tls_enc_key
+exec openssl genpkey -genparam -algorithm DH -pkeyopt group:ffdhe2048 -out $::tls_dh 2>@1
+
+set ::tls_port [::vk::alloc_port]
+start_server [list tags {tls rdma:skip:tls-transport} overrides [list tls-port $::tls_port \
+        tls-cert-file [file join $::tls_dir server.crt] tls-key-file $::tls_enc_key tls-key-file-pass s3cret \
+        tls-dh-params-file $::tls_dh tls-ca-cert-file [file join $::tls_dir ca.crt]]] {
+
+    test "TLS: an encrypted key with tls-key-file-pass, and tls-dh-params-file" {
+        assert_equal PONG [tls_cli $::tls_port ping]
+        # A wrong passphrase or a bad DH file is refused; the context stays.
+        assert_error "*Unable to update TLS configuration*" {r config set tls-key-file-pass wrong}
+        assert_error "*Unable to update TLS configuration*" \
+            {r config set tls-dh-params-file [file join $::tls_dir ca.crt]}
+        assert_equal PONG [tls_cli $::tls_port ping]
+        # The passphrase is a secret CONFIG GET still shows, as in Valkey.
+        assert_equal {tls-key-file-pass s3cret} [r config get tls-key-file-pass]
+    }
+
+    test "TLS: the session cache options apply to new connections" {
+        r config set tls-session-caching no
+        assert_equal PONG [tls_cli $::tls_port ping]
+        r config set tls-session-caching yes tls-session-cache-size 10 tls-session-cache-timeout 60
+        assert_equal PONG [tls_cli $::tls_port ping]
+        list [r config get tls-session-cache-size] [r config get tls-session-cache-timeout]
+    } {{tls-session-cache-size 10} {tls-session-cache-timeout 60}}
+}
+
 tags {tls rdma:skip:tls-transport} {
+    test "TLS: an encrypted key without its passphrase stops the start-up" {
+        set dir [tmp_path tls-nopass]
+        file mkdir $dir
+        set port [::vk::alloc_port]
+        set status [catch {exec $::vk::cfg(binary) --port 0 --tls-port $port --dir $dir \
+                               --tls-cert-file [file join $::tls_dir server.crt] --tls-key-file $::tls_enc_key \
+                               --tls-key-file-pass wrong --tls-ca-cert-file [file join $::tls_dir ca.crt] \
+                               </dev/null 2>@1} out]
+        assert_equal 1 $status
+        assert_match "*Failed to load private key*" $out
+    }
+
     test "TLS: a tls-port without a certificate stops the start-up" {
         set dir [tmp_path tls-nocert]
         file mkdir $dir

@@ -12,11 +12,21 @@
 # --options), waits until it is ready and returns {pid port client}.
 # Used where the harness's own start_server cannot express the test
 # (a server started from a rewritten file, or without any config file).
+# Every pid is remembered: servers a failed test left running are stopped
+# when the worker exits, even if the file was aborted.
+set ::cfg_raw_pids {}
+proc cfg_stop_leftovers {args} {
+    foreach pid $::cfg_raw_pids {
+        if {[::vk::pid_alive $pid]} { ::vk::kill_pid $pid }
+    }
+}
+trace add execution exit enter cfg_stop_leftovers
 proc cfg_start_raw {port args} {
     set dir [tmp_path raw.$port]
     file mkdir $dir
     set out [file join $dir stdout]
     set pid [exec $::vk::cfg(binary) {*}$args >$out 2>@1 &]
+    lappend ::cfg_raw_pids $pid
     set status [::vk::wait_ready $pid $out]
     if {$status ne "ready"} {
         ::vk::kill_pid $pid
@@ -32,9 +42,10 @@ proc cfg_stop_raw {srv} {
 }
 
 # Runs the binary with `args`, expecting it to exit at once. Returns
-# {exit_code output}.
+# {exit_code output}; a server that keeps running is killed after 20 s
+# (exit code 124).
 proc cfg_run_and_exit {args} {
-    set code [catch {exec $::vk::cfg(binary) {*}$args 2>@1} out opts]
+    set code [catch {exec timeout 20 $::vk::cfg(binary) {*}$args 2>@1} out opts]
     set status 0
     if {$code} {
         set ec [dict get $opts -errorcode]
@@ -217,7 +228,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         # example directive "# name value" or an "Old name:" mention).
         set text [cfg_read_file [file join $::vk::cfg(root) valkey.conf]]
         set words [dict create]
-        foreach w [regexp -all -inline {[a-z][a-z0-9-]*} $text] { dict set words $w 1 }
+        foreach w [regexp -all -inline {[a-z][a-z0-9_-]*} $text] { dict set words $w 1 }
         set missing {}
         foreach {name value} [r config get *] {
             if {![dict exists $words $name]} { lappend missing $name }
@@ -589,4 +600,551 @@ test "A missing config file makes the server exit" {
     lassign [cfg_run_and_exit [tmp_path no-such.conf]] status out
     assert_equal 1 $status
     assert_match "*Fatal error, can't open config file '*no-such.conf': No such file or directory*" $out
+}
+
+# ---------------------------------------------------------------- Valkey 8.0's valkey.conf
+
+# Everything below is about this server's coverage of Valkey 8.0's
+# valkey.conf and of features it refuses (Redis 7.0 has neither).
+tags {valkey-only} {
+
+    proc cfg_refute_match {pattern actual} {
+        if {[string match $pattern $actual]} { fail "'$pattern' should not match: $actual" }
+    }
+
+    # Reads tests/assets/valkey-8.0-full.conf into a dict: option name -> the
+    # value CONFIG GET should show (memory units turned into bytes, the three
+    # client-output-buffer-limit lines into one value, "replica" shown as
+    # "slave" as Valkey 8 does).
+    proc cfg_full_expected {} {
+        set text [cfg_read_file [file join $::vk::cfg(root) tests assets valkey-8.0-full.conf]]
+        set expected [dict create]
+        set obuf {}
+        foreach line [split $text \n] {
+            set line [string trim $line]
+            if {$line eq "" || [string index $line 0] eq "#"} continue
+            set words {}
+            foreach w [lrange $line 1 end] {
+                if {[regexp {^([0-9]+)(kb|mb|gb)$} $w -> n unit]} {
+                    set w [expr {$n * [dict get {kb 1024 mb 1048576 gb 1073741824} $unit]}]
+                }
+                lappend words $w
+            }
+            set name [lindex $line 0]
+            if {$name eq "client-output-buffer-limit"} {
+                if {[lindex $words 0] eq "replica"} { lset words 0 slave }
+                lappend obuf {*}$words
+                dict set expected $name [join $obuf " "]
+            } else {
+                dict set expected $name [join $words " "]
+            }
+        }
+        return $expected
+    }
+
+    tags {rdma:skip:own-server} {
+        test "Valkey 8.0's full valkey.conf loads and CONFIG GET reports every default" {
+            set expected [cfg_full_expected]
+            assert {[dict size $expected] > 180}
+            set port [::vk::alloc_port]
+            set dir [tmp_path full-conf]
+            file mkdir $dir
+            set conf [file join $::vk::cfg(root) tests assets valkey-8.0-full.conf]
+            # The file's port and dir lines are overridden: the test needs its own.
+            set raw [cfg_start_raw $port $conf --port $port --dir $dir]
+            set c [lindex $raw 2]
+            set bad {}
+            dict for {name value} $expected {
+                if {$name in {port dir}} continue
+                set got [$c config get $name]
+                if {$got ne [list $name $value]} { lappend bad "$name: expected '$value', got '$got'" }
+            }
+            cfg_stop_raw $raw
+            assert_equal {} $bad
+        }
+    }
+
+    start_server {tags {"config"}} {
+        test "CONFIG SET then GET of the options added for Valkey 8.0's valkey.conf" {
+            foreach {name value expected} {
+                hide-user-data-from-log no no
+                extended-redis-compatibility yes yes
+                bind-source-addr 127.0.0.1 127.0.0.1
+                crash-memcheck-enabled no no
+                shutdown-timeout 3 3
+                shutdown-on-sigterm "nosave now" "nosave now"
+                shutdown-on-sigterm "force save" "save force"
+                shutdown-on-sigint default default
+                shutdown-on-sigint NOW now
+                propagation-error-behavior panic panic
+                propagation-error-behavior panic-on-replicas panic-on-replicas
+                oom-score-adj-values "1 2 3" "1 2 3"
+                jemalloc-bg-thread no no
+                activerehashing no no
+                active-defrag-ignore-bytes 1mb 1048576
+                active-defrag-threshold-lower 20 20
+                active-defrag-cycle-max 50 50
+                max-new-connections-per-cycle 50 50
+                max-new-tls-connections-per-cycle 5 5
+                loading-process-events-interval-bytes 4096 4096
+                ignore-warnings ARM64-COW-BUG ARM64-COW-BUG
+                availability-zone az-1 az-1
+                acllog-max-len 10 10
+                acl-pubsub-default allchannels allchannels
+                tls-session-cache-size 100 100
+                appendfsync always always
+                appendfsync no no
+                no-appendfsync-on-rewrite yes yes
+                auto-aof-rewrite-percentage 50 50
+                auto-aof-rewrite-min-size 1mb 1048576
+                aof-load-truncated no no
+                aof-use-rdb-preamble no no
+                aof-timestamp-enabled yes yes
+                aof-rewrite-incremental-fsync no no
+                primaryauth secret secret
+                primaryuser repl repl
+                repl-diskless-sync no no
+                repl-diskless-sync-delay 0 0
+                repl-diskless-sync-max-replicas 2 2
+                repl-diskless-load swapdb swapdb
+                repl-diskless-load on-empty-db on-empty-db
+                dual-channel-replication-enabled yes yes
+                repl-ping-replica-period 3 3
+                repl-timeout 30 30
+                repl-disable-tcp-nodelay yes yes
+                repl-backlog-size 10mb 10485760
+                repl-backlog-ttl 0 0
+                replica-priority 5 5
+                replica-announced no no
+                replica-ignore-disk-write-errors yes yes
+                min-replicas-to-write 2 2
+                min-replicas-max-lag 3 3
+                replica-announce-ip 10.0.0.1 10.0.0.1
+                replica-announce-port 7000 7000
+                replica-lazy-flush no no
+                replica-ignore-maxmemory no no
+                cluster-node-timeout 5000 5000
+                cluster-require-full-coverage no no
+                cluster-preferred-endpoint-type hostname hostname
+                cluster-announce-hostname node1 node1
+                cluster-link-sendbuf-limit 1mb 1048576
+                latency-tracking-info-percentiles "50 99.99" "50 99.99"
+                latency-tracking-info-percentiles "" ""
+                locale-collate C C
+            } {
+                cfg_roundtrip $name $value $expected
+            }
+        }
+
+        test "Old names of the replication options are aliases" {
+            r config set masterauth pw1 masteruser u1 slave-priority 7 min-slaves-to-write 1
+            r config set min-slaves-max-lag 4 repl-ping-slave-period 2 slave-announce-ip 1.2.3.4
+            r config set slave-announce-port 1234 slave-lazy-flush no slave-ignore-maxmemory no
+            set got [list [r config get primaryauth] [r config get primaryuser] [r config get replica-priority] \
+                         [r config get min-replicas-to-write] [r config get min-replicas-max-lag] \
+                         [r config get repl-ping-replica-period] [r config get replica-announce-ip] \
+                         [r config get replica-announce-port] [r config get replica-lazy-flush] \
+                         [r config get replica-ignore-maxmemory] [r config get masterauth]]
+            r config set primaryauth "" primaryuser "" replica-priority 100 min-replicas-to-write 0
+            r config set min-replicas-max-lag 10 repl-ping-replica-period 10 replica-announce-ip ""
+            r config set replica-announce-port 0 replica-lazy-flush yes replica-ignore-maxmemory yes
+            set got
+        } {{primaryauth pw1} {primaryuser u1} {replica-priority 7} {min-replicas-to-write 1} {min-replicas-max-lag 4} {repl-ping-replica-period 2} {replica-announce-ip 1.2.3.4} {replica-announce-port 1234} {replica-lazy-flush no} {replica-ignore-maxmemory no} {masterauth pw1}}
+
+        test "Bad values of the new options are refused with Valkey's errors" {
+            assert_error "*shutdown can't have both 'save' and 'nosave' flags*" \
+                {r config set shutdown-on-sigterm "save nosave"}
+            assert_error "*must be one of the following: default, save, nosave, now, force*" \
+                {r config set shutdown-on-sigint "soon"}
+            assert_error "*must be one of the following: ignore, panic, panic-on-replicas*" \
+                {r config set propagation-error-behavior crash}
+            assert_error "*must be one of the following: disabled, on-empty-db, swapdb*" \
+                {r config set repl-diskless-load maybe}
+            assert_error "*Invalid oom-score-adj-values*" {r config set oom-score-adj-values "0 200 3000"}
+            assert_error "*wrong number of arguments*" {r config set oom-score-adj-values "0 200"}
+            assert_error "*template format is invalid or contains unknown variables*" \
+                {r config set proc-title-template "{title} {nosuch}"}
+            assert_error "*template format is invalid*" {r config set proc-title-template "\{title"}
+            assert_error "*template format is invalid*" {r config set proc-title-template "  "}
+            assert_error "*Invalid locale name*" {r config set locale-collate no-such-locale}
+            assert_error "*latency-tracking-info-percentiles*" {r config set latency-tracking-info-percentiles "50 101"}
+            assert_error "*can't set immutable config*" {r config set always-show-logo yes}
+            assert_error "*can't set immutable config*" {r config set enable-module-command yes}
+            assert_error "*can't set immutable config*" {r config set cluster-enabled no}
+            assert_error "*can't set immutable config*" {r config set appendfilename x.aof}
+            assert_error "*can't set immutable config*" {r config set disable-thp no}
+            # Nothing changed.
+            list [r config get shutdown-on-sigterm] [r config get oom-score-adj-values] \
+                [r config get proc-title-template]
+        } {{shutdown-on-sigterm default} {oom-score-adj-values {0 200 800}} {proc-title-template {{title} {listen-addr} {server-mode}}}}
+
+        test "appendonly yes and activedefrag yes are refused by CONFIG SET" {
+            assert_error "*appendonly yes is not supported*append-only file*" {r config set appendonly yes}
+            assert_error "*Active defragmentation cannot be enabled*" {r config set activedefrag yes}
+            list [r config get appendonly] [r config get activedefrag]
+        } {{appendonly no} {activedefrag no}}
+
+        test "latency-tracking-info-percentiles chooses the INFO latencystats percentiles" {
+            r config set latency-tracking-info-percentiles "50 99.99"
+            r config resetstat
+            r set k v
+            set info [r info latencystats]
+            r config set latency-tracking-info-percentiles "50 99 99.9"
+            assert_match "*latency_percentiles_usec_set:p50=*,p99.99=*" $info
+            cfg_refute_match "*p99.9=*" $info
+        }
+
+        test "availability-zone, when set, is reported by HELLO and INFO server" {
+            set before [r hello 3]
+            r config set availability-zone us-east-1a
+            set during [r hello 3]
+            set info [r info server]
+            r config set availability-zone ""
+            r hello 2
+            assert_match "*availability_zone:us-east-1a\r\n*" $info
+            list [dict exists $before availability_zone] [dict get $during availability_zone]
+        } {0 us-east-1a}
+
+        test "extended-redis-compatibility makes HELLO answer as Redis 7.2.4" {
+            r config set extended-redis-compatibility yes
+            set h [r hello 2]
+            r config set extended-redis-compatibility no
+            set h2 [r hello 2]
+            list [dict get $h server] [dict get $h version] [dict get $h2 server]
+        } {redis 7.2.4 valkey}
+
+        tags {external:skip} {
+            test "proc-title-template sets the process title, at start-up and by CONFIG SET" {
+                set pid [srv pid]
+                set before [string map {"\0" " "} [cfg_read_file /proc/$pid/cmdline]]
+                r config set proc-title-template "{title} {port} custom-title-[srv port]"
+                set after [string trim [string map {"\0" " "} [cfg_read_file /proc/$pid/cmdline]]]
+                r config set proc-title-template "{title} {listen-addr} {server-mode}"
+                assert_match "*:[srv port]*" $before
+                assert_match "* [srv port] custom-title-[srv port]" $after
+            }
+
+            test "oom-score-adj writes /proc/self/oom_score_adj, relative or absolute, and no restores it" {
+                set pid [srv pid]
+                set base [string trim [cfg_read_file /proc/$pid/oom_score_adj]]
+                r config set oom-score-adj-values "100 200 300" oom-score-adj yes
+                set rel [string trim [cfg_read_file /proc/$pid/oom_score_adj]]
+                r config set oom-score-adj absolute oom-score-adj-values "150 200 300"
+                set abs [string trim [cfg_read_file /proc/$pid/oom_score_adj]]
+                r config set oom-score-adj no oom-score-adj-values "0 200 800"
+                set back [string trim [cfg_read_file /proc/$pid/oom_score_adj]]
+                assert_equal [expr {min(1000, $base + 100)}] $rel
+                assert_equal 150 $abs
+                assert_equal $base $back
+            }
+
+            test "A background save child: the third oom-score-adj value, its title from the template" {
+                set pid [srv pid]
+                set base [string trim [cfg_read_file /proc/$pid/oom_score_adj]]
+                r config set oom-score-adj-values "0 50 300" oom-score-adj relative rdb-key-save-delay 1000000
+                r set oom-k1 v
+                r bgsave
+                wait_for_condition 100 20 {[string trim [cfg_read_file /proc/$pid/task/$pid/children]] ne ""} {
+                    fail "no background save child"
+                }
+                set child [lindex [cfg_read_file /proc/$pid/task/$pid/children] 0]
+                wait_for_condition 100 20 {
+                    [string trim [cfg_read_file /proc/$child/oom_score_adj]] == min(1000, $base + 300)
+                } {
+                    fail "child oom_score_adj is [cfg_read_file /proc/$child/oom_score_adj]"
+                }
+                set parent [string trim [cfg_read_file /proc/$pid/oom_score_adj]]
+                # The child's title comes from proc-title-template too.
+                set title [string map {"\0" " "} [cfg_read_file /proc/$child/cmdline]]
+                assert_match "valkey-rdb-bgsave *:[srv port]*" $title
+                r bgsave cancel
+                r config set oom-score-adj no oom-score-adj-values "0 200 800" rdb-key-save-delay 0
+                r del oom-k1
+                assert_equal $base $parent
+            }
+        }
+    }
+
+    tags {rdma:skip:own-server} {
+        # Starts a server from `text` (a config file) plus our own port and dir;
+        # returns {pid port client dir}.
+        proc cfg_start_with {name text args} {
+            set port [::vk::alloc_port]
+            set dir [tmp_path $name]
+            file mkdir $dir
+            set conf [cfg_write_file $name.conf "bind 127.0.0.1\nport $port\ndir [::vk::conf_quote $dir]\n$text"]
+            return [concat [cfg_start_raw $port $conf {*}$args] [list $dir]]
+        }
+
+        # Sends sig to the server and waits for it to exit; returns its log.
+        proc cfg_signal_and_wait {raw sig} {
+            lassign $raw pid port c dir
+            catch {$c close}
+            exec kill -$sig $pid
+            wait_for_condition 250 20 {![::vk::pid_alive $pid]} {
+                catch {exec kill -KILL $pid}
+                fail "server did not exit on SIG$sig"
+            }
+            return [cfg_read_file [file join [tmp_path raw.$port] stdout]]
+        }
+
+        foreach {sig opt} {TERM shutdown-on-sigterm INT shutdown-on-sigint} {
+            test "$opt nosave: SIG$sig with save rules exits without saving" {
+                set raw [cfg_start_with nosave-$sig "save 900 1\n$opt nosave\n"]
+                [lindex $raw 2] set k v
+                set log [cfg_signal_and_wait $raw $sig]
+                assert_match "*Received SIG$sig scheduling shutdown*" $log
+                assert_match "*ready to exit, bye bye*" $log
+                file exists [file join [lindex $raw 3] dump.rdb]
+            } 0
+
+            test "$opt save: SIG$sig without save rules saves before exiting" {
+                set raw [cfg_start_with save-$sig "save \"\"\n$opt save\n"]
+                [lindex $raw 2] set k v
+                cfg_signal_and_wait $raw $sig
+                file exists [file join [lindex $raw 3] dump.rdb]
+            } 1
+
+            test "$opt default: SIG$sig without save rules does not save" {
+                set raw [cfg_start_with default-$sig "save \"\"\n"]
+                [lindex $raw 2] set k v
+                cfg_signal_and_wait $raw $sig
+                file exists [file join [lindex $raw 3] dump.rdb]
+            } 0
+        }
+
+        test "The configuration Valkey's own test suite starts servers with is accepted" {
+            # The lines Valkey 8's tests/assets/default.conf is made of (paths
+            # replaced by ours), the file the issue says failed at its first line.
+            set pidfile [tmp_path harness.pid]
+            set raw [cfg_start_with harness [join [list \
+                "always-show-logo yes" "notify-keyspace-events KEA" "daemonize no" "pidfile $pidfile" \
+                "timeout 0" "loglevel verbose" "logfile ''" "databases 16" "latency-monitor-threshold 1" \
+                "repl-diskless-sync-delay 0" "save 900 1" "save 300 10" "save 60 10000" "rdbcompression yes" \
+                "dbfilename dump.rdb" "replica-serve-stale-data yes" "appendonly no" "appendfsync everysec" \
+                "no-appendfsync-on-rewrite no" "activerehashing yes" "enable-protected-configs yes" \
+                "enable-debug-command yes" "enable-module-command yes" "propagation-error-behavior panic" \
+                "shutdown-on-sigterm force" "enable-debug-assert yes" ""] \n]]
+            lassign $raw pid port c
+            set got [list [$c config get propagation-error-behavior] [$c config get shutdown-on-sigterm] \
+                         [$c config get enable-debug-assert] [$c config get repl-diskless-sync-delay] [$c module list]]
+            set log [cfg_read_file [file join [tmp_path raw.$port] stdout]]
+            cfg_stop_raw $raw
+            assert_match "* PID: $pid*" $log
+            set got
+        } {{propagation-error-behavior panic} {shutdown-on-sigterm force} {enable-debug-assert yes} {repl-diskless-sync-delay 0} {}}
+
+        test "always-show-logo yes prints the logo with the PID, mode and port" {
+            set raw [cfg_start_with logo "always-show-logo yes\n"]
+            lassign $raw pid port
+            set log [cfg_read_file [file join [tmp_path raw.$port] stdout]]
+            cfg_stop_raw $raw
+            assert_match "* PID: $pid\n*" $log
+            assert_match "*Port: $port*" $log
+            assert_match "*standalone mode*" $log
+            cfg_refute_match "*Running mode=*" $log
+        }
+
+        test "Without always-show-logo and not on a terminal, one start-up line instead of the logo" {
+            set raw [cfg_start_with nologo ""]
+            lassign $raw pid port
+            set log [cfg_read_file [file join [tmp_path raw.$port] stdout]]
+            cfg_stop_raw $raw
+            assert_match "*Running mode=standalone, port=$port.*" $log
+            cfg_refute_match "* PID: *" $log
+        }
+
+        test "rename-command renames a command, and \"\" removes one" {
+            set raw [cfg_start_with rename "rename-command set my-set\nrename-command FLUSHALL \"\"\n"]
+            set c [lindex $raw 2]
+            set r1 [$c my-set k v]
+            set r2 [$c get k]
+            catch {$c set k w} e1
+            catch {$c flushall} e2
+            cfg_stop_raw $raw
+            list $r1 $r2 $e1 $e2
+        } {OK v {ERR unknown command 'set', with args beginning with: 'k' 'w' } {ERR unknown command 'flushall', with args beginning with: }}
+
+        test "include with a wildcard reads every matching file in order" {
+            set incdir [tmp_path inc.d]
+            file mkdir $incdir
+            cfg_write_file inc.d/10-a.conf "hz 11\nmaxmemory-samples 6\n"
+            cfg_write_file inc.d/20-b.conf "hz 12\n"
+            set raw [cfg_start_with include "include [file join $incdir *.conf]\ninclude [file join $incdir none-*.conf]\n"]
+            set c [lindex $raw 2]
+            set got [list [$c config get hz] [$c config get maxmemory-samples]]
+            cfg_stop_raw $raw
+            set got
+        } {{hz 12} {maxmemory-samples 6}}
+
+        test "unixsocketgroup gives the Unix socket to that group" {
+            set group [exec id -gn]
+            set sock [tmp_path group.sock]
+            set raw [cfg_start_with sockgroup "unixsocket [::vk::conf_quote $sock]\nunixsocketperm 770\nunixsocketgroup $group\n"]
+            set got [file attributes $sock -group]
+            cfg_stop_raw $raw
+            assert_equal $group $got
+        }
+
+        test "socket-mark-id marks the listening socket, also when CONFIG SET port reopens it" {
+            if {[catch {exec which ss}] || [exec id -u] != 0} { skip "needs ss and CAP_NET_ADMIN (root)" }
+            set raw [cfg_start_with sockmark "socket-mark-id 7\n"]
+            lassign $raw pid port c
+            set first [exec ss -tlne "sport = :$port"]
+            set port2 [::vk::alloc_port]
+            $c config set port $port2
+            set c2 [::vk::client_open 127.0.0.1 $port2]
+            set second [exec ss -tlne "sport = :$port2"]
+            $c2 close
+            cfg_stop_raw [list $pid $port2 $c]
+            assert_match "*fwmark:0x7*" $first
+            assert_match "*fwmark:0x7*" $second
+        }
+
+        # The Cpus_allowed_list line of /proc/<pid>[/task/<tid>]/status.
+        proc cfg_cpus_allowed {path} {
+            regexp -line {^Cpus_allowed_list:\s*(\S+)} [cfg_read_file $path/status] -> cpus
+            return $cpus
+        }
+
+        test "server-cpulist, bio-cpulist and bgsave-cpulist bind the main thread, the lazy-free thread and a save child" {
+            if {[exec nproc] < 2} { skip "needs 2 CPUs" }
+            set raw [cfg_start_with cpulist "server-cpulist 0-1\nbio-cpulist 1\nbgsave-cpulist 0\nsave \"\"\n"]
+            lassign $raw pid port c
+            set main [cfg_cpus_allowed /proc/$pid]
+            # A big value freed asynchronously starts the lazy-free thread.
+            for {set i 0} {$i < 200} {incr i} { $c sadd bigset m$i }
+            $c unlink bigset
+            set bio ""
+            wait_for_condition 100 20 {
+                [set bio [lindex [lmap t [glob -nocomplain /proc/$pid/task/*] {
+                    expr {[string trim [cfg_read_file $t/comm]] eq "bio_lazy_free" ? $t : [continue]}
+                }] 0]] ne ""
+            } {
+                fail "no lazy-free thread"
+            }
+            # The thread pins itself as it starts.
+            wait_for_condition 100 20 {[cfg_cpus_allowed $bio] eq "1"} {
+                fail "lazy-free thread CPUs: [cfg_cpus_allowed $bio]"
+            }
+            set bio_cpus [cfg_cpus_allowed $bio]
+            $c config set rdb-key-save-delay 1000000
+            $c set k v
+            $c bgsave
+            wait_for_condition 100 20 {[string trim [cfg_read_file /proc/$pid/task/$pid/children]] ne ""} {
+                fail "no background save child"
+            }
+            set child [lindex [cfg_read_file /proc/$pid/task/$pid/children] 0]
+            wait_for_condition 100 20 {[cfg_cpus_allowed /proc/$child] eq "0"} {
+                fail "child CPUs: [cfg_cpus_allowed /proc/$child]"
+            }
+            $c bgsave cancel
+            cfg_stop_raw $raw
+            list $main $bio_cpus
+        } {0-1 1}
+
+        test "A CONFIG REWRITE of the new options reads back the same after a restart" {
+            set raw [cfg_start_with rewrite-new "repl-backlog-size 2mb\n"]
+            set c [lindex $raw 2]
+            $c config set shutdown-on-sigterm "nosave now" oom-score-adj-values "10 20 30" repl-diskless-load swapdb
+            $c config set primaryauth "p w" latency-tracking-info-percentiles "90 99.5" appendfsync always
+            $c config set proc-title-template "{title} x" repl-backlog-size 5mb propagation-error-behavior panic
+            assert_equal OK [$c config rewrite]
+            set names {shutdown-on-sigterm oom-score-adj-values repl-diskless-load primaryauth
+                       latency-tracking-info-percentiles appendfsync proc-title-template repl-backlog-size
+                       propagation-error-behavior}
+            set want {}
+            foreach n $names { lappend want [$c config get $n] }
+            set conf [file join [lindex $raw 3] .. rewrite-new.conf]
+            set text [cfg_read_file [tmp_path rewrite-new.conf]]
+            cfg_stop_raw $raw
+            assert_match "*repl-backlog-size 5mb*" $text
+            set port [::vk::alloc_port]
+            set raw [cfg_start_raw $port [tmp_path rewrite-new.conf] --port $port]
+            set c [lindex $raw 2]
+            set got {}
+            foreach n $names { lappend got [$c config get $n] }
+            cfg_stop_raw $raw
+            assert_equal $want $got
+        }
+
+        test "A crash report hides the client's arguments (hide-user-data-from-log yes)" {
+            set raw [cfg_start_with redact "enable-debug-command yes\n"]
+            lassign $raw pid port c
+            catch {$c debug segfault}
+            catch {$c close}
+            wait_for_condition 250 20 {![::vk::pid_alive $pid]} {
+                catch {exec kill -KILL $pid}
+                fail "server did not crash"
+            }
+            set log [cfg_read_file [file join [tmp_path raw.$port] stdout]]
+            assert_match "*CURRENT CLIENT INFO*argv?0?: '\\*redacted\\*'*" $log
+            cfg_refute_match "*argv?1?: 'segfault'*" $log
+        }
+    }
+
+    foreach {what text err} {
+        "cluster-enabled yes" "cluster-enabled yes\n" "cluster-enabled yes is not supported: this server has no cluster mode"
+        "loadmodule" "loadmodule /usr/lib/nosuch.so a b\n" "loadmodule: this server has no module support, it cannot load the module '/usr/lib/nosuch.so'"
+        "appendonly yes" "appendonly yes\n" "appendonly yes is not supported: this server has no append-only file (AOF) persistence yet"
+        "rename-command of an unknown command" "rename-command nosuch other\n" "No such command in rename-command"
+        "rename-command to an existing name" "rename-command set get\n" "Target command name already exists"
+        "activedefrag yes" "activedefrag yes\n" "-DISABLED Active defragmentation cannot be enabled*"
+        "a bad CPU list" "server-cpulist 3-1\n" "Invalid CPU list (taskset syntax, e.g. 0-3,8 or 0-7:2)"
+        "a user line" "user alice on >pw ~* +@all\n" "user: ACL users are not supported by this server yet (user 'alice')*"
+    } {
+        test "Start-up stops with a message naming it: $what" {
+            set conf [cfg_write_file refused.conf $text]
+            lassign [cfg_run_and_exit $conf] status out
+            assert_equal 1 $status
+            assert_match "*FATAL CONFIG FILE ERROR*>>> '[string trim $text]'\n$err*" $out
+        }
+    }
+
+    test "appendonly yes on the command line is refused too" {
+        lassign [cfg_run_and_exit --port 1 --appendonly yes] status out
+        assert_equal 1 $status
+        assert_match "*appendonly yes is not supported*" $out
+    }
+
+    start_server {tags {"config needs:debug"} overrides {enable-debug-command yes}} {
+        test "activerehashing: the cron finishes a started rehash only when yes" {
+            r config set activerehashing no
+            r debug populate 1024
+            r set one-more v ;# the 1025th key doubles the table: a rehash starts
+            after 300
+            set idle [string match "*rehashing target*" [r debug htstats 0]]
+            r config set activerehashing yes
+            wait_for_condition 100 20 {![string match "*rehashing target*" [r debug htstats 0]]} {
+                fail "the rehash was not finished by the cron"
+            }
+            r flushall
+            set idle
+        } {1}
+    }
+
+    # ---------------------------------------------------------------- MODULE
+
+    start_server {tags {"config modules"}} {
+        test "MODULE is refused while enable-module-command is no" {
+            assert_error "*MODULE command not allowed. If the enable-module-command option is set to \"local\"*" \
+                {r module list}
+            assert_error "*MODULE command not allowed*" {r module load /tmp/x.so}
+            # HELP is not protected.
+            assert_match "*MODULE <subcommand>*LIST*LOAD*LOADEX*UNLOAD*" [r module help]
+        }
+    }
+
+    start_server {tags {"config modules"} overrides {enable-module-command yes}} {
+        test "MODULE LIST is empty, LOAD/LOADEX fail, UNLOAD finds nothing" {
+            assert_equal {} [r module list]
+            assert_error "ERR Error loading the extension. Please check the server logs." \
+                {r module load /no/such/module.so}
+            assert_error "ERR Error loading the extension. Please check the server logs." \
+                {r module loadex /no/such/module.so CONFIG a b ARGS x}
+            assert_error "ERR Error unloading module: no such module with that name" {r module unload foo}
+            assert_error "*wrong number of arguments for 'module|unload' command*" {r module unload}
+            assert_error "*unknown subcommand*" {r module nosuch}
+        }
+    }
 }

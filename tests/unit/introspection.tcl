@@ -776,7 +776,8 @@ proc crash_server_start {name} {
     set port [::vk::alloc_port]
     set log [file join $dir log]
     set pid [exec $::vk::cfg(binary) --port $port --bind 127.0.0.1 --enable-debug-command yes \
-                 --save "" --dir $dir --logfile $log --crash-log-enabled yes >/dev/null 2>@1 &]
+                 --save "" --dir $dir --logfile $log --crash-log-enabled yes --hide-user-data-from-log no \
+                 >/dev/null 2>@1 &]
     wait_for_condition 200 20 {[file exists $log] && [string match "*Ready to accept*" [read_text_file $log]]} {
         catch {exec kill -KILL $pid}
         fail "crash test server did not start: [crash_read $log]"
