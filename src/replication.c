@@ -285,18 +285,23 @@ static void replClientDataFree(replClientData *d) {
     zfree(d);
 }
 
-/* "ip:port" of a replica as its logs and INFO name it: the announced ip
- * or the peer address, and its listening port. */
+/* The address a replica is known by: the one it announced (REPLCONF
+ * ip-address) or its peer address. C_ERR if neither is known. */
+static int replicaAddress(client *r, char *ip, size_t len) {
+    if (r->repl && r->repl->announced_ip) {
+        snprintf(ip, len, "%s", r->repl->announced_ip);
+        return C_OK;
+    }
+    return r->conn ? connAddrPeerName(r->conn, ip, len, NULL) : C_ERR;
+}
+
+/* "ip:port" of a replica as its logs name it: its address and its
+ * listening port. */
 static char *replicaName(client *c) {
     static char buf[NET_HOST_PORT_STR_LEN];
-    char ip[NET_IP_STR_LEN] = "?";
-    int port = 0;
-    if (c->repl && c->repl->announced_ip) {
-        snprintf(ip, sizeof(ip), "%s", c->repl->announced_ip);
-    } else if (c->conn) {
-        connAddrPeerName(c->conn, ip, sizeof(ip), &port);
-    }
-    snprintf(buf, sizeof(buf), "%s:%d", ip, c->repl ? c->repl->listening_port : port);
+    char ip[NET_IP_STR_LEN];
+    if (replicaAddress(c, ip, sizeof(ip)) == C_ERR) snprintf(ip, sizeof(ip), "?");
+    snprintf(buf, sizeof(buf), "%s:%d", ip, c->repl ? c->repl->listening_port : 0);
     return buf;
 }
 
@@ -1913,10 +1918,8 @@ void roleCommand(client *c) {
         listRewind(repl.replicas, &li);
         while ((ln = listNext(&li))) {
             client *r = listNodeValue(ln);
-            char ip[NET_IP_STR_LEN] = "";
-            if (r->repl->announced_ip) snprintf(ip, sizeof(ip), "%s", r->repl->announced_ip);
-            else if (connAddrPeerName(r->conn, ip, sizeof(ip), NULL) == C_ERR) continue;
-            if (r->repl->state != REPLICA_STATE_ONLINE) continue;
+            char ip[NET_IP_STR_LEN];
+            if (r->repl->state != REPLICA_STATE_ONLINE || replicaAddress(r, ip, sizeof(ip)) == C_ERR) continue;
             addReplyArrayLen(c, 3);
             addReplyBulkCString(c, ip);
             addReplyBulkLongLong(c, r->repl->listening_port);
@@ -1986,9 +1989,8 @@ sds replicationCatInfo(sds info) {
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
-        char ip[NET_IP_STR_LEN] = "";
-        if (r->repl->announced_ip) snprintf(ip, sizeof(ip), "%s", r->repl->announced_ip);
-        else if (connAddrPeerName(r->conn, ip, sizeof(ip), NULL) == C_ERR) continue;
+        char ip[NET_IP_STR_LEN];
+        if (replicaAddress(r, ip, sizeof(ip)) == C_ERR) continue;
         info = sdscatprintf(info, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%ld,type=%s\r\n", n++, ip,
                             r->repl->listening_port, replicaStateName(r), r->repl->ack_off,
                             (long)(now - r->repl->ack_time), "replica");
@@ -2129,9 +2131,8 @@ static client *findReplica(const char *host, int port) {
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
-        char ip[NET_IP_STR_LEN] = "";
-        if (r->repl->announced_ip) snprintf(ip, sizeof(ip), "%s", r->repl->announced_ip);
-        else if (connAddrPeerName(r->conn, ip, sizeof(ip), NULL) == C_ERR) continue;
+        char ip[NET_IP_STR_LEN];
+        if (replicaAddress(r, ip, sizeof(ip)) == C_ERR) continue;
         if (!strcasecmp(ip, host) && r->repl->listening_port == port) return r;
     }
     return NULL;
@@ -2242,8 +2243,7 @@ static void failoverUpdate(void) {
         if (target == NULL) return;
         if (!repl.failover_host) {
             char ip[NET_IP_STR_LEN] = "";
-            if (target->repl->announced_ip) snprintf(ip, sizeof(ip), "%s", target->repl->announced_ip);
-            else connAddrPeerName(target->conn, ip, sizeof(ip), NULL);
+            replicaAddress(target, ip, sizeof(ip));
             repl.failover_host = zstrdup(ip);
             repl.failover_port = target->repl->listening_port;
         }
