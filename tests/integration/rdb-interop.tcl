@@ -8,36 +8,7 @@
 
 source [file join $::vk::cfg(root) tests assets rdb-dataset.tcl]
 
-set ::redis_binary /usr/bin/redis-server
-
-# Starts redis-server on dir; returns {pid port chan}.
-proc redis_start {dir} {
-    set port [::vk::alloc_port]
-    set out [file join $dir redis.log]
-    set chan [open [list | $::redis_binary --port $port --bind 127.0.0.1 --save "" --appendonly no \
-                        --dir $dir --enable-debug-command yes >& $out] w]
-    set pid [pid $chan]
-    wait_for_condition 250 20 {[string match "*Ready to accept connections*" [redis_log $dir]]} {
-        ::vk::kill_pid $pid
-        fail "redis-server did not start: [redis_log $dir]"
-    }
-    return [list $pid $port $chan]
-}
-
-proc redis_log {dir} {
-    set f [file join $dir redis.log]
-    if {![file exists $f]} { return "" }
-    set fh [open $f]
-    set text [read $fh]
-    close $fh
-    return $text
-}
-
-proc redis_stop {handle} {
-    lassign $handle pid port chan
-    ::vk::kill_pid $pid
-    catch {close $chan}
-}
+source [file join $::vk::cfg(root) tests assets redis-server.tcl]
 
 tags {"rdb" "needs:debug" "external:skip" "rdma:skip:own-server"} {
     set have_redis [file executable $::redis_binary]

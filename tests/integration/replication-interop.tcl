@@ -7,35 +7,7 @@
 
 source [file join $::vk::cfg(root) tests assets rdb-dataset.tcl]
 
-set ::redis_binary /usr/bin/redis-server
-
-proc interop_redis_start {dir} {
-    file mkdir $dir
-    set port [::vk::alloc_port]
-    set out [file join $dir redis.log]
-    set chan [open [list | $::redis_binary --port $port --bind 127.0.0.1 --save "" --appendonly no \
-                        --dir $dir --repl-diskless-sync-delay 0 >& $out] w]
-    set pid [pid $chan]
-    wait_for_condition 250 20 {[string match "*Ready to accept connections*" [file_text_of $out]]} {
-        ::vk::kill_pid $pid
-        fail "redis-server did not start: [file_text_of $out]"
-    }
-    return [list $pid $port $chan]
-}
-
-proc file_text_of {path} {
-    if {![file exists $path]} { return "" }
-    set fh [open $path]
-    set text [read $fh]
-    close $fh
-    return $text
-}
-
-proc interop_redis_stop {handle} {
-    lassign $handle pid port chan
-    ::vk::kill_pid $pid
-    catch {close $chan}
-}
+source [file join $::vk::cfg(root) tests assets redis-server.tcl]
 
 # INFO field of a plain client.
 proc interop_info_field {c field} {
@@ -50,7 +22,7 @@ tags {repl external:skip rdma:skip:own-server} {
         start_server [list overrides [list tls-replication no repl-diskless-load $load]] {
             test "A redis-server 7.0 primary feeds our replica (repl-diskless-load $load)" {
                 if {!$have_redis} { skip "no $::redis_binary" }
-                set h [interop_redis_start [tmp_path redis-primary-$load]]
+                set h [redis_start [tmp_path redis-primary-$load] --repl-diskless-sync-delay 0]
                 set rport [lindex $h 1]
                 set rc [::vk::client_open 127.0.0.1 $rport]
                 if {[catch {
@@ -80,12 +52,12 @@ tags {repl external:skip rdma:skip:own-server} {
                     assert_dumps_equal [rdb_dataset_dump $rc] [rdb_dataset_dump r]
                 } err opts]} {
                     $rc close
-                    interop_redis_stop $h
+                    redis_stop $h
                     return -options $opts $err
                 }
                 $rc close
                 r replicaof no one
-                interop_redis_stop $h
+                redis_stop $h
             }
         }
     }
@@ -111,14 +83,14 @@ tags {repl external:skip rdma:skip:own-server} {
             if {$cli eq ""} { skip "no redis-cli" }
             set out [tmp_path cli-replica.out]
             set pid [exec $cli -h [srv host] -p [srv port] {*}[::vk::transport_cli_args] --replica >& $out &]
-            wait_for_condition 100 50 {[string match "*Logging commands from master*" [file_text_of $out]]} {
+            wait_for_condition 100 50 {[string match "*Logging commands from master*" [file_contents $out]]} {
                 catch {exec kill $pid}
-                fail "redis-cli did not sync: [file_text_of $out]"
+                fail "redis-cli did not sync: [file_contents $out]"
             }
             r set streamed:key streamed:value
-            wait_for_condition 100 50 {[string match "*streamed:value*" [file_text_of $out]]} {
+            wait_for_condition 100 50 {[string match "*streamed:value*" [file_contents $out]]} {
                 catch {exec kill $pid}
-                fail "the SET did not reach redis-cli: [file_text_of $out]"
+                fail "the SET did not reach redis-cli: [file_contents $out]"
             }
             catch {exec kill $pid}
         }
