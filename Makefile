@@ -55,7 +55,8 @@ RDMA_TCL_ARGS ?=
 
 test-rdma: all
 	$(MAKE) -C src tclrdma
-	./utils/rdma-vm --check && ./utils/rdma-vm tests/rdma/run.sh && ./utils/rdma-vm tests/rdma/tools.sh
+	./utils/rdma-vm --check && ./utils/rdma-vm tests/rdma/run.sh && ./utils/rdma-vm tests/rdma/tools.sh && \
+		./utils/rdma-vm tests/rdma/replication.sh
 	RDMA_VM_TIMEOUT=1500 ./utils/rdma-vm ./runtest --rdma --timeout 600 $(RDMA_TCL_ARGS)
 
 test: all
