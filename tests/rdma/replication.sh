@@ -123,7 +123,7 @@ rdma_replicas() { c "$1" CLIENT LIST TYPE replica | grep -c " addr=\($A\|$B\):";
 # ------------------------------------------------------ the transport alone
 UNIT=${TEST_CONN_RDMA:-$ROOT/src/unit/test_conn_rdma}
 if [ -x "$UNIT" ]; then
-    section "src/unit/test_conn_rdma: outgoing connections in one process"
+    section "src/unit/test_conn_rdma: the transport's outgoing connections"
     out=$(timeout 300 "$UNIT" 2>&1)
     st=$?
     if [ $st = 0 ] && grep -q "3 passed, 0 failed" <<<"$out"; then ok "$(tail -n 1 <<<"$out")"; else
