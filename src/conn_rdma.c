@@ -32,7 +32,6 @@
  * - Any error completion or protocol violation drops the connection: it is
  *   logged ("RDMA: ..."), disconnected, and its owner is woken so that
  *   connRead() reports the error and the owner closes it.
- *
  * - Connecting (a replica to its primary): each outgoing connection has
  *   its own CM event channel (a connRdmaChannel without a listener),
  *   watched by the event loop with the same handler as listeners'. Its
@@ -45,7 +44,10 @@
  *   unreachable, timeout) is logged "RDMA: cannot connect to ..." and the
  *   handler sees CONN_STATE_ERROR with that text in connGetLastError().
  *   The connecting side is the protocol's client: it answers no feature
- *   requests and sends no keepalives.
+ *   requests and sends no keepalives. A blocking wait on it (connWait,
+ *   the connSync*() calls) takes its CM events itself, so a disconnect
+ *   ends the wait as EOF; connBlockingConnect() handles only its own
+ *   events while it waits.
  *
  * Handlers run through connCallHandler(), so one may close its own
  * connection: the verbs objects are released at once, the struct when the
