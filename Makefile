@@ -54,8 +54,9 @@ test-sanitize: all
 RDMA_TCL_ARGS ?=
 
 test-rdma: all
-	$(MAKE) -C src tclrdma
-	./utils/rdma-vm --check && ./utils/rdma-vm tests/rdma/run.sh && ./utils/rdma-vm tests/rdma/tools.sh
+	$(MAKE) -C src tclrdma unit/test_conn_rdma
+	./utils/rdma-vm --check && ./utils/rdma-vm tests/rdma/run.sh && ./utils/rdma-vm tests/rdma/tools.sh && \
+		./utils/rdma-vm tests/rdma/replication.sh
 	RDMA_VM_TIMEOUT=1500 ./utils/rdma-vm ./runtest --rdma --timeout 600 $(RDMA_TCL_ARGS)
 
 test: all

@@ -1266,6 +1266,19 @@ static int applyJemallocBgThread(const char **err) {
     return 1;
 }
 
+/* rdma-replication yes needs the RDMA transport (CONFIG SET; at start-up
+ * the replica logs why it cannot connect). */
+static int applyRdmaReplication(const char **err) {
+#ifndef USE_RDMA
+    if (server.rdma_replication) {
+        *err = "RDMA support is not built into this server (rebuild with BUILD_RDMA=yes)";
+        return 0;
+    }
+#endif
+    (void)err;
+    return 1;
+}
+
 /* server.hz follows config_hz, kept within [CONFIG_MIN_HZ, CONFIG_MAX_HZ]. */
 static void clampHz(void) {
     if (server.config_hz < CONFIG_MIN_HZ) server.config_hz = CONFIG_MIN_HZ;
@@ -1375,6 +1388,7 @@ static configOption configTable[] = {
     STRING_CFG("tls-ciphersuites", NULL, 0, server.tls_ciphersuites, NULL, TLS_CHECK, applyTlsConfig),
     BOOL_CFG("tls-prefer-server-ciphers", NULL, 0, server.tls_prefer_server_ciphers, 0, applyTlsConfig),
     BOOL_CFG("tls-replication", NULL, 0, server.tls_replication, 0, NULL),
+    BOOL_CFG("rdma-replication", NULL, 0, server.rdma_replication, 0, applyRdmaReplication),
     {.name = "rdma-port", .kind = CFG_SPECIAL, .field = &server.rdma_port, .storage = NUM_INT, .min = 0,
      .max = 65535, .def_str = "0", .set = setRdmaPort, .get = getPlainNum, .apply = applyRdma},
     SPECIAL_CFG("rdma-bind", NULL, CFG_MULTI_ARG, "", setRdmaBind, getRdmaBind, rewriteRdmaBind, applyRdma),

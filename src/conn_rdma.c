@@ -21,7 +21,7 @@
  *   unread bytes in the RX buffer, or a close/error to report) sits on the
  *   pending list, which connTypesProcessPendingData() works through from
  *   the server's before-sleep hook; while it is non-empty the loop polls.
- * - Keepalive: one timer sends a Keepalive to every connected peer every
+ * - Keepalive: one timer sends a Keepalive to every accepted peer every
  *   3 s; a dead peer surfaces as an error completion of that send.
  * - Closing lingers: RDMA has no FIN that follows the data, and a
  *   disconnect moves the queue pair to the error state, which discards
@@ -32,14 +32,30 @@
  * - Any error completion or protocol violation drops the connection: it is
  *   logged ("RDMA: ..."), disconnected, and its owner is woken so that
  *   connRead() reports the error and the owner closes it.
+ * - Connecting (a replica to its primary): each outgoing connection has
+ *   its own CM event channel (a connRdmaChannel without a listener),
+ *   watched by the event loop with the same handler as listeners'. Its
+ *   events move it on: ADDR_RESOLVED -> resolve the route; ROUTE_RESOLVED
+ *   -> create the endpoint (same protocol, window and RX size as accepted
+ *   connections, rdma-rx-size) and rdma_connect(); ESTABLISHED -> our
+ *   window is advertised and the state becomes CONNECTED, and the connect
+ *   handler runs (through the pending list, like the accept handler). Any
+ *   failure on the way (unresolvable address, nobody listening: REJECTED,
+ *   unreachable, timeout) is logged "RDMA: cannot connect to ..." and the
+ *   handler sees CONN_STATE_ERROR with that text in connGetLastError().
+ *   The connecting side is the protocol's client: it answers no feature
+ *   requests and sends no keepalives. A blocking wait on it (connWait,
+ *   the connSync*() calls) takes its CM events itself, so a disconnect
+ *   ends the wait as EOF; connBlockingConnect() handles only its own
+ *   events while it waits.
  *
  * Handlers run through connCallHandler(), so one may close its own
  * connection: the verbs objects are released at once, the struct when the
- * last handler on the stack returns. Runs in the event-loop thread only.
- * Outgoing connects (replication over RDMA) are not implemented yet. */
+ * last handler on the stack returns. Runs in the event-loop thread only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +72,7 @@
 #define RDMA_LINGER_MS 5000 /* Longest wait of a close for its writes. */
 #define RDMA_LISTEN_BACKLOG 128
 #define RDMA_MAX_CHANNELS 4
+#define RDMA_RESOLVE_TIMEOUT_MS 5000 /* rdma_resolve_addr/route, each. */
 
 static ConnectionType CT_RDMA;
 
@@ -75,7 +92,9 @@ typedef struct rdmaConnection {
     rdmaEndpoint ep;              /* Verbs objects and protocol state. */
     struct rdma_cm_id *cm_id;     /* Owned; NULL once released. */
     connRdmaChannel *chan;        /* Channel our CM events arrive on (ref held). */
-    int accepted;                 /* rdma_accept() was called. */
+    int accepted;                 /* rdma_accept() or rdma_connect() was called. */
+    int outgoing;                 /* We connect (connConnect): rc->chan is ours alone. */
+    char target[CONN_ADDR_STR_LEN + 8]; /* Outgoing: "host:port" asked for, for logs. */
     int established;              /* ESTABLISHED arrived (was CONNECTED). */
     int error_reported;           /* A handler ran after the failure. */
     int peer_closed;              /* DISCONNECTED seen: EOF after the data. */
@@ -85,16 +104,19 @@ typedef struct rdmaConnection {
     int on_pending;
     struct rdmaConnection *pend_prev, *pend_next; /* Pending list. */
     struct rdmaConnection *prev, *next;           /* All live connections. */
-    char errstr[RDMA_ERR_LEN + 32];
+    char errstr[RDMA_ERR_LEN + CONN_ADDR_STR_LEN + 64];
 } rdmaConnection;
 
 static connRdmaChannel *rdmaChannels[RDMA_MAX_CHANNELS];
+static connRdmaListenerConfig *rdmaConfig; /* Sizes for outgoing connections (configure). */
 static rdmaConnection *rdmaConns;   /* All live connections (keepalive). */
 static rdmaConnection *rdmaPending; /* Connections with handler work queued. */
 static long long rdmaKeepaliveTimer = -1;
 
 static void connRdmaClose(connection *conn);
 static void connRdmaUpdatePending(rdmaConnection *rc);
+static void connRdmaEventHandler(aeEventLoop *el, int fd, void *clientData, int mask);
+static void connRdmaAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask);
 
 /* ---------------------------------------------------------------------------
  * Lists
@@ -382,17 +404,208 @@ static int connRdmaAccept(connection *conn, ConnectionCallbackFunc accept_handle
     return C_OK;
 }
 
+/* Opens an RDMA CM event channel, non-blocking and close-on-exec.
+ * Returns it, or NULL with errno set. */
+static struct rdma_event_channel *openEventChannel(void) {
+    struct rdma_event_channel *ec = rdma_create_event_channel();
+    if (ec == NULL) return NULL;
+    int flags = fcntl(ec->fd, F_GETFL);
+    if (flags == -1 || fcntl(ec->fd, F_SETFL, flags | O_NONBLOCK) == -1) {
+        int saved = errno;
+        rdma_destroy_event_channel(ec);
+        errno = saved;
+        return NULL;
+    }
+    fcntl(ec->fd, F_SETFD, FD_CLOEXEC);
+    return ec;
+}
+
+/* Ends an outgoing connect: logs why, keeps the text for
+ * connGetLastError() and puts conn in ERROR, so the connect handler (if
+ * any) runs and sees it. */
+static void connRdmaConnectFailed(rdmaConnection *rc, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void connRdmaConnectFailed(rdmaConnection *rc, int err, const char *fmt, ...) {
+    char what[RDMA_ERR_LEN];
+    va_list ap;
+    if (rc->c.state == CONN_STATE_ERROR) return;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    serverLog(LL_WARNING, "RDMA: cannot connect to %s: %s", rc->target, what);
+    snprintf(rc->errstr, sizeof(rc->errstr), "RDMA: cannot connect to %s: %s", rc->target, what);
+    rc->c.last_errno = err;
+    rc->c.state = CONN_STATE_ERROR;
+    connRdmaUpdatePending(rc);
+}
+
+/* A CM event status is a negative errno for most failures; map it to
+ * something strerror() can say. */
+static int cmStatusErrno(int status, int fallback) {
+    return status < 0 ? -status : fallback;
+}
+
+/* ROUTE_RESOLVED: builds the endpoint (our window is rdma-rx-size, as for
+ * accepted connections; receives posted before the request goes out, so
+ * the peer's first RegisterXferMemory always finds one), watches its
+ * completion channel and sends the connect request. */
+static void connRdmaStartConnect(rdmaConnection *rc) {
+    size_t rx_size = rdmaConfig && rdmaConfig->rx_size > 0 ? (size_t)rdmaConfig->rx_size : RDMA_DEFAULT_RX_SIZE;
+    int comp_vector = rdmaConfig ? rdmaConfig->comp_vector : -1;
+    if (rdmaEndpointCreate(&rc->ep, rc->cm_id, rx_size, comp_vector, 0) != C_OK) {
+        connRdmaConnectFailed(rc, EIO, "%s", rc->ep.err);
+        return;
+    }
+    rc->c.fd = rc->ep.comp_channel->fd;
+    if (aeCreateFileEvent(connGetEventLoop(), rc->c.fd, AE_READABLE, connRdmaEventHandler, rc) == AE_ERR) {
+        int saved = errno;
+        rc->c.fd = -1;
+        rdmaEndpointRelease(&rc->ep);
+        connRdmaConnectFailed(rc, saved, "cannot watch the completion channel: %s", strerror(saved));
+        return;
+    }
+    struct rdma_conn_param param = {
+        .responder_resources = 1,
+        .initiator_depth = 1,
+        .retry_count = 7,
+        .rnr_retry_count = 7, /* Retry forever while the peer has no receive posted. */
+    };
+    if (rdma_connect(rc->cm_id, &param) != 0) {
+        connRdmaConnectFailed(rc, errno, "rdma_connect: %s", strerror(errno));
+        return;
+    }
+    rc->accepted = 1; /* From now on a close disconnects. */
+}
+
+/* A CM event of an outgoing connection that is still connecting (until
+ * ESTABLISHED, which connRdmaHandleConnEvent() handles for both kinds).
+ * Returns 1 if handled here. */
+static int connRdmaHandleConnectEvent(rdmaConnection *rc, enum rdma_cm_event_type type, int status) {
+    switch (type) {
+    case RDMA_CM_EVENT_ADDR_RESOLVED:
+        if (rdma_resolve_route(rc->cm_id, RDMA_RESOLVE_TIMEOUT_MS) != 0)
+            connRdmaConnectFailed(rc, errno, "rdma_resolve_route: %s", strerror(errno));
+        return 1;
+    case RDMA_CM_EVENT_ROUTE_RESOLVED: connRdmaStartConnect(rc); return 1;
+    case RDMA_CM_EVENT_ADDR_ERROR:
+        connRdmaConnectFailed(rc, cmStatusErrno(status, EHOSTUNREACH),
+                              "cannot resolve the address to an RDMA device: %s",
+                              strerror(cmStatusErrno(status, EHOSTUNREACH)));
+        return 1;
+    case RDMA_CM_EVENT_ROUTE_ERROR:
+        connRdmaConnectFailed(rc, cmStatusErrno(status, EHOSTUNREACH), "cannot resolve a route: %s",
+                              strerror(cmStatusErrno(status, EHOSTUNREACH)));
+        return 1;
+    case RDMA_CM_EVENT_REJECTED:
+        /* IB CM reject reason 8 is "invalid service ID": nobody listens. */
+        if (status == 8 || status == -ECONNREFUSED)
+            connRdmaConnectFailed(rc, ECONNREFUSED, "connection refused (no RDMA listener on that address and port)");
+        else
+            connRdmaConnectFailed(rc, ECONNREFUSED, "connection refused by the peer (reject reason %d)", status);
+        return 1;
+    case RDMA_CM_EVENT_UNREACHABLE:
+    case RDMA_CM_EVENT_CONNECT_ERROR:
+        connRdmaConnectFailed(rc, cmStatusErrno(status, ETIMEDOUT), "%s (%s)",
+                              strerror(cmStatusErrno(status, ETIMEDOUT)), rdma_event_str(type));
+        return 1;
+    case RDMA_CM_EVENT_DISCONNECTED:
+    case RDMA_CM_EVENT_DEVICE_REMOVAL:
+        connRdmaConnectFailed(rc, ECONNRESET, "%s", rdma_event_str(type));
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Starts connecting to addr:port (a name or a numeric address; src, if
+ * given, is the local address to connect from): creates the connection's
+ * own CM event channel and id and asks the CM to resolve the address; the
+ * CM events do the rest (see the top comment). connect_handler runs once
+ * the connection is CONNECTED or failed. Returns C_OK, or C_ERR (state
+ * ERROR, reason in connGetLastError(); nothing to wait for) if the connect
+ * could not even start. The caller closes conn either way when done. */
 static int connRdmaConnect(connection *conn, const char *addr, int port, const char *src,
                            ConnectionCallbackFunc connect_handler) {
-    conn->state = CONN_STATE_ERROR;
-    conn->last_errno = EOPNOTSUPP;
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *dst = NULL, *from = NULL;
+    char portstr[16];
+    if (conn->state != CONN_STATE_NONE) return C_ERR;
+    rc->outgoing = 1;
+    snprintf(rc->target, sizeof(rc->target), strchr(addr, ':') ? "[%s]:%d" : "%s:%d", addr, port);
+    conn->state = CONN_STATE_CONNECTING;
+    snprintf(portstr, sizeof(portstr), "%d", port);
+    int gai = getaddrinfo(addr, portstr, &hints, &dst);
+    if (gai != 0) {
+        connRdmaConnectFailed(rc, EHOSTUNREACH, "%s", gai_strerror(gai));
+        return C_ERR;
+    }
+    if (src) {
+        struct addrinfo shints = {.ai_family = dst->ai_family, .ai_flags = AI_PASSIVE};
+        gai = getaddrinfo(src, NULL, &shints, &from);
+        if (gai != 0) {
+            freeaddrinfo(dst);
+            connRdmaConnectFailed(rc, EADDRNOTAVAIL, "source address %s: %s", src, gai_strerror(gai));
+            return C_ERR;
+        }
+    }
+
+    connRdmaChannel *ch = zcalloc(sizeof(*ch));
+    ch->ec = openEventChannel();
+    if (ch->ec == NULL) {
+        connRdmaConnectFailed(rc, errno, "cannot open the RDMA CM: %s (is rdma_ucm loaded?)", strerror(errno));
+        zfree(ch);
+        goto fail;
+    }
+    if (aeCreateFileEvent(connGetEventLoop(), ch->ec->fd, AE_READABLE, connRdmaAcceptHandler, ch) == AE_ERR) {
+        connRdmaConnectFailed(rc, errno, "cannot watch the CM event channel: %s", strerror(errno));
+        rdma_destroy_event_channel(ch->ec);
+        zfree(ch);
+        goto fail;
+    }
+    ch->refs = 1; /* Held by rc alone. */
+    rc->chan = ch;
+    connsAdd(rc);
+    if (rdma_create_id(ch->ec, &rc->cm_id, rc, RDMA_PS_TCP) != 0) {
+        rc->cm_id = NULL;
+        connRdmaConnectFailed(rc, errno, "rdma_create_id: %s", strerror(errno));
+        goto fail;
+    }
+    if (rdma_resolve_addr(rc->cm_id, from ? from->ai_addr : NULL, dst->ai_addr, RDMA_RESOLVE_TIMEOUT_MS) != 0) {
+        connRdmaConnectFailed(rc, errno, "rdma_resolve_addr: %s", strerror(errno));
+        goto fail;
+    }
+    freeaddrinfo(dst);
+    if (from) freeaddrinfo(from);
+    conn->conn_handler = connect_handler;
+    return C_OK;
+
+fail:
+    freeaddrinfo(dst);
+    if (from) freeaddrinfo(from);
     return C_ERR;
 }
 
+/* Connects and waits for the connection (at most timeout ms; <= 0 = no
+ * limit), handling only this connection's CM events meanwhile. Returns
+ * C_OK when CONNECTED (the peer's window may still be on its way: the
+ * first write waits for it), C_ERR (state ERROR, logged) otherwise. */
 static int connRdmaBlockingConnect(connection *conn, const char *addr, int port, long long timeout) {
-    conn->state = CONN_STATE_ERROR;
-    conn->last_errno = EOPNOTSUPP;
-    return C_ERR;
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    if (connRdmaConnect(conn, addr, port, NULL, NULL) != C_OK) return C_ERR;
+    long long deadline = timeout > 0 ? aeMonotonicUs() + timeout * 1000 : -1;
+    while (conn->state == CONN_STATE_CONNECTING) {
+        long long ms = 100;
+        if (deadline != -1) {
+            long long left = deadline - aeMonotonicUs();
+            if (left <= 0) {
+                connRdmaConnectFailed(rc, ETIMEDOUT, "timed out");
+                return C_ERR;
+            }
+            if (left / 1000 + 1 < ms) ms = left / 1000 + 1;
+        }
+        aeWait(rc->chan->ec->fd, AE_READABLE, ms);
+        connRdmaAcceptHandler(connGetEventLoop(), rc->chan->ec->fd, rc->chan, AE_READABLE);
+    }
+    return conn->state == CONN_STATE_CONNECTED ? C_OK : C_ERR;
 }
 
 /* Disconnects (the peer sees DISCONNECTED); conn stays allocated. */
@@ -412,7 +625,7 @@ static void connRdmaRelease(rdmaConnection *rc) {
     if (rc->cm_id) {
         if (rc->accepted)
             rdma_disconnect(rc->cm_id);
-        else
+        else if (!rc->outgoing)
             rdma_reject(rc->cm_id, NULL, 0); /* Refused before accept (maxclients...). */
     }
     rdmaEndpointRelease(&rc->ep);
@@ -549,6 +762,28 @@ static int connRdmaSetWriteHandler(connection *conn, ConnectionCallbackFunc func
     return C_OK;
 }
 
+/* During a blocking wait on an outgoing connection, takes its CM events
+ * (its channel is its own) so that a disconnect ends the wait as EOF after
+ * the data, as on TCP, instead of at the deadline. Runs no handler: the
+ * caller is inside one. */
+static void connRdmaWaitCmEvents(rdmaConnection *rc) {
+    struct rdma_cm_event *ev;
+    if (!rc->outgoing || rc->chan == NULL) return;
+    while (rdma_get_cm_event(rc->chan->ec, &ev) == 0) {
+        enum rdma_cm_event_type type = ev->event;
+        int status = ev->status;
+        rdma_ack_cm_event(ev);
+        if (type == RDMA_CM_EVENT_DISCONNECTED) {
+            rc->peer_closed = 1;
+            connRdmaUpdatePending(rc);
+        } else if (type != RDMA_CM_EVENT_TIMEWAIT_EXIT && type != RDMA_CM_EVENT_ESTABLISHED) {
+            char what[96];
+            snprintf(what, sizeof(what), "CM event %s (status %d)", rdma_event_str(type), status);
+            connRdmaFail(rc, ECONNRESET, what);
+        }
+    }
+}
+
 /* ConnectionType.wait, for the blocking I/O of handshakes: waits on the
  * completion channel until the deadline (monotonic us, -1 = none), for
  * either direction (mask is moot: a completion may free a send slot or
@@ -571,9 +806,14 @@ static int connRdmaWait(connection *conn, int mask, long long deadline_us) {
         if (left / 1000 < ms) ms = left / 1000 + 1;
     }
     aeWait(rc->c.fd, AE_READABLE, ms);
-    if (rdmaEndpointPoll(&rc->ep) == -1) {
+    if (rdmaEndpointPoll(&rc->ep) == -1 && !(rc->peer_closed && rc->ep.failed_flushed)) {
         connRdmaFail(rc, EPROTO, rc->ep.err);
         errno = EPROTO;
+        return C_ERR;
+    }
+    connRdmaWaitCmEvents(rc);
+    if (rc->c.state == CONN_STATE_ERROR) {
+        errno = rc->c.last_errno ? rc->c.last_errno : ECONNRESET;
         return C_ERR;
     }
     return C_OK;
@@ -614,7 +854,7 @@ static int connRdmaKeepaliveCron(struct aeEventLoop *el, long long id, void *cli
             connRdmaClose(&rc->c); /* Ends the linger if its deadline passed. */
             continue;
         }
-        if (rc->c.state != CONN_STATE_CONNECTED || rc->peer_closed || rc->released) continue;
+        if (rc->c.state != CONN_STATE_CONNECTED || rc->peer_closed || rc->released || rc->outgoing) continue;
         /* A send queue full of unacknowledged writes already probes the peer. */
         if (rc->ep.send_inflight >= RDMA_MAX_SEND_WR - RDMA_SEND_RESERVE) continue;
         if (rdmaEndpointSendCtrl(&rc->ep, &ka) != C_OK) connRdmaFail(rc, EIO, rc->ep.err);
@@ -664,12 +904,16 @@ static void connRdmaHandleConnectRequest(connRdmaChannel *ch, struct rdma_cm_id 
     ch->listener->accept_cb(&rc->c, ch->listener->accept_flags, ip);
 }
 
-/* An event about an accepted connection. */
+/* An event about an accepted or an outgoing connection. */
 static void connRdmaHandleConnEvent(rdmaConnection *rc, enum rdma_cm_event_type type, int status) {
     if (rc == NULL || rc->released) return;
+    if (rc->outgoing && rc->c.state == CONN_STATE_CONNECTING && connRdmaHandleConnectEvent(rc, type, status)) {
+        connRdmaRunHandlers(rc);
+        return;
+    }
     switch (type) {
     case RDMA_CM_EVENT_ESTABLISHED:
-        if (rc->c.state != CONN_STATE_ACCEPTING) break;
+        if (rc->c.state != CONN_STATE_ACCEPTING && rc->c.state != CONN_STATE_CONNECTING) break;
         rc->c.state = CONN_STATE_CONNECTED;
         rc->established = 1;
         if (rdmaEndpointAdvertise(&rc->ep) != C_OK) {
@@ -683,7 +927,7 @@ static void connRdmaHandleConnEvent(rdmaConnection *rc, enum rdma_cm_event_type 
         break;
     case RDMA_CM_EVENT_DISCONNECTED:
         rc->peer_closed = 1;
-        if (rc->c.state == CONN_STATE_ACCEPTING) {
+        if (rc->c.state == CONN_STATE_ACCEPTING || rc->c.state == CONN_STATE_CONNECTING) {
             rc->c.state = CONN_STATE_ERROR;
             rc->c.last_errno = ECONNRESET;
         }
@@ -693,7 +937,9 @@ static void connRdmaHandleConnEvent(rdmaConnection *rc, enum rdma_cm_event_type 
             connRdmaFail(rc, EPROTO, rc->ep.err);
         connRdmaRunHandlers(rc);
         break;
-    case RDMA_CM_EVENT_TIMEWAIT_EXIT: break;
+    case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+    case RDMA_CM_EVENT_ADDR_RESOLVED: /* Late duplicates of what was acted on. */
+    case RDMA_CM_EVENT_ROUTE_RESOLVED: break;
     default: {
         char what[96];
         snprintf(what, sizeof(what), "CM event %s (status %d)", rdma_event_str(type), status);
@@ -704,7 +950,8 @@ static void connRdmaHandleConnEvent(rdmaConnection *rc, enum rdma_cm_event_type 
     }
 }
 
-/* The aeFileProc of a listener's CM event channel. */
+/* The aeFileProc of a CM event channel: a listener's, or the one of an
+ * outgoing connection (no listening ids there). */
 static void connRdmaAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
     connRdmaChannel *ch = clientData;
     ch->refs++; /* Keep the channel while its events are handled. */
@@ -805,15 +1052,12 @@ static int connRdmaListen(connListener *listener) {
     connRdmaChannel *ch = zcalloc(sizeof(*ch));
     ch->rx_size = cfg && cfg->rx_size > 0 ? (size_t)cfg->rx_size : RDMA_DEFAULT_RX_SIZE;
     ch->comp_vector = cfg ? cfg->comp_vector : -1;
-    ch->ec = rdma_create_event_channel();
+    ch->ec = openEventChannel();
     if (ch->ec == NULL) {
-        serverLog(LL_WARNING, "RDMA: rdma_create_event_channel failed: %s (is rdma_ucm loaded?)", strerror(errno));
+        serverLog(LL_WARNING, "RDMA: cannot open an RDMA CM event channel: %s (is rdma_ucm loaded?)", strerror(errno));
         zfree(ch);
         return C_ERR;
     }
-    int flags = fcntl(ch->ec->fd, F_GETFL);
-    if (flags == -1 || fcntl(ch->ec->fd, F_SETFL, flags | O_NONBLOCK) == -1) goto fail_errno;
-    fcntl(ch->ec->fd, F_SETFD, FD_CLOEXEC);
 
     for (int j = 0; j < naddrs && j < CONN_BINDADDR_MAX; j++) {
         const char *addr = addrs[j];
@@ -877,9 +1121,19 @@ static void connRdmaInit(void) {
             aeCreateTimeEvent(connGetEventLoop(), RDMA_KEEPALIVE_MS, connRdmaKeepaliveCron, NULL, NULL);
 }
 
+/* ConnectionType.configure: priv is the connRdmaListenerConfig that the
+ * server keeps for its RDMA listener (not copied); outgoing connections
+ * take their RX size and completion vector from it too. */
+static int connRdmaConfigure(void *priv, int reconfigure) {
+    (void)reconfigure;
+    rdmaConfig = priv;
+    return C_OK;
+}
+
 static ConnectionType CT_RDMA = {
     .get_type = connRdmaGetType,
     .init = connRdmaInit,
+    .configure = connRdmaConfigure,
     .ae_handler = connRdmaEventHandler,
     .accept_handler = connRdmaAcceptHandler,
     .listen = connRdmaListen,

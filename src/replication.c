@@ -1014,8 +1014,10 @@ static void replicationStartPendingSyncs(void) {
  * ------------------------------------------------------------------------- */
 
 /* The one function that knows which transport the link to the primary
- * uses: TLS with tls-replication yes, TCP otherwise. */
+ * uses: RDMA with rdma-replication yes, TLS with tls-replication yes, TCP
+ * otherwise. NULL if the transport asked for is not built in. */
 static ConnectionType *replicationConnectionType(void) {
+    if (server.rdma_replication) return connTypeGetByName(CONN_NAME_RDMA);
     if (server.tls_replication) return connTypeGetByName(CONN_NAME_TLS);
     return connectionTypeTcp();
 }
@@ -1026,7 +1028,8 @@ static void syncWithPrimary(connection *conn);
 static int connectWithPrimary(void) {
     ConnectionType *ct = replicationConnectionType();
     if (ct == NULL) {
-        serverLog(LL_WARNING, "Unable to connect to PRIMARY: TLS is not built in (tls-replication yes)");
+        serverLog(LL_WARNING, "Unable to connect to PRIMARY: %s is not built in (%s-replication yes)",
+                  server.rdma_replication ? "RDMA" : "TLS", server.rdma_replication ? "rdma" : "tls");
         return C_ERR;
     }
     repl.transfer = connCreate(ct);

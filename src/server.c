@@ -818,6 +818,7 @@ static void configureListeners(void) {
     rdmaListenerConfig.rx_size = server.rdma_rx_size;
     rdmaListenerConfig.comp_vector = server.rdma_comp_vector;
     l->priv = &rdmaListenerConfig;
+    if (l->ct) connTypeConfigure(l->ct, l->priv, 0); /* Outgoing RDMA connections use it too. */
     l->bindaddr = server.rdma_bindaddr;
     l->bindaddr_count = server.rdma_bindaddr_count;
     l->port = server.rdma_port;

@@ -634,6 +634,7 @@ struct valkeyServer {
     char *tls_protocols, *tls_ciphers, *tls_ciphersuites;
     int tls_prefer_server_ciphers;
     int tls_replication;
+    int rdma_replication; /* rdma-replication: the link to the primary is RDMA. */
     int loading;                    /* 1 while a dataset is loading (DENY_LOADING configs). */
     int list_max_listpack_size;     /* list-max-listpack-size (t_list.c, quicklist fill) */
     int list_compress_depth;        /* list-compress-depth (stored, no effect yet) */
