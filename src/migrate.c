@@ -87,7 +87,14 @@ static migrateCachedSocket *migrateGetSocket(client *c, robj *host, robj *port, 
     }
     if (migrateSocketsUsed == MIGRATE_SOCKET_CACHE_ITEMS) migrateFreeSocketAt(rand() % migrateSocketsUsed);
 
-    connection *conn = connCreate(connectionTypeTcp());
+    /* Valkey's rule: TLS between servers when tls-cluster is on. */
+    ConnectionType *ct = server.tls_cluster ? connTypeGetByName(CONN_NAME_TLS) : connectionTypeTcp();
+    if (ct == NULL) {
+        addReplyError(c, "-IOERR error or timeout connecting to the client");
+        sdsfree(name);
+        return NULL;
+    }
+    connection *conn = connCreate(ct);
     if (connBlockingConnect(conn, host->ptr, atoi(port->ptr), timeout) != C_OK) {
         addReplyError(c, "-IOERR error or timeout connecting to the client");
         connClose(conn);

@@ -1097,8 +1097,11 @@ static int sendHandshakeBatch(connection *conn) {
         if (sendHandshakeCommand(conn, server.primary_user ? 3 : 2, server.primary_user ? args : a) != C_OK)
             return C_ERR;
     }
+    /* The port this replica serves clients on: its TLS port when the
+     * link itself is TLS (a replica listening on TLS only has port 0). */
     char port[16];
-    snprintf(port, sizeof(port), "%d", server.replica_announce_port ? server.replica_announce_port : server.port);
+    int listening = server.tls_replication && server.tls_port ? server.tls_port : server.port;
+    snprintf(port, sizeof(port), "%d", server.replica_announce_port ? server.replica_announce_port : listening);
     const char *lp[3] = {"REPLCONF", "listening-port", port};
     if (sendHandshakeCommand(conn, 3, lp) != C_OK) return C_ERR;
     if (server.replica_announce_ip) {

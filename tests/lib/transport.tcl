@@ -91,7 +91,8 @@ proc ::vk::transport_server_config {port} {
             # port (a TCP port of the same number cannot coexist).
             # Replicas reach their primary over TLS too (tls-replication),
             # presenting the server certificate as their client one.
-            return [list port 0 tls-port $port tls-replication yes \
+            # MIGRATE between servers uses TLS too (tls-cluster).
+            return [list port 0 tls-port $port tls-replication yes tls-cluster yes \
                         tls-cert-file [file join $::vk::tls_dir server.crt] \
                         tls-key-file [file join $::vk::tls_dir server.key] \
                         tls-ca-cert-file [file join $::vk::tls_dir ca.crt]]

@@ -817,11 +817,12 @@ tags {valkey-only} {
             test "proc-title-template sets the process title, at start-up and by CONFIG SET" {
                 set pid [srv pid]
                 set before [string map {"\0" " "} [cfg_read_file /proc/$pid/cmdline]]
-                r config set proc-title-template "{title} {port} custom-title-[srv port]"
+                r config set proc-title-template "{title} {port} {tls-port} custom-title-[srv port]"
                 set after [string trim [string map {"\0" " "} [cfg_read_file /proc/$pid/cmdline]]]
                 r config set proc-title-template "{title} {listen-addr} {server-mode}"
                 assert_match "*:[srv port]*" $before
-                assert_match "* [srv port] custom-title-[srv port]" $after
+                # (A run over TLS listens on tls-port, with port 0.)
+                assert_match "* *[srv port]* custom-title-[srv port]" $after
             }
 
             test "oom-score-adj writes /proc/self/oom_score_adj, relative or absolute, and no restores it" {
