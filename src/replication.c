@@ -1148,6 +1148,7 @@ static int handlePsyncReply(connection *conn, sds reply) {
         repl.state = REPL_STATE_TRANSFER;
         repl.transfer_size = -2; /* the "$" line is next */
         repl.transfer_read = 0;
+        repl.header_len = 0;
         repl.transfer_start = server.unixtime;
         connSetReadHandler(conn, readSyncBulkPayload);
         return C_OK;
@@ -1404,14 +1405,26 @@ static void replicationLoadFromFile(connection *conn) {
 /* Reads the "$<len>" or "$EOF:<mark>" line that opens the payload.
  * Returns 1 when read, 0 to wait (a keepalive newline), -1 on error. */
 static int readPayloadHeader(connection *conn) {
-    char buf[256];
-    if (connSyncReadLine(conn, buf, sizeof(buf), REPL_SYNCIO_TIMEOUT_MS) == -1) {
+    /* Read without blocking, a byte at a time (nothing after the line may
+     * be consumed): the child may take a while before its first bytes. */
+    char *buf = repl.header, c;
+    while (1) {
+        ssize_t n = connRead(conn, &c, 1);
+        if (n == 1) {
+            repl.transfer_lastio = server.unixtime;
+            if (c == '\n') break;
+            if (repl.header_len < sizeof(repl.header) - 1) buf[repl.header_len++] = c;
+            continue;
+        }
+        if (n == -1 && connGetState(conn) == CONN_STATE_CONNECTED) return 0; /* EAGAIN: more later */
         serverLog(LL_WARNING, "I/O error reading bulk count from PRIMARY: %s",
-                  connGetLastError(conn) ? connGetLastError(conn) : strerror(errno));
+                  n == 0 ? "connection lost" : connGetLastError(conn));
         return -1;
     }
-    repl.transfer_lastio = server.unixtime;
-    if (buf[0] == '\0') return 0;
+    if (repl.header_len && buf[repl.header_len - 1] == '\r') repl.header_len--;
+    buf[repl.header_len] = '\0';
+    repl.header_len = 0;
+    if (buf[0] == '\0') return 0; /* a keepalive newline */
     if (buf[0] == '-') {
         serverLog(LL_WARNING, "PRIMARY aborted replication with an error: %s", buf + 1);
         return -1;

@@ -130,6 +130,8 @@ struct replicationState {
     time_t transfer_start, transfer_lastio;
     long long transfer_size;    /* -1: $EOF framing */
     long long transfer_read;
+    char header[256];           /* the "$<len>" / "$EOF:<mark>" line being read */
+    size_t header_len;
     int transfer_fd;            /* disk load: temp file */
     char transfer_tmpfile[256];
     char eofmark[CONFIG_RUN_ID_SIZE];

@@ -241,7 +241,10 @@ static int snapshotChildWritePipe(int fd, const char *mark) {
     rio r;
     rioInitFdWriter(&r, fd, 0);
     r.progress = snapshotChildProgress;
-    int ok = rioWrite(&r, "$EOF:", 5) && rioWrite(&r, mark, CONFIG_RUN_ID_SIZE) && rioWrite(&r, "\r\n", 2);
+    /* The header goes out at once: the replica learns the framing before
+     * the first buffer of the snapshot is full. */
+    int ok = rioWrite(&r, "$EOF:", 5) && rioWrite(&r, mark, CONFIG_RUN_ID_SIZE) && rioWrite(&r, "\r\n", 2) &&
+             rioFlush(&r);
     r.processed_bytes = 0;
     ok = ok && rdbSaveRio(&r) == C_OK && rioWrite(&r, mark, CONFIG_RUN_ID_SIZE) && rioFlush(&r);
     rioRelease(&r);
