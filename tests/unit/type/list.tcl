@@ -742,6 +742,7 @@ start_server {tags {"list" "needs:debug"} overrides {enable-debug-command yes}} 
 # element of 1K or more in a quicklist gets a node of its own (Valkey's
 # PLAIN container) that never takes another element, is saved as a PLAIN
 # node and stays a quicklist even when it is the only node left.
+source [file join $::vk::cfg(root) tests assets dump-payload.tcl]
 start_server {tags {"list" "needs:debug"} overrides {enable-debug-command yes}} {
     proc plain_nodes {key} {
         regexp {ql_nodes:(\d+)} [r debug object $key] -> n
@@ -830,6 +831,18 @@ start_server {tags {"list" "needs:debug"} overrides {enable-debug-command yes}} 
         assert_encoding quicklist l2
         # Back to the default threshold: new 2000-byte elements share nodes.
         r debug quicklist-packed-threshold 0
+        # PLAIN nodes as Valkey writes them (whatever their size) load as
+        # nodes of their own and are written back as PLAIN.
+        set b1k [string repeat P 1000]
+        set body "\x12\x02\x01\x43\xe8$b1k\x01\x04tiny"
+        r restore l3 0 [seal_payload $body]
+        assert_equal [list $b1k tiny] [r lrange l3 0 -1]
+        assert_encoding quicklist l3
+        r rpush l3 x
+        assert_equal 3 [plain_nodes l3]
+        binary scan [string range [r dump l3] 0 2] ccc type nodes c1
+        assert_equal {18 3 1} [list $type $nodes $c1]
+        r del l3
         r del l
         r rpush l $big 1 2 3 4 5
         binary scan [string index [r dump l] 2] c container
