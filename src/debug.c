@@ -399,6 +399,9 @@ static void debugHelp(client *c) {
         "PROTOCOL <type>",
         "    Reply with a value of the given RESP type: string, integer, double,",
         "    bignum, null, array, set, map, attrib, push, verbatim, true, false.",
+        "QUICKLIST-PACKED-THRESHOLD <size>",
+        "    List elements of at least <size> bytes (units like 1k, 1mb) get a quicklist",
+        "    node of their own (a PLAIN node). 1gb by default, 0 restores that; below 4gb.",
         "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
         "    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
         "    In case NEVER is provided the last observed peak will never be reset",
@@ -500,6 +503,13 @@ void debugCommand(client *c) {
         else if (rewriteConfig(server.configfile, 1) == -1)
             addReplyErrorFormat(c, "CONFIG-REWRITE-FORCE-ALL failed: %s", strerror(errno));
         else addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "quicklist-packed-threshold") && c->argc == 3) {
+        int err;
+        unsigned long long sz = memtoull(c->argv[2]->ptr, &err);
+        if (err || !quicklistSetPackedThreshold((size_t)sz))
+            addReplyError(c, "argument must be a memory value bigger than 1 and smaller than 4gb");
+        else
+            addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "pause-cron") && c->argc == 3) {
         server.pause_cron = atoi(c->argv[2]->ptr);
         addReply(c, shared.ok);

@@ -40,10 +40,12 @@
  * pointers stay valid. quicklistVisitRange() (LRANGE, LINDEX) reads
  * packed nodes without opening them.
  *
- * Not done: Valkey's "plain" nodes, which hold a single element of a
- * gigabyte or more as a raw buffer instead of a listpack. Here such an
- * element gets a one-element listpack node, which behaves the same to
- * every command; only the per-element listpack header differs. Uses
+ * Big nodes (Valkey's "plain" nodes): an element of at least the packed
+ * threshold gets a node of its own, flagged `big`, that never takes
+ * another element (qlNodeAllowInsert refuses it) and is never put at rest
+ * (qlNodeRest leaves it plain and `tried`). Valkey keeps such an element
+ * as a raw buffer; here it is a one-element listpack, so every read path
+ * stays the same, at the cost of a few header bytes per big element. Uses
  * zmalloc, listpack and liblzf only; never includes server.h. */
 #include "quicklist.h"
 
@@ -56,6 +58,20 @@
 
 #include "listpack.h"
 #include "zmalloc.h"
+
+/* Elements of at least this many bytes get a big node of their own. */
+#define QUICKLIST_DEFAULT_PACKED_THRESHOLD (1UL << 30)
+static size_t qlPackedThreshold = QUICKLIST_DEFAULT_PACKED_THRESHOLD;
+
+/* 1 if an element of len bytes belongs in a big node. */
+static inline int qlIsBig(size_t len) { return len >= qlPackedThreshold; }
+
+/* See quicklist.h. */
+int quicklistSetPackedThreshold(size_t sz) {
+    if (sz > (1ULL << 32) - (1ULL << 20)) return 0;
+    qlPackedThreshold = sz ? sz : QUICKLIST_DEFAULT_PACKED_THRESHOLD;
+    return 1;
+}
 
 /* Byte limits for fill -1 .. -5. */
 static const size_t quicklistSizeLimits[] = {4096, 8192, 16384, 32768, 65536};
@@ -99,6 +115,7 @@ static quicklistNode *qlNodeCreate(unsigned char *lp) {
     node->count = (unsigned int)lpLength(lp);
     node->form = 0;
     node->tried = 0;
+    node->big = 0;
     return node;
 }
 
@@ -160,6 +177,10 @@ static size_t qlShrinkPacked(const quicklistNode *node, unsigned char *dst, size
  * is now at rest; 0 if it stays plain (then marked `tried`). */
 static int qlNodeRest(const quicklist *ql, quicklistNode *node) {
     if (!node->lp) return 1;
+    if (node->big) {
+        node->tried = 1;
+        return 0;
+    }
     if (!node->blob) {
         if (node->tried) return 0;
         node->tried = 1;
@@ -337,15 +358,17 @@ static void qlNodeDelete(quicklist *ql, quicklistNode *node) {
 
 /* 1 if one more element s[0..len) fits in node under the fill rule. */
 static int qlNodeAllowInsert(quicklist *ql, quicklistNode *node, const void *s, size_t len) {
-    if (!node) return 0;
+    if (!node || node->big || qlIsBig(len)) return 0;
     size_t add = lpEntrySizeString(s, len);
     return !quicklistNodeExceedsLimit(ql->fill, node->sz + add, node->count + 1UL);
 }
 
-/* A fresh node holding just s. */
+/* A fresh node holding just s: a big one if s is big. */
 static quicklistNode *qlNodeWithElement(const void *s, size_t len) {
     unsigned char *lp = lpAppend(lpNew(0), s, len);
-    return qlNodeCreate(lp);
+    quicklistNode *node = qlNodeCreate(lp);
+    node->big = (unsigned char)qlIsBig(len);
+    return node;
 }
 
 /* Moves elements [offset, count) of node into a new node linked after it;
@@ -435,6 +458,15 @@ void quicklistAppendListpack(quicklist *ql, unsigned char *lp) {
         lpFree(lp);
         return;
     }
+    if (n == 1) {
+        int64_t len;
+        unsigned char buf[LP_INTBUF_SIZE];
+        lpGet(lpFirst(lp), &len, buf);
+        if (qlIsBig((size_t)len)) {
+            quicklistAppendBig(ql, lp);
+            return;
+        }
+    }
     if (!quicklistNodeExceedsLimit(ql->fill, lpBytes(lp), n) || n == 1) {
         qlLinkAfter(ql, ql->tail, qlNodeCreate(lpShrinkToFit(lp)));
         ql->count += n;
@@ -449,6 +481,15 @@ void quicklistAppendListpack(quicklist *ql, unsigned char *lp) {
         quicklistPushTail(ql, s, (size_t)len);
     }
     lpFree(lp);
+}
+
+/* See quicklist.h. */
+void quicklistAppendBig(quicklist *ql, unsigned char *lp) {
+    quicklistNode *node = qlNodeCreate(lpShrinkToFit(lp));
+    node->big = 1;
+    qlLinkAfter(ql, ql->tail, node);
+    ql->count++;
+    qlFixWindow(ql, NULL);
 }
 
 /* ---------------------------------------------------------------------------
@@ -607,19 +648,23 @@ int quicklistDelRange(quicklist *ql, long start, long count) {
     return 1;
 }
 
-/* Replaces entry p of node with s. If the node then breaks the limit, the
- * new element is split off into a node of its own. Returns the node and
- * (through *newp) the entry now holding s. */
+/* Replaces entry p of node with s. If the node then breaks the limit, or
+ * s is big, the new element is split off into a node of its own (a big
+ * node holding a small element becomes an ordinary one). Returns the node
+ * and (through *newp) the entry now holding s. */
 static quicklistNode *qlNodeReplace(quicklist *ql, quicklistNode *node, unsigned char *p, const void *s, size_t len,
                                     unsigned char **newp) {
+    int big = qlIsBig(len);
     node->lp = lpReplace(node->lp, &p, s, len);
     qlNodeUpdate(node);
-    if (node->count > 1 && quicklistNodeExceedsLimit(ql->fill, node->sz, node->count)) {
+    node->big = 0;
+    if (node->count > 1 && (big || quicklistNodeExceedsLimit(ql->fill, node->sz, node->count))) {
         unsigned long k = qlNodeOffsetOf(node, p);
         if (k + 1 < node->count) qlNodeSplit(ql, node, k + 1);
         if (k > 0) node = qlNodeSplit(ql, node, k);
         p = lpFirst(node->lp);
     }
+    node->big = (unsigned char)big;
     *newp = p;
     return node;
 }
@@ -915,6 +960,7 @@ int quicklistCheck(const quicklist *ql) {
         if (!node->lp) zfree(lp);
         if (!ok) return 0;
         if (node->count > 1 && quicklistNodeExceedsLimit(ql->fill, node->sz, node->count)) return 0;
+        if (node->big && (node->count != 1 || !node->lp || node->blob)) return 0;
         /* Layout: plain within `depth` of either end (and nothing kept
          * besides), else at rest or plain and tried. */
         int in_window = len < depth || ql->len - len <= depth;

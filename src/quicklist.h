@@ -14,6 +14,14 @@
  *               single element.
  * A single element larger than the limit gets a node of its own.
  *
+ * Big elements: an element of at least the packed threshold (1 GB unless
+ * DEBUG QUICKLIST-PACKED-THRESHOLD changed it; quicklistSetPackedThreshold)
+ * is kept in a node of its own marked `big` (Valkey's PLAIN container,
+ * saved to RDB as RDB_QUICKLIST_NODE_PLAIN): no other element is ever
+ * added to that node and it is never put at rest. Replacing its element
+ * with a smaller one makes it an ordinary one-element node; replacing an
+ * element of an ordinary node with a big one moves it to a big node.
+ *
  * Nodes at rest: every node except the `compress` nodes at each end
  * (list-compress-depth), or except the head and tail when that is 0, is
  * kept in a smaller read-only form: LZF-compressed when compression is on
@@ -60,6 +68,8 @@ typedef struct quicklistNode {
     unsigned char form;    /* what blob holds: QUICKLIST_BLOB_LZF or _PACKED */
     unsigned char tried;   /* shrinking was tried and did not pay off, and
                               the content has not changed since */
+    unsigned char big;     /* holds one element of at least the packed
+                              threshold, alone for good (see above) */
 } quicklistNode;
 
 typedef struct quicklist {
@@ -109,6 +119,14 @@ void quicklistAppendListpack(quicklist *ql, unsigned char *lp);
 void quicklistSetOptions(quicklist *ql, int fill, int compress);
 
 /* ---- Limits ------------------------------------------------------------- */
+
+/* Sets the packed threshold (bytes; 0 restores the default of 1 GB).
+ * Returns 1, or 0 if sz is too close to 4 GB (left unchanged). Global to
+ * every quicklist; for tests (DEBUG QUICKLIST-PACKED-THRESHOLD). */
+int quicklistSetPackedThreshold(size_t sz);
+/* Appends a big node holding the single element of lp (taking lp), as an
+ * RDB PLAIN container is loaded, whatever the threshold. */
+void quicklistAppendBig(quicklist *ql, unsigned char *lp);
 
 /* The byte and element limits of a node for `fill` (see above). */
 void quicklistNodeLimit(int fill, size_t *sz_limit, unsigned long *count_limit);

@@ -4,7 +4,8 @@
  * rdb_stream.c.
  *
  * Saving writes what Valkey 8 writes: a list as RDB_TYPE_LIST_QUICKLIST_2
- * (one PACKED node per quicklist node; a listpack-encoded list is one node),
+ * (one PACKED node per quicklist node, a PLAIN one per big node; a
+ * listpack-encoded list is one node),
  * compact encodings (intset, listpack) as their blob, byte for byte, and
  * the hashtable and skiplist encodings element by element. A skiplist goes
  * out from the greatest element down, so that loading inserts each element
@@ -83,7 +84,16 @@ static int rdbSaveLzfBlob(rio *r, const void *data, size_t len, size_t ulen) {
     return rioWrite(r, data, len) ? C_OK : C_ERR;
 }
 
-/* A list: nodes of listpacks, each PACKED. */
+/* A big quicklist node as a PLAIN container: its element as a string. */
+static int rdbSaveBigNode(rio *r, const quicklistNode *node) {
+    int64_t len;
+    unsigned char buf[LP_INTBUF_SIZE];
+    unsigned char *s = lpGet(lpFirst(node->lp), &len, buf);
+    if (rdbSaveLen(r, RDB_QUICKLIST_NODE_PLAIN) == C_ERR) return C_ERR;
+    return rdbSaveRawString(r, s, (size_t)len) == C_ERR ? C_ERR : C_OK;
+}
+
+/* A list: nodes of listpacks, each PACKED, and big nodes PLAIN. */
 static int rdbSaveList(rio *r, robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         if (rdbSaveLen(r, 1) == C_ERR || rdbSaveLen(r, RDB_QUICKLIST_NODE_PACKED) == C_ERR) return C_ERR;
@@ -93,6 +103,10 @@ static int rdbSaveList(rio *r, robj *o) {
     quicklist *ql = o->ptr;
     if (rdbSaveLen(r, ql->len) == C_ERR) return C_ERR;
     for (quicklistNode *node = ql->head; node; node = node->next) {
+        if (node->big) { /* never at rest: node->lp is set */
+            if (rdbSaveBigNode(r, node) == C_ERR) return C_ERR;
+            continue;
+        }
         if (rdbSaveLen(r, RDB_QUICKLIST_NODE_PACKED) == C_ERR) return C_ERR;
         if (node->lp) {
             if (rdbSaveRawString(r, node->lp, node->sz) == C_ERR) return C_ERR;
@@ -299,7 +313,7 @@ static robj *rdbFinishList(quicklist *ql, int *empty) {
         *empty = 1;
         return NULL;
     }
-    if (ql->len == 1 && !quicklistNodeExceedsLimit(server.list_max_listpack_size, ql->head->sz, ql->head->count)) {
+    if (ql->len == 1 && !ql->head->big && !quicklistNodeExceedsLimit(server.list_max_listpack_size, ql->head->sz, ql->head->count)) {
         robj *o = createListListpackObject();
         lpFree(o->ptr);
         o->ptr = lpDup(ql->head->lp);
@@ -345,8 +359,9 @@ static robj *rdbLoadListZiplist(rio *r, int *empty) {
 /* Loads one node of RDB_TYPE_LIST_QUICKLIST (ziplist nodes) or
  * RDB_TYPE_LIST_QUICKLIST_2 (a container, then a listpack or a single
  * plain element) and returns it as a validated listpack (maybe empty), or
- * NULL on bad input. */
-static unsigned char *rdbLoadQuicklistNode(rio *r, int rdbtype) {
+ * NULL on bad input. *plain is set for a PLAIN container. */
+static unsigned char *rdbLoadQuicklistNode(rio *r, int rdbtype, int *plain) {
+    *plain = 0;
     if (rdbtype == RDB_TYPE_LIST_QUICKLIST) return rdbLoadZiplistAsListpack(r);
     uint64_t container = rdbLoadLen(r, NULL);
     if (container != RDB_QUICKLIST_NODE_PLAIN && container != RDB_QUICKLIST_NODE_PACKED) return NULL;
@@ -354,6 +369,7 @@ static unsigned char *rdbLoadQuicklistNode(rio *r, int rdbtype) {
     unsigned char *blob = rdbLoadBlob(r, &len);
     if (blob == NULL) return NULL;
     if (container == RDB_QUICKLIST_NODE_PLAIN) {
+        *plain = 1;
         unsigned char *lp = lpAppend(lpNew(len + 16), blob, len);
         zfree(blob);
         return lp;
@@ -372,12 +388,16 @@ static robj *rdbLoadListQuicklist(rio *r, int rdbtype, int *empty) {
     if (nodes == RDB_LENERR) return NULL;
     quicklist *ql = rdbNewQuicklist();
     for (uint64_t i = 0; i < nodes; i++) {
-        unsigned char *lp = rdbLoadQuicklistNode(r, rdbtype);
+        int plain;
+        unsigned char *lp = rdbLoadQuicklistNode(r, rdbtype, &plain);
         if (lp == NULL) {
             quicklistRelease(ql);
             return NULL;
         }
-        quicklistAppendListpack(ql, lp); /* frees an empty one */
+        if (plain)
+            quicklistAppendBig(ql, lp); /* a node of its own, as in Valkey */
+        else
+            quicklistAppendListpack(ql, lp); /* frees an empty one */
     }
     return rdbFinishList(ql, empty);
 }

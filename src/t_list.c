@@ -112,11 +112,12 @@ static void listTypeTryConversionAppend(robj *o, robj **argv, int start, int end
 }
 
 /* After removing elements: a quicklist down to one node holding at most
- * half the listpack limit becomes a listpack again. */
+ * half the listpack limit becomes a listpack again, unless that node is a
+ * big one (as Valkey keeps a single PLAIN node). */
 static void listTypeTryConversionShrink(robj *o) {
     if (o->encoding != OBJ_ENCODING_QUICKLIST) return;
     quicklist *ql = o->ptr;
-    if (ql->len != 1) return;
+    if (ql->len != 1 || ql->head->big) return;
     size_t sz_limit;
     unsigned long count_limit;
     quicklistNodeLimit(server.list_max_listpack_size, &sz_limit, &count_limit);

@@ -493,6 +493,78 @@ int main(int argc, char **argv) {
         }
     }
 
+    /* Big nodes (Valkey's PLAIN): with a threshold of 20 bytes, elements of
+     * 20+ bytes get a node of their own that takes nothing else, is never
+     * put at rest, and turns ordinary when its element is replaced with a
+     * small one. */
+    TEST("quicklist: big elements get big nodes of their own") {
+        ASSERT_EQ_LL(quicklistSetPackedThreshold((1ULL << 32)), 0);
+        ASSERT_EQ_LL(quicklistSetPackedThreshold(20), 1);
+        const char *big = "0123456789abcdefghijKLMNOP"; /* 26 bytes */
+        quicklist *ql = quicklistCreate(-2, 1);
+        for (int i = 0; i < 6; i++) pushStr(ql, "small", QUICKLIST_TAIL);
+        pushStr(ql, big, QUICKLIST_TAIL);
+        pushStr(ql, "small", QUICKLIST_TAIL); /* not into the big tail node */
+        pushStr(ql, big, QUICKLIST_HEAD);
+        pushStr(ql, "small", QUICKLIST_HEAD);
+        /* small | big | 6 x small | big | small */
+        ASSERT_EQ_LL(ql->len, 5);
+        ASSERT(ql->head->next->big && ql->tail->prev->big && !ql->head->big);
+        ASSERT_EQ_LL(ql->tail->prev->count, 1);
+        /* The interior big node stays plain under compression. */
+        ASSERT(ql->tail->prev->lp != NULL && ql->tail->prev->blob == NULL);
+        ASSERT(quicklistCheck(ql));
+        /* Insert a small element before the interior big one: it joins the
+         * 6-element node in front, never the big node. */
+        quicklistIter *it = quicklistGetIteratorAtIdx(ql, AL_START_HEAD, 8);
+        quicklistEntry e;
+        ASSERT(quicklistNext(it, &e) && e.node->big);
+        quicklistInsertBefore(it, &e, "x", 1);
+        quicklistReleaseIterator(it);
+        ASSERT_EQ_LL(ql->len, 5);
+        ASSERT_EQ_LL(ql->tail->prev->count, 1);
+        ASSERT(quicklistCheck(ql));
+        /* A big element replacing one inside the 7-element node is split
+         * out; a small one replacing a big one makes its node ordinary. */
+        ASSERT(quicklistReplaceAtIndex(ql, 4, big, strlen(big)));
+        ASSERT_EQ_LL(ql->len, 7);
+        ASSERT(quicklistReplaceAtIndex(ql, 1, "tiny", 4));
+        ASSERT(!ql->head->next->big && ql->head->next->count == 1);
+        ASSERT(quicklistCheck(ql));
+        char out[512];
+        qlJoin(ql, out, sizeof(out));
+        ASSERT_STREQ(out, "small tiny small small 0123456789abcdefghijKLMNOP small small small x "
+                          "0123456789abcdefghijKLMNOP small");
+        int bigs = 0;
+        for (quicklistNode *nd = ql->head; nd; nd = nd->next) bigs += nd->big;
+        ASSERT_EQ_LL(bigs, 2);
+        /* Dup keeps them; a one-element listpack of a big element appended
+         * becomes a big node; quicklistAppendBig always does. */
+        quicklist *copy = quicklistDup(ql);
+        ASSERT(quicklistCheck(copy) && qlSameElements(ql, copy));
+        quicklistAppendListpack(copy, lpAppend(lpNew(0), (unsigned char *)big, strlen(big)));
+        ASSERT(copy->tail->big);
+        quicklistAppendBig(copy, lpAppend(lpNew(0), (unsigned char *)"s", 1));
+        ASSERT(copy->tail->big);
+        pushStr(copy, "after", QUICKLIST_TAIL);
+        ASSERT(copy->tail->prev->big && copy->tail->prev->count == 1 && quicklistCheck(copy));
+        quicklistRelease(copy);
+        /* Pops and range deletes take big nodes whole. */
+        ASSERT(quicklistDelRange(ql, 3, 3));
+        unsigned char *data;
+        size_t sz;
+        long long lv;
+        ASSERT(quicklistPop(ql, QUICKLIST_TAIL, &data, &sz, &lv) && sz == 5);
+        zfree(data);
+        ASSERT(quicklistPop(ql, QUICKLIST_TAIL, &data, &sz, &lv) && sz == strlen(big));
+        zfree(data);
+        ASSERT(quicklistCheck(ql));
+        qlJoin(ql, out, sizeof(out));
+        ASSERT_STREQ(out, "small tiny small small small x");
+        quicklistRelease(ql);
+        ASSERT_EQ_LL(quicklistSetPackedThreshold(0), 1);
+    }
+
     /* Every depth 0..3 and both fill forms, with values that compress and
      * values that do not: pushes, pops, inserts, replaces (by index and
      * through an iterator), range deletes and deletes while iterating in
@@ -502,7 +574,8 @@ int main(int argc, char **argv) {
         enum { MAXN = 900, VLEN = MODEL_VLEN };
         static char model[MAXN][VLEN];
         const int fills[] = {4, -1, 0};
-        int bad = 0, compressed_seen = 0, packed_seen = 0;
+        int bad = 0, compressed_seen = 0, packed_seen = 0, big_seen = 0;
+        quicklistSetPackedThreshold(40); /* random values of 40+ bytes are big */
         for (int depth = 0; depth <= 3; depth++) {
             for (size_t fi = 0; fi < sizeof(fills) / sizeof(fills[0]); fi++) {
                 int n = 0;
@@ -573,6 +646,7 @@ int main(int argc, char **argv) {
                         compressed_seen += quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF) > 0;
                         packed_seen += quicklistNodesAtRest(ql, QUICKLIST_BLOB_PACKED) > 0;
                         if (depth == 0 && quicklistNodesAtRest(ql, QUICKLIST_BLOB_LZF)) bad++;
+                        for (quicklistNode *nd = ql->head; nd; nd = nd->next) big_seen += nd->big;
                     }
                     if (step % 500 == 0 || step == 5999) {
                         /* Whole content, both directions. */
@@ -596,6 +670,8 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(bad, 0);
         ASSERT(compressed_seen > 100); /* the runs did exercise compressed nodes */
         ASSERT(packed_seen > 100);     /* and packed ones */
+        ASSERT(big_seen > 100);        /* and big ones */
+        quicklistSetPackedThreshold(0);
     }
 
     /* quicklistVisitRange() (LRANGE) against an iterator from the same

@@ -4,7 +4,9 @@
 # randomized run against a Tcl list model, and list-compress-depth
 # (memory saved, every command agreeing on compressed and plain lists for
 # both forms of list-max-listpack-size), and the packed interior nodes a
-# list has without compression.  Blocking commands are in
+# list has without compression, and plain nodes (elements of at least
+# DEBUG QUICKLIST-PACKED-THRESHOLD in nodes of their own, through every
+# command, DUMP/RESTORE and a reload).  Blocking commands are in
 # list-blocking.tcl.  Tests tagged "valkey-only" cover behaviour Redis 7.0
 # does not have (it has no listpack-encoded lists: every list reports
 # "quicklist" there).
@@ -733,5 +735,119 @@ start_server {tags {"list" "needs:debug"} overrides {enable-debug-command yes}} 
         assert_equal {m0009999 changed m0010001} [r lrange big 9999 10001]
         r del big big.copy
         r config set list-compress-depth $old
+    }
+}
+
+# Plain nodes: with DEBUG QUICKLIST-PACKED-THRESHOLD lowered to 1K, every
+# element of 1K or more in a quicklist gets a node of its own (Valkey's
+# PLAIN container) that never takes another element, is saved as a PLAIN
+# node and stays a quicklist even when it is the only node left.
+source [file join $::vk::cfg(root) tests assets dump-payload.tcl]
+start_server {tags {"list" "needs:debug"} overrides {enable-debug-command yes}} {
+    proc plain_nodes {key} {
+        regexp {ql_nodes:(\d+)} [r debug object $key] -> n
+        return $n
+    }
+
+    test "DEBUG QUICKLIST-PACKED-THRESHOLD takes memory values below 4gb" {
+        foreach v {1K 1mb 100 3gb 0} { assert_equal OK [r debug quicklist-packed-threshold $v] }
+        foreach v {abc 4gb 5gb -1 1x} {
+            assert_error "*argument must be a memory value bigger than 1 and smaller than 4gb*" \
+                {r debug quicklist-packed-threshold $v}
+        }
+    }
+
+    foreach depth {0 1} {
+        test "Plain nodes: every list command on big and small elements (compress depth $depth)" {
+            r config set list-max-listpack-size 4
+            r config set list-compress-depth $depth
+            r debug quicklist-packed-threshold 1K
+            set b0 [string repeat A 1024]
+            set b1 [string repeat B 1500]
+            set b2 [string repeat C 3000]
+            r del l
+            r rpush l a b c d e
+            assert_equal 2 [plain_nodes l]
+            r rpush l $b1
+            assert_equal 3 [plain_nodes l]
+            r rpush l f
+            assert_equal 4 [plain_nodes l]
+            r lpush l $b0
+            assert_equal 5 [plain_nodes l]
+            set m [list $b0 a b c d e $b1 f]
+            assert_equal $m [r lrange l 0 -1]
+            assert_equal $b1 [r lindex l 6]
+            assert_equal $b0 [r lindex l -8]
+            assert_equal 6 [r lpos l $b1]
+            assert_equal {c d} [r lrange l 3 4]
+            # LINSERT: small next to a big one, big into a node of small ones.
+            assert_equal 9 [r linsert l after $b1 g]
+            assert_equal 10 [r linsert l before c $b2]
+            set m [list $b0 a b $b2 c d e $b1 g f]
+            assert_equal $m [r lrange l 0 -1]
+            assert_equal 3 [r lpos l $b2]
+            # LSET: big over small, small over big.
+            r lset l 1 $b2
+            r lset l 7 small
+            set m [list $b0 $b2 b $b2 c d e small g f]
+            assert_equal $m [r lrange l 0 -1]
+            assert_equal {1 3} [r lpos l $b2 count 0]
+            # A reload and a DUMP/RESTORE round trip keep every element.
+            r debug reload
+            assert_equal $m [r lrange l 0 -1]
+            r restore l2 0 [r dump l]
+            assert_equal $m [r lrange l2 0 -1]
+            assert_equal [r debug digest-value l] [r debug digest-value l2]
+            # LREM, LTRIM, pops.
+            assert_equal 2 [r lrem l 0 $b2]
+            set m [list $b0 b c d e small g f]
+            assert_equal $m [r lrange l 0 -1]
+            assert_equal $b0 [r lpop l]
+            assert_equal f [r rpop l]
+            r rpush l $b1
+            assert_equal $b1 [r rpop l]
+            r ltrim l 1 3
+            assert_equal {c d e} [r lrange l 0 -1]
+            r del l l2
+        }
+    }
+
+    test "Plain nodes: saved as PLAIN containers, a lone big node stays a quicklist" {
+        r config set list-max-listpack-size 4
+        r debug quicklist-packed-threshold 1K
+        set big [string repeat Z 2000]
+        r del l
+        r rpush l $big 1 2 3 4 5
+        # DUMP: type, node count, then the first node's container (1: PLAIN).
+        binary scan [string index [r dump l] 2] c container
+        assert_equal 1 $container
+        r ltrim l 0 0
+        assert_encoding quicklist l
+        assert_equal [list $big] [r lrange l 0 -1]
+        r debug reload
+        assert_encoding quicklist l
+        assert_equal $big [r lindex l 0]
+        r restore l2 0 [r dump l]
+        assert_encoding quicklist l2
+        # Back to the default threshold: new 2000-byte elements share nodes.
+        r debug quicklist-packed-threshold 0
+        # PLAIN nodes as Valkey writes them (whatever their size) load as
+        # nodes of their own and are written back as PLAIN.
+        set b1k [string repeat P 1000]
+        set body "\x12\x02\x01\x43\xe8$b1k\x01\x04tiny"
+        r restore l3 0 [seal_payload $body]
+        assert_equal [list $b1k tiny] [r lrange l3 0 -1]
+        assert_encoding quicklist l3
+        r rpush l3 x
+        assert_equal 3 [plain_nodes l3]
+        binary scan [string range [r dump l3] 0 2] ccc type nodes c1
+        assert_equal {18 3 1} [list $type $nodes $c1]
+        r del l3
+        r del l
+        r rpush l $big 1 2 3 4 5
+        binary scan [string index [r dump l] 2] c container
+        assert_equal 2 $container
+        r del l l2
+        r config set list-max-listpack-size -2
     }
 }
