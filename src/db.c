@@ -416,12 +416,18 @@ int keyIsExpired(serverDb *db, robj *key) {
 
 /* Deletes an expired key, counting and notifying it. */
 void deleteExpiredKeyAndPropagate(serverDb *db, robj *keyobj) {
+    /* A static key object may borrow the keyspace's own sds (SCAN walks
+     * the table that way), which dies with the key: the event and the
+     * propagated DEL need a copy. */
+    robj *copy = NULL;
+    if (keyobj->refcount == OBJ_STATIC_REFCOUNT) keyobj = copy = createStringObject(keyobj->ptr, sdslen(keyobj->ptr));
     int lazy = server.lazyfree_lazy_expire;
     dbGenericDelete(db, keyobj, lazy, 0);
     notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, db->id);
     signalModifiedKey(NULL, db, keyobj);
     propagateDeletion(db, keyobj, lazy);
     server.stat_expiredkeys++;
+    if (copy) decrRefCount(copy);
 }
 
 /* If key is expired, deletes it (unless LOOKUP_NOEXPIRE or a pause holds
