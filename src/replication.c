@@ -601,29 +601,32 @@ int replicationDeniesWrites(void) {
 
 static int diskSnapshotStart(void);
 static void diskSnapshotDone(int ok);
-static void diskSnapshotReplicaGone(client *c);
 static int diskSnapshotCanAttach(void);
 static replSnapshotMethod diskSnapshotMethod = {
     .name = "disk",
     .delayed = 0,
     .start = diskSnapshotStart,
     .done = diskSnapshotDone,
-    .replica_gone = diskSnapshotReplicaGone,
+    .replica_gone = NULL, /* its file fd is closed with its replClientData */
     .can_attach = diskSnapshotCanAttach,
 };
 
-/* Marks every replica waiting to start as served by a snapshot of method m
- * starting at offset now (+FULLRESYNC to each). Returns how many. */
-static int replicasJoinSnapshot(replSnapshotMethod *m, long long offset) {
+/* Marks the replicas waiting to start (at most max of them, 0 = all) as
+ * served by a snapshot of method m starting at offset now (+FULLRESYNC to
+ * each). Those that joined go to joined[] when it is not NULL. Returns
+ * how many joined. */
+static int replicasJoinSnapshot(replSnapshotMethod *m, long long offset, int max, client **joined) {
     int n = 0;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
-    while ((ln = listNext(&li))) {
+    while ((ln = listNext(&li)) && (max == 0 || n < max)) {
         client *r = listNodeValue(ln);
         if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || replicationSnapshotMethodFor(r) != m) continue;
         r->repl->method = m;
-        if (replicaSetupFullResync(r, offset) == C_OK) n++;
+        if (replicaSetupFullResync(r, offset) != C_OK) continue;
+        if (joined) joined[n] = r;
+        n++;
     }
     return n;
 }
@@ -632,7 +635,7 @@ static int diskSnapshotStart(void) {
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: disk");
     repl.snapshot_offset = server.primary_repl_offset;
     if (rdbSaveBackground() != C_OK) return C_ERR;
-    replicasJoinSnapshot(&diskSnapshotMethod, repl.snapshot_offset);
+    replicasJoinSnapshot(&diskSnapshotMethod, repl.snapshot_offset, 0, NULL);
     return C_OK;
 }
 
@@ -716,10 +719,6 @@ static void diskSnapshotDone(int ok) {
         }
         diskSnapshotSendTo(r);
     }
-}
-
-static void diskSnapshotReplicaGone(client *c) {
-    (void)c; /* its fd is closed with its replClientData */
 }
 
 /* ---------------------------------------------------------------------------
@@ -893,21 +892,9 @@ static int socketSnapshotStart(void) {
     rdbPipe.fd = fds[0];
     snapshotChildMustClose(rdbPipe.fd);
     rdbPipe.targets = zmalloc(sizeof(client *) * listLength(repl.replicas));
-    rdbPipe.ntargets = 0;
-    listIter li;
-    listNode *ln;
-    listRewind(repl.replicas, &li);
-    while ((ln = listNext(&li))) {
-        client *r = listNodeValue(ln);
-        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || replicationSnapshotMethodFor(r) != &socketSnapshotMethod)
-            continue;
-        if (server.repl_diskless_sync_max_replicas && rdbPipe.ntargets == server.repl_diskless_sync_max_replicas)
-            break;
-        r->repl->method = &socketSnapshotMethod;
-        if (replicaSetupFullResync(r, repl.snapshot_offset) != C_OK) continue;
-        r->repl->dboff = 0;
-        rdbPipe.targets[rdbPipe.ntargets++] = r;
-    }
+    rdbPipe.ntargets = replicasJoinSnapshot(&socketSnapshotMethod, repl.snapshot_offset,
+                                            server.repl_diskless_sync_max_replicas, rdbPipe.targets);
+    for (int j = 0; j < rdbPipe.ntargets; j++) rdbPipe.targets[j]->repl->dboff = 0;
     aeCreateFileEvent(server.el, rdbPipe.fd, AE_READABLE, rdbPipeReadHandler, NULL);
     return C_OK;
 }
