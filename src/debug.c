@@ -233,7 +233,7 @@ static void debugPopulate(client *c) {
         if (size == 0) {
             val = createStringObject(buf, len);
         } else {
-            sds v = sdsgrowzero(sdsempty(), size);
+            sds v = sdsnewlen(NULL, (size_t)size); /* exact: no greedy growth */
             memcpy(v, buf, (size_t)len < (size_t)size ? (size_t)len : (size_t)size);
             val = createObject(OBJ_STRING, v);
             if ((size_t)size <= OBJ_ENCODING_EMBSTR_SIZE_LIMIT) {

@@ -727,6 +727,17 @@ start_server {tags {introspection debug needs:debug} overrides {enable-debug-com
         r flushall
     }
 
+    test "DEBUG POPULATE values take the memory of a SET of the same size" {
+        r flushall
+        r debug populate 1 big 1000
+        r set bigx [string repeat x 1000]
+        assert_equal 1000 [r strlen big:0]
+        set populated [r memory usage big:0]
+        set set [r memory usage bigx]
+        assert {abs($populated - $set) <= 16}
+        r flushall
+    }
+
     test "DEBUG PROTOCOL in RESP2" {
         list [r debug protocol string] [r debug protocol integer] [r debug protocol array] \
             [r debug protocol true] [r debug protocol false] [r debug protocol null]
