@@ -7,9 +7,11 @@
  *   memory reader reads borrowed memory (pointer + length, never copied):
  *                 RESTORE payloads, an sds, a mapped region.
  *   fd writer     buffers (RIO_FD_BUFSIZE) and write()s to a file or pipe;
- *                 with an fsync interval, fsyncs every that many bytes so
- *                 the kernel never holds a huge dirty backlog
- *                 (rdb-save-incremental-fsync).
+ *                 with a sync interval, starts the writeback of every that
+ *                 many bytes of a file and waits for the previous ones
+ *                 (rioWriteback()), so the kernel never holds a huge dirty
+ *                 backlog (rdb-save-incremental-fsync); it never fsyncs:
+ *                 the caller does, once, at the end.
  *   fd reader     buffered read() from a file or pipe.
  *   null writer   keeps nothing, counts (processed_bytes): the size a value
  *                 would take (DEBUG OBJECT serializedlength).
@@ -67,8 +69,10 @@ struct rio {
             unsigned char *buf;   /* RIO_FD_BUFSIZE bytes */
             size_t used;          /* writer: bytes buffered; reader: bytes in buf */
             size_t pos;           /* reader: next byte of buf */
-            size_t fsync_every;   /* writer: 0 = never fsync on the way */
-            size_t unsynced;      /* writer: bytes written since the last fsync */
+            size_t fsync_every;   /* writer: writeback interval; 0 = none */
+            size_t unsynced;      /* writer: bytes written since the last writeback */
+            off_t synced_to;      /* writer: file offset where unsynced bytes start */
+            off_t prev_synced_to; /* writer: start of the range whose writeback runs */
             uint64_t left;        /* reader: bytes left in a regular file, else UINT64_MAX */
             ssize_t (*readfn)(void *ctx, void *buf, size_t len); /* function reader */
             void *readctx;
@@ -100,6 +104,17 @@ int rioFlush(rio *r);
 /* The sds writer's result; the rio no longer owns it (call rioRelease
  * afterwards or not: it then holds an empty string). */
 sds rioSdsTake(rio *r);
+
+/* Writeback pacing of a file written sequentially: starts the kernel's
+ * writeback of [from, to) without waiting for it, and waits until the
+ * range before it, [prev, from), is written back. Called every interval,
+ * it keeps at most two intervals of the file dirty in the page cache and
+ * makes the writer wait only for a range it wrote an interval ago. Uses
+ * sync_file_range() on Linux (data only: fsync the file at the end for
+ * durability), fsync() where that is missing. Returns 0, or -1 with errno
+ * (ESPIPE for a pipe). Used by the fd writer and the replica's transfer
+ * file. */
+int rioWriteback(int fd, off_t prev, off_t from, off_t to);
 
 /* Starts a CRC-64 of the bytes from now on (r->cksum, from 0). */
 void rioEnableChecksum(rio *r);

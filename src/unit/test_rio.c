@@ -1,7 +1,8 @@
 /* test_rio.c - unit tests for rio.c: each backend (sds writer, memory
  * reader, buffered fd writer and reader), the running checksum, the byte
- * count, the progress callback, rioRemaining() and the sticky errors of
- * short reads and failed writes. */
+ * count, the progress callback, rioRemaining(), the writeback pacing of
+ * the fd writer (rioWriteback()) and the sticky errors of short reads and
+ * failed writes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -97,7 +98,7 @@ int main(int argc, char **argv) {
         int fd = tempFile();
         ASSERT(fd != -1);
         rio w;
-        rioInitFdWriter(&w, fd, 100000); /* fsync on the way, more than once */
+        rioInitFdWriter(&w, fd, 100000); /* writeback on the way, more than once */
         rioEnableChecksum(&w);
         /* Writes of odd sizes cross the buffer boundary everywhere. */
         for (size_t off = 0, step = 1; off < len; off += step, step = step * 3 % 7001 + 1) {
@@ -144,6 +145,53 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(r.error, RIO_ERR_EOF);
         rioRelease(&r);
         close(p[0]);
+    }
+
+    TEST("rio: the sync interval paces writeback from the fd's own offset") {
+        size_t len = 3 * RIO_FD_BUFSIZE + 12345;
+        unsigned char *data = zmalloc(len), *back = zmalloc(len + 1000);
+        memset(data, 'x', len);
+        int fd = tempFile();
+        ASSERT(fd != -1);
+        char prefix[1000];
+        memset(prefix, 'p', sizeof(prefix));
+        ASSERT(write(fd, prefix, sizeof(prefix)) == (ssize_t)sizeof(prefix));
+        rio w;
+        rioInitFdWriter(&w, fd, 100000);
+        ASSERT_EQ_LL(w.io.fd.synced_to, 1000);
+        ASSERT(rioWrite(&w, data, len));
+        ASSERT(rioFlush(&w));
+        /* Buffers go out every 64 KB: the first range to reach 100000
+         * bytes ends after two of them; the rest is still short of one. */
+        ASSERT_EQ_LL(w.io.fd.prev_synced_to, 1000);
+        ASSERT_EQ_LL(w.io.fd.synced_to, 1000 + 2 * RIO_FD_BUFSIZE);
+        ASSERT_EQ_LL(w.io.fd.unsynced, len - 2 * RIO_FD_BUFSIZE);
+        rioRelease(&w);
+        ASSERT(pread(fd, back, len + 1000, 0) == (ssize_t)(len + 1000));
+        ASSERT(memcmp(back, prefix, 1000) == 0 && memcmp(back + 1000, data, len) == 0);
+        /* Waiting for a range already written back, and an empty range. */
+        ASSERT_EQ_LL(rioWriteback(fd, 0, 1000, 1000 + len), 0);
+        ASSERT_EQ_LL(rioWriteback(fd, 0, 1000 + len, 1000 + len), 0);
+        close(fd);
+        zfree(data);
+        zfree(back);
+    }
+
+    TEST("rio: writeback of a pipe fails with ESPIPE, and so does a paced writer") {
+        int p[2];
+        ASSERT(pipe(p) == 0);
+        errno = 0;
+        ASSERT_EQ_LL(rioWriteback(p[1], 0, 0, 10), -1);
+        ASSERT_EQ_LL(errno, ESPIPE);
+        rio w;
+        rioInitFdWriter(&w, p[1], 10);
+        ASSERT(rioWrite(&w, "0123456789abc", 13));
+        ASSERT(!rioFlush(&w)); /* written to the pipe, then the writeback fails */
+        ASSERT_EQ_LL(w.error, RIO_ERR_IO);
+        ASSERT_EQ_LL(w.sys_errno, ESPIPE);
+        rioRelease(&w);
+        close(p[0]);
+        close(p[1]);
     }
 
     TEST("rio: a failed write is reported with its errno and sticks") {
