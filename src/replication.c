@@ -208,51 +208,91 @@ static void replicationFeedBytes(const char *p, size_t len) {
     }
 }
 
-/* Appends "*<argc>\r\n" and each argument as a bulk string to s. */
-static sds catCommandProto(sds s, robj **argv, int argc) {
-    char hdr[32];
-    size_t n = respEncodeHeader(hdr, '*', argc);
-    s = sdscatlen(s, hdr, n);
+/* The longest RESP header: a type byte, 20 digits and CRLF. */
+#define REPL_PROTO_HDR_MAX 23
+
+/* Writes "<type><n>\r\n" at p (room for REPL_PROTO_HDR_MAX bytes) and
+ * returns the end. The lengths of a command's arguments are mostly one
+ * or two digits: those skip the general conversion. */
+static inline char *replWriteHeader(char *p, char type, unsigned long long n) {
+    *p++ = type;
+    if (n < 10) {
+        *p++ = (char)('0' + n);
+    } else if (n < 100) {
+        *p++ = (char)('0' + n / 10);
+        *p++ = (char)('0' + n % 10);
+    } else {
+        p += ull2string(p, 21, n);
+    }
+    *p++ = '\r';
+    *p++ = '\n';
+    return p;
+}
+
+/* Writes "$<len>\r\n<bytes>\r\n" at p and returns the end. */
+static inline char *replWriteBulk(char *p, const char *bytes, size_t len) {
+    p = replWriteHeader(p, '$', len);
+    memcpy(p, bytes, len);
+    p += len;
+    *p++ = '\r';
+    *p++ = '\n';
+    return p;
+}
+
+/* The most bytes writeCommandProto() writes for argv (and a SELECT). */
+static size_t commandProtoMaxLen(robj **argv, int argc) {
+    size_t need = 16 + REPL_PROTO_HDR_MAX + LONG_STR_SIZE + 2; /* a SELECT */
+    need += REPL_PROTO_HDR_MAX;                                  /* "*<argc>" */
+    for (int j = 0; j < argc; j++)
+        need += REPL_PROTO_HDR_MAX + 2 + (sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : LONG_STR_SIZE);
+    return need;
+}
+
+/* Writes the command in RESP at p, after a SELECT of dictid when the
+ * stream's database changes (dictid -1: never), in one pass; p has room
+ * for commandProtoMaxLen() bytes. Returns the end. */
+static char *writeCommandProto(char *p, int dictid, robj **argv, int argc) {
+    if (dictid != repl.last_seldb && dictid >= 0) {
+        char idbuf[LONG_STR_SIZE];
+        int idlen = ll2string(idbuf, sizeof(idbuf), dictid);
+        memcpy(p, "*2\r\n$6\r\nSELECT\r\n", 16);
+        p = replWriteBulk(p + 16, idbuf, (size_t)idlen);
+        repl.last_seldb = dictid;
+    }
+    p = replWriteHeader(p, '*', (unsigned long long)argc);
     for (int j = 0; j < argc; j++) {
         robj *o = argv[j];
         if (sdsEncodedObject(o)) {
-            n = respEncodeHeader(hdr, '$', (long long)sdslen(o->ptr));
-            s = sdscatlen(s, hdr, n);
-            s = sdscatlen(s, o->ptr, sdslen(o->ptr));
+            p = replWriteBulk(p, o->ptr, sdslen(o->ptr));
         } else {
             char num[LONG_STR_SIZE];
-            size_t nl = ll2string(num, sizeof(num), (long)o->ptr);
-            n = respEncodeHeader(hdr, '$', (long long)nl);
-            s = sdscatlen(s, hdr, n);
-            s = sdscatlen(s, num, nl);
+            int nl = ll2string(num, sizeof(num), (long)o->ptr);
+            p = replWriteBulk(p, num, (size_t)nl);
         }
-        s = sdscatlen(s, "\r\n", 2);
     }
-    return s;
+    return p;
 }
 
 /* See replication.h. A replica never feeds its own commands: it proxies
- * its primary's stream instead (replicationPrimaryApplied()). */
+ * its primary's stream instead (replicationPrimaryApplied()). The command
+ * is encoded once, into a buffer kept between calls (unless a big command
+ * grew it past 64 KB); the backlog and every replica get copies of those
+ * bytes. */
 void replicationFeedReplicas(int dictid, robj **argv, int argc) {
     if (server.primary_host != NULL || repl.backlog == NULL) return;
-    static sds buf = NULL;
-    if (buf == NULL) buf = sdsempty();
-    sdsclear(buf);
-    if (dictid != repl.last_seldb && dictid >= 0) {
-        char hdr[32];
-        char idbuf[LONG_STR_SIZE];
-        int idlen = ll2string(idbuf, sizeof(idbuf), dictid);
-        buf = sdscatlen(buf, "*2\r\n$6\r\nSELECT\r\n", 16);
-        buf = sdscatlen(buf, hdr, respEncodeHeader(hdr, '$', idlen));
-        buf = sdscatlen(buf, idbuf, (size_t)idlen);
-        buf = sdscatlen(buf, "\r\n", 2);
-        repl.last_seldb = dictid;
+    static char *buf = NULL;
+    static size_t cap = 0;
+    size_t need = commandProtoMaxLen(argv, argc);
+    if (need > cap) {
+        zfree(buf);
+        buf = zmalloc_usable(need, &cap);
     }
-    buf = catCommandProto(buf, argv, argc);
-    replicationFeedBytes(buf, sdslen(buf));
-    if (sdsalloc(buf) > 64 * 1024) {
-        sdsfree(buf);
+    char *end = writeCommandProto(buf, dictid, argv, argc);
+    replicationFeedBytes(buf, (size_t)(end - buf));
+    if (cap > 64 * 1024) {
+        zfree(buf);
         buf = NULL;
+        cap = 0;
     }
 }
 
@@ -1046,13 +1086,13 @@ static void cancelReplicationHandshake(void) {
 
 /* Sends one command of the handshake. Returns C_OK or C_ERR (logged). */
 static int sendHandshakeCommand(connection *conn, int argc, const char **argv) {
-    sds cmd = sdsempty();
     robj *objs[8];
     for (int j = 0; j < argc; j++) objs[j] = createStringObject(argv[j], strlen(argv[j]));
-    cmd = catCommandProto(cmd, objs, argc);
+    char *cmd = zmalloc(commandProtoMaxLen(objs, argc));
+    size_t len = (size_t)(writeCommandProto(cmd, -1, objs, argc) - cmd);
     for (int j = 0; j < argc; j++) decrRefCount(objs[j]);
-    ssize_t n = connSyncWrite(conn, cmd, (ssize_t)sdslen(cmd), REPL_SYNCIO_TIMEOUT_MS);
-    sdsfree(cmd);
+    ssize_t n = connSyncWrite(conn, cmd, (ssize_t)len, REPL_SYNCIO_TIMEOUT_MS);
+    zfree(cmd);
     if (n == -1) {
         serverLog(LL_WARNING, "Error writing to PRIMARY: %s", connGetLastError(conn));
         return C_ERR;
