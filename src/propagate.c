@@ -35,8 +35,13 @@
 typedef struct propagateOp {
     int dbid;
     int argc;
-    robj **argv; /* owned: one reference per element, array zmalloc'ed */
+    int argv_cap; /* elements argv has room for: kept between units */
+    robj **argv;  /* owned: one reference per element, array zmalloc'ed */
 } propagateOp;
+
+/* An op's argv array bigger than this is freed after its unit rather than
+ * kept for the next one. */
+#define PROPAGATE_KEEP_ARGV 16
 
 static propagateOp *pending_ops; /* the current unit's ops, in order */
 int propagate_pending;                /* ops in use (see propagate.h) */
@@ -47,13 +52,21 @@ static int script_commands_off; /* redis.set_repl() without REPL_REPLICA */
 /* See propagate.h. */
 void alsoPropagate(int dbid, robj **argv, int argc) {
     if (propagate_pending == pending_cap) {
+        int old_cap = pending_cap;
         pending_cap = pending_cap ? pending_cap * 2 : 16;
         pending_ops = zrealloc(pending_ops, sizeof(propagateOp) * pending_cap);
+        memset(pending_ops + old_cap, 0, sizeof(propagateOp) * (pending_cap - old_cap));
     }
     propagateOp *op = &pending_ops[propagate_pending++];
     op->dbid = dbid;
     op->argc = argc;
-    op->argv = zmalloc(sizeof(robj *) * argc);
+    /* The array of an earlier unit's op is reused: no allocation per
+     * propagated command. */
+    if (op->argv_cap < argc) {
+        zfree(op->argv);
+        op->argv = zmalloc(sizeof(robj *) * argc);
+        op->argv_cap = argc;
+    }
     for (int j = 0; j < argc; j++) {
         /* A key built on the stack (db.c scans) dies with its frame: the op
          * needs a copy of it. */
@@ -93,12 +106,18 @@ void propagatePendingCommands(void) {
         replicationFeedReplicas(pending_ops[j].dbid, pending_ops[j].argv, pending_ops[j].argc);
     if (wrap) propagateBareCommand(pending_ops[propagate_pending - 1].dbid, &exec_obj, "EXEC");
     for (int j = 0; j < propagate_pending; j++) {
-        for (int k = 0; k < pending_ops[j].argc; k++) decrRefCount(pending_ops[j].argv[k]);
-        zfree(pending_ops[j].argv);
+        propagateOp *op = &pending_ops[j];
+        for (int k = 0; k < op->argc; k++) decrRefCount(op->argv[k]);
+        if (op->argv_cap > PROPAGATE_KEEP_ARGV) {
+            zfree(op->argv);
+            op->argv = NULL;
+            op->argv_cap = 0;
+        }
     }
     propagate_pending = 0;
     /* A burst (a huge transaction) must not pin its array for ever. */
     if (pending_cap > 1024) {
+        for (int j = 0; j < pending_cap; j++) zfree(pending_ops[j].argv);
         zfree(pending_ops);
         pending_ops = NULL;
         pending_cap = 0;
