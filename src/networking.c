@@ -978,6 +978,9 @@ static void sendReplyToClient(connection *conn) {
  * replies in this event-loop iteration. Returns how many were processed. */
 int handleClientsWithPendingWrites(void) {
     int processed = 0;
+    /* The replication stream of this iteration goes to the replicas'
+     * output buffers in one piece each, so that they are written too. */
+    replicationFlushReplicas();
     listIter li;
     listNode *ln;
     listRewind(server.clients_pending_write, &li);

@@ -4,9 +4,13 @@
  * commands propagate.c hands to replicationFeedReplicas(), with a SELECT
  * whenever the database changes, in RESP. The stream's length so far is
  * the replication offset (server.primary_repl_offset); together with the
- * replication id (server.replid) it names a point of the history. The
- * stream goes into the backlog (a ring of repl-backlog-size bytes) and to
- * every replica's output buffer.
+ * replication id (server.replid) it names a point of the history. Each
+ * command is encoded once into the backlog (a ring of repl-backlog-size
+ * bytes); once per event loop iteration, before clients are written,
+ * replicationFlushReplicas() copies what the backlog gained to every
+ * replica's output buffer in one piece (each replica records the offset
+ * it was fed up to), so a pipeline of writes costs each replica one copy
+ * and one write, not one per command.
  *
  * A replica connects (the one function that picks the transport is
  * replicationConnectionType()), says who it is (REPLCONF listening-port,
@@ -68,6 +72,7 @@ static void failoverUpdate(void);
 static void failoverMaybeDone(void);
 static void failoverAbort(const char *why);
 static const char *failoverStateName(void);
+static char *replicaName(client *c);
 
 /* ---------------------------------------------------------------------------
  * Ids and offsets
@@ -122,12 +127,14 @@ static void replicationCreateBacklog(void) {
     b->buf = zmalloc((size_t)b->size);
     b->offset = server.primary_repl_offset + 1;
     repl.backlog = b;
+    repl.fed_offset = server.primary_repl_offset; /* nothing in it to give anyone */
     /* The next command starts with a SELECT, whatever came before. */
     repl.last_seldb = -1;
 }
 
 static void replicationDiscardBacklog(void) {
     if (!repl.backlog) return;
+    replicationFlushReplicas(); /* the replicas still attached get what is theirs */
     zfree(repl.backlog->buf);
     zfree(repl.backlog);
     repl.backlog = NULL;
@@ -153,6 +160,7 @@ static void backlogAppend(const char *p, size_t len) {
 /* See replication.h. Keeps the newest history that fits. */
 void resizeReplicationBacklog(void) {
     if (!repl.backlog || repl.backlog->size == server.repl_backlog_size) return;
+    replicationFlushReplicas(); /* what they were owed is in the old ring */
     replBacklog *old = repl.backlog;
     repl.backlog = NULL;
     long long keep = old->histlen < server.repl_backlog_size ? old->histlen : server.repl_backlog_size;
@@ -170,13 +178,16 @@ void resizeReplicationBacklog(void) {
         keep -= n;
     }
     server.primary_repl_offset = saved_offset;
+    repl.fed_offset = saved_offset;
     zfree(old->buf);
     zfree(old);
 }
 
-/* Queues the backlog's bytes from offset on to c. Returns how many. */
+/* Queues the backlog's bytes from offset on to c (all of them up to the
+ * stream's end: c is fed up to there). Returns how many. */
 static long long addReplyBacklogFrom(client *c, long long offset) {
     replBacklog *b = repl.backlog;
+    c->repl->fed_offset = server.primary_repl_offset;
     long long skip = offset - b->offset, len = b->histlen - skip;
     long long start = (b->idx - b->histlen + b->size + skip) % b->size;
     long long left = len;
@@ -193,19 +204,60 @@ static long long addReplyBacklogFrom(client *c, long long offset) {
  * Feeding the stream
  * ------------------------------------------------------------------------- */
 
-/* Bytes that extend the stream: the offset grows, the backlog keeps them,
- * every replica past WAIT_BGSAVE_START gets them (sent once it may write). */
+/* Bytes that extend the stream: the offset grows, the backlog keeps them;
+ * replicas get them at the next replicationFlushReplicas(). Bytes that
+ * would overwrite some not given to the replicas yet make that flush
+ * happen first, and a piece bigger than the whole backlog goes to the
+ * replicas at once. The backlog exists (callers check). */
 static void replicationFeedBytes(const char *p, size_t len) {
+    long long size = repl.backlog->size;
+    if (server.primary_repl_offset - repl.fed_offset + (long long)len > size) {
+        replicationFlushReplicas();
+        if ((long long)len > size) {
+            server.primary_repl_offset += (long long)len;
+            backlogAppend(p, len);
+            listIter li;
+            listNode *ln;
+            listRewind(repl.replicas, &li);
+            while ((ln = listNext(&li))) {
+                client *r = listNodeValue(ln);
+                if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) continue;
+                addReplyProto(r, p, len);
+                r->repl->fed_offset = server.primary_repl_offset;
+            }
+            repl.fed_offset = server.primary_repl_offset;
+            return;
+        }
+    }
     server.primary_repl_offset += (long long)len;
     backlogAppend(p, len);
+}
+
+/* See replication.h. Every replica past WAIT_BGSAVE_START gets the bytes
+ * after its own fed_offset (where its snapshot, partial resync or last
+ * flush left it), copied from the backlog in one or two pieces; its
+ * output is held back until it may write (replicationClientMayWrite). */
+void replicationFlushReplicas(void) {
+    if (repl.backlog == NULL || repl.fed_offset == server.primary_repl_offset) return;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
         if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) continue;
-        addReplyProto(r, p, len);
+        long long from = r->repl->fed_offset + 1;
+        if (from > server.primary_repl_offset) continue;
+        if (from < repl.backlog->offset) {
+            /* Cannot happen (the feed flushes before overwriting what a
+             * replica is owed); a replica with a hole in its stream would
+             * diverge silently, so it resyncs instead. */
+            serverLog(LL_WARNING, "Replica %s lost its place in the backlog, disconnecting it", replicaName(r));
+            freeClientAsync(r);
+            continue;
+        }
+        addReplyBacklogFrom(r, from);
     }
+    repl.fed_offset = server.primary_repl_offset;
 }
 
 /* The longest RESP header: a type byte, 20 digits and CRLF. */
@@ -375,6 +427,7 @@ static void replicaPutOnline(client *c, int wait_first_ack) {
  * until its snapshot is delivered, and this line must come before it. */
 static int replicaSetupFullResync(client *c, long long offset) {
     c->repl->psync_initial_offset = offset;
+    c->repl->fed_offset = offset; /* the stream after its snapshot */
     c->repl->state = REPLICA_STATE_WAIT_BGSAVE_END;
     repl.last_seldb = -1; /* the stream after the snapshot starts with SELECT */
     if (c->flags & CLIENT_PRE_PSYNC) return C_OK;
@@ -423,6 +476,7 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
     c->flags |= CLIENT_REPLICA;
     c->repl->state = REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
+    c->repl->fed_offset = server.primary_repl_offset; /* the backlog it gets below goes up to here */
     listAddNodeTail(repl.replicas, c);
     char buf[128];
     int len = (c->repl->capa & REPLICA_CAPA_PSYNC2) ? snprintf(buf, sizeof(buf), "+CONTINUE %s\r\n", server.replid)
@@ -993,6 +1047,7 @@ static void replicationStartFullSyncs(void) {
             addReplyError(r, "BGSAVE failed, replication can't continue");
             r->flags |= CLIENT_CLOSE_AFTER_REPLY;
             r->repl->state = REPLICA_STATE_ONLINE; /* so the error is written */
+            r->repl->fed_offset = server.primary_repl_offset;
         }
         return;
     }

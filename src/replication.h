@@ -60,6 +60,7 @@ typedef struct replClientData {
     int listening_port;         /* REPLCONF listening-port */
     sds announced_ip;           /* REPLCONF ip-address, or NULL */
     long long psync_initial_offset; /* offset its snapshot starts after */
+    long long fed_offset;       /* stream offset its output buffer holds up to (see replicationFlushReplicas) */
     long long ack_off;          /* last REPLCONF ACK offset */
     time_t ack_time;            /* when it came (or when the replica attached) */
     int start_stream_on_ack;    /* after a streamed snapshot: no writes until the first ACK */
@@ -112,6 +113,7 @@ struct replicationState {
     list *replicas;             /* replica clients (not monitors) */
     replBacklog *backlog;       /* NULL until a replica ever attached */
     int last_seldb;             /* db of the stream's last SELECT; -1 = emit one */
+    long long fed_offset;       /* stream offset every replica was given up to (replicationFlushReplicas) */
     time_t no_replicas_since;   /* for repl-backlog-ttl */
     char replid2[CONFIG_RUN_ID_SIZE + 1]; /* the history before a promotion */
     long long second_replid_offset; /* replid2 is valid up to here, -1 if none */
@@ -156,6 +158,10 @@ extern struct replicationState repl;
 void replicationInit(void);
 void replicationCron(void);      /* serverCron, once a second */
 void replicationBeforeSleep(void);
+/* Gives every replica the stream's bytes that went into the backlog since
+ * it was last fed: once per event loop iteration (handleClientsWithPending
+ * Writes() calls it before writing clients), not once per command. */
+void replicationFlushReplicas(void);
 
 /* The stream (see the top). Event loop only. */
 void replicationFeedReplicas(int dictid, robj **argv, int argc);

@@ -43,6 +43,35 @@ foreach mode {disk diskless} {
                 assert_digests_equal {-1 0}
             }
 
+            test "More stream than the backlog holds in one event loop iteration reaches the replica ($mode)" {
+                # The stream goes to the replicas once per iteration from
+                # the backlog: a transaction or a script that writes more
+                # than the backlog holds must flush it on the way, and a
+                # command bigger than the backlog must go out at once.
+                r -1 config set repl-backlog-size 16384
+                set val [string repeat v 1000]
+                r -1 multi
+                for {set i 0} {$i < 100} {incr i} { r -1 set burst:$i $val }
+                r -1 set burst:big [string repeat b 100000]
+                r -1 incr burst:counter
+                r -1 exec
+                r -1 eval {for i = 1, 100 do server.call('rpush', KEYS[1], ARGV[1]) end} 1 burst:list $val
+                r -1 config set repl-backlog-size 1mb
+                wait_for_ofs_sync -1 0
+                assert_equal 100000 [r strlen burst:big]
+                assert_equal 100 [r llen burst:list]
+                assert_digests_equal {-1 0}
+                # The replica's place in the stream is exact: it continues
+                # with a partial resync.
+                set ok_before [repl_info sync_partial_ok -1 stats]
+                r client kill type master
+                r -1 set burst:after 1
+                wait_for_sync
+                wait_for_ofs_sync -1 0
+                assert_equal [expr {$ok_before + 1}] [repl_info sync_partial_ok -1 stats]
+                assert_digests_equal {-1 0}
+            }
+
             test "A replica refuses writes from clients (replica-read-only, $mode)" {
                 assert_error "READONLY*" {r set ro:key 1}
                 assert_equal 0 [r exists ro:key]
