@@ -1557,6 +1557,7 @@ static void readSyncBulkPayload(connection *conn) {
         snprintf(repl.transfer_tmpfile, sizeof(repl.transfer_tmpfile), "temp-%d.%ld.rdb", (int)time(NULL),
                  (long)getpid());
         repl.transfer_fd = open(repl.transfer_tmpfile, O_CREAT | O_WRONLY | O_EXCL | O_TRUNC, 0644);
+        repl.transfer_synced = repl.transfer_prev_synced = 0;
         if (repl.transfer_fd == -1) {
             serverLog(LL_WARNING, "Opening the temp file needed for PRIMARY <-> REPLICA synchronization: %s",
                       strerror(errno));
@@ -1597,6 +1598,14 @@ static void readSyncBulkPayload(connection *conn) {
         return;
     }
     repl.transfer_read += n;
+    /* Writeback of the file as it grows, so that the fsync before loading
+     * does not find the whole snapshot dirty in the page cache. */
+    if (repl.transfer_read - repl.transfer_synced >= RIO_FSYNC_INTERVAL) {
+        if (rioWriteback(repl.transfer_fd, repl.transfer_prev_synced, repl.transfer_synced, repl.transfer_read) == -1)
+            serverLog(LL_WARNING, "Writeback of the temp DB file failed (will fsync at the end): %s", strerror(errno));
+        repl.transfer_prev_synced = repl.transfer_synced;
+        repl.transfer_synced = repl.transfer_read;
+    }
     if (repl.transfer_size == -1) {
         if (!eof) return;
         if (ftruncate(repl.transfer_fd, repl.transfer_read - CONFIG_RUN_ID_SIZE) == -1) {

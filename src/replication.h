@@ -135,6 +135,7 @@ struct replicationState {
     char header[256];           /* the "$<len>" / "$EOF:<mark>" line being read */
     size_t header_len;
     int transfer_fd;            /* disk load: temp file */
+    off_t transfer_synced, transfer_prev_synced; /* its writeback pacing (rioWriteback) */
     char transfer_tmpfile[256];
     char eofmark[CONFIG_RUN_ID_SIZE];
     char lastbytes[CONFIG_RUN_ID_SIZE];
