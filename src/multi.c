@@ -29,6 +29,7 @@
  * the event loop, from the client's own command or from the keyspace
  * hooks of someone else's. */
 #include "multi.h"
+#include "acl.h"
 
 #include "propagate.h"
 
@@ -417,6 +418,12 @@ void execCommand(client *c) {
         c->argc = queue[j].argc;
         c->argv_len = queue[j].argv_len;
         c->cmd = c->realcmd = queue[j].cmd;
+        /* The user's rules may have changed since the command was queued. */
+        sds aclerr;
+        if (c->user && aclCheckClientOrError(c, ACL_LOG_CTX_MULTI, &aclerr) != C_OK) {
+            addReplyErrorSds(c, aclerr);
+            continue;
+        }
         call(c, CALL_FULL);
         /* The command may have rewritten its arguments: keep what is there
          * now, it is what must be released. */
