@@ -1546,7 +1546,6 @@ typedef struct {
 
 static void addCommandOfCategory(struct serverCommand *cmd, void *ctx) {
     catListing *l = ctx;
-    if (cmd->subcommands) return; /* containers are listed through their subcommands */
     if (commandGetAclCategories(cmd) & l->category) {
         addReplyBulkCString(l->c, cmd->fullname);
         l->n++;

@@ -343,6 +343,10 @@ start_server {tags {"acl"}} {
         assert {[lsearch $hash get] < 0}
         assert {[lsearch [r acl cat dangerous] flushall] >= 0}
         assert {[lsearch [r acl cat admin] config|set] >= 0}
+        # Containers are listed too; CLIENT's is only @slow, as in Valkey.
+        assert {[lsearch [r acl cat slow] client] >= 0}
+        assert {[lsearch [r acl cat connection] client] < 0}
+        assert {[lsearch [r acl cat connection] client|id] >= 0}
         assert_error "ERR Unknown category 'nosuch'" {r acl cat nosuch}
     }
 
