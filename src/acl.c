@@ -141,18 +141,25 @@ static void bitSet(uint64_t *bits, int id, int on) {
     else bits[id / 64] &= ~(1ULL << (id % 64));
 }
 
-/* Turns key-spec flag words ("RW access update") into ACL_PERM_* bits. */
+static int wordIs(const char *w, size_t len, const char *name) {
+    return strlen(name) == len && !strncasecmp(w, name, len);
+}
+
+/* Turns key-spec flag words ("RW access update") into ACL_PERM_* bits.
+ * Allocates nothing: SET resolves its flags this way on every call. */
 static int keyPermFromWords(const char *words) {
     int perm = 0;
-    int n;
-    sds *w = sdssplitlen(words, strlen(words), " ", 1, &n);
-    for (int j = 0; j < n; j++) {
-        if (!strcasecmp(w[j], "access")) perm |= ACL_PERM_READ;
-        else if (!strcasecmp(w[j], "insert") || !strcasecmp(w[j], "update") || !strcasecmp(w[j], "delete"))
+    const char *p = words;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *w = p;
+        while (*p && *p != ' ') p++;
+        size_t len = (size_t)(p - w);
+        if (wordIs(w, len, "access")) perm |= ACL_PERM_READ;
+        else if (wordIs(w, len, "insert") || wordIs(w, len, "update") || wordIs(w, len, "delete"))
             perm |= ACL_PERM_WRITE;
-        else if (!strcasecmp(w[j], "not_key")) perm |= ACL_PERM_NOTKEY;
+        else if (wordIs(w, len, "not_key")) perm |= ACL_PERM_NOTKEY;
     }
-    sdsfreesplitres(w, n);
     return perm;
 }
 
