@@ -463,7 +463,11 @@ static const char *selectorChannelRule(aclSelector *s, const char *op, size_t le
 /* Applies one rule that a selector understands. Returns NULL or the error. */
 static const char *selectorRule(aclSelector *s, const char *op, size_t len) {
     if (len == 0) return "Syntax error";
-    if (!strcasecmp(op, "allkeys")) return selectorKeyRule(s, "~*", 2);
+    if (!strcasecmp(op, "allkeys")) {
+        s->flags &= ~SELECTOR_ALLKEYS;
+        listEmpty(s->patterns);
+        return selectorKeyRule(s, "~*", 2);
+    }
     if (!strcasecmp(op, "resetkeys")) {
         s->flags &= ~SELECTOR_ALLKEYS;
         listEmpty(s->patterns);

@@ -97,7 +97,7 @@ check "GetServerFeature answered, select echoed" "$(cli --feature 5 PING | tr '\
 # TCP or TLS client would (the check is the accept path's, for every
 # transport). ACL users then work over RDMA like over TCP.
 tcli CONFIG SET protected-mode yes > /dev/null
-out=$(cli PING 2>&1 | head -n 1 | cut -c1-72)
+out=$(cli PING 2>&1 | head -n 1 | cut -c1-74)
 check "protected mode: an RDMA client is DENIED" "$out" "(error) DENIED Running in protected mode because protected mode is enabled"
 tcli CONFIG SET protected-mode no > /dev/null
 check "protected mode off: PING over RDMA" "$(cli PING)" PONG

@@ -78,6 +78,9 @@ start_server {tags {"acl"}} {
         assert_error "ERR Unmatched parenthesis in acl selector starting at '(+get ~a'." {r acl setuser atomic (+get ~a}
         assert_error "ERR Error in ACL SETUSER modifier '(nosuch)': Syntax error" {r acl setuser atomic (nosuch)}
         assert_equal $before [r acl getuser atomic]
+        assert_error "ERR Usernames can't contain spaces or null characters" {r acl setuser "a b" on}
+        # allkeys / allchannels may be repeated.
+        assert_equal OK [r acl setuser atomic allkeys allkeys allchannels allchannels]
         # A failed SETUSER of a new user does not create it.
         assert_error "*Syntax error*" {r acl setuser ghost on foo}
         assert_equal {} [r acl getuser ghost]
