@@ -873,6 +873,32 @@ user *aclClientUser(client *c) {
     return c->user;
 }
 
+int aclClientReadsAnyKey(client *c) {
+    user *u = c->user;
+    if ((c->flags & CLIENT_SCRIPT) && server.current_client) u = server.current_client->user;
+    if (!u) return 1;
+    listIter li;
+    listNode *ln;
+    listRewind(u->selectors, &li);
+    while ((ln = listNext(&li))) {
+        aclSelector *s = listNodeValue(ln);
+        if (!selectorCommandAllowed(s, c->cmd, c->argv, c->argc)) continue;
+        if (s->flags & SELECTOR_ALLKEYS) return 1;
+        listIter pi;
+        listNode *pn;
+        listRewind(s->patterns, &pi);
+        while ((pn = listNext(&pi))) {
+            aclKeyPattern *kp = listNodeValue(pn);
+            if ((kp->perm & ACL_PERM_READ) && !strcmp(kp->pattern, "*")) return 1;
+        }
+    }
+    return 0;
+}
+
+int aclClientSkipsSanitizePayload(client *c) {
+    return c->user && (c->user->flags & USER_SKIP_SANITIZE_PAYLOAD);
+}
+
 sds aclDenialMessage(int result, user *u, struct serverCommand *cmd, robj **argv, int errpos, int verbose) {
     const char *name = u ? u->name : "default";
     switch (result) {

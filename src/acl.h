@@ -80,6 +80,17 @@ int aclCheckCommand(user *u, struct serverCommand *cmd, robj **argv, int argc, i
 /* c's user, or NULL. */
 user *aclClientUser(client *c);
 
+/* 1 if c (a script's caller for the script client) may read every key
+ * with the command it is running: one selector that allows c->cmd has
+ * allkeys or a readable "*" pattern. For SORT BY/GET, whose keys come
+ * from patterns. */
+int aclClientReadsAnyKey(client *c);
+
+/* 1 if c's user has the skip-sanitize-payload flag (for
+ * sanitize-dump-payload clients: RESTORE payloads of such users are not
+ * deep-checked), 0 otherwise (also for clients without a user). */
+int aclClientSkipsSanitizePayload(client *c);
+
 /* Builds the message of a denial, as Valkey words it: "User <name> has no
  * permissions to run the '<cmd>' command", "No permissions to access a
  * key" (verbose: "User <name> has no permissions to access the '<k>' key"),

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <math.h>
 
+#include "acl.h"
 #include "listpack.h"
 #include "quicklist.h"
 
@@ -221,11 +222,21 @@ static void sortGenericCommand(client *c, int readonly) {
         } else if (!readonly && !strcasecmp(opt, "store") && left >= 1) {
             storekey = c->argv[++j];
         } else if (!strcasecmp(opt, "by") && left >= 1) {
+            /* BY and GET read keys the key specs do not name: only for a
+             * user who may read every key (acl.c). */
+            if (!aclClientReadsAnyKey(c)) {
+                addReplyError(c, "BY option of SORT denied due to insufficient ACL permissions.");
+                goto cleanup;
+            }
             sortby = c->argv[++j];
             robj *pat = getDecodedObject(sortby);
             if (memchr(pat->ptr, '*', sdslen(pat->ptr)) == NULL) dontsort = 1;
             decrRefCount(pat);
         } else if (!strcasecmp(opt, "get") && left >= 1) {
+            if (!aclClientReadsAnyKey(c)) {
+                addReplyError(c, "GET option of SORT denied due to insufficient ACL permissions.");
+                goto cleanup;
+            }
             getpat[getops++] = c->argv[++j];
         } else {
             addReplyErrorObject(c, shared.syntaxerr);

@@ -180,6 +180,19 @@ start_server {tags {"acl"}} {
         $c close
     }
 
+    test "SORT BY and GET need a user that may read every key" {
+        r acl setuser sorter on >p +@all ~s* ~w*
+        r rpush slist 3 1 2
+        set c [acl_client sorter p]
+        assert_equal {1 2 3} [$c sort slist]
+        assert_error "ERR BY option of SORT denied due to insufficient ACL permissions." {$c sort slist by w_*}
+        assert_error "ERR GET option of SORT denied due to insufficient ACL permissions." {$c sort slist get w_*}
+        assert_error "ERR BY option of SORT denied*" {$c eval {return redis.call('sort', KEYS[1], 'by', 'nosort')} 1 slist}
+        r acl setuser sorter %R~*
+        assert_equal {3 1 2} [$c sort slist by nosort]
+        $c close
+    }
+
     test "Selectors: a command is allowed if one selector allows it all" {
         r acl setuser sel on >p resetkeys -@all +get ~app:* {(+set ~cache:*)} {(%R~ro:* +get)}
         set c [acl_client sel p]
