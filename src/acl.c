@@ -846,6 +846,7 @@ static int selectorCheck(aclSelector *s, struct serverCommand *cmd, robj **argv,
     return ACL_OK;
 }
 
+/* See acl.h. */
 int aclCheckCommand(user *u, struct serverCommand *cmd, robj **argv, int argc, int *errpos) {
     if (u == NULL) return ACL_OK;
     int relevant = ACL_OK, relevant_pos = 0;
@@ -865,6 +866,7 @@ int aclCheckCommand(user *u, struct serverCommand *cmd, robj **argv, int argc, i
     return relevant;
 }
 
+/* See acl.h. */
 int aclCheckClientCommand(client *c, int *errpos) {
     return aclCheckCommand(c->user, c->cmd, c->argv, c->argc, errpos);
 }
@@ -873,6 +875,7 @@ user *aclClientUser(client *c) {
     return c->user;
 }
 
+/* See acl.h. */
 int aclClientReadsAnyKey(client *c) {
     user *u = c->user;
     if ((c->flags & CLIENT_SCRIPT) && server.current_client) u = server.current_client->user;
@@ -895,10 +898,12 @@ int aclClientReadsAnyKey(client *c) {
     return 0;
 }
 
+/* See acl.h. */
 int aclClientSkipsSanitizePayload(client *c) {
     return c->user && (c->user->flags & USER_SKIP_SANITIZE_PAYLOAD);
 }
 
+/* See acl.h. */
 sds aclDenialMessage(int result, user *u, struct serverCommand *cmd, robj **argv, int errpos, int verbose) {
     const char *name = u ? u->name : "default";
     switch (result) {
@@ -918,6 +923,7 @@ sds aclDenialMessage(int result, user *u, struct serverCommand *cmd, robj **argv
     }
 }
 
+/* See acl.h. */
 int aclCheckClientOrError(client *c, int context, sds *err) {
     int errpos = 0;
     int r = aclCheckClientCommand(c, &errpos);
@@ -941,6 +947,7 @@ static void freeLogEntry(void *p) {
     zfree(e);
 }
 
+/* See acl.h. */
 void aclLogDenial(client *c, int result, int context, struct serverCommand *cmd, robj **argv, int errpos,
                   const char *username) {
     switch (result) {
@@ -1048,6 +1055,7 @@ static void aclLogCommand(client *c) {
     }
 }
 
+/* See acl.h. */
 long long aclDeniedCount(int result) {
     switch (result) {
     case ACL_DENIED_CMD: return denied_cmd;
@@ -1057,6 +1065,7 @@ long long aclDeniedCount(int result) {
     }
 }
 
+/* See acl.h. */
 void aclResetStats(void) {
     denied_cmd = denied_key = denied_channel = 0;
 }
@@ -1065,10 +1074,12 @@ void aclResetStats(void) {
  * Clients and authentication
  * ------------------------------------------------------------------------- */
 
+/* See acl.h. */
 int aclDefaultUserIsOpen(void) {
     return (default_user->flags & (USER_NOPASS | USER_ON)) == (USER_NOPASS | USER_ON);
 }
 
+/* See acl.h. */
 void aclClientInit(client *c) {
     c->user = default_user;
     c->authenticated = aclDefaultUserIsOpen();
@@ -1078,12 +1089,14 @@ const char *aclClientUserName(client *c) {
     return c->user ? c->user->name : "default";
 }
 
+/* See acl.h. */
 int aclClientIsUser(client *c, const char *name) {
     user *u = findUser(name, strlen(name));
     if (!u) return -1;
     return (c->user ? c->user : default_user) == u;
 }
 
+/* See acl.h. */
 int aclAuthenticate(client *c, robj *username, robj *password) {
     const char *name = username ? username->ptr : "default";
     size_t nlen = username ? sdslen(username->ptr) : 7;
@@ -1115,6 +1128,7 @@ int aclAuthenticate(client *c, robj *username, robj *password) {
     return C_OK;
 }
 
+/* See acl.h. */
 void aclUpdateDefaultUserPassword(sds password) {
     if (!default_user) return;
     userRule(default_user, "resetpass", 9);
@@ -1235,6 +1249,7 @@ static sds applyRules(user *u, robj **argv, int argc, sds *bad) {
     return err;
 }
 
+/* See acl.h. */
 sds aclStoreConfigUser(sds *argv, int argc) {
     /* Checked now, on a scratch user, so that the error names the line. */
     robj **objs = zmalloc(sizeof(robj *) * argc);
@@ -1366,6 +1381,7 @@ static void installUsers(list *loaded, client *caller) {
     default_user = findUser("default", 7);
 }
 
+/* See acl.h. */
 void aclLoadConfiguredUsers(void) {
     int has_file = server.acl_filename && server.acl_filename[0];
     if (has_file && listLength(config_users)) {
@@ -1399,6 +1415,7 @@ void aclLoadConfiguredUsers(void) {
     }
 }
 
+/* See acl.h. */
 sds aclRewriteConfigUsers(sds buf) {
     if (server.acl_filename && server.acl_filename[0]) return buf;
     listIter li;
@@ -1466,6 +1483,7 @@ static sds saveAclFile(const char *path) {
  * Start-up
  * ------------------------------------------------------------------------- */
 
+/* See acl.h. */
 void aclInit(void) {
     users = listCreate();
     acl_log = listCreate();

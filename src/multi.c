@@ -3,11 +3,12 @@
  * Queueing. After MULTI, processCommand() (server.c) still looks up and
  * checks every command, but instead of calling it hands it to
  * queueMultiCommand(), which takes over the argument vector. A command
- * refused at that stage (unknown, wrong arity, NOAUTH, OOM, no-multi such
+ * refused at that stage (unknown, wrong arity, NOAUTH, NOPERM, OOM, no-multi such
  * as a nested MULTI or WATCH, BUSY while a script runs...) flags the
  * transaction with CLIENT_DIRTY_EXEC via multiCommandRejected(), and EXEC
  * then answers EXECABORT, as Valkey 8 does. EXEC runs the queue through call(), one
- * command after the other with nothing in between, with server.in_exec set
+ * command after the other with nothing in between (each checked against
+ * the user's ACL rules again: they may have changed since it was queued), with server.in_exec set
  * so that blocking commands answer at once (t_list.c checks it).
  *
  * Optimistic locking. WATCH records (db index, key) pairs. Each is in two

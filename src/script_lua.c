@@ -17,7 +17,9 @@
  *     shared fake client flagged CLIENT_SCRIPT, whose replies networking.c
  *     accumulates but never queues for writing; we read the RESP bytes back
  *     and parse them into Lua values. A script's return value is written to
- *     the calling client with the normal addReply* functions;
+ *     the calling client with the normal addReply* functions. Each command
+ *     is first checked against the caller's ACL rules (acl.c): the script
+ *     client itself has no user;
  *   - running a script: error handler that turns any error into the
  *     "<err> script: <name>, on @user_script:<line>." reply, a count hook
  *     that notices busy-reply-threshold, then keeps the event loop turning

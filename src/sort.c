@@ -7,7 +7,9 @@
  *
  * A pattern names other keys: its first '*' is replaced by the element
  * ("weight_*" -> "weight_42"); "hash_*->field" reads a field of a hash;
- * "#" (GET only) is the element itself. A BY pattern without '*' turns
+ * "#" (GET only) is the element itself. Since no key spec names the keys
+ * patterns reach, BY and GET need a user that may read every key (acl.c).
+ * A BY pattern without '*' turns
  * sorting off ("BY nosort"): lists and sorted sets then keep their own
  * order (reversed by DESC), sets their iteration order - except when the
  * result is STOREd, where a set is sorted ALPHA so the stored list does
