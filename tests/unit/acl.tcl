@@ -257,6 +257,18 @@ start_server {tags {"acl"}} {
         $c close
     }
 
+    test "Functions run with the caller's permissions too" {
+        r function load replace "#!lua name=acllib\nredis.register_function('setit', function(keys, args) return redis.call('set', keys\[1\], args\[1\]) end)"
+        r acl setuser fn on >p ~f:* +fcall +get
+        set c [acl_client fn p]
+        assert_error "*ACL failure in script: User fn has no permissions to run the 'set' command*" {$c fcall setit 1 f:1 v}
+        r acl setuser fn +set
+        assert_equal OK [$c fcall setit 1 f:1 v]
+        assert_error "NOPERM No permissions to access a key" {$c fcall setit 1 other v}
+        $c close
+        r function flush
+    }
+
     test "ACL DRYRUN" {
         r acl setuser dry on ~app:* +get
         assert_equal OK [r acl dryrun dry get app:1]
