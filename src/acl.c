@@ -62,8 +62,16 @@
 #define ACL_PASSWORD_HEX_LEN (SHA256_DIGEST_LENGTH * 2)
 #define ACL_LOG_GROUP_MS 60000 /* repeated denials within this merge into one entry */
 
+/* How a pattern can be matched: most are a literal prefix followed by a
+ * '*' ("app:*"), which needs no glob matching at all. */
+#define PATTERN_LITERAL 0     /* no wildcard: the key must equal it */
+#define PATTERN_PREFIX_STAR 1 /* literal prefix, then only '*'s */
+#define PATTERN_GLOB 2        /* anything else: stringmatchlen() after the prefix test */
+
 typedef struct {
     int perm; /* ACL_PERM_READ | ACL_PERM_WRITE */
+    int kind; /* PATTERN_* */
+    size_t prefix_len; /* bytes before the first wildcard or escape */
     sds pattern;
 } aclKeyPattern;
 
@@ -275,6 +283,8 @@ static aclSelector *selectorDup(aclSelector *src) {
         aclKeyPattern *kp = listNodeValue(ln), *copy = zmalloc(sizeof(*copy));
         copy->perm = kp->perm;
         copy->pattern = sdsdup(kp->pattern);
+        copy->kind = kp->kind;
+        copy->prefix_len = kp->prefix_len;
         listAddNodeTail(s->patterns, copy);
     }
     listRewind(src->channels, &li);
@@ -398,6 +408,30 @@ static const char *selectorCommandRule(aclSelector *s, const char *op, size_t le
     return err;
 }
 
+/* Sets kp->kind and kp->prefix_len from kp->pattern. */
+static void classifyPattern(aclKeyPattern *kp) {
+    size_t len = sdslen(kp->pattern), j = 0;
+    while (j < len && !strchr("*?[\\", kp->pattern[j])) j++;
+    kp->prefix_len = j;
+    if (j == len) {
+        kp->kind = PATTERN_LITERAL;
+        return;
+    }
+    size_t k = j;
+    while (k < len && kp->pattern[k] == '*') k++;
+    kp->kind = k == len ? PATTERN_PREFIX_STAR : PATTERN_GLOB;
+}
+
+/* 1 if key matches kp, as stringmatchlen() would say, without calling it
+ * for the common shapes. */
+static int keyPatternMatches(aclKeyPattern *kp, const char *key, size_t len) {
+    if (len == 0) return stringmatchlen(kp->pattern, sdslen(kp->pattern), key, 0, 0);
+    if (len < kp->prefix_len || memcmp(key, kp->pattern, kp->prefix_len) != 0) return 0;
+    if (kp->kind == PATTERN_LITERAL) return len == kp->prefix_len;
+    if (kp->kind == PATTERN_PREFIX_STAR) return 1;
+    return stringmatchlen(kp->pattern, sdslen(kp->pattern), key, len, 0);
+}
+
 /* ~pattern, %R~pattern, %W~pattern, %RW~pattern. */
 static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
     int perm = 0;
@@ -436,6 +470,7 @@ static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
     aclKeyPattern *kp = zmalloc(sizeof(*kp));
     kp->perm = perm;
     kp->pattern = sdsnewlen(pattern, plen);
+    classifyPattern(kp);
     listAddNodeTail(s->patterns, kp);
     return NULL;
 }
@@ -759,7 +794,7 @@ static int selectorKeyAllowed(aclSelector *s, const char *key, size_t len, int p
     while ((ln = listNext(&li))) {
         aclKeyPattern *kp = listNodeValue(ln);
         if ((kp->perm & perm) != perm) continue;
-        if (stringmatchlen(kp->pattern, sdslen(kp->pattern), key, len, 0)) return 1;
+        if (keyPatternMatches(kp, key, len)) return 1;
     }
     return 0;
 }
