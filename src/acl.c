@@ -80,11 +80,22 @@ typedef struct {
     sds arg;
 } aclFirstArg;
 
+/* One key pattern laid out for the permission check: a flat array of
+ * these is scanned per key, most rejected by their first byte. */
+typedef struct {
+    unsigned char perm, kind, first; /* ACL_PERM_*, PATTERN_*, pattern[0] when prefix_len > 0 */
+    uint32_t prefix_len;
+    const char *pattern; /* the aclKeyPattern's sds */
+    size_t len;
+} aclPatternEntry;
+
 typedef struct {
     int flags;                       /* SELECTOR_* */
     uint64_t allowed[ACL_CMD_WORDS]; /* by command id */
     list *firstargs;                 /* aclFirstArg *, for commands not allowed whole */
     list *patterns;                  /* aclKeyPattern * */
+    aclPatternEntry *pvec;           /* patterns as an array; NULL: build at the next check */
+    int pcount;
     list *channels;                  /* sds */
     sds rules;                       /* command rules after +@all / -@all, e.g. "+get -@hash" */
 } aclSelector;
@@ -260,6 +271,7 @@ static void selectorFree(void *p) {
     aclSelector *s = p;
     listRelease(s->firstargs);
     listRelease(s->patterns);
+    zfree(s->pvec);
     listRelease(s->channels);
     sdsfree(s->rules);
     zfree(s);
@@ -408,6 +420,13 @@ static const char *selectorCommandRule(aclSelector *s, const char *op, size_t le
     return err;
 }
 
+/* Drops the pattern array: the next check rebuilds it from the list. */
+static void selectorPatternsChanged(aclSelector *s) {
+    zfree(s->pvec);
+    s->pvec = NULL;
+    s->pcount = 0;
+}
+
 /* Sets kp->kind and kp->prefix_len from kp->pattern. */
 static void classifyPattern(aclKeyPattern *kp) {
     size_t len = sdslen(kp->pattern), j = 0;
@@ -420,16 +439,6 @@ static void classifyPattern(aclKeyPattern *kp) {
     size_t k = j;
     while (k < len && kp->pattern[k] == '*') k++;
     kp->kind = k == len ? PATTERN_PREFIX_STAR : PATTERN_GLOB;
-}
-
-/* 1 if key matches kp, as stringmatchlen() would say, without calling it
- * for the common shapes. */
-static int keyPatternMatches(aclKeyPattern *kp, const char *key, size_t len) {
-    if (len == 0) return stringmatchlen(kp->pattern, sdslen(kp->pattern), key, 0, 0);
-    if (len < kp->prefix_len || memcmp(key, kp->pattern, kp->prefix_len) != 0) return 0;
-    if (kp->kind == PATTERN_LITERAL) return len == kp->prefix_len;
-    if (kp->kind == PATTERN_PREFIX_STAR) return 1;
-    return stringmatchlen(kp->pattern, sdslen(kp->pattern), key, len, 0);
 }
 
 /* ~pattern, %R~pattern, %W~pattern, %RW~pattern. */
@@ -454,6 +463,7 @@ static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
     if (perm == (ACL_PERM_READ | ACL_PERM_WRITE) && plen == 1 && pattern[0] == '*') {
         s->flags |= SELECTOR_ALLKEYS;
         listEmpty(s->patterns);
+        selectorPatternsChanged(s);
         return NULL;
     }
     /* The same pattern given again widens its permissions. */
@@ -464,6 +474,7 @@ static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
         aclKeyPattern *kp = listNodeValue(ln);
         if (sdslen(kp->pattern) == plen && !memcmp(kp->pattern, pattern, plen)) {
             kp->perm |= perm;
+            selectorPatternsChanged(s);
             return NULL;
         }
     }
@@ -472,6 +483,7 @@ static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
     kp->pattern = sdsnewlen(pattern, plen);
     classifyPattern(kp);
     listAddNodeTail(s->patterns, kp);
+    selectorPatternsChanged(s);
     return NULL;
 }
 
@@ -501,11 +513,13 @@ static const char *selectorRule(aclSelector *s, const char *op, size_t len) {
     if (!strcasecmp(op, "allkeys")) {
         s->flags &= ~SELECTOR_ALLKEYS;
         listEmpty(s->patterns);
+        selectorPatternsChanged(s);
         return selectorKeyRule(s, "~*", 2);
     }
     if (!strcasecmp(op, "resetkeys")) {
         s->flags &= ~SELECTOR_ALLKEYS;
         listEmpty(s->patterns);
+        selectorPatternsChanged(s);
         return NULL;
     }
     if (!strcasecmp(op, "allchannels")) {
@@ -785,16 +799,39 @@ static sds describeUser(user *u) {
  * Permission checks
  * ------------------------------------------------------------------------- */
 
-static int selectorKeyAllowed(aclSelector *s, const char *key, size_t len, int perm) {
-    if (s->flags & SELECTOR_ALLKEYS) return 1;
-    perm &= ACL_PERM_READ | ACL_PERM_WRITE;
+static void selectorBuildPatternArray(aclSelector *s) {
+    s->pcount = (int)listLength(s->patterns);
+    s->pvec = zmalloc(sizeof(aclPatternEntry) * (s->pcount ? s->pcount : 1));
     listIter li;
     listNode *ln;
     listRewind(s->patterns, &li);
-    while ((ln = listNext(&li))) {
+    for (int j = 0; (ln = listNext(&li)); j++) {
         aclKeyPattern *kp = listNodeValue(ln);
-        if ((kp->perm & perm) != perm) continue;
-        if (keyPatternMatches(kp, key, len)) return 1;
+        aclPatternEntry *e = &s->pvec[j];
+        e->perm = kp->perm;
+        e->kind = kp->kind;
+        e->prefix_len = kp->prefix_len;
+        e->first = kp->prefix_len ? (unsigned char)kp->pattern[0] : 0;
+        e->pattern = kp->pattern;
+        e->len = sdslen(kp->pattern);
+    }
+}
+
+/* The hot path of a restricted user: one pass over the pattern array. */
+static int selectorKeyAllowed(aclSelector *s, const char *key, size_t len, int perm) {
+    if (s->flags & SELECTOR_ALLKEYS) return 1;
+    perm &= ACL_PERM_READ | ACL_PERM_WRITE;
+    if (!s->pvec) selectorBuildPatternArray(s);
+    for (int j = 0; j < s->pcount; j++) {
+        const aclPatternEntry *e = &s->pvec[j];
+        if ((e->perm & perm) != perm) continue;
+        if (len == 0 || e->kind == PATTERN_GLOB) {
+            if (stringmatchlen(e->pattern, e->len, key, len, 0)) return 1;
+            continue;
+        }
+        if (len < e->prefix_len) continue;
+        if (e->prefix_len && ((unsigned char)key[0] != e->first || memcmp(key, e->pattern, e->prefix_len))) continue;
+        if (e->kind == PATTERN_PREFIX_STAR || len == e->prefix_len) return 1;
     }
     return 0;
 }

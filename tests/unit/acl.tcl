@@ -164,6 +164,20 @@ start_server {tags {"acl"}} {
         $c close
     }
 
+    test "Key patterns: literals, prefix*, globs and escapes match as glob patterns do" {
+        r acl setuser pat on >p +get ~exact ~pre:* {~g?b[0-9]*x} {~esc\*}
+        set c [acl_client pat p]
+        foreach {key ok} {exact 1 exactly 0 exac 0 pre: 1 pre:anything 1 pre 0 gab3x 1 gab3yyx 1 gb3x 0 gab3 0
+                          esc* 1 escx 0 {} 0} {
+            if {$ok} {
+                assert_equal {} [$c get $key]
+            } else {
+                assert_error "NOPERM*" {$c get $key}
+            }
+        }
+        $c close
+    }
+
     test "Channel permissions: PUBLISH, SUBSCRIBE match patterns; PSUBSCRIBE must be granted literally" {
         r acl setuser chan on >p +@all ~* resetchannels &news.* &lit*
         set c [acl_client chan p]
