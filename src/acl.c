@@ -193,7 +193,23 @@ static int keyPermOf(struct serverCommand *cmd, robj **argv, int argc, int idx) 
         int variable = strstr(first, "variable_flags") != NULL || !strcmp(cmd->fullname, "migrate");
         *c = 0x80 | (variable ? 0x40 : 0) | keyPermFromWords(first) | (keyPermFromWords(commandKeySpecFlagsOf(cmd, 1)) << 3);
     }
-    if (*c & 0x40) return keyPermFromWords(commandKeyFlagsForArgv(cmd, argv, argc, idx));
+    if (*c & 0x40) {
+        /* The flag strings cmdinfo.c returns are static: remember the
+         * parse of the few a variable command uses, by address. */
+        static struct {
+            const char *words;
+            int perm;
+        } seen[8];
+        const char *words = commandKeyFlagsForArgv(cmd, argv, argc, idx);
+        for (int j = 0; j < 8; j++) {
+            if (seen[j].words == words) return seen[j].perm;
+            if (seen[j].words == NULL) {
+                seen[j].words = words;
+                return seen[j].perm = keyPermFromWords(words);
+            }
+        }
+        return keyPermFromWords(words);
+    }
     return idx == 0 ? (*c & 7) : ((*c >> 3) & 7);
 }
 

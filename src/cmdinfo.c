@@ -452,7 +452,8 @@ const char *commandKeySpecFlagsOf(struct serverCommand *cmd, int which) {
 }
 
 /* The flags of cmd's idx-th key with these arguments, variable flags
- * resolved (SET ... GET, BITFIELD, MIGRATE), for ACL key checks. */
+ * resolved (SET ... GET, BITFIELD, MIGRATE), for ACL key checks. Always a
+ * static string (acl.c remembers its parse by address). */
 const char *commandKeyFlagsForArgv(struct serverCommand *cmd, robj **argv, int argc, int idx) {
     return commandKeyFlags(cmd, argv, argc, idx);
 }
