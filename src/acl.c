@@ -1273,9 +1273,10 @@ static void disconnectRevokedSubscribers(user *u, client *caller) {
  * ------------------------------------------------------------------------- */
 
 /* Applies rules to the user named name (created if missing), all or
- * nothing. Returns NULL on success (the user is stored, *out set if out is
- * given) or an error text the caller frees. */
-static sds setUserFromArgs(const char *name, size_t nlen, robj **argv, int argc, client *caller) {
+ * nothing. Returns NULL on success (the user is stored) or an error text
+ * the caller frees, worded for ACL SETUSER or, from_file, for an ACL file
+ * or user line. */
+static sds setUserFromArgs(const char *name, size_t nlen, robj **argv, int argc, client *caller, int from_file) {
     for (size_t j = 0; j < nlen; j++)
         if (name[j] == ' ' || name[j] == '\0') return sdsnew("Usernames can't contain spaces or null characters");
     user *existing = findUser(name, nlen);
@@ -1287,7 +1288,9 @@ static sds setUserFromArgs(const char *name, size_t nlen, robj **argv, int argc,
         if (bad) {
             /* An unmatched parenthesis comes worded already. */
             if (strncmp(err, "Unmatched", 9)) {
-                sds msg = sdscatprintf(sdsempty(), "Error in ACL SETUSER modifier '%s': %s", bad, err);
+                sds msg = sdscatprintf(sdsempty(), from_file ? "Error in applying operation '%s': %s"
+                                                             : "Error in ACL SETUSER modifier '%s': %s",
+                                       bad, err);
                 sdsfree(err);
                 err = msg;
             }
@@ -1368,7 +1371,7 @@ static sds applyUserWords(sds *w, int n) {
     robj **argv = zmalloc(sizeof(robj *) * (n + 1));
     argv[0] = createStringObject("reset", 5);
     for (int j = 1; j < n; j++) argv[j] = createStringObject(w[j], sdslen(w[j]));
-    sds err = setUserFromArgs(w[0], sdslen(w[0]), argv, n, NULL);
+    sds err = setUserFromArgs(w[0], sdslen(w[0]), argv, n, NULL, 1);
     for (int j = 0; j < n; j++) decrRefCount(argv[j]);
     zfree(argv);
     return err;
@@ -1421,6 +1424,7 @@ static sds readAclFile(const char *path, list **out) {
     dictRelease(seen);
     list *loaded = users;
     users = saved;
+    if (err) err = sdscat(err, "WARNING: ACL errors detected, no change to the previously active ACL rules was performed");
     if (err) {
         listIter li;
         listNode *ln;
@@ -1589,7 +1593,7 @@ void aclInit(void) {
  * ------------------------------------------------------------------------- */
 
 static void aclSetuserCommand(client *c) {
-    sds err = setUserFromArgs(c->argv[2]->ptr, sdslen(c->argv[2]->ptr), c->argv + 3, c->argc - 3, c);
+    sds err = setUserFromArgs(c->argv[2]->ptr, sdslen(c->argv[2]->ptr), c->argv + 3, c->argc - 3, c, 0);
     if (err) {
         addReplyErrorSds(c, err);
         return;

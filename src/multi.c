@@ -378,6 +378,23 @@ void discardCommand(client *c) {
 
 /* EXEC: runs the queue and replies an array of the replies; EXECABORT if
  * queueing failed; a null array if a watched key changed. */
+/* Checks a queued command against the user's ACL rules again at EXEC.
+ * Returns 1, having logged the denial and replied Valkey's NOPERM for
+ * this case, if it may no longer run. */
+static int execAclRefused(client *c) {
+    int errpos = 0;
+    int r = aclCheckClientCommand(c, &errpos);
+    if (r == ACL_OK) return 0;
+    aclLogDenial(c, r, ACL_LOG_CTX_MULTI, c->cmd, c->argv, errpos, NULL);
+    const char *reason = r == ACL_DENIED_CMD   ? "no permission to execute the command or subcommand"
+                         : r == ACL_DENIED_KEY ? "no permission to touch the specified keys"
+                                               : "no permission to access one of the channels used as arguments";
+    addReplyErrorFormat(c, "-NOPERM ACLs rules changed between the moment the transaction was accumulated and the "
+                           "EXEC call. This command is no longer allowed for the following reason: %s",
+                        reason);
+    return 1;
+}
+
 void execCommand(client *c) {
     if (!(c->flags & CLIENT_MULTI)) {
         addReplyError(c, "EXEC without MULTI");
@@ -420,11 +437,7 @@ void execCommand(client *c) {
         c->argv_len = queue[j].argv_len;
         c->cmd = c->realcmd = queue[j].cmd;
         /* The user's rules may have changed since the command was queued. */
-        sds aclerr;
-        if (c->user && aclCheckClientOrError(c, ACL_LOG_CTX_MULTI, &aclerr) != C_OK) {
-            addReplyErrorSds(c, aclerr);
-            continue;
-        }
+        if (c->user && execAclRefused(c)) continue;
         call(c, CALL_FULL);
         /* The command may have rewritten its arguments: keep what is there
          * now, it is what must be released. */
