@@ -473,10 +473,12 @@ static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
     }
     const char *pattern = j < len ? op + j + 1 : "";
     size_t plen = j < len ? len - j - 1 : 0;
+    int star = perm == (ACL_PERM_READ | ACL_PERM_WRITE) && plen == 1 && pattern[0] == '*';
+    if ((s->flags & SELECTOR_ALLKEYS) && star) return NULL; /* ~* again: nothing to add */
     if (s->flags & SELECTOR_ALLKEYS)
         return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any "
                "effect. Try 'resetkeys' to start with an empty list of patterns";
-    if (perm == (ACL_PERM_READ | ACL_PERM_WRITE) && plen == 1 && pattern[0] == '*') {
+    if (star) {
         s->flags |= SELECTOR_ALLKEYS;
         listEmpty(s->patterns);
         selectorPatternsChanged(s);
@@ -504,6 +506,7 @@ static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
 }
 
 static const char *selectorChannelRule(aclSelector *s, const char *op, size_t len) {
+    if ((s->flags & SELECTOR_ALLCHANNELS) && len == 2 && op[1] == '*') return NULL; /* &* again */
     if (s->flags & SELECTOR_ALLCHANNELS)
         return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have "
                "any effect. Try 'resetchannels' to start with an empty list of channels";
@@ -1108,7 +1111,7 @@ static void aclLogCommand(client *c) {
         if (getLongLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
         if (count < 0) count = 0;
     } else if (c->argc > 3) {
-        addReplyErrorObject(c, shared.syntaxerr);
+        addReplySubcommandSyntaxError(c);
         return;
     }
     if ((unsigned long long)count > listLength(acl_log)) count = listLength(acl_log);
@@ -1701,6 +1704,10 @@ static void addCommandOfCategory(struct serverCommand *cmd, void *ctx) {
 
 /* ACL CAT [category] */
 static void aclCatCommand(client *c) {
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
     if (c->argc == 2) {
         void *len = addReplyDeferredLen(c);
         long n = 0;
@@ -1724,8 +1731,12 @@ static void aclCatCommand(client *c) {
 /* ACL GENPASS [bits] */
 static void aclGenpassCommand(client *c) {
     long long bits = 256;
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
     if (c->argc == 3 && getLongLongFromObjectOrReply(c, c->argv[2], &bits, NULL) != C_OK) return;
-    if (c->argc > 3 || bits <= 0 || bits > 4096) {
+    if (bits <= 0 || bits > 4096) {
         addReplyError(c, "ACL GENPASS argument must be the number of bits for the output password, a positive "
                          "number up to 4096");
         return;

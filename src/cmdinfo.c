@@ -261,7 +261,7 @@ static const keySpecFlagsRow keySpecFlagsTable[] = {
     {"llen", "RO", NULL},
     {"lindex", "RO access", NULL},
     {"lrange", "RO access", NULL},
-    {"lpos", "RO", NULL},
+    {"lpos", "RO access", NULL},
     {"lset", "RW update", NULL},
     {"lrem", "RW delete", NULL},
     {"ltrim", "RW delete", NULL},

@@ -174,7 +174,9 @@ start_server {tags {"acl"}} {
             # A command that neither reads nor writes data (EXISTS) is allowed
             # by any pattern.
             assert_equal 1 [$c exists w1]
-            # Every key of a multi-key command is checked.
+            # LPOS reads the list (its key spec is RO access).
+        assert_error "NOPERM No permissions to access a key" {$c lpos w1 a}
+        # Every key of a multi-key command is checked.
             assert_error "NOPERM No permissions to access a key" {$c mget r1 x1}
             # COPY reads its source and writes its destination.
             assert_equal 1 [$c copy r1 w2]
@@ -435,6 +437,11 @@ start_server {tags {"acl"}} {
         assert_equal 2 [string length [r acl genpass 5]]
         assert_error "ERR ACL GENPASS argument must be the number of bits*" {r acl genpass 0}
         assert_error "ERR ACL GENPASS argument must be the number of bits*" {r acl genpass 5000}
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'genpass'. Try ACL HELP." {r acl genpass 1 2}
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'cat'. Try ACL HELP." {r acl cat read x}
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'log'. Try ACL HELP." {r acl log 1 2}
+        # ~* and &* may be given again; another pattern after them may not.
+        assert_equal OK [r acl setuser stars ~* ~* &* &*]
     }
 
     tags {valkey-only} {
