@@ -579,7 +579,8 @@ test "user lines and aclfile together stop start-up" {
     assert_match "*users defined in * and at the same setting an ACL file path is invalid*" $out
 }
 
-start_server {tags {"acl external:skip rdma:skip:tcp-config"}} {
+start_server {tags {"acl external:skip rdma:skip"}} {
+    # Over RDMA: tests/rdma/run.sh (an RDMA peer is never loopback).
     tags {valkey-only} {
         test "Protected mode: a non-loopback client gets DENIED while the default user has no password" {
             set addr {}
@@ -592,23 +593,20 @@ start_server {tags {"acl external:skip rdma:skip:tcp-config"}} {
             r config set bind "127.0.0.1 $addr"
             r config set protected-mode yes
             set port [srv port]
-            set s [socket $addr $port]
-            fconfigure $s -translation binary
-            puts -nonewline $s "PING\r\n"
-            flush $s
-            set line [gets $s]
-            close $s
+            # Through the suite's client, so that a run over TLS connects over TLS.
+            set c [::vk::client_open $addr $port]
+            $c readraw 1
+            $c write "PING\r\n"
+            $c flush
+            set line [$c read]
+            catch {$c close}
             assert_match "-DENIED Running in protected mode because protected mode is enabled and no password is set for the default user.*" $line
             # With a password for the default user the client may connect (and
             # must authenticate).
             r acl setuser default >pw
-            set s [socket $addr $port]
-            fconfigure $s -translation binary
-            puts -nonewline $s "PING\r\n"
-            flush $s
-            set line [gets $s]
-            close $s
-            assert_match "-NOAUTH*" $line
+            set c [::vk::client_open $addr $port]
+            assert_error "NOAUTH*" {$c ping}
+            catch {$c close}
             r auth pw
             r acl setuser default nopass
             r config set bind 127.0.0.1
