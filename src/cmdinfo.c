@@ -7,7 +7,7 @@
  *   - flags come from the CMD_* bits, with the names clients expect;
  *   - ACL categories are the row's acl_categories plus those implied by its
  *     flags (write -> @write, admin -> @admin @dangerous, not fast -> @slow,
- *     ...), the same derivation the ACL subsystem will use;
+ *     ...), the same derivation ACL rules use (acl.c);
  *   - key specs are synthesised from the (first, last, step) triple, since
  *     our table does not carry full key-spec descriptions; their flags
  *     (RO/RW/OW/RM, access/update/insert/delete, ...) come from a table of
@@ -28,7 +28,8 @@
  *     Redis 7 and Valkey.
  *
  * getKeysFromCommand() is the one place that turns argv into key positions;
- * COMMAND GETKEYS uses it, and so will ACL key checks and cluster routing.
+ * COMMAND GETKEYS and ACL key checks (acl.c, with the key-spec flags
+ * exported below) use it.
  *
  * All of this runs in the event-loop thread and never modifies the table. */
 #include "server.h"
@@ -107,6 +108,15 @@ uint64_t aclCategoryByName(const char *name) {
     for (int j = 0; aclCategoryNames[j].name; j++)
         if (!strcasecmp(name, aclCategoryNames[j].name)) return aclCategoryNames[j].bit;
     return 0;
+}
+
+/* The j-th ACL category in ACL CAT order: returns 1 and sets *bit and
+ * *name, or 0 past the last one. */
+int aclCategoryAt(int j, uint64_t *bit, const char **name) {
+    if (j < 0 || aclCategoryNames[j].name == NULL) return 0;
+    *bit = aclCategoryNames[j].bit;
+    *name = aclCategoryNames[j].name;
+    return 1;
 }
 
 static int commandHasMovableKeys(struct serverCommand *cmd) {
@@ -251,7 +261,7 @@ static const keySpecFlagsRow keySpecFlagsTable[] = {
     {"llen", "RO", NULL},
     {"lindex", "RO access", NULL},
     {"lrange", "RO access", NULL},
-    {"lpos", "RO", NULL},
+    {"lpos", "RO access", NULL},
     {"lset", "RW update", NULL},
     {"lrem", "RW delete", NULL},
     {"ltrim", "RW delete", NULL},
@@ -433,6 +443,19 @@ static void addReplyFlagWords(client *c, const char *words) {
     addReplySetLen(c, n);
     for (int j = 0; j < n; j++) addReplyStatusLength(c, w[j], sdslen(w[j]));
     sdsfreesplitres(w, n);
+}
+
+/* The key-spec flags of cmd's first (which = 0) or later keys, as a
+ * space-separated list (a static string), for ACL key checks (acl.c). */
+const char *commandKeySpecFlagsOf(struct serverCommand *cmd, int which) {
+    return commandKeySpecFlags(cmd, which);
+}
+
+/* The flags of cmd's idx-th key with these arguments, variable flags
+ * resolved (SET ... GET, BITFIELD, MIGRATE), for ACL key checks. Always a
+ * static string (acl.c remembers its parse by address). */
+const char *commandKeyFlagsForArgv(struct serverCommand *cmd, robj **argv, int argc, int idx) {
+    return commandKeyFlags(cmd, argv, argc, idx);
 }
 
 static void addReplyKeySpecFlags(client *c, struct serverCommand *cmd) {

@@ -32,6 +32,7 @@ extern struct serverCommand snapshotCommands[];    /* snapshot.c */
 extern struct serverCommand replicationCommands[]; /* replication.c */
 extern struct serverCommand migrateCommands[];     /* migrate.c */
 extern struct serverCommand moduleCommands[];      /* module.c */
+extern struct serverCommand aclCommands[];         /* acl.c */
 
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
@@ -45,5 +46,6 @@ struct serverCommand *serverCommandTables[] = {
     replicationCommands,                 /* replication.c */
     migrateCommands,                     /* migrate.c */
     moduleCommands,                      /* module.c */
+    aclCommands,                         /* acl.c */
     NULL,
 };

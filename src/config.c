@@ -17,12 +17,13 @@
  * the apply functions run again, so a multi-option SET is all or nothing.
  *
  * The table covers every directive of Valkey 8.0's valkey.conf. Options of
- * features this server does not have yet (AOF, replication, cluster, ACLs)
- * are stored for them; a value that would turn such a feature on
+ * features this server does not have yet (AOF, cluster) are stored for
+ * them; a value that would turn such a feature on
  * (appendonly yes, cluster-enabled yes, activedefrag yes) is refused by a
  * check with a message naming it. Three directives are not options and are
  * handled by the file parser alone: include (wildcards allowed),
- * rename-command, and loadmodule / user, which stop start-up.
+ * rename-command, user (ACL users, handed to acl.c and written back by
+ * CONFIG REWRITE) and loadmodule, which stops start-up.
  *
  * Apply functions never run while loading: the listeners, the event loop and
  * the log do not exist yet, and server start-up applies the loaded values
@@ -33,6 +34,7 @@
  * Runs in the main thread only (static error buffers are not thread-safe). */
 #include "server.h"
 #include "config.h"
+#include "acl.h"
 #include "replication.h"
 
 #include <ctype.h>
@@ -891,6 +893,7 @@ static int setRequirepass(configOption *o, sds *argv, int argc, const char **err
     }
     sdsfree(server.requirepass);
     server.requirepass = sdslen(argv[0]) ? sdsdup(argv[0]) : NULL;
+    aclUpdateDefaultUserPassword(server.requirepass); /* requirepass is the default user's password */
     return 1;
 }
 
@@ -1594,7 +1597,7 @@ static configOption configTable[] = {
     BOOL_CFG("lua-replicate-commands", NULL, 0, server.lua_always_replicate_commands, 1, NULL),
     SPECIAL_CFG("latency-tracking-info-percentiles", NULL, CFG_MULTI_ARG, "50 99 99.9", setLatencyPercentiles,
                 getLatencyPercentiles, rewriteLatencyPercentiles, NULL),
-    /* Security: ACLs come later; stored */
+    /* Security: ACL users (acl.c) */
     NUM_CFG("acllog-max-len", NULL, 0, NUM_ULONG, server.acllog_max_len, 0, LONG_MAX, 128, NULL),
     STRING_CFG("aclfile", NULL, IMM, server.acl_filename, "", NULL, NULL),
     ENUM_CFG("acl-pubsub-default", NULL, 0, server.acl_pubsub_default, aclPubsubDefaultEnum,
@@ -1842,9 +1845,15 @@ static void loadServerConfigFromString(char *config) {
             continue;
         }
         if (!strcmp(argv[0], "user") && argc >= 2) {
-            snprintf(errbuf, sizeof(errbuf),
-                     "user: ACL users are not supported by this server yet (user '%s'); use requirepass", argv[1]);
-            configLoadFatal(i + 1, lines[i], errbuf);
+            /* Checked now, applied once the whole file is read (acl.c). */
+            sds uerr = aclStoreConfigUser(argv + 1, argc - 1);
+            if (uerr) {
+                snprintf(errbuf, sizeof(errbuf), "%s", uerr);
+                sdsfree(uerr);
+                configLoadFatal(i + 1, lines[i], errbuf);
+            }
+            sdsfreesplitres(argv, argc);
+            continue;
         }
         if (!strcmp(argv[0], "loadmodule") && argc >= 2) {
             snprintf(errbuf, sizeof(errbuf),
@@ -2231,7 +2240,7 @@ int rewriteConfig(char *path, int force_write) {
     /* owner[i]: index of the option line i sets, or -1 to keep it as is. */
     int *owner = zmalloc(sizeof(int) * (nlines ? nlines : 1));
     int first_line[CONFIG_COUNT];
-    int have_marker = 0;
+    int have_marker = 0, first_user_line = -1;
     for (int j = 0; j < CONFIG_COUNT; j++) first_line[j] = -1;
 
     for (int i = 0; i < nlines; i++) {
@@ -2241,7 +2250,10 @@ int rewriteConfig(char *path, int force_write) {
         if (t[0] != '#' && t[0] != '\0') {
             int argc;
             sds *argv = sdssplitargs(t, &argc);
-            if (argv && argc > 0) {
+            if (argv && argc > 0 && !strcasecmp(argv[0], "user")) {
+                owner[i] = -2; /* ACL users are written afresh below */
+                if (first_user_line == -1) first_user_line = i;
+            } else if (argv && argc > 0) {
                 configOption *o = lookupConfig(argv[0]);
                 if (o) {
                     int idx = (int)(o - configTable);
@@ -2257,7 +2269,9 @@ int rewriteConfig(char *path, int force_write) {
     sds out = sdsempty();
     for (int i = 0; i < nlines; i++) {
         int idx = owner[i];
-        if (idx == -1) {
+        if (idx == -2) {
+            if (i == first_user_line) out = aclRewriteConfigUsers(out);
+        } else if (idx == -1) {
             out = sdscatsds(out, lines[i]);
             out = sdscat(out, "\n");
         } else if (first_line[idx] == i) {
@@ -2287,6 +2301,17 @@ int rewriteConfig(char *path, int force_write) {
         }
         out = optionRewrite(o, out);
     }
+    /* ACL users (acl.c) not in the file yet go last, under the marker too. */
+    sds users = first_user_line == -1 ? aclRewriteConfigUsers(sdsempty()) : sdsempty();
+    if (sdslen(users)) {
+        if (!marker_written) {
+            size_t l = sdslen(out);
+            if (l > 0 && out[l - 1] != '\n') out = sdscat(out, "\n");
+            out = sdscat(out, "\n" REWRITE_MARKER "\n");
+        }
+        out = sdscatsds(out, users);
+    }
+    sdsfree(users);
 
     int ret = 0;
     if (force_write || sdscmp(out, old) != 0 || fp == NULL) ret = writeFileAtomically(path, out, sdslen(out));

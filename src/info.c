@@ -23,6 +23,7 @@
  * where INFO is produced on a best-effort basis). */
 #include "server.h"
 
+#include "acl.h"
 #include "blocked.h"
 #include "migrate.h"
 #include "multi.h"
@@ -104,6 +105,7 @@ void resetServerStats(void) {
     server.stat_numcommands = 0;
     server.stat_numconnections = 0;
     server.stat_auth_failures = 0;
+    aclResetStats();
     server.stat_expiredkeys = 0;
     server.stat_expired_stale_perc = 0;
     server.stat_expired_time_cap_reached_count = 0;
@@ -560,9 +562,9 @@ static sds infoStats(sds info) {
         "instantaneous_eventloop_cycles_per_sec:%llu\r\n"
         "instantaneous_eventloop_duration_usec:%llu\r\n"
         "acl_access_denied_auth:%lld\r\n"
-        "acl_access_denied_cmd:0\r\n"
-        "acl_access_denied_key:0\r\n"
-        "acl_access_denied_channel:0\r\n",
+        "acl_access_denied_cmd:%lld\r\n"
+        "acl_access_denied_key:%lld\r\n"
+        "acl_access_denied_channel:%lld\r\n",
         server.stat_numconnections, server.stat_numcommands, getInstantaneousMetric(STATS_METRIC_COMMAND),
         server.stat_net_input_bytes, server.stat_net_output_bytes, server.stat_net_repl_input_bytes,
         server.stat_net_repl_output_bytes,
@@ -586,7 +588,8 @@ static sds infoStats(sds info) {
         server.el_duration[EL_DURATION_TYPE_EL].cnt, server.el_duration[EL_DURATION_TYPE_EL].sum,
         server.el_duration[EL_DURATION_TYPE_CMD].sum,
         (unsigned long long)getInstantaneousMetric(STATS_METRIC_EL_CYCLE),
-        (unsigned long long)getInstantaneousMetric(STATS_METRIC_EL_DURATION), server.stat_auth_failures);
+        (unsigned long long)getInstantaneousMetric(STATS_METRIC_EL_DURATION), server.stat_auth_failures,
+        aclDeniedCount(ACL_DENIED_CMD), aclDeniedCount(ACL_DENIED_KEY), aclDeniedCount(ACL_DENIED_CHANNEL));
 }
 
 /* INFO DEBUG only (not in "all" or "everything"): the event loop's worst

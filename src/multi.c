@@ -3,11 +3,12 @@
  * Queueing. After MULTI, processCommand() (server.c) still looks up and
  * checks every command, but instead of calling it hands it to
  * queueMultiCommand(), which takes over the argument vector. A command
- * refused at that stage (unknown, wrong arity, NOAUTH, OOM, no-multi such
+ * refused at that stage (unknown, wrong arity, NOAUTH, NOPERM, OOM, no-multi such
  * as a nested MULTI or WATCH, BUSY while a script runs...) flags the
  * transaction with CLIENT_DIRTY_EXEC via multiCommandRejected(), and EXEC
  * then answers EXECABORT, as Valkey 8 does. EXEC runs the queue through call(), one
- * command after the other with nothing in between, with server.in_exec set
+ * command after the other with nothing in between (each checked against
+ * the user's ACL rules again: they may have changed since it was queued), with server.in_exec set
  * so that blocking commands answer at once (t_list.c checks it).
  *
  * Optimistic locking. WATCH records (db index, key) pairs. Each is in two
@@ -29,6 +30,7 @@
  * the event loop, from the client's own command or from the keyspace
  * hooks of someone else's. */
 #include "multi.h"
+#include "acl.h"
 
 #include "propagate.h"
 
@@ -376,6 +378,23 @@ void discardCommand(client *c) {
 
 /* EXEC: runs the queue and replies an array of the replies; EXECABORT if
  * queueing failed; a null array if a watched key changed. */
+/* Checks a queued command against the user's ACL rules again at EXEC.
+ * Returns 1, having logged the denial and replied Valkey's NOPERM for
+ * this case, if it may no longer run. */
+static int execAclRefused(client *c) {
+    int errpos = 0;
+    int r = aclCheckClientCommand(c, &errpos);
+    if (r == ACL_OK) return 0;
+    aclLogDenial(c, r, ACL_LOG_CTX_MULTI, c->cmd, c->argv, errpos, NULL);
+    const char *reason = r == ACL_DENIED_CMD   ? "no permission to execute the command or subcommand"
+                         : r == ACL_DENIED_KEY ? "no permission to touch the specified keys"
+                                               : "no permission to access one of the channels used as arguments";
+    addReplyErrorFormat(c, "-NOPERM ACLs rules changed between the moment the transaction was accumulated and the "
+                           "EXEC call. This command is no longer allowed for the following reason: %s",
+                        reason);
+    return 1;
+}
+
 void execCommand(client *c) {
     if (!(c->flags & CLIENT_MULTI)) {
         addReplyError(c, "EXEC without MULTI");
@@ -417,6 +436,8 @@ void execCommand(client *c) {
         c->argc = queue[j].argc;
         c->argv_len = queue[j].argv_len;
         c->cmd = c->realcmd = queue[j].cmd;
+        /* The user's rules may have changed since the command was queued. */
+        if (c->user && execAclRefused(c)) continue;
         call(c, CALL_FULL);
         /* The command may have rewritten its arguments: keep what is there
          * now, it is what must be released. */

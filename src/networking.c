@@ -34,6 +34,7 @@
  * of being served, in which case freeClientAsync() defers it to the cron. */
 #include "server.h"
 
+#include "acl.h"
 #include "blocked.h"
 #include "multi.h"
 #include "pubsub.h"
@@ -87,13 +88,15 @@ client *createClient(connection *conn) {
     c->reply = listCreate();
     listSetFreeMethod(c->reply, zfree);
     c->ctime = c->lastinteraction = server.unixtime;
-    c->authenticated = server.requirepass == NULL;
+    aclClientInit(c);
     if (conn) {
         listAddNodeTail(server.clients, c);
         c->client_list_node = listLast(server.clients);
         dictAdd(server.clients_index, (void *)(uintptr_t)c->id, c);
     } else {
         c->flags |= CLIENT_FAKE;
+        c->user = NULL; /* the server's own client: no ACL checks */
+        c->authenticated = 1;
     }
     return c;
 }
@@ -248,9 +251,10 @@ void clientAcceptHandler(connection *conn) {
         return;
     }
 
-    /* Protected mode: without a password and with the default bind, only
-     * loopback and Unix-socket clients may talk to us. */
-    if (server.protected_mode && server.requirepass == NULL && !(c->flags & CLIENT_UNIX_SOCKET) &&
+    /* Protected mode: while the default user needs no password, only
+     * loopback and Unix-socket clients may talk to us, whatever the
+     * transport (TCP, TLS, RDMA: each answers connIsLocal()). */
+    if (server.protected_mode && aclDefaultUserIsOpen() && !(c->flags & CLIENT_UNIX_SOCKET) &&
         !connIsLocal(conn)) {
         rejectAcceptedClient(
             c, "-DENIED Running in protected mode because protected mode is enabled and no password is set "
@@ -1556,7 +1560,7 @@ sds catClientInfoString(sds s, client *c) {
         s,
         "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=%i multi=%i "
         "watch=%i qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=%U rbs=%U rbp=%U obl=%U oll=%U omem=%U "
-        "tot-mem=%U events=%s cmd=%s user=default redir=%I resp=%i lib-name=%s lib-ver=%s tot-net-in=%U "
+        "tot-mem=%U events=%s cmd=%s user=%s redir=%I resp=%i lib-name=%s lib-ver=%s tot-net-in=%U "
         "tot-net-out=%U tot-cmds=%U",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? c->conn->fd : -1,
         c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
@@ -1567,7 +1571,7 @@ sds catClientInfoString(sds s, client *c) {
         (unsigned long long)multiQueueMemory(c),
         (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_peak,
         (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
-        (unsigned long long)total_mem, events, cmdname,
+        (unsigned long long)total_mem, events, cmdname, aclClientUserName(c),
         (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp, c->lib_name ? (char *)c->lib_name->ptr : "",
         c->lib_ver ? (char *)c->lib_ver->ptr : "", c->net_input_bytes, c->net_output_bytes,
         c->commands_processed);
@@ -1618,7 +1622,7 @@ void getClientsMaxBuffers(size_t *output, size_t *input) {
 
 /* Returns 1 if the client must authenticate before running commands. */
 int authRequired(client *c) {
-    return server.requirepass != NULL && !c->authenticated;
+    return !c->authenticated && !aclDefaultUserIsOpen();
 }
 
 /* Keeps the arguments as sent before the first rewrite of the running
@@ -1947,6 +1951,7 @@ void clientKillCommand(client *c) {
     const char *addr = NULL, *laddr = NULL;
     int type = -1;
     uint64_t id = 0;
+    const char *username = NULL;
     int skipme = 1, newform = c->argc > 3;
     long long maxage = 0;
 
@@ -1981,10 +1986,11 @@ void clientKillCommand(client *c) {
             } else if (!strcasecmp(opt, "laddr")) {
                 laddr = val->ptr;
             } else if (!strcasecmp(opt, "user")) {
-                if (strcmp(val->ptr, "default")) {
+                if (aclClientIsUser(c, val->ptr) < 0) {
                     addReplyErrorFormat(c, "No such user '%s'", (char *)val->ptr);
                     return;
                 }
+                username = val->ptr;
             } else if (!strcasecmp(opt, "skipme")) {
                 if (!strcasecmp(val->ptr, "yes")) skipme = 1;
                 else if (!strcasecmp(val->ptr, "no")) skipme = 0;
@@ -2015,6 +2021,7 @@ void clientKillCommand(client *c) {
         if (laddr && strcmp(getClientSockname(cl), laddr) != 0) continue;
         if (type != -1 && getClientType(cl) != type) continue;
         if (id != 0 && cl->id != id) continue;
+        if (username && aclClientIsUser(cl, username) != 1) continue;
         if (cl == c && skipme) continue;
         if (maxage && server.unixtime - cl->ctime < maxage) continue;
         if (cl == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;

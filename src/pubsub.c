@@ -92,6 +92,22 @@ void pubsubInit(void) {
  * ------------------------------------------------------------------------- */
 
 /* See pubsub.h. */
+int pubsubClientSubscriptionsAll(client *c, int (*allowed)(void *ctx, int kind, sds name), void *ctx) {
+    if (!c->pubsub) return 1;
+    for (int kind = 0; kind < PUBSUB_KINDS; kind++) {
+        dict *d = c->pubsub->names[kind];
+        if (!d || dictSize(d) == 0) continue;
+        dictIterator *it = dictGetIterator(d);
+        dictEntry *de;
+        int ok = 1;
+        while (ok && (de = dictNext(it))) ok = allowed(ctx, kind, dictGetKey(de));
+        dictReleaseIterator(it);
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+/* See pubsub.h. */
 int pubsubClientCount(client *c, int kind) {
     return c->pubsub ? (int)dictSize(c->pubsub->names[kind]) : 0;
 }

@@ -54,6 +54,11 @@ int pubsubAllowedInSubscribedMode(struct serverCommand *cmd);
  * CLIENT LIST sub= / psub= / ssub=. */
 int pubsubClientCount(client *c, int kind);
 
+/* Returns 1 if allowed(ctx, kind, name) is true for every subscription of
+ * c (channels, patterns, shard channels), 0 at the first that is not. For
+ * ACL changes that revoke channels (acl.c). */
+int pubsubClientSubscriptionsAll(client *c, int (*allowed)(void *ctx, int kind, sds name), void *ctx);
+
 /* Server totals for INFO: channels with subscribers, distinct patterns,
  * shard channels with subscribers. */
 unsigned long pubsubTotal(int kind);

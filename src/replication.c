@@ -1632,6 +1632,7 @@ static client *replicationCreatePrimaryClient(connection *conn, int dbid) {
      * clients (networking.c) would leave it NULL between reads. */
     c->querybuf = sdsempty();
     c->authenticated = 1;
+    c->user = NULL; /* our primary's commands are never checked against ACL rules */
     c->repl = replClientDataCreate();
     c->repl->reploff = c->repl->read_reploff = server.primary_repl_offset;
     c->repl->unapplied = sdsempty();

@@ -17,7 +17,9 @@
  *     shared fake client flagged CLIENT_SCRIPT, whose replies networking.c
  *     accumulates but never queues for writing; we read the RESP bytes back
  *     and parse them into Lua values. A script's return value is written to
- *     the calling client with the normal addReply* functions;
+ *     the calling client with the normal addReply* functions. Each command
+ *     is first checked against the caller's ACL rules (acl.c): the script
+ *     client itself has no user;
  *   - running a script: error handler that turns any error into the
  *     "<err> script: <name>, on @user_script:<line>." reply, a count hook
  *     that notices busy-reply-threshold, then keeps the event loop turning
@@ -29,6 +31,7 @@
 #include "propagate.h"
 #include "multi.h"
 #include "snapshot.h"
+#include "acl.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -601,6 +604,20 @@ static sds scriptClientTakeReply(client *c) {
     return out;
 }
 
+/* The caller's ACL rules apply to every command a script runs. Returns 1
+ * and sets *err (a new sds, "ERR ACL failure in script: ...") when the
+ * caller's user may not run cmd with argv; the denial is logged. */
+static int luaAclDenied(client *caller, struct serverCommand *cmd, robj **argv, int argc, sds *err) {
+    int errpos = 0;
+    int r = aclCheckCommand(aclClientUser(caller), cmd, argv, argc, &errpos);
+    if (r == ACL_OK) return 0;
+    aclLogDenial(caller, r, ACL_LOG_CTX_LUA, cmd, argv, errpos, NULL);
+    sds msg = aclDenialMessage(r, aclClientUser(caller), cmd, argv, errpos, 0);
+    *err = sdscatfmt(sdsempty(), "ERR ACL failure in script: %S", msg);
+    sdsfree(msg);
+    return 1;
+}
+
 static int luaServerCallGeneric(lua_State *L, int raise) {
     scriptRunCtx *run = curRun;
     int argc = lua_gettop(L);
@@ -628,12 +645,15 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     }
 
     const char *err = NULL;
+    sds aclerr = NULL;
     struct serverCommand *cmd = lookupCommand(argv, argc);
     if (!cmd) err = "ERR Unknown command called from script";
     else if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
         err = "ERR Wrong number of args calling command from script";
     else if ((cmd->flags & CMD_NOSCRIPT) && !server.script_disable_deny_script) /* DEBUG SET-DISABLE-DENY-SCRIPTS */
         err = "ERR This Redis command is not allowed from script";
+    else if (run->caller && luaAclDenied(run->caller, cmd, argv, argc, &aclerr))
+        err = aclerr;
     else if ((cmd->flags & CMD_WRITE) &&
              ((run->run_flags & SCRIPT_RUN_READONLY) || (run->script_flags & SCRIPT_FLAG_NO_WRITES)))
         err = "ERR Write commands are not allowed from read-only scripts.";
@@ -645,7 +665,9 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     if (err) {
         for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
         zfree(argv);
-        return luaCallError(L, raise, err);
+        luaPushErrorTable(L, err, strlen(err)); /* copies err: free aclerr before a raise jumps away */
+        sdsfree(aclerr);
+        return raise ? lua_error(L) : 1;
     }
 
     client *sc = run->sclient;
@@ -809,10 +831,18 @@ static int luaAclCheckCmd(lua_State *L) {
         argv[j] = createStringObject(s ? s : "", s ? len : 0);
     }
     struct serverCommand *cmd = lookupCommand(argv, argc);
+    int allowed = 0, errpos = 0;
+    if (cmd) {
+        scriptRunCtx *run = curRun;
+        user *u = run && run->caller ? aclClientUser(run->caller) : NULL;
+        allowed = (cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity
+                      ? aclCheckCommand(u, cmd, argv, 1, &errpos) == ACL_OK /* keys unknown: the command alone */
+                      : aclCheckCommand(u, cmd, argv, argc, &errpos) == ACL_OK;
+    }
     for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
     zfree(argv);
     if (!cmd) return luaRaiseNoPosition(L, "Invalid command passed to redis.acl_check_cmd()");
-    lua_pushboolean(L, 1); /* No ACL users yet: the default user may run anything. */
+    lua_pushboolean(L, allowed); /* the caller's user, as server.call would check it */
     return 1;
 }
 

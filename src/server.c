@@ -16,7 +16,7 @@
  *                  closing; when a transport still has work, the loop is
  *                  told not to sleep.
  * processCommand() is the gate every parsed request goes through (lookup,
- * arity, auth, client and key eviction, OOM, pause) before call() executes
+ * arity, auth, ACL permissions (acl.c), client and key eviction, OOM, pause) before call() executes
  * it, accounts for it, remembers the keys it read for client-side caching
  * and hands what it changed to propagation (propagate.c).
  *
@@ -33,6 +33,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "blocked.h"
 #include "latency.h"
 #include "migrate.h"
@@ -287,12 +288,14 @@ dictType errorStatsDictType = {
  * Command table
  * ------------------------------------------------------------------------- */
 
-static void populateSubcommands(struct serverCommand *parent) {
+/* Subcommands get ids of their own after their parent's (ACL bitmaps are
+ * indexed by id). */
+static void populateSubcommands(struct serverCommand *parent, int *id) {
     parent->subcommands_dict = dictCreate(&commandTableDictType);
     for (struct serverCommand *sub = parent->subcommands; sub->name; sub++) {
         sub->parent = parent;
         sub->fullname = sdscatfmt(sdsempty(), "%s|%s", parent->name, sub->name);
-        sub->id = -1;
+        sub->id = (*id)++;
         serverAssert(dictAdd(parent->subcommands_dict, sdsnew(sub->name), sub) == DICT_OK);
     }
 }
@@ -304,7 +307,7 @@ void serverPopulateCommandTable(void) {
         for (struct serverCommand *cmd = serverCommandTables[t]; cmd->name; cmd++) {
             cmd->fullname = sdsnew(cmd->name);
             cmd->id = id++;
-            if (cmd->subcommands) populateSubcommands(cmd);
+            if (cmd->subcommands) populateSubcommands(cmd, &id);
             if (dictAdd(server.commands, sdsnew(cmd->name), cmd) != DICT_OK)
                 serverPanic("Command '%s' is declared twice", cmd->name);
         }
@@ -507,6 +510,14 @@ int processCommand(client *c) {
 
     if (authRequired(c) && !(c->cmd->flags & CMD_NO_AUTH)) {
         rejectCommand(c, shared.noautherr);
+        return C_OK;
+    }
+
+    /* The user's ACL rules: the command, its keys and its channels. */
+    sds aclerr;
+    if (c->user && aclCheckClientOrError(c, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL,
+                                         &aclerr) != C_OK) {
+        rejectCommandSds(c, aclerr);
         return C_OK;
     }
 
@@ -1081,6 +1092,7 @@ int main(int argc, char **argv) {
     serverPopulateCommandTable();
     commandParseAllArgs();
     initConfigValues();
+    aclInit();
     server.active_expire_enabled = 1;
 
     char config_from_stdin = 0;
@@ -1099,6 +1111,7 @@ int main(int argc, char **argv) {
     } else {
         loadServerConfig(NULL, 0, "");
     }
+    aclLoadConfiguredUsers();
 
     if (server.daemonize) daemonize();
     serverLogConfig.role = 'M';
@@ -1186,34 +1199,8 @@ void resetCommand(client *c) {
         decrRefCount(c->name);
         c->name = NULL;
     }
-    c->authenticated = server.requirepass == NULL;
+    aclClientInit(c);
     addReplyStatus(c, "RESET");
-}
-
-/* Checks a password against requirepass ("default" user only: ACLs are not
- * built). Returns C_OK and marks the client authenticated on success. */
-static int checkPassword(client *c, robj *username, robj *password) {
-    /* Compared whole: "default\0x" is another user. */
-    if (username && (sdslen(username->ptr) != 7 || memcmp(username->ptr, "default", 7) != 0)) {
-        server.stat_auth_failures++;
-        return C_ERR;
-    }
-    /* Without requirepass the default user is "nopass": any password works
-     * (AUTH <password> alone is refused earlier, by authCommand). */
-    if (server.requirepass == NULL) {
-        c->authenticated = 1;
-        return C_OK;
-    }
-    size_t a = sdslen(password->ptr), b = sdslen(server.requirepass);
-    /* Compare in time independent of where the strings differ. */
-    unsigned char diff = a != b;
-    for (size_t i = 0; i < a && i < b; i++) diff |= ((unsigned char *)password->ptr)[i] ^ server.requirepass[i];
-    if (diff) {
-        server.stat_auth_failures++;
-        return C_ERR;
-    }
-    c->authenticated = 1;
-    return C_OK;
 }
 
 void authCommand(client *c) {
@@ -1223,12 +1210,12 @@ void authCommand(client *c) {
     }
     robj *username = c->argc == 3 ? c->argv[1] : NULL;
     robj *password = c->argv[c->argc - 1];
-    if (c->argc == 2 && server.requirepass == NULL) {
+    if (c->argc == 2 && aclDefaultUserIsOpen()) {
         addReplyError(c, "AUTH <password> called without any password configured for the default user. Are you "
                          "sure your configuration is correct?");
         return;
     }
-    if (checkPassword(c, username, password) == C_OK) {
+    if (aclAuthenticate(c, username, password) == C_OK) {
         addReply(c, shared.ok);
     } else {
         addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
@@ -1270,7 +1257,7 @@ void helloCommand(client *c) {
             return;
         }
     }
-    if (username && checkPassword(c, username, password) == C_ERR) {
+    if (username && aclAuthenticate(c, username, password) == C_ERR) {
         addReplyError(c, "-WRONGPASS invalid username-password pair or user is disabled.");
         return;
     }
@@ -1341,7 +1328,7 @@ struct serverCommand connectionCommands[] = {
                                                               "the user",
      .args = "[username] password"},
     {.name = "client", .subcommands = clientSubcommands, .arity = -2,
-     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, .acl_categories = ACL_CATEGORY_CONNECTION,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, .acl_categories = 0, /* @slow only, as Valkey */
      .group = "connection", .since = "2.4.0", .summary = "A container for client connection commands.",
      .complexity = "Depends on subcommand."},
     {0},

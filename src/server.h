@@ -260,6 +260,7 @@ typedef struct client {
     time_t obuf_soft_limit_reached_time;
     uint64_t flags;
     int authenticated;
+    struct user *user;          /* acl.c: the user it runs as; NULL = the server's own client (no checks) */
     long long woff;
     listNode *client_list_node;       /* Node in server.clients. */
     listNode *pending_write_node;     /* &pending_write_link while in server.clients_pending_write, else NULL. */
@@ -778,6 +779,11 @@ extern struct serverCommand *serverCommandTables[];
 int commandCheckArity(struct serverCommand *cmd, int argc, sds *err);
 int getKeysFromCommand(struct serverCommand *cmd, robj **argv, int argc, int *keys, int maxkeys);
 void commandParseAllArgs(void); /* cmdinfo.c: exits on a bad .args string */
+uint64_t commandGetAclCategories(struct serverCommand *cmd);
+uint64_t aclCategoryByName(const char *name);
+int aclCategoryAt(int j, uint64_t *bit, const char **name);
+const char *commandKeySpecFlagsOf(struct serverCommand *cmd, int which);
+const char *commandKeyFlagsForArgv(struct serverCommand *cmd, robj **argv, int argc, int idx);
 
 /* networking.c */
 client *createClient(connection *conn);

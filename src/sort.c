@@ -7,7 +7,9 @@
  *
  * A pattern names other keys: its first '*' is replaced by the element
  * ("weight_*" -> "weight_42"); "hash_*->field" reads a field of a hash;
- * "#" (GET only) is the element itself. A BY pattern without '*' turns
+ * "#" (GET only) is the element itself. Since no key spec names the keys
+ * patterns reach, BY and GET need a user that may read every key (acl.c).
+ * A BY pattern without '*' turns
  * sorting off ("BY nosort"): lists and sorted sets then keep their own
  * order (reversed by DESC), sets their iteration order - except when the
  * result is STOREd, where a set is sorted ALPHA so the stored list does
@@ -26,6 +28,7 @@
 #include <errno.h>
 #include <math.h>
 
+#include "acl.h"
 #include "listpack.h"
 #include "quicklist.h"
 
@@ -221,11 +224,21 @@ static void sortGenericCommand(client *c, int readonly) {
         } else if (!readonly && !strcasecmp(opt, "store") && left >= 1) {
             storekey = c->argv[++j];
         } else if (!strcasecmp(opt, "by") && left >= 1) {
+            /* BY and GET read keys the key specs do not name: only for a
+             * user who may read every key (acl.c). */
+            if (!aclClientReadsAnyKey(c)) {
+                addReplyError(c, "BY option of SORT denied due to insufficient ACL permissions.");
+                goto cleanup;
+            }
             sortby = c->argv[++j];
             robj *pat = getDecodedObject(sortby);
             if (memchr(pat->ptr, '*', sdslen(pat->ptr)) == NULL) dontsort = 1;
             decrRefCount(pat);
         } else if (!strcasecmp(opt, "get") && left >= 1) {
+            if (!aclClientReadsAnyKey(c)) {
+                addReplyError(c, "GET option of SORT denied due to insufficient ACL permissions.");
+                goto cleanup;
+            }
             getpat[getops++] = c->argv[++j];
         } else {
             addReplyErrorObject(c, shared.syntaxerr);

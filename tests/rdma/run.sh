@@ -91,6 +91,23 @@ else
 fi
 check "GetServerFeature answered, select echoed" "$(cli --feature 5 PING | tr '\n' ' ')" "feature select=5 PONG "
 
+# ------------------------------------------ protected mode and ACL users
+# An RDMA peer is never loopback: with protected-mode yes and no password
+# for the default user, an RDMA client gets Valkey's DENIED, as a remote
+# TCP or TLS client would (the check is the accept path's, for every
+# transport). ACL users then work over RDMA like over TCP.
+tcli CONFIG SET protected-mode yes > /dev/null
+out=$(cli PING 2>&1 | head -n 1 | cut -c1-74)
+check "protected mode: an RDMA client is DENIED" "$out" "(error) DENIED Running in protected mode because protected mode is enabled"
+tcli CONFIG SET protected-mode no > /dev/null
+check "protected mode off: PING over RDMA" "$(cli PING)" PONG
+tcli ACL SETUSER rdmauser on '>rpw' '~r:*' +get +set +acl\|whoami > /dev/null
+out=$(printf 'AUTH rdmauser rpw\nACL WHOAMI\nSET r:1 v\nSET other v\nGET r:1\n' | cli 2>&1 | tr '\n' '|')
+check "ACL user over RDMA: AUTH, WHOAMI, allowed and refused keys" "$out" \
+    "OK|rdmauser|OK|(error) NOPERM No permissions to access a key|v|"
+check "ACL user over RDMA: wrong password" "$(cli AUTH rdmauser nope 2>&1 | cut -c1-17)" "(error) WRONGPASS"
+tcli ACL DELUSER rdmauser > /dev/null
+
 # ------------------------------------------------------- values > window
 out=$(cli --bigset big3 3145728) && out2=$(cli --bigget big3 3145728)
 check "SET 3 MiB value (3 windows)" "${out%% *} ${out2%% *}" "OK OK"

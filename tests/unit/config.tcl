@@ -1092,7 +1092,7 @@ tags {valkey-only} {
         "rename-command to an existing name" "rename-command set get\n" "Target command name already exists"
         "activedefrag yes" "activedefrag yes\n" "-DISABLED Active defragmentation cannot be enabled*"
         "a bad CPU list" "server-cpulist 3-1\n" "Invalid CPU list (taskset syntax, e.g. 0-3,8 or 0-7:2)"
-        "a user line" "user alice on >pw ~* +@all\n" "user: ACL users are not supported by this server yet (user 'alice')*"
+        "a bad user line" "user alice on >pw nosuchrule\n" "Error in user declaration 'nosuchrule': Syntax error"
     } {
         test "Start-up stops with a message naming it: $what" {
             set conf [cfg_write_file refused.conf $text]

@@ -1,0 +1,1895 @@
+/* acl.c - users, their permissions (ACL rules) and authentication.
+ *
+ * Every client runs as a user. A user has passwords (kept only as SHA-256
+ * digests, compared in constant time), flags (on/off, nopass,
+ * sanitize-payload) and one or more selectors: the root selector, written
+ * with the user's own rules, plus any "(...)" selectors. A selector grants
+ *   - commands: a bitmap indexed by command id (subcommands have their own
+ *     ids), plus first arguments allowed for a command otherwise refused
+ *     ("+select|0"); the rules that built it are kept as text, compacted,
+ *     for ACL LIST / GETUSER;
+ *   - keys: glob patterns, each for reading (%R~), writing (%W~) or both
+ *     (~), or every key (allkeys);
+ *   - channels: glob patterns (&), or every channel (allchannels).
+ * A command is allowed when one selector allows the command, every key it
+ * touches in the way its key specs say (cmdinfo.c: "access" needs read,
+ * insert/update/delete need write) and every channel it names.
+ *
+ * Callers: processCommand() checks each request (aclCheckClientOrError),
+ * EXEC checks its queued commands again, server.call() checks the script
+ * caller's user; AUTH/HELLO authenticate through aclAuthenticate(). The
+ * `default` user is what requirepass configures (config.c calls
+ * aclUpdateDefaultUserPassword) and what protected mode looks at. `user`
+ * lines of the configuration file or an `aclfile` (never both) define the
+ * others at start-up; ACL LOAD/SAVE re-read and write the file.
+ *
+ * Users are never freed while clients may point at them: a deleted user's
+ * clients are disconnected and, until they are gone, run as a user with no
+ * permissions. This file uses OpenSSL's SHA-256 (libcrypto); it does no I/O
+ * on connections. Everything runs in the event-loop thread. */
+#include "acl.h"
+
+#include <errno.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "pubsub.h"
+
+/* ---------------------------------------------------------------------------
+ * Data structures
+ * ------------------------------------------------------------------------- */
+
+#define ACL_CMD_BITS 2048                  /* command ids, subcommands included */
+#define ACL_CMD_WORDS (ACL_CMD_BITS / 64)
+#define ACL_FUTURE_COMMANDS_BIT (ACL_CMD_BITS - 1) /* set by +@all: commands added later */
+
+#define ACL_PERM_READ 1
+#define ACL_PERM_WRITE 2
+#define ACL_PERM_NOTKEY 4 /* the "key" is a shard channel: not checked as a key */
+
+#define SELECTOR_ROOT (1 << 0)
+#define SELECTOR_ALLKEYS (1 << 1)
+#define SELECTOR_ALLCHANNELS (1 << 2)
+
+#define USER_ON (1 << 0)
+#define USER_NOPASS (1 << 1)
+#define USER_SANITIZE_PAYLOAD (1 << 2)
+#define USER_SKIP_SANITIZE_PAYLOAD (1 << 3)
+
+#define ACL_PASSWORD_HEX_LEN (SHA256_DIGEST_LENGTH * 2)
+#define ACL_LOG_GROUP_MS 60000 /* repeated denials within this merge into one entry */
+
+/* How a pattern can be matched: most are a literal prefix followed by a
+ * '*' ("app:*"), which needs no glob matching at all. */
+#define PATTERN_LITERAL 0     /* no wildcard: the key must equal it */
+#define PATTERN_PREFIX_STAR 1 /* literal prefix, then only '*'s */
+#define PATTERN_GLOB 2        /* anything else: stringmatchlen() after the prefix test */
+
+typedef struct {
+    int perm; /* ACL_PERM_READ | ACL_PERM_WRITE */
+    int kind; /* PATTERN_* */
+    size_t prefix_len; /* bytes before the first wildcard or escape */
+    sds pattern;
+} aclKeyPattern;
+
+typedef struct {
+    struct serverCommand *cmd;
+    sds arg;
+} aclFirstArg;
+
+/* One key pattern laid out for the permission check: a flat array of
+ * these is scanned per key, most rejected by their first byte. */
+typedef struct {
+    unsigned char perm, kind, first; /* ACL_PERM_*, PATTERN_*, pattern[0] when prefix_len > 0 */
+    uint32_t prefix_len;
+    const char *pattern; /* the aclKeyPattern's sds */
+    size_t len;
+} aclPatternEntry;
+
+typedef struct {
+    int flags;                       /* SELECTOR_* */
+    uint64_t allowed[ACL_CMD_WORDS]; /* by command id */
+    list *firstargs;                 /* aclFirstArg *, for commands not allowed whole */
+    list *patterns;                  /* aclKeyPattern * */
+    aclPatternEntry *pvec;           /* patterns as an array; NULL: build at the next check */
+    int pcount;
+    list *channels;                  /* sds */
+    sds rules;                       /* command rules after +@all / -@all, e.g. "+get -@hash" */
+} aclSelector;
+
+struct user {
+    sds name;
+    int flags;       /* USER_* */
+    list *passwords; /* sds: SHA-256 digests in lower-case hex */
+    list *selectors; /* aclSelector *, the root one first */
+};
+
+typedef struct {
+    long long count;
+    int reason;  /* ACL_DENIED_* */
+    int context; /* ACL_LOG_CTX_* */
+    sds object;
+    sds username;
+    mstime_t updated, created;
+    sds cinfo;
+    long long id;
+} aclLogEntry;
+
+static list *users;          /* user *, sorted by name */
+static user *default_user;   /* never deleted */
+static user *nobody;         /* what clients of a deleted user run as until they are freed */
+static list *config_users;   /* sds * argv arrays of the config file's `user` lines */
+static list *acl_log;        /* aclLogEntry *, newest first */
+static long long acl_log_next_id;
+static long long denied_cmd, denied_key, denied_channel;
+static uint8_t key_perm_cache[ACL_CMD_BITS]; /* per command id, see keyPermOf() */
+
+static sds applyRules(user *u, robj **argv, int argc, sds *bad);
+void publishCommand(client *c);
+void spublishCommand(client *c);
+void subscribeCommand(client *c);
+void ssubscribeCommand(client *c);
+void psubscribeCommand(client *c);
+
+/* ---------------------------------------------------------------------------
+ * Helpers over the command table
+ * ------------------------------------------------------------------------- */
+
+/* Calls fn for every command and subcommand of the table. */
+static void forEachCommand(void (*fn)(struct serverCommand *cmd, void *ctx), void *ctx) {
+    dictIterator *it = dictGetIterator(server.commands);
+    dictEntry *de;
+    while ((de = dictNext(it))) {
+        struct serverCommand *cmd = dictGetVal(de);
+        fn(cmd, ctx);
+        if (cmd->subcommands)
+            for (struct serverCommand *sub = cmd->subcommands; sub->name; sub++) fn(sub, ctx);
+    }
+    dictReleaseIterator(it);
+}
+
+static int bitGet(const uint64_t *bits, int id) {
+    return (bits[id / 64] >> (id % 64)) & 1;
+}
+
+static void bitSet(uint64_t *bits, int id, int on) {
+    if (on) bits[id / 64] |= 1ULL << (id % 64);
+    else bits[id / 64] &= ~(1ULL << (id % 64));
+}
+
+static int wordIs(const char *w, size_t len, const char *name) {
+    return strlen(name) == len && !strncasecmp(w, name, len);
+}
+
+/* Turns key-spec flag words ("RW access update") into ACL_PERM_* bits.
+ * Allocates nothing: SET resolves its flags this way on every call. */
+static int keyPermFromWords(const char *words) {
+    int perm = 0;
+    const char *p = words;
+    while (*p) {
+        while (*p == ' ') p++;
+        const char *w = p;
+        while (*p && *p != ' ') p++;
+        size_t len = (size_t)(p - w);
+        if (wordIs(w, len, "access")) perm |= ACL_PERM_READ;
+        else if (wordIs(w, len, "insert") || wordIs(w, len, "update") || wordIs(w, len, "delete"))
+            perm |= ACL_PERM_WRITE;
+        else if (wordIs(w, len, "not_key")) perm |= ACL_PERM_NOTKEY;
+    }
+    return perm;
+}
+
+/* The permissions the idx-th key of cmd needs with these arguments. The
+ * fixed specs of each command are computed once (bits 0-2 first key, 3-5
+ * later keys, 6 variable, 7 computed); commands whose flags depend on the
+ * arguments (SET ... GET, BITFIELD, MIGRATE) are resolved per call. */
+static int keyPermOf(struct serverCommand *cmd, robj **argv, int argc, int idx) {
+    uint8_t *c = &key_perm_cache[cmd->id];
+    if (!(*c & 0x80)) {
+        const char *first = commandKeySpecFlagsOf(cmd, 0);
+        int variable = strstr(first, "variable_flags") != NULL || !strcmp(cmd->fullname, "migrate");
+        *c = 0x80 | (variable ? 0x40 : 0) | keyPermFromWords(first) | (keyPermFromWords(commandKeySpecFlagsOf(cmd, 1)) << 3);
+    }
+    if (*c & 0x40) {
+        /* The flag strings cmdinfo.c returns are static: remember the
+         * parse of the few a variable command uses, by address. */
+        static struct {
+            const char *words;
+            int perm;
+        } seen[8];
+        const char *words = commandKeyFlagsForArgv(cmd, argv, argc, idx);
+        for (int j = 0; j < 8; j++) {
+            if (seen[j].words == words) return seen[j].perm;
+            if (seen[j].words == NULL) {
+                seen[j].words = words;
+                return seen[j].perm = keyPermFromWords(words);
+            }
+        }
+        return keyPermFromWords(words);
+    }
+    return idx == 0 ? (*c & 7) : ((*c >> 3) & 7);
+}
+
+/* ---------------------------------------------------------------------------
+ * Passwords
+ * ------------------------------------------------------------------------- */
+
+/* The SHA-256 of password as 64 lower-case hex digits (a new sds). */
+static sds hashPassword(const char *password, size_t len) {
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)password, len, digest);
+    static const char hex[] = "0123456789abcdef";
+    char out[ACL_PASSWORD_HEX_LEN];
+    for (int j = 0; j < SHA256_DIGEST_LENGTH; j++) {
+        out[j * 2] = hex[digest[j] >> 4];
+        out[j * 2 + 1] = hex[digest[j] & 15];
+    }
+    return sdsnewlen(out, sizeof(out));
+}
+
+/* Compares two digests in time independent of where they differ. */
+static int digestsEqual(const char *a, const char *b) {
+    unsigned char diff = 0;
+    for (int j = 0; j < ACL_PASSWORD_HEX_LEN; j++) diff |= (unsigned char)a[j] ^ (unsigned char)b[j];
+    return diff == 0;
+}
+
+static int isValidDigest(const char *s, size_t len) {
+    if (len != ACL_PASSWORD_HEX_LEN) return 0;
+    for (size_t j = 0; j < len; j++)
+        if (!((s[j] >= '0' && s[j] <= '9') || (s[j] >= 'a' && s[j] <= 'f'))) return 0;
+    return 1;
+}
+
+static listNode *findPassword(user *u, const char *digest) {
+    listIter li;
+    listNode *ln;
+    listRewind(u->passwords, &li);
+    while ((ln = listNext(&li)))
+        if (!strcmp(listNodeValue(ln), digest)) return ln;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Selectors
+ * ------------------------------------------------------------------------- */
+
+static void freeKeyPattern(void *p) {
+    aclKeyPattern *kp = p;
+    sdsfree(kp->pattern);
+    zfree(kp);
+}
+
+static void freeFirstArg(void *p) {
+    aclFirstArg *fa = p;
+    sdsfree(fa->arg);
+    zfree(fa);
+}
+
+static aclSelector *selectorCreate(int flags) {
+    aclSelector *s = zcalloc(sizeof(*s));
+    s->flags = flags;
+    if (server.acl_pubsub_default == ACL_PUBSUB_ALLCHANNELS) s->flags |= SELECTOR_ALLCHANNELS;
+    s->firstargs = listCreate();
+    listSetFreeMethod(s->firstargs, freeFirstArg);
+    s->patterns = listCreate();
+    listSetFreeMethod(s->patterns, freeKeyPattern);
+    s->channels = listCreate();
+    listSetFreeMethod(s->channels, (void (*)(void *))sdsfree);
+    s->rules = sdsempty();
+    return s;
+}
+
+static void selectorFree(void *p) {
+    aclSelector *s = p;
+    listRelease(s->firstargs);
+    listRelease(s->patterns);
+    zfree(s->pvec);
+    listRelease(s->channels);
+    sdsfree(s->rules);
+    zfree(s);
+}
+
+static aclSelector *selectorDup(aclSelector *src) {
+    aclSelector *s = selectorCreate(0);
+    s->flags = src->flags;
+    memcpy(s->allowed, src->allowed, sizeof(s->allowed));
+    listIter li;
+    listNode *ln;
+    listRewind(src->firstargs, &li);
+    while ((ln = listNext(&li))) {
+        aclFirstArg *fa = listNodeValue(ln), *copy = zmalloc(sizeof(*copy));
+        copy->cmd = fa->cmd;
+        copy->arg = sdsdup(fa->arg);
+        listAddNodeTail(s->firstargs, copy);
+    }
+    listRewind(src->patterns, &li);
+    while ((ln = listNext(&li))) {
+        aclKeyPattern *kp = listNodeValue(ln), *copy = zmalloc(sizeof(*copy));
+        copy->perm = kp->perm;
+        copy->pattern = sdsdup(kp->pattern);
+        copy->kind = kp->kind;
+        copy->prefix_len = kp->prefix_len;
+        listAddNodeTail(s->patterns, copy);
+    }
+    listRewind(src->channels, &li);
+    while ((ln = listNext(&li))) listAddNodeTail(s->channels, sdsdup(listNodeValue(ln)));
+    sdsfree(s->rules);
+    s->rules = sdsdup(src->rules);
+    return s;
+}
+
+/* Drops the first arguments remembered for cmd. */
+static void selectorClearFirstArgs(aclSelector *s, struct serverCommand *cmd) {
+    listIter li;
+    listNode *ln;
+    listRewind(s->firstargs, &li);
+    while ((ln = listNext(&li))) {
+        aclFirstArg *fa = listNodeValue(ln);
+        if (fa->cmd == cmd) listDelNode(s->firstargs, ln);
+    }
+}
+
+/* Allows or refuses cmd and, for a container, all its subcommands. */
+static void selectorSetCommand(aclSelector *s, struct serverCommand *cmd, int allow) {
+    bitSet(s->allowed, cmd->id, allow);
+    selectorClearFirstArgs(s, cmd);
+    if (cmd->subcommands)
+        for (struct serverCommand *sub = cmd->subcommands; sub->name; sub++) bitSet(s->allowed, sub->id, allow);
+}
+
+typedef struct {
+    aclSelector *s;
+    uint64_t category;
+    int allow;
+} categoryChange;
+
+static void applyCategory(struct serverCommand *cmd, void *ctx) {
+    categoryChange *ch = ctx;
+    if (commandGetAclCategories(cmd) & ch->category) {
+        bitSet(ch->s->allowed, cmd->id, ch->allow);
+        selectorClearFirstArgs(ch->s, cmd);
+    }
+}
+
+/* Removes earlier rules for the same command or category from the rule
+ * text (a later rule overrides them), then appends rule. A rule for a whole
+ * command also drops those of its subcommands and first arguments. */
+static void selectorAppendRule(aclSelector *s, const char *rule) {
+    const char *name = rule + 1;
+    size_t namelen = strlen(name);
+    int whole = strchr(name, '|') == NULL && name[0] != '@';
+    int n;
+    sds *w = sdssplitlen(s->rules, sdslen(s->rules), " ", 1, &n);
+    sds out = sdsempty();
+    for (int j = 0; j < n; j++) {
+        if (sdslen(w[j]) < 2) continue;
+        const char *wn = w[j] + 1;
+        if (!strcasecmp(wn, name)) continue;
+        if (whole && !strncasecmp(wn, name, namelen) && wn[namelen] == '|') continue;
+        if (sdslen(out)) out = sdscatlen(out, " ", 1);
+        out = sdscatsds(out, w[j]);
+    }
+    sdsfreesplitres(w, n);
+    if (sdslen(out)) out = sdscatlen(out, " ", 1);
+    sds lower = sdsnew(rule);
+    sdstolower(lower);
+    out = sdscatsds(out, lower);
+    sdsfree(lower);
+    sdsfree(s->rules);
+    s->rules = out;
+}
+
+/* Applies a command rule (+cmd, -cmd, +@cat, -@cat, +cmd|sub, +cmd|arg).
+ * Returns NULL or the error text. */
+static const char *selectorCommandRule(aclSelector *s, const char *op, size_t len) {
+    int allow = op[0] == '+';
+    const char *name = op + 1;
+    if (name[0] == '@') {
+        if (!strcasecmp(name, "@all")) {
+            memset(s->allowed, allow ? 0xff : 0, sizeof(s->allowed));
+            listEmpty(s->firstargs);
+            sdsclear(s->rules);
+            return NULL;
+        }
+        uint64_t cat = aclCategoryByName(name + 1);
+        if (!cat) return "Unknown command or category name in ACL";
+        categoryChange ch = {s, cat, allow};
+        forEachCommand(applyCategory, &ch);
+        selectorAppendRule(s, op);
+        return NULL;
+    }
+    sds copy = sdsnewlen(name, len - 1);
+    int parts;
+    sds *p = sdssplitlen(copy, sdslen(copy), "|", 1, &parts);
+    sdsfree(copy);
+    const char *err = NULL;
+    struct serverCommand *cmd = parts >= 1 ? dictFetchValue(server.commands, p[0]) : NULL;
+    if (!cmd || parts > 2 || (parts == 2 && sdslen(p[1]) == 0)) {
+        err = (cmd && parts > 2 && cmd->subcommands) ? "Allowing first-arg of a subcommand is not supported"
+                                                     : "Unknown command or category name in ACL";
+    } else if (parts == 1) {
+        selectorSetCommand(s, cmd, allow);
+        selectorAppendRule(s, op);
+    } else if (cmd->subcommands_dict) {
+        struct serverCommand *sub = dictFetchValue(cmd->subcommands_dict, p[1]);
+        if (!sub) {
+            err = "Unknown command or category name in ACL";
+        } else {
+            bitSet(s->allowed, sub->id, allow);
+            selectorAppendRule(s, op);
+        }
+    } else if (!allow) {
+        /* First arguments can only be added (as in Valkey). */
+        err = "Unknown command or category name in ACL";
+    } else {
+        aclFirstArg *fa = zmalloc(sizeof(*fa));
+        fa->cmd = cmd;
+        fa->arg = sdsdup(p[1]);
+        listAddNodeTail(s->firstargs, fa);
+        selectorAppendRule(s, op);
+    }
+    sdsfreesplitres(p, parts);
+    return err;
+}
+
+/* Drops the pattern array: the next check rebuilds it from the list. */
+static void selectorPatternsChanged(aclSelector *s) {
+    zfree(s->pvec);
+    s->pvec = NULL;
+    s->pcount = 0;
+}
+
+/* Sets kp->kind and kp->prefix_len from kp->pattern. */
+static void classifyPattern(aclKeyPattern *kp) {
+    size_t len = sdslen(kp->pattern), j = 0;
+    while (j < len && !strchr("*?[\\", kp->pattern[j])) j++;
+    kp->prefix_len = j;
+    if (j == len) {
+        kp->kind = PATTERN_LITERAL;
+        return;
+    }
+    size_t k = j;
+    while (k < len && kp->pattern[k] == '*') k++;
+    kp->kind = k == len ? PATTERN_PREFIX_STAR : PATTERN_GLOB;
+}
+
+/* ~pattern, %R~pattern, %W~pattern, %RW~pattern. */
+static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
+    int perm = 0;
+    size_t j = 0;
+    if (op[0] == '%') {
+        for (j = 1; j < len && op[j] != '~'; j++) {
+            if (op[j] == 'R' || op[j] == 'r') perm |= ACL_PERM_READ;
+            else if (op[j] == 'W' || op[j] == 'w') perm |= ACL_PERM_WRITE;
+            else return "Syntax error";
+        }
+        if (perm == 0) return "Syntax error";
+    } else {
+        perm = ACL_PERM_READ | ACL_PERM_WRITE;
+    }
+    const char *pattern = j < len ? op + j + 1 : "";
+    size_t plen = j < len ? len - j - 1 : 0;
+    int star = perm == (ACL_PERM_READ | ACL_PERM_WRITE) && plen == 1 && pattern[0] == '*';
+    if ((s->flags & SELECTOR_ALLKEYS) && star) return NULL; /* ~* again: nothing to add */
+    if (s->flags & SELECTOR_ALLKEYS)
+        return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any "
+               "effect. Try 'resetkeys' to start with an empty list of patterns";
+    if (star) {
+        s->flags |= SELECTOR_ALLKEYS;
+        listEmpty(s->patterns);
+        selectorPatternsChanged(s);
+        return NULL;
+    }
+    /* The same pattern given again widens its permissions. */
+    listIter li;
+    listNode *ln;
+    listRewind(s->patterns, &li);
+    while ((ln = listNext(&li))) {
+        aclKeyPattern *kp = listNodeValue(ln);
+        if (sdslen(kp->pattern) == plen && !memcmp(kp->pattern, pattern, plen)) {
+            kp->perm |= perm;
+            selectorPatternsChanged(s);
+            return NULL;
+        }
+    }
+    aclKeyPattern *kp = zmalloc(sizeof(*kp));
+    kp->perm = perm;
+    kp->pattern = sdsnewlen(pattern, plen);
+    classifyPattern(kp);
+    listAddNodeTail(s->patterns, kp);
+    selectorPatternsChanged(s);
+    return NULL;
+}
+
+static const char *selectorChannelRule(aclSelector *s, const char *op, size_t len) {
+    if ((s->flags & SELECTOR_ALLCHANNELS) && len == 2 && op[1] == '*') return NULL; /* &* again */
+    if (s->flags & SELECTOR_ALLCHANNELS)
+        return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have "
+               "any effect. Try 'resetchannels' to start with an empty list of channels";
+    if (len == 2 && op[1] == '*') {
+        s->flags |= SELECTOR_ALLCHANNELS;
+        listEmpty(s->channels);
+        return NULL;
+    }
+    listIter li;
+    listNode *ln;
+    listRewind(s->channels, &li);
+    while ((ln = listNext(&li))) {
+        sds ch = listNodeValue(ln);
+        if (sdslen(ch) == len - 1 && !memcmp(ch, op + 1, len - 1)) return NULL;
+    }
+    listAddNodeTail(s->channels, sdsnewlen(op + 1, len - 1));
+    return NULL;
+}
+
+/* Applies one rule that a selector understands. Returns NULL or the error. */
+static const char *selectorRule(aclSelector *s, const char *op, size_t len) {
+    if (len == 0) return "Syntax error";
+    if (!strcasecmp(op, "allkeys")) {
+        s->flags &= ~SELECTOR_ALLKEYS;
+        listEmpty(s->patterns);
+        selectorPatternsChanged(s);
+        return selectorKeyRule(s, "~*", 2);
+    }
+    if (!strcasecmp(op, "resetkeys")) {
+        s->flags &= ~SELECTOR_ALLKEYS;
+        listEmpty(s->patterns);
+        selectorPatternsChanged(s);
+        return NULL;
+    }
+    if (!strcasecmp(op, "allchannels")) {
+        s->flags &= ~SELECTOR_ALLCHANNELS;
+        listEmpty(s->channels);
+        return selectorChannelRule(s, "&*", 2);
+    }
+    if (!strcasecmp(op, "resetchannels")) {
+        s->flags &= ~SELECTOR_ALLCHANNELS;
+        listEmpty(s->channels);
+        return NULL;
+    }
+    if (!strcasecmp(op, "allcommands")) return selectorCommandRule(s, "+@all", 5);
+    if (!strcasecmp(op, "nocommands")) return selectorCommandRule(s, "-@all", 5);
+    if (op[0] == '~' || op[0] == '%') return selectorKeyRule(s, op, len);
+    if (op[0] == '&') return selectorChannelRule(s, op, len);
+    if ((op[0] == '+' || op[0] == '-') && len > 1) return selectorCommandRule(s, op, len);
+    return "Syntax error";
+}
+
+/* ---------------------------------------------------------------------------
+ * Users
+ * ------------------------------------------------------------------------- */
+
+static aclSelector *rootSelector(user *u) {
+    return listNodeValue(listFirst(u->selectors));
+}
+
+static user *userCreateDetached(const char *name, size_t len) {
+    user *u = zcalloc(sizeof(*u));
+    u->name = sdsnewlen(name, len);
+    u->flags = USER_SANITIZE_PAYLOAD;
+    u->passwords = listCreate();
+    listSetFreeMethod(u->passwords, (void (*)(void *))sdsfree);
+    u->selectors = listCreate();
+    listSetFreeMethod(u->selectors, selectorFree);
+    listAddNodeTail(u->selectors, selectorCreate(SELECTOR_ROOT));
+    return u;
+}
+
+static void userFree(user *u) {
+    sdsfree(u->name);
+    listRelease(u->passwords);
+    listRelease(u->selectors);
+    zfree(u);
+}
+
+static user *userDup(user *src) {
+    user *u = zcalloc(sizeof(*u));
+    u->name = sdsdup(src->name);
+    u->flags = src->flags;
+    u->passwords = listCreate();
+    listSetFreeMethod(u->passwords, (void (*)(void *))sdsfree);
+    u->selectors = listCreate();
+    listSetFreeMethod(u->selectors, selectorFree);
+    listIter li;
+    listNode *ln;
+    listRewind(src->passwords, &li);
+    while ((ln = listNext(&li))) listAddNodeTail(u->passwords, sdsdup(listNodeValue(ln)));
+    listRewind(src->selectors, &li);
+    while ((ln = listNext(&li))) listAddNodeTail(u->selectors, selectorDup(listNodeValue(ln)));
+    return u;
+}
+
+/* Moves the contents of src into dst (which keeps its address, so clients
+ * pointing at it follow) and frees src. */
+static void userReplaceContents(user *dst, user *src) {
+    user tmp = *dst;
+    *dst = *src;
+    *src = tmp;
+    userFree(src);
+}
+
+/* Returns the user named name, or NULL. */
+static user *findUser(const char *name, size_t len) {
+    listIter li;
+    listNode *ln;
+    listRewind(users, &li);
+    while ((ln = listNext(&li))) {
+        user *u = listNodeValue(ln);
+        if (sdslen(u->name) == len && !memcmp(u->name, name, len)) return u;
+    }
+    return NULL;
+}
+
+/* Adds u to the user list, kept sorted by name. */
+static void userInsert(user *u) {
+    listAddNodeTail(users, u);
+    for (listNode *ln = listLast(users); ln->prev; ln = ln->prev) {
+        user *prev = ln->prev->value;
+        if (strcmp(prev->name, u->name) <= 0) break;
+        ln->value = prev;
+        ln->prev->value = u;
+    }
+}
+
+/* Applies one rule to user u: user-level rules here, the rest to its root
+ * selector; "(...)" adds a selector. Returns NULL or the error text. */
+static const char *userRule(user *u, const char *op, size_t len) {
+    if (!strcasecmp(op, "on")) u->flags |= USER_ON;
+    else if (!strcasecmp(op, "off")) u->flags &= ~USER_ON;
+    else if (!strcasecmp(op, "nopass")) {
+        u->flags |= USER_NOPASS;
+        listEmpty(u->passwords);
+    } else if (!strcasecmp(op, "resetpass")) {
+        u->flags &= ~USER_NOPASS;
+        listEmpty(u->passwords);
+    } else if (!strcasecmp(op, "sanitize-payload")) {
+        u->flags = (u->flags & ~USER_SKIP_SANITIZE_PAYLOAD) | USER_SANITIZE_PAYLOAD;
+    } else if (!strcasecmp(op, "skip-sanitize-payload")) {
+        u->flags = (u->flags & ~USER_SANITIZE_PAYLOAD) | USER_SKIP_SANITIZE_PAYLOAD;
+    } else if (!strcasecmp(op, "clearselectors")) {
+        while (listLength(u->selectors) > 1) listDelNode(u->selectors, listLast(u->selectors));
+    } else if (!strcasecmp(op, "reset")) {
+        const char *steps[] = {"resetpass", "resetkeys", "resetchannels", "off", "clearselectors", "-@all"};
+        for (size_t j = 0; j < sizeof(steps) / sizeof(steps[0]); j++) userRule(u, steps[j], strlen(steps[j]));
+        if (server.acl_pubsub_default == ACL_PUBSUB_ALLCHANNELS) userRule(u, "allchannels", 11);
+        u->flags = (u->flags & ~USER_SKIP_SANITIZE_PAYLOAD) | USER_SANITIZE_PAYLOAD;
+    } else if (op[0] == '>' || op[0] == '<') {
+        sds digest = hashPassword(op + 1, len - 1);
+        listNode *ln = findPassword(u, digest);
+        if (op[0] == '>') {
+            if (!ln) listAddNodeTail(u->passwords, digest);
+            else sdsfree(digest);
+            u->flags &= ~USER_NOPASS;
+        } else {
+            sdsfree(digest);
+            if (!ln) return "The password you are trying to remove from the user does not exist";
+            listDelNode(u->passwords, ln);
+        }
+    } else if (op[0] == '#' || op[0] == '!') {
+        if (!isValidDigest(op + 1, len - 1))
+            return "The password hash must be exactly 64 characters and contain only lowercase hexadecimal "
+                   "characters";
+        listNode *ln = findPassword(u, op + 1);
+        if (op[0] == '#') {
+            if (!ln) listAddNodeTail(u->passwords, sdsnewlen(op + 1, len - 1));
+            u->flags &= ~USER_NOPASS;
+        } else {
+            if (!ln) return "The password you are trying to remove from the user does not exist";
+            listDelNode(u->passwords, ln);
+        }
+    } else if (op[0] == '(' && len >= 2 && op[len - 1] == ')') {
+        aclSelector *s = selectorCreate(0);
+        int n;
+        sds *w = sdssplitlen(op + 1, len - 2, " ", 1, &n);
+        const char *err = NULL;
+        for (int j = 0; j < n && !err; j++)
+            if (sdslen(w[j])) err = selectorRule(s, w[j], sdslen(w[j]));
+        sdsfreesplitres(w, n);
+        if (err) {
+            selectorFree(s);
+            return err;
+        }
+        listAddNodeTail(u->selectors, s);
+    } else {
+        return selectorRule(rootSelector(u), op, len);
+    }
+    return NULL;
+}
+
+/* Joins arguments that belong to one "(...)" selector: "(~a*" "+get)"
+ * become "(~a* +get)". Returns the merged list (caller frees with
+ * sdsfreesplitres), or NULL with *err set for an unmatched parenthesis. */
+static sds *mergeSelectorArgs(robj **argv, int argc, int *outc, sds *err) {
+    sds *out = zmalloc(sizeof(sds) * (argc ? argc : 1));
+    int n = 0;
+    sds open = NULL;
+    for (int j = 0; j < argc; j++) {
+        sds a = argv[j]->ptr;
+        size_t len = sdslen(a);
+        if (open) {
+            open = sdscatlen(open, " ", 1);
+            open = sdscatsds(open, a);
+            if (len && a[len - 1] == ')') {
+                out[n++] = open;
+                open = NULL;
+            }
+        } else if (len && a[0] == '(' && a[len - 1] != ')') {
+            open = sdsdup(a);
+        } else {
+            out[n++] = sdsdup(a);
+        }
+    }
+    if (open) {
+        *err = sdscatprintf(sdsempty(), "Unmatched parenthesis in acl selector starting at '%s'.", open);
+        sdsfree(open);
+        sdsfreesplitres(out, n);
+        return NULL;
+    }
+    *outc = n;
+    return out;
+}
+
+/* ---------------------------------------------------------------------------
+ * Describing users
+ * ------------------------------------------------------------------------- */
+
+static sds describeKeys(sds s, aclSelector *sel) {
+    if (sel->flags & SELECTOR_ALLKEYS) return sdscat(s, "~*");
+    listIter li;
+    listNode *ln;
+    listRewind(sel->patterns, &li);
+    int first = 1;
+    while ((ln = listNext(&li))) {
+        aclKeyPattern *kp = listNodeValue(ln);
+        if (!first) s = sdscatlen(s, " ", 1);
+        first = 0;
+        if (kp->perm == ACL_PERM_READ) s = sdscat(s, "%R");
+        else if (kp->perm == ACL_PERM_WRITE) s = sdscat(s, "%W");
+        s = sdscatlen(s, "~", 1);
+        s = sdscatsds(s, kp->pattern);
+    }
+    return s;
+}
+
+static sds describeChannels(sds s, aclSelector *sel) {
+    if (sel->flags & SELECTOR_ALLCHANNELS) return sdscat(s, "&*");
+    listIter li;
+    listNode *ln;
+    listRewind(sel->channels, &li);
+    int first = 1;
+    while ((ln = listNext(&li))) {
+        if (!first) s = sdscatlen(s, " ", 1);
+        first = 0;
+        s = sdscatlen(s, "&", 1);
+        s = sdscatsds(s, listNodeValue(ln));
+    }
+    return s;
+}
+
+static sds describeCommands(sds s, aclSelector *sel) {
+    s = sdscat(s, bitGet(sel->allowed, ACL_FUTURE_COMMANDS_BIT) ? "+@all" : "-@all");
+    if (sdslen(sel->rules)) {
+        s = sdscatlen(s, " ", 1);
+        s = sdscatsds(s, sel->rules);
+    }
+    return s;
+}
+
+/* "~a* resetchannels &c -@all +get": a selector as ACL LIST shows it. */
+static sds describeSelector(sds s, aclSelector *sel) {
+    size_t before = sdslen(s);
+    s = describeKeys(s, sel);
+    if (sdslen(s) > before) s = sdscatlen(s, " ", 1);
+    if (!(sel->flags & SELECTOR_ALLCHANNELS)) s = sdscat(s, "resetchannels");
+    if ((sel->flags & SELECTOR_ALLCHANNELS) || listLength(sel->channels)) {
+        if (!(sel->flags & SELECTOR_ALLCHANNELS)) s = sdscatlen(s, " ", 1);
+        s = describeChannels(s, sel);
+    }
+    s = sdscatlen(s, " ", 1);
+    return describeCommands(s, sel);
+}
+
+/* "user alice on #... ~a* resetchannels -@all +get": u as ACL LIST shows
+ * it, which is also its line in an ACL file. Returns a new sds. */
+static sds describeUser(user *u) {
+    sds s = sdscatfmt(sdsempty(), "user %S %s", u->name, (u->flags & USER_ON) ? "on" : "off");
+    if (u->flags & USER_NOPASS) s = sdscat(s, " nopass");
+    if (u->flags & USER_SANITIZE_PAYLOAD) s = sdscat(s, " sanitize-payload");
+    if (u->flags & USER_SKIP_SANITIZE_PAYLOAD) s = sdscat(s, " skip-sanitize-payload");
+    listIter li;
+    listNode *ln;
+    listRewind(u->passwords, &li);
+    while ((ln = listNext(&li))) s = sdscatfmt(s, " #%S", (sds)listNodeValue(ln));
+    listRewind(u->selectors, &li);
+    while ((ln = listNext(&li))) {
+        aclSelector *sel = listNodeValue(ln);
+        s = sdscatlen(s, (sel->flags & SELECTOR_ROOT) ? " " : " (", (sel->flags & SELECTOR_ROOT) ? 1 : 2);
+        s = describeSelector(s, sel);
+        if (!(sel->flags & SELECTOR_ROOT)) s = sdscatlen(s, ")", 1);
+    }
+    return s;
+}
+
+/* ---------------------------------------------------------------------------
+ * Permission checks
+ * ------------------------------------------------------------------------- */
+
+static void selectorBuildPatternArray(aclSelector *s) {
+    s->pcount = (int)listLength(s->patterns);
+    s->pvec = zmalloc(sizeof(aclPatternEntry) * (s->pcount ? s->pcount : 1));
+    listIter li;
+    listNode *ln;
+    listRewind(s->patterns, &li);
+    for (int j = 0; (ln = listNext(&li)); j++) {
+        aclKeyPattern *kp = listNodeValue(ln);
+        aclPatternEntry *e = &s->pvec[j];
+        e->perm = kp->perm;
+        e->kind = kp->kind;
+        e->prefix_len = kp->prefix_len;
+        e->first = kp->prefix_len ? (unsigned char)kp->pattern[0] : 0;
+        e->pattern = kp->pattern;
+        e->len = sdslen(kp->pattern);
+    }
+}
+
+/* The hot path of a restricted user: one pass over the pattern array. */
+static int selectorKeyAllowed(aclSelector *s, const char *key, size_t len, int perm) {
+    if (s->flags & SELECTOR_ALLKEYS) return 1;
+    perm &= ACL_PERM_READ | ACL_PERM_WRITE;
+    if (!s->pvec) selectorBuildPatternArray(s);
+    for (int j = 0; j < s->pcount; j++) {
+        const aclPatternEntry *e = &s->pvec[j];
+        if ((e->perm & perm) != perm) continue;
+        if (len == 0 || e->kind == PATTERN_GLOB) {
+            if (stringmatchlen(e->pattern, e->len, key, len, 0)) return 1;
+            continue;
+        }
+        if (len < e->prefix_len) continue;
+        if (e->prefix_len && ((unsigned char)key[0] != e->first || memcmp(key, e->pattern, e->prefix_len))) continue;
+        if (e->kind == PATTERN_PREFIX_STAR || len == e->prefix_len) return 1;
+    }
+    return 0;
+}
+
+/* A PSUBSCRIBE pattern must be granted literally; a channel may match a
+ * granted pattern. */
+static int selectorChannelAllowed(aclSelector *s, const char *ch, size_t len, int is_pattern) {
+    if (s->flags & SELECTOR_ALLCHANNELS) return 1;
+    listIter li;
+    listNode *ln;
+    listRewind(s->channels, &li);
+    while ((ln = listNext(&li))) {
+        sds p = listNodeValue(ln);
+        if (is_pattern) {
+            if (sdslen(p) == len && !memcmp(p, ch, len)) return 1;
+        } else if (stringmatchlen(p, sdslen(p), ch, len, 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Commands a client may run before authenticating (AUTH, HELLO, QUIT,
+ * RESET) are allowed to every user, as in Valkey. */
+static int selectorCommandAllowed(aclSelector *s, struct serverCommand *cmd, robj **argv, int argc) {
+    if (bitGet(s->allowed, cmd->id) || (cmd->flags & CMD_NO_AUTH)) return 1;
+    if (argc < 2 || cmd->parent || !listLength(s->firstargs)) return 0;
+    listIter li;
+    listNode *ln;
+    listRewind(s->firstargs, &li);
+    while ((ln = listNext(&li))) {
+        aclFirstArg *fa = listNodeValue(ln);
+        if (fa->cmd == cmd && !strcasecmp(fa->arg, argv[1]->ptr)) return 1;
+    }
+    return 0;
+}
+
+/* The channel arguments of cmd: returns the first argv index (0: none),
+ * and whether they are patterns. */
+static int commandChannels(struct serverCommand *cmd, int argc, int *last, int *is_pattern) {
+    *is_pattern = 0;
+    if (cmd->proc == publishCommand || cmd->proc == spublishCommand) {
+        *last = 1;
+        return 1;
+    }
+    if (cmd->proc == subscribeCommand || cmd->proc == ssubscribeCommand || cmd->proc == psubscribeCommand) {
+        *is_pattern = cmd->proc == psubscribeCommand;
+        *last = argc - 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int selectorCheck(aclSelector *s, struct serverCommand *cmd, robj **argv, int argc, int *errpos) {
+    if (!selectorCommandAllowed(s, cmd, argv, argc)) return ACL_DENIED_CMD;
+    if (!(s->flags & SELECTOR_ALLKEYS) && (cmd->key.first > 0 || cmd->getkeys_proc)) {
+        int stackkeys[32];
+        int *keys = argc <= 32 ? stackkeys : zmalloc(sizeof(int) * argc);
+        int n = getKeysFromCommand(cmd, argv, argc, keys, argc <= 32 ? 32 : argc);
+        int denied = 0;
+        for (int j = 0; j < n && !denied; j++) {
+            int perm = keyPermOf(cmd, argv, argc, j);
+            if (perm & ACL_PERM_NOTKEY) continue;
+            sds key = argv[keys[j]]->ptr;
+            if (!selectorKeyAllowed(s, key, sdslen(key), perm)) {
+                *errpos = keys[j];
+                denied = 1;
+            }
+        }
+        if (keys != stackkeys) zfree(keys);
+        if (denied) return ACL_DENIED_KEY;
+    }
+    if (!(s->flags & SELECTOR_ALLCHANNELS)) {
+        int last, is_pattern;
+        int first = commandChannels(cmd, argc, &last, &is_pattern);
+        for (int j = first; first && j <= last && j < argc; j++) {
+            sds ch = argv[j]->ptr;
+            if (!selectorChannelAllowed(s, ch, sdslen(ch), is_pattern)) {
+                *errpos = j;
+                return ACL_DENIED_CHANNEL;
+            }
+        }
+    }
+    return ACL_OK;
+}
+
+/* See acl.h. */
+int aclCheckCommand(user *u, struct serverCommand *cmd, robj **argv, int argc, int *errpos) {
+    if (u == NULL) return ACL_OK;
+    int relevant = ACL_OK, relevant_pos = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(u->selectors, &li);
+    while ((ln = listNext(&li))) {
+        int pos = 0;
+        int r = selectorCheck(listNodeValue(ln), cmd, argv, argc, &pos);
+        if (r == ACL_OK) return ACL_OK;
+        if (r > relevant) {
+            relevant = r;
+            relevant_pos = pos;
+        }
+    }
+    *errpos = relevant_pos;
+    return relevant;
+}
+
+/* See acl.h. */
+int aclCheckClientCommand(client *c, int *errpos) {
+    return aclCheckCommand(c->user, c->cmd, c->argv, c->argc, errpos);
+}
+
+user *aclClientUser(client *c) {
+    return c->user;
+}
+
+/* See acl.h. */
+int aclClientReadsAnyKey(client *c) {
+    user *u = c->user;
+    if ((c->flags & CLIENT_SCRIPT) && server.current_client) u = server.current_client->user;
+    if (!u) return 1;
+    listIter li;
+    listNode *ln;
+    listRewind(u->selectors, &li);
+    while ((ln = listNext(&li))) {
+        aclSelector *s = listNodeValue(ln);
+        if (!selectorCommandAllowed(s, c->cmd, c->argv, c->argc)) continue;
+        if (s->flags & SELECTOR_ALLKEYS) return 1;
+        listIter pi;
+        listNode *pn;
+        listRewind(s->patterns, &pi);
+        while ((pn = listNext(&pi))) {
+            aclKeyPattern *kp = listNodeValue(pn);
+            if ((kp->perm & ACL_PERM_READ) && !strcmp(kp->pattern, "*")) return 1;
+        }
+    }
+    return 0;
+}
+
+/* See acl.h. */
+int aclClientSkipsSanitizePayload(client *c) {
+    return c->user && (c->user->flags & USER_SKIP_SANITIZE_PAYLOAD);
+}
+
+/* See acl.h. */
+sds aclDenialMessage(int result, user *u, struct serverCommand *cmd, robj **argv, int errpos, int verbose) {
+    const char *name = u ? u->name : "default";
+    switch (result) {
+    case ACL_DENIED_CMD:
+        return sdscatfmt(sdsempty(), "User %s has no permissions to run the '%S' command", name, cmd->fullname);
+    case ACL_DENIED_KEY:
+        if (verbose)
+            return sdscatfmt(sdsempty(), "User %s has no permissions to access the '%S' key", name,
+                             (sds)argv[errpos]->ptr);
+        return sdsnew("No permissions to access a key");
+    case ACL_DENIED_CHANNEL:
+        if (verbose)
+            return sdscatfmt(sdsempty(), "User %s has no permissions to access the '%S' channel", name,
+                             (sds)argv[errpos]->ptr);
+        return sdsnew("No permissions to access a channel");
+    default: return sdsnew("lacking the permissions for the command");
+    }
+}
+
+/* See acl.h. */
+int aclCheckClientOrError(client *c, int context, sds *err) {
+    int errpos = 0;
+    int r = aclCheckClientCommand(c, &errpos);
+    if (r == ACL_OK) return C_OK;
+    aclLogDenial(c, r, context, c->cmd, c->argv, errpos, NULL);
+    sds msg = aclDenialMessage(r, c->user, c->cmd, c->argv, errpos, 0);
+    *err = sdscatfmt(sdsempty(), "-NOPERM %S", msg);
+    sdsfree(msg);
+    return C_ERR;
+}
+
+/* ---------------------------------------------------------------------------
+ * ACL LOG
+ * ------------------------------------------------------------------------- */
+
+static void freeLogEntry(void *p) {
+    aclLogEntry *e = p;
+    sdsfree(e->object);
+    sdsfree(e->username);
+    sdsfree(e->cinfo);
+    zfree(e);
+}
+
+/* See acl.h. */
+void aclLogDenial(client *c, int result, int context, struct serverCommand *cmd, robj **argv, int errpos,
+                  const char *username) {
+    switch (result) {
+    case ACL_DENIED_CMD: denied_cmd++; break;
+    case ACL_DENIED_KEY: denied_key++; break;
+    case ACL_DENIED_CHANNEL: denied_channel++; break;
+    default: break;
+    }
+    sds object;
+    if (result == ACL_DENIED_KEY || result == ACL_DENIED_CHANNEL) object = sdsdup(argv[errpos]->ptr);
+    else object = sdsnew(cmd ? cmd->fullname : "");
+    sds uname = sdsnew(username ? username : aclClientUserName(c));
+    mstime_t now = mstime();
+
+    /* The same denial again within a minute only counts. */
+    listIter li;
+    listNode *ln;
+    listRewind(acl_log, &li);
+    while ((ln = listNext(&li))) {
+        aclLogEntry *e = listNodeValue(ln);
+        if (e->reason == result && e->context == context && !strcmp(e->object, object) &&
+            !strcmp(e->username, uname) && now - e->updated < ACL_LOG_GROUP_MS) {
+            e->count++;
+            e->updated = now;
+            sdsfree(e->cinfo);
+            e->cinfo = catClientInfoString(sdsempty(), c);
+            listUnlinkNode(acl_log, ln);
+            zfree(ln);
+            listAddNodeHead(acl_log, e);
+            sdsfree(object);
+            sdsfree(uname);
+            return;
+        }
+    }
+    aclLogEntry *e = zmalloc(sizeof(*e));
+    e->count = 1;
+    e->reason = result;
+    e->context = context;
+    e->object = object;
+    e->username = uname;
+    e->updated = e->created = now;
+    e->cinfo = catClientInfoString(sdsempty(), c);
+    e->id = acl_log_next_id++;
+    listAddNodeHead(acl_log, e);
+    while (listLength(acl_log) > server.acllog_max_len) listDelNode(acl_log, listLast(acl_log));
+}
+
+static const char *logReasonName(int r) {
+    switch (r) {
+    case ACL_DENIED_CMD: return "command";
+    case ACL_DENIED_KEY: return "key";
+    case ACL_DENIED_CHANNEL: return "channel";
+    default: return "auth";
+    }
+}
+
+static const char *logContextName(int ctx) {
+    return ctx == ACL_LOG_CTX_MULTI ? "multi" : ctx == ACL_LOG_CTX_LUA ? "lua" : "toplevel";
+}
+
+/* ACL LOG [count | RESET] */
+static void aclLogCommand(client *c) {
+    long long count = 10;
+    if (c->argc == 3) {
+        if (!strcasecmp(c->argv[2]->ptr, "reset")) {
+            listEmpty(acl_log);
+            addReply(c, shared.ok);
+            return;
+        }
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
+        if (count < 0) count = 0;
+    } else if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    if ((unsigned long long)count > listLength(acl_log)) count = listLength(acl_log);
+    addReplyArrayLen(c, count);
+    listIter li;
+    listNode *ln;
+    listRewind(acl_log, &li);
+    mstime_t now = mstime();
+    while (count-- > 0 && (ln = listNext(&li))) {
+        aclLogEntry *e = listNodeValue(ln);
+        addReplyMapLen(c, 10);
+        addReplyBulkCString(c, "count");
+        addReplyLongLong(c, e->count);
+        addReplyBulkCString(c, "reason");
+        addReplyBulkCString(c, logReasonName(e->reason));
+        addReplyBulkCString(c, "context");
+        addReplyBulkCString(c, logContextName(e->context));
+        addReplyBulkCString(c, "object");
+        addReplyBulkCBuffer(c, e->object, sdslen(e->object));
+        addReplyBulkCString(c, "username");
+        addReplyBulkCBuffer(c, e->username, sdslen(e->username));
+        addReplyBulkCString(c, "age-seconds");
+        addReplyDouble(c, (double)(now - e->updated) / 1000);
+        addReplyBulkCString(c, "client-info");
+        addReplyBulkCBuffer(c, e->cinfo, sdslen(e->cinfo));
+        addReplyBulkCString(c, "entry-id");
+        addReplyLongLong(c, e->id);
+        addReplyBulkCString(c, "timestamp-created");
+        addReplyLongLong(c, e->created);
+        addReplyBulkCString(c, "timestamp-last-updated");
+        addReplyLongLong(c, e->updated);
+    }
+}
+
+/* See acl.h. */
+long long aclDeniedCount(int result) {
+    switch (result) {
+    case ACL_DENIED_CMD: return denied_cmd;
+    case ACL_DENIED_KEY: return denied_key;
+    case ACL_DENIED_CHANNEL: return denied_channel;
+    default: return server.stat_auth_failures;
+    }
+}
+
+/* See acl.h. */
+void aclResetStats(void) {
+    denied_cmd = denied_key = denied_channel = 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Clients and authentication
+ * ------------------------------------------------------------------------- */
+
+/* See acl.h. */
+int aclDefaultUserIsOpen(void) {
+    return (default_user->flags & (USER_NOPASS | USER_ON)) == (USER_NOPASS | USER_ON);
+}
+
+/* See acl.h. */
+void aclClientInit(client *c) {
+    c->user = default_user;
+    c->authenticated = aclDefaultUserIsOpen();
+}
+
+const char *aclClientUserName(client *c) {
+    return c->user ? c->user->name : "default";
+}
+
+/* See acl.h. */
+int aclClientIsUser(client *c, const char *name) {
+    user *u = findUser(name, strlen(name));
+    if (!u) return -1;
+    return (c->user ? c->user : default_user) == u;
+}
+
+/* See acl.h. */
+int aclAuthenticate(client *c, robj *username, robj *password) {
+    const char *name = username ? username->ptr : "default";
+    size_t nlen = username ? sdslen(username->ptr) : 7;
+    user *u = findUser(name, nlen);
+    int ok = 0;
+    if (u && (u->flags & USER_ON)) {
+        if (u->flags & USER_NOPASS) {
+            ok = 1;
+        } else {
+            sds digest = hashPassword(password->ptr, sdslen(password->ptr));
+            listIter li;
+            listNode *ln;
+            listRewind(u->passwords, &li);
+            while ((ln = listNext(&li)))
+                if (digestsEqual(listNodeValue(ln), digest)) ok = 1;
+            sdsfree(digest);
+        }
+    }
+    if (!ok) {
+        server.stat_auth_failures++;
+        sds uname = sdsnewlen(name, nlen);
+        aclLogDenial(c, ACL_DENIED_AUTH, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL,
+                     c->cmd, c->argv, 0, uname);
+        sdsfree(uname);
+        return C_ERR;
+    }
+    c->user = u;
+    c->authenticated = 1;
+    return C_OK;
+}
+
+/* See acl.h. */
+void aclUpdateDefaultUserPassword(sds password) {
+    if (!default_user) return;
+    userRule(default_user, "resetpass", 9);
+    if (password && sdslen(password)) {
+        sds op = sdscatlen(sdsnew(">"), password, sdslen(password));
+        userRule(default_user, op, sdslen(op));
+        sdsfree(op);
+    } else {
+        userRule(default_user, "nopass", 6);
+    }
+}
+
+/* Disconnects the clients of u (the caller's own after its reply), which
+ * run as `nobody` until they are gone. */
+static void disconnectUserClients(user *u, client *caller) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *cl = listNodeValue(ln);
+        if (cl->user != u) continue;
+        cl->user = nobody;
+        if (cl == caller) cl->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        else freeClientAsync(cl);
+    }
+}
+
+static int subscriptionAllowed(void *ctx, int kind, sds name) {
+    user *u = ctx;
+    listIter li;
+    listNode *ln;
+    listRewind(u->selectors, &li);
+    while ((ln = listNext(&li)))
+        if (selectorChannelAllowed(listNodeValue(ln), name, sdslen(name), kind == PUBSUB_PATTERN)) return 1;
+    return 0;
+}
+
+/* After u's channel permissions changed: disconnects its clients that are
+ * subscribed to something it may no longer subscribe to. */
+static void disconnectRevokedSubscribers(user *u, client *caller) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *cl = listNodeValue(ln);
+        if (cl->user != u || pubsubClientSubscriptionsAll(cl, subscriptionAllowed, u)) continue;
+        if (cl == caller) cl->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        else freeClientAsync(cl);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Creating and changing users
+ * ------------------------------------------------------------------------- */
+
+/* Applies rules to the user named name (created if missing), all or
+ * nothing. Returns NULL on success (the user is stored) or an error text
+ * the caller frees, worded for ACL SETUSER or, from_file, for an ACL file
+ * or user line. */
+static sds setUserFromArgs(const char *name, size_t nlen, robj **argv, int argc, client *caller, int from_file) {
+    for (size_t j = 0; j < nlen; j++)
+        if (name[j] == ' ' || name[j] == '\0') return sdsnew("Usernames can't contain spaces or null characters");
+    user *existing = findUser(name, nlen);
+    user *u = existing ? userDup(existing) : userCreateDetached(name, nlen);
+    sds bad = NULL;
+    sds err = applyRules(u, argv, argc, &bad);
+    if (err) {
+        userFree(u);
+        if (bad) {
+            /* An unmatched parenthesis comes worded already. */
+            if (strncmp(err, "Unmatched", 9)) {
+                sds msg = sdscatprintf(sdsempty(), from_file ? "Error in applying operation '%s': %s"
+                                                             : "Error in ACL SETUSER modifier '%s': %s",
+                                       bad, err);
+                sdsfree(err);
+                err = msg;
+            }
+            sdsfree(bad);
+        }
+        return err;
+    }
+    if (existing) {
+        userReplaceContents(existing, u);
+        if (server.clients) disconnectRevokedSubscribers(existing, caller);
+    } else {
+        userInsert(u);
+    }
+    return NULL;
+}
+
+static void deleteUser(user *u, client *caller) {
+    listNode *ln = listSearchKey(users, u);
+    if (ln) listDelNode(users, ln);
+    if (server.clients) disconnectUserClients(u, caller);
+    userFree(u);
+}
+
+/* ---------------------------------------------------------------------------
+ * Configuration: `user` lines, aclfile, ACL LOAD / SAVE
+ * ------------------------------------------------------------------------- */
+
+/* Applies the rules of argv (robj strings) to u, stopping at the first
+ * error: returns NULL, or the error text with *bad set to a copy of the
+ * rule refused (both for the caller to free). */
+static sds applyRules(user *u, robj **argv, int argc, sds *bad) {
+    sds err = NULL;
+    int n;
+    sds *ops = mergeSelectorArgs(argv, argc, &n, &err);
+    if (!ops) {
+        *bad = sdsdup(argv[argc - 1]->ptr);
+        return err;
+    }
+    for (int j = 0; j < n && !err; j++) {
+        const char *e = userRule(u, ops[j], sdslen(ops[j]));
+        if (e) {
+            err = sdsnew(e);
+            *bad = sdsdup(ops[j]);
+        }
+    }
+    sdsfreesplitres(ops, n);
+    return err;
+}
+
+/* See acl.h. */
+sds aclStoreConfigUser(sds *argv, int argc) {
+    /* Checked now, on a scratch user, so that the error names the line. */
+    robj **objs = zmalloc(sizeof(robj *) * argc);
+    for (int j = 0; j < argc; j++) objs[j] = createStringObject(argv[j], sdslen(argv[j]));
+    user *scratch = userCreateDetached(argv[0], sdslen(argv[0]));
+    sds bad = NULL;
+    sds err = applyRules(scratch, objs + 1, argc - 1, &bad);
+    userFree(scratch);
+    for (int j = 0; j < argc; j++) decrRefCount(objs[j]);
+    zfree(objs);
+    if (err) {
+        sds msg = sdscatprintf(sdsempty(), "Error in user declaration '%s': %s", bad, err);
+        sdsfree(bad);
+        sdsfree(err);
+        return msg;
+    }
+    sds *copy = zmalloc(sizeof(sds) * (argc + 1));
+    for (int j = 0; j < argc; j++) copy[j] = sdsdup(argv[j]);
+    copy[argc] = NULL;
+    listAddNodeTail(config_users, copy);
+    return NULL;
+}
+
+/* Applies "name rule rule ..." words (one `user` line without the word
+ * "user"). Returns NULL or an error text the caller frees. */
+static sds applyUserWords(sds *w, int n) {
+    if (n < 1) return sdsnew("Syntax error");
+    robj **argv = zmalloc(sizeof(robj *) * (n + 1));
+    argv[0] = createStringObject("reset", 5);
+    for (int j = 1; j < n; j++) argv[j] = createStringObject(w[j], sdslen(w[j]));
+    sds err = setUserFromArgs(w[0], sdslen(w[0]), argv, n, NULL, 1);
+    for (int j = 0; j < n; j++) decrRefCount(argv[j]);
+    zfree(argv);
+    return err;
+}
+
+/* Reads an ACL file into a fresh user list. Returns NULL and sets *out,
+ * or an error text the caller frees. The live users are untouched. */
+static sds readAclFile(const char *path, list **out) {
+    FILE *fp = fopen(path, "r");
+    if (!fp) return sdscatprintf(sdsempty(), "Error loading ACLs, opening file '%s': %s", path, strerror(errno));
+    list *saved = users;
+    users = listCreate();
+    user *fresh_default = userCreateDetached("default", 7);
+    userInsert(fresh_default);
+    const char *defrules[] = {"+@all", "~*", "&*", "on", "nopass"};
+    for (int j = 0; j < 5; j++) userRule(fresh_default, defrules[j], strlen(defrules[j]));
+
+    sds err = NULL;
+    char buf[65536];
+    int lineno = 0;
+    dict *seen = dictCreate(&(dictType){.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
+                                        .keyDestructor = dictSdsDestructor});
+    while (!err && fgets(buf, sizeof(buf), fp)) {
+        lineno++;
+        sds line = sdstrim(sdsnew(buf), " \t\r\n");
+        if (sdslen(line) == 0) {
+            sdsfree(line);
+            continue;
+        }
+        int n;
+        sds *w = sdssplitargs(line, &n);
+        if (!w) {
+            err = sdscatprintf(sdsempty(), "%s:%d: unbalanced quotes in acl line. ", path, lineno);
+        } else if (n < 2 || strcmp(w[0], "user")) {
+            err = sdscatprintf(sdsempty(), "%s:%d should start with user keyword. ", path, lineno);
+        } else if (dictFind(seen, w[1])) {
+            err = sdscatprintf(sdsempty(), "%s:%d: duplicate user '%s' found. ", path, lineno, w[1]);
+        } else {
+            dictAdd(seen, sdsdup(w[1]), NULL);
+            sds e = applyUserWords(w + 1, n - 1);
+            if (e) {
+                err = sdscatprintf(sdsempty(), "%s:%d: %s. ", path, lineno, e);
+                sdsfree(e);
+            }
+        }
+        if (w) sdsfreesplitres(w, n);
+        sdsfree(line);
+    }
+    fclose(fp);
+    dictRelease(seen);
+    list *loaded = users;
+    users = saved;
+    if (err) err = sdscat(err, "WARNING: ACL errors detected, no change to the previously active ACL rules was performed");
+    if (err) {
+        listIter li;
+        listNode *ln;
+        listRewind(loaded, &li);
+        while ((ln = listNext(&li))) userFree(listNodeValue(ln));
+        listRelease(loaded);
+        return err;
+    }
+    *out = loaded;
+    return NULL;
+}
+
+/* Makes loaded the live user list: existing users keep their address with
+ * new contents, users not in it are deleted (their clients disconnected). */
+static void installUsers(list *loaded, client *caller) {
+    listIter li;
+    listNode *ln;
+    list *old = users;
+    users = listCreate();
+    listRewind(loaded, &li);
+    while ((ln = listNext(&li))) {
+        user *nu = listNodeValue(ln);
+        listNode *on = NULL;
+        listIter oi;
+        listRewind(old, &oi);
+        while ((on = listNext(&oi)))
+            if (!strcmp(((user *)listNodeValue(on))->name, nu->name)) break;
+        if (on) {
+            user *ou = listNodeValue(on);
+            listDelNode(old, on);
+            userReplaceContents(ou, nu);
+            listAddNodeTail(users, ou);
+            if (server.clients) disconnectRevokedSubscribers(ou, caller);
+        } else {
+            listAddNodeTail(users, nu);
+        }
+    }
+    listRelease(loaded);
+    listRewind(old, &li);
+    while ((ln = listNext(&li))) {
+        user *gone = listNodeValue(ln);
+        if (server.clients) disconnectUserClients(gone, caller);
+        userFree(gone);
+    }
+    listRelease(old);
+    default_user = findUser("default", 7);
+}
+
+/* See acl.h. */
+void aclLoadConfiguredUsers(void) {
+    int has_file = server.acl_filename && server.acl_filename[0];
+    if (has_file && listLength(config_users)) {
+        serverLog(LL_WARNING, "Configuring Valkey with users defined in valkey.conf and at the same setting an ACL "
+                              "file path is invalid. This setup is very likely to lead to configuration errors and "
+                              "security holes, please define either an ACL file or declare users directly in your "
+                              "valkey.conf, but not both.");
+        exit(1);
+    }
+    listIter li;
+    listNode *ln;
+    listRewind(config_users, &li);
+    while ((ln = listNext(&li))) {
+        sds *w = listNodeValue(ln);
+        int n = 0;
+        while (w[n]) n++;
+        sds err = applyUserWords(w, n);
+        if (err) {
+            serverLog(LL_WARNING, "Error in user declaration '%s': %s", w[0], err);
+            exit(1);
+        }
+    }
+    if (has_file) {
+        list *loaded;
+        sds err = readAclFile(server.acl_filename, &loaded);
+        if (err) {
+            serverLog(LL_WARNING, "Aborting Valkey startup because of ACL errors: %s", err);
+            exit(1);
+        }
+        installUsers(loaded, NULL);
+    }
+}
+
+/* See acl.h. */
+sds aclRewriteConfigUsers(sds buf) {
+    if (server.acl_filename && server.acl_filename[0]) return buf;
+    listIter li;
+    listNode *ln;
+    listRewind(users, &li);
+    while ((ln = listNext(&li))) {
+        user *u = listNodeValue(ln);
+        sds line = describeUser(u);
+        /* A default user as requirepass alone makes it is not written:
+         * the requirepass line already says it. */
+        if (u == default_user) {
+            user *plain = userCreateDetached("default", 7);
+            const char *rules[] = {"+@all", "~*", "&*", "on", "nopass"};
+            for (int j = 0; j < 5; j++) userRule(plain, rules[j], strlen(rules[j]));
+            user *saved = default_user;
+            default_user = plain;
+            aclUpdateDefaultUserPassword(server.requirepass);
+            default_user = saved;
+            sds expected = describeUser(plain);
+            userFree(plain);
+            int same = !strcmp(expected, line);
+            sdsfree(expected);
+            if (same) {
+                sdsfree(line);
+                continue;
+            }
+        }
+        buf = sdscatsds(buf, line);
+        buf = sdscatlen(buf, "\n", 1);
+        sdsfree(line);
+    }
+    return buf;
+}
+
+/* Writes every user to the ACL file (a temporary file renamed over it).
+ * Returns NULL or an error text the caller frees. */
+static sds saveAclFile(const char *path) {
+    sds tmp = sdscatfmt(sdsempty(), "%s.tmp-%i", path, (int)getpid());
+    FILE *fp = fopen(tmp, "w");
+    sds err = NULL;
+    if (!fp) {
+        err = sdscatprintf(sdsempty(), "Opening temp ACL file for ACL SAVE: %s", strerror(errno));
+        sdsfree(tmp);
+        return err;
+    }
+    listIter li;
+    listNode *ln;
+    listRewind(users, &li);
+    while ((ln = listNext(&li))) {
+        sds line = describeUser(listNodeValue(ln));
+        fprintf(fp, "%s\n", line);
+        sdsfree(line);
+    }
+    if (fflush(fp) != 0 || fsync(fileno(fp)) != 0)
+        err = sdscatprintf(sdsempty(), "Writing ACL file for ACL SAVE: %s", strerror(errno));
+    fclose(fp);
+    if (!err && rename(tmp, path) != 0)
+        err = sdscatprintf(sdsempty(), "Renaming ACL file for ACL SAVE: %s", strerror(errno));
+    if (err) unlink(tmp);
+    sdsfree(tmp);
+    return err;
+}
+
+/* ---------------------------------------------------------------------------
+ * Start-up
+ * ------------------------------------------------------------------------- */
+
+/* See acl.h. */
+void aclInit(void) {
+    users = listCreate();
+    acl_log = listCreate();
+    listSetFreeMethod(acl_log, freeLogEntry);
+    config_users = listCreate();
+    default_user = userCreateDetached("default", 7);
+    const char *rules[] = {"+@all", "~*", "&*", "on", "nopass"};
+    for (int j = 0; j < 5; j++) userRule(default_user, rules[j], strlen(rules[j]));
+    userInsert(default_user);
+    nobody = userCreateDetached("", 0);
+}
+
+/* ---------------------------------------------------------------------------
+ * The ACL command
+ * ------------------------------------------------------------------------- */
+
+static void aclSetuserCommand(client *c) {
+    sds err = setUserFromArgs(c->argv[2]->ptr, sdslen(c->argv[2]->ptr), c->argv + 3, c->argc - 3, c, 0);
+    if (err) {
+        addReplyErrorSds(c, err);
+        return;
+    }
+    addReply(c, shared.ok);
+}
+
+static void aclDeluserCommand(client *c) {
+    for (int j = 2; j < c->argc; j++) {
+        if (!strcmp(c->argv[j]->ptr, "default")) {
+            addReplyError(c, "The 'default' user cannot be removed");
+            return;
+        }
+    }
+    int deleted = 0;
+    for (int j = 2; j < c->argc; j++) {
+        user *u = findUser(c->argv[j]->ptr, sdslen(c->argv[j]->ptr));
+        if (!u) continue;
+        deleteUser(u, c);
+        deleted++;
+    }
+    addReplyLongLong(c, deleted);
+}
+
+static void addReplySelectorFields(client *c, aclSelector *s) {
+    sds cmds = describeCommands(sdsempty(), s);
+    addReplyBulkCString(c, "commands");
+    addReplyBulkSds(c, cmds);
+    addReplyBulkCString(c, "keys");
+    addReplyBulkSds(c, describeKeys(sdsempty(), s));
+    addReplyBulkCString(c, "channels");
+    addReplyBulkSds(c, describeChannels(sdsempty(), s));
+}
+
+static void aclGetuserCommand(client *c) {
+    user *u = findUser(c->argv[2]->ptr, sdslen(c->argv[2]->ptr));
+    if (!u) {
+        addReplyNull(c);
+        return;
+    }
+    addReplyMapLen(c, 6);
+    addReplyBulkCString(c, "flags");
+    void *len = addReplyDeferredLen(c);
+    int nflags = 0;
+    addReplyBulkCString(c, (u->flags & USER_ON) ? "on" : "off");
+    nflags++;
+    if (u->flags & USER_NOPASS) addReplyBulkCString(c, "nopass"), nflags++;
+    if (u->flags & USER_SKIP_SANITIZE_PAYLOAD) addReplyBulkCString(c, "skip-sanitize-payload"), nflags++;
+    if (u->flags & USER_SANITIZE_PAYLOAD) addReplyBulkCString(c, "sanitize-payload"), nflags++;
+    setDeferredSetLen(c, len, nflags);
+    addReplyBulkCString(c, "passwords");
+    addReplyArrayLen(c, listLength(u->passwords));
+    listIter li;
+    listNode *ln;
+    listRewind(u->passwords, &li);
+    while ((ln = listNext(&li))) addReplyBulkCBuffer(c, listNodeValue(ln), ACL_PASSWORD_HEX_LEN);
+    addReplySelectorFields(c, rootSelector(u));
+    addReplyBulkCString(c, "selectors");
+    addReplyArrayLen(c, listLength(u->selectors) - 1);
+    listRewind(u->selectors, &li);
+    listNext(&li);
+    while ((ln = listNext(&li))) {
+        addReplyMapLen(c, 3);
+        addReplySelectorFields(c, listNodeValue(ln));
+    }
+}
+
+static void aclListOrUsers(client *c, int describe) {
+    addReplyArrayLen(c, listLength(users));
+    listIter li;
+    listNode *ln;
+    listRewind(users, &li);
+    while ((ln = listNext(&li))) {
+        user *u = listNodeValue(ln);
+        if (describe) addReplyBulkSds(c, describeUser(u));
+        else addReplyBulkCBuffer(c, u->name, sdslen(u->name));
+    }
+}
+
+static void aclListCommand(client *c) {
+    aclListOrUsers(c, 1);
+}
+
+static void aclUsersCommand(client *c) {
+    aclListOrUsers(c, 0);
+}
+
+static void aclWhoamiCommand(client *c) {
+    addReplyBulkCString(c, aclClientUserName(c));
+}
+
+typedef struct {
+    client *c;
+    uint64_t category;
+    long n;
+} catListing;
+
+static void addCommandOfCategory(struct serverCommand *cmd, void *ctx) {
+    catListing *l = ctx;
+    if (commandGetAclCategories(cmd) & l->category) {
+        addReplyBulkCString(l->c, cmd->fullname);
+        l->n++;
+    }
+}
+
+/* ACL CAT [category] */
+static void aclCatCommand(client *c) {
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    if (c->argc == 2) {
+        void *len = addReplyDeferredLen(c);
+        long n = 0;
+        uint64_t bit;
+        const char *name;
+        for (int j = 0; aclCategoryAt(j, &bit, &name); j++, n++) addReplyBulkCString(c, name);
+        setDeferredArrayLen(c, len, n);
+        return;
+    }
+    uint64_t cat = aclCategoryByName(c->argv[2]->ptr);
+    if (!cat) {
+        addReplyErrorFormat(c, "Unknown category '%.128s'", (char *)c->argv[2]->ptr);
+        return;
+    }
+    catListing l = {c, cat, 0};
+    void *len = addReplyDeferredLen(c);
+    forEachCommand(addCommandOfCategory, &l);
+    setDeferredArrayLen(c, len, l.n);
+}
+
+/* ACL GENPASS [bits] */
+static void aclGenpassCommand(client *c) {
+    long long bits = 256;
+    if (c->argc > 3) {
+        addReplySubcommandSyntaxError(c);
+        return;
+    }
+    if (c->argc == 3 && getLongLongFromObjectOrReply(c, c->argv[2], &bits, NULL) != C_OK) return;
+    if (bits <= 0 || bits > 4096) {
+        addReplyError(c, "ACL GENPASS argument must be the number of bits for the output password, a positive "
+                         "number up to 4096");
+        return;
+    }
+    size_t chars = (bits + 3) / 4;
+    char buf[1024];
+    getRandomHexChars(buf, chars);
+    addReplyBulkCBuffer(c, buf, chars);
+}
+
+/* ACL DRYRUN username command [arg ...] */
+static void aclDryrunCommand(client *c) {
+    user *u = findUser(c->argv[2]->ptr, sdslen(c->argv[2]->ptr));
+    if (!u) {
+        addReplyErrorFormat(c, "User '%.128s' not found", (char *)c->argv[2]->ptr);
+        return;
+    }
+    robj **argv = c->argv + 3;
+    int argc = c->argc - 3;
+    struct serverCommand *cmd = lookupCommand(argv, argc);
+    if (!cmd) {
+        addReplyErrorFormat(c, "Command '%.128s' not found", (char *)argv[0]->ptr);
+        return;
+    }
+    if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {
+        addReplyErrorFormat(c, "wrong number of arguments for '%s' command", cmd->fullname);
+        return;
+    }
+    int errpos = 0;
+    int r = aclCheckCommand(u, cmd, argv, argc, &errpos);
+    if (r == ACL_OK) addReply(c, shared.ok);
+    else addReplyBulkSds(c, aclDenialMessage(r, u, cmd, argv, errpos, 1));
+}
+
+static void aclNoFileError(client *c) {
+    addReplyError(c, "This Valkey instance is not configured to use an ACL file. You may want to specify users via "
+                     "the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Valkey "
+                     "configuration file set) in order to store users in the Valkey configuration.");
+}
+
+static void aclLoadCommand(client *c) {
+    if (!server.acl_filename || !server.acl_filename[0]) {
+        aclNoFileError(c);
+        return;
+    }
+    list *loaded;
+    sds err = readAclFile(server.acl_filename, &loaded);
+    if (err) {
+        addReplyErrorSds(c, err);
+        return;
+    }
+    installUsers(loaded, c);
+    addReply(c, shared.ok);
+}
+
+static void aclSaveCommand(client *c) {
+    if (!server.acl_filename || !server.acl_filename[0]) {
+        aclNoFileError(c);
+        return;
+    }
+    sds err = saveAclFile(server.acl_filename);
+    if (err) {
+        serverLog(LL_WARNING, "%s", err);
+        sdsfree(err);
+        addReplyError(c, "There was an error trying to save the ACLs. Please check the server logs for more "
+                         "information");
+        return;
+    }
+    addReply(c, shared.ok);
+}
+
+static void aclHelpCommand(client *c) {
+    const char *help[] = {
+        "CAT [<category>]",
+        "    List all commands that belong to <category>, or all command categories",
+        "    when no category is specified.",
+        "DELUSER <username> [<username> ...]",
+        "    Delete a list of users.",
+        "DRYRUN <username> <command> [<arg> ...]",
+        "    Returns whether the user can execute the given command without executing the command.",
+        "GETUSER <username>",
+        "    Get the user's details.",
+        "GENPASS [<bits>]",
+        "    Generate a secure 256-bit user password. The optional `bits` argument can",
+        "    be used to specify a different size.",
+        "LIST",
+        "    Show users details in config file format.",
+        "LOAD",
+        "    Reload users from the ACL file.",
+        "LOG [<count> | RESET]",
+        "    Show the ACL log entries.",
+        "SAVE",
+        "    Save the current config to the ACL file.",
+        "SETUSER <username> <attribute> [<attribute> ...]",
+        "    Create or modify a user with the specified attributes.",
+        "USERS",
+        "    List all the registered usernames.",
+        "WHOAMI",
+        "    Return the current connection username.",
+        NULL,
+    };
+    addReplyHelp(c, help);
+}
+
+#define ACL_SUB_FLAGS (CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL)
+#define ACL_ADMIN_FLAGS (CMD_ADMIN | ACL_SUB_FLAGS)
+
+static struct serverCommand aclSubcommands[] = {
+    {.name = "cat", .proc = aclCatCommand, .arity = -2, .flags = ACL_SUB_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Lists the ACL categories, or the commands inside a category.",
+     .complexity = "O(1) since the categories and commands are a fixed set.", .args = "[category]"},
+    {.name = "deluser", .proc = aclDeluserCommand, .arity = -3, .flags = ACL_ADMIN_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Deletes ACL users, and terminates their connections.",
+     .complexity = "O(1) amortized time considering the typical user.", .args = "username [username ...]"},
+    {.name = "dryrun", .proc = aclDryrunCommand, .arity = -4, .flags = ACL_ADMIN_FLAGS, .group = "server",
+     .since = "7.0.0", .summary = "Simulates the execution of a command by a user, without executing the command.",
+     .complexity = "O(1).", .args = "username command [arg [arg ...]]"},
+    {.name = "genpass", .proc = aclGenpassCommand, .arity = -2, .flags = ACL_SUB_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Generates a pseudorandom, secure password that can be used to identify ACL users.",
+     .complexity = "O(1)", .args = "[bits:integer]"},
+    {.name = "getuser", .proc = aclGetuserCommand, .arity = 3, .flags = ACL_ADMIN_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Lists the ACL rules of a user.",
+     .complexity = "O(N). Where N is the number of password, command and pattern rules that the user has.",
+     .args = "username"},
+    {.name = "help", .proc = aclHelpCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE | CMD_SENTINEL,
+     .group = "server", .since = "6.0.0", .summary = "Returns helpful text about the different subcommands.",
+     .complexity = "O(1)"},
+    {.name = "list", .proc = aclListCommand, .arity = 2, .flags = ACL_ADMIN_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Dumps the effective rules in ACL file format.",
+     .complexity = "O(N). Where N is the number of configured users."},
+    {.name = "load", .proc = aclLoadCommand, .arity = 2, .flags = ACL_ADMIN_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Reloads the rules from the configured ACL file.",
+     .complexity = "O(N). Where N is the number of configured users."},
+    {.name = "log", .proc = aclLogCommand, .arity = -2, .flags = ACL_ADMIN_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Lists recent security events generated due to ACL rules.",
+     .complexity = "O(N) with N being the number of entries shown.", .args = "[operation=<count:integer | RESET>]"},
+    {.name = "save", .proc = aclSaveCommand, .arity = 2, .flags = ACL_ADMIN_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Saves the effective ACL rules in the configured ACL file.",
+     .complexity = "O(N). Where N is the number of configured users."},
+    {.name = "setuser", .proc = aclSetuserCommand, .arity = -3, .flags = ACL_ADMIN_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Creates and modifies an ACL user and its rules.",
+     .complexity = "O(N). Where N is the number of rules provided.", .args = "username [rule [rule ...]]"},
+    {.name = "users", .proc = aclUsersCommand, .arity = 2, .flags = ACL_ADMIN_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Lists all ACL users.", .complexity = "O(N). Where N is the number of configured users."},
+    {.name = "whoami", .proc = aclWhoamiCommand, .arity = 2, .flags = ACL_SUB_FLAGS, .group = "server",
+     .since = "6.0.0", .summary = "Returns the authenticated username of the current connection.",
+     .complexity = "O(1)"},
+    {0},
+};
+
+struct serverCommand aclCommands[] = {
+    {.name = "acl", .subcommands = aclSubcommands, .arity = -2, .flags = CMD_SENTINEL, .group = "server",
+     .since = "6.0.0", .summary = "A container for Access List Control commands.",
+     .complexity = "Depends on subcommand."},
+    {0},
+};
