@@ -49,6 +49,7 @@
 #include "blocked.h"
 #include "config.h"
 #include "rdb.h"
+#include "repl_rdma.h"
 #include "snapshot.h"
 
 struct replicationState repl;
@@ -297,7 +298,7 @@ static int replicaAddress(client *r, char *ip, size_t len) {
 
 /* "ip:port" of a replica as its logs name it: its address and its
  * listening port. */
-static char *replicaName(client *c) {
+char *replicaName(client *c) {
     static char buf[NET_HOST_PORT_STR_LEN];
     char ip[NET_IP_STR_LEN];
     if (replicaAddress(c, ip, sizeof(ip)) == C_ERR) snprintf(ip, sizeof(ip), "?");
@@ -320,7 +321,7 @@ static void replicaStartWriting(client *c) {
 }
 
 /* The replica's snapshot is delivered: from now on it gets the stream. */
-static void replicaPutOnline(client *c, int wait_first_ack) {
+void replicaPutOnline(client *c, int wait_first_ack) {
     c->repl->state = REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
     c->repl->start_stream_on_ack = wait_first_ack;
@@ -464,10 +465,12 @@ void syncCommand(client *c) {
      * repl-diskless-sync-delay for diskless syncs, so that more replicas
      * can share it). */
     replSnapshotMethod *m = replicationSnapshotMethodFor(c);
-    if (repl.snapshot_running && repl.running_method == m && m->can_attach && m->can_attach()) {
+    int running = repl.running_method == m || (m->busy && m->busy()); /* busy: still delivered */
+    if (running && m->can_attach && m->can_attach()) {
         c->repl->method = m;
-        replicaSetupFullResync(c, repl.snapshot_offset);
+        if (replicaSetupFullResync(c, repl.snapshot_offset) != C_OK) return;
         addReplyBacklogFrom(c, repl.snapshot_offset + 1);
+        if (m->attached) m->attached(c);
         serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
     } else if (!hasActiveChildProcess() && !(m->delayed && server.repl_diskless_sync_delay > 0)) {
         replicationStartFullSyncs();
@@ -504,6 +507,7 @@ void replconfCommand(client *c) {
             if (c->repl == NULL) c->repl = replClientDataCreate();
             if (!strcasecmp(val->ptr, "eof")) c->repl->capa |= REPLICA_CAPA_EOF;
             else if (!strcasecmp(val->ptr, "psync2")) c->repl->capa |= REPLICA_CAPA_PSYNC2;
+            else if (!strcasecmp(val->ptr, "rdma-read")) c->repl->capa |= REPLICA_CAPA_RDMA_READ;
             /* unknown capabilities are ignored, as Valkey does */
         } else if (!strcasecmp(opt, "ack")) {
             /* From a replica: no reply, ever. */
@@ -517,6 +521,10 @@ void replconfCommand(client *c) {
                 replicaStartWriting(c);
             }
             repl.acks_arrived = 1;
+            return;
+        } else if (!strcasecmp(opt, "rdma-read-done")) {
+            /* From a replica reading a snapshot region: no reply. */
+            replRdmaReadDone(c, val);
             return;
         } else if (!strcasecmp(opt, "getack")) {
             /* From our primary, in the stream: answer with our offset. */
@@ -615,7 +623,7 @@ static replSnapshotMethod diskSnapshotMethod = {
  * served by a snapshot of method m starting at offset now (+FULLRESYNC to
  * each). Those that joined go to joined[] when it is not NULL. Returns
  * how many joined. */
-static int replicasJoinSnapshot(replSnapshotMethod *m, long long offset, int max, client **joined) {
+int replicasJoinSnapshot(replSnapshotMethod *m, long long offset, int max, client **joined) {
     int n = 0;
     listIter li;
     listNode *ln;
@@ -917,11 +925,12 @@ static void socketSnapshotReplicaGone(client *c) {
  * Choosing and running a snapshot method
  * ------------------------------------------------------------------------- */
 
-/* The one place that decides how c's snapshot reaches it: streamed when
+/* The one place that decides how c's snapshot reaches it: READ from a
+ * region when the replica can (repl_rdma.c), streamed when
  * repl-diskless-sync is on and the replica can read an EOF-framed
- * payload, else through the file. (The RDMA region method will be chosen
- * here too.) */
+ * payload, else through the file. */
 replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
+    if (replRdmaServes(c)) return &replRdmaRegionMethod;
     if (server.repl_diskless_sync && (c->repl->capa & REPLICA_CAPA_EOF)) return &socketSnapshotMethod;
     return &diskSnapshotMethod;
 }
@@ -944,6 +953,7 @@ static void replicationStartFullSyncs(void) {
     }
     if (first == NULL) return;
     replSnapshotMethod *m = replicationSnapshotMethodFor(first);
+    if (m->busy && m->busy()) return; /* the cron tries again */
     if (m->start() != C_OK) {
         serverLog(LL_WARNING, "BGSAVE for replication failed");
         listRewind(repl.replicas, &li);
@@ -1095,8 +1105,8 @@ static int sendHandshakeBatch(connection *conn) {
         const char *ip[3] = {"REPLCONF", "ip-address", server.replica_announce_ip};
         if (sendHandshakeCommand(conn, 3, ip) != C_OK) return C_ERR;
     }
-    const char *capa[5] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
-    return sendHandshakeCommand(conn, 5, capa);
+    const char *capa[7] = {"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "rdma-read"};
+    return sendHandshakeCommand(conn, replRdmaCanRead(conn) ? 7 : 5, capa);
 }
 
 /* Sends PSYNC <replid> <offset+1> for the history this dataset holds (a
@@ -1325,10 +1335,13 @@ static void replicationLoadFromLink(connection *conn) {
         replicationEmptyForSync();
     }
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Loading DB in memory");
+    int region = repl.transfer_size == REPL_TRANSFER_REGION;
     rio r;
-    rioInitFuncReader(&r, replicationRioRead, conn);
+    if (region) rioInitFuncReader(&r, replRdmaRead, conn);
+    else rioInitFuncReader(&r, replicationRioRead, conn);
     repl.stream_db = -1;
-    int ok = snapshotLoadRio(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION) == C_OK;
+    int ok = !region || replRdmaLoadBegin(conn) == C_OK;
+    ok = ok && snapshotLoadRio(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION) == C_OK;
     if (ok && repl.transfer_size == -1) {
         char mark[CONFIG_RUN_ID_SIZE];
         ok = rioRead(&r, mark, sizeof(mark)) && memcmp(mark, repl.eofmark, sizeof(mark)) == 0;
@@ -1336,6 +1349,12 @@ static void replicationLoadFromLink(connection *conn) {
     }
     size_t leftlen = 0;
     const char *leftover = rioBuffered(&r, &leftlen);
+    if (region) {
+        /* The region ends with the RDB; the stream comes on the link. */
+        ok = ok && leftlen == 0 && replRdmaLoadFinish() == C_OK;
+        replRdmaLoadEnd();
+        leftlen = 0;
+    }
     sds left = sdsnewlen(leftover, leftlen);
     rioRelease(&r);
     if (!ok) {
@@ -1421,7 +1440,17 @@ static int readPayloadHeader(connection *conn) {
                               "the host and port are right?", buf);
         return -1;
     }
-    if (!strncmp(buf + 1, "EOF:", 4) && strlen(buf + 5) >= CONFIG_RUN_ID_SIZE) {
+    if (!strncmp(buf, REPL_RDMA_HEADER, strlen(REPL_RDMA_HEADER))) {
+        long long version;
+        const char *v = buf + strlen(REPL_RDMA_HEADER);
+        if (!string2ll(v, strlen(v), &version) || version != REPL_RDMA_VERSION) {
+            serverLog(LL_WARNING, "PRIMARY offers an RDMA snapshot of version %s; this replica reads version %d", v,
+                      REPL_RDMA_VERSION);
+            return -1;
+        }
+        repl.transfer_size = REPL_TRANSFER_REGION;
+        serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: reading the snapshot region by RDMA READ into the parser");
+    } else if (!strncmp(buf + 1, "EOF:", 4) && strlen(buf + 5) >= CONFIG_RUN_ID_SIZE) {
         memcpy(repl.eofmark, buf + 5, CONFIG_RUN_ID_SIZE);
         memset(repl.lastbytes, 0, CONFIG_RUN_ID_SIZE);
         repl.transfer_size = -1;
@@ -1455,7 +1484,8 @@ static void readSyncBulkPayload(connection *conn) {
             return;
         }
         if (r == 0) return;
-        if (useDisklessLoad()) {
+        /* A region is never written to a file. */
+        if (repl.transfer_size == REPL_TRANSFER_REGION || useDisklessLoad()) {
             replicationLoadFromLink(conn);
             return;
         }
@@ -1732,6 +1762,7 @@ static void replicationPrimaryCron(void) {
     time_t now = server.unixtime;
     static long long cronloops = 0;
     cronloops++;
+    replRdmaCron();
     /* PING into the stream every repl-ping-replica-period seconds, so
      * that replicas can detect a dead link; not while paused, as the
      * PING would change the offset. */
@@ -2001,6 +2032,7 @@ sds replicationCatInfo(sds info) {
                             r->repl->listening_port, replicaStateName(r), r->repl->ack_off,
                             (long)(now - r->repl->ack_time), "replica");
     }
+    info = replRdmaCatInfo(info);
     replBacklog *b = repl.backlog;
     info = sdscatprintf(info,
                         "replicas_waiting_psync:0\r\n"
