@@ -85,14 +85,18 @@ typedef struct regionMsg {
     uint64_t b; /* SEGMENT: length; END: CRC-64 */
 } regionMsg;
 
-/* A replica reading the region (c->repl->rdma). */
+/* A replica served by the region (c->repl->rdma): a reader, or a stream
+ * target that gets the bytes pushed ("$EOF:<mark>" framing). */
 typedef struct replRdmaTarget {
     client *c;
+    int stream;           /* pushed to, not READ by */
     long long done;       /* segments it finished: every seq < done */
-    long long announced;  /* segments announced to it */
-    void **mrs;           /* per slot: its registration, or NULL */
-    sds out;              /* announcements not yet written */
-    time_t progress_time; /* last segment finished (or it got work) */
+    long long announced;  /* segments offered to it */
+    void **mrs;           /* reader: per slot, its registration or NULL */
+    unsigned long long sent; /* stream: snapshot bytes written */
+    int marked;           /* stream: the final mark is queued */
+    sds out;              /* header, announcements or mark not yet written */
+    time_t progress_time; /* last progress (or when it got work again) */
 } replRdmaTarget;
 
 static struct {
@@ -111,6 +115,7 @@ static struct {
     uint64_t crc;
     replRdmaTarget **targets;
     int ntargets;
+    char mark[CONFIG_RUN_ID_SIZE]; /* the EOF mark of stream targets */
 } region = {.memfd = -1, .from_child = -1, .to_child = -1};
 
 static void regionMaybeFree(void);
@@ -205,36 +210,93 @@ static int regionChildWrite(void *ctx, rioProgressFn *progress) {
  * Targets (primary side)
  * ------------------------------------------------------------------------- */
 
-/* Writes what t has pending; on a write error the replica is dropped. */
-static void regionFlush(replRdmaTarget *t);
+static void regionService(replRdmaTarget *t);
+static void regionTargetFinished(replRdmaTarget *t);
+static void regionTryRelease(void);
 
 static void regionWriteHandler(connection *conn) {
     client *c = connGetPrivateData(conn);
-    if (c->repl && c->repl->rdma) regionFlush(c->repl->rdma);
+    if (c->repl && c->repl->rdma) regionService(c->repl->rdma);
+    regionMaybeFree();
 }
 
-static void regionFlush(replRdmaTarget *t) {
+/* Writes len bytes of p to t's link. Returns bytes written (0: try again
+ * when writable, the handler is set), -1 if the link failed (the replica
+ * is dropped). */
+static ssize_t regionWrite(replRdmaTarget *t, const char *p, size_t len) {
     client *c = t->c;
+    ssize_t n = connWrite(c->conn, p, len);
+    if (n >= 0) return n;
+    if (connGetState(c->conn) == CONN_STATE_CONNECTED) {
+        connSetWriteHandler(c->conn, regionWriteHandler);
+        return 0;
+    }
+    serverLog(LL_WARNING, "RDMA snapshot: write error sending to replica %s: %s", replicaName(c),
+              connGetLastError(c->conn));
+    freeClientAsync(c);
+    return -1;
+}
+
+/* Writes t->out. 1 when all of it is out, 0 if not yet (or failed). */
+static int regionFlushOut(replRdmaTarget *t) {
     while (sdslen(t->out)) {
-        ssize_t n = connWrite(c->conn, t->out, sdslen(t->out));
-        if (n == -1) {
-            if (connGetState(c->conn) == CONN_STATE_CONNECTED) {
-                connSetWriteHandler(c->conn, regionWriteHandler);
-                return;
-            }
-            serverLog(LL_WARNING, "RDMA snapshot: write error announcing to replica %s: %s", replicaName(c),
-                      connGetLastError(c->conn));
-            freeClientAsync(c);
-            return;
-        }
+        ssize_t n = regionWrite(t, t->out, sdslen(t->out));
+        if (n <= 0) return 0;
         sdsrange(t->out, n, -1);
     }
-    connSetWriteHandler(c->conn, NULL);
+    return 1;
 }
 
-/* Registers segment seq for t's connection and queues its SEG line.
- * C_ERR if it could not be registered (the replica is dropped). */
+/* A stream target: the next bytes of the segments it was offered, and at
+ * the end the mark; then it is finished. */
+static void regionStreamPump(replRdmaTarget *t) {
+    while (regionFlushOut(t)) {
+        if (t->marked) {
+            regionTargetFinished(t);
+            return;
+        }
+        if (t->done == t->announced) {
+            if (region.ended && t->done == region.completed) {
+                t->out = sdscatlen(t->out, region.mark, CONFIG_RUN_ID_SIZE);
+                t->marked = 1;
+                continue;
+            }
+            connSetWriteHandler(t->c->conn, NULL); /* the child is behind */
+            return;
+        }
+        int slot = (int)(t->done % region.nslots);
+        size_t off = (size_t)(t->sent - (unsigned long long)t->done * region.seg_size);
+        ssize_t n = regionWrite(t, region.map + (size_t)slot * region.seg_size + off, region.slot_len[slot] - off);
+        if (n <= 0) return;
+        t->sent += (unsigned long long)n;
+        t->progress_time = server.unixtime;
+        t->c->lastinteraction = server.unixtime;
+        server.stat_net_repl_output_bytes += n;
+        if (off + (size_t)n == region.slot_len[slot]) {
+            t->done++;
+            regionTryRelease();
+        }
+    }
+}
+
+/* Moves t on: a reader's announcements out, a stream target's bytes. */
+static void regionService(replRdmaTarget *t) {
+    if (t->stream) {
+        regionStreamPump(t);
+    } else if (regionFlushOut(t)) {
+        connSetWriteHandler(t->c->conn, NULL);
+    }
+}
+
+/* Offers segment seq to t: a reader gets it registered for its
+ * connection and a SEG line. C_ERR if that failed (the replica is
+ * dropped). */
 static int regionAnnounce(replRdmaTarget *t, long long seq) {
+    if (t->done == t->announced) t->progress_time = server.unixtime; /* it has work again */
+    if (t->stream) {
+        t->announced = seq + 1;
+        return C_OK;
+    }
     int slot = (int)(seq % region.nslots);
     char *addr = region.map + (size_t)slot * region.seg_size;
     uint32_t rkey;
@@ -246,7 +308,6 @@ static int regionAnnounce(replRdmaTarget *t, long long seq) {
         return C_ERR;
     }
     t->mrs[slot] = mr;
-    if (t->done == t->announced) t->progress_time = server.unixtime; /* it has work again */
     t->out = sdscatprintf(t->out, "SEG %lld %llu %zu %" PRIu64 " %u\r\n", seq,
                           (unsigned long long)seq * region.seg_size, region.slot_len[slot], (uint64_t)(uintptr_t)addr,
                           rkey);
@@ -257,6 +318,7 @@ static int regionAnnounce(replRdmaTarget *t, long long seq) {
 int replRdmaDebugBadChecksum;
 
 static void regionAnnounceEnd(replRdmaTarget *t) {
+    if (t->stream) return; /* its mark follows the last byte */
     uint64_t crc = region.crc ^ (replRdmaDebugBadChecksum ? 1 : 0);
     t->out = sdscatprintf(t->out, "END %llu %016" PRIx64 "\r\n", region.total, crc);
 }
@@ -270,13 +332,19 @@ static void regionUnregister(replRdmaTarget *t, long long from, long long to) {
     }
 }
 
-/* Makes c a reader of the region: the header, and every segment already
- * complete. */
+/* Makes c a target of the region: a reader if it can READ, else a stream
+ * target. The header, and every segment already complete. */
 static void regionAddTarget(client *c) {
     replRdmaTarget *t = zcalloc(sizeof(*t));
     t->c = c;
-    t->mrs = zcalloc(sizeof(void *) * (size_t)region.nslots);
-    t->out = sdscatprintf(sdsempty(), "%s%d\r\n", REPL_RDMA_HEADER, REPL_RDMA_VERSION);
+    t->stream = !replRdmaServes(c);
+    if (t->stream) {
+        t->out = sdscatlen(sdsnew("$EOF:"), region.mark, CONFIG_RUN_ID_SIZE);
+        t->out = sdscatlen(t->out, "\r\n", 2);
+    } else {
+        t->mrs = zcalloc(sizeof(void *) * (size_t)region.nslots);
+        t->out = sdscatprintf(sdsempty(), "%s%d\r\n", REPL_RDMA_HEADER, REPL_RDMA_VERSION);
+    }
     t->progress_time = server.unixtime;
     c->repl->rdma = t;
     region.targets = zrealloc(region.targets, sizeof(*region.targets) * (size_t)(region.ntargets + 1));
@@ -284,7 +352,7 @@ static void regionAddTarget(client *c) {
     for (long long s = region.released; s < region.completed; s++)
         if (regionAnnounce(t, s) != C_OK) return;
     if (region.ended) regionAnnounceEnd(t);
-    regionFlush(t);
+    regionService(t);
 }
 
 /* Forgets t (its registrations go, c keeps its link). */
@@ -294,7 +362,7 @@ static void regionRemoveTarget(replRdmaTarget *t) {
         region.targets[j] = region.targets[--region.ntargets];
         break;
     }
-    regionUnregister(t, t->done, t->announced);
+    if (!t->stream) regionUnregister(t, t->done, t->announced);
     if (t->c->conn && connGetState(t->c->conn) == CONN_STATE_CONNECTED && sdslen(t->out) == 0)
         connSetWriteHandler(t->c->conn, NULL);
     t->c->repl->rdma = NULL;
@@ -354,11 +422,16 @@ static void regionFailAll(const char *why) {
     regionFree();
 }
 
-/* A reader finished everything: online, streaming from its first ACK. */
+/* A target has the whole snapshot: online, streaming from its first ACK
+ * (which says it finished loading). */
 static void regionTargetFinished(replRdmaTarget *t) {
     client *c = t->c;
-    serverLog(LL_NOTICE, "RDMA snapshot read by replica %s (%llu bytes). Waiting for REPLCONF ACK from replica to "
-                         "enable streaming", replicaName(c), region.total);
+    if (t->stream)
+        serverLog(LL_NOTICE, "Streamed RDB transfer with replica %s succeeded (socket). Waiting for REPLCONF ACK from "
+                             "replica to enable streaming", replicaName(c));
+    else
+        serverLog(LL_NOTICE, "RDMA snapshot read by replica %s (%llu bytes). Waiting for REPLCONF ACK from replica "
+                             "to enable streaming", replicaName(c), region.total);
     /* Its last announcements (END) may still be queued: they go first. */
     size_t left = sdslen(t->out);
     if (left && connSyncWrite(c->conn, t->out, left, 1000) != (ssize_t)left) {
@@ -384,9 +457,12 @@ static void regionHandleMsg(const regionMsg *m) {
         }
         region.slot_len[region.completed % region.nslots] = m->b;
         long long seq = region.completed++;
+        /* (A target may finish and leave the array: it takes the last
+         * one's place, which was served already.) */
         for (int j = region.ntargets - 1; j >= 0; j--) {
+            if (j >= region.ntargets) continue;
             replRdmaTarget *t = region.targets[j];
-            if (regionAnnounce(t, seq) == C_OK) regionFlush(t);
+            if (regionAnnounce(t, seq) == C_OK) regionService(t);
         }
         regionTryRelease();
     } else if (m->type == REGION_MSG_END) {
@@ -394,8 +470,9 @@ static void regionHandleMsg(const regionMsg *m) {
         region.total = m->a;
         region.crc = m->b;
         for (int j = region.ntargets - 1; j >= 0; j--) {
+            if (j >= region.ntargets) continue;
             regionAnnounceEnd(region.targets[j]);
-            regionFlush(region.targets[j]);
+            regionService(region.targets[j]);
         }
     }
 }
@@ -415,6 +492,7 @@ static void regionPipeHandler(struct aeEventLoop *el, int fd, void *privdata, in
             return;
         }
         for (size_t j = 0; j < (size_t)n / sizeof(regionMsg) && region.active; j++) regionHandleMsg(&msgs[j]);
+        regionMaybeFree();
     }
 }
 
@@ -467,6 +545,7 @@ static int regionStart(void) {
     fcntl(region.from_child, F_SETFD, FD_CLOEXEC);
     fcntl(region.to_child, F_SETFD, FD_CLOEXEC);
     region.active = region.child_running = 1;
+    getRandomHexChars(region.mark, CONFIG_RUN_ID_SIZE);
     aeCreateFileEvent(server.el, region.from_child, AE_READABLE, regionPipeHandler, NULL);
 
     client **joined = zmalloc(sizeof(client *) * listLength(repl.replicas));
@@ -538,6 +617,13 @@ static int regionBusy(void) {
     return region.active;
 }
 
+/* Besides readers, the region streams to replicas that would get a
+ * streamed snapshot anyway (repl-diskless-sync yes, capa eof), so that
+ * they share the sync. */
+static int regionAlsoServes(client *c) {
+    return server.repl_diskless_sync && c->repl && (c->repl->capa & REPLICA_CAPA_EOF);
+}
+
 replSnapshotMethod replRdmaRegionMethod = {
     .name = "rdma-region",
     .delayed = 1,
@@ -547,6 +633,7 @@ replSnapshotMethod replRdmaRegionMethod = {
     .can_attach = regionCanAttach,
     .attached = regionAttached,
     .busy = regionBusy,
+    .also_serves = regionAlsoServes,
 };
 
 /* See repl_rdma.h. */
@@ -577,6 +664,7 @@ void replRdmaReadDone(client *c, robj *seqobj) {
 
 /* See repl_rdma.h. */
 void replRdmaCron(void) {
+    regionMaybeFree(); /* a target that finished while attaching */
     for (int j = region.ntargets - 1; j >= 0; j--) {
         replRdmaTarget *t = region.targets[j];
         if (t->done == t->announced) continue; /* waits for the child, not late */

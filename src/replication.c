@@ -69,6 +69,7 @@ static void failoverUpdate(void);
 static void failoverMaybeDone(void);
 static void failoverAbort(const char *why);
 static const char *failoverStateName(void);
+static replSnapshotMethod *replicationJoinableSnapshot(client *c);
 
 /* ---------------------------------------------------------------------------
  * Ids and offsets
@@ -464,15 +465,15 @@ void syncCommand(client *c) {
      * one more; otherwise the cron starts the next one (after
      * repl-diskless-sync-delay for diskless syncs, so that more replicas
      * can share it). */
-    replSnapshotMethod *m = replicationSnapshotMethodFor(c);
-    int running = repl.running_method == m || (m->busy && m->busy()); /* busy: still delivered */
-    if (running && m->can_attach && m->can_attach()) {
+    replSnapshotMethod *m = replicationJoinableSnapshot(c);
+    if (m) {
         c->repl->method = m;
         if (replicaSetupFullResync(c, repl.snapshot_offset) != C_OK) return;
         addReplyBacklogFrom(c, repl.snapshot_offset + 1);
         if (m->attached) m->attached(c);
         serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
-    } else if (!hasActiveChildProcess() && !(m->delayed && server.repl_diskless_sync_delay > 0)) {
+    } else if (!hasActiveChildProcess() &&
+               !(replicationSnapshotMethodFor(c)->delayed && server.repl_diskless_sync_delay > 0)) {
         replicationStartFullSyncs();
     } else {
         serverLog(LL_NOTICE, "Delay next BGSAVE for diskless SYNC");
@@ -619,6 +620,25 @@ static replSnapshotMethod diskSnapshotMethod = {
     .can_attach = diskSnapshotCanAttach,
 };
 
+/* 1 if m serves c's full sync: it is c's method, or serves it too. */
+static int snapshotMethodServes(replSnapshotMethod *m, client *c) {
+    return replicationSnapshotMethodFor(c) == m || (m->also_serves && m->also_serves(c));
+}
+
+/* The snapshot c can join now, or NULL: the one being produced, or one
+ * whose method still delivers it after its child ended (busy), if that
+ * method serves c and can take one more. */
+static replSnapshotMethod *replicationJoinableSnapshot(client *c) {
+    replSnapshotMethod *candidates[2] = {repl.running_method, &replRdmaRegionMethod};
+    for (int j = 0; j < 2; j++) {
+        replSnapshotMethod *m = candidates[j];
+        if (m == NULL) continue;
+        int live = m == repl.running_method || (m->busy && m->busy());
+        if (live && snapshotMethodServes(m, c) && m->can_attach && m->can_attach()) return m;
+    }
+    return NULL;
+}
+
 /* Marks the replicas waiting to start (at most max of them, 0 = all) as
  * served by a snapshot of method m starting at offset now (+FULLRESYNC to
  * each). Those that joined go to joined[] when it is not NULL. Returns
@@ -630,7 +650,7 @@ int replicasJoinSnapshot(replSnapshotMethod *m, long long offset, int max, clien
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li)) && (max == 0 || n < max)) {
         client *r = listNodeValue(ln);
-        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || replicationSnapshotMethodFor(r) != m) continue;
+        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || !snapshotMethodServes(m, r)) continue;
         r->repl->method = m;
         if (replicaSetupFullResync(r, offset) != C_OK) continue;
         if (joined) joined[n] = r;
@@ -935,31 +955,45 @@ replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
     return &diskSnapshotMethod;
 }
 
-/* Starts one snapshot for the replicas waiting for one: the method of the
- * first such replica serves it and every waiting replica of the same
- * method; others wait for the next. */
-static void replicationStartFullSyncs(void) {
-    if (hasActiveChildProcess()) return;
+/* The method of the next snapshot: that of the first replica waiting for
+ * one, unless the method of another waiting replica serves the first too
+ * (a region with readers and stream targets), so that one sync serves
+ * them all. NULL if nobody waits. */
+static replSnapshotMethod *replicationNextSnapshotMethod(void) {
     client *first = NULL;
+    replSnapshotMethod *m = NULL;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
-        if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) {
+        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START) continue;
+        replSnapshotMethod *rm = replicationSnapshotMethodFor(r);
+        if (first == NULL) {
             first = r;
-            break;
+            m = rm;
+        } else if (rm != m && rm->also_serves && rm->also_serves(first)) {
+            m = rm;
         }
     }
-    if (first == NULL) return;
-    replSnapshotMethod *m = replicationSnapshotMethodFor(first);
+    return m;
+}
+
+/* Starts one snapshot for the replicas waiting for one: it serves every
+ * waiting replica its method serves; others wait for the next. */
+static void replicationStartFullSyncs(void) {
+    if (hasActiveChildProcess()) return;
+    replSnapshotMethod *m = replicationNextSnapshotMethod();
+    if (m == NULL) return;
     if (m->busy && m->busy()) return; /* the cron tries again */
     if (m->start() != C_OK) {
         serverLog(LL_WARNING, "BGSAVE for replication failed");
+        listIter li;
+        listNode *ln;
         listRewind(repl.replicas, &li);
         while ((ln = listNext(&li))) {
             client *r = listNodeValue(ln);
-            if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || replicationSnapshotMethodFor(r) != m) continue;
+            if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || !snapshotMethodServes(m, r)) continue;
             addReplyError(r, "BGSAVE failed, replication can't continue");
             r->flags |= CLIENT_CLOSE_AFTER_REPLY;
             r->repl->state = REPLICA_STATE_ONLINE; /* so the error is written */
@@ -986,20 +1020,18 @@ static void replicationStartPendingSyncs(void) {
     if (hasActiveChildProcess()) return;
     int waiting = 0;
     time_t max_idle = 0;
-    client *first = NULL;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
         if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START) continue;
-        if (!first) first = r;
         waiting++;
         time_t idle = server.unixtime - r->ctime;
         if (idle > max_idle) max_idle = idle;
     }
     if (!waiting) return;
-    replSnapshotMethod *m = replicationSnapshotMethodFor(first);
+    replSnapshotMethod *m = replicationNextSnapshotMethod();
     if (m->delayed && max_idle < server.repl_diskless_sync_delay &&
         !(server.repl_diskless_sync_max_replicas && waiting >= server.repl_diskless_sync_max_replicas))
         return;

@@ -99,6 +99,9 @@ typedef struct replSnapshotMethod {
     /* Optional: 1 while a previous snapshot of this method is still being
      * delivered, so that a new one must wait. */
     int (*busy)(void);
+    /* Optional: 1 if this method also serves c, whose own method is
+     * another (a region streams to replicas that cannot READ). */
+    int (*also_serves)(client *c);
 } replSnapshotMethod;
 
 /* The circular backlog of the stream, for partial resyncs. */

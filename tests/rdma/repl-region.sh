@@ -14,19 +14,21 @@
 # deterministic. Covered: every data type synced by READ while clients
 # write, then the stream and a partial resync; three replicas sharing one
 # snapshot, the third joining while the region is still read; a ring
-# smaller than the snapshot (the child waits for the readers); a replica
+# smaller than the snapshot (the child waits for the readers); a TCP
+# replica (no capa rdma-read) streamed from the same region; a replica
 # killed mid-READ, a replica that stops reading (dropped after
-# repl-timeout, the others go on), the primary killed mid-snapshot, a
+# repl-timeout, the others go on), the wire cut (ip link set down) during
+# the region sync and during streaming, the primary killed mid-snapshot, a
 # wrong checksum (DEBUG REPL-RDMA-BAD-CHECKSUM), and a client that steals
 # a replica's rkey (its READ is refused: the region is registered on the
 # replica's protection domain only). Each ends with equal DEBUG DIGEST,
 # no crash, the region released (INFO), and no file written: no RDB or
-# temp file in any server's directory, and /proc/PID/io write_bytes of
-# primary and replicas unchanged by the sync. The exit status is the
+# temp file in any server's directory, and the primary's /proc/PID/io
+# write_bytes unchanged by the syncs. The exit status is the
 # number of failures.
 #
 # Environment: VALKEY_SERVER, RDMA_CLI (binaries), RDMA_REPL_PORT (first
-# port, default 6480; the script uses the next sixteen).
+# port, default 6480; the script uses the next 26).
 set -u
 
 BASE_DEFAULT=6480
@@ -180,6 +182,26 @@ check_digest "replica 4: DEBUG DIGEST equals the primary's" 4
 wait_region_free 0 && ok "primary: region released" || bad "primary: region still active"
 check "primary: no disk writes for the sync" "$(($(wbytes 0) - w0))" 0
 
+# ------------------------------------- a replica that cannot READ, same sync
+section "replica 10 over TCP (no capa rdma-read) and reader 11 share one region (1 MB ring)"
+k=$(asks)
+r=$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")
+start 10 - --repl-diskless-load on-empty-db --replicaof 127.0.0.1 "$(tport 0)"
+replica 11
+if wait_link 10 180; then ok "replica 10 linked over TCP"; else bad "replica 10 link not up"; fi
+if wait_link 11 180; then ok "replica 11 linked over RDMA"; else bad "replica 11 link not up"; fi
+check "one region for both" "$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")" $((r + 1))
+grep -q "receiving streamed RDB from primary with EOF" "$(logof 10)" && ok "replica 10 got the EOF-framed stream" ||
+    bad "replica 10 did not get a streamed RDB"
+synced_by_read 11 && ok "replica 11 read the region" || bad "replica 11: no region read"
+grep -q "Streamed RDB transfer with replica 127.0.0.1:$(tport 10) succeeded" "$(logof 0)" &&
+    ok "primary streamed the region to replica 10" || bad "primary: no streamed transfer to replica 10"
+for n in 10 11; do
+    wait_sync 0 $n || bad "replica $n did not reach the primary's offset"
+    check_digest "replica $n: DEBUG DIGEST equals the primary's" $n
+done
+wait_region_free 0 && ok "primary: region released" || bad "primary: region still active"
+
 # ----------------------------------------------------------- faults
 section "replica 5 killed mid-READ"
 k=$(asks)
@@ -235,6 +257,33 @@ grep -q "stolen READ refused" <<< "$out" && ok "the stolen READ was refused" || 
 check "primary answers" "$(c 0 PING)" PONG
 wait_region_free 0 && ok "primary: region released after the fake replica left" || bad "region still active"
 
+NETDEV=${RDMA_CLIENT_NETDEV:-veth1}
+section "the wire cut ($NETDEV down for 3 s) during a region sync, then during streaming"
+k=$(asks)
+r=$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")
+replica 12
+wait_asks "$k"
+kill -STOP "${PIDS[12]}"
+for _ in $(seq 1 100); do
+    [ "$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")" -gt "$r" ] && break
+    sleep 0.1
+done
+ip link set "$NETDEV" down
+kill -CONT "${PIDS[12]}"
+sleep 3
+ip link set "$NETDEV" up
+if wait_link 12 180; then ok "replica 12 linked after the cut"; else bad "replica 12 link not up after the cut"; fi
+wait_sync 0 12 || bad "replica 12 did not reach the primary's offset"
+check_digest "replica 12: DEBUG DIGEST after a cut during the region sync" 12
+ip link set "$NETDEV" down
+for i in $(seq 1 200); do echo "SET cut$i $i"; done | c 0 > /dev/null
+sleep 3
+ip link set "$NETDEV" up
+wait_sync 0 12 || bad "replica 12 did not catch up after the cut"
+check "replica 12: writes made during the cut" "$(c 12 GET cut200)" 200
+check_digest "replica 12: DEBUG DIGEST after a cut during streaming" 12
+wait_region_free 0 && ok "primary: region released" || bad "primary: region still active"
+
 section "primary killed mid-snapshot"
 k=$(asks)
 r=$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")
@@ -257,16 +306,16 @@ check "replica 9: link down" "$(field 9 replication master_link_status)" down
 
 # ------------------------------------------------------------------ end
 section "logs"
-for n in 1 2 3 4 6 7 8 9; do
+for n in 1 2 3 4 6 7 8 9 10 11 12; do
     kill -0 "${PIDS[$n]}" 2> /dev/null || bad "server $n died"
 done
-for n in 0 1 2 3 4 6 7 8 9; do
+for n in 0 1 2 3 4 6 7 8 9 10 11 12; do
     if grep -qE 'Assertion|Segmentation|crashed|AddressSanitizer' "$(logof "$n")" "$DIR/s$n.out"; then
         bad "server $n log shows a crash"
         tail -n 30 "$(logof "$n")"
     fi
 done
-no_files "all syncs" 1 2 3 4 6 7 8 9
+no_files "all syncs" 1 2 3 4 6 7 8 9 11 12
 echo "---- primary log: region lines"
 grep -E "RDMA snapshot|region" "$(logof 0)" | cut -c1-160 | tail -n 20
 echo "rdma region replication tests: $passes passed, $fails failed"
