@@ -363,8 +363,7 @@ static void regionRemoveTarget(replRdmaTarget *t) {
         break;
     }
     if (!t->stream) regionUnregister(t, t->done, t->announced);
-    if (t->c->conn && connGetState(t->c->conn) == CONN_STATE_CONNECTED && sdslen(t->out) == 0)
-        connSetWriteHandler(t->c->conn, NULL);
+    if (t->c->conn) connSetWriteHandler(t->c->conn, NULL);
     t->c->repl->rdma = NULL;
     zfree(t->mrs);
     sdsfree(t->out);
@@ -645,7 +644,7 @@ int replRdmaServes(client *c) {
 void replRdmaReadDone(client *c, robj *seqobj) {
     replRdmaTarget *t = c->repl ? c->repl->rdma : NULL;
     long long seq;
-    if (t == NULL || getLongLongFromObject(seqobj, &seq) != C_OK) return;
+    if (t == NULL || t->stream || getLongLongFromObject(seqobj, &seq) != C_OK) return;
     if (seq < t->done) return; /* old news */
     if (seq >= t->announced) {
         serverLog(LL_WARNING, "RDMA snapshot: replica %s reports segment %lld read, but only %lld were announced",

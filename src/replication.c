@@ -2036,7 +2036,7 @@ sds replicationCatInfo(sds info) {
                                 "master_sync_left_bytes:%lld\r\n"
                                 "master_sync_perc:%.2f\r\n"
                                 "master_sync_last_io_seconds_ago:%d\r\n",
-                                repl.transfer_size, repl.transfer_read,
+                                repl.transfer_size < 0 ? -1 : repl.transfer_size, repl.transfer_read,
                                 repl.transfer_size > 0 ? repl.transfer_size - repl.transfer_read : -1, perc,
                                 (int)(now - repl.transfer_lastio));
         }
