@@ -56,7 +56,7 @@ RDMA_TCL_ARGS ?=
 test-rdma: all
 	$(MAKE) -C src tclrdma unit/test_conn_rdma
 	./utils/rdma-vm --check && ./utils/rdma-vm tests/rdma/run.sh && ./utils/rdma-vm tests/rdma/tools.sh && \
-		./utils/rdma-vm tests/rdma/replication.sh
+		./utils/rdma-vm tests/rdma/replication.sh && ./utils/rdma-vm tests/rdma/repl-region.sh
 	RDMA_VM_TIMEOUT=1500 ./utils/rdma-vm ./runtest --rdma --timeout 600 $(RDMA_TCL_ARGS)
 
 test: all

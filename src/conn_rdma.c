@@ -64,6 +64,7 @@
 #include <netinet/in.h>
 
 #include "connection.h"
+#include "conn_rdma.h"
 #include "log.h"
 #include "rdma.h"
 #include "zmalloc.h"
@@ -341,6 +342,22 @@ static int connRdmaProcessPendingData(void) {
 
 static void channelUnref(connRdmaChannel *ch);
 
+/* How many one-sided READs each side may have outstanding at the other
+ * (a replica pulling a snapshot region): RDMA_READ_DEPTH, or less if the
+ * device cannot. The CM settles on what both sides allow. */
+static void connRdmaSetReadDepth(struct rdma_cm_id *cm_id, struct rdma_conn_param *param) {
+    struct ibv_device_attr attr;
+    int depth = RDMA_READ_DEPTH, init = RDMA_READ_DEPTH;
+    if (cm_id->verbs && ibv_query_device(cm_id->verbs, &attr) == 0) {
+        if (attr.max_qp_rd_atom < depth) depth = attr.max_qp_rd_atom;
+        if (attr.max_qp_init_rd_atom < init) init = attr.max_qp_init_rd_atom;
+    } else {
+        depth = init = 1;
+    }
+    param->responder_resources = (uint8_t)(depth > 0 ? depth : 1);
+    param->initiator_depth = (uint8_t)(init > 0 ? init : 1);
+}
+
 static connection *connCreateRdma(void) {
     rdmaConnection *rc = zcalloc(sizeof(*rc));
     rc->c.type = &CT_RDMA;
@@ -388,11 +405,10 @@ static int connRdmaAccept(connection *conn, ConnectionCallbackFunc accept_handle
     rdmaConnection *rc = (rdmaConnection *)conn;
     if (conn->state != CONN_STATE_ACCEPTING || rc->cm_id == NULL) return C_ERR;
     struct rdma_conn_param param = {
-        .responder_resources = 1,
-        .initiator_depth = 1,
         .retry_count = 7,
         .rnr_retry_count = 7,
     };
+    connRdmaSetReadDepth(rc->cm_id, &param);
     if (rdma_accept(rc->cm_id, &param) != 0) {
         conn->last_errno = errno;
         conn->state = CONN_STATE_ERROR;
@@ -465,11 +481,10 @@ static void connRdmaStartConnect(rdmaConnection *rc) {
         return;
     }
     struct rdma_conn_param param = {
-        .responder_resources = 1,
-        .initiator_depth = 1,
         .retry_count = 7,
         .rnr_retry_count = 7, /* Retry forever while the peer has no receive posted. */
     };
+    connRdmaSetReadDepth(rc->cm_id, &param);
     if (rdma_connect(rc->cm_id, &param) != 0) {
         connRdmaConnectFailed(rc, errno, "rdma_connect: %s", strerror(errno));
         return;
@@ -1164,4 +1179,66 @@ static ConnectionType CT_RDMA = {
  * what connTypeRegister() returns. */
 int RegisterConnectionTypeRdma(void) {
     return connTypeRegister(&CT_RDMA);
+}
+
+/* ---------------------------------------------------------------------------
+ * One-sided access (conn_rdma.h): the replication snapshot region
+ * ------------------------------------------------------------------------- */
+
+/* The endpoint of conn if it is a live RDMA connection, else NULL. */
+static rdmaEndpoint *connRdmaLiveEndpoint(connection *conn) {
+    if (conn == NULL || conn->type != &CT_RDMA) return NULL;
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    if (rc->released || conn->state != CONN_STATE_CONNECTED) return NULL;
+    return &rc->ep;
+}
+
+/* See conn_rdma.h. */
+int connIsRdma(connection *conn) {
+    return conn && conn->type == &CT_RDMA;
+}
+
+/* See conn_rdma.h. */
+void *connRdmaExpose(connection *conn, void *addr, size_t len, uint32_t *rkey) {
+    rdmaEndpoint *ep = connRdmaLiveEndpoint(conn);
+    if (ep == NULL) return NULL;
+    struct ibv_mr *mr = rdmaEndpointRegister(ep, addr, len, IBV_ACCESS_REMOTE_READ);
+    if (mr) *rkey = mr->rkey;
+    return mr;
+}
+
+/* See conn_rdma.h. */
+void *connRdmaRegisterLocal(connection *conn, void *addr, size_t len) {
+    rdmaEndpoint *ep = connRdmaLiveEndpoint(conn);
+    if (ep == NULL) return NULL;
+    return rdmaEndpointRegister(ep, addr, len, IBV_ACCESS_LOCAL_WRITE);
+}
+
+/* See conn_rdma.h. */
+void connRdmaUnregister(connection *conn, void *handle) {
+    if (conn == NULL || conn->type != &CT_RDMA || handle == NULL) return;
+    rdmaConnection *rc = (rdmaConnection *)conn;
+    if (rc->released) return; /* the release deregistered it */
+    rdmaEndpointDeregister(&rc->ep, handle);
+}
+
+/* See conn_rdma.h. */
+int connRdmaPostRead(connection *conn, void *local_handle, void *local, uint64_t raddr, uint32_t rkey, uint32_t len,
+                     uint64_t tag) {
+    rdmaEndpoint *ep = connRdmaLiveEndpoint(conn);
+    if (ep == NULL) return -1;
+    int r = rdmaEndpointPostRead(ep, local_handle, local, raddr, rkey, len, tag);
+    if (r < 0) connRdmaFail((rdmaConnection *)conn, EIO, ep->err);
+    return r;
+}
+
+/* See conn_rdma.h. */
+int connRdmaReadsDone(connection *conn, uint64_t *tags, int max) {
+    rdmaEndpoint *ep = connRdmaLiveEndpoint(conn);
+    if (ep == NULL) return -1;
+    if (rdmaEndpointPoll(ep) == -1) {
+        connRdmaFail((rdmaConnection *)conn, EIO, ep->err);
+        return -1;
+    }
+    return rdmaEndpointReadsDone(ep, tags, max);
 }

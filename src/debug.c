@@ -35,6 +35,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "repl_rdma.h"
 #include "quicklist.h"
 #include "rdb.h"
 #include "sha1.h"
@@ -408,6 +409,8 @@ static void debugHelp(client *c) {
         "    In case RESET is provided the peak reset time will be restored to the default value",
         "REPLYBUFFER RESIZING <0|1>",
         "    Enable or disable the reply buffer resize cron job",
+        "REPL-RDMA-BAD-CHECKSUM <0|1>",
+        "    Announce a wrong checksum at the end of RDMA snapshot regions (1), or the right one (0).",
         "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
         "    Write the dataset to the RDB file, empty it and load the file back.",
         "    NOSAVE loads the file as it is; NOFLUSH keeps the current keys (a key",
@@ -454,6 +457,9 @@ void debugCommand(client *c) {
         addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "sleep") && c->argc == 3) {
         debugSleep(c);
+    } else if (!strcasecmp(sub, "repl-rdma-bad-checksum") && c->argc == 3) {
+        replRdmaDebugBadChecksum = atoi(c->argv[2]->ptr) != 0;
+        addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
         server.active_expire_enabled = atoi(c->argv[2]->ptr);
         addReply(c, shared.ok);

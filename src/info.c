@@ -28,6 +28,7 @@
 #include "migrate.h"
 #include "multi.h"
 #include "pubsub.h"
+#include "repl_rdma.h"
 #include "replication.h"
 #include "snapshot.h"
 #include "tracking.h"
@@ -361,7 +362,7 @@ static sds infoClients(sds info) {
 void getMemoryOverhead(memoryOverhead *m) {
     memset(m, 0, sizeof(*m));
     updatePeakMemory(); /* so that peak >= used holds in the report */
-    m->used = zmalloc_used_memory();
+    m->used = zmalloc_used_memory() + replRdmaRegionBytes(); /* the region is mmap()ed */
     m->peak = server.stat_peak_memory;
     m->rss = zmalloc_get_rss();
     zmalloc_get_allocator_info(&m->allocated, &m->active, &m->resident);

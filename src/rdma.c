@@ -33,6 +33,7 @@
 #define RDMA_WRID_RECV 1ULL
 #define RDMA_WRID_CTRL_SEND 2ULL
 #define RDMA_WRID_DATA 3ULL
+#define RDMA_WRID_READ 4ULL
 #define RDMA_WRID(kind, slot) (((uint64_t)(kind) << 56) | (uint64_t)(slot))
 #define RDMA_WRID_KIND(id) ((id) >> 56)
 #define RDMA_WRID_SLOT(id) ((id) & ((1ULL << 56) - 1))
@@ -243,6 +244,11 @@ err:
 void rdmaEndpointRelease(rdmaEndpoint *ep) {
     /* The QP goes first: nothing may still target the buffers or the CQ. */
     if (ep->cm_id && ep->cm_id->qp) rdma_destroy_qp(ep->cm_id);
+    for (int j = 0; j < ep->extra_count; j++) ibv_dereg_mr(ep->extra_mrs[j]);
+    free(ep->extra_mrs);
+    ep->extra_mrs = NULL;
+    ep->extra_count = ep->extra_cap = 0;
+    ep->reads_inflight = ep->reads_done_count = 0;
     rdmaBufRelease(&ep->tx);
     rdmaBufRelease(&ep->rx);
     rdmaBufRelease(&ep->ctrl_send);
@@ -354,7 +360,10 @@ static int rdmaHandleCompletion(rdmaEndpoint *ep, const struct ibv_wc *wc) {
     if (wc->status != IBV_WC_SUCCESS) {
         if (wc->status == IBV_WC_WR_FLUSH_ERR) ep->failed_flushed = !ep->failed;
         rdmaFail(ep, "%s completion failed: %s (status %d, vendor error 0x%x)",
-                 kind == RDMA_WRID_RECV ? "receive" : kind == RDMA_WRID_DATA ? "RDMA write" : "send",
+                 kind == RDMA_WRID_RECV   ? "receive"
+                 : kind == RDMA_WRID_DATA ? "RDMA write"
+                 : kind == RDMA_WRID_READ ? "RDMA read"
+                                          : "send",
                  ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
         return C_ERR;
     }
@@ -363,6 +372,16 @@ static int rdmaHandleCompletion(rdmaEndpoint *ep, const struct ibv_wc *wc) {
     case IBV_WC_SEND:
     case IBV_WC_RDMA_WRITE:
         if (ep->send_inflight > 0) ep->send_inflight--;
+        return C_OK;
+
+    case IBV_WC_RDMA_READ:
+        if (kind != RDMA_WRID_READ || ep->reads_inflight == 0) {
+            rdmaFail(ep, "RDMA read completion with a foreign wr_id 0x%llx", (unsigned long long)wc->wr_id);
+            return C_ERR;
+        }
+        if (ep->send_inflight > 0) ep->send_inflight--;
+        ep->reads_inflight--;
+        ep->reads_done[ep->reads_done_count++] = RDMA_WRID_SLOT(wc->wr_id);
         return C_OK;
 
     case IBV_WC_RECV: {
@@ -507,4 +526,72 @@ ssize_t rdmaEndpointWritev(rdmaEndpoint *ep, const struct iovec *iov, int iovcnt
     ep->send_inflight++;
     ep->tx_offset += n;
     return (ssize_t)n;
+}
+
+/* ---------------------------------------------------------------------------
+ * Extra registrations and one-sided READs
+ * ------------------------------------------------------------------------- */
+
+struct ibv_mr *rdmaEndpointRegister(rdmaEndpoint *ep, void *addr, size_t len, int access) {
+    if (ep->pd == NULL) {
+        rdmaFail(ep, "registration on a released endpoint");
+        return NULL;
+    }
+    if (ep->extra_count == ep->extra_cap) {
+        int cap = ep->extra_cap ? ep->extra_cap * 2 : 16;
+        struct ibv_mr **grown = realloc(ep->extra_mrs, sizeof(*grown) * (size_t)cap);
+        if (grown == NULL) return NULL;
+        ep->extra_mrs = grown;
+        ep->extra_cap = cap;
+    }
+    struct ibv_mr *mr = ibv_reg_mr(ep->pd, addr, len, access);
+    if (mr == NULL) return NULL; /* errno says why; the endpoint is fine */
+    ep->extra_mrs[ep->extra_count++] = mr;
+    return mr;
+}
+
+void rdmaEndpointDeregister(rdmaEndpoint *ep, struct ibv_mr *mr) {
+    for (int j = 0; j < ep->extra_count; j++) {
+        if (ep->extra_mrs[j] != mr) continue;
+        ep->extra_mrs[j] = ep->extra_mrs[--ep->extra_count];
+        ibv_dereg_mr(mr);
+        return;
+    }
+}
+
+int rdmaEndpointPostRead(rdmaEndpoint *ep, struct ibv_mr *local_mr, void *local, uint64_t raddr, uint32_t rkey,
+                         uint32_t len, uint64_t tag) {
+    if (ep->failed || ep->cm_id == NULL || ep->cm_id->qp == NULL) {
+        rdmaFail(ep, "RDMA read on an unusable endpoint");
+        return -1;
+    }
+    if (ep->reads_inflight + ep->reads_done_count >= RDMA_MAX_READS ||
+        ep->send_inflight >= RDMA_MAX_SEND_WR - RDMA_SEND_RESERVE)
+        return 0;
+    struct ibv_sge sge = {.addr = (uintptr_t)local, .length = len, .lkey = local_mr->lkey};
+    struct ibv_send_wr wr = {
+        .wr_id = RDMA_WRID(RDMA_WRID_READ, tag),
+        .sg_list = &sge,
+        .num_sge = 1,
+        .opcode = IBV_WR_RDMA_READ,
+        .send_flags = IBV_SEND_SIGNALED,
+        .wr.rdma = {.remote_addr = raddr, .rkey = rkey},
+    };
+    struct ibv_send_wr *bad;
+    int err = ibv_post_send(ep->cm_id->qp, &wr, &bad);
+    if (err) {
+        rdmaFail(ep, "ibv_post_send of an RDMA read (%u bytes) failed: %s", len, strerror(err));
+        return -1;
+    }
+    ep->send_inflight++;
+    ep->reads_inflight++;
+    return 1;
+}
+
+int rdmaEndpointReadsDone(rdmaEndpoint *ep, uint64_t *tags, int max) {
+    int n = ep->reads_done_count < max ? ep->reads_done_count : max;
+    memcpy(tags, ep->reads_done, sizeof(*tags) * (size_t)n);
+    memmove(ep->reads_done, ep->reads_done + n, sizeof(*tags) * (size_t)(ep->reads_done_count - n));
+    ep->reads_done_count -= n;
+    return n;
 }

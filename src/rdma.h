@@ -89,6 +89,11 @@ void rdmaCtrlDecode(const unsigned char *in, rdmaCtrlMsg *msg);
  * so this bounds what one peer can make us allocate). */
 #define RDMA_MAX_XFER_LEN (64u * 1024 * 1024)
 #define RDMA_ERR_LEN 160
+/* One-sided READs a connection may have in flight (posted, not polled). */
+#define RDMA_MAX_READS 64
+/* READs the initiator may have outstanding at the responder at once (the
+ * CM's initiator_depth/responder_resources), capped by the device. */
+#define RDMA_READ_DEPTH 16
 
 /* Local buffer registered with the PD: mmap()ed so that it owns whole
  * pages (MADV_DONTFORK under ibv_fork_init() then affects nothing else). */
@@ -133,6 +138,17 @@ typedef struct rdmaEndpoint {
     unsigned long long features_received; /* GetServerFeature answers (client). */
     uint16_t last_feature_select;
     int feature_requested; /* Client side: a GetServerFeature is outstanding. */
+
+    /* Memory registered on this PD besides the protocol's buffers: regions
+     * exposed for remote READ and local targets of our own READs
+     * (rdmaEndpointRegister). Deregistered by rdmaEndpointRelease(). */
+    struct ibv_mr **extra_mrs;
+    int extra_count, extra_cap;
+    /* One-sided READs (rdmaEndpointPostRead): in flight, and the tags of
+     * those completed and not yet collected (rdmaEndpointReadsDone). */
+    int reads_inflight;
+    int reads_done_count;
+    uint64_t reads_done[RDMA_MAX_READS];
 
     int failed;             /* A protocol or completion error happened. */
     int failed_flushed;     /* ... and it was only a flush (QP torn down). */
@@ -182,5 +198,25 @@ ssize_t rdmaEndpointRead(rdmaEndpoint *ep, void *buf, size_t len);
  * RDMA WRITE WITH IMM. Returns bytes accepted (0 = no room now), or -1
  * (ep->err) if the post failed. */
 ssize_t rdmaEndpointWritev(rdmaEndpoint *ep, const struct iovec *iov, int iovcnt);
+
+/* Registers len bytes at addr on the endpoint's PD with access (e.g.
+ * IBV_ACCESS_REMOTE_READ only, to expose memory to the peer of this queue
+ * pair and nobody else; IBV_ACCESS_LOCAL_WRITE for a READ target). The
+ * endpoint keeps it until rdmaEndpointDeregister() or its release. Returns
+ * the MR, or NULL (ep->err set, the endpoint stays usable). */
+struct ibv_mr *rdmaEndpointRegister(rdmaEndpoint *ep, void *addr, size_t len, int access);
+/* Deregisters an MR of rdmaEndpointRegister(). */
+void rdmaEndpointDeregister(rdmaEndpoint *ep, struct ibv_mr *mr);
+
+/* Posts a one-sided READ of len bytes at the peer's raddr (rkey) into
+ * local (inside local_mr); tag comes back from rdmaEndpointReadsDone()
+ * once it completed. Returns 1 when posted, 0 when there is no room now
+ * (RDMA_MAX_READS in flight or uncollected, or the send queue full), -1
+ * with ep->err set if the post failed. A READ that fails at the
+ * peer (bad rkey, no access) fails the endpoint like any error completion. */
+int rdmaEndpointPostRead(rdmaEndpoint *ep, struct ibv_mr *local_mr, void *local, uint64_t raddr, uint32_t rkey,
+                         uint32_t len, uint64_t tag);
+/* Moves up to max tags of completed READs into tags. Returns how many. */
+int rdmaEndpointReadsDone(rdmaEndpoint *ep, uint64_t *tags, int max);
 
 #endif

@@ -53,6 +53,7 @@
 #include "blocked.h"
 #include "config.h"
 #include "rdb.h"
+#include "repl_rdma.h"
 #include "snapshot.h"
 
 struct replicationState repl;
@@ -72,7 +73,7 @@ static void failoverUpdate(void);
 static void failoverMaybeDone(void);
 static void failoverAbort(const char *why);
 static const char *failoverStateName(void);
-static char *replicaName(client *c);
+static replSnapshotMethod *replicationJoinableSnapshot(client *c);
 
 /* ---------------------------------------------------------------------------
  * Ids and offsets
@@ -389,7 +390,7 @@ static int replicaAddress(client *r, char *ip, size_t len) {
 
 /* "ip:port" of a replica as its logs name it: its address and its
  * listening port. */
-static char *replicaName(client *c) {
+char *replicaName(client *c) {
     static char buf[NET_HOST_PORT_STR_LEN];
     char ip[NET_IP_STR_LEN];
     if (replicaAddress(c, ip, sizeof(ip)) == C_ERR) snprintf(ip, sizeof(ip), "?");
@@ -412,7 +413,7 @@ static void replicaStartWriting(client *c) {
 }
 
 /* The replica's snapshot is delivered: from now on it gets the stream. */
-static void replicaPutOnline(client *c, int wait_first_ack) {
+void replicaPutOnline(client *c, int wait_first_ack) {
     c->repl->state = REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
     c->repl->start_stream_on_ack = wait_first_ack;
@@ -557,13 +558,15 @@ void syncCommand(client *c) {
      * one more; otherwise the cron starts the next one (after
      * repl-diskless-sync-delay for diskless syncs, so that more replicas
      * can share it). */
-    replSnapshotMethod *m = replicationSnapshotMethodFor(c);
-    if (repl.snapshot_running && repl.running_method == m && m->can_attach && m->can_attach()) {
+    replSnapshotMethod *m = replicationJoinableSnapshot(c);
+    if (m) {
         c->repl->method = m;
-        replicaSetupFullResync(c, repl.snapshot_offset);
+        if (replicaSetupFullResync(c, repl.snapshot_offset) != C_OK) return;
         addReplyBacklogFrom(c, repl.snapshot_offset + 1);
+        if (m->attached) m->attached(c);
         serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
-    } else if (!hasActiveChildProcess() && !(m->delayed && server.repl_diskless_sync_delay > 0)) {
+    } else if (!hasActiveChildProcess() &&
+               !(replicationSnapshotMethodFor(c)->delayed && server.repl_diskless_sync_delay > 0)) {
         replicationStartFullSyncs();
     } else {
         serverLog(LL_NOTICE, "Delay next BGSAVE for diskless SYNC");
@@ -598,6 +601,7 @@ void replconfCommand(client *c) {
             if (c->repl == NULL) c->repl = replClientDataCreate();
             if (!strcasecmp(val->ptr, "eof")) c->repl->capa |= REPLICA_CAPA_EOF;
             else if (!strcasecmp(val->ptr, "psync2")) c->repl->capa |= REPLICA_CAPA_PSYNC2;
+            else if (!strcasecmp(val->ptr, "rdma-read")) c->repl->capa |= REPLICA_CAPA_RDMA_READ;
             /* unknown capabilities are ignored, as Valkey does */
         } else if (!strcasecmp(opt, "ack")) {
             /* From a replica: no reply, ever. */
@@ -611,6 +615,10 @@ void replconfCommand(client *c) {
                 replicaStartWriting(c);
             }
             repl.acks_arrived = 1;
+            return;
+        } else if (!strcasecmp(opt, "rdma-read-done")) {
+            /* From a replica reading a snapshot region: no reply. */
+            replRdmaReadDone(c, val);
             return;
         } else if (!strcasecmp(opt, "getack")) {
             /* From our primary, in the stream: answer with our offset. */
@@ -705,18 +713,37 @@ static replSnapshotMethod diskSnapshotMethod = {
     .can_attach = diskSnapshotCanAttach,
 };
 
+/* 1 if m serves c's full sync: it is c's method, or serves it too. */
+static int snapshotMethodServes(replSnapshotMethod *m, client *c) {
+    return replicationSnapshotMethodFor(c) == m || (m->also_serves && m->also_serves(c));
+}
+
+/* The snapshot c can join now, or NULL: the one being produced, or one
+ * whose method still delivers it after its child ended (busy), if that
+ * method serves c and can take one more. */
+static replSnapshotMethod *replicationJoinableSnapshot(client *c) {
+    replSnapshotMethod *candidates[2] = {repl.running_method, &replRdmaRegionMethod};
+    for (int j = 0; j < 2; j++) {
+        replSnapshotMethod *m = candidates[j];
+        if (m == NULL) continue;
+        int live = m == repl.running_method || (m->busy && m->busy());
+        if (live && snapshotMethodServes(m, c) && m->can_attach && m->can_attach()) return m;
+    }
+    return NULL;
+}
+
 /* Marks the replicas waiting to start (at most max of them, 0 = all) as
  * served by a snapshot of method m starting at offset now (+FULLRESYNC to
  * each). Those that joined go to joined[] when it is not NULL. Returns
  * how many joined. */
-static int replicasJoinSnapshot(replSnapshotMethod *m, long long offset, int max, client **joined) {
+int replicasJoinSnapshot(replSnapshotMethod *m, long long offset, int max, client **joined) {
     int n = 0;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li)) && (max == 0 || n < max)) {
         client *r = listNodeValue(ln);
-        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || replicationSnapshotMethodFor(r) != m) continue;
+        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || !snapshotMethodServes(m, r)) continue;
         r->repl->method = m;
         if (replicaSetupFullResync(r, offset) != C_OK) continue;
         if (joined) joined[n] = r;
@@ -1011,39 +1038,55 @@ static void socketSnapshotReplicaGone(client *c) {
  * Choosing and running a snapshot method
  * ------------------------------------------------------------------------- */
 
-/* The one place that decides how c's snapshot reaches it: streamed when
+/* The one place that decides how c's snapshot reaches it: READ from a
+ * region when the replica can (repl_rdma.c), streamed when
  * repl-diskless-sync is on and the replica can read an EOF-framed
- * payload, else through the file. (The RDMA region method will be chosen
- * here too.) */
+ * payload, else through the file. */
 replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
+    if (replRdmaServes(c)) return &replRdmaRegionMethod;
     if (server.repl_diskless_sync && (c->repl->capa & REPLICA_CAPA_EOF)) return &socketSnapshotMethod;
     return &diskSnapshotMethod;
 }
 
-/* Starts one snapshot for the replicas waiting for one: the method of the
- * first such replica serves it and every waiting replica of the same
- * method; others wait for the next. */
-static void replicationStartFullSyncs(void) {
-    if (hasActiveChildProcess()) return;
+/* The method of the next snapshot: that of the first replica waiting for
+ * one, unless the method of another waiting replica serves the first too
+ * (a region with readers and stream targets), so that one sync serves
+ * them all. NULL if nobody waits. */
+static replSnapshotMethod *replicationNextSnapshotMethod(void) {
     client *first = NULL;
+    replSnapshotMethod *m = NULL;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
-        if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) {
+        if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START) continue;
+        replSnapshotMethod *rm = replicationSnapshotMethodFor(r);
+        if (first == NULL) {
             first = r;
-            break;
+            m = rm;
+        } else if (rm != m && rm->also_serves && rm->also_serves(first)) {
+            m = rm;
         }
     }
-    if (first == NULL) return;
-    replSnapshotMethod *m = replicationSnapshotMethodFor(first);
+    return m;
+}
+
+/* Starts one snapshot for the replicas waiting for one: it serves every
+ * waiting replica its method serves; others wait for the next. */
+static void replicationStartFullSyncs(void) {
+    if (hasActiveChildProcess()) return;
+    replSnapshotMethod *m = replicationNextSnapshotMethod();
+    if (m == NULL) return;
+    if (m->busy && m->busy()) return; /* the cron tries again */
     if (m->start() != C_OK) {
         serverLog(LL_WARNING, "BGSAVE for replication failed");
+        listIter li;
+        listNode *ln;
         listRewind(repl.replicas, &li);
         while ((ln = listNext(&li))) {
             client *r = listNodeValue(ln);
-            if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || replicationSnapshotMethodFor(r) != m) continue;
+            if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || !snapshotMethodServes(m, r)) continue;
             addReplyError(r, "BGSAVE failed, replication can't continue");
             r->flags |= CLIENT_CLOSE_AFTER_REPLY;
             r->repl->state = REPLICA_STATE_ONLINE; /* so the error is written */
@@ -1071,20 +1114,18 @@ static void replicationStartPendingSyncs(void) {
     if (hasActiveChildProcess()) return;
     int waiting = 0;
     time_t max_idle = 0;
-    client *first = NULL;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
         if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START) continue;
-        if (!first) first = r;
         waiting++;
         time_t idle = server.unixtime - r->ctime;
         if (idle > max_idle) max_idle = idle;
     }
     if (!waiting) return;
-    replSnapshotMethod *m = replicationSnapshotMethodFor(first);
+    replSnapshotMethod *m = replicationNextSnapshotMethod();
     if (m->delayed && max_idle < server.repl_diskless_sync_delay &&
         !(server.repl_diskless_sync_max_replicas && waiting >= server.repl_diskless_sync_max_replicas))
         return;
@@ -1190,8 +1231,8 @@ static int sendHandshakeBatch(connection *conn) {
         const char *ip[3] = {"REPLCONF", "ip-address", server.replica_announce_ip};
         if (sendHandshakeCommand(conn, 3, ip) != C_OK) return C_ERR;
     }
-    const char *capa[5] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
-    return sendHandshakeCommand(conn, 5, capa);
+    const char *capa[7] = {"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "rdma-read"};
+    return sendHandshakeCommand(conn, replRdmaCanRead(conn) ? 7 : 5, capa);
 }
 
 /* Sends PSYNC <replid> <offset+1> for the history this dataset holds (a
@@ -1420,10 +1461,13 @@ static void replicationLoadFromLink(connection *conn) {
         replicationEmptyForSync();
     }
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Loading DB in memory");
+    int region = repl.transfer_size == REPL_TRANSFER_REGION;
     rio r;
-    rioInitFuncReader(&r, replicationRioRead, conn);
+    if (region) rioInitFuncReader(&r, replRdmaRead, conn);
+    else rioInitFuncReader(&r, replicationRioRead, conn);
     repl.stream_db = -1;
-    int ok = snapshotLoadRio(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION) == C_OK;
+    int ok = !region || replRdmaLoadBegin(conn) == C_OK;
+    ok = ok && snapshotLoadRio(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION) == C_OK;
     if (ok && repl.transfer_size == -1) {
         char mark[CONFIG_RUN_ID_SIZE];
         ok = rioRead(&r, mark, sizeof(mark)) && memcmp(mark, repl.eofmark, sizeof(mark)) == 0;
@@ -1431,6 +1475,12 @@ static void replicationLoadFromLink(connection *conn) {
     }
     size_t leftlen = 0;
     const char *leftover = rioBuffered(&r, &leftlen);
+    if (region) {
+        /* The region ends with the RDB; the stream comes on the link. */
+        ok = ok && leftlen == 0 && replRdmaLoadFinish() == C_OK;
+        replRdmaLoadEnd();
+        leftlen = 0;
+    }
     sds left = sdsnewlen(leftover, leftlen);
     rioRelease(&r);
     if (!ok) {
@@ -1516,7 +1566,17 @@ static int readPayloadHeader(connection *conn) {
                               "the host and port are right?", buf);
         return -1;
     }
-    if (!strncmp(buf + 1, "EOF:", 4) && strlen(buf + 5) >= CONFIG_RUN_ID_SIZE) {
+    if (!strncmp(buf, REPL_RDMA_HEADER, strlen(REPL_RDMA_HEADER))) {
+        long long version;
+        const char *v = buf + strlen(REPL_RDMA_HEADER);
+        if (!string2ll(v, strlen(v), &version) || version != REPL_RDMA_VERSION) {
+            serverLog(LL_WARNING, "PRIMARY offers an RDMA snapshot of version %s; this replica reads version %d", v,
+                      REPL_RDMA_VERSION);
+            return -1;
+        }
+        repl.transfer_size = REPL_TRANSFER_REGION;
+        serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: reading the snapshot region by RDMA READ into the parser");
+    } else if (!strncmp(buf + 1, "EOF:", 4) && strlen(buf + 5) >= CONFIG_RUN_ID_SIZE) {
         memcpy(repl.eofmark, buf + 5, CONFIG_RUN_ID_SIZE);
         memset(repl.lastbytes, 0, CONFIG_RUN_ID_SIZE);
         repl.transfer_size = -1;
@@ -1550,7 +1610,8 @@ static void readSyncBulkPayload(connection *conn) {
             return;
         }
         if (r == 0) return;
-        if (useDisklessLoad()) {
+        /* A region is never written to a file. */
+        if (repl.transfer_size == REPL_TRANSFER_REGION || useDisklessLoad()) {
             replicationLoadFromLink(conn);
             return;
         }
@@ -1837,6 +1898,7 @@ static void replicationPrimaryCron(void) {
     time_t now = server.unixtime;
     static long long cronloops = 0;
     cronloops++;
+    replRdmaCron();
     /* PING into the stream every repl-ping-replica-period seconds, so
      * that replicas can detect a dead link; not while paused, as the
      * PING would change the offset. */
@@ -2078,7 +2140,7 @@ sds replicationCatInfo(sds info) {
                                 "master_sync_left_bytes:%lld\r\n"
                                 "master_sync_perc:%.2f\r\n"
                                 "master_sync_last_io_seconds_ago:%d\r\n",
-                                repl.transfer_size, repl.transfer_read,
+                                repl.transfer_size < 0 ? -1 : repl.transfer_size, repl.transfer_read,
                                 repl.transfer_size > 0 ? repl.transfer_size - repl.transfer_read : -1, perc,
                                 (int)(now - repl.transfer_lastio));
         }
@@ -2106,6 +2168,7 @@ sds replicationCatInfo(sds info) {
                             r->repl->listening_port, replicaStateName(r), r->repl->ack_off,
                             (long)(now - r->repl->ack_time), "replica");
     }
+    info = replRdmaCatInfo(info);
     replBacklog *b = repl.backlog;
     info = sdscatprintf(info,
                         "replicas_waiting_psync:0\r\n"

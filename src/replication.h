@@ -19,6 +19,9 @@
 
 #include "server.h"
 
+/* repl.transfer_size of a snapshot read from an RDMA region. */
+#define REPL_TRANSFER_REGION -3
+
 /* repl-diskless-load values. */
 #define REPL_DISKLESS_LOAD_DISABLED 0
 #define REPL_DISKLESS_LOAD_WHEN_DB_EMPTY 1
@@ -28,6 +31,7 @@
 #define REPLICA_CAPA_NONE 0
 #define REPLICA_CAPA_EOF (1 << 0)    /* reads a diskless "$EOF:<mark>" payload */
 #define REPLICA_CAPA_PSYNC2 (1 << 1) /* understands +CONTINUE <new replid> */
+#define REPLICA_CAPA_RDMA_READ (1 << 2) /* READs a snapshot region (repl_rdma.c) */
 
 /* Where a replica stands, seen from its primary (INFO: state=...). */
 typedef enum {
@@ -65,6 +69,7 @@ typedef struct replClientData {
     time_t ack_time;            /* when it came (or when the replica attached) */
     int start_stream_on_ack;    /* after a streamed snapshot: no writes until the first ACK */
     struct replSnapshotMethod *method; /* what delivers its snapshot */
+    struct replRdmaTarget *rdma; /* region method: its reading state (repl_rdma.c) */
     int dbfd;                   /* disk method: the snapshot file */
     off_t dboff, dbsize;
     sds preamble;               /* disk method: "$<size>\r\n" not yet sent */
@@ -90,6 +95,14 @@ typedef struct replSnapshotMethod {
     void (*replica_gone)(client *c);
     /* 1 if a replica arriving now can join the running snapshot. */
     int (*can_attach)(void);
+    /* Optional: c joined the running snapshot (can_attach said yes). */
+    void (*attached)(client *c);
+    /* Optional: 1 while a previous snapshot of this method is still being
+     * delivered, so that a new one must wait. */
+    int (*busy)(void);
+    /* Optional: 1 if this method also serves c, whose own method is
+     * another (a region streams to replicas that cannot READ). */
+    int (*also_serves)(client *c);
 } replSnapshotMethod;
 
 /* The circular backlog of the stream, for partial resyncs. */
@@ -130,7 +143,7 @@ struct replicationState {
     connection *transfer;       /* the link during the handshake and transfer */
     client *primary;            /* the primary's client once connected */
     time_t transfer_start, transfer_lastio;
-    long long transfer_size;    /* -1: $EOF framing */
+    long long transfer_size;    /* -1: $EOF framing, -2: header next, REPL_TRANSFER_REGION */
     long long transfer_read;
     char header[256];           /* the "$<len>" / "$EOF:<mark>" line being read */
     size_t header_len;
@@ -190,6 +203,11 @@ int replicationDeniesWrites(void);
 
 /* The method that serves c's full sync (see replSnapshotMethod). */
 replSnapshotMethod *replicationSnapshotMethodFor(client *c);
+/* For snapshot methods (replication.c and repl_rdma.c). */
+int replicasJoinSnapshot(replSnapshotMethod *m, long long offset, int max, client **joined);
+void replicaPutOnline(client *c, int wait_first_ack);
+char *replicaName(client *c);
+
 /* REPLCONF ACK <offset> to our primary. */
 void replicationSendAck(void);
 /* c, blocked in WAIT, is being freed. */

@@ -70,6 +70,12 @@ void rioInitFdReader(rio *r, int fd) {
     }
 }
 
+void rioInitFuncWriter(rio *r, int (*fn)(void *ctx, const void *buf, size_t len), void *ctx) {
+    rioInitCommon(r, RIO_FUNC_WRITER);
+    r->io.func.fn = fn;
+    r->io.func.ctx = ctx;
+}
+
 void rioInitFuncReader(rio *r, ssize_t (*fn)(void *ctx, void *buf, size_t len), void *ctx) {
     rioInitCommon(r, RIO_FD_READER);
     r->io.fd.fd = -1;
@@ -236,6 +242,9 @@ int rioWrite(rio *r, const void *buf, size_t len) {
     switch (r->kind) {
     case RIO_SDS_WRITER: r->io.sds.buf = sdscatlen(r->io.sds.buf, buf, len); break;
     case RIO_NULL_WRITER: break;
+    case RIO_FUNC_WRITER:
+        if (!r->io.func.fn(r->io.func.ctx, buf, len)) return rioFail(r, RIO_ERR_IO, errno);
+        break;
     case RIO_FD_WRITER:
         if (!rioFdWrite(r, buf, len)) return 0;
         break;

@@ -39,7 +39,7 @@
 #define RIO_ERR_IO 1  /* a system call failed; rio.sys_errno says why */
 #define RIO_ERR_EOF 2 /* a read ran past the end of the data */
 
-typedef enum { RIO_SDS_WRITER, RIO_MEM_READER, RIO_FD_WRITER, RIO_FD_READER, RIO_NULL_WRITER } rioKind;
+typedef enum { RIO_SDS_WRITER, RIO_MEM_READER, RIO_FD_WRITER, RIO_FD_READER, RIO_NULL_WRITER, RIO_FUNC_WRITER } rioKind;
 
 typedef struct rio rio;
 
@@ -77,6 +77,10 @@ struct rio {
             ssize_t (*readfn)(void *ctx, void *buf, size_t len); /* function reader */
             void *readctx;
         } fd;
+        struct {
+            int (*fn)(void *ctx, const void *buf, size_t len); /* 1 ok, 0 failed (errno) */
+            void *ctx;
+        } func;
     } io;
 };
 
@@ -92,6 +96,9 @@ void rioInitFuncReader(rio *r, ssize_t (*fn)(void *ctx, void *buf, size_t len), 
  * (*len of them; valid until the next read or rioRelease). */
 const char *rioBuffered(const rio *r, size_t *len);
 void rioInitNullWriter(rio *r);
+/* A writer that hands every write to fn unbuffered (fn copies it where it
+ * belongs, e.g. a shared-memory ring); fn returns 1, or 0 with errno set. */
+void rioInitFuncWriter(rio *r, int (*fn)(void *ctx, const void *buf, size_t len), void *ctx);
 /* Frees the backend's buffers (not the fd, not borrowed memory). */
 void rioRelease(rio *r);
 

@@ -589,6 +589,8 @@ struct valkeyServer {
     int repl_serve_stale_data;      /* replica-serve-stale-data */
     int repl_replica_ro;            /* replica-read-only */
     int repl_diskless_sync;         /* repl-diskless-sync */
+    int repl_rdma_snapshot;         /* repl-rdma-snapshot: RDMA replicas READ a snapshot region */
+    long long repl_rdma_snapshot_buffer; /* repl-rdma-snapshot-buffer: the region's size, bytes */
     int repl_diskless_sync_delay;   /* repl-diskless-sync-delay, seconds */
     int repl_diskless_sync_max_replicas; /* repl-diskless-sync-max-replicas */
     int repl_diskless_load;         /* repl-diskless-load: REPL_DISKLESS_LOAD_* */

@@ -251,19 +251,25 @@ static int snapshotChildWritePipe(int fd, const char *mark) {
     return ok ? C_OK : C_ERR;
 }
 
+/* The writer of a child started by rdbSaveToFuncBackground(), NULL for
+ * the others. */
+static int (*child_writer)(void *ctx, rioProgressFn *progress);
+static void *child_writer_ctx;
+
 /* The whole life of a background save child: detach from what belongs to
- * the parent, write the snapshot (to dbfilename, or with pipe_fd != -1 to
- * that pipe for a diskless sync), report, exit 0 (saved) or 1 (failed).
- * Never returns. Child. */
+ * the parent, write the snapshot (to dbfilename; with pipe_fd != -1 to
+ * that pipe for a diskless sync; or through child_writer), report, exit 0
+ * (saved) or 1 (failed). Never returns. Child. */
 static void snapshotChildMain(int pipe_fd, const char *mark) {
     serverLogConfig.role = 'C';
     snapshotChildSetupSignals();
     snapshotChildCloseInheritedFds();
-    snapshotChildSetTitle(pipe_fd == -1 ? "valkey-rdb-bgsave" : "valkey-rdb-to-replicas");
+    snapshotChildSetTitle(pipe_fd == -1 && !child_writer ? "valkey-rdb-bgsave" : "valkey-rdb-to-replicas");
     if (server.oom_score_adj) setOOMScoreAdj(CONFIG_OOM_BGCHILD); /* oom-score-adj: children go first */
     setCpuAffinity(server.bgsave_cpulist);
-    int ok = pipe_fd == -1 ? rdbSave(server.rdb_filename, snapshotChildProgress) == C_OK
-                           : snapshotChildWritePipe(pipe_fd, mark) == C_OK;
+    int ok = child_writer       ? child_writer(child_writer_ctx, snapshotChildProgress) == C_OK
+             : pipe_fd == -1 ? rdbSave(server.rdb_filename, snapshotChildProgress) == C_OK
+                             : snapshotChildWritePipe(pipe_fd, mark) == C_OK;
     if (ok) {
         unsigned long long cow = snapshotChildSendInfo(SNAPSHOT_CHILD_INFO_DONE);
         if (pipe_fd != -1) serverLog(LL_NOTICE, "DB saved on disk"); /* what Valkey logs for a diskless sync too */
@@ -292,6 +298,21 @@ int rdbSaveToPipeBackground(int pipe_fd, int read_end, const char *mark) {
     child_close_fds[0] = read_end;
     int ret = snapshotForkChild(pipe_fd, mark);
     child_close_fds[0] = -1;
+    return ret;
+}
+
+/* See snapshot.h. */
+int rdbSaveToFuncBackground(int (*writer)(void *ctx, rioProgressFn *progress), void *ctx, int close1, int close2) {
+    child_writer = writer;
+    child_writer_ctx = ctx;
+    child_close_fds[0] = close1;
+    int saved = child_close_fds[1];
+    child_close_fds[1] = close2;
+    int ret = snapshotForkChild(-1, NULL);
+    child_writer = NULL;
+    child_writer_ctx = NULL;
+    child_close_fds[0] = -1;
+    child_close_fds[1] = saved;
     return ret;
 }
 
@@ -325,10 +346,12 @@ static int snapshotForkChild(int pipe_fd, const char *mark) {
     if (snapshot.child_info_pipe[1] != -1) close(snapshot.child_info_pipe[1]);
     snapshot.child_info_pipe[1] = -1;
 
-    if (pipe_fd == -1) serverLog(LL_NOTICE, "Background saving started by pid %ld", (long)pid);
+    /* A child that feeds replicas (pipe or writer) saves no file. */
+    int transfer = pipe_fd != -1 || child_writer != NULL;
+    if (!transfer) serverLog(LL_NOTICE, "Background saving started by pid %ld", (long)pid);
     else serverLog(LL_NOTICE, "Background RDB transfer started by pid %ld", (long)pid);
     snapshot.child_pid = pid;
-    snapshot.child_to_pipe = pipe_fd != -1;
+    snapshot.child_to_pipe = transfer;
     if (!snapshot.child_to_pipe) snapshot.stat_rdb_saves++;
     server.rdb_save_time_start = time(NULL);
     /* Growing or shrinking a hash table now would copy every page it

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "rio.h"
 #include "sds.h"
 
 /* Seconds to wait before retrying a failed background save on a save point
@@ -87,6 +88,13 @@ int rdbSaveBackground(void);            /* C_OK: child forked ("Background savin
  * and nothing else; it closes read_end, the parent's side of the pipe. C_OK once it runs; the parent closes its copy of
  * pipe_fd. Its end is reported to replicationSnapshotDone(). */
 int rdbSaveToPipeBackground(int pipe_fd, int read_end, const char *mark);
+/* Forks a child that runs writer(ctx, progress) to produce a snapshot for
+ * replicas its own way (the RDMA snapshot region: repl_rdma.c); writer
+ * returns C_OK or C_ERR and must pass progress to its rio (INFO progress).
+ * The child closes close1 and close2 (the parent's ends of its pipes, -1
+ * for none) and touches no transport. Accounted and reported as
+ * rdbSaveToPipeBackground(). */
+int rdbSaveToFuncBackground(int (*writer)(void *ctx, rioProgressFn *progress), void *ctx, int close1, int close2);
 /* An fd every later child closes at once (the read end of a diskless
  * sync's pipe, while it is open; -1 for none). */
 void snapshotChildMustClose(int fd);

@@ -14,7 +14,7 @@
  * Replies are printed one per line: strings raw, errors as "(error) ...",
  * nil as "(nil)", integers as digits, aggregates element by element.
  * Exit status: 0 success; 1 usage, connection or protocol failure; 2 a
- * --bigget/--feature check failed; 3 the server closed the connection
+ * --bigget/--feature/--steal-region check failed; 3 the server closed the connection
  * during --hold. Build: make -C src rdma-test-client. */
 #include <errno.h>
 #include <fcntl.h>
@@ -386,6 +386,95 @@ static void modeFeature(cli *c, int sel) {
     if (rdmaEndpointSendCtrl(&c->ep, &m) != C_OK) die("%s", c->ep.err);
 }
 
+/* Waits for one line from the server (CRLF stripped; empty lines, the
+ * keepalives of a primary preparing a snapshot, skipped). */
+static char *cliReadLine(cli *c) {
+    double deadline = now() + c->timeout_ms / 1000.0;
+    for (;;) {
+        char *p = c->in + c->inpos, *nl = memchr(p, '\n', c->inlen - c->inpos);
+        if (nl) {
+            size_t len = (size_t)(nl - p);
+            c->inpos += len + 1;
+            if (len && p[len - 1] == '\r') len--;
+            if (len == 0) continue;
+            char *line = strndup(p, len);
+            if (line == NULL) die("out of memory");
+            return line;
+        }
+        if (c->closed) die("connection closed by server");
+        if (cliPump(c, 100)) deadline = now() + c->timeout_ms / 1000.0;
+        else if (now() > deadline) die("timed out waiting for a line");
+    }
+}
+
+/* One READ of len bytes at addr/rkey through c. Returns 1 if it completed,
+ * 0 if it failed (why in err). c is unusable after a failure. */
+static int cliReadRemote(cli *c, uint64_t addr, uint32_t rkey, uint32_t len, char *err, size_t errlen) {
+    char *buf = malloc(len);
+    struct ibv_mr *mr = buf ? rdmaEndpointRegister(&c->ep, buf, len, IBV_ACCESS_LOCAL_WRITE) : NULL;
+    if (mr == NULL) die("cannot register a READ target");
+    if (rdmaEndpointPostRead(&c->ep, mr, buf, addr, rkey, len, 7) != 1) die("cannot post a READ: %s", c->ep.err);
+    double deadline = now() + c->timeout_ms / 1000.0;
+    int done = 0;
+    while (!done && now() < deadline) {
+        struct pollfd pfd = {.fd = c->ep.comp_channel->fd, .events = POLLIN};
+        poll(&pfd, 1, 100);
+        if (rdmaEndpointPoll(&c->ep) == -1) {
+            snprintf(err, errlen, "%s", c->ep.err);
+            free(buf);
+            return 0;
+        }
+        uint64_t tag;
+        done = rdmaEndpointReadsDone(&c->ep, &tag, 1);
+    }
+    if (!done) snprintf(err, errlen, "timed out");
+    free(buf);
+    return done;
+}
+
+/* --steal-region: plays a replica asking for a full sync by RDMA READ
+ * (REPLCONF capa eof psync2 rdma-read, PSYNC ? -1) up to the first SEG
+ * announcement, then READs that segment through a second, unrelated
+ * connection (a client that stole the key: must be refused) and through
+ * its own link (must work). Prints "stolen READ refused: ..." and "replica
+ * READ ok"; exit 2 if either is not so. */
+static void modeStealRegion(cli *c, const char *host, int port, const char *src, size_t rx_size) {
+    const char *capa = "*7\r\n$8\r\nREPLCONF\r\n$4\r\ncapa\r\n$3\r\neof\r\n$4\r\ncapa\r\n$6\r\npsync2\r\n"
+                       "$4\r\ncapa\r\n$9\r\nrdma-read\r\n";
+    const char *psync = "*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n";
+    cliSend(c, capa, strlen(capa));
+    char *reply = cliReadLine(c); /* PSYNC must not follow before this reply */
+    if (strcmp(reply, "+OK") != 0) die("REPLCONF answered %s", reply);
+    free(reply);
+    cliSend(c, psync, strlen(psync));
+    char *line = NULL;
+    unsigned long long seq, off;
+    uint32_t len = 0, rkey = 0;
+    uint64_t addr = 0;
+    for (int j = 0; j < 16; j++) {
+        free(line);
+        line = cliReadLine(c);
+        if (verbose) fprintf(stderr, "rdma-cli: <- %s\n", line);
+        if (line[0] == '-') die("the primary refused: %s", line);
+        if (sscanf(line, "SEG %llu %llu %u %lu %u", &seq, &off, &len, &addr, &rkey) == 5) break;
+        len = 0;
+    }
+    if (len == 0) die("no SEG announcement (last line: %s)", line);
+    free(line);
+    if (len > 65536) len = 65536;
+    cli thief = {.timeout_ms = c->timeout_ms};
+    cliConnect(&thief, host, port, src, rx_size);
+    char err[256];
+    int stolen = cliReadRemote(&thief, addr, rkey, len, err, sizeof(err));
+    if (stolen) printf("stolen READ succeeded\n");
+    else printf("stolen READ refused: %s\n", err);
+    int own = cliReadRemote(c, addr, rkey, len, err, sizeof(err));
+    if (own) printf("replica READ ok\n");
+    else printf("replica READ failed: %s\n", err);
+    fflush(stdout);
+    exit(!stolen && own ? 0 : 2);
+}
+
 /* Sends something a correct peer never sends, then waits for the server to
  * drop the connection. Exits 0 if it did, 2 if it did not. */
 static void modeEvil(cli *c, const char *what) {
@@ -467,7 +556,7 @@ static void usage(void) {
             "usage: rdma-cli [-h host] [-p port] [-I source-addr] [-t timeout-s] [-r repeat] [-q] [-v]\n"
             "                [--rx-size bytes] [--idle secs] [--hold secs] [--partial] [--feature sel]\n"
             "                [--evil badlen|badop|zeroxfer|hugexfer|overrun]\n"
-            "                [--bigset key bytes | --bigget key bytes | command args...]\n"
+            "                [--bigset key bytes | --bigget key bytes | --steal-region | command args...]\n"
             "With no command, commands are read from stdin, one per line, and pipelined.\n");
     exit(1);
 }
@@ -475,7 +564,7 @@ static void usage(void) {
 int main(int argc, char **argv) {
     const char *host = getenv("RDMA_SERVER_ADDR") ? getenv("RDMA_SERVER_ADDR") : "127.0.0.1";
     const char *src = NULL, *evil = NULL, *bigkey = NULL;
-    int port = 6379, repeat = 1, quiet = 0, partial = 0, feature = -1, bigmode = 0;
+    int port = 6379, repeat = 1, quiet = 0, partial = 0, feature = -1, bigmode = 0, steal = 0;
     double idle = 0, hold = 0;
     size_t bigbytes = 0, rx_size = RDMA_DEFAULT_RX_SIZE;
     cli c = {.timeout_ms = 60000};
@@ -485,7 +574,8 @@ int main(int argc, char **argv) {
         {"partial", no_argument, 0, 'P'},         {"feature", required_argument, 0, 'F'},
         {"evil", required_argument, 0, 'E'},      {"bigset", required_argument, 0, 'S'},
         {"bigget", required_argument, 0, 'G'},    {"rx-size", required_argument, 0, 'R'},
-        {"help", no_argument, 0, '?'},            {0, 0, 0, 0},
+        {"steal-region", no_argument, 0, 'X'},    {"help", no_argument, 0, '?'},
+        {0, 0, 0, 0},
     };
     int opt;
     while ((opt = getopt_long(argc, argv, "+h:p:I:t:r:qv", longopts, NULL)) != -1) {
@@ -503,6 +593,7 @@ int main(int argc, char **argv) {
         case 'F': feature = atoi(optarg); break;
         case 'E': evil = optarg; break;
         case 'R': rx_size = strtoull(optarg, NULL, 10); break;
+        case 'X': steal = 1; break;
         case 'S':
         case 'G':
             if (optind >= argc) usage();
@@ -524,6 +615,7 @@ int main(int argc, char **argv) {
     }
     if (feature >= 0) modeFeature(&c, feature);
     if (evil) modeEvil(&c, evil);
+    if (steal) modeStealRegion(&c, host, port, src, rx_size);
 
     if (bigmode == 'S') {
         modeBigSet(&c, (char *)bigkey, bigbytes);
