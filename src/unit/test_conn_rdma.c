@@ -15,7 +15,9 @@
  * own connection (the client sees EOF), the client closing (the server sees
  * EOF), a connect to a port nobody listens on (refused, the handler sees
  * why), a connection closed while it is still connecting, and a blocking
- * connect with the sync I/O calls against a server in a child process.
+ * connect with the sync I/O calls against a server in a child process;
+ * and one-sided READs of memory exposed on one connection (conn_rdma.h),
+ * refused to any other connection and once unregistered.
  *
  * The transports are server objects and unit tests link leaf objects only,
  * so the transport sources are compiled in here (they include no server
@@ -30,6 +32,7 @@
 
 #include "anet.h"
 #include "connection.h"
+#include "conn_rdma.h"
 #include "log.h"
 #include "unittest.h"
 
@@ -295,6 +298,70 @@ static void testBlocking(const char *saddr, int port, pid_t pid) {
     ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* One-sided access (conn_rdma.h): memory the server side exposes on one
+ * connection is READ by that connection's peer; a second connection with
+ * the same address and key is refused (another protection domain), and
+ * after the server unregisters it the first is refused too. */
+static void testReadExposed(const char *saddr, int port, const char *caddr) {
+    enum { LEN = 200000 };
+    char *mem = malloc(LEN), *dst = malloc(LEN);
+    for (int j = 0; j < LEN; j++) mem[j] = (char)('A' + j % 51);
+    connection *c = connectRdma(saddr, port, caddr);
+    connection *exposing = serverConn;
+    ASSERT(connIsRdma(c) && connIsRdma(exposing));
+    long long end = aeMonotonicUs() + 10000000LL; /* ESTABLISHED on the server side too */
+    while (connGetState(exposing) != CONN_STATE_CONNECTED && aeMonotonicUs() < end) loopOnce();
+    uint32_t rkey = 0;
+    void *exposed = connRdmaExpose(exposing, mem, LEN, &rkey);
+    ASSERT(exposed != NULL);
+    void *local = connRdmaRegisterLocal(c, dst, LEN);
+    ASSERT(local != NULL);
+    ASSERT(connRdmaPostRead(c, local, dst, (uintptr_t)mem, rkey, LEN / 2, 5) == 1);
+    ASSERT(connRdmaPostRead(c, local, dst + LEN / 2, (uintptr_t)mem + LEN / 2, rkey, LEN - LEN / 2, 6) == 1);
+    uint64_t tags[4];
+    int got = 0;
+    end = aeMonotonicUs() + 10000000LL;
+    while (got < 2 && aeMonotonicUs() < end) {
+        int n = connRdmaReadsDone(c, tags + got, 4 - got);
+        ASSERT(n >= 0);
+        got += n;
+        loopOnce();
+    }
+    ASSERT(got == 2 && tags[0] == 5 && tags[1] == 6);
+    ASSERT(!memcmp(dst, mem, LEN));
+
+    /* A thief: its own connection, the same address and key. */
+    connection *thief = connectRdma(saddr, port, caddr);
+    void *tlocal = connRdmaRegisterLocal(thief, dst, LEN);
+    ASSERT(tlocal != NULL);
+    ASSERT(connRdmaPostRead(thief, tlocal, dst, (uintptr_t)mem, rkey, 4096, 7) == 1);
+    int r = 0;
+    end = aeMonotonicUs() + 10000000LL;
+    while (r == 0 && aeMonotonicUs() < end) {
+        r = connRdmaReadsDone(thief, tags, 4);
+        loopOnce();
+    }
+    ASSERT(r == -1);
+    ASSERT(connGetState(thief) == CONN_STATE_ERROR);
+    ASSERT(strstr(connGetLastError(thief), "remote access error") != NULL);
+    connClose(thief);
+
+    /* Unregistered: the replica's own READ is refused now too. */
+    connRdmaUnregister(exposing, exposed);
+    ASSERT(connRdmaPostRead(c, local, dst, (uintptr_t)mem, rkey, 4096, 8) == 1);
+    r = 0;
+    end = aeMonotonicUs() + 10000000LL;
+    while (r == 0 && aeMonotonicUs() < end) {
+        r = connRdmaReadsDone(c, tags, 4);
+        loopOnce();
+    }
+    ASSERT(r == -1);
+    connClose(c);
+    connClose(exposing);
+    free(mem);
+    free(dst);
+}
+
 static void testWithDevices(const char *saddr, const char *caddr, pid_t pong_pid) {
     connRdmaListenerConfig cfg = {.rx_size = 65536, .comp_vector = -1};
     ConnectionType *ct = connTypeGetByName(CONN_NAME_RDMA);
@@ -371,6 +438,7 @@ static void testWithDevices(const char *saddr, const char *caddr, pid_t pong_pid
         runUntilMs(&serverSawEof, 5000);
     }
 
+    testReadExposed(saddr, port, caddr);
     connCloseListener(&l);
     testBlocking(saddr, port + 2, pong_pid);
     ASSERT(connTypeConfigure(ct, NULL, 0) == C_OK);
@@ -389,7 +457,7 @@ int main(int argc, char **argv) {
     }
     TEST("conn_rdma: failed connects report ERROR with an RDMA: reason") testFailuresAnywhere();
     if (saddr) {
-        TEST("conn_rdma: listen, connect, bytes both ways, EOF, refused, early close, blocking")
+        TEST("conn_rdma: listen, connect, bytes both ways, EOF, refused, early close, READ, blocking")
         testWithDevices(saddr, caddr, pong_pid);
     }
     connTypeCleanup();
