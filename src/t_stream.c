@@ -589,7 +589,7 @@ static void streamPropagateAndRelease(client *c, robj *key, robj **argv, int arg
  * group-last-id": makes a replica's pending entry id what nack is here (or
  * drops it there too when the entry no longer exists). */
 static void streamPropagateXCLAIM(client *c, robj *key, streamCG *g, const streamID *id, streamNACK *nack) {
-    if (!replicationStreamIsActive()) return;
+    if (!propagationIsActive()) return;
     robj *argv[14] = {
         createStringObject("XCLAIM", 6),
         key,
@@ -611,7 +611,7 @@ static void streamPropagateXCLAIM(client *c, robj *key, streamCG *g, const strea
 
 /* "XGROUP SETID key group last-id ENTRIESREAD n": the group's position. */
 static void streamPropagateGroupPosition(client *c, robj *key, streamCG *g) {
-    if (!replicationStreamIsActive()) return;
+    if (!propagationIsActive()) return;
     robj *argv[7] = {
         createStringObject("XGROUP", 6),           createStringObject("SETID", 5),
         key,                                       sdsObject(g->name),
@@ -632,7 +632,7 @@ static streamConsumer *streamFetchConsumer(client *c, robj *key, streamCG *g, sd
     cons = streamCreateConsumer(g, name);
     notifyKeyspaceEvent(NOTIFY_STREAM, "xgroup-createconsumer", key, c->db->id);
     server.dirty++;
-    if (propagate_creation && replicationStreamIsActive()) {
+    if (propagate_creation && propagationIsActive()) {
         robj *argv[5] = {createStringObject("XGROUP", 6), createStringObject("CREATECONSUMER", 14), key,
                          sdsObject(g->name), sdsObject(name)};
         streamPropagateAndRelease(c, key, argv, 5);

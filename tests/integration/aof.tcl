@@ -1,0 +1,385 @@
+# The append-only file (src/aof.c): Valkey 7+'s multi-part layout in
+# appenddirname (base, incr files, manifest), commands appended from the
+# propagation path, loading at start-up (the AOF wins over dump.rdb),
+# truncated and corrupt files, BGREWRITEAOF and automatic rewrites,
+# CONFIG SET appendonly at run time, DEBUG LOADAOF and the INFO fields.
+#
+# A restart is two start_server blocks on the same directory (see
+# tests/integration/rdb.tcl): the harness stops a server with SIGTERM,
+# which writes and fsyncs the AOF.
+
+source [file join $::vk::cfg(root) tests assets rdb-dataset.tcl]
+
+proc aof_info {field {level 0}} {
+    foreach line [split [r $level info persistence] "\r\n"] {
+        if {[string match "$field:*" $line]} { return [string range $line [expr {[string length $field] + 1}] end] }
+    }
+    return ""
+}
+
+proc aof_read {path} {
+    set fh [open $path rb]
+    set data [read $fh]
+    close $fh
+    return $data
+}
+
+proc aof_write {path data {mode wb}} {
+    set fh [open $path $mode]
+    puts -nonewline $fh $data
+    close $fh
+}
+
+proc aof_manifest {dir} {
+    return [aof_read [file join $dir appendonlydir appendonly.aof.manifest]]
+}
+
+proc aof_dir_files {dir} {
+    return [lsort [glob -nocomplain -tails -directory [file join $dir appendonlydir] *]]
+}
+
+proc aof_log {{level 0}} {
+    return [aof_read [srv $level stdout]]
+}
+
+proc wait_aof_rewrite_done {{level 0}} {
+    wait_for_condition 500 20 {[aof_info aof_rewrite_in_progress $level] == 0 &&
+                                [aof_info aof_rewrite_scheduled $level] == 0} {
+        fail "the AOF rewrite did not finish"
+    }
+}
+
+# Starts the server by hand on dir with extra arguments and waits until it
+# exits or is ready. Returns {status log}: the exit status, or "running"
+# (the server is then stopped).
+proc aof_start_by_hand {dir args} {
+    set port [::vk::alloc_port]
+    set out [file join $dir out.log]
+    set chan [open [list | $::vk::cfg(binary) --port $port --bind 127.0.0.1 --save "" --dir $dir \
+                        --appendonly yes {*}$args >& $out] w]
+    set pid [pid $chan]
+    set deadline [expr {[clock milliseconds] + 10000}]
+    set status running
+    while {[clock milliseconds] < $deadline} {
+        if {![::vk::pid_alive $pid]} { break }
+        if {[string match "*Ready to accept connections*" [aof_read $out]]} { break }
+        after 20
+    }
+    if {[::vk::pid_alive $pid]} {
+        ::vk::kill_pid $pid
+        catch {close $chan}
+    } else {
+        set status 0
+        if {[catch {close $chan} err opts]} {
+            set ec [dict get $opts -errorcode]
+            if {[lindex $ec 0] eq "CHILDSTATUS"} { set status [lindex $ec 2] }
+        }
+    }
+    return [list $status [aof_read $out]]
+}
+
+# An AOF directory holding one incr file with the given commands (RESP)
+# and no base, as a manifest lists it.
+proc aof_make_dir {dir resp} {
+    file mkdir [file join $dir appendonlydir]
+    aof_write [file join $dir appendonlydir appendonly.aof.1.incr.aof] $resp
+    aof_write [file join $dir appendonlydir appendonly.aof.manifest] \
+        "file appendonly.aof.1.incr.aof seq 1 type i\n"
+}
+
+proc aof_resp {args} {
+    set out ""
+    foreach cmd $args {
+        append out "*[llength $cmd]\r\n"
+        foreach a $cmd { append out "\$[string length $a]\r\n$a\r\n" }
+    }
+    return $out
+}
+
+tags {"aof" "external:skip"} {
+    start_server {overrides {appendonly yes enable-debug-command yes}} {
+        set dir [srv dir]
+        test "appendonly yes at start-up creates the base, the incr file and the manifest as Valkey names them" {
+            assert_equal {appendonly.aof.1.base.rdb appendonly.aof.1.incr.aof appendonly.aof.manifest} \
+                [aof_dir_files $dir]
+            assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
+                [aof_manifest $dir]
+            set base [aof_read [file join $dir appendonlydir appendonly.aof.1.base.rdb]]
+            assert_equal REDIS0011 [string range $base 0 8]
+            assert_match "*aof-base*" $base
+            assert_match "*Creating AOF base file appendonly.aof.1.base.rdb on server start*" [aof_log]
+            assert_match "*Creating AOF incr file appendonly.aof.1.incr.aof on server start*" [aof_log]
+        }
+
+        test "Writes reach the incr file in RESP, with SELECT when the database changes, before the reply" {
+            r set foo bar
+            r select 3
+            r incrby n 5
+            r select 0
+            r expire foo 100
+            set incr [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+            assert_match "[aof_resp {SELECT 0} {set foo bar} {SELECT 3} {incrby n 5} {SELECT 0}]*" $incr
+            assert_match "*\$9\r\nPEXPIREAT\r\n\$3\r\nfoo\r\n*" $incr
+            r get foo ;# reads are not appended
+            assert_equal $incr [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+        }
+
+        test "A transaction is appended wrapped in MULTI/EXEC, a script as its effects" {
+            r multi
+            r set t1 1
+            r set t2 2
+            r exec
+            r eval {redis.call('set', KEYS[1], 'x'); redis.call('incr', 'cnt')} 1 s1
+            set incr [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+            assert_match "*[aof_resp MULTI {set t1 1} {set t2 2} EXEC]*" $incr
+            assert_match "*[aof_resp MULTI {set s1 x} {incr cnt} EXEC]*" $incr
+        }
+
+        test "INFO persistence shows the AOF enabled with its sizes" {
+            assert_equal 1 [aof_info aof_enabled]
+            assert_equal ok [aof_info aof_last_write_status]
+            assert_equal 0 [aof_info aof_buffer_length]
+            set size [expr {[file size [file join $dir appendonlydir appendonly.aof.1.base.rdb]] +
+                            [file size [file join $dir appendonlydir appendonly.aof.1.incr.aof]]}]
+            assert_equal $size [aof_info aof_current_size]
+            assert_equal 0 [aof_info aof_rewrite_in_progress]
+        }
+
+        test "DEBUG LOADAOF empties the dataset and loads the AOF back" {
+            set digest [r debug digest]
+            r debug loadaof
+            assert_equal $digest [r debug digest]
+            assert_equal bar [r get foo]
+            assert_match "*Append Only File loaded by DEBUG LOADAOF*" [aof_log]
+        }
+
+        test "Every type survives a rewrite and DEBUG LOADAOF" {
+            r flushall
+            rdb_fill_every_type r
+            set dump [rdb_dataset_dump r]
+            set digest [r debug digest]
+            r bgrewriteaof
+            wait_aof_rewrite_done
+            r debug loadaof
+            assert_equal $digest [r debug digest]
+            assert_dumps_equal $dump [rdb_dataset_dump r]
+        }
+        r set after-rewrite 1
+        set digest [r debug digest]
+    }
+
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+        test "A restart loads the AOF: the same dataset" {
+            assert_equal $digest [r debug digest]
+            assert_match "*DB loaded from base file appendonly.aof.2.base.rdb*" [aof_log]
+            assert_match "*DB loaded from incr file appendonly.aof.2.incr.aof*" [aof_log]
+            assert_match "*DB loaded from append only file*" [aof_log]
+        }
+    }
+
+    start_server {overrides {appendonly yes enable-debug-command yes}} {
+        set dir [srv dir]
+        test "BGREWRITEAOF: a new base and incr file, the manifest switched, the old files removed" {
+            r set a 1
+            assert_match "Background append only file rewriting*" [r bgrewriteaof]
+            wait_aof_rewrite_done
+            r set b 2
+            assert_equal "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" \
+                [aof_manifest $dir]
+            wait_for_condition 50 20 {[llength [aof_dir_files $dir]] == 3} {
+                fail "history files were not removed: [aof_dir_files $dir]"
+            }
+            assert_equal {appendonly.aof.2.base.rdb appendonly.aof.2.incr.aof appendonly.aof.manifest} \
+                [aof_dir_files $dir]
+            assert_equal [aof_resp {SELECT 0} {set b 2}] \
+                [aof_read [file join $dir appendonlydir appendonly.aof.2.incr.aof]]
+            assert_equal ok [aof_info aof_last_bgrewrite_status]
+            assert_equal 1 [aof_info aof_rewrites]
+            assert_match "*Background AOF rewrite terminated with success*" [aof_log]
+            assert_match "*Background AOF rewrite finished successfully*" [aof_log]
+        }
+
+        test "BGREWRITEAOF while a BGSAVE runs is scheduled; BGSAVE while a rewrite runs is refused" {
+            r config set rdb-key-save-delay 100000
+            r debug populate 20
+            r bgsave
+            assert_equal "Background append only file rewriting scheduled" [r bgrewriteaof]
+            assert_equal 1 [aof_info aof_rewrite_scheduled]
+            r bgsave cancel
+            r config set rdb-key-save-delay 0
+            wait_aof_rewrite_done
+            assert_equal 2 [aof_info aof_rewrites]
+            r config set rdb-key-save-delay 100000
+            # the rewrite child writes the base through the RDB encoder too
+            r bgrewriteaof
+            assert_equal 1 [aof_info aof_rewrite_in_progress]
+            assert_error "*Another child process is active (AOF?)*" {r bgsave}
+            assert_error "*already in progress*" {r bgrewriteaof}
+            assert_equal "Background saving scheduled" [r bgsave schedule]
+            r config set rdb-key-save-delay 0
+            exec kill -USR1 [lindex [regexp -all -inline {rewriting started by pid ([0-9]+)} [aof_log]] end]
+            wait_aof_rewrite_done
+            wait_for_condition 100 50 {[aof_info rdb_bgsave_in_progress] == 0 && [aof_info rdb_saves] >= 2} {
+                fail "the scheduled BGSAVE did not run"
+            }
+            r bgrewriteaof
+            wait_aof_rewrite_done
+        }
+
+        test "Automatic rewrite when the AOF grew by auto-aof-rewrite-percentage" {
+            set before [aof_info aof_rewrites]
+            r config set auto-aof-rewrite-min-size 1
+            r config set auto-aof-rewrite-percentage 100
+            for {set j 0} {$j < 50} {incr j} { r set key$j [string repeat x 100] }
+            wait_for_condition 100 50 {[aof_info aof_rewrites] > $before} {
+                fail "no automatic rewrite"
+            }
+            wait_aof_rewrite_done
+            assert_match "*Starting automatic rewriting of AOF on*growth*" [aof_log]
+            r config set auto-aof-rewrite-percentage 0
+        }
+        set digest [r debug digest]
+    }
+
+    start_server {overrides {save "" enable-debug-command yes}} {
+        set dir [srv dir]
+        test "CONFIG SET appendonly yes at run time writes the first base with a rewrite" {
+            r set before 1
+            r save
+            assert_equal OK [r config set appendonly yes]
+            r set during 2
+            wait_aof_rewrite_done
+            r set after 3
+            assert_equal 1 [aof_info aof_enabled]
+            assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
+                [aof_manifest $dir]
+            r config set appendonly no
+            assert_equal 0 [aof_info aof_enabled]
+            r set ignored 4
+            r config set appendonly yes
+            wait_aof_rewrite_done
+            r set last 5
+            set digest [r debug digest]
+        }
+    }
+
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+        test "... and a restart with appendonly yes loads it" {
+            assert_equal $digest [r debug digest]
+            assert_equal {1 2 3 4 5} [r mget before during after ignored last]
+        }
+    }
+
+    start_server {overrides {save "" enable-debug-command yes}} {
+        set dir [srv dir]
+        test "With appendonly yes the AOF wins over dump.rdb" {
+            r set k rdb
+            r save
+            r config set appendonly yes
+            wait_aof_rewrite_done
+            r set k aof
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly yes]] {
+        test "... the restarted server has the AOF's value" {
+            assert_equal aof [r get k]
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly no]] {
+        test "... and with appendonly no the RDB's" {
+            assert_equal rdb [r get k]
+        }
+    }
+
+    set dir [tmp_path ts]
+    file mkdir $dir
+    start_server [list overrides [list dir $dir appendonly yes aof-timestamp-enabled yes]] {
+        test "aof-timestamp-enabled writes #TS annotations, which loading skips" {
+            r set x 1
+            set incr [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+            assert_match "#TS:*\r\n*set*" $incr
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly yes]] {
+        test "... the annotated file loads" {
+            assert_equal 1 [r get x]
+        }
+    }
+
+    test "An incomplete last command loads with aof-load-truncated yes, the file cut to the last command" {
+        set dir [tmp_path truncated]
+        set full [aof_resp {SELECT 0} {set a 1} {set b 2}]
+        aof_make_dir $dir "$full*3\r\n\$3\r\nset\r\n\$1\r\nc"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal running $status
+        assert_match "*!!! Warning: short read while loading the AOF file appendonly.aof.1.incr.aof!!!*" $log
+        assert_match "*AOF appendonly.aof.1.incr.aof loaded anyway because aof-load-truncated is enabled*" $log
+        assert_equal $full [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+    }
+
+    test "... and stops the server with aof-load-truncated no" {
+        set dir [tmp_path truncated-no]
+        aof_make_dir $dir "[aof_resp {set a 1}]*2\r\n\$3\r\nget"
+        lassign [aof_start_by_hand $dir --aof-load-truncated no] status log
+        assert_equal 1 $status
+        assert_match "*Unexpected end of file reading the append only file appendonly.aof.1.incr.aof*valkey-check-aof --fix*" $log
+    }
+
+    test "An incomplete MULTI at the end is reverted" {
+        set dir [tmp_path multi]
+        aof_make_dir $dir [aof_resp {set a 1} MULTI {set b 2}]
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal running $status
+        assert_match "*Revert incomplete MULTI/EXEC transaction in AOF file appendonly.aof.1.incr.aof*" $log
+        assert_equal [aof_resp {set a 1}] [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+    }
+
+    test "Garbage in the middle stops the server pointing at valkey-check-aof" {
+        set dir [tmp_path corrupt]
+        aof_make_dir $dir "[aof_resp {set a 1}]xxx[aof_resp {set b 2}]"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*Bad file format reading the append only file appendonly.aof.1.incr.aof: make a backup of your AOF file, then use ./valkey-check-aof --fix <filename.manifest>*" $log
+    }
+
+    test "An unknown command in the AOF stops the server" {
+        set dir [tmp_path unknown]
+        aof_make_dir $dir [aof_resp {nosuchcmd a}]
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*Unknown command 'nosuchcmd' reading the append only file appendonly.aof.1.incr.aof*" $log
+    }
+
+    test "A bad manifest stops the server" {
+        set dir [tmp_path badmanifest]
+        file mkdir [file join $dir appendonlydir]
+        aof_write [file join $dir appendonlydir appendonly.aof.manifest] "file x seq\n"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*Invalid AOF manifest file format*" $log
+    }
+
+    test "A truncated file that is not the last one stops the server" {
+        set dir [tmp_path notlast]
+        file mkdir [file join $dir appendonlydir]
+        aof_write [file join $dir appendonlydir appendonly.aof.1.incr.aof] "[aof_resp {set a 1}]*2\r\n"
+        aof_write [file join $dir appendonlydir appendonly.aof.2.incr.aof] [aof_resp {set b 1}]
+        aof_write [file join $dir appendonlydir appendonly.aof.manifest] \
+            "file appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*the truncated file is not the last file*" $log
+    }
+
+    start_server {overrides {appendonly yes}} {
+        test "appendfsync always, everysec and no all keep writes" {
+            foreach policy {always everysec no} {
+                r config set appendfsync $policy
+                r set p-$policy 1
+                assert_equal $policy [lindex [r config get appendfsync] 1]
+            }
+            set incr [aof_read [file join [srv dir] appendonlydir appendonly.aof.1.incr.aof]]
+            foreach policy {always everysec no} { assert_match "*p-$policy*" $incr }
+        }
+    }
+}
