@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "aof.h"
+#include "blocked.h"
 #include "config.h"
 #include "latency.h"
 #include "multi.h"
@@ -512,6 +513,9 @@ static unsigned long aofFsyncInProgress(void) {
  * Feeding and writing
  * ------------------------------------------------------------------------- */
 
+static list *aof_waiting; /* WAITAOF clients blocked for a local fsync */
+static void aofServeWaitingClients(void);
+
 /* Appends "*argc\r\n$len\r\narg\r\n..." to s. */
 static sds aofCatCommand(sds s, robj **argv, int argc) {
     char buf[LONG_STR_SIZE + 4];
@@ -696,6 +700,7 @@ static void aofFlush(int force) {
  * so that with always nothing is acknowledged before it is on disk. */
 void aofBeforeSleep(void) {
     if (aof_state != AOF_OFF) aofFlush(0);
+    if (aof_waiting && listLength(aof_waiting)) aofServeWaitingClients();
 }
 
 /* See aof.h. */
@@ -719,6 +724,45 @@ long long aofWrittenOffset(void) {
 
 long long aofFsyncedOffset(void) {
     return __atomic_load_n(&aof_fsynced_offset, __ATOMIC_ACQUIRE);
+}
+
+/* See aof.h. */
+int aofLocalFsyncAcked(client *c) {
+    return aof_state == AOF_ON && aofFsyncedOffset() >= c->aof_woff;
+}
+
+
+/* See aof.h. */
+void aofWaitingClientAdd(client *c) {
+    if (aof_waiting == NULL) aof_waiting = listCreate();
+    listAddNodeTail(aof_waiting, c);
+}
+
+/* See aof.h. */
+void aofForgetWaitingClient(client *c) {
+    listNode *ln;
+    while (aof_waiting && (ln = listSearchKey(aof_waiting, c))) listDelNode(aof_waiting, ln);
+}
+
+/* Answers the WAITAOF clients whose writes are fsynced now (those that
+ * also wait for replicas keep waiting: replicas report no fsyncs). */
+static void aofServeWaitingClients(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(aof_waiting, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (!(c->flags & CLIENT_BLOCKED) || c->bstate == NULL || c->bstate->btype != BLOCKED_WAITAOF) {
+            listDelNode(aof_waiting, ln); /* timed out or unblocked meanwhile */
+            continue;
+        }
+        long long numlocal = 0, numreplicas = 0;
+        getLongLongFromObject(c->argv[1], &numlocal);
+        getLongLongFromObject(c->argv[2], &numreplicas);
+        if (numreplicas > 0 || (numlocal > 0 && !aofLocalFsyncAcked(c))) continue;
+        listDelNode(aof_waiting, ln);
+        unblockClient(c, 1); /* replies the counts, as at a timeout */
+    }
 }
 
 /* Hands the incr file's fd to the thread to fsync and close (it may still

@@ -67,9 +67,16 @@ sds aofCatInfo(sds info);
 sds aofCatInfoEnabled(sds info);
 size_t aofBufferLength(void);
 
-/* WAITAOF: 1 when every write made before now is fsynced to the AOF. */
+/* WAITAOF (admin.c). Offsets count the AOF's bytes since start-up: the
+ * written one includes what is still buffered. aofLocalFsyncAcked is 1
+ * when the AOF is on and fsynced up to c->aof_woff. A blocked WAITAOF
+ * client joins the waiting list, which aofBeforeSleep() answers; freeClient
+ * must call aofForgetWaitingClient. */
 long long aofWrittenOffset(void);
 long long aofFsyncedOffset(void);
+int aofLocalFsyncAcked(struct client *c);
+void aofWaitingClientAdd(struct client *c);
+void aofForgetWaitingClient(struct client *c);
 
 /* DEBUG LOADAOF (debug.c). */
 void debugLoadAofCommand(struct client *c);

@@ -50,6 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aof.h"
 #include "blocked.h"
 #include "config.h"
 #include "rdb.h"
@@ -1979,8 +1980,8 @@ static long replicasAckedAt(long long offset) {
 void addReplyWaitAcks(client *c, int btype) {
     if (btype == BLOCKED_WAITAOF) {
         addReplyArrayLen(c, 2);
-        addReplyLongLong(c, 0); /* local AOF fsyncs: no AOF yet */
-        addReplyLongLong(c, 0); /* replicas that fsynced: no AOF yet */
+        addReplyLongLong(c, aofLocalFsyncAcked(c)); /* local AOF fsync (aof.c) */
+        addReplyLongLong(c, 0); /* replicas that fsynced: replicas do not report theirs */
         return;
     }
     addReplyLongLong(c, replicasAckedAt(c->woff));

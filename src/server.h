@@ -262,6 +262,7 @@ typedef struct client {
     int authenticated;
     struct user *user;          /* acl.c: the user it runs as; NULL = the server's own client (no checks) */
     long long woff;
+    long long aof_woff;         /* WAITAOF: AOF bytes (aofWrittenOffset) that must be fsynced */
     listNode *client_list_node;       /* Node in server.clients. */
     listNode *pending_write_node;     /* &pending_write_link while in server.clients_pending_write, else NULL. */
     listNode pending_write_link;      /* Embedded, so queueing for write allocates nothing. */

@@ -371,6 +371,27 @@ tags {"aof" "external:skip"} {
         assert_match "*the truncated file is not the last file*" $log
     }
 
+    start_server {overrides {appendonly yes appendfsync always}} {
+        test "WAITAOF counts the local fsync: at once with appendfsync always" {
+            r set w 1
+            assert_equal {1 0} [r waitaof 1 0 0]
+        }
+        test "... within a second or so with everysec (the background fsync)" {
+            r config set appendfsync everysec
+            set rd [vk_deferring_client]
+            $rd set w 2
+            $rd read
+            set start [clock milliseconds]
+            $rd waitaof 1 0 5000
+            assert_equal {1 0} [$rd read]
+            assert {[clock milliseconds] - $start < 3000}
+            $rd close
+        }
+        test "... and 0 for replicas, which report no fsyncs (the wait times out)" {
+            assert_equal {1 0} [r waitaof 1 1 100]
+        }
+    }
+
     start_server {overrides {appendonly yes}} {
         test "appendfsync always, everysec and no all keep writes" {
             foreach policy {always everysec no} {
