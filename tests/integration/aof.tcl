@@ -404,3 +404,145 @@ tags {"aof" "external:skip"} {
         }
     }
 }
+
+# Starts the server by hand on dir (appendonly yes) with extra arguments,
+# through `prefix` (a command line put before the binary, e.g. prlimit),
+# and waits until it is ready. Returns {pid port chan out}.
+proc aof_spawn {dir prefix args} {
+    set port [::vk::alloc_port]
+    set out [file join $dir out.log]
+    set chan [open [list | sh -c {trap '' XFSZ; exec "$@"} sh {*}$prefix $::vk::cfg(binary) --port $port \
+                        --bind 127.0.0.1 --save "" --dir $dir --appendonly yes {*}$args >>& $out] w]
+    set pid [lindex [pid $chan] 0]
+    wait_for_condition 250 20 {[regexp -all {Ready to accept connections} [aof_read $out]] >
+                                [regexp -all {Ready to accept connections} $::aof_spawn_seen]} {
+        ::vk::kill_pid $pid
+        fail "the server did not start: [aof_read $out]"
+    }
+    set ::aof_spawn_seen [aof_read $out]
+    return [list $pid $port $chan $out]
+}
+set ::aof_spawn_seen ""
+
+proc aof_kill9 {h} {
+    lassign $h pid port chan
+    catch {exec kill -KILL $pid}
+    wait_for_condition 100 20 {![::vk::pid_alive $pid]} { fail "the server survived SIGKILL" }
+    catch {close $chan}
+}
+
+tags {"aof" "external:skip" "rdma:skip:own-server" "slow"} {
+    test "Crash test, appendfsync always: every acknowledged write survives SIGKILL at random moments" {
+        set dir [tmp_path crash-always]
+        file mkdir $dir
+        set ::aof_spawn_seen ""
+        set acked 0
+        for {set round 0} {$round < 15} {incr round} {
+            set h [aof_spawn $dir {} --appendfsync always]
+            set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+            # more than acknowledged may be there (written, not yet answered)
+            set len [$c llen l]
+            assert {$len >= $acked} "round $round: acknowledged writes lost ($len < $acked)"
+            if {$len} { assert_equal [expr {$len - 1}] [$c lindex l -1] }
+            set acked $len
+            # A pipeline of writes in flight; the kill lands in its middle.
+            set burst [expr {200 + int(rand() * 800)}]
+            $c deferred 1
+            for {set j 0} {$j < $burst} {incr j} { $c rpush l [expr {$acked + $j}] }
+            $c flush
+            set stop [expr {int(rand() * $burst)}]
+            for {set j 0} {$j < $stop} {incr j} {
+                set n [$c read]
+                assert_equal [expr {$acked + $j + 1}] $n
+            }
+            aof_kill9 $h
+            catch {$c close}
+            set acked [expr {$acked + $stop}]
+        }
+        set h [aof_spawn $dir {} --appendfsync always]
+        set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+        set len [$c llen l]
+        assert {$len >= $acked}
+        # every element in order, nothing but whole commands
+        assert_equal [$c lrange l 0 9] {0 1 2 3 4 5 6 7 8 9}
+        assert_equal [expr {$len - 1}] [$c lindex l -1]
+        $c close
+        aof_kill9 $h
+    }
+
+    test "Crash test, appendfsync everysec: SIGKILL loses at most the last seconds" {
+        set dir [tmp_path crash-everysec]
+        file mkdir $dir
+        set ::aof_spawn_seen ""
+        for {set round 0} {$round < 3} {incr round} {
+            set h [aof_spawn $dir {} --appendfsync everysec]
+            set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+            $c del l
+            set start [clock milliseconds]
+            set acked {}
+            set until [expr {$start + 1500 + int(rand() * 1500)}]
+            while {[clock milliseconds] < $until} {
+                set now [clock milliseconds]
+                $c rpush l $now
+                lappend acked $now
+            }
+            set killed [clock milliseconds]
+            aof_kill9 $h
+            catch {$c close}
+            set h [aof_spawn $dir {} --appendfsync everysec]
+            set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+            set got [$c lrange l 0 -1]
+            assert_equal [lrange $acked 0 [expr {[llength $got] - 1}]] $got "round $round: not a prefix"
+            set last [expr {[llength $got] ? [lindex $got end] : $start}]
+            assert {$killed - $last <= 3000} "round $round: lost [expr {$killed - $last}] ms of writes"
+            $c close
+            aof_kill9 $h
+        }
+    }
+
+    test "A failing AOF write refuses writes with -MISCONF, reads go on, and it recovers by itself" {
+        set dir [tmp_path misconf]
+        file mkdir $dir
+        set ::aof_spawn_seen ""
+        # 64 KB per file at most (soft limit; SIGXFSZ ignored: writes fail with EFBIG)
+        set h [aof_spawn $dir {prlimit --fsize=65536:unlimited} --appendfsync everysec]
+        set pid [lindex $h 0]
+        set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+        $c set small 1
+        $c set big [string repeat x 100000]
+        wait_for_condition 50 20 {[catch {$c set other 1} err] && [string match "MISCONF*" $err]} {
+            fail "writes were not refused"
+        }
+        assert_equal "MISCONF Errors writing to the AOF file: File too large" $err
+        assert_error "MISCONF*" {$c ping}
+        assert_equal 1 [$c get small]
+        assert_match "*aof_last_write_status:err*" [$c info persistence]
+        exec prlimit --pid $pid --fsize=unlimited:unlimited
+        wait_for_condition 100 50 {![catch {$c set other 2}]} { fail "the server did not recover" }
+        assert_match "*aof_last_write_status:ok*" [$c info persistence]
+        set log [aof_read [lindex $h 3]]
+        assert_match "*Error writing to the AOF file: File too large*" $log
+        assert_match "*AOF write error looks solved, Valkey can write again.*" $log
+        $c close
+        aof_kill9 $h
+        set h [aof_spawn $dir {}]
+        set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+        assert_equal {1 100000 2} [list [$c get small] [$c strlen big] [$c get other]]
+        $c close
+        aof_kill9 $h
+    }
+
+    test "With appendfsync always a failing write ends the server (an acknowledged write could be lost)" {
+        set dir [tmp_path misconf-always]
+        file mkdir $dir
+        set ::aof_spawn_seen ""
+        set h [aof_spawn $dir {prlimit --fsize=65536:unlimited} --appendfsync always]
+        set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+        catch {$c set big [string repeat x 100000]}
+        wait_for_condition 100 20 {![::vk::pid_alive [lindex $h 0]]} { fail "the server did not exit" }
+        catch {close [lindex $h 2]}
+        assert_match "*Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...*" \
+            [aof_read [lindex $h 3]]
+        catch {$c close}
+    }
+}
