@@ -546,3 +546,48 @@ tags {"aof" "external:skip" "rdma:skip:own-server" "slow"} {
         catch {$c close}
     }
 }
+
+# Interoperability with Debian's redis-server 7.0, which writes the same
+# multi-part layout: its AOF directory (a base of commands with
+# aof-use-rdb-preamble no, or an RDB 10 base, and incr files with
+# timestamp annotations) loads here with the same dataset.
+source [file join $::vk::cfg(root) tests assets redis-server.tcl]
+
+tags {"aof" "needs:debug" "external:skip" "rdma:skip:own-server"} {
+    foreach preamble {no yes} {
+        set rdir [tmp_path redis-aof-$preamble]
+        file mkdir $rdir
+        set expected ""
+        test "redis-server 7.0 writes an AOF directory (aof-use-rdb-preamble $preamble)" {
+            if {![file executable $::redis_binary]} { skip "no $::redis_binary" }
+            set h [redis_start $rdir --appendonly yes --aof-use-rdb-preamble $preamble --aof-timestamp-enabled yes]
+            set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+            rdb_fill_every_type $c
+            $c bgrewriteaof
+            wait_for_condition 250 20 {[string match "*aof_rewrite_in_progress:0*" [$c info persistence]] &&
+                                        [string match "*aof_rewrites:1*" [$c info persistence]]} {
+                fail "redis-server did not rewrite"
+            }
+            $c select 9
+            $c set after-rewrite 1
+            $c multi
+            $c incr counter
+            $c lpush after-list a b
+            $c exec
+            set expected [rdb_dataset_dump $c]
+            $c close
+            redis_stop $h
+            set ext [expr {$preamble eq "yes" ? "rdb" : "aof"}]
+            assert_match "file appendonly.aof.2.base.$ext seq 2 type b*" [aof_manifest $rdir]
+        }
+
+        start_server [list overrides [list dir $rdir appendonly yes enable-debug-command yes]] {
+            test "... loads here with the same dataset (aof-use-rdb-preamble $preamble)" {
+                if {$expected eq ""} { skip "no AOF from redis-server" }
+                assert_dumps_equal $expected [rdb_dataset_dump r]
+                assert_equal 1 [r -0 eval {redis.call('select', 9) return redis.call('get', 'after-rewrite')} 0]
+                assert_match "*DB loaded from append only file*" [aof_log]
+            }
+        }
+    }
+}
