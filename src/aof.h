@@ -83,4 +83,8 @@ void debugLoadAofCommand(struct client *c);
 
 void bgrewriteaofCommand(struct client *c);
 
+/* valkey-check-aof (aof_check.c): the server binary run under that name.
+ * Returns the exit status. */
+int aofCheckMain(int argc, char **argv);
+
 #endif

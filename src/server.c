@@ -1105,6 +1105,12 @@ int main(int argc, char **argv) {
     aclInit();
     server.active_expire_enabled = 1;
 
+    /* valkey-check-aof is this binary under another name (aof_check.c). */
+    if (strstr(argv[0], "valkey-check-aof") != NULL) {
+        initServer();
+        return aofCheckMain(argc, argv);
+    }
+
     char config_from_stdin = 0;
     if (argc >= 2) {
         int j = 1;

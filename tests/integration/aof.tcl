@@ -591,3 +591,82 @@ tags {"aof" "needs:debug" "external:skip" "rdma:skip:own-server"} {
         }
     }
 }
+
+# valkey-check-aof: the server binary under that name (src/aof_check.c).
+proc aof_check {args} {
+    set tool [tmp_path valkey-check-aof]
+    if {![file exists $tool]} { file link -symbolic $tool [file normalize $::vk::cfg(binary)] }
+    set stdin ""
+    if {[lindex $args 0] eq "-stdin"} {
+        set stdin [lindex $args 1]
+        set args [lrange $args 2 end]
+    }
+    set status 0
+    if {[catch {exec $tool {*}$args << $stdin 2>@1} out opts]} {
+        set ec [dict get $opts -errorcode]
+        if {[lindex $ec 0] eq "CHILDSTATUS"} { set status [lindex $ec 2] } else { error $out }
+    }
+    return [list $status $out]
+}
+
+tags {"aof" "external:skip"} {
+    set dir [tmp_path check]
+    file mkdir $dir
+    start_server [list overrides [list dir $dir appendonly yes aof-timestamp-enabled yes]] {
+        r set a 1
+        r rpush l x y
+    }
+    set manifest [file join $dir appendonlydir appendonly.aof.manifest]
+    set incr [file join $dir appendonlydir appendonly.aof.1.incr.aof]
+
+    test "valkey-check-aof: a manifest whose files are all valid" {
+        lassign [aof_check $manifest] status out
+        assert_equal 0 $status
+        assert_match "*Start checking Multi Part AOF*BASE AOF appendonly.aof.1.base.rdb is valid*INCR AOF appendonly.aof.1.incr.aof is valid*All AOF files and manifest are valid*" $out
+    }
+
+    test "valkey-check-aof: a cut last command is reported with its offset, --fix truncates it after asking" {
+        set good [file size $incr]
+        aof_write $incr "*2\r\n\$3\r\nget" ab
+        lassign [aof_check $manifest] status out
+        assert_equal 1 $status
+        assert_match "*AOF analyzed: filename=appendonly.aof.1.incr.aof, size=[expr {$good + 11}], ok_up_to=$good,*diff=11*Use the --fix option*" $out
+        lassign [aof_check -stdin "n\n" --fix $manifest] status out
+        assert_equal 1 $status
+        assert_equal [expr {$good + 11}] [file size $incr]
+        lassign [aof_check -stdin "y\n" --fix $manifest] status out
+        assert_equal 0 $status
+        assert_match "*Successfully truncated AOF appendonly.aof.1.incr.aof*" $out
+        assert_equal $good [file size $incr]
+    }
+
+    test "valkey-check-aof: garbage and an unmatched MULTI are found in a single file" {
+        set f [tmp_path single.aof]
+        aof_write $f "[aof_resp {set a 1}]x\r\n"
+        lassign [aof_check $f] status out
+        assert_equal 1 $status
+        assert_match "*Expected prefix '\\*', got: 'x'*AOF*is not valid*" $out
+        aof_write $f [aof_resp {set a 1} MULTI {set b 2}]
+        lassign [aof_check $f] status out
+        assert_equal 1 $status
+        assert_match "*Reached EOF before reading EXEC for MULTI*ok_up_to=[string length [aof_resp {set a 1}]],*" $out
+    }
+
+    test "valkey-check-aof: a corrupt RDB base is refused" {
+        set f [tmp_path bad-base.rdb]
+        set base [aof_read [file join $dir appendonlydir appendonly.aof.1.base.rdb]]
+        aof_write $f [string range $base 0 end-3]
+        lassign [aof_check $f] status out
+        assert_equal 1 $status
+        assert_match "*RDB preamble of*is not valid*" $out
+    }
+
+    test "valkey-check-aof --truncate-to-timestamp cuts the last file before a later annotation" {
+        set f [tmp_path ts.aof]
+        aof_write $f "#TS:100\r\n[aof_resp {set a 1}]#TS:200\r\n[aof_resp {set b 2}]"
+        lassign [aof_check --truncate-to-timestamp 150 $f] status out
+        assert_equal 0 $status
+        assert_match "*Successfully truncated AOF*to timestamp 150*" $out
+        assert_equal "#TS:100\r\n[aof_resp {set a 1}]" [aof_read $f]
+    }
+}
