@@ -1393,6 +1393,15 @@ int aofApplyAppendonly(const char **err) {
     return 1;
 }
 
+/* See aof.h. */
+void aofRestartAfterFullSync(void) {
+    if (!server.aof_enabled) return;
+    if (aof_state != AOF_OFF) aofStop();
+    if (aofStart() != C_OK)
+        serverLog(LL_WARNING, "Failed enabling the AOF after successful primary synchronization! Trying it again in "
+                              "one second.");
+}
+
 /* Opens the last incr file for appending at start-up, creating the first
  * base (of the dataset just loaded: empty, or the RDB's) and incr file
  * when the manifest lists none. Exits when it cannot. */
@@ -1446,6 +1455,13 @@ void aofLoadOnStartup(void) {
 
 /* See aof.h. */
 void aofCron(void) {
+    static long long last_start_try;
+    if (aof_state == AOF_OFF && server.aof_enabled && server.mstime - last_start_try >= 1000) {
+        /* appendonly yes but the AOF could not be restarted (after a full
+         * sync): try again every second. */
+        last_start_try = server.mstime;
+        aofStart();
+    }
     if (aof_state == AOF_OFF) return;
     /* A write that failed is retried here too, so that the server recovers
      * by itself once the disk works again, even with no traffic. */

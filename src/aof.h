@@ -51,6 +51,11 @@ void aofPrepareForShutdown(void); /* kills a rewrite child, writes and fsyncs wh
  * AOF so that the state matches server.aof_enabled. 1, or 0 with *err. */
 int aofApplyAppendonly(const char **err);
 
+/* A replica loaded its primary's snapshot (replication.c): with
+ * appendonly yes the AOF starts over with a rewrite of the new dataset
+ * (retried every second by aofCron if it cannot start). Event loop. */
+void aofRestartAfterFullSync(void);
+
 /* The rewrite child and its end (snapshot.c runs the child machinery).
  * aofRewriteChildWrite writes the new base into the temp file of this
  * process; C_OK or C_ERR. Child. */

@@ -1413,6 +1413,7 @@ static void replicationFinishFullSync(connection *conn, const char *leftover, si
     client *p = replicationCreatePrimaryClient(conn, repl.stream_db >= 0 ? repl.stream_db : 0);
     repl.transfer = NULL;
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Finished with success");
+    aofRestartAfterFullSync(); /* the AOF starts over from the new dataset (aof.c) */
     /* A primary that streamed the snapshot waits for this first ACK
      * before it sends the stream. */
     replicationSendAck();

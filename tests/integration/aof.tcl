@@ -670,3 +670,33 @@ tags {"aof" "external:skip"} {
         assert_equal "#TS:100\r\n[aof_resp {set a 1}]" [aof_read $f]
     }
 }
+
+source [file join $::vk::cfg(root) tests lib replication.tcl]
+
+tags {"aof" "repl" "needs:debug" "external:skip"} {
+    start_server {overrides {enable-debug-command yes}} {
+        r set before-sync 1
+        r debug populate 1000
+        start_server {overrides {appendonly yes enable-debug-command yes}} {
+            set rdir [srv dir]
+            test "A replica with appendonly yes starts its AOF over from the primary's snapshot" {
+                r replicaof [srv -1 host] [srv -1 port]
+                wait_for_sync
+                r -1 set after-sync 2
+                wait_for_ofs_sync -1 0
+                wait_aof_rewrite_done
+                assert_equal 1 [aof_info aof_enabled]
+                r -1 incr after-sync
+                wait_for_ofs_sync -1 0
+                set digest [r -1 debug digest]
+                assert_equal $digest [r debug digest]
+            }
+        }
+        start_server [list overrides [list dir $rdir appendonly yes enable-debug-command yes]] {
+            test "... and restarted on its own it has the primary's dataset from its AOF" {
+                assert_equal $digest [r debug digest]
+                assert_equal 3 [r get after-sync]
+            }
+        }
+    }
+}
