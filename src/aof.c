@@ -951,7 +951,7 @@ static int aofLoadCommands(aofReader *r, const char *filename, const char *path,
         }
         freeClientArgv(fc);
         valid_up_to = r->pos;
-        if ((++count & 1023) == 0) snapshotLoadingAdvance(r->base + r->pos);
+        if ((++count & 63) == 0) snapshotLoadingAdvance(r->base + r->pos);
     }
     freeClientArgv(fc);
     if (res == 0 && (fc->flags & CLIENT_MULTI)) {
@@ -1150,8 +1150,9 @@ int aofRewriteChildWrite(void) {
 /* Opens a new incr file for what comes after the rewrite starting now:
  * with AOF_ON a new incr file listed in the manifest at once; with
  * AOF_WAIT_REWRITE the temp incr file, named and listed when the rewrite
- * succeeds. C_OK or C_ERR (logged; nothing changed). */
+ * succeeds; with AOF_OFF none. C_OK or C_ERR (logged; nothing changed). */
 static int aofOpenNewIncr(void) {
+    if (aof_state == AOF_OFF) return C_OK; /* BGREWRITEAOF with appendonly no: a base only */
     int temp = aof_state == AOF_WAIT_REWRITE;
     sds name = temp ? aofTempIncrName() : aofNewIncrName(aof.manifest);
     sds path = aofPath(name);
@@ -1265,6 +1266,14 @@ static int aofInstallRewrite(pid_t pid) {
         }
     }
     aofManifestRetireIncr(m);
+    if (aof_state == AOF_OFF) { /* no incr file is current: the base is the whole AOF */
+        while (listLength(m->incr)) {
+            aofInfo *ai = aofInfoDup(listNodeValue(listFirst(m->incr)));
+            ai->type = AOF_FILE_HIST;
+            listAddNodeTail(m->history, ai);
+            listDelNode(m->incr, listFirst(m->incr));
+        }
+    }
     if (aofManifestPersist(m) != C_OK) {
         unlink(base_path);
         if (incr_path) rename(incr_path, temp_incr_path);

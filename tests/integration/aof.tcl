@@ -270,6 +270,22 @@ tags {"aof" "external:skip"} {
         }
     }
 
+    start_server {overrides {save ""}} {
+        set dir [srv dir]
+        test "BGREWRITEAOF with appendonly no writes a base alone" {
+            r set k v
+            r bgrewriteaof
+            wait_aof_rewrite_done
+            assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\n" [aof_manifest $dir]
+            assert_equal {appendonly.aof.1.base.rdb appendonly.aof.manifest} [aof_dir_files $dir]
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly yes]] {
+        test "... which a restart with appendonly yes loads" {
+            assert_equal v [r get k]
+        }
+    }
+
     start_server {overrides {save "" enable-debug-command yes}} {
         set dir [srv dir]
         test "With appendonly yes the AOF wins over dump.rdb" {
