@@ -6,7 +6,7 @@
  *   appendonly.aof.1.base.rdb   the dataset when the last rewrite started:
  *                               an RDB file (aof-use-rdb-preamble yes, with
  *                               the aux field aof-base 1) or commands
- *                               (".base.aof");
+ *                               (".base.aof", written by aof_rewrite.c);
  *   appendonly.aof.1.incr.aof   the commands executed since, in RESP, with
  *                               SELECT when the database changes and, with
  *                               aof-timestamp-enabled, "#TS:<unix time>"
@@ -1100,16 +1100,20 @@ static sds aofRewriteTempName(pid_t pid) {
     return sdscatprintf(sdsempty(), "temp-rewriteaof-bg-%d.aof", (int)pid);
 }
 
-/* Writes the dataset as the new base into fd, in RDB format
- * (aof-use-rdb-preamble yes; "no", a base of commands, is refused by
- * config.c: such bases are loaded but not written). C_OK or C_ERR with
- * errno set. Child, or the event loop on a first start. */
+/* Writes the dataset as the new base into fd: in RDB format with
+ * aof-use-rdb-preamble yes, as commands (aof_rewrite.c) with no. C_OK or
+ * C_ERR with errno set. Child, or the event loop on a first start. */
 static int aofWriteBase(int fd) {
     rio r;
     rioInitFdWriter(&r, fd, server.aof_rewrite_incremental_fsync ? RIO_FSYNC_INTERVAL : 0);
-    rdbSaveAofBase = 1;
-    int ok = rdbSaveRio(&r) == C_OK;
-    rdbSaveAofBase = 0;
+    int ok;
+    if (server.aof_use_rdb_preamble) {
+        rdbSaveAofBase = 1;
+        ok = rdbSaveRio(&r) == C_OK;
+        rdbSaveAofBase = 0;
+    } else {
+        ok = aofRewriteCommands(&r) == C_OK;
+    }
     ok = ok && rioFlush(&r);
     int err = r.error == RIO_ERR_IO ? r.sys_errno : EIO;
     rioRelease(&r);

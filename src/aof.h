@@ -88,6 +88,11 @@ void debugLoadAofCommand(struct client *c);
 
 void bgrewriteaofCommand(struct client *c);
 
+/* aof_rewrite.c: the whole dataset as commands into r (a base with
+ * aof-use-rdb-preamble no). C_OK or C_ERR. */
+struct rio;
+int aofRewriteCommands(struct rio *r);
+
 /* valkey-check-aof (aof_check.c): the server binary run under that name.
  * Returns the exit status. */
 int aofCheckMain(int argc, char **argv);

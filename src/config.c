@@ -1073,15 +1073,6 @@ static sds rewriteLatencyPercentiles(configOption *o, sds buf) {
 
 /* Boolean options whose "yes" is a feature this server does not have:
  * refused with a message naming the option, in a file and by CONFIG SET. */
-static int checkAofUseRdbPreamble(const char *v, const char **err) {
-    if (yesnotoi(v) == 0) {
-        *err = "aof-use-rdb-preamble no is not supported: this server writes AOF base files in RDB format only "
-               "(bases made of commands are loaded)";
-        return 0;
-    }
-    return 1;
-}
-
 static int checkClusterEnabled(const char *v, const char **err) {
     if (yesnotoi(v) == 1) {
         *err = "cluster-enabled yes is not supported: this server has no cluster mode";
@@ -1540,8 +1531,7 @@ static configOption configTable[] = {
     NUM_CFG("auto-aof-rewrite-min-size", NULL, CFG_MEMORY, NUM_LONG_LONG, server.aof_rewrite_min_size, 0,
             LLONG_MAX, 64 * MB, NULL),
     BOOL_CFG("aof-load-truncated", NULL, 0, server.aof_load_truncated, 1, NULL),
-    {.name = "aof-use-rdb-preamble", .kind = CFG_BOOL, .field = &server.aof_use_rdb_preamble, .def = 1,
-     .check = checkAofUseRdbPreamble},
+    BOOL_CFG("aof-use-rdb-preamble", NULL, 0, server.aof_use_rdb_preamble, 1, NULL),
     BOOL_CFG("aof-timestamp-enabled", NULL, 0, server.aof_timestamp_enabled, 0, NULL),
     BOOL_CFG("aof-rewrite-incremental-fsync", NULL, 0, server.aof_rewrite_incremental_fsync, 1, NULL),
     BOOL_CFG("aof-disable-auto-gc", NULL, CFG_HIDDEN, server.aof_disable_auto_gc, 0, NULL),

@@ -1147,6 +1147,9 @@ void functionsGetMemory(size_t *vm, size_t *cache, unsigned long *functions, uns
 /* functions.c: the libraries as RDB_OPCODE_FUNCTION2 records (rdb.c) */
 struct rio;
 int functionsSaveRdb(struct rio *r);
+/* The libraries, name -> functionLib * (functions.h); not to be modified
+ * (an AOF rewrite lists them as FUNCTION LOAD commands). */
+dict *functionsLibraries(void);
 int functionsLoadLibraryFromRdb(sds code, int replace, sds *err);
 /* functions.c: drops every library, before a load replaces the dataset
  * (DEBUG RELOAD); FLUSHALL keeps them. */

@@ -449,6 +449,25 @@ static void streamIterRelease(streamIter *it) {
     it->stack = NULL;
 }
 
+/* See stream.h. */
+int streamForEachEntry(stream *s, int (*fn)(void *ctx, streamID id, unsigned char *lp, unsigned char *fields,
+                                            long long nfields),
+                       void *ctx) {
+    streamIter it;
+    streamEntry e;
+    streamID min = {0, 0}, max = {UINT64_MAX, UINT64_MAX};
+    int ret = 0;
+    streamIterInit(&it, s, min, max, 0);
+    while (streamIterNext(&it, &e)) {
+        if (fn(ctx, e.id, e.node->lp, e.fields, e.nfields) == -1) {
+            ret = -1;
+            break;
+        }
+    }
+    streamIterRelease(&it);
+    return ret;
+}
+
 /* The ID of the last live entry, or 0-0 if the stream is empty. */
 static streamID streamLastEntryID(stream *s) {
     streamIter it;

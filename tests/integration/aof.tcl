@@ -716,3 +716,66 @@ tags {"aof" "repl" "needs:debug" "external:skip"} {
         }
     }
 }
+
+# aof-use-rdb-preamble no: bases made of commands (src/aof_rewrite.c).
+tags {"aof" "needs:debug" "external:skip"} {
+    start_server {overrides {appendonly yes aof-use-rdb-preamble no enable-debug-command yes}} {
+        set dir [srv dir]
+        test "aof-use-rdb-preamble no: the base is commands (.base.aof) and every type survives a rewrite" {
+            assert_equal "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
+                [aof_manifest $dir]
+            rdb_fill_every_type r
+            r function load {#!lua name=mylib
+                server.register_function('myfunc', function() return 1 end)}
+            r select 9
+            r xadd empty-stream MAXLEN 0 5-1 a b
+            r xadd pel-stream 1-1 f v
+            r xgroup create pel-stream g 0
+            r xgroup createconsumer pel-stream g idle
+            r xreadgroup group g busy streams pel-stream >
+            r set ttl-key v px 100000000
+            r zadd zs -inf a 0.1 b 3 c inf d
+            r select 0
+            set digest [r debug digest]
+            set dump [rdb_dataset_dump r]
+            r bgrewriteaof
+            wait_aof_rewrite_done
+            set base [aof_read [file join $dir appendonlydir appendonly.aof.2.base.aof]]
+            foreach word {FUNCTION XSETID ENTRIESADDED MAXDELETEDID ENTRIESREAD XCLAIM CREATECONSUMER PEXPIREAT RPUSH SADD ZADD HSET} {
+                assert_match "*\r\n$word\r\n*" $base
+            }
+            r debug loadaof
+            assert_equal $digest [r debug digest]
+            assert_dumps_equal $dump [rdb_dataset_dump r]
+            assert_equal 1 [r fcall myfunc 0]
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+        test "... and a restart loads it" {
+            assert_equal $digest [r debug digest]
+        }
+    }
+
+    set vdir [tmp_path valkey-aof-for-redis]
+    file mkdir $vdir
+    set expected ""
+    start_server [list overrides [list dir $vdir appendonly yes aof-use-rdb-preamble no]] {
+        test "An AOF written here with aof-use-rdb-preamble no ..." {
+            rdb_fill_every_type r
+            r bgrewriteaof
+            wait_aof_rewrite_done
+            r select 9
+            r incr after-rewrite
+            set expected [rdb_dataset_dump r]
+        }
+    }
+    test "... loads in redis-server 7.0 with the same dataset" {
+        if {![file executable $::redis_binary]} { skip "no $::redis_binary" }
+        set h [redis_start $vdir --appendonly yes]
+        set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+        set got [rdb_dataset_dump $c]
+        $c close
+        redis_stop $h
+        assert_dumps_equal $expected $got
+    }
+}

@@ -698,6 +698,7 @@ tags {valkey-only} {
                 auto-aof-rewrite-percentage 50 50
                 auto-aof-rewrite-min-size 1mb 1048576
                 aof-load-truncated no no
+                aof-use-rdb-preamble no no
                 aof-timestamp-enabled yes yes
                 aof-rewrite-incremental-fsync no no
                 primaryauth secret secret
@@ -777,11 +778,10 @@ tags {valkey-only} {
                 [r config get proc-title-template]
         } {{shutdown-on-sigterm default} {oom-score-adj-values {0 200 800}} {proc-title-template {{title} {listen-addr} {server-mode}}}}
 
-        test "aof-use-rdb-preamble no and activedefrag yes are refused by CONFIG SET" {
-            assert_error "*aof-use-rdb-preamble no is not supported*" {r config set aof-use-rdb-preamble no}
+        test "activedefrag yes is refused by CONFIG SET" {
             assert_error "*Active defragmentation cannot be enabled*" {r config set activedefrag yes}
-            list [r config get aof-use-rdb-preamble] [r config get activedefrag]
-        } {{aof-use-rdb-preamble yes} {activedefrag no}}
+            r config get activedefrag
+        } {activedefrag no}
 
         test "latency-tracking-info-percentiles chooses the INFO latencystats percentiles" {
             r config set latency-tracking-info-percentiles "50 99.99"
@@ -1086,7 +1086,6 @@ tags {valkey-only} {
     foreach {what text err} {
         "cluster-enabled yes" "cluster-enabled yes\n" "cluster-enabled yes is not supported: this server has no cluster mode"
         "loadmodule" "loadmodule /usr/lib/nosuch.so a b\n" "loadmodule: this server has no module support, it cannot load the module '/usr/lib/nosuch.so'"
-        "aof-use-rdb-preamble no" "aof-use-rdb-preamble no\n" "aof-use-rdb-preamble no is not supported: this server writes AOF base files in RDB format only*"
         "rename-command of an unknown command" "rename-command nosuch other\n" "No such command in rename-command"
         "rename-command to an existing name" "rename-command set get\n" "Target command name already exists"
         "activedefrag yes" "activedefrag yes\n" "-DISABLED Active defragmentation cannot be enabled*"
@@ -1101,11 +1100,6 @@ tags {valkey-only} {
         }
     }
 
-    test "aof-use-rdb-preamble no on the command line is refused too" {
-        lassign [cfg_run_and_exit --port 1 --aof-use-rdb-preamble no] status out
-        assert_equal 1 $status
-        assert_match "*aof-use-rdb-preamble no is not supported*" $out
-    }
 
     start_server {tags {"config needs:debug"} overrides {enable-debug-command yes}} {
         test "activerehashing: the cron finishes a started rehash only when yes" {
