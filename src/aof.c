@@ -1498,8 +1498,17 @@ void aofCron(void) {
 }
 
 /* See aof.h. */
-void aofPrepareForShutdown(void) {
-    if (aof_state == AOF_OFF) return;
+int aofPrepareForShutdown(int flags) {
+    if (aof_state == AOF_OFF) return C_OK;
+    /* Without its first base the AOF holds nothing: a restart with
+     * appendonly yes would start empty. */
+    if (aof_state == AOF_WAIT_REWRITE) {
+        if (!(flags & SHUTDOWN_FORCE)) {
+            serverLog(LL_WARNING, "Writing initial AOF, can't exit.");
+            return C_ERR;
+        }
+        serverLog(LL_WARNING, "Writing initial AOF. Exit anyway.");
+    }
     if (aofRewriteInProgress()) {
         serverLog(LL_WARNING, "There is a child rewriting the AOF. Killing it!");
         killAofChild();
@@ -1509,6 +1518,7 @@ void aofPrepareForShutdown(void) {
         serverLog(LL_NOTICE, "Calling fsync() on the AOF file.");
         fsync(aof.fd);
     }
+    return C_OK;
 }
 
 /* See aof.h. */

@@ -45,7 +45,10 @@ void aofLoadOnStartup(void);
 /* Event loop hooks (server.c). */
 void aofBeforeSleep(void); /* writes the buffer; fsyncs as appendfsync says */
 void aofCron(void);        /* automatic and scheduled rewrites, everysec fsync, retries after errors */
-void aofPrepareForShutdown(void); /* kills a rewrite child, writes and fsyncs what is left */
+/* Shutdown (snapshot.c, SHUTDOWN_* flags): kills a rewrite child, writes
+ * and fsyncs what is left. C_ERR (refusing the shutdown) while the first
+ * base after appendonly yes is being written, unless SHUTDOWN_FORCE. */
+int aofPrepareForShutdown(int flags);
 
 /* CONFIG SET appendonly (config.c): starts (with a rewrite) or stops the
  * AOF so that the state matches server.aof_enabled. 1, or 0 with *err. */

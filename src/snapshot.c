@@ -558,11 +558,13 @@ void snapshotAfterFlushAll(void) {
 /* See snapshot.h. Called by prepareForShutdown() before listeners close,
  * so that a refused shutdown leaves the server fully working. */
 int snapshotPrepareForShutdown(int flags) {
+    /* The AOF first: kills a rewrite, writes and fsyncs the AOF; refuses
+     * while the first base is being written (aof.c). */
+    if (aofPrepareForShutdown(flags) != C_OK) return C_ERR;
     if (hasActiveChildProcess() && !aofRewriteInProgress()) {
         serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
         killRDBChild();
     }
-    aofPrepareForShutdown(); /* kills a rewrite, writes and fsyncs the AOF */
     int save = (server.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE);
     if (!save) return C_OK;
     serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");

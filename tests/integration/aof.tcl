@@ -42,9 +42,16 @@ proc aof_log {{level 0}} {
     return [aof_read [srv $level stdout]]
 }
 
+# Both fields from one INFO: read one by one, the cron could start a
+# scheduled rewrite between the two reads.
+proc aof_rewrite_idle {level} {
+    set info [r $level info persistence]
+    return [expr {[string match "*aof_rewrite_in_progress:0*" $info] &&
+                  [string match "*aof_rewrite_scheduled:0*" $info]}]
+}
+
 proc wait_aof_rewrite_done {{level 0}} {
-    wait_for_condition 500 20 {[aof_info aof_rewrite_in_progress $level] == 0 &&
-                                [aof_info aof_rewrite_scheduled $level] == 0} {
+    wait_for_condition 500 20 {[aof_rewrite_idle $level]} {
         fail "the AOF rewrite did not finish"
     }
 }
@@ -283,6 +290,20 @@ tags {"aof" "external:skip"} {
     start_server [list overrides [list dir $dir appendonly yes]] {
         test "... which a restart with appendonly yes loads" {
             assert_equal v [r get k]
+        }
+    }
+
+    start_server {overrides {save "" enable-debug-command yes} log_allow {"*Writing initial AOF, can't exit*"}} {
+        test "SHUTDOWN is refused while the first base after appendonly yes is being written" {
+            r debug populate 100
+            r config set rdb-key-save-delay 100000 ;# the child takes 10 s
+            r config set appendonly yes
+            assert_equal 1 [aof_info aof_rewrite_in_progress]
+            assert_error "*Errors trying to SHUTDOWN*" {r shutdown}
+            assert_match "*Writing initial AOF, can't exit.*" [aof_log]
+            r config set rdb-key-save-delay 0
+            r config set appendonly no ;# stops the child
+            assert_equal 0 [aof_info aof_rewrite_in_progress]
         }
     }
 
