@@ -2,9 +2,11 @@
  * WAITAOF, and CLUSTER & co. answering that cluster support is
  * off) and the command table rows of the introspection subsystem.
  *
- * WAITAOF counts AOF fsyncs, locally and on replicas. This server has no
- * AOF yet, so the count is always 0: asked for 0 it answers at once, asked
- * for more it blocks until its timeout (0 = forever, or CLIENT UNBLOCK).
+ * WAITAOF counts AOF fsyncs, locally (aof.c tells when every write made
+ * before the command is fsynced) and on replicas (which do not report
+ * their fsyncs to this server: that count stays 0). A wait that cannot be
+ * satisfied yet blocks until it is, or its timeout (0 = forever, or
+ * CLIENT UNBLOCK); aof.c answers the local waits it satisfies.
  * WAIT and ROLE live in replication.c.
  *
  * MONITOR turns a client into a passive listener: it is added to
@@ -29,6 +31,7 @@
 #include <strings.h>
 #include <sys/time.h>
 
+#include "aof.h"
 #include "blocked.h"
 #include "latency.h"
 #include "slowlog.h"
@@ -64,17 +67,25 @@ static int parseWaitArgs(client *c, int first, long *numreplicas, mstime_t *time
 static void waitaofCommand(client *c) {
     long numlocal, numreplicas;
     mstime_t timeout;
+    if (server.primary_host) {
+        addReplyError(c, "WAITAOF cannot be used with replica instances. Please also note that writes to replicas "
+                         "are just local and are not propagated.");
+        return;
+    }
     if (getLongFromObjectOrReply(c, c->argv[1], &numlocal, NULL) != C_OK) return;
     if (parseWaitArgs(c, 2, &numreplicas, &timeout) != C_OK) return;
-    if (numlocal > 0) {
+    if (numlocal > 0 && !server.aof_enabled) {
         addReplyError(c, "WAITAOF cannot be used when numlocal is set but appendonly is disabled.");
         return;
     }
-    if (numreplicas <= 0 || blockingDenied(c)) {
+    c->woff = server.primary_repl_offset;
+    c->aof_woff = aofWrittenOffset();
+    if ((numreplicas <= 0 && (numlocal <= 0 || aofLocalFsyncAcked(c))) || blockingDenied(c)) {
         addReplyWaitAcks(c, BLOCKED_WAITAOF);
         return;
     }
     blockForKeys(c, BLOCKED_WAITAOF, NULL, 0, timeout);
+    aofWaitingClientAdd(c);
 }
 
 /* MONITOR: from now on, every command executed by anyone is streamed to c. */

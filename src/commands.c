@@ -29,6 +29,7 @@ extern struct serverCommand pubsubCommands[];      /* pubsub.c */
 extern struct serverCommand transactionCommands[]; /* multi.c */
 extern struct serverCommand dumpCommands[];        /* dump.c */
 extern struct serverCommand snapshotCommands[];    /* snapshot.c */
+extern struct serverCommand aofCommands[];         /* aof.c */
 extern struct serverCommand replicationCommands[]; /* replication.c */
 extern struct serverCommand migrateCommands[];     /* migrate.c */
 extern struct serverCommand moduleCommands[];      /* module.c */
@@ -43,6 +44,7 @@ struct serverCommand *serverCommandTables[] = {
     pubsubCommands, transactionCommands, /* pubsub.c, multi.c */
     dumpCommands,                        /* dump.c */
     snapshotCommands,                    /* snapshot.c */
+    aofCommands,                         /* aof.c */
     replicationCommands,                 /* replication.c */
     migrateCommands,                     /* migrate.c */
     moduleCommands,                      /* module.c */

@@ -17,9 +17,9 @@
  * the apply functions run again, so a multi-option SET is all or nothing.
  *
  * The table covers every directive of Valkey 8.0's valkey.conf. Options of
- * features this server does not have yet (AOF, cluster) are stored for
- * them; a value that would turn such a feature on
- * (appendonly yes, cluster-enabled yes, activedefrag yes) is refused by a
+ * features this server does not have yet (cluster) are stored for them; a
+ * value that would turn such a feature on (cluster-enabled yes,
+ * activedefrag yes) is refused by a
  * check with a message naming it. Three directives are not options and are
  * handled by the file parser alone: include (wildcards allowed),
  * rename-command, user (ACL users, handed to acl.c and written back by
@@ -33,6 +33,8 @@
  *
  * Runs in the main thread only (static error buffers are not thread-safe). */
 #include "server.h"
+
+#include "aof.h"
 #include "config.h"
 #include "acl.h"
 #include "replication.h"
@@ -1071,14 +1073,6 @@ static sds rewriteLatencyPercentiles(configOption *o, sds buf) {
 
 /* Boolean options whose "yes" is a feature this server does not have:
  * refused with a message naming the option, in a file and by CONFIG SET. */
-static int checkAppendonly(const char *v, const char **err) {
-    if (yesnotoi(v) == 1) {
-        *err = "appendonly yes is not supported: this server has no append-only file (AOF) persistence yet";
-        return 0;
-    }
-    return 1;
-}
-
 static int checkClusterEnabled(const char *v, const char **err) {
     if (yesnotoi(v) == 1) {
         *err = "cluster-enabled yes is not supported: this server has no cluster mode";
@@ -1520,7 +1514,7 @@ static configOption configTable[] = {
     /* Persistence (values kept; the subsystems come later) */
     SPECIAL_CFG("save", NULL, CFG_MULTI_ARG, "3600 1 300 100 60 10000", setSave, getSave, rewriteSave, NULL),
     STRING_CFG("dbfilename", NULL, CFG_PROTECTED, server.rdb_filename, "dump.rdb", checkDbfilename, NULL),
-    {.name = "appendonly", .kind = CFG_BOOL, .field = &server.aof_enabled, .def = 0, .check = checkAppendonly},
+    BOOL_CFG("appendonly", NULL, 0, server.aof_enabled, 0, aofApplyAppendonly), /* aof.c starts or stops it */
     BOOL_CFG("rdbcompression", NULL, 0, server.rdb_compression, 1, NULL),
     BOOL_CFG("rdbchecksum", NULL, IMM, server.rdb_checksum, 1, NULL),
     BOOL_CFG("rdb-del-sync-files", NULL, 0, server.rdb_del_sync_files, 0, NULL),
@@ -1528,7 +1522,7 @@ static configOption configTable[] = {
     BOOL_CFG("stop-writes-on-bgsave-error", NULL, 0, server.stop_writes_on_bgsave_err, 1, NULL),
     ENUM_CFG("sanitize-dump-payload", NULL, 0, server.sanitize_dump_payload, sanitizeDumpEnum, SANITIZE_DUMP_NO,
              NULL),
-    /* AOF: stored and reported; appendonly yes is refused above */
+    /* AOF (aof.c) */
     STRING_CFG("appendfilename", NULL, IMM, server.aof_filename, "appendonly.aof", checkAofFilename, NULL),
     STRING_CFG("appenddirname", NULL, IMM, server.aof_dirname, "appendonlydir", checkAofDirname, NULL),
     ENUM_CFG("appendfsync", NULL, 0, server.aof_fsync, aofFsyncEnum, AOF_FSYNC_EVERYSEC, NULL),

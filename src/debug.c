@@ -27,6 +27,8 @@
 #endif
 #include "server.h"
 
+#include "aof.h"
+
 #include <errno.h>
 #include <execinfo.h>
 #include <signal.h>
@@ -409,6 +411,8 @@ static void debugHelp(client *c) {
         "    In case RESET is provided the peak reset time will be restored to the default value",
         "REPLYBUFFER RESIZING <0|1>",
         "    Enable or disable the reply buffer resize cron job",
+        "LOADAOF",
+        "    Write out the AOF buffer, empty the dataset and load the append-only file back.",
         "REPL-RDMA-BAD-CHECKSUM <0|1>",
         "    Announce a wrong checksum at the end of RDMA snapshot regions (1), or the right one (0).",
         "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
@@ -497,6 +501,8 @@ void debugCommand(client *c) {
         addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "reload")) {
         debugReloadCommand(c);
+    } else if (!strcasecmp(sub, "loadaof") && c->argc == 2) {
+        debugLoadAofCommand(c);
     } else if (!strcasecmp(sub, "htstats") && (c->argc == 3 || c->argc == 4)) {
         debugHtstats(c);
     } else if (!strcasecmp(sub, "replybuffer") && c->argc == 4) {

@@ -468,6 +468,12 @@ void functionsGetMemory(size_t *vm, size_t *cache, unsigned long *functions, uns
 /* Writes every library as an RDB_OPCODE_FUNCTION2 record: the opcode and
  * the code as an RDB string. Used by FUNCTION DUMP and by rdbSaveRio().
  * Returns C_OK or C_ERR on a write error. */
+/* See server.h. */
+dict *functionsLibraries(void) {
+    functionsInit();
+    return libraries;
+}
+
 int functionsSaveRdb(struct rio *r) {
     functionsInit();
     dictIterator *di = dictGetIterator(libraries);

@@ -24,6 +24,7 @@
 #include "server.h"
 
 #include "acl.h"
+#include "aof.h"
 #include "blocked.h"
 #include "migrate.h"
 #include "multi.h"
@@ -476,7 +477,7 @@ static sds infoMemory(sds info) {
         "mem_clients_slaves:%zu\r\n"
         "mem_clients_normal:%zu\r\n"
         "mem_cluster_links:0\r\n"
-        "mem_aof_buffer:0\r\n"
+        "mem_aof_buffer:%zu\r\n"
         "mem_allocator:%s\r\n"
         "mem_overhead_db_hashtable_rehashing:%zu\r\n"
         "active_defrag_running:0\r\n"
@@ -489,11 +490,12 @@ static sds infoMemory(sds info) {
         server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), mo.alloc_frag,
         mo.alloc_frag_bytes, mo.alloc_rss, mo.alloc_rss_bytes, mo.rss_overhead, mo.rss_overhead_bytes, mo.frag,
         mo.frag_bytes, clients_replicas,
-        clients_normal, infoAllocatorName(), mo.db_rehashing, lazyfreeGetPendingObjectsCount(),
+        clients_normal, aofBufferLength(), infoAllocatorName(), mo.db_rehashing, lazyfreeGetPendingObjectsCount(),
         lazyfreeGetFreedObjectsCount());
 }
 
-/* The fields belong to the snapshot subsystem (snapshot.c). */
+/* The fields belong to the snapshot subsystem (snapshot.c), the aof_*
+ * ones to aof.c. */
 static sds infoPersistence(sds info) {
     return snapshotCatInfoPersistence(info);
 }

@@ -35,6 +35,7 @@
 #include "server.h"
 
 #include "acl.h"
+#include "aof.h"
 #include "blocked.h"
 #include "multi.h"
 #include "pubsub.h"
@@ -177,6 +178,7 @@ void freeClient(client *c) {
     }
     if (c->repl) replicationFreeClient(c); /* a replica, or our primary */
     if (c->flags & CLIENT_BLOCKED) replicationForgetWaitingClient(c);
+    if (c->flags & CLIENT_BLOCKED) aofForgetWaitingClient(c); /* WAITAOF */
     clientMemForget(c);    /* maxmemory-clients count */
     disableTracking(c);
     blockedClientFreed(c); /* leave the wait lists of blocked keys */

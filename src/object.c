@@ -15,6 +15,8 @@
  * internals. */
 #include "server.h"
 
+#include "aof.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -684,7 +686,7 @@ static void addReplyMemoryStats(client *c) {
     addReplyStatLongLong(c, "clients.slaves", (long long)m.clients_replicas);
     addReplyStatLongLong(c, "clients.normal", (long long)m.clients_normal);
     addReplyStatLongLong(c, "cluster.links", 0);
-    addReplyStatLongLong(c, "aof.buffer", 0);
+    addReplyStatLongLong(c, "aof.buffer", (long long)aofBufferLength());
     addReplyStatLongLong(c, "lua.caches", (long long)m.scripts.eval_cache);
     addReplyStatLongLong(c, "functions.caches", (long long)m.scripts.functions_cache);
     for (int j = 0; j < server.dbnum; j++) {

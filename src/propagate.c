@@ -1,5 +1,5 @@
 /* propagate.c - command propagation: the one path every change of the
- * dataset takes to the replication stream (and, later, to the AOF).
+ * dataset takes to its two consumers, the replication stream and the AOF.
  *
  * What is propagated is what was executed, in a form that gives the same
  * result when replayed elsewhere and later: commands rewrite their own
@@ -11,8 +11,9 @@
  * An execution unit is a top-level call() with everything nested under it:
  * the commands of an EXEC, the server.call()s of a script, keys expired or
  * evicted while it ran. Its ops are collected here by alsoPropagate() and
- * fed when the outermost call() returns, through the single entry point of
- * replication.c, replicationFeedReplicas() (which adds SELECT itself):
+ * fed when the outermost call() returns, through the single entry points of
+ * replication.c, replicationFeedReplicas(), and of aof.c, aofFeed() (each
+ * adds SELECT itself):
  * one op as it is, several wrapped in MULTI ... EXEC so that a replica
  * applies them atomically too (except the expiries of a SCAN or RANDOMKEY,
  * as in Valkey). A blocked client served after a command is its own unit,
@@ -23,8 +24,8 @@
  * propagated unless it forced it (forceCommandPropagation: PUBLISH); one
  * may also prevent it (preventCommandPropagation: EXEC, EVAL, FCALL).
  *
- * Cost: nothing is collected while replicationStreamIsActive() is 0 (no
- * replica ever attached, or this server is a replica); call() then pays
+ * Cost: nothing is collected while propagationIsActive() is 0 (no replica
+ * ever attached, or this server is a replica, and appendonly no); call() then pays
  * two predictable branches per command (the stream, and ops left by a
  * unit during which the stream went away). */
 #include "propagate.h"
@@ -80,10 +81,16 @@ void alsoPropagate(int dbid, robj **argv, int argc) {
     if (server.executing_client == NULL) propagatePendingCommands();
 }
 
-/* Feeds the stream one command with no arguments (MULTI, EXEC). */
+/* Feeds one command to both consumers. */
+static void propagateFeed(int dbid, robj **argv, int argc) {
+    replicationFeedReplicas(dbid, argv, argc);
+    aofFeed(dbid, argv, argc);
+}
+
+/* Feeds the consumers one command with no arguments (MULTI, EXEC). */
 static void propagateBareCommand(int dbid, robj **obj, const char *name) {
     if (*obj == NULL) *obj = makeObjectShared(createStringObject(name, strlen(name)));
-    replicationFeedReplicas(dbid, obj, 1);
+    propagateFeed(dbid, obj, 1);
 }
 
 /* 1 if the unit is a command run directly that may expire any key it
@@ -103,7 +110,7 @@ void propagatePendingCommands(void) {
      * before it; EXEC to the last one's, so that it needs none. */
     if (wrap) propagateBareCommand(pending_ops[0].dbid, &multi_obj, "MULTI");
     for (int j = 0; j < propagate_pending; j++)
-        replicationFeedReplicas(pending_ops[j].dbid, pending_ops[j].argv, pending_ops[j].argc);
+        propagateFeed(pending_ops[j].dbid, pending_ops[j].argv, pending_ops[j].argc);
     if (wrap) propagateBareCommand(pending_ops[propagate_pending - 1].dbid, &exec_obj, "EXEC");
     for (int j = 0; j < propagate_pending; j++) {
         propagateOp *op = &pending_ops[j];
@@ -151,7 +158,7 @@ void propagateSetScriptCommands(int enabled) {
 
 /* See propagate.h. */
 void propagateDeletion(serverDb *db, robj *key, int lazy) {
-    if (!replicationStreamIsActive()) return;
+    if (!propagationIsActive()) return;
     robj *argv[2] = {lazy ? shared.unlink : shared.del, key};
     alsoPropagate(db->id, argv, 2);
 }

@@ -1,10 +1,18 @@
-/* propagate.h - what goes into the replication stream (and, later, the
- * AOF): the commands an execution unit changed the dataset with, collected
+/* propagate.h - what goes into the replication stream and the AOF: the commands an execution unit changed the dataset with, collected
  * while it runs and fed when it ends. See propagate.c. */
 #ifndef VK_PROPAGATE_H
 #define VK_PROPAGATE_H
 
 #include "server.h"
+
+#include "aof.h"
+#include "replication.h"
+
+/* 1 when propagated commands go somewhere: the replication stream is
+ * active or the AOF is on. While 0, nothing is collected. */
+static inline int propagationIsActive(void) {
+    return replicationStreamIsActive() || aofIsFed();
+}
 
 /* How many ops the current execution unit has collected. call() also ends
  * a unit that collected some while the stream was active and is not any
@@ -19,7 +27,7 @@ extern int propagate_pending;
 void alsoPropagate(int dbid, robj **argv, int argc);
 
 /* Feeds the pending ops of the unit that just ended to the replication
- * stream: nothing if there are none, one as it is, several wrapped in
+ * stream and the AOF: nothing if there are none, one as it is, several wrapped in
  * MULTI ... EXEC (but not the expiries of a direct SCAN or RANDOMKEY).
  * Releases them. Called when the outermost call() returns and after a
  * deletion made outside any unit. Event loop. */
@@ -46,7 +54,7 @@ void forceCommandPropagation(client *c);
 void propagateSetScriptCommands(int enabled);
 
 /* Propagates the deletion of key in db by expiry or eviction as "DEL key",
- * or "UNLINK key" when lazy is 1. No-op while the stream is inactive. */
+ * or "UNLINK key" when lazy is 1. No-op while propagation is inactive. */
 void propagateDeletion(serverDb *db, robj *key, int lazy);
 
 #endif

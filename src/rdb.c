@@ -386,6 +386,8 @@ static int rdbSaveAuxFieldLongLong(rio *r, const char *key, long long val) {
     return rdbSaveAuxField(r, key, buf, (size_t)len);
 }
 
+int rdbSaveAofBase;
+
 /* The aux fields Valkey writes after the header. redis-ver carries the
  * Redis version we are compatible with, for tools that only know it. */
 static int rdbSaveInfoAuxFields(rio *r) {
@@ -398,6 +400,7 @@ static int rdbSaveInfoAuxFields(rio *r) {
      * replica restarting from it, or loading it in a full sync, continues
      * the stream from there. */
     rdbReplInfo ri;
+    if (rdbSaveAofBase) return rdbSaveAuxFieldLongLong(r, "aof-base", 1);
     if (replicationGetSaveInfo(&ri)) {
         if (rdbSaveAuxFieldLongLong(r, "repl-stream-db", ri.stream_db) != C_OK) return C_ERR;
         if (rdbSaveAuxFieldStr(r, "repl-id", ri.replid) != C_OK) return C_ERR;

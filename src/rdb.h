@@ -140,6 +140,9 @@ struct serverObject *rdbLoadStream(rio *r, int rdbtype, int *empty);
 
 /* ---- datasets and files (rdb.c) ---------------------------------------- */
 int rdbSaveRio(rio *r);                /* the whole dataset, header to checksum */
+/* Set while rdbSaveRio() writes an AOF base: aux field aof-base 1 and no
+ * replication info, as Valkey writes it. */
+extern int rdbSaveAofBase;
 int rdbLoadRio(rio *r);                /* replaces nothing: loads into the current dataset */
 /* rdbLoadRio() with RDBFLAGS_*: with RDBFLAGS_ALLOW_DUP a key or library
  * already present is replaced instead of failing the load. */

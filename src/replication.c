@@ -50,6 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aof.h"
 #include "blocked.h"
 #include "config.h"
 #include "rdb.h"
@@ -1412,6 +1413,7 @@ static void replicationFinishFullSync(connection *conn, const char *leftover, si
     client *p = replicationCreatePrimaryClient(conn, repl.stream_db >= 0 ? repl.stream_db : 0);
     repl.transfer = NULL;
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Finished with success");
+    aofRestartAfterFullSync(); /* the AOF starts over from the new dataset (aof.c) */
     /* A primary that streamed the snapshot waits for this first ACK
      * before it sends the stream. */
     replicationSendAck();
@@ -1979,8 +1981,8 @@ static long replicasAckedAt(long long offset) {
 void addReplyWaitAcks(client *c, int btype) {
     if (btype == BLOCKED_WAITAOF) {
         addReplyArrayLen(c, 2);
-        addReplyLongLong(c, 0); /* local AOF fsyncs: no AOF yet */
-        addReplyLongLong(c, 0); /* replicas that fsynced: no AOF yet */
+        addReplyLongLong(c, aofLocalFsyncAcked(c)); /* local AOF fsync (aof.c) */
+        addReplyLongLong(c, 0); /* replicas that fsynced: replicas do not report theirs */
         return;
     }
     addReplyLongLong(c, replicasAckedAt(c->woff));

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "acl.h"
+#include "aof.h"
 #include "blocked.h"
 #include "latency.h"
 #include "migrate.h"
@@ -415,11 +416,11 @@ void call(client *c, int flags) {
         if (tracking) trackingRememberKeys(tracking, c);
     }
 
-    /* Replication: what the command changed joins its execution unit, fed
-     * to the stream when the outermost call() ends (propagate.c); a unit
+    /* Replication and AOF: what the command changed joins its execution
+     * unit, fed to both when the outermost call() ends (propagate.c); a unit
      * that collected ops is ended even if the stream went away meanwhile
      * (REPLICAOF inside MULTI). */
-    if (replicationStreamIsActive() || propagate_pending) propagateCallEnd(c, dirty_before, prev_client == NULL);
+    if (propagationIsActive() || propagate_pending) propagateCallEnd(c, dirty_before, prev_client == NULL);
 
     int failed = server.stat_total_error_replies > call_errors_seen;
     call_errors_seen = server.stat_total_error_replies;
@@ -599,6 +600,13 @@ int processCommand(client *c) {
         rejectCommand(c, shared.bgsaveerr);
         return C_OK;
     }
+    int aof_errno; /* likewise when writing or fsyncing the AOF failed (aof.c) */
+    if (!server.primary_host && aofWriteDenied(&aof_errno) &&
+        ((multiEffectiveCommandFlags(c) & CMD_WRITE) || c->cmd->proc == pingCommand)) {
+        rejectCommandSds(c, sdscatprintf(sdsempty(), "-MISCONF Errors writing to the AOF file: %s",
+                                         strerror(aof_errno)));
+        return C_OK;
+    }
 
     if (isClientPaused(c)) {
         blockClientForPause(c);
@@ -690,6 +698,7 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     if (isPausedActions() && mstime() >= server.client_pause_end_time) unpauseActions();
 
     snapshotCron();
+    aofCron();
     run_with_period(1000) replicationCron();
 
     /* Databases: expiry, and incremental rehashing in idle time (not while
@@ -725,6 +734,7 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
     trackingBeforeSleep(); /* BCAST invalidations, tracking-table-max-keys */
     replicationBeforeSleep(); /* GETACK for new WAIT clients, WAIT clients whose replicas acked */
+    aofBeforeSleep(); /* the AOF is written (and fsynced with always) before any reply goes out */
     handleClientsWithPendingWrites();
     evictClients(); /* maxmemory-clients, once the writes have shrunk what they could */
     freeClientsInAsyncFreeQueue();
@@ -1094,6 +1104,12 @@ int main(int argc, char **argv) {
     initConfigValues();
     aclInit();
     server.active_expire_enabled = 1;
+
+    /* valkey-check-aof is this binary under another name (aof_check.c). */
+    if (strstr(argv[0], "valkey-check-aof") != NULL) {
+        initServer();
+        return aofCheckMain(argc, argv);
+    }
 
     char config_from_stdin = 0;
     if (argc >= 2) {

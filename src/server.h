@@ -262,6 +262,7 @@ typedef struct client {
     int authenticated;
     struct user *user;          /* acl.c: the user it runs as; NULL = the server's own client (no checks) */
     long long woff;
+    long long aof_woff;         /* WAITAOF: AOF bytes (aofWrittenOffset) that must be fsynced */
     listNode *client_list_node;       /* Node in server.clients. */
     listNode *pending_write_node;     /* &pending_write_link while in server.clients_pending_write, else NULL. */
     listNode pending_write_link;      /* Embedded, so queueing for write allocates nothing. */
@@ -1146,6 +1147,9 @@ void functionsGetMemory(size_t *vm, size_t *cache, unsigned long *functions, uns
 /* functions.c: the libraries as RDB_OPCODE_FUNCTION2 records (rdb.c) */
 struct rio;
 int functionsSaveRdb(struct rio *r);
+/* The libraries, name -> functionLib * (functions.h); not to be modified
+ * (an AOF rewrite lists them as FUNCTION LOAD commands). */
+dict *functionsLibraries(void);
 int functionsLoadLibraryFromRdb(sds code, int replace, sds *err);
 /* functions.c: drops every library, before a load replaces the dataset
  * (DEBUG RELOAD); FLUSHALL keeps them. */

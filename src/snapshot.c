@@ -7,6 +7,9 @@
  *
  *   SAVE            rdbSave() in the event loop (snapshotSaveSync).
  *   BGSAVE          fork(); the child writes the snapshot and _exit()s;
+ *                   the same machinery runs the AOF rewrite child
+ *                   (kind SNAPSHOT_CHILD_AOF: aof.c writes, and is told
+ *                   of its end), one child of either kind at a time;
  *                   serverCron() reaps it with waitpid(WNOHANG)
  *                   (snapshotCron -> backgroundSaveDoneHandler).
  *   save points     "save <seconds> <changes>" rules checked by the cron;
@@ -46,6 +49,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "aof.h"
 #include "config.h"
 #include "latency.h"
 #include "rdb.h"
@@ -71,6 +75,11 @@ void snapshotInit(void) {
 /* 1 while a background save child exists (not yet reaped). */
 int hasActiveChildProcess(void) {
     return snapshot.child_pid != -1;
+}
+
+/* 1 while the child is an AOF rewrite. */
+int aofRewriteInProgress(void) {
+    return snapshot.child_pid != -1 && snapshot.child_kind == SNAPSHOT_CHILD_AOF;
 }
 
 /* Removes the temp file a child with this pid may have left behind
@@ -121,7 +130,10 @@ static void snapshotReadChildInfo(void) {
     if (snapshot.child_info_pipe[0] == -1) return;
     while (read(snapshot.child_info_pipe[0], &info, sizeof(info)) == (ssize_t)sizeof(info)) {
         if (info.magic != SNAPSHOT_CHILD_INFO_MAGIC) continue;
-        if (info.type == SNAPSHOT_CHILD_INFO_DONE) snapshot.stat_rdb_cow_bytes = info.cow_bytes;
+        if (info.type == SNAPSHOT_CHILD_INFO_DONE) {
+            if (snapshot.child_kind == SNAPSHOT_CHILD_AOF) snapshot.stat_aof_cow_bytes = info.cow_bytes;
+            else snapshot.stat_rdb_cow_bytes = info.cow_bytes;
+        }
         snapshot.current_save_keys_processed = (long long)info.keys;
         snapshot.current_cow_bytes = info.cow_bytes;
         if (info.cow_bytes > snapshot.current_cow_peak) snapshot.current_cow_peak = info.cow_bytes;
@@ -258,23 +270,28 @@ static void *child_writer_ctx;
 
 /* The whole life of a background save child: detach from what belongs to
  * the parent, write the snapshot (to dbfilename; with pipe_fd != -1 to
- * that pipe for a diskless sync; or through child_writer), report, exit 0
- * (saved) or 1 (failed). Never returns. Child. */
-static void snapshotChildMain(int pipe_fd, const char *mark) {
+ * that pipe for a diskless sync; or through child_writer; or a new AOF
+ * base for kind SNAPSHOT_CHILD_AOF), report, exit 0 (saved) or 1
+ * (failed). Never returns. Child. */
+static void snapshotChildMain(int kind, int pipe_fd, const char *mark) {
     serverLogConfig.role = 'C';
     snapshotChildSetupSignals();
     snapshotChildCloseInheritedFds();
-    snapshotChildSetTitle(pipe_fd == -1 && !child_writer ? "valkey-rdb-bgsave" : "valkey-rdb-to-replicas");
+    if (kind == SNAPSHOT_CHILD_AOF) snapshotChildSetTitle("valkey-aof-rewrite");
+    else snapshotChildSetTitle(pipe_fd == -1 && !child_writer ? "valkey-rdb-bgsave" : "valkey-rdb-to-replicas");
     if (server.oom_score_adj) setOOMScoreAdj(CONFIG_OOM_BGCHILD); /* oom-score-adj: children go first */
-    setCpuAffinity(server.bgsave_cpulist);
-    int ok = child_writer       ? child_writer(child_writer_ctx, snapshotChildProgress) == C_OK
-             : pipe_fd == -1 ? rdbSave(server.rdb_filename, snapshotChildProgress) == C_OK
-                             : snapshotChildWritePipe(pipe_fd, mark) == C_OK;
+    setCpuAffinity(kind == SNAPSHOT_CHILD_AOF ? server.aof_rewrite_cpulist : server.bgsave_cpulist);
+    int ok;
+    if (kind == SNAPSHOT_CHILD_AOF) ok = aofRewriteChildWrite() == C_OK;
+    else if (child_writer) ok = child_writer(child_writer_ctx, snapshotChildProgress) == C_OK;
+    else if (pipe_fd == -1) ok = rdbSave(server.rdb_filename, snapshotChildProgress) == C_OK;
+    else ok = snapshotChildWritePipe(pipe_fd, mark) == C_OK;
     if (ok) {
         unsigned long long cow = snapshotChildSendInfo(SNAPSHOT_CHILD_INFO_DONE);
         if (pipe_fd != -1) serverLog(LL_NOTICE, "DB saved on disk"); /* what Valkey logs for a diskless sync too */
-        serverLog(LL_NOTICE, "Fork CoW for RDB: current %llu MB, peak %llu MB, average %llu MB", cow >> 20,
-                  child_cow_peak >> 20, (child_cow_sum / child_cow_samples) >> 20);
+        serverLog(LL_NOTICE, "Fork CoW for %s: current %llu MB, peak %llu MB, average %llu MB",
+                  kind == SNAPSHOT_CHILD_AOF ? "AOF rewrite" : "RDB", cow >> 20, child_cow_peak >> 20,
+                  (child_cow_sum / child_cow_samples) >> 20);
     }
     _exit(ok ? 0 : 1);
 }
@@ -287,16 +304,21 @@ static void snapshotChildMain(int pipe_fd, const char *mark) {
  * ("Background saving started by pid N"), C_ERR if a child already exists
  * or fork() failed (logged; the failure counts as a failed background
  * save, so save points wait SNAPSHOT_BGSAVE_RETRY_DELAY before retrying). */
-static int snapshotForkChild(int pipe_fd, const char *mark);
+static int snapshotForkChild(int kind, int pipe_fd, const char *mark);
 
 int rdbSaveBackground(void) {
-    return snapshotForkChild(-1, NULL);
+    return snapshotForkChild(SNAPSHOT_CHILD_RDB, -1, NULL);
+}
+
+/* See snapshot.h. */
+int snapshotForkAofRewrite(void) {
+    return snapshotForkChild(SNAPSHOT_CHILD_AOF, -1, NULL);
 }
 
 /* See snapshot.h. */
 int rdbSaveToPipeBackground(int pipe_fd, int read_end, const char *mark) {
     child_close_fds[0] = read_end;
-    int ret = snapshotForkChild(pipe_fd, mark);
+    int ret = snapshotForkChild(SNAPSHOT_CHILD_RDB, pipe_fd, mark);
     child_close_fds[0] = -1;
     return ret;
 }
@@ -308,7 +330,7 @@ int rdbSaveToFuncBackground(int (*writer)(void *ctx, rioProgressFn *progress), v
     child_close_fds[0] = close1;
     int saved = child_close_fds[1];
     child_close_fds[1] = close2;
-    int ret = snapshotForkChild(-1, NULL);
+    int ret = snapshotForkChild(SNAPSHOT_CHILD_RDB, -1, NULL);
     child_writer = NULL;
     child_writer_ctx = NULL;
     child_close_fds[0] = -1;
@@ -321,21 +343,28 @@ void snapshotChildMustClose(int fd) {
     child_close_fds[1] = fd;
 }
 
-/* Forks the child of rdbSaveBackground() / rdbSaveToPipeBackground(). */
-static int snapshotForkChild(int pipe_fd, const char *mark) {
+/* Forks the child of rdbSaveBackground() / rdbSaveToPipeBackground() /
+ * snapshotForkAofRewrite(). */
+static int snapshotForkChild(int kind, int pipe_fd, const char *mark) {
     if (hasActiveChildProcess()) return C_ERR;
-    server.dirty_before_bgsave = server.dirty;
-    snapshot.lastbgsave_try = time(NULL);
+    if (kind == SNAPSHOT_CHILD_RDB) {
+        server.dirty_before_bgsave = server.dirty;
+        snapshot.lastbgsave_try = time(NULL);
+    }
     snapshot.child_keys_total = dbTotalServerKeyCount();
     snapshotResetChildProgress();
     snapshotOpenChildInfoPipe();
 
     long long start = ustime();
     pid_t pid = fork();
-    if (pid == 0) snapshotChildMain(pipe_fd, mark);
+    if (pid == 0) snapshotChildMain(kind, pipe_fd, mark);
     if (pid == -1) {
         int err = errno;
         snapshotCloseChildInfoPipe();
+        if (kind == SNAPSHOT_CHILD_AOF) {
+            serverLog(LL_WARNING, "Can't rewrite append only file in background: fork: %s", strerror(err));
+            return C_ERR;
+        }
         server.lastbgsave_status = C_ERR;
         serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(err));
         return C_ERR;
@@ -348,12 +377,17 @@ static int snapshotForkChild(int pipe_fd, const char *mark) {
 
     /* A child that feeds replicas (pipe or writer) saves no file. */
     int transfer = pipe_fd != -1 || child_writer != NULL;
-    if (!transfer) serverLog(LL_NOTICE, "Background saving started by pid %ld", (long)pid);
-    else serverLog(LL_NOTICE, "Background RDB transfer started by pid %ld", (long)pid);
     snapshot.child_pid = pid;
+    snapshot.child_kind = kind;
     snapshot.child_to_pipe = transfer;
-    if (!snapshot.child_to_pipe) snapshot.stat_rdb_saves++;
-    server.rdb_save_time_start = time(NULL);
+    if (kind == SNAPSHOT_CHILD_AOF) {
+        serverLog(LL_NOTICE, "Background append only file rewriting started by pid %ld", (long)pid);
+    } else {
+        if (!transfer) serverLog(LL_NOTICE, "Background saving started by pid %ld", (long)pid);
+        else serverLog(LL_NOTICE, "Background RDB transfer started by pid %ld", (long)pid);
+        if (!snapshot.child_to_pipe) snapshot.stat_rdb_saves++;
+        server.rdb_save_time_start = time(NULL);
+    }
     /* Growing or shrinking a hash table now would copy every page it
      * touches into the parent for nothing. */
     dictSetResizeEnabled(DICT_RESIZE_AVOID);
@@ -366,6 +400,17 @@ static int snapshotForkChild(int pipe_fd, const char *mark) {
  * save "err". */
 static void backgroundSaveDoneHandler(pid_t pid, int exitcode, int bysignal) {
     int ok = !bysignal && exitcode == 0;
+    if (snapshot.child_kind == SNAPSHOT_CHILD_AOF) {
+        snapshotReadChildInfo();
+        snapshotCloseChildInfoPipe();
+        snapshot.child_pid = -1;
+        snapshot.child_kind = SNAPSHOT_CHILD_RDB;
+        snapshot.child_keys_total = 0;
+        snapshotResetChildProgress();
+        dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+        aofRewriteDone(pid, ok, bysignal);
+        return;
+    }
     if (snapshot.child_to_pipe) {
         /* A diskless sync: nothing was saved, the dataset's save state
          * stays as it was. */
@@ -428,7 +473,15 @@ static int snapshotReapChild(int wait) {
  * temp file. The save is logged as terminated by signal 10 and does not
  * count as an error. No-op without a child. */
 void killRDBChild(void) {
-    if (!hasActiveChildProcess()) return;
+    if (!hasActiveChildProcess() || snapshot.child_kind != SNAPSHOT_CHILD_RDB) return;
+    kill(snapshot.child_pid, SIGUSR1);
+    snapshotReapChild(1);
+}
+
+/* Stops a running AOF rewrite the same way (aof.c removes its temp
+ * file). No-op without one. */
+void killAofChild(void) {
+    if (!aofRewriteInProgress()) return;
     kill(snapshot.child_pid, SIGUSR1);
     snapshotReapChild(1);
 }
@@ -505,7 +558,10 @@ void snapshotAfterFlushAll(void) {
 /* See snapshot.h. Called by prepareForShutdown() before listeners close,
  * so that a refused shutdown leaves the server fully working. */
 int snapshotPrepareForShutdown(int flags) {
-    if (hasActiveChildProcess()) {
+    /* The AOF first: kills a rewrite, writes and fsyncs the AOF; refuses
+     * while the first base is being written (aof.c). */
+    if (aofPrepareForShutdown(flags) != C_OK) return C_ERR;
+    if (hasActiveChildProcess() && !aofRewriteInProgress()) {
         serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
         killRDBChild();
     }
@@ -588,6 +644,34 @@ static int snapshotLoadFile(const char *filename, int rdbflags) {
 }
 
 /* See snapshot.h. */
+void snapshotLoadingStart(off_t total_bytes) {
+    server.loading = 1;
+    snapshot.loading_start_time = time(NULL);
+    snapshot.loading_total_bytes = total_bytes;
+    snapshot.loading_loaded_bytes = 0;
+}
+
+/* See snapshot.h. Serves clients (start-up) every
+ * loading-process-events-interval-bytes or SNAPSHOT_LOADING_EVENTS_MS (the
+ * clock is read once every 1024 calls: the RDB loader calls this several
+ * times per key). */
+void snapshotLoadingAdvance(off_t loaded_bytes) {
+    static unsigned int calls = 0;
+    static long long last_turn_ms = 0;
+    int due = loaded_bytes - snapshot.loading_loaded_bytes >= server.loading_process_events_interval_bytes;
+    if (!due && (++calls & 1023) == 0) due = mstime() - last_turn_ms >= SNAPSHOT_LOADING_EVENTS_MS;
+    if (!due) return;
+    snapshot.loading_loaded_bytes = loaded_bytes;
+    last_turn_ms = mstime();
+    if (snapshot.loading_serves_clients) snapshotServeClientsWhileLoading();
+}
+
+/* See snapshot.h. */
+void snapshotLoadingStop(int ok) {
+    snapshotStopLoading(ok);
+}
+
+/* See snapshot.h. */
 int snapshotLoadRio(rio *r, off_t total_bytes, int rdbflags) {
     server.loading = 1;
     snapshot.loading_start_time = time(NULL);
@@ -616,6 +700,12 @@ int snapshotLoadFileForSync(const char *filename) {
  * clients are served (-LOADING) while the file loads. */
 void loadDataFromDisk(void) {
     struct stat st;
+    if (server.aof_enabled) { /* appendonly yes: the AOF wins over dbfilename */
+        snapshot.loading_serves_clients = 1;
+        aofLoadOnStartup();
+        snapshot.loading_serves_clients = 0;
+        return;
+    }
     if (stat(server.rdb_filename, &st) == -1 && errno == ENOENT) return;
     long long start = ustime();
     snapshot.loading_serves_clients = 1;
@@ -691,10 +781,10 @@ static sds snapshotCatInfoLoading(sds info) {
                         (double)loaded * 100 / (double)(total + 1), eta);
 }
 
-/* Appends the "# Persistence" section, with Valkey's fields. AOF does not
- * exist: its fields show a disabled AOF. */
+/* Appends the "# Persistence" section, with Valkey's fields (the aof_*
+ * ones from aof.c). */
 sds snapshotCatInfoPersistence(sds info) {
-    int child = hasActiveChildProcess();
+    int child = hasActiveChildProcess() && !aofRewriteInProgress();
     long long current_bgsave = child ? (long long)(time(NULL) - server.rdb_save_time_start) : -1;
     long long cow_age = snapshot.current_cow_updated_ms ? (mstime() - snapshot.current_cow_updated_ms) / 1000 : 0;
     double fork_perc = child && snapshot.child_keys_total > 0 ? (double)snapshot.current_save_keys_processed * 100 /
@@ -719,19 +809,7 @@ sds snapshotCatInfoPersistence(sds info) {
                         "rdb_saves:%lld\r\n"
                         "rdb_last_cow_size:%llu\r\n"
                         "rdb_last_load_keys_expired:%lld\r\n"
-                        "rdb_last_load_keys_loaded:%lld\r\n"
-                        "aof_enabled:0\r\n"
-                        "aof_rewrite_in_progress:0\r\n"
-                        "aof_rewrite_scheduled:0\r\n"
-                        "aof_last_rewrite_time_sec:-1\r\n"
-                        "aof_current_rewrite_time_sec:-1\r\n"
-                        "aof_last_bgrewrite_status:ok\r\n"
-                        "aof_rewrites:0\r\n"
-                        "aof_rewrites_consecutive_failures:0\r\n"
-                        "aof_last_write_status:ok\r\n"
-                        "aof_last_cow_size:0\r\n"
-                        "module_fork_in_progress:0\r\n"
-                        "module_fork_last_cow_size:0\r\n",
+                        "rdb_last_load_keys_loaded:%lld\r\n",
                         server.loading, snapshot.current_cow_peak, snapshot.current_cow_bytes, cow_age,
                         fork_perc, snapshot.current_save_keys_processed, child ? snapshot.child_keys_total : 0,
                         server.dirty, child,
@@ -739,6 +817,9 @@ sds snapshotCatInfoPersistence(sds info) {
                         (long long)snapshot.rdb_save_time_last, current_bgsave, snapshot.stat_rdb_saves,
                         snapshot.stat_rdb_cow_bytes, snapshot.rdb_last_load_keys_expired,
                         snapshot.rdb_last_load_keys_loaded);
+    info = aofCatInfo(info);
+    info = sdscat(info, "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n");
+    info = aofCatInfoEnabled(info);
     if (server.loading) info = snapshotCatInfoLoading(info);
     return info;
 }
@@ -749,7 +830,7 @@ sds snapshotCatInfoPersistence(sds info) {
 
 /* SAVE: a synchronous save; refused while a background save runs. */
 void saveCommand(client *c) {
-    if (hasActiveChildProcess()) {
+    if (hasActiveChildProcess() && !aofRewriteInProgress()) {
         addReplyError(c, "Background save already in progress");
         return;
     }
@@ -757,9 +838,8 @@ void saveCommand(client *c) {
     else addReplyErrorObject(c, shared.err);
 }
 
-/* BGSAVE [SCHEDULE | CANCEL]. In Valkey SCHEDULE defers the save while
- * another kind of child (an AOF rewrite) runs; this server has no other
- * kind, so it is accepted and behaves like BGSAVE. Inside EXEC the save is
+/* BGSAVE [SCHEDULE | CANCEL]. SCHEDULE defers the save while an AOF
+ * rewrite runs (without it, that is an error). Inside EXEC the save is
  * always scheduled for the cron (a fork there would snapshot half a
  * transaction). CANCEL stops a running save and forgets a scheduled one. */
 void bgsaveCommand(client *c) {
@@ -771,7 +851,7 @@ void bgsaveCommand(client *c) {
     }
     if (c->argc == 2) cancel = !strcasecmp(c->argv[1]->ptr, "cancel");
     if (cancel) {
-        if (hasActiveChildProcess()) {
+        if (hasActiveChildProcess() && !aofRewriteInProgress()) {
             snapshot.bgsave_scheduled = 0;
             killRDBChild();
             addReplyStatus(c, "Background saving cancelled");
@@ -783,9 +863,13 @@ void bgsaveCommand(client *c) {
         }
         return;
     }
-    if (hasActiveChildProcess()) {
+    int schedule = c->argc == 2;
+    if (hasActiveChildProcess() && !aofRewriteInProgress()) {
         addReplyError(c, "Background save already in progress");
-    } else if (server.in_exec) {
+    } else if (aofRewriteInProgress() && !schedule) {
+        addReplyError(c, "Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in "
+                         "order to schedule a BGSAVE whenever possible.");
+    } else if (server.in_exec || aofRewriteInProgress()) {
         snapshot.bgsave_scheduled = 1;
         addReplyStatus(c, "Background saving scheduled");
     } else if (rdbSaveBackground() == C_OK) {

@@ -44,8 +44,13 @@ typedef struct snapshotChildInfo {
 #define SNAPSHOT_CHILD_INFO_INTERVAL_MS 1000
 _Static_assert(sizeof(snapshotChildInfo) == 32, "child info is four 64-bit fields");
 
+/* What a background child writes (snapshot.child_kind). */
+#define SNAPSHOT_CHILD_RDB 0 /* dbfilename, or a diskless sync's pipe */
+#define SNAPSHOT_CHILD_AOF 1 /* a new AOF base (aof.c) */
+
 struct snapshotState {
     pid_t child_pid;               /* The background save child, -1 if none. */
+    int child_kind;                /* SNAPSHOT_CHILD_*, while child_pid != -1 */
     int child_to_pipe;             /* It writes a diskless sync's payload into a pipe. */
     int child_info_pipe[2];        /* Child writes [1], parent reads [0]; -1 when closed. */
     int bgsave_scheduled;          /* BGSAVE SCHEDULE (or BGSAVE in EXEC): start when possible. */
@@ -59,6 +64,7 @@ struct snapshotState {
     /* Stats (INFO persistence / stats). */
     long long stat_rdb_saves;      /* Saves attempted: SAVE, BGSAVE, save points, shutdown. */
     unsigned long long stat_rdb_cow_bytes; /* Copy-on-write bytes of the last background save. */
+    unsigned long long stat_aof_cow_bytes; /* ... of the last AOF rewrite. */
     long long stat_fork_time;      /* Microseconds the last fork() took. */
     long long stat_total_forks;
     /* Loading (start-up and DEBUG RELOAD). server.loading is the flag. */
@@ -82,6 +88,11 @@ int snapshotPrepareForShutdown(int flags); /* kill the child, final save; C_ERR 
 
 /* Saving. */
 int hasActiveChildProcess(void);
+int aofRewriteInProgress(void);         /* the child is an AOF rewrite */
+/* Forks a child that writes a new AOF base (aofRewriteChildWrite); its
+ * end goes to aofRewriteDone(). C_OK once it runs, C_ERR (logged). */
+int snapshotForkAofRewrite(void);
+void killAofChild(void);                /* like killRDBChild, for an AOF rewrite child */
 int rdbSaveBackground(void);            /* C_OK: child forked ("Background saving started by pid N") */
 /* Forks a child that writes a diskless sync's payload ("$EOF:<mark>\r\n",
  * the snapshot, "<mark>"; mark is CONFIG_RUN_ID_SIZE bytes) into pipe_fd
@@ -103,6 +114,12 @@ void snapshotChildMustClose(int fd);
  * total_bytes: the payload's size for progress, 0 if unknown. */
 struct rio;
 int snapshotLoadRio(struct rio *r, off_t total_bytes, int rdbflags);
+/* The loading state of a load made of several parts (the AOF's files):
+ * Start sets INFO loading_* for total_bytes, Advance records how far it
+ * is and serves clients when due (start-up), Stop ends it. */
+void snapshotLoadingStart(off_t total_bytes);
+void snapshotLoadingAdvance(off_t loaded_bytes);
+void snapshotLoadingStop(int ok);
 /* Loads a full sync's file (replication.c). */
 int snapshotLoadFileForSync(const char *filename);
 int snapshotSaveSync(void);             /* SAVE-like: rdbSave in this process plus bookkeeping */

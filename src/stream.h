@@ -101,5 +101,12 @@ long long streamEntriesReadAt(stream *s, const streamID *id);
  * The caller zfree()s the array; *n gets the count. */
 streamCG **streamGroupsByName(stream *s, unsigned long *n);
 streamConsumer **streamConsumersByName(streamCG *g, unsigned long *n);
+/* Calls fn(ctx, id, lp, fields, nfields) for every live entry of s in
+ * ID order: its fields and values are the 2 * nfields listpack elements
+ * of lp starting at fields. Stops early and returns -1 when fn does;
+ * 0 otherwise. fn must not modify the stream (AOF rewrite, aof_rewrite.c). */
+int streamForEachEntry(stream *s, int (*fn)(void *ctx, streamID id, unsigned char *lp, unsigned char *fields,
+                                            long long nfields),
+                       void *ctx);
 
 #endif

@@ -678,7 +678,7 @@ static void spopPropagationInit(spopPropagation *sp, client *c) {
     sp->c = c;
     sp->argc = 0;
     sp->argv = NULL;
-    if (!replicationStreamIsActive()) return;
+    if (!propagationIsActive()) return;
     sp->argv = zmalloc(sizeof(robj *) * (SPOP_PROPAGATE_BATCH + 2));
     sp->argv[0] = createStringObject("SREM", 4);
     sp->argv[1] = c->argv[1];

@@ -449,6 +449,25 @@ static void streamIterRelease(streamIter *it) {
     it->stack = NULL;
 }
 
+/* See stream.h. */
+int streamForEachEntry(stream *s, int (*fn)(void *ctx, streamID id, unsigned char *lp, unsigned char *fields,
+                                            long long nfields),
+                       void *ctx) {
+    streamIter it;
+    streamEntry e;
+    streamID min = {0, 0}, max = {UINT64_MAX, UINT64_MAX};
+    int ret = 0;
+    streamIterInit(&it, s, min, max, 0);
+    while (streamIterNext(&it, &e)) {
+        if (fn(ctx, e.id, e.node->lp, e.fields, e.nfields) == -1) {
+            ret = -1;
+            break;
+        }
+    }
+    streamIterRelease(&it);
+    return ret;
+}
+
 /* The ID of the last live entry, or 0-0 if the stream is empty. */
 static streamID streamLastEntryID(stream *s) {
     streamIter it;
@@ -589,7 +608,7 @@ static void streamPropagateAndRelease(client *c, robj *key, robj **argv, int arg
  * group-last-id": makes a replica's pending entry id what nack is here (or
  * drops it there too when the entry no longer exists). */
 static void streamPropagateXCLAIM(client *c, robj *key, streamCG *g, const streamID *id, streamNACK *nack) {
-    if (!replicationStreamIsActive()) return;
+    if (!propagationIsActive()) return;
     robj *argv[14] = {
         createStringObject("XCLAIM", 6),
         key,
@@ -611,7 +630,7 @@ static void streamPropagateXCLAIM(client *c, robj *key, streamCG *g, const strea
 
 /* "XGROUP SETID key group last-id ENTRIESREAD n": the group's position. */
 static void streamPropagateGroupPosition(client *c, robj *key, streamCG *g) {
-    if (!replicationStreamIsActive()) return;
+    if (!propagationIsActive()) return;
     robj *argv[7] = {
         createStringObject("XGROUP", 6),           createStringObject("SETID", 5),
         key,                                       sdsObject(g->name),
@@ -632,7 +651,7 @@ static streamConsumer *streamFetchConsumer(client *c, robj *key, streamCG *g, sd
     cons = streamCreateConsumer(g, name);
     notifyKeyspaceEvent(NOTIFY_STREAM, "xgroup-createconsumer", key, c->db->id);
     server.dirty++;
-    if (propagate_creation && replicationStreamIsActive()) {
+    if (propagate_creation && propagationIsActive()) {
         robj *argv[5] = {createStringObject("XGROUP", 6), createStringObject("CREATECONSUMER", 14), key,
                          sdsObject(g->name), sdsObject(name)};
         streamPropagateAndRelease(c, key, argv, 5);

@@ -778,11 +778,10 @@ tags {valkey-only} {
                 [r config get proc-title-template]
         } {{shutdown-on-sigterm default} {oom-score-adj-values {0 200 800}} {proc-title-template {{title} {listen-addr} {server-mode}}}}
 
-        test "appendonly yes and activedefrag yes are refused by CONFIG SET" {
-            assert_error "*appendonly yes is not supported*append-only file*" {r config set appendonly yes}
+        test "activedefrag yes is refused by CONFIG SET" {
             assert_error "*Active defragmentation cannot be enabled*" {r config set activedefrag yes}
-            list [r config get appendonly] [r config get activedefrag]
-        } {{appendonly no} {activedefrag no}}
+            r config get activedefrag
+        } {activedefrag no}
 
         test "latency-tracking-info-percentiles chooses the INFO latencystats percentiles" {
             r config set latency-tracking-info-percentiles "50 99.99"
@@ -1087,7 +1086,6 @@ tags {valkey-only} {
     foreach {what text err} {
         "cluster-enabled yes" "cluster-enabled yes\n" "cluster-enabled yes is not supported: this server has no cluster mode"
         "loadmodule" "loadmodule /usr/lib/nosuch.so a b\n" "loadmodule: this server has no module support, it cannot load the module '/usr/lib/nosuch.so'"
-        "appendonly yes" "appendonly yes\n" "appendonly yes is not supported: this server has no append-only file (AOF) persistence yet"
         "rename-command of an unknown command" "rename-command nosuch other\n" "No such command in rename-command"
         "rename-command to an existing name" "rename-command set get\n" "Target command name already exists"
         "activedefrag yes" "activedefrag yes\n" "-DISABLED Active defragmentation cannot be enabled*"
@@ -1102,11 +1100,6 @@ tags {valkey-only} {
         }
     }
 
-    test "appendonly yes on the command line is refused too" {
-        lassign [cfg_run_and_exit --port 1 --appendonly yes] status out
-        assert_equal 1 $status
-        assert_match "*appendonly yes is not supported*" $out
-    }
 
     start_server {tags {"config needs:debug"} overrides {enable-debug-command yes}} {
         test "activerehashing: the cron finishes a started rehash only when yes" {

@@ -1,0 +1,802 @@
+# The append-only file (src/aof.c): Valkey 7+'s multi-part layout in
+# appenddirname (base, incr files, manifest), commands appended from the
+# propagation path, loading at start-up (the AOF wins over dump.rdb),
+# truncated and corrupt files, BGREWRITEAOF and automatic rewrites,
+# CONFIG SET appendonly at run time, DEBUG LOADAOF and the INFO fields.
+#
+# A restart is two start_server blocks on the same directory (see
+# tests/integration/rdb.tcl): the harness stops a server with SIGTERM,
+# which writes and fsyncs the AOF.
+
+source [file join $::vk::cfg(root) tests assets rdb-dataset.tcl]
+
+proc aof_info {field {level 0}} {
+    foreach line [split [r $level info persistence] "\r\n"] {
+        if {[string match "$field:*" $line]} { return [string range $line [expr {[string length $field] + 1}] end] }
+    }
+    return ""
+}
+
+proc aof_read {path} {
+    set fh [open $path rb]
+    set data [read $fh]
+    close $fh
+    return $data
+}
+
+proc aof_write {path data {mode wb}} {
+    set fh [open $path $mode]
+    puts -nonewline $fh $data
+    close $fh
+}
+
+proc aof_manifest {dir} {
+    return [aof_read [file join $dir appendonlydir appendonly.aof.manifest]]
+}
+
+proc aof_dir_files {dir} {
+    return [lsort [glob -nocomplain -tails -directory [file join $dir appendonlydir] *]]
+}
+
+proc aof_log {{level 0}} {
+    return [aof_read [srv $level stdout]]
+}
+
+# Both fields from one INFO: read one by one, the cron could start a
+# scheduled rewrite between the two reads.
+proc aof_rewrite_idle {level} {
+    set info [r $level info persistence]
+    return [expr {[string match "*aof_rewrite_in_progress:0*" $info] &&
+                  [string match "*aof_rewrite_scheduled:0*" $info]}]
+}
+
+proc wait_aof_rewrite_done {{level 0}} {
+    wait_for_condition 500 20 {[aof_rewrite_idle $level]} {
+        fail "the AOF rewrite did not finish"
+    }
+}
+
+# Starts the server by hand on dir with extra arguments and waits until it
+# exits or is ready. Returns {status log}: the exit status, or "running"
+# (the server is then stopped).
+proc aof_start_by_hand {dir args} {
+    set port [::vk::alloc_port]
+    set out [file join $dir out.log]
+    set chan [open [list | $::vk::cfg(binary) --port $port --bind 127.0.0.1 --save "" --dir $dir \
+                        --appendonly yes {*}$args >& $out] w]
+    set pid [pid $chan]
+    set deadline [expr {[clock milliseconds] + 10000}]
+    set status running
+    while {[clock milliseconds] < $deadline} {
+        if {![::vk::pid_alive $pid]} { break }
+        if {[string match "*Ready to accept connections*" [aof_read $out]]} { break }
+        after 20
+    }
+    if {[::vk::pid_alive $pid]} {
+        ::vk::kill_pid $pid
+        catch {close $chan}
+    } else {
+        set status 0
+        if {[catch {close $chan} err opts]} {
+            set ec [dict get $opts -errorcode]
+            if {[lindex $ec 0] eq "CHILDSTATUS"} { set status [lindex $ec 2] }
+        }
+    }
+    return [list $status [aof_read $out]]
+}
+
+# An AOF directory holding one incr file with the given commands (RESP)
+# and no base, as a manifest lists it.
+proc aof_make_dir {dir resp} {
+    file mkdir [file join $dir appendonlydir]
+    aof_write [file join $dir appendonlydir appendonly.aof.1.incr.aof] $resp
+    aof_write [file join $dir appendonlydir appendonly.aof.manifest] \
+        "file appendonly.aof.1.incr.aof seq 1 type i\n"
+}
+
+proc aof_resp {args} {
+    set out ""
+    foreach cmd $args {
+        append out "*[llength $cmd]\r\n"
+        foreach a $cmd { append out "\$[string length $a]\r\n$a\r\n" }
+    }
+    return $out
+}
+
+tags {"aof" "external:skip"} {
+    start_server {overrides {appendonly yes enable-debug-command yes}} {
+        set dir [srv dir]
+        test "appendonly yes at start-up creates the base, the incr file and the manifest as Valkey names them" {
+            assert_equal {appendonly.aof.1.base.rdb appendonly.aof.1.incr.aof appendonly.aof.manifest} \
+                [aof_dir_files $dir]
+            assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
+                [aof_manifest $dir]
+            set base [aof_read [file join $dir appendonlydir appendonly.aof.1.base.rdb]]
+            assert_equal REDIS0011 [string range $base 0 8]
+            assert_match "*aof-base*" $base
+            assert_match "*Creating AOF base file appendonly.aof.1.base.rdb on server start*" [aof_log]
+            assert_match "*Creating AOF incr file appendonly.aof.1.incr.aof on server start*" [aof_log]
+        }
+
+        test "Writes reach the incr file in RESP, with SELECT when the database changes, before the reply" {
+            r set foo bar
+            r select 3
+            r incrby n 5
+            r select 0
+            r expire foo 100
+            set incr [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+            assert_match "[aof_resp {SELECT 0} {set foo bar} {SELECT 3} {incrby n 5} {SELECT 0}]*" $incr
+            assert_match "*\$9\r\nPEXPIREAT\r\n\$3\r\nfoo\r\n*" $incr
+            r get foo ;# reads are not appended
+            assert_equal $incr [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+        }
+
+        test "A transaction is appended wrapped in MULTI/EXEC, a script as its effects" {
+            r multi
+            r set t1 1
+            r set t2 2
+            r exec
+            r eval {redis.call('set', KEYS[1], 'x'); redis.call('incr', 'cnt')} 1 s1
+            set incr [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+            assert_match "*[aof_resp MULTI {set t1 1} {set t2 2} EXEC]*" $incr
+            assert_match "*[aof_resp MULTI {set s1 x} {incr cnt} EXEC]*" $incr
+        }
+
+        test "INFO persistence shows the AOF enabled with its sizes" {
+            assert_equal 1 [aof_info aof_enabled]
+            assert_equal ok [aof_info aof_last_write_status]
+            assert_equal 0 [aof_info aof_buffer_length]
+            set size [expr {[file size [file join $dir appendonlydir appendonly.aof.1.base.rdb]] +
+                            [file size [file join $dir appendonlydir appendonly.aof.1.incr.aof]]}]
+            assert_equal $size [aof_info aof_current_size]
+            assert_equal 0 [aof_info aof_rewrite_in_progress]
+        }
+
+        test "DEBUG LOADAOF empties the dataset and loads the AOF back" {
+            set digest [r debug digest]
+            r debug loadaof
+            assert_equal $digest [r debug digest]
+            assert_equal bar [r get foo]
+            assert_match "*Append Only File loaded by DEBUG LOADAOF*" [aof_log]
+        }
+
+        test "Every type survives a rewrite and DEBUG LOADAOF" {
+            r flushall
+            rdb_fill_every_type r
+            set dump [rdb_dataset_dump r]
+            set digest [r debug digest]
+            r bgrewriteaof
+            wait_aof_rewrite_done
+            r debug loadaof
+            assert_equal $digest [r debug digest]
+            assert_dumps_equal $dump [rdb_dataset_dump r]
+        }
+        r set after-rewrite 1
+        set digest [r debug digest]
+    }
+
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+        test "A restart loads the AOF: the same dataset" {
+            assert_equal $digest [r debug digest]
+            assert_match "*DB loaded from base file appendonly.aof.2.base.rdb*" [aof_log]
+            assert_match "*DB loaded from incr file appendonly.aof.2.incr.aof*" [aof_log]
+            assert_match "*DB loaded from append only file*" [aof_log]
+        }
+    }
+
+    start_server {overrides {appendonly yes enable-debug-command yes}} {
+        set dir [srv dir]
+        test "BGREWRITEAOF: a new base and incr file, the manifest switched, the old files removed" {
+            r set a 1
+            assert_match "Background append only file rewriting*" [r bgrewriteaof]
+            wait_aof_rewrite_done
+            r set b 2
+            assert_equal "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" \
+                [aof_manifest $dir]
+            wait_for_condition 50 20 {[llength [aof_dir_files $dir]] == 3} {
+                fail "history files were not removed: [aof_dir_files $dir]"
+            }
+            assert_equal {appendonly.aof.2.base.rdb appendonly.aof.2.incr.aof appendonly.aof.manifest} \
+                [aof_dir_files $dir]
+            assert_equal [aof_resp {SELECT 0} {set b 2}] \
+                [aof_read [file join $dir appendonlydir appendonly.aof.2.incr.aof]]
+            assert_equal ok [aof_info aof_last_bgrewrite_status]
+            assert_equal 1 [aof_info aof_rewrites]
+            assert_match "*Background AOF rewrite terminated with success*" [aof_log]
+            assert_match "*Background AOF rewrite finished successfully*" [aof_log]
+        }
+
+        test "BGREWRITEAOF while a BGSAVE runs is scheduled; BGSAVE while a rewrite runs is refused" {
+            r config set rdb-key-save-delay 100000
+            r debug populate 20
+            r bgsave
+            assert_equal "Background append only file rewriting scheduled" [r bgrewriteaof]
+            assert_equal 1 [aof_info aof_rewrite_scheduled]
+            r bgsave cancel
+            r config set rdb-key-save-delay 0
+            wait_aof_rewrite_done
+            assert_equal 2 [aof_info aof_rewrites]
+            r config set rdb-key-save-delay 100000
+            # the rewrite child writes the base through the RDB encoder too
+            r bgrewriteaof
+            assert_equal 1 [aof_info aof_rewrite_in_progress]
+            assert_error "*Another child process is active (AOF?)*" {r bgsave}
+            assert_error "*already in progress*" {r bgrewriteaof}
+            assert_equal "Background saving scheduled" [r bgsave schedule]
+            r config set rdb-key-save-delay 0
+            exec kill -USR1 [lindex [regexp -all -inline {rewriting started by pid ([0-9]+)} [aof_log]] end]
+            wait_aof_rewrite_done
+            wait_for_condition 100 50 {[aof_info rdb_bgsave_in_progress] == 0 && [aof_info rdb_saves] >= 2} {
+                fail "the scheduled BGSAVE did not run"
+            }
+            r bgrewriteaof
+            wait_aof_rewrite_done
+        }
+
+        test "Automatic rewrite when the AOF grew by auto-aof-rewrite-percentage" {
+            set before [aof_info aof_rewrites]
+            r config set auto-aof-rewrite-min-size 1
+            r config set auto-aof-rewrite-percentage 100
+            for {set j 0} {$j < 50} {incr j} { r set key$j [string repeat x 100] }
+            wait_for_condition 100 50 {[aof_info aof_rewrites] > $before} {
+                fail "no automatic rewrite"
+            }
+            wait_aof_rewrite_done
+            assert_match "*Starting automatic rewriting of AOF on*growth*" [aof_log]
+            r config set auto-aof-rewrite-percentage 0
+        }
+        set digest [r debug digest]
+    }
+
+    start_server {overrides {save "" enable-debug-command yes}} {
+        set dir [srv dir]
+        test "CONFIG SET appendonly yes at run time writes the first base with a rewrite" {
+            r set before 1
+            r save
+            assert_equal OK [r config set appendonly yes]
+            r set during 2
+            wait_aof_rewrite_done
+            r set after 3
+            assert_equal 1 [aof_info aof_enabled]
+            assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
+                [aof_manifest $dir]
+            r config set appendonly no
+            assert_equal 0 [aof_info aof_enabled]
+            r set ignored 4
+            r config set appendonly yes
+            wait_aof_rewrite_done
+            r set last 5
+            set digest [r debug digest]
+        }
+    }
+
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+        test "... and a restart with appendonly yes loads it" {
+            assert_equal $digest [r debug digest]
+            assert_equal {1 2 3 4 5} [r mget before during after ignored last]
+        }
+    }
+
+    start_server {overrides {save ""}} {
+        set dir [srv dir]
+        test "BGREWRITEAOF with appendonly no writes a base alone" {
+            r set k v
+            r bgrewriteaof
+            wait_aof_rewrite_done
+            assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\n" [aof_manifest $dir]
+            assert_equal {appendonly.aof.1.base.rdb appendonly.aof.manifest} [aof_dir_files $dir]
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly yes]] {
+        test "... which a restart with appendonly yes loads" {
+            assert_equal v [r get k]
+        }
+    }
+
+    start_server {overrides {save "" enable-debug-command yes} log_allow {"*Writing initial AOF, can't exit*"}} {
+        test "SHUTDOWN is refused while the first base after appendonly yes is being written" {
+            r debug populate 100
+            r config set rdb-key-save-delay 100000 ;# the child takes 10 s
+            r config set appendonly yes
+            assert_equal 1 [aof_info aof_rewrite_in_progress]
+            assert_error "*Errors trying to SHUTDOWN*" {r shutdown}
+            assert_match "*Writing initial AOF, can't exit.*" [aof_log]
+            r config set rdb-key-save-delay 0
+            r config set appendonly no ;# stops the child
+            assert_equal 0 [aof_info aof_rewrite_in_progress]
+        }
+    }
+
+    start_server {overrides {save "" enable-debug-command yes}} {
+        set dir [srv dir]
+        test "With appendonly yes the AOF wins over dump.rdb" {
+            r set k rdb
+            r save
+            r config set appendonly yes
+            wait_aof_rewrite_done
+            r set k aof
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly yes]] {
+        test "... the restarted server has the AOF's value" {
+            assert_equal aof [r get k]
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly no]] {
+        test "... and with appendonly no the RDB's" {
+            assert_equal rdb [r get k]
+        }
+    }
+
+    set dir [tmp_path ts]
+    file mkdir $dir
+    start_server [list overrides [list dir $dir appendonly yes aof-timestamp-enabled yes]] {
+        test "aof-timestamp-enabled writes #TS annotations, which loading skips" {
+            r set x 1
+            set incr [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+            assert_match "#TS:*\r\n*set*" $incr
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly yes]] {
+        test "... the annotated file loads" {
+            assert_equal 1 [r get x]
+        }
+    }
+
+    test "An incomplete last command loads with aof-load-truncated yes, the file cut to the last command" {
+        set dir [tmp_path truncated]
+        set full [aof_resp {SELECT 0} {set a 1} {set b 2}]
+        aof_make_dir $dir "$full*3\r\n\$3\r\nset\r\n\$1\r\nc"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal running $status
+        assert_match "*!!! Warning: short read while loading the AOF file appendonly.aof.1.incr.aof!!!*" $log
+        assert_match "*AOF appendonly.aof.1.incr.aof loaded anyway because aof-load-truncated is enabled*" $log
+        assert_equal $full [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+    }
+
+    test "... and stops the server with aof-load-truncated no" {
+        set dir [tmp_path truncated-no]
+        aof_make_dir $dir "[aof_resp {set a 1}]*2\r\n\$3\r\nget"
+        lassign [aof_start_by_hand $dir --aof-load-truncated no] status log
+        assert_equal 1 $status
+        assert_match "*Unexpected end of file reading the append only file appendonly.aof.1.incr.aof*valkey-check-aof --fix*" $log
+    }
+
+    test "An incomplete MULTI at the end is reverted" {
+        set dir [tmp_path multi]
+        aof_make_dir $dir [aof_resp {set a 1} MULTI {set b 2}]
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal running $status
+        assert_match "*Revert incomplete MULTI/EXEC transaction in AOF file appendonly.aof.1.incr.aof*" $log
+        assert_equal [aof_resp {set a 1}] [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
+    }
+
+    test "Garbage in the middle stops the server pointing at valkey-check-aof" {
+        set dir [tmp_path corrupt]
+        aof_make_dir $dir "[aof_resp {set a 1}]xxx[aof_resp {set b 2}]"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*Bad file format reading the append only file appendonly.aof.1.incr.aof: make a backup of your AOF file, then use ./valkey-check-aof --fix <filename.manifest>*" $log
+    }
+
+    test "An unknown command in the AOF stops the server" {
+        set dir [tmp_path unknown]
+        aof_make_dir $dir [aof_resp {nosuchcmd a}]
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*Unknown command 'nosuchcmd' reading the append only file appendonly.aof.1.incr.aof*" $log
+    }
+
+    test "A bad manifest stops the server" {
+        set dir [tmp_path badmanifest]
+        file mkdir [file join $dir appendonlydir]
+        aof_write [file join $dir appendonlydir appendonly.aof.manifest] "file x seq\n"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*Invalid AOF manifest file format*" $log
+    }
+
+    test "A truncated file that is not the last one stops the server" {
+        set dir [tmp_path notlast]
+        file mkdir [file join $dir appendonlydir]
+        aof_write [file join $dir appendonlydir appendonly.aof.1.incr.aof] "[aof_resp {set a 1}]*2\r\n"
+        aof_write [file join $dir appendonlydir appendonly.aof.2.incr.aof] [aof_resp {set b 1}]
+        aof_write [file join $dir appendonlydir appendonly.aof.manifest] \
+            "file appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*the truncated file is not the last file*" $log
+    }
+
+    start_server {overrides {appendonly yes appendfsync always}} {
+        test "WAITAOF counts the local fsync: at once with appendfsync always" {
+            r set w 1
+            assert_equal {1 0} [r waitaof 1 0 0]
+        }
+        test "... within a second or so with everysec (the background fsync)" {
+            r config set appendfsync everysec
+            set rd [vk_deferring_client]
+            $rd set w 2
+            $rd read
+            set start [clock milliseconds]
+            $rd waitaof 1 0 5000
+            assert_equal {1 0} [$rd read]
+            assert {[clock milliseconds] - $start < 3000}
+            $rd close
+        }
+        test "... and 0 for replicas, which report no fsyncs (the wait times out)" {
+            assert_equal {1 0} [r waitaof 1 1 100]
+        }
+    }
+
+    start_server {overrides {appendonly yes}} {
+        test "appendfsync always, everysec and no all keep writes" {
+            foreach policy {always everysec no} {
+                r config set appendfsync $policy
+                r set p-$policy 1
+                assert_equal $policy [lindex [r config get appendfsync] 1]
+            }
+            set incr [aof_read [file join [srv dir] appendonlydir appendonly.aof.1.incr.aof]]
+            foreach policy {always everysec no} { assert_match "*p-$policy*" $incr }
+        }
+    }
+}
+
+# Starts the server by hand on dir (appendonly yes) with extra arguments,
+# through `prefix` (a command line put before the binary, e.g. prlimit),
+# and waits until it is ready. Returns {pid port chan out}.
+proc aof_spawn {dir prefix args} {
+    set port [::vk::alloc_port]
+    set out [file join $dir out.log]
+    set chan [open [list | sh -c {trap '' XFSZ; exec "$@"} sh {*}$prefix $::vk::cfg(binary) --port $port \
+                        --bind 127.0.0.1 --save "" --dir $dir --appendonly yes {*}$args >>& $out] w]
+    set pid [lindex [pid $chan] 0]
+    wait_for_condition 250 20 {[regexp -all {Ready to accept connections} [aof_read $out]] >
+                                [regexp -all {Ready to accept connections} $::aof_spawn_seen]} {
+        ::vk::kill_pid $pid
+        fail "the server did not start: [aof_read $out]"
+    }
+    set ::aof_spawn_seen [aof_read $out]
+    return [list $pid $port $chan $out]
+}
+set ::aof_spawn_seen ""
+
+proc aof_kill9 {h} {
+    lassign $h pid port chan
+    catch {exec kill -KILL $pid}
+    wait_for_condition 100 20 {![::vk::pid_alive $pid]} { fail "the server survived SIGKILL" }
+    catch {close $chan}
+}
+
+tags {"aof" "external:skip" "rdma:skip:own-server" "slow"} {
+    test "Crash test, appendfsync always: every acknowledged write survives SIGKILL at random moments" {
+        set dir [tmp_path crash-always]
+        file mkdir $dir
+        set ::aof_spawn_seen ""
+        set acked 0
+        for {set round 0} {$round < 15} {incr round} {
+            set h [aof_spawn $dir {} --appendfsync always]
+            set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+            # more than acknowledged may be there (written, not yet answered)
+            set len [$c llen l]
+            assert {$len >= $acked} "round $round: acknowledged writes lost ($len < $acked)"
+            if {$len} { assert_equal [expr {$len - 1}] [$c lindex l -1] }
+            set acked $len
+            # A pipeline of writes in flight; the kill lands in its middle.
+            set burst [expr {200 + int(rand() * 800)}]
+            $c deferred 1
+            for {set j 0} {$j < $burst} {incr j} { $c rpush l [expr {$acked + $j}] }
+            $c flush
+            set stop [expr {int(rand() * $burst)}]
+            for {set j 0} {$j < $stop} {incr j} {
+                set n [$c read]
+                assert_equal [expr {$acked + $j + 1}] $n
+            }
+            aof_kill9 $h
+            catch {$c close}
+            set acked [expr {$acked + $stop}]
+        }
+        set h [aof_spawn $dir {} --appendfsync always]
+        set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+        set len [$c llen l]
+        assert {$len >= $acked}
+        # every element in order, nothing but whole commands
+        assert_equal [$c lrange l 0 9] {0 1 2 3 4 5 6 7 8 9}
+        assert_equal [expr {$len - 1}] [$c lindex l -1]
+        $c close
+        aof_kill9 $h
+    }
+
+    test "Crash test, appendfsync everysec: SIGKILL loses at most the last seconds" {
+        set dir [tmp_path crash-everysec]
+        file mkdir $dir
+        set ::aof_spawn_seen ""
+        for {set round 0} {$round < 3} {incr round} {
+            set h [aof_spawn $dir {} --appendfsync everysec]
+            set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+            $c del l
+            set start [clock milliseconds]
+            set acked {}
+            set until [expr {$start + 1500 + int(rand() * 1500)}]
+            while {[clock milliseconds] < $until} {
+                set now [clock milliseconds]
+                $c rpush l $now
+                lappend acked $now
+            }
+            set killed [clock milliseconds]
+            aof_kill9 $h
+            catch {$c close}
+            set h [aof_spawn $dir {} --appendfsync everysec]
+            set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+            set got [$c lrange l 0 -1]
+            assert_equal [lrange $acked 0 [expr {[llength $got] - 1}]] $got "round $round: not a prefix"
+            set last [expr {[llength $got] ? [lindex $got end] : $start}]
+            assert {$killed - $last <= 3000} "round $round: lost [expr {$killed - $last}] ms of writes"
+            $c close
+            aof_kill9 $h
+        }
+    }
+
+    test "A failing AOF write refuses writes with -MISCONF, reads go on, and it recovers by itself" {
+        set dir [tmp_path misconf]
+        file mkdir $dir
+        set ::aof_spawn_seen ""
+        # 64 KB per file at most (soft limit; SIGXFSZ ignored: writes fail with EFBIG)
+        set h [aof_spawn $dir {prlimit --fsize=65536:unlimited} --appendfsync everysec]
+        set pid [lindex $h 0]
+        set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+        $c set small 1
+        $c set big [string repeat x 100000]
+        wait_for_condition 50 20 {[catch {$c set other 1} err] && [string match "MISCONF*" $err]} {
+            fail "writes were not refused"
+        }
+        assert_equal "MISCONF Errors writing to the AOF file: File too large" $err
+        assert_error "MISCONF*" {$c ping}
+        assert_equal 1 [$c get small]
+        assert_match "*aof_last_write_status:err*" [$c info persistence]
+        exec prlimit --pid $pid --fsize=unlimited:unlimited
+        wait_for_condition 100 50 {![catch {$c set other 2}]} { fail "the server did not recover" }
+        assert_match "*aof_last_write_status:ok*" [$c info persistence]
+        set log [aof_read [lindex $h 3]]
+        assert_match "*Error writing to the AOF file: File too large*" $log
+        assert_match "*AOF write error looks solved, Valkey can write again.*" $log
+        $c close
+        aof_kill9 $h
+        set h [aof_spawn $dir {}]
+        set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+        assert_equal {1 100000 2} [list [$c get small] [$c strlen big] [$c get other]]
+        $c close
+        aof_kill9 $h
+    }
+
+    test "With appendfsync always a failing write ends the server (an acknowledged write could be lost)" {
+        set dir [tmp_path misconf-always]
+        file mkdir $dir
+        set ::aof_spawn_seen ""
+        set h [aof_spawn $dir {prlimit --fsize=65536:unlimited} --appendfsync always]
+        set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+        catch {$c set big [string repeat x 100000]}
+        wait_for_condition 100 20 {![::vk::pid_alive [lindex $h 0]]} { fail "the server did not exit" }
+        catch {close [lindex $h 2]}
+        assert_match "*Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...*" \
+            [aof_read [lindex $h 3]]
+        catch {$c close}
+    }
+}
+
+# Interoperability with Debian's redis-server 7.0, which writes the same
+# multi-part layout: its AOF directory (a base of commands with
+# aof-use-rdb-preamble no, or an RDB 10 base, and incr files with
+# timestamp annotations) loads here with the same dataset.
+source [file join $::vk::cfg(root) tests assets redis-server.tcl]
+
+tags {"aof" "needs:debug" "external:skip" "rdma:skip:own-server"} {
+    foreach preamble {no yes} {
+        set rdir [tmp_path redis-aof-$preamble]
+        file mkdir $rdir
+        set expected ""
+        test "redis-server 7.0 writes an AOF directory (aof-use-rdb-preamble $preamble)" {
+            if {![file executable $::redis_binary]} { skip "no $::redis_binary" }
+            set h [redis_start $rdir --appendonly yes --aof-use-rdb-preamble $preamble --aof-timestamp-enabled yes]
+            set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+            rdb_fill_every_type $c
+            $c bgrewriteaof
+            wait_for_condition 250 20 {[string match "*aof_rewrite_in_progress:0*" [$c info persistence]] &&
+                                        [string match "*aof_rewrites:1*" [$c info persistence]]} {
+                fail "redis-server did not rewrite"
+            }
+            $c select 9
+            $c set after-rewrite 1
+            $c multi
+            $c incr counter
+            $c lpush after-list a b
+            $c exec
+            set expected [rdb_dataset_dump $c]
+            $c close
+            redis_stop $h
+            set ext [expr {$preamble eq "yes" ? "rdb" : "aof"}]
+            assert_match "file appendonly.aof.2.base.$ext seq 2 type b*" [aof_manifest $rdir]
+        }
+
+        start_server [list overrides [list dir $rdir appendonly yes enable-debug-command yes]] {
+            test "... loads here with the same dataset (aof-use-rdb-preamble $preamble)" {
+                if {$expected eq ""} { skip "no AOF from redis-server" }
+                assert_dumps_equal $expected [rdb_dataset_dump r]
+                assert_equal 1 [r -0 eval {redis.call('select', 9) return redis.call('get', 'after-rewrite')} 0]
+                assert_match "*DB loaded from append only file*" [aof_log]
+            }
+        }
+    }
+}
+
+# valkey-check-aof: the server binary under that name (src/aof_check.c).
+proc aof_check {args} {
+    set tool [tmp_path valkey-check-aof]
+    if {![file exists $tool]} { file link -symbolic $tool [file normalize $::vk::cfg(binary)] }
+    set stdin ""
+    if {[lindex $args 0] eq "-stdin"} {
+        set stdin [lindex $args 1]
+        set args [lrange $args 2 end]
+    }
+    set status 0
+    if {[catch {exec $tool {*}$args << $stdin 2>@1} out opts]} {
+        set ec [dict get $opts -errorcode]
+        if {[lindex $ec 0] eq "CHILDSTATUS"} { set status [lindex $ec 2] } else { error $out }
+    }
+    return [list $status $out]
+}
+
+tags {"aof" "external:skip"} {
+    set dir [tmp_path check]
+    file mkdir $dir
+    start_server [list overrides [list dir $dir appendonly yes aof-timestamp-enabled yes]] {
+        r set a 1
+        r rpush l x y
+    }
+    set manifest [file join $dir appendonlydir appendonly.aof.manifest]
+    set incr [file join $dir appendonlydir appendonly.aof.1.incr.aof]
+
+    test "valkey-check-aof: a manifest whose files are all valid" {
+        lassign [aof_check $manifest] status out
+        assert_equal 0 $status
+        assert_match "*Start checking Multi Part AOF*BASE AOF appendonly.aof.1.base.rdb is valid*INCR AOF appendonly.aof.1.incr.aof is valid*All AOF files and manifest are valid*" $out
+    }
+
+    test "valkey-check-aof: a cut last command is reported with its offset, --fix truncates it after asking" {
+        set good [file size $incr]
+        aof_write $incr "*2\r\n\$3\r\nget" ab
+        lassign [aof_check $manifest] status out
+        assert_equal 1 $status
+        assert_match "*AOF analyzed: filename=appendonly.aof.1.incr.aof, size=[expr {$good + 11}], ok_up_to=$good,*diff=11*Use the --fix option*" $out
+        lassign [aof_check -stdin "n\n" --fix $manifest] status out
+        assert_equal 1 $status
+        assert_equal [expr {$good + 11}] [file size $incr]
+        lassign [aof_check -stdin "y\n" --fix $manifest] status out
+        assert_equal 0 $status
+        assert_match "*Successfully truncated AOF appendonly.aof.1.incr.aof*" $out
+        assert_equal $good [file size $incr]
+    }
+
+    test "valkey-check-aof: garbage and an unmatched MULTI are found in a single file" {
+        set f [tmp_path single.aof]
+        aof_write $f "[aof_resp {set a 1}]x\r\n"
+        lassign [aof_check $f] status out
+        assert_equal 1 $status
+        assert_match "*Expected prefix '\\*', got: 'x'*AOF*is not valid*" $out
+        aof_write $f [aof_resp {set a 1} MULTI {set b 2}]
+        lassign [aof_check $f] status out
+        assert_equal 1 $status
+        assert_match "*Reached EOF before reading EXEC for MULTI*ok_up_to=[string length [aof_resp {set a 1}]],*" $out
+    }
+
+    test "valkey-check-aof: a corrupt RDB base is refused" {
+        set f [tmp_path bad-base.rdb]
+        set base [aof_read [file join $dir appendonlydir appendonly.aof.1.base.rdb]]
+        aof_write $f [string range $base 0 end-3]
+        lassign [aof_check $f] status out
+        assert_equal 1 $status
+        assert_match "*RDB preamble of*is not valid*" $out
+    }
+
+    test "valkey-check-aof --truncate-to-timestamp cuts the last file before a later annotation" {
+        set f [tmp_path ts.aof]
+        aof_write $f "#TS:100\r\n[aof_resp {set a 1}]#TS:200\r\n[aof_resp {set b 2}]"
+        lassign [aof_check --truncate-to-timestamp 150 $f] status out
+        assert_equal 0 $status
+        assert_match "*Successfully truncated AOF*to timestamp 150*" $out
+        assert_equal "#TS:100\r\n[aof_resp {set a 1}]" [aof_read $f]
+    }
+}
+
+source [file join $::vk::cfg(root) tests lib replication.tcl]
+
+tags {"aof" "repl" "needs:debug" "external:skip"} {
+    start_server {overrides {enable-debug-command yes}} {
+        r set before-sync 1
+        r debug populate 1000
+        start_server {overrides {appendonly yes enable-debug-command yes}} {
+            set rdir [srv dir]
+            test "A replica with appendonly yes starts its AOF over from the primary's snapshot" {
+                r replicaof [srv -1 host] [srv -1 port]
+                wait_for_sync
+                r -1 set after-sync 2
+                wait_for_ofs_sync -1 0
+                wait_aof_rewrite_done
+                assert_equal 1 [aof_info aof_enabled]
+                r -1 incr after-sync
+                wait_for_ofs_sync -1 0
+                set digest [r -1 debug digest]
+                assert_equal $digest [r debug digest]
+            }
+        }
+        start_server [list overrides [list dir $rdir appendonly yes enable-debug-command yes]] {
+            test "... and restarted on its own it has the primary's dataset from its AOF" {
+                assert_equal $digest [r debug digest]
+                assert_equal 3 [r get after-sync]
+            }
+        }
+    }
+}
+
+# aof-use-rdb-preamble no: bases made of commands (src/aof_rewrite.c).
+tags {"aof" "needs:debug" "external:skip"} {
+    start_server {overrides {appendonly yes aof-use-rdb-preamble no enable-debug-command yes}} {
+        set dir [srv dir]
+        test "aof-use-rdb-preamble no: the base is commands (.base.aof) and every type survives a rewrite" {
+            assert_equal "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
+                [aof_manifest $dir]
+            rdb_fill_every_type r
+            r function load {#!lua name=mylib
+                server.register_function('myfunc', function() return 1 end)}
+            r select 9
+            r xadd empty-stream MAXLEN 0 5-1 a b
+            r xadd pel-stream 1-1 f v
+            r xgroup create pel-stream g 0
+            r xgroup createconsumer pel-stream g idle
+            r xreadgroup group g busy streams pel-stream >
+            r set ttl-key v px 100000000
+            r zadd zs -inf a 0.1 b 3 c inf d
+            r select 0
+            set digest [r debug digest]
+            set dump [rdb_dataset_dump r]
+            r bgrewriteaof
+            wait_aof_rewrite_done
+            set base [aof_read [file join $dir appendonlydir appendonly.aof.2.base.aof]]
+            foreach word {FUNCTION XSETID ENTRIESADDED MAXDELETEDID ENTRIESREAD XCLAIM CREATECONSUMER PEXPIREAT RPUSH SADD ZADD HSET} {
+                assert_match "*\r\n$word\r\n*" $base
+            }
+            r debug loadaof
+            assert_equal $digest [r debug digest]
+            assert_dumps_equal $dump [rdb_dataset_dump r]
+            assert_equal 1 [r fcall myfunc 0]
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+        test "... and a restart loads it" {
+            assert_equal $digest [r debug digest]
+        }
+    }
+
+    set vdir [tmp_path valkey-aof-for-redis]
+    file mkdir $vdir
+    set expected ""
+    start_server [list overrides [list dir $vdir appendonly yes aof-use-rdb-preamble no]] {
+        test "An AOF written here with aof-use-rdb-preamble no ..." {
+            rdb_fill_every_type r
+            r bgrewriteaof
+            wait_aof_rewrite_done
+            r select 9
+            r incr after-rewrite
+            set expected [rdb_dataset_dump r]
+        }
+    }
+    test "... loads in redis-server 7.0 with the same dataset" {
+        if {![file executable $::redis_binary]} { skip "no $::redis_binary" }
+        set h [redis_start $vdir --appendonly yes]
+        set c [::vk::client_open 127.0.0.1 [lindex $h 1]]
+        set got [rdb_dataset_dump $c]
+        $c close
+        redis_stop $h
+        assert_dumps_equal $expected $got
+    }
+}
