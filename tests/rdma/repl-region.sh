@@ -74,6 +74,23 @@ wait_asks() {
     bad "no replica asked for a sync"
     return 1
 }
+# regions: how many region snapshots the primary started so far.
+regions() { grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)"; }
+# hold_replica N: starts replica N, stops it (SIGSTOP) as soon as it asked
+# for its sync, then waits until the primary started a region for it.
+hold_replica() {
+    local k r
+    k=$(asks)
+    r=$(regions)
+    replica "$1"
+    wait_asks "$k"
+    kill -STOP "${PIDS[$1]}"
+    for _ in $(seq 1 100); do
+        [ "$(regions)" -gt "$r" ] && return 0
+        sleep 0.1
+    done
+    bad "no region started for replica $1"
+}
 # replica N: starts server N as an RDMA replica of server 0 reading regions.
 replica() {
     local n=$1
@@ -184,13 +201,12 @@ check "primary: no disk writes for the sync" "$(($(wbytes 0) - w0))" 0
 
 # ------------------------------------- a replica that cannot READ, same sync
 section "replica 10 over TCP (no capa rdma-read) and reader 11 share one region (1 MB ring)"
-k=$(asks)
-r=$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")
+r=$(regions)
 start 10 - --repl-diskless-load on-empty-db --replicaof 127.0.0.1 "$(tport 0)"
 replica 11
 if wait_link 10 180; then ok "replica 10 linked over TCP"; else bad "replica 10 link not up"; fi
 if wait_link 11 180; then ok "replica 11 linked over RDMA"; else bad "replica 11 link not up"; fi
-check "one region for both" "$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")" $((r + 1))
+check "one region for both" "$(regions)" $((r + 1))
 grep -q "receiving streamed RDB from primary with EOF" "$(logof 10)" && ok "replica 10 got the EOF-framed stream" ||
     bad "replica 10 did not get a streamed RDB"
 synced_by_read 11 && ok "replica 11 read the region" || bad "replica 11: no region read"
@@ -204,11 +220,7 @@ wait_region_free 0 && ok "primary: region released" || bad "primary: region stil
 
 # ----------------------------------------------------------- faults
 section "replica 5 killed mid-READ"
-k=$(asks)
-replica 5
-wait_asks "$k"
-kill -STOP "${PIDS[5]}"
-wait_log 0 "RDMA snapshot region (1048576 bytes, 2 segments)" 30
+hold_replica 5
 sleep 1
 kill -9 "${PIDS[5]}"
 wait "${PIDS[5]}" 2> /dev/null
@@ -259,15 +271,7 @@ wait_region_free 0 && ok "primary: region released after the fake replica left" 
 
 NETDEV=${RDMA_CLIENT_NETDEV:-veth1}
 section "the wire cut ($NETDEV down for 3 s) during a region sync, then during streaming"
-k=$(asks)
-r=$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")
-replica 12
-wait_asks "$k"
-kill -STOP "${PIDS[12]}"
-for _ in $(seq 1 100); do
-    [ "$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")" -gt "$r" ] && break
-    sleep 0.1
-done
+hold_replica 12
 ip link set "$NETDEV" down
 kill -CONT "${PIDS[12]}"
 sleep 3
@@ -285,15 +289,7 @@ check_digest "replica 12: DEBUG DIGEST after a cut during streaming" 12
 wait_region_free 0 && ok "primary: region released" || bad "primary: region still active"
 
 section "primary killed mid-snapshot"
-k=$(asks)
-r=$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")
-replica 9
-wait_asks "$k"
-kill -STOP "${PIDS[9]}"
-for _ in $(seq 1 100); do
-    [ "$(grep -c "Starting BGSAVE.*RDMA snapshot region" "$(logof 0)")" -gt "$r" ] && break
-    sleep 0.1
-done
+hold_replica 9
 sleep 0.5
 kill -9 "${PIDS[0]}"
 wait "${PIDS[0]}" 2> /dev/null
