@@ -1066,7 +1066,9 @@ static void version(void) {
     exit(0);
 }
 
-int main(int argc, char **argv) {
+/* What start-up does before reading the configuration: locale, seeds, the
+ * command table and every config option at its default. */
+static void initServerTables(void) {
     setlocale(LC_COLLATE, "");
     tzset();
     srand(time(NULL) ^ getpid());
@@ -1075,13 +1077,28 @@ int main(int argc, char **argv) {
         getRandomBytes(seed, sizeof(seed));
         dictSetHashFunctionSeed(seed);
     }
-    server.executable = realpath(argv[0], NULL);
-    server.exec_argv = argv;
     server.commands = dictCreate(&commandTableDictType);
     serverPopulateCommandTable();
     commandParseAllArgs();
     initConfigValues();
     server.active_expire_enabled = 1;
+}
+
+/* Sets the server up as main() does with the default configuration, short
+ * of listening, loading data and running the event loop: for programs that
+ * link the server's objects to drive its code directly, the fuzz targets
+ * (fuzz/). Call once, before anything else; exits on failure as start-up
+ * does. */
+void initServerEmbedded(void) {
+    initServerTables();
+    loadServerConfig(NULL, 0, "");
+    initServer();
+}
+
+int main(int argc, char **argv) {
+    initServerTables();
+    server.executable = realpath(argv[0], NULL);
+    server.exec_argv = argv;
 
     char config_from_stdin = 0;
     if (argc >= 2) {
