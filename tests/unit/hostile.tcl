@@ -29,7 +29,10 @@ set ::hostile_skip {
 
 # Arguments: keys of every type (and a missing one), numbers at and past
 # every limit, option words, and random bytes.
-set ::hostile_keys {h:str h:list h:set h:zset h:hash h:stream h:missing h:int}
+set ::hostile_keys {
+    h:str h:list h:set h:zset h:hash h:stream h:missing h:int h:hll
+    h:biglist h:bigset h:bigzset h:bighash h:intset
+}
 set ::hostile_numbers {
     0 1 -1 2 3 7 -7 100 -100 65536 100000 -100000 1.5 -0.0 .5 1e3 0x10 010
     2147483647 2147483648 -2147483649 4294967296 9223372036854775807 -9223372036854775808
@@ -105,16 +108,21 @@ proc hostile_commands {} {
     return $cmds
 }
 
+# Keys of every type, small (listpack, intset) and big (quicklist,
+# hashtable, skiplist) encodings, for the requests to find (or not).
 proc hostile_populate {c} {
-    foreach cmd {
-        {del h:str h:list h:set h:zset h:hash h:stream h:int}
-        {set h:str hello} {set h:int 12345} {rpush h:list a b c 1 2 3}
-        {sadd h:set a b c 1 2 3} {zadd h:zset 1 a 2 b 3 c} {hset h:hash a 1 b 2 c 3}
-        {xadd h:stream 1-1 a 1} {xadd h:stream 2-1 b 2} {xgroup create h:stream g 0}
-    } {
-        $c send {*}$cmd
-    }
-    for {set i 0} {$i < 10} {incr i} { catch {$c read} }
+    set big {}
+    for {set i 0} {$i < 300} {incr i} { lappend big m$i $i }
+    set cmds [list \
+        {del h:str h:list h:set h:zset h:hash h:stream h:int h:hll h:biglist h:bigset h:bigzset h:bighash h:intset} \
+        {set h:str hello} {set h:int 12345} {rpush h:list a b c 1 2 3} \
+        {sadd h:set a b c 1 2 3} {zadd h:zset 1 a 2 b 3 c} {hset h:hash a 1 b 2 c 3} \
+        {xadd h:stream 1-1 a 1} {xadd h:stream 2-1 b 2} {xgroup create h:stream g 0} \
+        {pfadd h:hll a b c} {sadd h:intset 1 2 3 -7 100000} \
+        [list rpush h:biglist {*}$big] [list sadd h:bigset {*}$big] [list hset h:bighash {*}$big] \
+        [list zadd h:bigzset {*}[lreverse $big]]]
+    foreach cmd $cmds { $c send {*}$cmd }
+    foreach cmd $cmds { catch {$c read} }
 }
 
 # Whether a QUIT is among the requests (the server closes after it).
