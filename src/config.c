@@ -6,7 +6,9 @@
  * effect ("apply"). Four consumers walk the same table:
  *
  *   initConfigValues()   writes every default into `server` (before load);
- *   loadServerConfig()   parses the config file, stdin and the command line;
+ *   loadServerConfig()   parses the config file, stdin and the command line
+ *                        (loadServerConfigText(): text, errors returned, for
+ *                        the fuzz target fuzz/fuzz_config.c);
  *   CONFIG GET / SET     read and change options at run time;
  *   CONFIG REWRITE       writes the current values back into the file.
  *
@@ -1899,8 +1901,8 @@ static int loadConfigText(char *config, configLoadError *e) {
 /* Loads config text as the configuration file's contents would be loaded,
  * over the current values. Returns C_OK, or C_ERR with *errmsg set to the
  * message start-up would print (a new sds the caller frees). Nothing is
- * applied, as for the file at start-up, except the log settings. For the fuzz target
- * fuzz/fuzz_config.c; main() goes through loadServerConfig(). */
+ * applied, as for the file at start-up, except the log settings. For the
+ * fuzz target fuzz/fuzz_config.c; main() goes through loadServerConfig(). */
 int loadServerConfigText(const char *config, sds *errmsg) {
     configLoadError e = {0};
     sds text = sdsnew(config);

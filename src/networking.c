@@ -24,7 +24,8 @@
  * Large bulk arguments (>= PROTO_MBULK_BIG_ARG) are read into a buffer of
  * the client's own that grows as the bytes arrive (never reserved ahead on
  * the word of the announced length) and then becomes the argument object:
- * no copy however big the value.
+ * no copy however big the value. Likewise a multibulk count reserves at
+ * most PROTO_ARGV_PREALLOC argument slots; more come as the arguments do.
  *
  * While maxmemory-clients is set, each read, command and write updates the
  * client's share of the clients' memory (evict_clients.c).
