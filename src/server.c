@@ -1,7 +1,9 @@
 /* server.c - start-up, the main loop's hooks, and command dispatch.
  *
  * main() loads the configuration (config.c), initialises the global state
- * and the listeners, and runs the event loop. Two hooks drive everything
+ * and the listeners, and runs the event loop (initServerEmbedded() does the
+ * same short of listening, loading and looping, for the fuzz targets in
+ * fuzz/ that drive the server's code directly). Two hooks drive everything
  * that is not a reaction to a client's bytes:
  *   serverCron()   a timer running server.hz times per second: stats,
  *                  client housekeeping, active expiry, shutdown requests,
