@@ -1,7 +1,8 @@
 # Hostile clients: many clients at once send every command the server has
 # (COMMAND LIST, and every subcommand of container commands) with wrong
 # arities, keys of the wrong type, huge, negative and non-numeric counts
-# and random binary arguments, under maxmemory; and a few clients send raw
+# and random binary arguments, under maxmemory, some of them from a Lua
+# script (EVAL ... server.pcall); and a few clients send raw
 # random bytes. The server must answer every request (a reply or an error,
 # never silence), stay up, and afterwards answer well-formed requests
 # exactly as before. Random but reproducible: the seed is in the test name
@@ -146,6 +147,11 @@ proc hostile_round {clients cmds per_client} {
             # QUIT ends the batch: keep it rare.
             if {$name eq "quit" && rand() < 0.9} continue
             set req [hostile_request $name $arity]
+            # One in ten runs from a script, whose client and reply
+            # conversion (to Lua and back) see the same arguments.
+            if {rand() < 0.1 && $name ne "quit"} {
+                set req [list eval "return server.pcall(unpack(ARGV))" 0 {*}$req]
+            }
             lappend batch $req
             if {[catch {$c send {*}$req} err]} {
                 fail "connection lost sending [list $req]: $err (seed $::hostile_seed)"
