@@ -208,7 +208,10 @@ start_server {tags {"protocol"}} {
             $c write "*$n\r\n\$4\r\nPING\r\n"
             $c flush
         }
-        r ping
+        # Each request's first argument has been parsed (argv-mem=4).
+        wait_for_condition 100 10 {[regexp -all {argv-mem=4 } [r client list]] == 3} {
+            fail "the requests were not parsed: [r client list]"
+        }
         set grown [expr {[used_memory] - $before}]
         foreach c $clients { $c close }
         assert_range $grown -1000000 1000000
