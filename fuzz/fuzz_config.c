@@ -18,6 +18,8 @@ static int ncommands;
 static sds *command_names;
 static struct serverCommand **commands;
 
+/* Called by libFuzzer once, before the first input: sets the server up.
+ * Returns 0. */
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
@@ -67,6 +69,8 @@ static sds dropOutsideDirectives(sds text) {
     return out;
 }
 
+/* Called by libFuzzer for each input (data is only read, owned by
+ * libFuzzer). Returns 0; a broken invariant aborts. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (memchr(data, '\0', size)) return 0; /* config text is a C string */
     sds text = dropOutsideDirectives(sdsnewlen(data, size));

@@ -16,6 +16,8 @@
 #include "rdb.h"
 #include "rio.h"
 
+/* Called by libFuzzer once, before the first input: sets the server up.
+ * Returns 0. */
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
@@ -23,6 +25,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
+/* Called by libFuzzer for each input (data is only read, owned by
+ * libFuzzer). Returns 0; a broken invariant aborts. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const int modes[] = {SANITIZE_DUMP_NO, SANITIZE_DUMP_YES, SANITIZE_DUMP_CLIENTS};
     if (size < 1) return 0;

@@ -39,6 +39,8 @@ static void checkOne(const unsigned char *in) {
     if (msg.opcode > RDMA_OP_REGISTER_XFER_MEMORY && memcmp(wire + 2, zero, RDMA_CTRL_MSG_LEN - 2) != 0) abort();
 }
 
+/* Called by libFuzzer for each input (data is only read, owned by
+ * libFuzzer). Returns 0; a broken invariant aborts. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t off = 0; off + RDMA_CTRL_MSG_LEN <= size; off += RDMA_CTRL_MSG_LEN) checkOne(data + off);
     /* A short tail is what a receive of the wrong length would hold: the

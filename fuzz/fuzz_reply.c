@@ -22,6 +22,8 @@ static void formatAll(const cliReply *r) {
     for (size_t j = 0; j < sizeof(modes) / sizeof(modes[0]); j++) sdsfree(cliFormatReply(sdsempty(), r, modes[j]));
 }
 
+/* Called by libFuzzer for each input (data is only read, owned by
+ * libFuzzer). Returns 0; a broken invariant aborts. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *buf = (const char *)data;
     size_t pos = 0;

@@ -13,6 +13,8 @@
  * connection. */
 #include "fuzz_server.h"
 
+/* Called by libFuzzer once, before the first input: sets the server up.
+ * Returns 0. */
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
@@ -50,6 +52,8 @@ static int parseAll(client *c) {
     return !(c->flags & CLIENT_CLOSE_AFTER_REPLY);
 }
 
+/* Called by libFuzzer for each input (data is only read, owned by
+ * libFuzzer). Returns 0; a broken invariant aborts. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
     uint8_t opts = data[0];

@@ -115,6 +115,8 @@ static void splitInline(const char *buf, size_t len) {
 
 static parseLog whole, chunked;
 
+/* Called by libFuzzer for each input (data is only read, owned by
+ * libFuzzer). Returns 0; a broken invariant aborts. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
     uint8_t opts = data[0];

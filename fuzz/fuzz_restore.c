@@ -19,6 +19,8 @@
 #include "dump.h"
 #include "rdb.h"
 
+/* Called by libFuzzer once, before the first input: sets the server up.
+ * Returns 0. */
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
@@ -53,6 +55,8 @@ static void valueDigest(robj *o, unsigned char *digest) {
     }
 }
 
+/* Called by libFuzzer for each input (data is only read, owned by
+ * libFuzzer). Returns 0; a broken invariant aborts. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const int modes[] = {SANITIZE_DUMP_NO, SANITIZE_DUMP_YES, SANITIZE_DUMP_CLIENTS};
     if (size < 1) return 0;
