@@ -7,10 +7,12 @@
 #   make test-sanitize    unit tests and Tcl suite on an ASan+UBSan build (build-sanitize/)
 #   make test-rdma        RDMA suite inside the Soft-RoCE VM (utils/rdma-vm):
 #                         tests/rdma/*.sh, then the whole Tcl suite over RDMA
+#   make fuzz             every libFuzzer target (fuzz/) for FUZZ_TIME seconds each (default 60)
+#   make test-fuzz        every fuzz target for FUZZ_SHORT_TIME seconds each (default 15; part of make test)
 # Build flags: BUILD_TLS=yes|no (default no: not written yet), BUILD_RDMA=yes|no (default yes).
 # The build uses every core unless -j is given.
 
-.PHONY: all test test-unit test-tcl test-tls test-sanitize test-rdma clean
+.PHONY: all test test-unit test-tcl test-tls test-sanitize test-rdma fuzz test-fuzz clean
 
 JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
 
@@ -59,13 +61,28 @@ test-rdma: all
 		./utils/rdma-vm tests/rdma/replication.sh && ./utils/rdma-vm tests/rdma/repl-region.sh
 	RDMA_VM_TIMEOUT=1500 ./utils/rdma-vm ./runtest --rdma --timeout 600 $(RDMA_TCL_ARGS)
 
+# The fuzz targets (fuzz/Makefile): each parser that reads outside bytes,
+# built with clang, libFuzzer and the sanitizers over a copy of src/.
+FUZZ_TIME ?= 60
+FUZZ_SHORT_TIME ?= 15
+
+fuzz:
+	$(MAKE) -C fuzz $(JOBS) all
+	$(MAKE) -C fuzz run FUZZ_TIME=$(FUZZ_TIME)
+
+test-fuzz:
+	$(MAKE) -C fuzz $(JOBS) all
+	$(MAKE) -C fuzz short FUZZ_SHORT_TIME=$(FUZZ_SHORT_TIME)
+
 test: all
 	$(MAKE) -C src unit
 	./runtest
 	./runtest --tls
 	$(MAKE) test-sanitize
+	$(MAKE) test-fuzz
 	$(MAKE) test-rdma
 
 clean:
 	$(MAKE) -C src clean
+	$(MAKE) -C fuzz clean
 	rm -rf $(SANITIZE_DIR)

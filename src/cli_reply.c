@@ -11,6 +11,7 @@
  * reply they annotate is returned. Nesting is bounded by
  * CLI_REPLY_MAX_DEPTH so a hostile server cannot exhaust the stack.
  * Formatting lives in cli_output.c. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,9 +82,12 @@ static int readLine(parseState *st, const char **line, size_t *linelen) {
 
 static int parseValue(parseState *st, cliReply **out, int depth);
 
-/* Parses the length of a header line; -1 lengths are allowed (null). */
+/* Parses the length of a header line; -1 lengths are allowed (null). A
+ * map or attribute length counts pairs, so it must still fit in a long long
+ * once doubled. */
 static int parseLength(parseState *st, const char *line, size_t linelen, long long *n) {
-    if (!string2ll(line + 1, linelen - 1, n) || *n < -1) {
+    int pairs = line[0] == '%' || line[0] == '|';
+    if (!string2ll(line + 1, linelen - 1, n) || *n < -1 || (pairs && *n > LLONG_MAX / 2)) {
         snprintf(st->err, st->errlen, "Protocol error, bad length '%.*s'", (int)(linelen > 40 ? 40 : linelen), line);
         return PARSE_ERROR;
     }

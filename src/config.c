@@ -6,7 +6,9 @@
  * effect ("apply"). Four consumers walk the same table:
  *
  *   initConfigValues()   writes every default into `server` (before load);
- *   loadServerConfig()   parses the config file, stdin and the command line;
+ *   loadServerConfig()   parses the config file, stdin and the command line
+ *                        (loadServerConfigText(): text, errors returned, for
+ *                        the fuzz target fuzz/fuzz_config.c);
  *   CONFIG GET / SET     read and change options at run time;
  *   CONFIG REWRITE       writes the current values back into the file.
  *
@@ -1738,7 +1740,23 @@ void initConfigValues(void) {
     }
 }
 
-static void loadServerConfigFromString(char *config);
+/* Where config text failed to load: the line (1-based) of the file the
+ * error is in, that line, and the message. */
+typedef struct configLoadError {
+    int linenum;
+    sds line;
+    const char *err;
+} configLoadError;
+
+static int loadConfigText(char *config, configLoadError *e);
+
+/* Records a load error in e and returns C_ERR. */
+static int configLoadFail(configLoadError *e, int linenum, const char *line, const char *err) {
+    e->linenum = linenum;
+    e->line = line ? sdsnew(line) : NULL;
+    e->err = err;
+    return C_ERR;
+}
 
 /* Prints a config error the way Valkey does and exits(1). */
 static void configLoadFatal(int linenum, const char *line, const char *err) {
@@ -1762,25 +1780,27 @@ static sds catStream(sds s, FILE *fp) {
 /* include <path>: the file's lines are read in place of the include line.
  * A path with wildcards includes every match in alphabetical order, and
  * none at all if nothing matches (as Valkey). A plain path that cannot be
- * opened is fatal. */
-static void loadIncludedConfig(const char *path, int linenum, const char *line) {
+ * opened is an error. Returns C_OK, or C_ERR with e set. */
+static int loadIncludedConfig(const char *path, int linenum, const char *line, configLoadError *e) {
     glob_t g;
     int wild = strpbrk(path, "*?[") != NULL;
     if (!wild) {
         FILE *fp = fopen(path, "r");
         if (fp == NULL) {
             snprintf(errbuf, sizeof(errbuf), "Fatal error, can't open config file '%s': %s", path, strerror(errno));
-            configLoadFatal(linenum, line, errbuf);
+            return configLoadFail(e, linenum, line, errbuf);
         }
         sds inc = catStream(sdsempty(), fp);
         fclose(fp);
-        loadServerConfigFromString(inc);
+        int ret = loadConfigText(inc, e);
         sdsfree(inc);
-        return;
+        return ret;
     }
-    if (glob(path, 0, NULL, &g) != 0) return; /* no match (or unreadable dirs): nothing to include */
-    for (size_t j = 0; j < g.gl_pathc; j++) loadIncludedConfig(g.gl_pathv[j], linenum, line);
+    if (glob(path, 0, NULL, &g) != 0) return C_OK; /* no match (or unreadable dirs): nothing to include */
+    int ret = C_OK;
+    for (size_t j = 0; j < g.gl_pathc && ret == C_OK; j++) ret = loadIncludedConfig(g.gl_pathv[j], linenum, line, e);
     globfree(&g);
+    return ret;
 }
 
 /* rename-command <name> <new-name>: the command answers to new-name only;
@@ -1811,74 +1831,96 @@ static int renameCommand(const char *name, const char *newname, const char **err
     return 1;
 }
 
+/* One directive, already split into argv (argv[0] lower-cased), of line
+ * linenum. Returns C_OK, or C_ERR with e set. */
+static int loadConfigDirective(sds *argv, int argc, int linenum, const char *line, configLoadError *e) {
+    const char *err = NULL;
+    if (!strcmp(argv[0], "include") && argc == 2) return loadIncludedConfig(argv[1], linenum, line, e);
+    if (!strcmp(argv[0], "rename-command") && argc == 3) {
+        if (!renameCommand(argv[1], argv[2], &err)) return configLoadFail(e, linenum, line, err);
+        return C_OK;
+    }
+    if (!strcmp(argv[0], "user") && argc >= 2) {
+        /* Checked now, applied once the whole file is read (acl.c). */
+        sds uerr = aclStoreConfigUser(argv + 1, argc - 1);
+        if (uerr == NULL) return C_OK;
+        snprintf(errbuf, sizeof(errbuf), "%s", uerr);
+        sdsfree(uerr);
+        return configLoadFail(e, linenum, line, errbuf);
+    }
+    if (!strcmp(argv[0], "loadmodule") && argc >= 2) {
+        snprintf(errbuf, sizeof(errbuf),
+                 "loadmodule: this server has no module support, it cannot load the module '%s'", argv[1]);
+        return configLoadFail(e, linenum, line, errbuf);
+    }
+
+    configOption *o = lookupConfig(argv[0]);
+    if (o == NULL) return configLoadFail(e, linenum, line, "Bad directive or wrong number of arguments");
+
+    int ok;
+    if (!(o->flags & CFG_MULTI_ARG)) {
+        if (argc != 2) return configLoadFail(e, linenum, line, "wrong number of arguments");
+        ok = optionSet(o, argv + 1, 1, &err);
+    } else if (argc == 2 && sdslen(argv[1]) != 0) {
+        /* "--save '60 1 300 10'" arrives as one quoted word: split it. */
+        int wc;
+        sds *words = sdssplitargs(argv[1], &wc);
+        if (words == NULL) return configLoadFail(e, linenum, line, "Unbalanced quotes in configuration line");
+        ok = optionSet(o, words, wc, &err);
+        sdsfreesplitres(words, wc);
+    } else {
+        ok = optionSet(o, argv + 1, argc - 1, &err);
+    }
+    return ok ? C_OK : configLoadFail(e, linenum, line, err);
+}
+
 /* Parses config text: one directive per line, "#" comments, quoting as
- * sdssplitargs(). Exits with a FATAL message on the first bad line. */
-static void loadServerConfigFromString(char *config) {
-    int totlines;
+ * sdssplitargs(). Stops at the first bad line: returns C_ERR with e set
+ * (the caller frees e->line), else C_OK. */
+static int loadConfigText(char *config, configLoadError *e) {
+    int totlines, ret = C_OK;
     sds *lines = sdssplitlen(config, (ssize_t)strlen(config), "\n", 1, &totlines);
 
-    for (int i = 0; i < totlines; i++) {
+    for (int i = 0; i < totlines && ret == C_OK; i++) {
         int argc;
-        const char *err = NULL;
         lines[i] = sdstrim(lines[i], " \t\r\n");
         if (lines[i][0] == '#' || lines[i][0] == '\0') continue;
 
         sds *argv = sdssplitargs(lines[i], &argc);
-        if (argv == NULL) configLoadFatal(i + 1, lines[i], "Unbalanced quotes in configuration line");
-        if (argc == 0) {
-            sdsfreesplitres(argv, argc);
-            continue;
+        if (argv == NULL) {
+            ret = configLoadFail(e, i + 1, lines[i], "Unbalanced quotes in configuration line");
+            break;
         }
-        sdstolower(argv[0]);
-
-        if (!strcmp(argv[0], "include") && argc == 2) {
-            loadIncludedConfig(argv[1], i + 1, lines[i]);
-            sdsfreesplitres(argv, argc);
-            continue;
+        if (argc) {
+            sdstolower(argv[0]);
+            ret = loadConfigDirective(argv, argc, i + 1, lines[i], e);
         }
-        if (!strcmp(argv[0], "rename-command") && argc == 3) {
-            if (!renameCommand(argv[1], argv[2], &err)) configLoadFatal(i + 1, lines[i], err);
-            sdsfreesplitres(argv, argc);
-            continue;
-        }
-        if (!strcmp(argv[0], "user") && argc >= 2) {
-            /* Checked now, applied once the whole file is read (acl.c). */
-            sds uerr = aclStoreConfigUser(argv + 1, argc - 1);
-            if (uerr) {
-                snprintf(errbuf, sizeof(errbuf), "%s", uerr);
-                sdsfree(uerr);
-                configLoadFatal(i + 1, lines[i], errbuf);
-            }
-            sdsfreesplitres(argv, argc);
-            continue;
-        }
-        if (!strcmp(argv[0], "loadmodule") && argc >= 2) {
-            snprintf(errbuf, sizeof(errbuf),
-                     "loadmodule: this server has no module support, it cannot load the module '%s'", argv[1]);
-            configLoadFatal(i + 1, lines[i], errbuf);
-        }
-
-        configOption *o = lookupConfig(argv[0]);
-        if (o == NULL) configLoadFatal(i + 1, lines[i], "Bad directive or wrong number of arguments");
-
-        int ok;
-        if (!(o->flags & CFG_MULTI_ARG)) {
-            if (argc != 2) configLoadFatal(i + 1, lines[i], "wrong number of arguments");
-            ok = optionSet(o, argv + 1, 1, &err);
-        } else if (argc == 2 && sdslen(argv[1]) != 0) {
-            /* "--save '60 1 300 10'" arrives as one quoted word: split it. */
-            int wc;
-            sds *words = sdssplitargs(argv[1], &wc);
-            if (words == NULL) configLoadFatal(i + 1, lines[i], "Unbalanced quotes in configuration line");
-            ok = optionSet(o, words, wc, &err);
-            sdsfreesplitres(words, wc);
-        } else {
-            ok = optionSet(o, argv + 1, argc - 1, &err);
-        }
-        if (!ok) configLoadFatal(i + 1, lines[i], err);
         sdsfreesplitres(argv, argc);
     }
     sdsfreesplitres(lines, totlines);
+    return ret;
+}
+
+/* Loads config text as the configuration file's contents would be loaded,
+ * over the current values. Returns C_OK, or C_ERR with *errmsg set to the
+ * message start-up would print (a new sds the caller frees). Nothing is
+ * applied, as for the file at start-up, except the log settings. For the
+ * fuzz target fuzz/fuzz_config.c; main() goes through loadServerConfig(). */
+int loadServerConfigText(const char *config, sds *errmsg) {
+    configLoadError e = {0};
+    sds text = sdsnew(config);
+    loading_config = 1;
+    save_seen_in_load = 0;
+    int ret = loadConfigText(text, &e);
+    loading_config = 0;
+    sdsfree(text);
+    clampHz();
+    syncLogConfig();
+    if (ret == C_ERR) {
+        *errmsg = sdscatprintf(sdsempty(), "line %d: '%s': %s", e.linenum, e.line ? e.line : "", e.err);
+        sdsfree(e.line);
+    }
+    return ret;
 }
 
 /* Loads the configuration: the file `filename` (may be NULL), then stdin if
@@ -1910,7 +1952,8 @@ void loadServerConfig(char *filename, char config_from_stdin, char *options) {
 
     loading_config = 1;
     save_seen_in_load = 0;
-    loadServerConfigFromString(config);
+    configLoadError e = {0};
+    if (loadConfigText(config, &e) == C_ERR) configLoadFatal(e.linenum, e.line, e.err);
     loading_config = 0;
     sdsfree(config);
 
@@ -1919,6 +1962,14 @@ void loadServerConfig(char *filename, char config_from_stdin, char *options) {
     /* syslog-ident and syslog-facility are immutable: the string lives on. */
     if (server.syslog_enabled)
         openlog(server.syslog_ident, LOG_PID | LOG_NDELAY | LOG_NOWAIT, server.syslog_facility);
+}
+
+/* Appends every option as CONFIG REWRITE writes it (one or more lines per
+ * option, its current value) to buf and returns it. For the fuzz target
+ * fuzz/fuzz_config.c, which loads the result back. */
+sds configRewriteAll(sds buf) {
+    for (int j = 0; j < CONFIG_COUNT; j++) buf = optionRewrite(&configTable[j], buf);
+    return buf;
 }
 
 /* Name of the current maxmemory-policy ("noeviction", ...). Static string. */

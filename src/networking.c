@@ -24,7 +24,8 @@
  * Large bulk arguments (>= PROTO_MBULK_BIG_ARG) are read into a buffer of
  * the client's own that grows as the bytes arrive (never reserved ahead on
  * the word of the announced length) and then becomes the argument object:
- * no copy however big the value.
+ * no copy however big the value. Likewise a multibulk count reserves at
+ * most PROTO_ARGV_PREALLOC argument slots; more come as the arguments do.
  *
  * While maxmemory-clients is set, each read, command and write updates the
  * client's share of the clients' memory (evict_clients.c).
@@ -1107,11 +1108,25 @@ static void setProtocolError(const char *errstr, client *c) {
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
 }
 
+/* Most argument slots a multibulk count reserves before its arguments
+ * arrive: a count is only a claim ("*2147483647" is 13 bytes), so bigger
+ * requests get their slots as their arguments come (argvRoomForArg). */
+#define PROTO_ARGV_PREALLOC 1024
+
 static void ensureArgvCapacity(client *c, int n) {
     if (n <= c->argv_len) return;
-    c->argv_len = n < 1024 ? n : 1024; /* Grow later for huge counts. */
-    if (c->argv_len < n) c->argv_len = n;
+    c->argv_len = n;
     c->argv = zrealloc(c->argv, sizeof(robj *) * c->argv_len);
+}
+
+/* Makes room in argv for one more argument of a multibulk request, whose
+ * parser still expects mb.args_left after it: doubles argv, up to what the
+ * request can still fill. */
+static inline void argvRoomForArg(client *c) {
+    if (c->argc < c->argv_len) return;
+    long long want = c->argv_len ? (long long)c->argv_len * 2 : 1;
+    long long total = c->argc + 1 + c->mb.args_left;
+    ensureArgvCapacity(c, (int)(want < total ? want : total));
 }
 
 /* Inline protocol: one line of space-separated words, quotes allowed.
@@ -1190,7 +1205,7 @@ static int processMultibulkBuffer(client *c) {
         case RESP_PARSE_COUNT:
             if (n <= 0) return C_OK; /* Empty request: nothing to run. */
             freeClientArgv(c);
-            ensureArgvCapacity(c, n);
+            ensureArgvCapacity(c, n < PROTO_ARGV_PREALLOC ? (int)n : PROTO_ARGV_PREALLOC);
             c->argv_len_sum = 0;
             break;
         case RESP_PARSE_BULK_LEN:
@@ -1209,6 +1224,7 @@ static int processMultibulkBuffer(client *c) {
             }
             break;
         case RESP_PARSE_ARG:
+            argvRoomForArg(c);
             if (arg == c->querybuf && c->querybuf != shared_qb && n >= PROTO_MBULK_BIG_ARG &&
                 sdslen(c->querybuf) == (size_t)n + 2) {
                 /* Steal the buffer: it holds exactly this argument. */
@@ -1225,6 +1241,17 @@ static int processMultibulkBuffer(client *c) {
             break;
         }
     }
+}
+
+/* Parses the next request in the client's query buffer (from c->qb_pos):
+ * inline or multibulk, as its first byte says. Returns C_OK when argv holds
+ * a complete request (argc 0 for an empty one), C_ERR when more bytes are
+ * needed or a protocol error was replied and CLIENT_CLOSE_AFTER_REPLY set.
+ * Parses only: processInputBuffer() runs what it returns; the fuzz target
+ * fuzz/fuzz_request.c drives it alone. Event loop thread. */
+int parseClientRequest(client *c) {
+    if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
+    return c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
 }
 
 /* Runs the command in argv and prepares for the next one. Returns C_ERR if
@@ -1337,10 +1364,7 @@ void processInputBuffer(client *c) {
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
         if (c->qb_pos >= next_prefetch && !c->reqtype) next_prefetch = prefetchPipelineKeys(c);
 
-        if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
-
-        int ok = c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
-        if (ok != C_OK) break;
+        if (parseClientRequest(c) != C_OK) break;
 
         if (c->argc == 0) {
             resetClient(c);

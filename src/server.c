@@ -1,7 +1,9 @@
 /* server.c - start-up, the main loop's hooks, and command dispatch.
  *
  * main() loads the configuration (config.c), initialises the global state
- * and the listeners, and runs the event loop. Two hooks drive everything
+ * and the listeners, and runs the event loop (initServerEmbedded() does the
+ * same short of listening, loading and looping, for the fuzz targets in
+ * fuzz/ that drive the server's code directly). Two hooks drive everything
  * that is not a reaction to a client's bytes:
  *   serverCron()   a timer running server.hz times per second: stats,
  *                  client housekeeping, active expiry, shutdown requests,
@@ -1087,7 +1089,9 @@ static void version(void) {
     exit(0);
 }
 
-int main(int argc, char **argv) {
+/* What start-up does before reading the configuration: locale, seeds, the
+ * command table and every config option at its default. */
+static void initServerTables(void) {
     setlocale(LC_COLLATE, "");
     tzset();
     srand(time(NULL) ^ getpid());
@@ -1096,14 +1100,30 @@ int main(int argc, char **argv) {
         getRandomBytes(seed, sizeof(seed));
         dictSetHashFunctionSeed(seed);
     }
-    server.executable = realpath(argv[0], NULL);
-    server.exec_argv = argv;
     server.commands = dictCreate(&commandTableDictType);
     serverPopulateCommandTable();
     commandParseAllArgs();
     initConfigValues();
     aclInit();
     server.active_expire_enabled = 1;
+}
+
+/* Sets the server up as main() does with the default configuration, short
+ * of listening, loading data and running the event loop: for programs that
+ * link the server's objects to drive its code directly, the fuzz targets
+ * (fuzz/). Call once, before anything else; exits on failure as start-up
+ * does. */
+void initServerEmbedded(void) {
+    initServerTables();
+    loadServerConfig(NULL, 0, "");
+    aclLoadConfiguredUsers();
+    initServer();
+}
+
+int main(int argc, char **argv) {
+    initServerTables();
+    server.executable = realpath(argv[0], NULL);
+    server.exec_argv = argv;
 
     /* valkey-check-aof is this binary under another name (aof_check.c). */
     if (strstr(argv[0], "valkey-check-aof") != NULL) {

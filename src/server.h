@@ -56,7 +56,9 @@ typedef long long ustime_t; /* microseconds */
 #define REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME 5000 /* ms between resets of a client's reply buffer peak */
 #define PROTO_RESIZE_THRESHOLD (1024 * 32) /* Query buffers this big shrink to their recent peak. */
 #define PROTO_INLINE_MAX_SIZE (1024 * 64)   /* Max inline request size. */
+#ifndef PROTO_MBULK_BIG_ARG /* fuzz/Makefile lowers it to reach big-argument paths with small inputs */
 #define PROTO_MBULK_BIG_ARG (1024 * 32)     /* Args this big avoid copies. */
+#endif
 #define PROTO_SHARED_SELECT_CMDS 10
 #define OBJ_SHARED_INTEGERS 10000
 #define OBJ_SHARED_BULKHDR_LEN 32
@@ -725,6 +727,7 @@ extern struct valkeyServer server;
  * ------------------------------------------------------------------------- */
 
 /* server.c */
+void initServerEmbedded(void);
 void call(client *c, int flags);
 int processCommand(client *c);
 struct serverCommand *lookupCommand(robj **argv, int argc);
@@ -799,6 +802,7 @@ void clientAcceptHandler(connection *conn);
 void acceptCommonHandler(connection *conn, int flags, const char *ip);
 void readQueryFromClient(connection *conn);
 void processInputBuffer(client *c);
+int parseClientRequest(client *c);
 int handleClientsWithPendingWrites(void);
 int writeToClient(client *c, int handler_installed);
 int clientHasPendingReplies(client *c);
@@ -1100,6 +1104,8 @@ void streamTypeInit(void);
 /* config.c */
 void initConfigValues(void);
 void loadServerConfig(char *filename, char config_from_stdin, char *options);
+int loadServerConfigText(const char *config, sds *errmsg);
+sds configRewriteAll(sds buf);
 void appendServerSaveParams(time_t seconds, int changes);
 int rewriteConfig(char *path, int force_write);
 void configCommand(client *c);

@@ -57,6 +57,12 @@ int main(int argc, char **argv) {
         ASSERT_STREQ(err, "Protocol error, got \"?\" as reply type byte");
         ASSERT_EQ_LL(cliReplyParse(":abc\r\n", 6, &r, err, sizeof(err)), -1);
         ASSERT_EQ_LL(cliReplyParse("$3\r\nabcd\r\n", 10, &r, err, sizeof(err)), -1);
+        /* Found by fuzz/fuzz_reply.c: a map or attribute of more than
+         * LLONG_MAX/2 pairs overflowed when doubled into an element count
+         * (and then parsed as an empty map). */
+        ASSERT_EQ_LL(cliReplyParse("%9223372036854775807\r\n", 22, &r, err, sizeof(err)), -1);
+        ASSERT_EQ_LL(cliReplyParse("|4611686018427387904\r\n+a\r\n", 27, &r, err, sizeof(err)), -1);
+        ASSERT_EQ_LL(cliReplyParse("%4611686018427387903\r\n", 22, &r, err, sizeof(err)), 0);
         sds deep = sdsempty();
         for (int j = 0; j < CLI_REPLY_MAX_DEPTH + 2; j++) deep = sdscat(deep, "*1\r\n");
         deep = sdscat(deep, ":1\r\n");

@@ -195,6 +195,30 @@ start_server {tags {"dump"}} {
         r exists k
     } 0
 
+    # Valkey checks a payload's inner structure only with
+    # sanitize-dump-payload yes (or clients, for RESTORE from a client);
+    # here every payload is checked deeply whatever it says, so a value
+    # broken inside (an intset out of order) is refused under each setting.
+    # Redis 7.0 and Valkey with "no" accept it: valkey-only.
+    tags {valkey-only} {
+        test "sanitize-dump-payload no, yes and clients: a deep-broken payload is refused under each" {
+            r del k
+            set sorted [seal_payload [unhex 0b0c020000000200000001000200]]
+            set unsorted [seal_payload [unhex 0b0c020000000200000002000100]]
+            set out {}
+            foreach mode {no yes clients} {
+                r config set sanitize-dump-payload $mode
+                lappend out [lindex [r config get sanitize-dump-payload] 1]
+                assert_error "ERR Bad data format" {r restore k 0 $unsorted replace}
+                r restore k 0 $sorted replace
+                lappend out [lsort [r smembers k]]
+            }
+            assert_error "*argument(s) must be one of the following*" {r config set sanitize-dump-payload maybe}
+            r config set sanitize-dump-payload no
+            set out
+        } {no {1 2} yes {1 2} clients {1 2}}
+    }
+
     test "RESTORE of payloads captured from Redis 7.0" {
         r flushall
         r restore l 0 [unhex 120102121200000004008161028162020101dff902ff0a00d6a7077c34153bb9]

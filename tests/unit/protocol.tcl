@@ -191,6 +191,44 @@ start_server {tags {"protocol"}} {
         set reply
     } {1 PONG half}
 
+    # Found by fuzz/fuzz_request.c: the count of a multibulk request used to
+    # size argv in full before any argument arrived, so 13 bytes made the
+    # server allocate 16 GB (and evict the dataset under maxmemory).
+    test "A huge multibulk count reserves no memory before its arguments" {
+        proc used_memory {} { regexp {used_memory:(\d+)} [r info memory] -> m; return $m }
+        set clients {}
+        foreach n {2147483647 200000000 50000000} {
+            set c [vk_client]
+            $c ping
+            lappend clients $c
+        }
+        # Measured once the connections exist: only the requests count.
+        set before [used_memory]
+        foreach c $clients n {2147483647 200000000 50000000} {
+            $c write "*$n\r\n\$4\r\nPING\r\n"
+            $c flush
+        }
+        # Each request's first argument has been parsed (argv-mem=4).
+        wait_for_condition 100 10 {[regexp -all {argv-mem=4 } [r client list]] == 3} {
+            fail "the requests were not parsed: [r client list]"
+        }
+        set grown [expr {[used_memory] - $before}]
+        foreach c $clients { $c close }
+        assert_range $grown -1000000 1000000
+    }
+
+    test "A multibulk request with more arguments than are reserved up front" {
+        # 3000 arguments: past the 1024 slots a count reserves, argv grows
+        # as they arrive.
+        set req "*3001\r\n\$5\r\nRPUSH\r\n\$8\r\nbigargvl\r\n"
+        for {set i 0} {$i < 2999} {incr i} { append req "\$[string length $i]\r\n$i\r\n" }
+        set c [vk_client]
+        $c write $req
+        set reply [$c read]
+        $c close
+        list $reply [r llen bigargvl] [r lindex bigargvl 2998]
+    } {2999 2999 2998}
+
     test "Unknown command error text" {
         assert_error "ERR unknown command 'foo', with args beginning with: 'a' 'b' " {r foo a b}
         assert_error "ERR unknown command 'foo', with args beginning with: " {r foo}

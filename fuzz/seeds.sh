@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# fuzz/seeds.sh - writes the seed corpora fuzz/corpus/<target>/ (committed;
+# rerun only to refresh them). Hand-written protocol samples for resp,
+# request, reply and rdma; DUMP payloads and RDB files of every type and
+# encoding, made by the server itself (src/valkey-server, built); config
+# files cut from tests/assets/. Also dict/config.dict (option names, from
+# the server); the other dict/*.dict files are written by hand.
+set -euo pipefail
+cd "$(dirname "$0")"
+C=corpus
+rm -rf $C && mkdir -p $C/{resp,request,reply,rdma,restore,rdb,config}
+
+# resp, request: one option byte, then client bytes (see the targets).
+n=0
+seed() { # seed <dir> <option byte as \ooo> <printf text>
+    n=$((n + 1))
+    printf "$2$3" > "$C/$1/seed-$n"
+}
+for d in resp request; do
+    seed $d '\000' '*1\r\n$4\r\nPING\r\n'
+    seed $d '\003' '*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nvalue\r\n*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n'
+    seed $d '\200' 'PING\r\nSET "a b" '"'"'c\\x41'"'"'\r\nGET k\n'
+    seed $d '\101' '*2\r\n$4\r\nAUTH\r\n$6\r\nsecret\r\n*0\r\n*-1\r\n'
+    seed $d '\010' '*12\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n$1\r\ne\r\n$1\r\nf\r\n$1\r\ng\r\n$1\r\nh\r\n$1\r\ni\r\n$1\r\nj\r\n$1\r\nk\r\n$1\r\nl\r\n'
+    seed $d '\000' '*1\r\n$-1\r\n'
+    seed $d '\000' '*2\r\n$3\r\nGET\r\n$999999999999\r\n'
+    seed $d '\007' "*2\r\n\$4\r\nECHO\r\n\$300\r\n$(head -c 300 /dev/zero | tr '\0' x)\r\n*1\r\n\$4\r\nPING\r\n"
+done
+
+# reply: RESP2 and RESP3 replies.
+seed reply '' '+OK\r\n-ERR wrong\r\n:42\r\n$5\r\nhello\r\n$-1\r\n*-1\r\n'
+seed reply '' '*3\r\n:1\r\n*2\r\n+a\r\n$1\r\nb\r\n$0\r\n\r\n'
+seed reply '' '%%2\r\n+k1\r\n:1\r\n+k2\r\n~2\r\n,3.14\r\n,inf\r\n'
+seed reply '' '_\r\n#t\r\n#f\r\n(123456789012345678901234567890\r\n=15\r\ntxt:Some string\r\n!9\r\nERR oops\r\n'
+seed reply '' '|1\r\n+key-popularity\r\n%%2\r\n$1\r\na\r\n,0.19\r\n$1\r\nb\r\n,0.03\r\n*2\r\n:2039123\r\n:9543892\r\n'
+seed reply '' '>3\r\n$7\r\nmessage\r\n$3\r\nch1\r\n$5\r\nhello\r\n'
+
+# rdma: 32-byte control messages (u16 opcode, u16 selector, reserved,
+# u64 address, u32 length, u32 rkey; big endian).
+printf '\000\000\000\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\007' > $C/rdma/get-feature
+printf '\000\001\000\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\001' > $C/rdma/set-feature
+printf '\000\002\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' > $C/rdma/keepalive
+printf '\000\003\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\177\022\064\126\000\000\000\020\000\000\000\000\022\064' > $C/rdma/register
+
+# config: valkey.conf's directives, a few per file, and a full Valkey 8.0 file.
+grep -v -E "^(#|$|include |dir )" ../tests/assets/default.conf | split -l 8 - $C/config/default-conf-
+grep -v -E "^(#|$|include |dir )" ../tests/assets/valkey-8.0-full.conf | split -l 40 - $C/config/full-conf-
+printf 'save ""\nsave 900 1 300 10\nclient-output-buffer-limit replica 256mb 64mb 60\nbind 127.0.0.1 -::1\nrename-command CONFIG ""\nmaxmemory 1gb\nnotify-keyspace-events KEA\n' > $C/config/special
+
+# restore, rdb: made by the server.
+PORT=${SEED_PORT:-21999}
+TMP=$(mktemp -d)
+../src/valkey-server --port $PORT --dir "$TMP" --save '' --rdbchecksum no --daemonize no >/dev/null &
+PID=$!
+trap 'kill $PID 2>/dev/null; rm -rf "$TMP"' EXIT
+cli() { redis-cli -p $PORT "$@"; }
+for _ in $(seq 50); do cli ping >/dev/null 2>&1 && break; sleep 0.1; done
+cli rpush list-small a b 1 2 >/dev/null
+for i in $(seq 200); do echo "RPUSH list-big element-$i"; done | cli >/dev/null
+cli sadd set-int 1 2 3 -5 100000 >/dev/null
+cli sadd set-small a b c >/dev/null
+for i in $(seq 200); do echo "SADD set-big member-$i"; done | cli >/dev/null
+cli hset hash-small f1 v1 f2 2 >/dev/null
+for i in $(seq 200); do echo "HSET hash-big field-$i value-$i"; done | cli >/dev/null
+cli zadd zset-small 1 a 2.5 b -3 c >/dev/null
+for i in $(seq 200); do echo "ZADD zset-big $i m-$i"; done | cli >/dev/null
+cli set str-int 12345 >/dev/null
+cli set str-raw "hello world" >/dev/null
+cli set str-lzf "$(head -c 300 /dev/zero | tr '\0' a)" >/dev/null
+cli xadd stream '*' f v >/dev/null
+cli xadd stream '*' f2 v2 a b >/dev/null
+cli xgroup create stream g1 0 >/dev/null
+cli xreadgroup group g1 c1 count 1 streams stream '>' >/dev/null
+cli pfadd hll a b c d >/dev/null
+cli set with-ttl x px 100000000 >/dev/null
+for k in $(cli --raw keys '*'); do
+    # DUMP's reply in hex, without the 10-byte version/CRC trailer.
+    python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+k = sys.argv[2].encode()
+s.sendall(b"*2\r\n$4\r\nDUMP\r\n$%d\r\n%s\r\n" % (len(k), k))
+buf = b""
+while True:
+    buf += s.recv(65536)
+    if b"\r\n" in buf:
+        n = int(buf[1:buf.index(b"\r\n")])
+        start = buf.index(b"\r\n") + 2
+        if len(buf) >= start + n + 2: break
+body = buf[start:start + n - 10]
+open(sys.argv[3], "wb").write(b"\0" + body)  # sanitize-dump-payload no
+' $PORT "$k" "$C/restore/$k"
+done
+# The config dictionary: every option name, and values that parse.
+{
+    echo "# Option names and values for the config target (libFuzzer -dict), made by seeds.sh."
+    cli --raw config get '*' | awk 'NR % 2 == 1 { printf "\"%s\"\n", $0 }'
+    for w in yes no '""' 1gb 10mb 100kb 0 -1 2147483647 9223372036854775807 18446744073709551616 \
+        '"a b"' "'x'" '\x41' include dir rename-command user loadmodule normal replica pubsub; do
+        printf '"%s"\n' "$(printf '%s' "$w" | sed 's/\\/\\\\/g; s/"/\\"/g')"
+    done
+} > dict/config.dict
+cli function load "#!lua name=seedlib
+server.register_function('seedfn', function(keys, args) return 1 end)" >/dev/null
+cli save >/dev/null
+# A first byte for sanitize-dump-payload (see fuzz_rdb.c), then the file.
+{ printf '\001'; cat "$TMP/dump.rdb"; } > $C/rdb/all-types-nocksum
+cli config set rdbchecksum yes >/dev/null
+cli flushall >/dev/null
+cli set a b >/dev/null
+cli -n 3 set c d >/dev/null
+cli save >/dev/null
+{ printf '\000'; cat "$TMP/dump.rdb"; } > $C/rdb/small-cksum
+printf '\000' > $C/rdb/empty
+echo "seeds: $(find $C -type f | wc -l) files"
