@@ -940,6 +940,12 @@ static int selectorCheck(aclSelector *s, struct serverCommand *cmd, robj **argv,
 /* See acl.h. */
 int aclCheckCommand(user *u, struct serverCommand *cmd, robj **argv, int argc, int *errpos) {
     if (u == NULL) return ACL_OK;
+    /* The common case first (the default user: +@all ~* &*): a root
+     * selector that allows the command and every key and channel. */
+    aclSelector *root = listNodeValue(listFirst(u->selectors));
+    if ((root->flags & (SELECTOR_ALLKEYS | SELECTOR_ALLCHANNELS)) == (SELECTOR_ALLKEYS | SELECTOR_ALLCHANNELS) &&
+        bitGet(root->allowed, cmd->id))
+        return ACL_OK;
     int relevant = ACL_OK, relevant_pos = 0;
     listIter li;
     listNode *ln;
