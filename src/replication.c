@@ -29,6 +29,13 @@
  *           every replica of that sync (repl-diskless-sync yes). The child
  *           never touches a connection: TLS and RDMA links are written by
  *           the parent only.
+ *   rdma-region  (repl_rdma.c) the child writes the RDB into a ring of
+ *           shared-memory segments; replicas on RDMA links READ them
+ *           (repl-rdma-snapshot yes, capa rdma-read), and replicas of the
+ *           socket kind that ask at the same time get the same bytes
+ *           pushed with the EOF framing. The method of the next sync is
+ *           the one that serves every waiting replica when there is one
+ *           (replicationNextSnapshotMethod()).
  * Until its snapshot is delivered, a replica's stream accumulates in its
  * output buffer (replicationClientMayWrite() keeps it from being sent).
  *

@@ -13,7 +13,7 @@
  * snapshot reach the replica? replSnapshotMethod is that interface; the
  * handshake, PSYNC, the backlog and the command stream never branch on
  * which implementation serves a sync (disk file, stream through a pipe
- * from the child; an RDMA region later). */
+ * from the child, a region replicas READ by RDMA: repl_rdma.c). */
 #ifndef VK_REPLICATION_H
 #define VK_REPLICATION_H
 
