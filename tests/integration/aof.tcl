@@ -56,33 +56,9 @@ proc wait_aof_rewrite_done {{level 0}} {
     }
 }
 
-# Starts the server by hand on dir with extra arguments and waits until it
-# exits or is ready. Returns {status log}: the exit status, or "running"
-# (the server is then stopped).
+# start_server_by_hand (tests/lib/harness.tcl) with appendonly yes.
 proc aof_start_by_hand {dir args} {
-    set port [::vk::alloc_port]
-    set out [file join $dir out.log]
-    set chan [open [list | $::vk::cfg(binary) --port $port --bind 127.0.0.1 --save "" --dir $dir \
-                        --appendonly yes {*}$args >& $out] w]
-    set pid [pid $chan]
-    set deadline [expr {[clock milliseconds] + 10000}]
-    set status running
-    while {[clock milliseconds] < $deadline} {
-        if {![::vk::pid_alive $pid]} { break }
-        if {[string match "*Ready to accept connections*" [aof_read $out]]} { break }
-        after 20
-    }
-    if {[::vk::pid_alive $pid]} {
-        ::vk::kill_pid $pid
-        catch {close $chan}
-    } else {
-        set status 0
-        if {[catch {close $chan} err opts]} {
-            set ec [dict get $opts -errorcode]
-            if {[lindex $ec 0] eq "CHILDSTATUS"} { set status [lindex $ec 2] }
-        }
-    }
-    return [list $status [aof_read $out]]
+    return [start_server_by_hand $dir --appendonly yes {*}$args]
 }
 
 # An AOF directory holding one incr file with the given commands (RESP)

@@ -36,40 +36,6 @@ proc last_child_pid {{level 0}} {
     return [lindex $pids end]
 }
 
-# Starts the server binary by hand on dir and waits until it exits or is
-# ready. Returns {status log}: status is the exit status, or "running"
-# (the server is then stopped).
-proc rdb_start_by_hand {dir} {
-    set port [::vk::alloc_port]
-    set out [file join $dir out.log]
-    set chan [open [list | $::vk::cfg(binary) --port $port --bind 127.0.0.1 --save "" --dir $dir >& $out] w]
-    set pid [pid $chan]
-    set deadline [expr {[clock milliseconds] + 10000}]
-    set status running
-    while {[clock milliseconds] < $deadline} {
-        if {![::vk::pid_alive $pid]} { break }
-        set fh [open $out]
-        set log [read $fh]
-        close $fh
-        if {[string match "*Ready to accept connections*" $log]} { break }
-        after 20
-    }
-    if {[::vk::pid_alive $pid]} {
-        ::vk::kill_pid $pid
-        catch {close $chan}
-    } else {
-        set status 0
-        if {[catch {close $chan} err opts]} {
-            set ec [dict get $opts -errorcode]
-            if {[lindex $ec 0] eq "CHILDSTATUS"} { set status [lindex $ec 2] }
-        }
-    }
-    set fh [open $out]
-    set log [read $fh]
-    close $fh
-    return [list $status $log]
-}
-
 # Starts the server binary by hand on dir with extra arguments and returns
 # at once: {pid port chan out}.
 proc rdb_spawn_by_hand {dir args} {
@@ -530,7 +496,7 @@ tags {"external:skip" "rdma:skip:own-server"} {
     test "A missing dump.rdb is an empty dataset" {
         set d [tmp_path missing-rdb]
         file mkdir $d
-        lassign [rdb_start_by_hand $d] status log
+        lassign [start_server_by_hand $d] status log
         assert_equal running $status
         assert ![string match "*DB loaded from disk*" $log]
     }
@@ -602,18 +568,18 @@ tags {"external:skip" "rdma:skip:own-server"} {
             set fh [open [file join $d dump.rdb] wb]
             puts -nonewline $fh [rdb_damaged $bytes $name]
             close $fh
-            lassign [rdb_start_by_hand $d] status log
+            lassign [start_server_by_hand $d] status log
             assert {$status ne "running" && $status != 0} "status $status, log: $log"
         }
     }
 
     tags {valkey-only} {
         test "The refusal is logged" {
-            lassign [rdb_start_by_hand [tmp_path "bad-rdb-truncated-in-the-middle"]] status log
+            lassign [start_server_by_hand [tmp_path "bad-rdb-truncated-in-the-middle"]] status log
             assert_equal 1 $status
             assert_match "*Fatal error loading the DB, check server logs. Exiting.*" $log
             foreach damage {truncated-in-the-middle empty} {
-                lassign [rdb_start_by_hand [tmp_path "bad-rdb-$damage"]] status log
+                lassign [start_server_by_hand [tmp_path "bad-rdb-$damage"]] status log
                 assert_match "*Short read or OOM loading DB. Unrecoverable error, aborting now.*" $log
             }
         }

@@ -452,6 +452,34 @@ proc ::vk::conf_quote {value} {
     return $value
 }
 
+# Starts the server by hand on dir (not through start_server: for tests of
+# start-up itself) with extra command-line arguments, and waits until it
+# is ready or exits. Returns {status log}: its exit status, or "running"
+# (it is then stopped), and what it printed.
+proc start_server_by_hand {dir args} {
+    set port [::vk::alloc_port]
+    set out [file join $dir out.log]
+    set chan [open [list | $::vk::cfg(binary) --port $port --bind 127.0.0.1 --save "" --dir $dir \
+                        {*}$args >& $out] w]
+    set pid [pid $chan]
+    set status running
+    ::vk::wait_ready $pid $out
+    if {[::vk::pid_alive $pid]} {
+        ::vk::kill_pid $pid
+        catch {close $chan}
+    } else {
+        set status 0
+        if {[catch {close $chan} err opts]} {
+            set ec [dict get $opts -errorcode]
+            if {[lindex $ec 0] eq "CHILDSTATUS"} { set status [lindex $ec 2] }
+        }
+    }
+    set fh [open $out rb]
+    set log [read $fh]
+    close $fh
+    return [list $status $log]
+}
+
 # Returns "ready", "exited" or "timed out".
 proc ::vk::wait_ready {pid stdout} {
     set deadline [expr {[clock milliseconds] + 1000 * $::vk::cfg(start_timeout)}]
