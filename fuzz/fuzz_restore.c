@@ -1,6 +1,6 @@
 /* fuzz_restore.c - libFuzzer target for RESTORE payloads: the value
  * decoder behind RESTORE (rdbLoadType + rdbLoadObject over the payload
- * body, as dump.c's restoreDecodeValue does) for every value type and
+ * body: dump.c's restoreDecodeValue) for every value type and
  * encoding RDB has (strings, lists and quicklists, sets and intsets,
  * hashes, sorted sets, listpacks, ziplists, zipmaps, streams).
  *
@@ -28,21 +28,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
-/* restoreDecodeValue(): one whole value, nothing after it. */
-static robj *decodeValue(const unsigned char *body, size_t len) {
-    rio r;
-    int empty;
-    rioInitMemReader(&r, body, len);
-    int type = rdbLoadType(&r);
-    if (type == -1) return NULL;
-    robj *o = rdbLoadObject(&r, type, &empty);
-    if (o && rioRemaining(&r) != 0) {
-        decrRefCount(o);
-        return NULL;
-    }
-    return o;
-}
-
 /* DEBUG DIGEST-VALUE of o. */
 static void valueDigest(robj *o, unsigned char *digest) {
     memset(digest, 0, 20);
@@ -61,13 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const int modes[] = {SANITIZE_DUMP_NO, SANITIZE_DUMP_YES, SANITIZE_DUMP_CLIENTS};
     if (size < 1) return 0;
     server.sanitize_dump_payload = modes[data[0] % 3];
-    robj *o = decodeValue(data + 1, size - 1);
+    robj *o = restoreDecodeValue(data + 1, size - 1);
     if (o == NULL) return 0;
 
     sds payload = dumpCreatePayload(o);
     size_t bodylen;
     if (dumpPayloadVerify((unsigned char *)payload, sdslen(payload), &bodylen) != C_OK) abort();
-    robj *copy = decodeValue((unsigned char *)payload, bodylen);
+    robj *copy = restoreDecodeValue((unsigned char *)payload, bodylen);
     if (copy == NULL || copy->type != o->type) abort();
     unsigned char d1[20], d2[20];
     valueDigest(o, d1);

@@ -110,9 +110,8 @@ static int restoreParseOptions(client *c, restoreOptions *opt) {
     return C_OK;
 }
 
-/* Decodes the value of a verified payload body. NULL when it is not one
- * whole, valid, non-empty value. */
-static robj *restoreDecodeValue(const unsigned char *body, size_t len) {
+/* See dump.h. */
+robj *restoreDecodeValue(const unsigned char *body, size_t len) {
     rio r;
     int empty;
     rioInitMemReader(&r, body, len);

@@ -25,4 +25,9 @@ sds dumpCreatePayload(struct serverObject *o);
  * trailer. C_ERR otherwise. */
 int dumpPayloadVerify(const unsigned char *p, size_t len, size_t *bodylen);
 
+/* Decodes the value of a verified payload body (RESTORE; the fuzz target
+ * fuzz/fuzz_restore.c). Returns a new object, or NULL when the body is not
+ * one whole, valid, non-empty value. */
+struct serverObject *restoreDecodeValue(const unsigned char *body, size_t len);
+
 #endif
