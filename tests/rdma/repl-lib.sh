@@ -9,6 +9,7 @@ A=${RDMA_SERVER_ADDR:?run this inside utils/rdma-vm (RDMA_SERVER_ADDR is not set
 B=${RDMA_CLIENT_ADDR:-$A}
 BASE=${RDMA_REPL_PORT:-$BASE_DEFAULT}
 DIR=${RDMA_REPL_DIR:-$(mktemp -d /tmp/rdma-repl.XXXXXX)} # RDMA_REPL_DIR: keep the logs (with RDMA_VM_RW)
+DATA=$DIR # where the servers' directories are (see data_on_disk)
 fails=0 passes=0 PIDS=()
 T0=$(date +%s)
 
@@ -20,7 +21,14 @@ check() { # check NAME GOT WANT
 }
 
 cleanup() {
-    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+    { # reaped here, so that bash prints no "Killed" line for each
+        for p in "${PIDS[@]}"; do kill -9 "$p"; done
+        wait
+    } 2> /dev/null
+    if [ "$DATA" != "$DIR" ]; then
+        sleep 0.5 # the killed servers' files close
+        umount "$DATA" 2> /dev/null && losetup -d "$DATA_DEV" 2> /dev/null
+    fi
 }
 trap cleanup EXIT
 
@@ -39,6 +47,24 @@ field() { # field N SECTION NAME: one INFO field of server N
     c "$1" INFO "$2" | tr -d '\r' | sed -n "s/^$3://p"
 }
 logof() { echo "$DIR/s$1.log"; }
+sdir() { echo "$DATA/s$1"; } # server N's --dir
+
+# data_on_disk: from now on, servers' directories are on an ext4 file
+# system (a loop device over a sparse file; utils/rdma-vm loads loop and
+# ext4), so that /proc/PID/io write_bytes counts every byte a server writes
+# to a file there. The VM's /tmp is a tmpfs, whose writes it never counts.
+# Logs stay in $DIR: they are not what such a check looks for.
+data_on_disk() {
+    truncate -s 512M "$DIR/disk.img" &&
+        DATA_DEV=$(losetup -f --show "$DIR/disk.img") &&
+        mkfs.ext4 -q -F "$DATA_DEV" &&
+        mkdir -p "$DIR/disk" &&
+        mount -t ext4 "$DATA_DEV" "$DIR/disk" || {
+        bad "cannot mount an ext4 file system for the servers' directories"
+        exit 1
+    }
+    DATA=$DIR/disk
+}
 
 # start N RDMA-ADDR|- [options...]: starts server N (RDMA listener on
 # RDMA-ADDR, none with -) and waits until it answers PING.
@@ -47,8 +73,8 @@ start() {
     shift 2
     local rdma=(--rdma-port 0)
     [ "$addr" != - ] && rdma=(--rdma-port "$(rport "$n")" --rdma-bind "$addr")
-    mkdir -p "$DIR/s$n"
-    "$SERVER" --port "$(tport "$n")" --bind 127.0.0.1 "${rdma[@]}" --dir "$DIR/s$n" \
+    mkdir -p "$(sdir "$n")"
+    "$SERVER" --port "$(tport "$n")" --bind 127.0.0.1 "${rdma[@]}" --dir "$(sdir "$n")" \
         --logfile "$(logof "$n")" --loglevel verbose --protected-mode no --save "" --enable-debug-command yes \
         --repl-diskless-sync no --repl-diskless-sync-delay 0 --daemonize no "$@" > "$DIR/s$n.out" 2>&1 &
     PIDS[$n]=$!

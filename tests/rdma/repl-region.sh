@@ -23,9 +23,10 @@
 # a replica's rkey (its READ is refused: the region is registered on the
 # replica's protection domain only). Each ends with equal DEBUG DIGEST,
 # no crash, the region released (INFO), and no file written: no RDB or
-# temp file in any server's directory, and the primary's /proc/PID/io
-# write_bytes unchanged by the syncs. The exit status is the
-# number of failures.
+# temp file in any server's directory, and /proc/PID/io write_bytes of the
+# primary and the replicas unchanged by the syncs (the servers' directories
+# are on an ext4 file system, where that counter sees every write; a SAVE
+# on a replica at the end shows it does). The exit status is the number of failures.
 #
 # Environment: VALKEY_SERVER, RDMA_CLI (binaries), RDMA_REPL_PORT (first
 # port, default 6480; the script uses the next 26).
@@ -56,11 +57,18 @@ wait_log() {
 }
 # wbytes N: write_bytes of server N (what it made the kernel write to disk).
 wbytes() { sed -n 's/^write_bytes: //p' "/proc/${PIDS[$1]}/io"; }
+# no_disk_writes NAME N...: servers N (replicas, started for this sync)
+# wrote nothing to disk since they started.
+no_disk_writes() {
+    local name=$1 n
+    shift
+    for n in "$@"; do check "$name: replica $n wrote no bytes to disk" "$(wbytes "$n")" 0; done
+}
 # no_files NAME N...: no RDB or temp file in the servers' directories.
 no_files() {
     local name=$1 found=
     shift
-    for n in "$@"; do found+=$(ls "$DIR/s$n" 2> /dev/null | grep -E '\.rdb$|^temp-'); done
+    for n in "$@"; do found+=$(ls "$(sdir "$n")" 2> /dev/null | grep -E '\.rdb$|^temp-'); done
     if [ -z "$found" ]; then ok "$name: no RDB or temp file written"; else bad "$name: files written: $found"; fi
 }
 # asks: how many replicas asked the primary for a sync so far.
@@ -103,6 +111,7 @@ synced_by_read() { # synced_by_read N: replica N's log says it read a region
 
 # ------------------------------------------------------------ the data
 section "primary on $A:$(rport 0), repl-rdma-snapshot yes, every data type"
+data_on_disk
 start 0 "$A" --repl-rdma-snapshot yes --repl-diskless-sync yes --repl-diskless-sync-delay 5
 c 0 DEBUG POPULATE 20000 key 100 > /dev/null
 {
@@ -170,6 +179,7 @@ check "primary: used_memory back without the region" \
     "$(($(field 0 memory used_memory) < mem0 + 4000000))" 1
 no_files "first syncs" 0 1 2 3
 check "primary: no disk writes for the syncs" "$(($(wbytes 0) - w0))" 0
+no_disk_writes "first syncs" 1 2 3
 
 # ------------------------------------------------ stream and partial resync
 section "stream over RDMA, partial resync after CLIENT KILL TYPE master"
@@ -198,6 +208,7 @@ wait_sync 0 4 || bad "replica 4 did not reach the primary's offset"
 check_digest "replica 4: DEBUG DIGEST equals the primary's" 4
 wait_region_free 0 && ok "primary: region released" || bad "primary: region still active"
 check "primary: no disk writes for the sync" "$(($(wbytes 0) - w0))" 0
+no_disk_writes "1 MB ring" 4
 
 # ------------------------------------- a replica that cannot READ, same sync
 section "replica 10 over TCP (no capa rdma-read) and reader 11 share one region (1 MB ring)"
@@ -312,6 +323,9 @@ for n in 0 1 2 3 4 6 7 8 9 10 11 12; do
     fi
 done
 no_files "all syncs" 1 2 3 4 6 7 8 9 11 12
+w0=$(wbytes 1)
+c 1 SAVE > /dev/null
+check "control: a SAVE on replica 1 counts in write_bytes" "$(($(wbytes 1) > w0))" 1
 echo "---- primary log: region lines"
 grep -E "RDMA snapshot|region" "$(logof 0)" | cut -c1-160 | tail -n 20
 echo "rdma region replication tests: $passes passed, $fails failed"

@@ -123,7 +123,7 @@ check "primary: both replicas on RDMA" "$(rdma_replicas 0)" 2
 c 0 INCRBY counter 5 > /dev/null
 wait_sync 0 2 || bad "replica 2 did not reach the primary's offset"
 check_digest "replica 2: DEBUG DIGEST equals the primary's" 2
-ls "$DIR/s2" | grep -q 'temp-.*rdb' && bad "replica 2 wrote a temporary RDB" || ok "replica 2 wrote no file"
+ls "$(sdir 2)" | grep -q 'temp-.*rdb' && bad "replica 2 wrote a temporary RDB" || ok "replica 2 wrote no file"
 
 # ------------------------------------------------------- chained replica
 section "replica 3: chained behind replica 1 (RDMA at $B:$(rport 1)), repl-diskless-load swapdb"
