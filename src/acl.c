@@ -937,15 +937,8 @@ static int selectorCheck(aclSelector *s, struct serverCommand *cmd, robj **argv,
     return ACL_OK;
 }
 
-/* See acl.h. */
-int aclCheckCommand(user *u, struct serverCommand *cmd, robj **argv, int argc, int *errpos) {
-    if (u == NULL) return ACL_OK;
-    /* The common case first (the default user: +@all ~* &*): a root
-     * selector that allows the command and every key and channel. */
-    aclSelector *root = listNodeValue(listFirst(u->selectors));
-    if ((root->flags & (SELECTOR_ALLKEYS | SELECTOR_ALLCHANNELS)) == (SELECTOR_ALLKEYS | SELECTOR_ALLCHANNELS) &&
-        bitGet(root->allowed, cmd->id))
-        return ACL_OK;
+/* aclCheckCommand() past its fast path: every selector of u in turn. */
+static int __attribute__((noinline)) aclCheckSelectors(user *u, struct serverCommand *cmd, robj **argv, int argc, int *errpos) {
     int relevant = ACL_OK, relevant_pos = 0;
     listIter li;
     listNode *ln;
@@ -961,6 +954,19 @@ int aclCheckCommand(user *u, struct serverCommand *cmd, robj **argv, int argc, i
     }
     *errpos = relevant_pos;
     return relevant;
+}
+
+/* See acl.h. */
+int aclCheckCommand(user *u, struct serverCommand *cmd, robj **argv, int argc, int *errpos) {
+    if (u == NULL) return ACL_OK;
+    /* The common case first (the default user: +@all ~* &*): a root
+     * selector that allows the command and every key and channel. It runs
+     * for every command, so it stays a leaf and the rest a tail call. */
+    aclSelector *root = listNodeValue(listFirst(u->selectors));
+    if ((root->flags & (SELECTOR_ALLKEYS | SELECTOR_ALLCHANNELS)) == (SELECTOR_ALLKEYS | SELECTOR_ALLCHANNELS) &&
+        bitGet(root->allowed, cmd->id))
+        return ACL_OK;
+    return aclCheckSelectors(u, cmd, argv, argc, errpos);
 }
 
 /* See acl.h. */
@@ -1020,16 +1026,22 @@ sds aclDenialMessage(int result, user *u, struct serverCommand *cmd, robj **argv
     }
 }
 
-/* See acl.h. */
-int aclCheckClientOrError(client *c, int context, sds *err) {
-    int errpos = 0;
-    int r = aclCheckClientCommand(c, &errpos);
-    if (r == ACL_OK) return C_OK;
+/* aclCheckClientOrError() once the check failed: logs the denial and
+ * builds the error. */
+static int __attribute__((noinline)) aclDenyClient(client *c, int r, int context, int errpos, sds *err) {
     aclLogDenial(c, r, context, c->cmd, c->argv, errpos, NULL);
     sds msg = aclDenialMessage(r, c->user, c->cmd, c->argv, errpos, 0);
     *err = sdscatfmt(sdsempty(), "-NOPERM %S", msg);
     sdsfree(msg);
     return C_ERR;
+}
+
+/* See acl.h. */
+int aclCheckClientOrError(client *c, int context, sds *err) {
+    int errpos = 0;
+    int r = aclCheckClientCommand(c, &errpos);
+    if (__builtin_expect(r == ACL_OK, 1)) return C_OK;
+    return aclDenyClient(c, r, context, errpos, err);
 }
 
 /* ---------------------------------------------------------------------------

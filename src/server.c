@@ -331,10 +331,21 @@ struct serverCommand *lookupCommand(robj **argv, int argc) {
  * first: when argv[0] names it, and it is a top-level command without
  * subcommands (exactly what the table would return for that name), the
  * table is not consulted. */
+/* Whether a name as a client sent it (any case) is the lower-case name
+ * lname; only the client's last command is checked this way. A name that is
+ * not all lower case (a rename-command target) never matches here, and is
+ * then found by lookupCommand(). */
+static inline int commandNameIs(sds name, sds lname) {
+    size_t len = sdslen(lname);
+    if (sdslen(name) != len) return 0;
+    for (size_t i = 0; i < len; i++)
+        if (asciiLower(name[i]) != (unsigned char)lname[i]) return 0;
+    return 1;
+}
+
 static struct serverCommand *lookupClientCommand(client *c) {
     struct serverCommand *last = c->lastcmd;
-    if (last && last->parent == NULL && last->subcommands_dict == NULL &&
-        commandNameCompare(c->argv[0]->ptr, last->fullname))
+    if (last && last->parent == NULL && last->subcommands_dict == NULL && commandNameIs(c->argv[0]->ptr, last->fullname))
         return last;
     return lookupCommand(c->argv, c->argc);
 }
