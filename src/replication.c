@@ -82,6 +82,7 @@ static void failoverMaybeDone(void);
 static void failoverAbort(const char *why);
 static const char *failoverStateName(void);
 static replSnapshotMethod *replicationJoinableSnapshot(client *c);
+static replSnapshotMethod diskSnapshotMethod, socketSnapshotMethod; /* defined with their code below */
 
 /* ---------------------------------------------------------------------------
  * Ids and offsets
@@ -726,14 +727,16 @@ static int snapshotMethodServes(replSnapshotMethod *m, client *c) {
     return replicationSnapshotMethodFor(c) == m || (m->also_serves && m->also_serves(c));
 }
 
+/* Every way a snapshot reaches replicas. */
+static replSnapshotMethod *const snapshotMethods[] = {&diskSnapshotMethod, &socketSnapshotMethod,
+                                                      &replRdmaRegionMethod};
+
 /* The snapshot c can join now, or NULL: the one being produced, or one
  * whose method still delivers it after its child ended (busy), if that
  * method serves c and can take one more. */
 static replSnapshotMethod *replicationJoinableSnapshot(client *c) {
-    replSnapshotMethod *candidates[2] = {repl.running_method, &replRdmaRegionMethod};
-    for (int j = 0; j < 2; j++) {
-        replSnapshotMethod *m = candidates[j];
-        if (m == NULL) continue;
+    for (size_t j = 0; j < sizeof(snapshotMethods) / sizeof(snapshotMethods[0]); j++) {
+        replSnapshotMethod *m = snapshotMethods[j];
         int live = m == repl.running_method || (m->busy && m->busy());
         if (live && snapshotMethodServes(m, c) && m->can_attach && m->can_attach()) return m;
     }
