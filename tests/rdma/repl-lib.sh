@@ -117,6 +117,16 @@ check_digest() { # check_digest NAME N: server N's digest equals the primary's (
     check "$1" "$d" "$(digest 0)"
 }
 
+# synced N...: each replica N reaches the primary's (server 0's) offset and
+# then has its DEBUG DIGEST.
+synced() {
+    local n
+    for n in "$@"; do
+        wait_sync 0 "$n" || bad "replica $n did not reach the primary's offset"
+        check_digest "replica $n: DEBUG DIGEST equals the primary's" "$n"
+    done
+}
+
 # The primary's replicas that are on RDMA: TCP listens on 127.0.0.1 only,
 # so a replica with another address came over the RDMA listener.
 rdma_replicas() { c "$1" CLIENT LIST TYPE replica | grep -c " addr=\($A\|$B\):"; }

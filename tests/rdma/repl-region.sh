@@ -166,10 +166,7 @@ check "one snapshot served all three" \
 check "primary: three full syncs" "$(field 0 stats sync_full)" 3
 grep -q "Waiting for end of BGSAVE for SYNC" "$(logof 0)" && ok "replica 3 joined the running region" ||
     bad "replica 3 did not join the region"
-for n in 1 2 3; do
-    wait_sync 0 $n || bad "replica $n did not reach the primary's offset"
-    check_digest "replica $n: DEBUG DIGEST equals the primary's" $n
-done
+synced 1 2 3
 check "replica 1: write streamed after the READ" "$(c 1 GET during)" 400
 check "replica 2: db 5" "$(c 2 -n 5 GET in-db-5)" yes
 check "replica 3: the function" "$(c 3 FCALL f 0)" 1
@@ -204,8 +201,7 @@ grep -q "RDMA snapshot region (1048576 bytes, 2 segments)" "$(logof 0)" && ok "p
     bad "no 1 MB ring in the primary's log"
 segs=$(grep "RDMA snapshot complete" "$(logof 0)" | tail -n 1 | sed -n 's/.* in \([0-9]*\) segments.*/\1/p')
 check "the snapshot needed more segments than the ring has" "$((${segs:-0} > 4))" 1
-wait_sync 0 4 || bad "replica 4 did not reach the primary's offset"
-check_digest "replica 4: DEBUG DIGEST equals the primary's" 4
+synced 4
 wait_region_free 0 && ok "primary: region released" || bad "primary: region still active"
 check "primary: no disk writes for the sync" "$(($(wbytes 0) - w0))" 0
 no_disk_writes "1 MB ring" 4
@@ -223,10 +219,7 @@ grep -q "receiving streamed RDB from primary with EOF" "$(logof 10)" && ok "repl
 synced_by_read 11 && ok "replica 11 read the region" || bad "replica 11: no region read"
 grep -q "Streamed RDB transfer with replica 127.0.0.1:$(tport 10) succeeded" "$(logof 0)" &&
     ok "primary streamed the region to replica 10" || bad "primary: no streamed transfer to replica 10"
-for n in 10 11; do
-    wait_sync 0 $n || bad "replica $n did not reach the primary's offset"
-    check_digest "replica $n: DEBUG DIGEST equals the primary's" $n
-done
+synced 10 11
 wait_region_free 0 && ok "primary: region released" || bad "primary: region still active"
 
 # ----------------------------------------------------------- faults
@@ -253,10 +246,7 @@ if wait_link 7 120; then ok "replica 7 linked"; else bad "replica 7 link not up"
 kill -CONT "${PIDS[6]}"
 c 0 CONFIG SET repl-timeout 60 > /dev/null
 if wait_link 6 180; then ok "replica 6 linked after it resumed (a new sync)"; else bad "replica 6 link not up"; fi
-for n in 6 7; do
-    wait_sync 0 $n || bad "replica $n did not reach the primary's offset"
-    check_digest "replica $n: DEBUG DIGEST equals the primary's" $n
-done
+synced 6 7
 wait_region_free 0 && ok "primary: region released" || bad "primary: region still active"
 
 section "a wrong checksum: the replica refuses the region and retries"
@@ -268,8 +258,7 @@ check "replica 8: link not up with a bad region" "$(field 8 replication master_l
 check "replica 8: no keys from the refused region" "$(c 8 DBSIZE)" 0
 c 0 DEBUG REPL-RDMA-BAD-CHECKSUM 0 > /dev/null
 if wait_link 8 120; then ok "replica 8 linked on a later attempt"; else bad "replica 8 link not up"; fi
-wait_sync 0 8 || bad "replica 8 did not reach the primary's offset"
-check_digest "replica 8: DEBUG DIGEST equals the primary's" 8
+synced 8
 
 section "a client with a stolen rkey"
 out=$(timeout 120 "$RDMA_CLI" -h "$A" -p "$(rport 0)" -I "$B" --steal-region 2>&1)

@@ -121,8 +121,7 @@ grep -q "Starting BGSAVE for SYNC with target: replicas sockets" "$(logof 0)" &&
 check "primary: full syncs" "$(field 0 stats sync_full)" $((full + 1))
 check "primary: both replicas on RDMA" "$(rdma_replicas 0)" 2
 c 0 INCRBY counter 5 > /dev/null
-wait_sync 0 2 || bad "replica 2 did not reach the primary's offset"
-check_digest "replica 2: DEBUG DIGEST equals the primary's" 2
+synced 2
 ls "$(sdir 2)" | grep -q 'temp-.*rdb' && bad "replica 2 wrote a temporary RDB" || ok "replica 2 wrote no file"
 
 # ------------------------------------------------------- chained replica
