@@ -201,8 +201,8 @@ void hashtableRelease(hashtable *ht) {
  * and returns 1 while more remain, 0 once the table is empty (its bucket
  * arrays freed; it may then be reused or released). Between the first call
  * and the one returning 0 no other function may touch the table except
- * hashtableRelease(). Background threads use it to free big values
- * without holding one long call. */
+ * hashtableRelease(). For freeing a big table in slices (lazy freeing)
+ * instead of in one long call; no caller uses it yet. */
 int hashtableEmptyIncremental(hashtable *ht, size_t buckets) {
     ht->rehash_idx = -1; /* the table is being dismantled: no more moves */
     while (buckets > 0) {
