@@ -147,13 +147,14 @@ static int aofRewriteSet(rio *r, sds key, robj *o) {
             if (!aofBatchItem(&b) || !aofWriteBulkLp(r, p)) return 0;
         return 1;
     }
-    dict *d = o->ptr;
-    b.left = (long long)dictSize(d);
-    dictIterator *di = dictGetIterator(d);
-    dictEntry *de;
+    hashtable *ht = o->ptr; /* members are the entries (t_set.c) */
+    b.left = (long long)hashtableSize(ht);
+    hashtableIterator hi;
+    hashtableInitIterator(&hi, ht, 0);
+    void *member;
     int ok = 1;
-    while (ok && (de = dictNext(di))) ok = aofBatchItem(&b) && aofWriteBulkSds(r, dictGetKey(de));
-    dictReleaseIterator(di);
+    while (ok && hashtableNext(&hi, &member)) ok = aofBatchItem(&b) && aofWriteBulkSds(r, member);
+    hashtableResetIterator(&hi);
     return ok;
 }
 

@@ -545,6 +545,12 @@ typedef struct {
     int zset;        /* ZSCAN of a skiplist: copy members, print scores (values are double *). */
 } scanData;
 
+/* SSCAN of a hashtable-encoded set: members are borrowed, like keys. */
+static void scanSetMemberCallback(void *privdata, void *member) {
+    scanData *data = privdata;
+    listAddNodeTail(data->keys, member);
+}
+
 static void scanCallback(void *privdata, const dictEntry *de) {
     scanData *data = privdata;
     sds key = dictGetKey(de);
@@ -623,6 +629,10 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
         else if (o->type == OBJ_ZSET) zsetTypeCollectAll(o, data.keys, pairs);
         else hashTypeCollectAll(o, data.keys, pairs);
         cursor = 0;
+    } else if (o && o->type == OBJ_SET) {
+        do {
+            cursor = hashtableScan(o->ptr, cursor, scanSetMemberCallback, &data);
+        } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count);
     } else {
         dict *d = zskiplist ? zsetTypeDict(o) : (o ? o->ptr : c->db->dict);
         do {

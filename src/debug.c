@@ -262,6 +262,12 @@ static void debugHtstatsKey(client *c) {
         return;
     }
     int full = c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "full");
+    char buf[4096];
+    if (o->type == OBJ_SET && o->encoding == OBJ_ENCODING_HT) {
+        hashtableGetStats(buf, sizeof(buf), o->ptr, full); /* sets are on hashtable.c */
+        addReplyVerbatim(c, buf, strlen(buf), "txt");
+        return;
+    }
     dict *ht = NULL;
     if (o->encoding == OBJ_ENCODING_SKIPLIST) ht = zsetTypeDict(o);
     else if (o->encoding == OBJ_ENCODING_HT) ht = o->ptr;
@@ -269,7 +275,6 @@ static void debugHtstatsKey(client *c) {
         addReplyError(c, "The value stored at the specified key is not represented using an hash table");
         return;
     }
-    char buf[4096];
     dictGetStats(buf, sizeof(buf), ht, full);
     addReplyVerbatim(c, buf, strlen(buf), "txt");
 }

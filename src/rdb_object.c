@@ -131,16 +131,15 @@ static int rdbSaveSet(rio *r, robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK)
         return rdbSaveRawString(r, o->ptr, lpBytes(o->ptr)) == C_ERR ? C_ERR : C_OK;
     serverAssert(o->encoding == OBJ_ENCODING_HT);
-    dict *d = o->ptr;
-    if (rdbSaveLen(r, dictSize(d)) == C_ERR) return C_ERR;
-    dictIterator *di = dictGetIterator(d);
-    dictEntry *de;
+    hashtable *ht = o->ptr;
+    if (rdbSaveLen(r, hashtableSize(ht)) == C_ERR) return C_ERR;
+    hashtableIterator hi;
+    hashtableInitIterator(&hi, ht, 0);
+    void *member;
     int ret = C_OK;
-    while (ret == C_OK && (de = dictNext(di)) != NULL) {
-        sds member = dictGetKey(de);
+    while (ret == C_OK && hashtableNext(&hi, &member))
         if (rdbSaveRawString(r, member, sdslen(member)) == C_ERR) ret = C_ERR;
-    }
-    dictReleaseIterator(di);
+    hashtableResetIterator(&hi);
     return ret;
 }
 

@@ -22,6 +22,7 @@
 #include "ae.h"
 #include "connection.h"
 #include "dict.h"
+#include "hashtable.h"
 #include "log.h"
 #include "resp.h"
 #include "sds.h"

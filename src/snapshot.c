@@ -391,6 +391,7 @@ static int snapshotForkChild(int kind, int pipe_fd, const char *mark) {
     /* Growing or shrinking a hash table now would copy every page it
      * touches into the parent for nothing. */
     dictSetResizeEnabled(DICT_RESIZE_AVOID);
+    hashtableSetResizePolicy(HASHTABLE_RESIZE_AVOID);
     return C_OK;
 }
 
@@ -408,6 +409,7 @@ static void backgroundSaveDoneHandler(pid_t pid, int exitcode, int bysignal) {
         snapshot.child_keys_total = 0;
         snapshotResetChildProgress();
         dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+    hashtableSetResizePolicy(HASHTABLE_RESIZE_ALLOW);
         aofRewriteDone(pid, ok, bysignal);
         return;
     }
@@ -440,6 +442,7 @@ static void backgroundSaveDoneHandler(pid_t pid, int exitcode, int bysignal) {
     snapshot.child_keys_total = 0;
     snapshotResetChildProgress();
     dictSetResizeEnabled(DICT_RESIZE_ENABLE);
+    hashtableSetResizePolicy(HASHTABLE_RESIZE_ALLOW);
     snapshot.child_to_pipe = 0;
     replicationSnapshotDone(ok);
 }

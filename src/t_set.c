@@ -8,8 +8,11 @@
  *   LISTPACK   small sets of short strings: at most set-max-listpack-entries
  *              members of at most set-max-listpack-value bytes each
  *              (listpack.c, unsorted, linear search);
- *   HT         anything bigger: a dict of key-only entries, each member
- *              (an sds) copied into its own entry, no value slot.
+ *   HT         anything bigger: a hashtable (hashtable.c) whose entries
+ *              are the members themselves, one sds each (no dictEntry, no
+ *              value): a member costs its sds (16 bytes for up to 14
+ *              bytes of text) plus about 16 bytes of bucket space.
+ *              OBJECT ENCODING still calls it "hashtable".
  * Conversions only go "up" (intset -> listpack -> hashtable, or intset ->
  * hashtable when the intset overflows), as Valkey does; removing members
  * never converts back. The one place a set is rebuilt smaller is SPOP with
@@ -116,66 +119,71 @@ static unsigned char *listpackFindMember(unsigned char *lp, const setMember *m) 
 }
 
 /* ---------------------------------------------------------------------------
- * Hash table encoding: dict type
+ * Hash table encoding: hashtable type
  * ------------------------------------------------------------------------- */
 
-static size_t setDictMemberSize(const void *key) {
-    return sdsEmbeddedSize(sdslen((sds)key));
-}
+static void setHashtableFreeMember(void *member) { sdsfree(member); }
 
-static void *setDictEmbedMember(void *buf, const void *key) {
-    return sdsnewInBuffer(buf, key, sdslen((sds)key));
-}
-
-/* Members are copied into their dict entries, which have no value (one
- * allocation of about 32 bytes per short member). Callers pass any sds
- * (often a stack copy) and keep it. */
-static dictType setDictType = {
+/* Each entry is a member sds owned by the table (freed on delete). */
+static hashtableType setHashtableType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
-    .embeddedKeySize = setDictMemberSize,
-    .embedKey = setDictEmbedMember,
-    .no_value = 1,
+    .entryDestructor = setHashtableFreeMember,
 };
 
-/* Same hashing, but borrowing keys (no destructor): scratch dicts of
- * SRANDMEMBER that point at another set's members. */
-static dictType setBorrowDictType = {
+/* Same hashing, but borrowing members (no destructor): SRANDMEMBER's
+ * scratch tables that point at another set's members. */
+static hashtableType setBorrowHashtableType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
 };
 
-/* Adds m to a hashtable-encoded set. Returns 1 if it was not there. */
-static int setDictAdd(dict *d, const setMember *m) {
-    char buf[LONG_STR_SIZE];
-    size_t len;
-    const char *s = memberBytes(m, buf, &len);
+/* Adds s/len to a hashtable-encoded set, as a new sds made only once the
+ * member is known to be new. Returns 1 if it was not there. */
+static int setHashtableAddBuffer(hashtable *ht, const char *s, size_t len) {
     sdsTemp key;
-    int added = dictAdd(d, sdsTempInit(&key, s, len), NULL) == DICT_OK;
+    hashtablePosition pos;
+    int added = hashtableFindPositionForInsert(ht, sdsTempInit(&key, s, len), &pos, NULL);
     sdsTempRelease(&key);
+    if (added) hashtableInsertAtPosition(ht, sdsnewlen(s, len), &pos);
     return added;
 }
 
+/* Adds m to a hashtable-encoded set. Returns 1 if it was not there. */
+static int setHashtableAdd(hashtable *ht, const setMember *m) {
+    char buf[LONG_STR_SIZE];
+    size_t len;
+    const char *s = memberBytes(m, buf, &len);
+    return setHashtableAddBuffer(ht, s, len);
+}
+
 /* Removes m from a hashtable-encoded set. Returns 1 if it was there. */
-static int setDictRemove(dict *d, const setMember *m) {
+static int setHashtableRemove(hashtable *ht, const setMember *m) {
     char buf[LONG_STR_SIZE];
     size_t len;
     const char *s = memberBytes(m, buf, &len);
     sdsTemp key;
-    int removed = dictDelete(d, sdsTempInit(&key, s, len)) == DICT_OK;
+    int removed = hashtableDelete(ht, sdsTempInit(&key, s, len));
     sdsTempRelease(&key);
     return removed;
 }
 
 /* Returns 1 if m is in a hashtable-encoded set. */
-static int setDictHas(dict *d, const setMember *m) {
+static int setHashtableHas(hashtable *ht, const setMember *m) {
     char buf[LONG_STR_SIZE];
     size_t len;
     const char *s = memberBytes(m, buf, &len);
     sdsTemp key;
-    int found = dictFind(d, sdsTempInit(&key, s, len)) != NULL;
+    int found = hashtableFind(ht, sdsTempInit(&key, s, len), NULL);
     sdsTempRelease(&key);
     return found;
+}
+
+/* A uniformly chosen member of a non-empty hashtable-encoded set. */
+static sds setHashtableRandom(hashtable *ht) {
+    void *member = NULL;
+    hashtableFairRandomEntry(ht, &member);
+    return member;
 }
 
 /* ---------------------------------------------------------------------------
@@ -189,9 +197,9 @@ static robj *setTypeCreateWithEncoding(int encoding, size_t size_hint) {
     } else if (encoding == OBJ_ENCODING_LISTPACK) {
         o = createObject(OBJ_SET, lpNew(0));
     } else {
-        dict *d = dictCreate(&setDictType);
-        if (size_hint) dictExpand(d, size_hint);
-        o = createObject(OBJ_SET, d);
+        hashtable *ht = hashtableCreate(&setHashtableType);
+        if (size_hint) hashtableExpand(ht, size_hint);
+        o = createObject(OBJ_SET, ht);
     }
     o->encoding = encoding;
     return o;
@@ -213,7 +221,7 @@ unsigned long setTypeSize(const robj *set) {
     switch (set->encoding) {
     case OBJ_ENCODING_INTSET: return intsetLen(set->ptr);
     case OBJ_ENCODING_LISTPACK: return lpLength(set->ptr);
-    case OBJ_ENCODING_HT: return dictSize((const dict *)set->ptr);
+    case OBJ_ENCODING_HT: return hashtableSize(set->ptr);
     default: serverPanic("Unknown set encoding");
     }
 }
@@ -223,17 +231,16 @@ typedef struct setIter {
     robj *set;
     uint32_t pos;          /* INTSET: next index */
     unsigned char *lpp;    /* LISTPACK: next entry, NULL at the end */
-    dictIterator *di;      /* HT (a safe iterator: lookups may go on in the
-                            * same dict while iterating, e.g. SINTER a a) */
+    hashtableIterator hi;  /* HT (a safe iterator: lookups may go on in the
+                            * same table while iterating, e.g. SINTER a a) */
 } setIter;
 
 static void setIterInit(setIter *it, robj *set) {
     it->set = set;
     it->pos = 0;
     it->lpp = NULL;
-    it->di = NULL;
     if (set->encoding == OBJ_ENCODING_LISTPACK) it->lpp = lpFirst(set->ptr);
-    else if (set->encoding == OBJ_ENCODING_HT) it->di = dictGetSafeIterator(set->ptr);
+    else if (set->encoding == OBJ_ENCODING_HT) hashtableInitIterator(&it->hi, set->ptr, HASHTABLE_ITER_SAFE);
 }
 
 /* Fills *m with the next member; returns 0 when there are no more. */
@@ -254,9 +261,9 @@ static int setIterNext(setIter *it, setMember *m) {
         it->lpp = lpNext(it->set->ptr, it->lpp);
         return 1;
     case OBJ_ENCODING_HT: {
-        dictEntry *de = dictNext(it->di);
-        if (de == NULL) return 0;
-        sds key = dictGetKey(de);
+        void *entry;
+        if (!hashtableNext(&it->hi, &entry)) return 0;
+        sds key = entry;
         m->s = key;
         m->len = sdslen(key);
         m->ll = 0;
@@ -267,8 +274,7 @@ static int setIterNext(setIter *it, setMember *m) {
 }
 
 static void setIterRelease(setIter *it) {
-    if (it->di) dictReleaseIterator(it->di);
-    it->di = NULL;
+    if (it->set->encoding == OBJ_ENCODING_HT) hashtableResetIterator(&it->hi);
 }
 
 /* Largest decimal length of any member of a non-empty intset. */
@@ -293,13 +299,13 @@ void setTypeConvert(robj *set, int encoding, size_t size_hint) {
         setIterRelease(&it);
         newptr = lp;
     } else {
-        dict *d = dictCreate(&setDictType);
+        hashtable *ht = hashtableCreate(&setHashtableType);
         if (size_hint < setTypeSize(set)) size_hint = setTypeSize(set);
-        dictExpand(d, size_hint);
+        hashtableExpand(ht, size_hint);
         setIterInit(&it, set);
-        while (setIterNext(&it, &m)) serverAssert(setDictAdd(d, &m));
+        while (setIterNext(&it, &m)) serverAssert(setHashtableAdd(ht, &m));
         setIterRelease(&it);
-        newptr = d;
+        newptr = ht;
     }
     if (set->encoding == OBJ_ENCODING_INTSET) intsetFree(set->ptr);
     else lpFree(set->ptr);
@@ -347,13 +353,14 @@ static int setTypeAdd(robj *set, const setMember *m) {
     }
 
     serverAssert(set->encoding == OBJ_ENCODING_HT);
-    return setDictAdd(set->ptr, m);
+    return setHashtableAdd(set->ptr, m);
 }
 
 /* setTypeAdd() of a command argument. A hashtable set looks an sds
  * argument up as it is (a new member is copied into its entry). */
 static int setTypeAddObject(robj *set, robj *o) {
-    if (set->encoding == OBJ_ENCODING_HT && sdsEncodedObject(o)) return dictAdd(set->ptr, o->ptr, NULL) == DICT_OK;
+    if (set->encoding == OBJ_ENCODING_HT && sdsEncodedObject(o))
+        return setHashtableAddBuffer(set->ptr, o->ptr, sdslen(o->ptr));
     char buf[LONG_STR_SIZE];
     setMember m;
     memberFromObject(o, &m, buf);
@@ -389,7 +396,7 @@ static int setTypeRemove(robj *set, const setMember *m) {
         set->ptr = lpDelete(set->ptr, p, NULL);
         return 1;
     }
-    case OBJ_ENCODING_HT: return setDictRemove(set->ptr, m);
+    case OBJ_ENCODING_HT: return setHashtableRemove(set->ptr, m);
     default: serverPanic("Unknown set encoding");
     }
 }
@@ -400,7 +407,7 @@ static int setTypeHas(robj *set, const setMember *m) {
     switch (set->encoding) {
     case OBJ_ENCODING_INTSET: return memberAsInteger(m, &ll) && intsetFind(set->ptr, ll);
     case OBJ_ENCODING_LISTPACK: return listpackFindMember(set->ptr, m) != NULL;
-    case OBJ_ENCODING_HT: return setDictHas(set->ptr, m);
+    case OBJ_ENCODING_HT: return setHashtableHas(set->ptr, m);
     default: serverPanic("Unknown set encoding");
     }
 }
@@ -420,7 +427,7 @@ static void setTypeRandom(robj *set, setMember *m) {
         break;
     }
     case OBJ_ENCODING_HT: {
-        sds key = dictGetKey(dictGetFairRandomKey(set->ptr));
+        sds key = setHashtableRandom(set->ptr);
         m->s = key;
         m->len = sdslen(key);
         m->ll = 0;
@@ -456,14 +463,14 @@ void setTypeCollectAll(robj *set, list *out) {
  * ------------------------------------------------------------------------- */
 
 static size_t setTypeFreeEffort(robj *o) {
-    return o->encoding == OBJ_ENCODING_HT ? dictSize((dict *)o->ptr) : 1;
+    return o->encoding == OBJ_ENCODING_HT ? hashtableSize(o->ptr) : 1;
 }
 
 static void setTypeFree(robj *o) {
     switch (o->encoding) {
     case OBJ_ENCODING_INTSET: intsetFree(o->ptr); break;
     case OBJ_ENCODING_LISTPACK: lpFree(o->ptr); break;
-    case OBJ_ENCODING_HT: dictRelease(o->ptr); break;
+    case OBJ_ENCODING_HT: hashtableRelease(o->ptr); break;
     default: serverPanic("Unknown set encoding");
     }
 }
@@ -473,19 +480,19 @@ static void setTypeFree(robj *o) {
 static size_t setTypeMemory(robj *o, size_t sample_size) {
     if (o->encoding == OBJ_ENCODING_INTSET) return intsetBlobLen(o->ptr);
     if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(o->ptr);
-    dict *d = o->ptr;
-    size_t total = dictTablesMemUsage(d);
-    if (dictSize(d) == 0) return total;
-    if (sample_size == 0) return dictMemUsage(d);
-    dictIterator *di = dictGetIterator(d);
-    dictEntry *de;
+    hashtable *ht = o->ptr;
+    size_t total = hashtableMemUsage(ht);
+    if (hashtableSize(ht) == 0 || sample_size == 0) return total;
+    hashtableIterator hi;
+    hashtableInitIterator(&hi, ht, 0);
+    void *member;
     size_t sampled = 0, bytes = 0;
-    while (sampled < sample_size && (de = dictNext(di)) != NULL) {
-        bytes += dictEntryMemUsage(de); /* the member is inside the entry */
+    while (sampled < sample_size && hashtableNext(&hi, &member)) {
+        bytes += sdsAllocSize(member);
         sampled++;
     }
-    dictReleaseIterator(di);
-    return total + (size_t)((double)bytes / sampled * dictSize(d));
+    hashtableResetIterator(&hi);
+    return total + (size_t)((double)bytes / sampled * hashtableSize(ht));
 }
 
 /* Deep copy with the same encoding (COPY). */
@@ -496,11 +503,11 @@ static robj *setTypeDup(robj *o) {
     } else if (o->encoding == OBJ_ENCODING_LISTPACK) {
         copy = createObject(OBJ_SET, lpDup(o->ptr));
     } else {
-        copy = setTypeCreateWithEncoding(OBJ_ENCODING_HT, dictSize((dict *)o->ptr));
+        copy = setTypeCreateWithEncoding(OBJ_ENCODING_HT, hashtableSize(o->ptr));
         setIter it;
         setMember m;
         setIterInit(&it, o);
-        while (setIterNext(&it, &m)) setDictAdd(copy->ptr, &m);
+        while (setIterNext(&it, &m)) setHashtableAdd(copy->ptr, &m);
         setIterRelease(&it);
         return copy;
     }
@@ -736,13 +743,12 @@ static robj *popOneAndReply(client *c, robj *set, spopPropagation *sp, int want_
         break;
     }
     case OBJ_ENCODING_HT: {
-        dictEntry *de = dictGetFairRandomKey(set->ptr);
-        sds key = dictGetKey(de);
+        sds key = setHashtableRandom(set->ptr);
         addReplyBulkCBuffer(c, key, sdslen(key));
         m = (setMember){.s = key, .len = sdslen(key)};
         if (sp) spopPropagationAdd(sp, &m);
         if (want_obj) popped = createStringObject(key, sdslen(key));
-        dictDelete(set->ptr, key);
+        hashtableDelete(set->ptr, key); /* frees key */
         break;
     }
     default: serverPanic("Unknown set encoding");
@@ -926,27 +932,25 @@ static void srandmemberWithCountCommand(client *c) {
         return;
     }
 
-    /* Hashtable: collect distinct members in a scratch dict that borrows
-     * the set's sds keys. Near the full size, it is cheaper to copy all and
+    /* Hashtable: collect distinct members in a scratch table that borrows
+     * the set's members. Near the full size, it is cheaper to copy all and
      * drop random ones than to keep drawing and hitting duplicates. */
-    dict *pick = dictCreate(&setBorrowDictType);
-    dictExpand(pick, count * 3 > size ? size : count);
+    hashtable *pick = hashtableCreate(&setBorrowHashtableType);
+    hashtableExpand(pick, count * 3 > size ? size : count);
     if (count * 3 > size) {
         setIterInit(&it, set);
-        while (setIterNext(&it, &m)) dictAdd(pick, (void *)m.s, NULL);
+        while (setIterNext(&it, &m)) hashtableAdd(pick, (void *)m.s);
         setIterRelease(&it);
-        while (dictSize(pick) > count) dictDelete(pick, dictGetKey(dictGetFairRandomKey(pick)));
+        while (hashtableSize(pick) > count) hashtableDelete(pick, setHashtableRandom(pick));
     } else {
-        while (dictSize(pick) < count) dictAdd(pick, dictGetKey(dictGetFairRandomKey(set->ptr)), NULL);
+        while (hashtableSize(pick) < count) hashtableAdd(pick, setHashtableRandom(set->ptr));
     }
-    dictIterator *di = dictGetIterator(pick);
-    dictEntry *de;
-    while ((de = dictNext(di)) != NULL) {
-        sds key = dictGetKey(de);
-        addReplyBulkCBuffer(c, key, sdslen(key));
-    }
-    dictReleaseIterator(di);
-    dictRelease(pick);
+    hashtableIterator hi;
+    hashtableInitIterator(&hi, pick, 0);
+    void *member;
+    while (hashtableNext(&hi, &member)) addReplyBulkCBuffer(c, member, sdslen(member));
+    hashtableResetIterator(&hi);
+    hashtableRelease(pick);
 }
 
 static void srandmemberCommand(client *c) {

@@ -8,11 +8,13 @@ proc lazyfree_field {name} {
     return $value
 }
 
-# Fills key with a value of type that takes many allocations to free.
+# Fills key with a value of type that takes many allocations to free: big
+# enough (3000 elements; a set of them is about 100 KB) that the few KB
+# client buffers may take or give back meanwhile don't blur what it frees.
 proc fill_big_value {type key} {
     r del $key
     set cmds {}
-    for {set i 0} {$i < 1000} {incr i} {
+    for {set i 0} {$i < 3000} {incr i} {
         switch $type {
             set { lappend cmds [list sadd $key member:$i] }
             hash { lappend cmds [list hset $key field:$i $i] }

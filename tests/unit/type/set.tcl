@@ -853,6 +853,60 @@ start_server {tags {"set"} overrides {enable-debug-command yes}} {
         llength [lsort -unique $seen]
     } 100
 
+    test "SSCAN returns every member present throughout while the set grows and shrinks" {
+        r del s
+        set kept {}
+        for {set i 0} {$i < 500} {incr i} { lappend kept "k$i" }
+        r sadd s {*}$kept
+        set seen {}
+        set cursor 0
+        set round 0
+        while 1 {
+            set res [r sscan s $cursor count 40]
+            set cursor [lindex $res 0]
+            lappend seen {*}[lindex $res 1]
+            # Bursts of other members: the table grows by several sizes,
+            # then shrinks back, between the calls of one scan.
+            set burst {}
+            for {set j 0} {$j < 300} {incr j} { lappend burst "x$round:$j" }
+            if {$round % 10 < 5} {
+                r sadd s {*}$burst
+            } else {
+                r srem s {*}[r srandmember s 2000]
+                r sadd s {*}$kept
+            }
+            incr round
+            if {$cursor == 0} break
+        }
+        assert {$round > 10}
+        set missing {}
+        set seen [lsort -unique $seen]
+        foreach m $kept { if {[lsearch -sorted $seen $m] < 0} { lappend missing $m } }
+        set missing
+    } {}
+
+    # Our hashtable encoding's own figure (Redis 7.0 spends about 50 bytes).
+    tags {valkey-only} {
+        test "A hashtable set costs about 32 bytes per short member, and shrinks" {
+            r del s
+            set batch {}
+            for {set i 0} {$i < 20000} {incr i} {
+                lappend batch [format "m%07d" $i]
+                if {[llength $batch] == 1000} { r sadd s {*}$batch; set batch {} }
+            }
+            assert_encoding hashtable s
+            # The member's own sds (16 bytes) plus its share of 64-byte buckets
+            # of seven slots, at most 77% full; no per-member entry.
+            set per [expr {[r memory usage s samples 0] / 20000.0}]
+            assert {$per < 34} "$per bytes per member"
+            assert_match "*buckets: * of 7 entries*" [r debug htstats-key s]
+            for {set i 0} {$i < 19900} {incr i} { lappend batch [format "m%07d" $i] }
+            r srem s {*}$batch
+            assert_equal 100 [r scard s]
+            assert {[r memory usage s samples 0] < 8000}
+        }
+    }
+
     test "SSCAN errors and missing keys" {
         r del s
         r sadd s a
