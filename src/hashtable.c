@@ -264,6 +264,24 @@ static void placeEntry(hashtable *ht, int t, uint64_t hash, void *entry, size_t 
 }
 
 /* Finds key's entry. Returns 1 with its table, bucket and slot, else 0. */
+/* The slots of b that hold an entry whose hash byte is hb, one bit per
+ * slot. The meta byte and the seven hash bytes are one 64-bit word: the
+ * hash bytes are compared all at once (a byte of x is zero where they
+ * match; the bit trick below sets the top bit of exactly those bytes). */
+static inline unsigned matchingSlots(const bucket *b, uint8_t hb) {
+    uint64_t word;
+    memcpy(&word, b, sizeof(word));
+    const uint64_t lows = 0x7f7f7f7f7f7f7f7fULL;
+    uint64_t x = (word >> 8) ^ (0x0001010101010101ULL * hb); /* byte s: slot s */
+    uint64_t zero = ~(((x & lows) + lows) | x | lows) & 0x0080808080808080ULL;
+    unsigned slots = 0;
+    while (zero) {
+        slots |= 1u << (__builtin_ctzll(zero) / 8);
+        zero &= zero - 1;
+    }
+    return slots & b->meta & PRESENCE_MASK;
+}
+
 static int locate(hashtable *ht, const void *key, uint64_t hash, int *t_out, size_t *b_out, int *s_out) {
     uint8_t hb = hashByte(hash);
     for (int t = 0; t < (isRehashing(ht) ? 2 : 1); t++) {
@@ -271,9 +289,8 @@ static int locate(hashtable *ht, const void *key, uint64_t hash, int *t_out, siz
         size_t mask = bucketMask(ht->exp[t]), idx = hash & mask, start = idx;
         do {
             bucket *b = &ht->tables[t][idx];
-            unsigned presence = b->meta & PRESENCE_MASK;
-            for (int s = 0; s < ENTRIES_PER_BUCKET; s++) {
-                if (!(presence & (1u << s)) || b->hashes[s] != hb) continue;
+            for (unsigned slots = matchingSlots(b, hb); slots; slots &= slots - 1) {
+                int s = __builtin_ctz(slots);
                 if (keysEqual(ht, key, entryKey(ht, b->entries[s]))) {
                     *t_out = t;
                     *b_out = idx;

@@ -29,6 +29,10 @@ static uint64_t intHash(const void *key) {
     return z ^ (z >> 29);
 }
 static hashtableType intType = {.hashFunction = intHash};
+/* The same top byte (the per-entry hash byte) for every entry, and only 8
+ * bucket indexes: every lookup must tell entries apart by their keys. */
+static uint64_t clashingHash(const void *key) { return 0xab00000000000000ULL | ((uintptr_t)key & 7); }
+static hashtableType clashType = {.hashFunction = clashingHash};
 #define E(i) ((void *)(uintptr_t)((i) + 1))
 #define EI(p) ((long)(uintptr_t)(p)-1)
 
@@ -186,6 +190,22 @@ int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "--bench")) {
         benchmark(argc >= 3 ? atol(argv[2]) : 1000000);
         return 0;
+    }
+
+    TEST("hashtable: entries whose hash bytes and buckets all clash") {
+        hashtable *ht = hashtableCreate(&clashType);
+        for (long i = 0; i < 500; i++) ASSERT(hashtableAdd(ht, E(i)));
+        for (long i = 0; i < 500; i += 2) ASSERT(hashtableDelete(ht, E(i)));
+        long found = 0, wrong = 0;
+        for (long i = 0; i < 500; i++) {
+            void *e = NULL;
+            int hit = hashtableFind(ht, E(i), &e);
+            found += hit;
+            wrong += hit ? (i % 2 == 0 || e != E(i)) : (i % 2 == 1);
+        }
+        ASSERT(found == 250 && wrong == 0);
+        ASSERT(hashtableSize(ht) == 250);
+        hashtableRelease(ht);
     }
 
     TEST("hashtable: add, find, delete, pop with the destructor") {
