@@ -619,48 +619,44 @@ static const char *commandKeySpecFlags(struct serverCommand *cmd, int which) {
     return ks ? ks->words : "";
 }
 
-/* COMMAND INFO's movablekeys: the keys cannot all be found from index and
- * range specs alone, or their flags depend on the arguments; either way a
- * client has to ask COMMAND GETKEYS(ANDFLAGS). */
-static int commandHasMovableKeys(struct serverCommand *cmd) {
-    if ((cmd->flags & CMD_MOVABLE_KEYS) || cmd->getkeys_proc != NULL) return 1;
-    for (int j = 0; j < cmd->num_key_specs; j++) {
-        struct keySpecDesc *ks = &cmd->key_spec_list[j];
-        if (ks->bs_type != KSPEC_BS_INDEX || ks->fk_type != KSPEC_FK_RANGE) return 1;
-        if (ks->flags & (KSPEC_VARIABLE_FLAGS | KSPEC_INCOMPLETE)) return 1;
-    }
-    return 0;
-}
-
 /* The legacy (first, last, step) of COMMAND INFO, derived from the key
  * specs the way Valkey does: one index/range spec is reported as is;
  * otherwise consecutive index/range specs with a step of 1 are merged and
- * the others ignored. */
-static void commandLegacyKeyRange(struct serverCommand *cmd, int *first, int *last, int *step) {
+ * the others left out. Returns 1 when the triple does not cover every key
+ * (a spec left out, or an incomplete one): COMMAND INFO's movablekeys,
+ * telling clients to ask COMMAND GETKEYS. A command without specs is
+ * movable only by its CMD_MOVABLE_KEYS flag. */
+static int commandLegacyKeyRange(struct serverCommand *cmd, int *first, int *last, int *step) {
     *first = *last = *step = 0;
+    if (cmd->num_key_specs == 0) return (cmd->flags & CMD_MOVABLE_KEYS) != 0;
     if (cmd->num_key_specs == 1 && cmd->key_spec_list[0].bs_type == KSPEC_BS_INDEX &&
         cmd->key_spec_list[0].fk_type == KSPEC_FK_RANGE) {
         struct keySpecDesc *ks = &cmd->key_spec_list[0];
         *first = ks->bs_pos;
         *last = ks->fk_args[0] >= 0 ? ks->bs_pos + ks->fk_args[0] : ks->fk_args[0];
         *step = ks->fk_args[1];
-        return;
+        return (ks->flags & KSPEC_INCOMPLETE) != 0;
     }
-    int lo = INT_MAX, hi = 0, prev = 0;
+    int lo = INT_MAX, hi = 0, prev = 0, movable = 0;
     for (int j = 0; j < cmd->num_key_specs; j++) {
         struct keySpecDesc *ks = &cmd->key_spec_list[j];
-        if (ks->bs_type != KSPEC_BS_INDEX || ks->fk_type != KSPEC_FK_RANGE) continue;
-        if (ks->fk_args[1] != 1 || (prev && prev != ks->bs_pos - 1)) continue;
+        if (ks->bs_type != KSPEC_BS_INDEX || ks->fk_type != KSPEC_FK_RANGE || ks->fk_args[1] != 1 ||
+            (prev && prev != ks->bs_pos - 1)) {
+            movable = 1;
+            continue;
+        }
+        if (ks->flags & KSPEC_INCOMPLETE) movable = 1;
         if (ks->bs_pos < lo) lo = ks->bs_pos;
         int abs_last = ks->fk_args[0] >= 0 ? ks->bs_pos + ks->fk_args[0] : ks->fk_args[0];
         /* Unsigned: a negative (counted from the end) last key wins. */
         if ((unsigned)abs_last > (unsigned)hi) hi = abs_last;
         prev = hi;
     }
-    if (lo == INT_MAX) return;
+    if (lo == INT_MAX) return 1;
     *first = lo;
     *last = hi;
     *step = 1;
+    return movable;
 }
 
 /* The flags of the key at argv[pos], the idx-th key cmd has in this argv,
@@ -796,9 +792,9 @@ static void addReplyCommandInfo(client *c, struct serverCommand *cmd) {
     addReplyArrayLen(c, 10);
     addReplyBulkCString(c, cmdName(cmd));
     addReplyLongLong(c, cmd->arity);
-    addReplyFlagSet(c, commandFlagNames, cmd->flags | (commandHasMovableKeys(cmd) ? CMD_MOVABLE_KEYS : 0));
     int first, last, step;
-    commandLegacyKeyRange(cmd, &first, &last, &step);
+    int movable = commandLegacyKeyRange(cmd, &first, &last, &step);
+    addReplyFlagSet(c, commandFlagNames, (cmd->flags & ~CMD_MOVABLE_KEYS) | (movable ? CMD_MOVABLE_KEYS : 0));
     addReplyLongLong(c, first);
     addReplyLongLong(c, last);
     addReplyLongLong(c, step);

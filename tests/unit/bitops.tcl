@@ -811,7 +811,7 @@ start_server {tags {bitops}} {
             lappend got $cmd [lindex $info 1] [lsort [lindex $info 2]] [lrange $info 3 5]
         }
         set got
-    } {setbit 4 {denyoom write} {1 1 1} getbit 3 {fast readonly} {1 1 1} bitcount -2 readonly {1 1 1} bitpos -3 readonly {1 1 1} bitop -4 {denyoom write} {2 -1 1} bitfield -2 {denyoom movablekeys write} {1 1 1} bitfield_ro -2 {fast readonly} {1 1 1}}
+    } {setbit 4 {denyoom write} {1 1 1} getbit 3 {fast readonly} {1 1 1} bitcount -2 readonly {1 1 1} bitpos -3 readonly {1 1 1} bitop -4 {denyoom write} {2 -1 1} bitfield -2 {denyoom write} {1 1 1} bitfield_ro -2 {fast readonly} {1 1 1}}
 }
 
 start_server {tags {bitops valkey-only}} {
