@@ -337,7 +337,7 @@ struct serverCommand serverAdminCommands[] = {
      .complexity = "O(1)"},
     {.name = "time", .proc = timeCommand, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST, .group = "server",
      .since = "2.6.0", .summary = "Returns the server time.", .complexity = "O(1)"},
-    {.name = "waitaof", .proc = waitaofCommand, .arity = 4, .flags = 0,
+    {.name = "waitaof", .proc = waitaofCommand, .arity = 4, .flags = CMD_BLOCKING,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "generic", .since = "7.2.0",
      .summary = "Blocks until all of the preceding write commands sent by the connection are written to the "
                 "append-only file of the primary and/or replicas.",

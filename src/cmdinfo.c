@@ -8,11 +8,11 @@
  *   - ACL categories are the row's acl_categories plus those implied by its
  *     flags (write -> @write, admin -> @admin @dangerous, not fast -> @slow,
  *     ...), the same derivation ACL rules use (acl.c);
- *   - key specs are synthesised from the (first, last, step) triple, since
- *     our table does not carry full key-spec descriptions; their flags
- *     (RO/RW/OW/RM, access/update/insert/delete, ...) come from a table of
- *     Valkey's per command (keySpecFlagsTable), which COMMAND
- *     GETKEYSANDFLAGS also reports per key;
+ *   - key specs (where the keys are, and RO/RW/OW/RM, access/update/
+ *     insert/delete, ... for each) and tips are Valkey's, from
+ *     commandMetaTable; COMMAND GETKEYSANDFLAGS reports each key with its
+ *     spec's flags, and the legacy (first, last, step) and movablekeys of
+ *     COMMAND INFO are derived from the specs as Valkey derives them;
  *   - COMMAND DOCS "arguments" come from the row's `.args`, one string in
  *     the notation of the command reference, e.g. for ZADD
  *         key [condition=[NX | XX]] [comparison=[GT | LT]] [change=CH]
@@ -34,6 +34,7 @@
  * All of this runs in the event-loop thread and never modifies the table. */
 #include "server.h"
 
+#include <limits.h>
 #include <strings.h>
 
 #include "cmdargs.h"
@@ -119,10 +120,6 @@ int aclCategoryAt(int j, uint64_t *bit, const char **name) {
     return 1;
 }
 
-static int commandHasMovableKeys(struct serverCommand *cmd) {
-    return (cmd->flags & CMD_MOVABLE_KEYS) || cmd->getkeys_proc != NULL;
-}
-
 static int commandHasKeys(struct serverCommand *cmd) {
     return cmd->key.first > 0 || cmd->getkeys_proc != NULL;
 }
@@ -173,241 +170,493 @@ static void addReplyFlagSet(client *c, const flagName *names, uint64_t bits) {
     setDeferredSetLen(c, len, n);
 }
 
-/* Valkey's key-spec flags of each command with keys: what the command does
- * with a key (RO read-only, RW read-write, OW overwrite, RM remove) and to
- * its data (access, update, insert, delete), plus not_key / incomplete /
- * variable_flags. A command whose keys play two roles (a source and a
- * destination) has a second spec for every key after the first, e.g.
- * LMOVE's source "RW access delete" and destination "RW insert". A command
- * missing here falls back to the flags its CMD_* bits imply. */
-typedef struct {
-    const char *cmd;   /* full name, e.g. "xgroup|create" */
-    const char *first; /* flags of the first key, space-separated */
-    const char *rest;  /* flags of the later keys; NULL: as the first */
-} keySpecFlagsRow;
+/* ---------------------------------------------------------------------------
+ * Key specs and tips
+ *
+ * Valkey describes where each command's keys are and what it does with them
+ * as "key specs", and gives clients routing "tips"; COMMAND INFO reports
+ * both. commandMetaTable below holds them for every command, in a compact
+ * notation: specs separated by ';', each "flags/begin_search/find_keys":
+ *   flags   RO RW OW RM (what happens to the key), access update insert
+ *           delete (to its data), not_key incomplete variable_flags,
+ *           comma-separated;
+ *   begin   index:POS | keyword:WORD:STARTFROM | unknown;
+ *   find    range:LASTKEY:KEYSTEP:LIMIT | keynum:KEYNUMIDX:FIRSTKEY:KEYSTEP |
+ *           unknown.
+ * Tips are space-separated. commandParseAllArgs() parses the specs of every
+ * command once at start-up (a bad string is a build mistake: the server
+ * exits). A command with keys missing here gets one spec made from its
+ * (first, last, step) triple. The key positions the server itself uses stay
+ * the row's triple and getkeys_proc; tests/unit/command-table.tcl checks
+ * both against Valkey's reference.
+ * ------------------------------------------------------------------------- */
 
-static const keySpecFlagsRow keySpecFlagsTable[] = {
-    /* Strings and bitmaps */
-    {"get", "RO access", NULL},
-    {"set", "RW access update variable_flags", NULL},
-    {"setnx", "OW insert", NULL},
-    {"setex", "OW update", NULL},
-    {"psetex", "OW update", NULL},
-    {"getset", "RW access update", NULL},
-    {"getdel", "RW access delete", NULL},
-    {"getex", "RW access update", NULL},
-    {"mget", "RO access", NULL},
-    {"mset", "OW update", NULL},
-    {"msetnx", "OW insert", NULL},
-    {"append", "RW insert", NULL},
-    {"strlen", "RO", NULL},
-    {"incr", "RW access update", NULL},
-    {"decr", "RW access update", NULL},
-    {"incrby", "RW access update", NULL},
-    {"decrby", "RW access update", NULL},
-    {"incrbyfloat", "RW access update", NULL},
-    {"getrange", "RO access", NULL},
-    {"substr", "RO access", NULL},
-    {"setrange", "RW update", NULL},
-    {"lcs", "RO access", NULL},
-    {"setbit", "RW access update", NULL},
-    {"getbit", "RO access", NULL},
-    {"bitcount", "RO access", NULL},
-    {"bitpos", "RO access", NULL},
-    {"bitop", "OW update", "RO access"},
-    {"bitfield", "RW update access variable_flags", NULL},
-    {"bitfield_ro", "RO access", NULL},
-    /* Keyspace */
-    {"del", "RM delete", NULL},
-    {"unlink", "RM delete", NULL},
-    {"exists", "RO", NULL},
-    {"touch", "RO", NULL},
-    {"type", "RO", NULL},
-    {"expire", "RW update", NULL},
-    {"pexpire", "RW update", NULL},
-    {"expireat", "RW update", NULL},
-    {"pexpireat", "RW update", NULL},
-    {"persist", "RW update", NULL},
-    {"ttl", "RO access", NULL},
-    {"pttl", "RO access", NULL},
-    {"expiretime", "RO access", NULL},
-    {"pexpiretime", "RO access", NULL},
-    {"rename", "RW access delete", "OW insert"},
-    {"renamenx", "RW access delete", "OW insert"},
-    {"move", "RW access delete", NULL},
-    {"copy", "RO access", "OW update"},
-    {"dump", "RO access", NULL},
-    {"restore", "OW update", NULL},
-    {"restore-asking", "OW update", NULL},
-    {"object|encoding", "RO", NULL},
-    {"object|freq", "RO", NULL},
-    {"object|idletime", "RO", NULL},
-    {"object|refcount", "RO", NULL},
-    {"memory|usage", "RO", NULL},
-    {"watch", "RO", NULL},
-    {"sort", "RO access", "OW update"},
-    {"sort_ro", "RO access", NULL},
-    {"migrate", "RW access delete", "RW access delete incomplete"},
-    /* Lists */
-    {"lpush", "RW insert", NULL},
-    {"rpush", "RW insert", NULL},
-    {"lpushx", "RW insert", NULL},
-    {"rpushx", "RW insert", NULL},
-    {"linsert", "RW insert", NULL},
-    {"lpop", "RW access delete", NULL},
-    {"rpop", "RW access delete", NULL},
-    {"blpop", "RW access delete", NULL},
-    {"brpop", "RW access delete", NULL},
-    {"llen", "RO", NULL},
-    {"lindex", "RO access", NULL},
-    {"lrange", "RO access", NULL},
-    {"lpos", "RO access", NULL},
-    {"lset", "RW update", NULL},
-    {"lrem", "RW delete", NULL},
-    {"ltrim", "RW delete", NULL},
-    {"lmove", "RW access delete", "RW insert"},
-    {"blmove", "RW access delete", "RW insert"},
-    {"rpoplpush", "RW access delete", "RW insert"},
-    {"brpoplpush", "RW access delete", "RW insert"},
-    {"lmpop", "RW access delete", NULL},
-    {"blmpop", "RW access delete", NULL},
-    /* Hashes */
-    {"hset", "RW update", NULL},
-    {"hmset", "RW update", NULL},
-    {"hsetnx", "RW insert", NULL},
-    {"hget", "RO access", NULL},
-    {"hmget", "RO access", NULL},
-    {"hdel", "RW delete", NULL},
-    {"hexists", "RO", NULL},
-    {"hlen", "RO", NULL},
-    {"hstrlen", "RO", NULL},
-    {"hgetall", "RO access", NULL},
-    {"hkeys", "RO access", NULL},
-    {"hvals", "RO access", NULL},
-    {"hincrby", "RW access update", NULL},
-    {"hincrbyfloat", "RW access update", NULL},
-    {"hrandfield", "RO access", NULL},
-    {"hscan", "RO access", NULL},
-    /* Sets */
-    {"sadd", "RW insert", NULL},
-    {"srem", "RW delete", NULL},
-    {"spop", "RW access delete", NULL},
-    {"srandmember", "RO access", NULL},
-    {"sismember", "RO", NULL},
-    {"smismember", "RO", NULL},
-    {"smembers", "RO access", NULL},
-    {"scard", "RO", NULL},
-    {"smove", "RW access delete", "RW insert"},
-    {"sinter", "RO access", NULL},
-    {"sunion", "RO access", NULL},
-    {"sdiff", "RO access", NULL},
-    {"sinterstore", "OW update", "RO access"},
-    {"sunionstore", "OW update", "RO access"},
-    {"sdiffstore", "OW update", "RO access"},
-    {"sintercard", "RO access", NULL},
-    {"sscan", "RO access", NULL},
-    /* Sorted sets */
-    {"zadd", "RW update", NULL},
-    {"zincrby", "RW update", NULL},
-    {"zrem", "RW delete", NULL},
-    {"zremrangebyscore", "RW delete", NULL},
-    {"zremrangebyrank", "RW delete", NULL},
-    {"zremrangebylex", "RW delete", NULL},
-    {"zcard", "RO", NULL},
-    {"zcount", "RO access", NULL},
-    {"zlexcount", "RO access", NULL},
-    {"zscore", "RO access", NULL},
-    {"zmscore", "RO access", NULL},
-    {"zrank", "RO access", NULL},
-    {"zrevrank", "RO access", NULL},
-    {"zrange", "RO access", NULL},
-    {"zrevrange", "RO access", NULL},
-    {"zrangebyscore", "RO access", NULL},
-    {"zrevrangebyscore", "RO access", NULL},
-    {"zrangebylex", "RO access", NULL},
-    {"zrevrangebylex", "RO access", NULL},
-    {"zrangestore", "OW update", "RO access"},
-    {"zpopmin", "RW access delete", NULL},
-    {"zpopmax", "RW access delete", NULL},
-    {"bzpopmin", "RW access delete", NULL},
-    {"bzpopmax", "RW access delete", NULL},
-    {"zmpop", "RW access delete", NULL},
-    {"bzmpop", "RW access delete", NULL},
-    {"zrandmember", "RO access", NULL},
-    {"zscan", "RO access", NULL},
-    {"zunionstore", "OW update", "RO access"},
-    {"zinterstore", "OW update", "RO access"},
-    {"zdiffstore", "OW update", "RO access"},
-    {"zunion", "RO access", NULL},
-    {"zinter", "RO access", NULL},
-    {"zdiff", "RO access", NULL},
-    {"zintercard", "RO access", NULL},
-    /* Geo (sorted sets) */
-    {"geoadd", "RW update", NULL},
-    {"geodist", "RO access", NULL},
-    {"geohash", "RO access", NULL},
-    {"geopos", "RO access", NULL},
-    {"georadius", "RO access", "OW update"},
-    {"georadiusbymember", "RO access", "OW update"},
-    {"georadius_ro", "RO access", NULL},
-    {"georadiusbymember_ro", "RO access", NULL},
-    {"geosearch", "RO access", NULL},
-    {"geosearchstore", "OW update", "RO access"},
-    /* HyperLogLog */
-    {"pfadd", "RW insert", NULL},
-    {"pfcount", "RW access", NULL},
-    {"pfmerge", "RW access insert", "RO access"},
-    {"pfdebug", "RW access", NULL},
-    /* Streams */
-    {"xadd", "RW update", NULL},
-    {"xtrim", "RW delete", NULL},
-    {"xdel", "RW delete", NULL},
-    {"xlen", "RO", NULL},
-    {"xrange", "RO access", NULL},
-    {"xrevrange", "RO access", NULL},
-    {"xread", "RO access", NULL},
-    {"xreadgroup", "RW access", NULL},
-    {"xack", "RW update", NULL},
-    {"xclaim", "RW update", NULL},
-    {"xautoclaim", "RW update", NULL},
-    {"xpending", "RO access", NULL},
-    {"xsetid", "RW update", NULL},
-    {"xinfo|stream", "RO access", NULL},
-    {"xinfo|groups", "RO access", NULL},
-    {"xinfo|consumers", "RO access", NULL},
-    {"xgroup|create", "RW insert", NULL},
-    {"xgroup|setid", "RW update", NULL},
-    {"xgroup|destroy", "RW delete", NULL},
-    {"xgroup|createconsumer", "RW insert", NULL},
-    {"xgroup|delconsumer", "RW delete", NULL},
-    /* Scripts and functions */
-    {"eval", "RW access update", NULL},
-    {"evalsha", "RW access update", NULL},
-    {"eval_ro", "RO access", NULL},
-    {"evalsha_ro", "RO access", NULL},
-    {"fcall", "RW access update", NULL},
-    {"fcall_ro", "RO access", NULL},
-    /* Shard channels are not keys, but are routed like them. */
-    {"spublish", "not_key", NULL},
-    {"ssubscribe", "not_key", NULL},
-    {"sunsubscribe", "not_key", NULL},
+#define KSPEC_RO (1ULL << 0)
+#define KSPEC_RW (1ULL << 1)
+#define KSPEC_OW (1ULL << 2)
+#define KSPEC_RM (1ULL << 3)
+#define KSPEC_ACCESS (1ULL << 4)
+#define KSPEC_UPDATE (1ULL << 5)
+#define KSPEC_INSERT (1ULL << 6)
+#define KSPEC_DELETE (1ULL << 7)
+#define KSPEC_NOT_KEY (1ULL << 8)
+#define KSPEC_INCOMPLETE (1ULL << 9)
+#define KSPEC_VARIABLE_FLAGS (1ULL << 10)
+
+/* In the order COMMAND INFO lists them. */
+static const flagName keySpecFlagNames[] = {
+    {KSPEC_RO, "RO"},
+    {KSPEC_RW, "RW"},
+    {KSPEC_OW, "OW"},
+    {KSPEC_RM, "RM"},
+    {KSPEC_ACCESS, "access"},
+    {KSPEC_UPDATE, "update"},
+    {KSPEC_INSERT, "insert"},
+    {KSPEC_DELETE, "delete"},
+    {KSPEC_NOT_KEY, "not_key"},
+    {KSPEC_INCOMPLETE, "incomplete"},
+    {KSPEC_VARIABLE_FLAGS, "variable_flags"},
+    {0, NULL},
+};
+
+typedef enum { KSPEC_BS_INDEX, KSPEC_BS_KEYWORD, KSPEC_BS_UNKNOWN } keySpecBeginType;
+typedef enum { KSPEC_FK_RANGE, KSPEC_FK_KEYNUM, KSPEC_FK_UNKNOWN } keySpecFindType;
+
+/* One parsed key spec. Owned by its command for the life of the process. */
+struct keySpecDesc {
+    uint64_t flags;           /* KSPEC_* */
+    sds words;                /* flags as space-separated words: a stable address for acl.c */
+    keySpecBeginType bs_type;
+    int bs_pos;               /* index: argv position; keyword: where the search starts */
+    sds bs_keyword;           /* keyword only */
+    keySpecFindType fk_type;
+    int fk_args[3];           /* range: lastkey, keystep, limit; keynum: keynumidx, firstkey, keystep */
+};
+
+typedef struct {
+    const char *cmd;       /* full name, e.g. "xgroup|create" */
+    const char *key_specs; /* NULL: no keys */
+    const char *tips;      /* NULL: none */
+} commandMetaRow;
+
+static const commandMetaRow commandMetaTable[] = {
+    {"acl|deluser", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"acl|save", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"acl|setuser", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"append", "RW,insert/index:1/range:0:1:0", NULL},
+    {"bitcount", "RO,access/index:1/range:0:1:0", NULL},
+    {"bitfield", "RW,access,update,variable_flags/index:1/range:0:1:0", NULL},
+    {"bitfield_ro", "RO,access/index:1/range:0:1:0", NULL},
+    {"bitop", "OW,update/index:2/range:0:1:0;RO,access/index:3/range:-1:1:0", NULL},
+    {"bitpos", "RO,access/index:1/range:0:1:0", NULL},
+    {"blmove", "RW,access,delete/index:1/range:0:1:0;RW,insert/index:2/range:0:1:0", NULL},
+    {"blmpop", "RW,access,delete/index:2/keynum:0:1:1", NULL},
+    {"blpop", "RW,access,delete/index:1/range:-2:1:0", NULL},
+    {"brpop", "RW,access,delete/index:1/range:-2:1:0", NULL},
+    {"brpoplpush", "RW,access,delete/index:1/range:0:1:0;RW,insert/index:2/range:0:1:0", NULL},
+    {"bzmpop", "RW,access,delete/index:2/keynum:0:1:1", NULL},
+    {"bzpopmax", "RW,access,delete/index:1/range:-2:1:0", NULL},
+    {"bzpopmin", "RW,access,delete/index:1/range:-2:1:0", NULL},
+    {"client|info", NULL, "nondeterministic_output"},
+    {"client|list", NULL, "nondeterministic_output"},
+    {"client|setinfo", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"client|setname", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"command", NULL, "nondeterministic_output_order"},
+    {"command|docs", NULL, "nondeterministic_output_order"},
+    {"command|info", NULL, "nondeterministic_output_order"},
+    {"command|list", NULL, "nondeterministic_output_order"},
+    {"config|resetstat", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"config|rewrite", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"config|set", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"copy", "RO,access/index:1/range:0:1:0;OW,update/index:2/range:0:1:0", NULL},
+    {"dbsize", NULL, "request_policy:all_shards response_policy:agg_sum"},
+    {"decr", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"decrby", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"del", "RM,delete/index:1/range:-1:1:0", "request_policy:multi_shard response_policy:agg_sum"},
+    {"dump", "RO,access/index:1/range:0:1:0", "nondeterministic_output"},
+    {"eval", "RW,access,update/index:2/keynum:0:1:1", NULL},
+    {"eval_ro", "RO,access/index:2/keynum:0:1:1", NULL},
+    {"evalsha", "RW,access,update/index:2/keynum:0:1:1", NULL},
+    {"evalsha_ro", "RO,access/index:2/keynum:0:1:1", NULL},
+    {"exists", "RO/index:1/range:-1:1:0", "request_policy:multi_shard response_policy:agg_sum"},
+    {"expire", "RW,update/index:1/range:0:1:0", NULL},
+    {"expireat", "RW,update/index:1/range:0:1:0", NULL},
+    {"expiretime", "RO,access/index:1/range:0:1:0", NULL},
+    {"fcall", "RW,access,update/index:2/keynum:0:1:1", NULL},
+    {"fcall_ro", "RO,access/index:2/keynum:0:1:1", NULL},
+    {"flushall", NULL, "request_policy:all_shards response_policy:all_succeeded"},
+    {"flushdb", NULL, "request_policy:all_shards response_policy:all_succeeded"},
+    {"function|delete", NULL, "request_policy:all_shards response_policy:all_succeeded"},
+    {"function|flush", NULL, "request_policy:all_shards response_policy:all_succeeded"},
+    {"function|kill", NULL, "request_policy:all_shards response_policy:one_succeeded"},
+    {"function|list", NULL, "nondeterministic_output_order"},
+    {"function|load", NULL, "request_policy:all_shards response_policy:all_succeeded"},
+    {"function|restore", NULL, "request_policy:all_shards response_policy:all_succeeded"},
+    {"function|stats", NULL, "nondeterministic_output request_policy:all_shards response_policy:special"},
+    {"geoadd", "RW,update/index:1/range:0:1:0", NULL},
+    {"geodist", "RO,access/index:1/range:0:1:0", NULL},
+    {"geohash", "RO,access/index:1/range:0:1:0", NULL},
+    {"geopos", "RO,access/index:1/range:0:1:0", NULL},
+    {"georadius",
+     "RO,access/index:1/range:0:1:0;OW,update,variable_flags/keyword:STORE:6/range:0:1:0;"
+     "OW,update,variable_flags/keyword:STOREDIST:6/range:0:1:0",
+     NULL},
+    {"georadius_ro", "RO,access/index:1/range:0:1:0", NULL},
+    {"georadiusbymember",
+     "RO,access/index:1/range:0:1:0;OW,update,variable_flags/keyword:STORE:5/range:0:1:0;"
+     "OW,update,variable_flags/keyword:STOREDIST:5/range:0:1:0",
+     NULL},
+    {"georadiusbymember_ro", "RO,access/index:1/range:0:1:0", NULL},
+    {"geosearch", "RO,access/index:1/range:0:1:0", NULL},
+    {"geosearchstore", "OW,update/index:1/range:0:1:0;RO,access/index:2/range:0:1:0", NULL},
+    {"get", "RO,access/index:1/range:0:1:0", NULL},
+    {"getbit", "RO,access/index:1/range:0:1:0", NULL},
+    {"getdel", "RW,access,delete/index:1/range:0:1:0", NULL},
+    {"getex", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"getrange", "RO,access/index:1/range:0:1:0", NULL},
+    {"getset", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"hdel", "RW,delete/index:1/range:0:1:0", NULL},
+    {"hexists", "RO/index:1/range:0:1:0", NULL},
+    {"hget", "RO,access/index:1/range:0:1:0", NULL},
+    {"hgetall", "RO,access/index:1/range:0:1:0", "nondeterministic_output_order"},
+    {"hincrby", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"hincrbyfloat", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"hkeys", "RO,access/index:1/range:0:1:0", "nondeterministic_output_order"},
+    {"hlen", "RO/index:1/range:0:1:0", NULL},
+    {"hmget", "RO,access/index:1/range:0:1:0", NULL},
+    {"hmset", "RW,update/index:1/range:0:1:0", NULL},
+    {"hrandfield", "RO,access/index:1/range:0:1:0", "nondeterministic_output"},
+    {"hscan", "RO,access/index:1/range:0:1:0", "nondeterministic_output"},
+    {"hset", "RW,update/index:1/range:0:1:0", NULL},
+    {"hsetnx", "RW,insert/index:1/range:0:1:0", NULL},
+    {"hstrlen", "RO/index:1/range:0:1:0", NULL},
+    {"hvals", "RO,access/index:1/range:0:1:0", "nondeterministic_output_order"},
+    {"incr", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"incrby", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"incrbyfloat", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"info", NULL, "nondeterministic_output request_policy:all_shards response_policy:special"},
+    {"keys", NULL, "request_policy:all_shards nondeterministic_output_order"},
+    {"lastsave", NULL, "nondeterministic_output"},
+    {"latency|doctor", NULL, "nondeterministic_output request_policy:all_nodes response_policy:special"},
+    {"latency|graph", NULL, "nondeterministic_output request_policy:all_nodes response_policy:special"},
+    {"latency|histogram", NULL, "nondeterministic_output request_policy:all_nodes response_policy:special"},
+    {"latency|history", NULL, "nondeterministic_output request_policy:all_nodes response_policy:special"},
+    {"latency|latest", NULL, "nondeterministic_output request_policy:all_nodes response_policy:special"},
+    {"latency|reset", NULL, "request_policy:all_nodes response_policy:agg_sum"},
+    {"lcs", "RO,access/index:1/range:1:1:0", NULL},
+    {"lindex", "RO,access/index:1/range:0:1:0", NULL},
+    {"linsert", "RW,insert/index:1/range:0:1:0", NULL},
+    {"llen", "RO/index:1/range:0:1:0", NULL},
+    {"lmove", "RW,access,delete/index:1/range:0:1:0;RW,insert/index:2/range:0:1:0", NULL},
+    {"lmpop", "RW,access,delete/index:1/keynum:0:1:1", NULL},
+    {"lpop", "RW,access,delete/index:1/range:0:1:0", NULL},
+    {"lpos", "RO,access/index:1/range:0:1:0", NULL},
+    {"lpush", "RW,insert/index:1/range:0:1:0", NULL},
+    {"lpushx", "RW,insert/index:1/range:0:1:0", NULL},
+    {"lrange", "RO,access/index:1/range:0:1:0", NULL},
+    {"lrem", "RW,delete/index:1/range:0:1:0", NULL},
+    {"lset", "RW,update/index:1/range:0:1:0", NULL},
+    {"ltrim", "RW,delete/index:1/range:0:1:0", NULL},
+    {"memory|doctor", NULL, "nondeterministic_output request_policy:all_shards response_policy:special"},
+    {"memory|malloc-stats", NULL, "nondeterministic_output request_policy:all_shards response_policy:special"},
+    {"memory|purge", NULL, "request_policy:all_shards response_policy:all_succeeded"},
+    {"memory|stats", NULL, "nondeterministic_output request_policy:all_shards response_policy:special"},
+    {"memory|usage", "RO/index:2/range:0:1:0", NULL},
+    {"mget", "RO,access/index:1/range:-1:1:0", "request_policy:multi_shard"},
+    {"migrate", "RW,access,delete/index:3/range:0:1:0;RW,access,delete,incomplete/keyword:KEYS:-2/range:-1:1:0",
+     "nondeterministic_output"},
+    {"module|list", NULL, "nondeterministic_output_order"},
+    {"move", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"mset", "OW,update/index:1/range:-1:2:0", "request_policy:multi_shard response_policy:all_succeeded"},
+    {"msetnx", "OW,insert/index:1/range:-1:2:0", NULL},
+    {"object|encoding", "RO/index:2/range:0:1:0", "nondeterministic_output"},
+    {"object|freq", "RO/index:2/range:0:1:0", "nondeterministic_output"},
+    {"object|idletime", "RO/index:2/range:0:1:0", "nondeterministic_output"},
+    {"object|refcount", "RO/index:2/range:0:1:0", "nondeterministic_output"},
+    {"persist", "RW,update/index:1/range:0:1:0", NULL},
+    {"pexpire", "RW,update/index:1/range:0:1:0", NULL},
+    {"pexpireat", "RW,update/index:1/range:0:1:0", NULL},
+    {"pexpiretime", "RO,access/index:1/range:0:1:0", NULL},
+    {"pfadd", "RW,insert/index:1/range:0:1:0", NULL},
+    {"pfcount", "RW,access/index:1/range:-1:1:0", NULL},
+    {"pfdebug", "RW,access/index:2/range:0:1:0", NULL},
+    {"pfmerge", "RW,access,insert/index:1/range:0:1:0;RO,access/index:2/range:-1:1:0", NULL},
+    {"ping", NULL, "request_policy:all_shards response_policy:all_succeeded"},
+    {"psetex", "OW,update/index:1/range:0:1:0", NULL},
+    {"pttl", "RO,access/index:1/range:0:1:0", "nondeterministic_output"},
+    {"randomkey", NULL, "request_policy:all_shards response_policy:special nondeterministic_output"},
+    {"rename", "RW,access,delete/index:1/range:0:1:0;OW,update/index:2/range:0:1:0", NULL},
+    {"renamenx", "RW,access,delete/index:1/range:0:1:0;OW,insert/index:2/range:0:1:0", NULL},
+    {"restore", "OW,update/index:1/range:0:1:0", NULL},
+    {"restore-asking", "OW,update/index:1/range:0:1:0", NULL},
+    {"rpop", "RW,access,delete/index:1/range:0:1:0", NULL},
+    {"rpoplpush", "RW,access,delete/index:1/range:0:1:0;RW,insert/index:2/range:0:1:0", NULL},
+    {"rpush", "RW,insert/index:1/range:0:1:0", NULL},
+    {"rpushx", "RW,insert/index:1/range:0:1:0", NULL},
+    {"sadd", "RW,insert/index:1/range:0:1:0", NULL},
+    {"scan", NULL, "nondeterministic_output request_policy:special response_policy:special"},
+    {"scard", "RO/index:1/range:0:1:0", NULL},
+    {"script|exists", NULL, "request_policy:all_shards response_policy:agg_logical_and"},
+    {"script|flush", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"script|kill", NULL, "request_policy:all_shards response_policy:one_succeeded"},
+    {"script|load", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"sdiff", "RO,access/index:1/range:-1:1:0", "nondeterministic_output_order"},
+    {"sdiffstore", "OW,update/index:1/range:0:1:0;RO,access/index:2/range:-1:1:0", NULL},
+    {"set", "RW,access,update,variable_flags/index:1/range:0:1:0", NULL},
+    {"setbit", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"setex", "OW,update/index:1/range:0:1:0", NULL},
+    {"setnx", "OW,insert/index:1/range:0:1:0", NULL},
+    {"setrange", "RW,update/index:1/range:0:1:0", NULL},
+    {"sinter", "RO,access/index:1/range:-1:1:0", "nondeterministic_output_order"},
+    {"sintercard", "RO,access/index:1/keynum:0:1:1", NULL},
+    {"sinterstore", "OW,update/index:1/range:0:1:0;RO,access/index:2/range:-1:1:0", NULL},
+    {"sismember", "RO/index:1/range:0:1:0", NULL},
+    {"slowlog|get", NULL, "request_policy:all_nodes nondeterministic_output"},
+    {"slowlog|len", NULL, "request_policy:all_nodes response_policy:agg_sum nondeterministic_output"},
+    {"slowlog|reset", NULL, "request_policy:all_nodes response_policy:all_succeeded"},
+    {"smembers", "RO,access/index:1/range:0:1:0", "nondeterministic_output_order"},
+    {"smismember", "RO,access/index:1/range:0:1:0", NULL},
+    {"smove", "RW,access,delete/index:1/range:0:1:0;RW,insert/index:2/range:0:1:0", NULL},
+    {"sort", "RO,access/index:1/range:0:1:0;RO,access/unknown/unknown;OW,update/unknown/unknown", NULL},
+    {"sort_ro", "RO,access/index:1/range:0:1:0;RO,access/unknown/unknown", NULL},
+    {"spop", "RW,access,delete/index:1/range:0:1:0", "nondeterministic_output"},
+    {"spublish", "not_key/index:1/range:0:1:0", NULL},
+    {"srandmember", "RO,access/index:1/range:0:1:0", "nondeterministic_output"},
+    {"srem", "RW,delete/index:1/range:0:1:0", NULL},
+    {"sscan", "RO,access/index:1/range:0:1:0", "nondeterministic_output"},
+    {"ssubscribe", "not_key/index:1/range:-1:1:0", NULL},
+    {"strlen", "RO/index:1/range:0:1:0", NULL},
+    {"substr", "RO,access/index:1/range:0:1:0", NULL},
+    {"sunion", "RO,access/index:1/range:-1:1:0", "nondeterministic_output_order"},
+    {"sunionstore", "OW,update/index:1/range:0:1:0;RO,access/index:2/range:-1:1:0", NULL},
+    {"sunsubscribe", "not_key/index:1/range:-1:1:0", NULL},
+    {"time", NULL, "nondeterministic_output"},
+    {"touch", "RO/index:1/range:-1:1:0", "request_policy:multi_shard response_policy:agg_sum"},
+    {"ttl", "RO,access/index:1/range:0:1:0", "nondeterministic_output"},
+    {"type", "RO/index:1/range:0:1:0", NULL},
+    {"unlink", "RM,delete/index:1/range:-1:1:0", "request_policy:multi_shard response_policy:agg_sum"},
+    {"wait", NULL, "request_policy:all_shards response_policy:agg_min"},
+    {"waitaof", NULL, "request_policy:all_shards response_policy:agg_min"},
+    {"watch", "RO/index:1/range:-1:1:0", NULL},
+    {"xack", "RW,update/index:1/range:0:1:0", NULL},
+    {"xadd", "RW,update/index:1/range:0:1:0", "nondeterministic_output"},
+    {"xautoclaim", "RW,delete/index:1/range:0:1:0", "nondeterministic_output"},
+    {"xclaim", "RW,update/index:1/range:0:1:0", "nondeterministic_output"},
+    {"xdel", "RW,delete/index:1/range:0:1:0", NULL},
+    {"xgroup|create", "RW,insert/index:2/range:0:1:0", NULL},
+    {"xgroup|createconsumer", "RW,insert/index:2/range:0:1:0", NULL},
+    {"xgroup|delconsumer", "RW,delete/index:2/range:0:1:0", NULL},
+    {"xgroup|destroy", "RW,delete/index:2/range:0:1:0", NULL},
+    {"xgroup|setid", "RW,update/index:2/range:0:1:0", NULL},
+    {"xinfo|consumers", "RO,access/index:2/range:0:1:0", "nondeterministic_output"},
+    {"xinfo|groups", "RO,access/index:2/range:0:1:0", NULL},
+    {"xinfo|stream", "RO,access/index:2/range:0:1:0", NULL},
+    {"xlen", "RO/index:1/range:0:1:0", NULL},
+    {"xpending", "RO,access/index:1/range:0:1:0", "nondeterministic_output"},
+    {"xrange", "RO,access/index:1/range:0:1:0", NULL},
+    {"xread", "RO,access/keyword:STREAMS:1/range:-1:1:2", NULL},
+    {"xreadgroup", "RO,access/keyword:STREAMS:4/range:-1:1:2", NULL},
+    {"xrevrange", "RO,access/index:1/range:0:1:0", NULL},
+    {"xsetid", "RW,update/index:1/range:0:1:0", NULL},
+    {"xtrim", "RW,delete/index:1/range:0:1:0", "nondeterministic_output"},
+    {"zadd", "RW,update/index:1/range:0:1:0", NULL},
+    {"zcard", "RO/index:1/range:0:1:0", NULL},
+    {"zcount", "RO,access/index:1/range:0:1:0", NULL},
+    {"zdiff", "RO,access/index:1/keynum:0:1:1", NULL},
+    {"zdiffstore", "OW,update/index:1/range:0:1:0;RO,access/index:2/keynum:0:1:1", NULL},
+    {"zincrby", "RW,access,update/index:1/range:0:1:0", NULL},
+    {"zinter", "RO,access/index:1/keynum:0:1:1", NULL},
+    {"zintercard", "RO,access/index:1/keynum:0:1:1", NULL},
+    {"zinterstore", "OW,update/index:1/range:0:1:0;RO,access/index:2/keynum:0:1:1", NULL},
+    {"zlexcount", "RO,access/index:1/range:0:1:0", NULL},
+    {"zmpop", "RW,access,delete/index:1/keynum:0:1:1", NULL},
+    {"zmscore", "RO,access/index:1/range:0:1:0", NULL},
+    {"zpopmax", "RW,access,delete/index:1/range:0:1:0", NULL},
+    {"zpopmin", "RW,access,delete/index:1/range:0:1:0", NULL},
+    {"zrandmember", "RO,access/index:1/range:0:1:0", "nondeterministic_output"},
+    {"zrange", "RO,access/index:1/range:0:1:0", NULL},
+    {"zrangebylex", "RO,access/index:1/range:0:1:0", NULL},
+    {"zrangebyscore", "RO,access/index:1/range:0:1:0", NULL},
+    {"zrangestore", "OW,update/index:1/range:0:1:0;RO,access/index:2/range:0:1:0", NULL},
+    {"zrank", "RO,access/index:1/range:0:1:0", NULL},
+    {"zrem", "RW,delete/index:1/range:0:1:0", NULL},
+    {"zremrangebylex", "RW,delete/index:1/range:0:1:0", NULL},
+    {"zremrangebyrank", "RW,delete/index:1/range:0:1:0", NULL},
+    {"zremrangebyscore", "RW,delete/index:1/range:0:1:0", NULL},
+    {"zrevrange", "RO,access/index:1/range:0:1:0", NULL},
+    {"zrevrangebylex", "RO,access/index:1/range:0:1:0", NULL},
+    {"zrevrangebyscore", "RO,access/index:1/range:0:1:0", NULL},
+    {"zrevrank", "RO,access/index:1/range:0:1:0", NULL},
+    {"zscan", "RO,access/index:1/range:0:1:0", "nondeterministic_output"},
+    {"zscore", "RO,access/index:1/range:0:1:0", NULL},
+    {"zunion", "RO,access/index:1/keynum:0:1:1", NULL},
+    {"zunionstore", "OW,update/index:1/range:0:1:0;RO,access/index:2/keynum:0:1:1", NULL},
     {NULL, NULL, NULL},
 };
 
-/* The table row of cmd, or NULL. */
-static const keySpecFlagsRow *commandKeySpecFlagsRow(struct serverCommand *cmd) {
-    const char *name = cmdName(cmd);
-    for (const keySpecFlagsRow *r = keySpecFlagsTable; r->cmd; r++)
+static const commandMetaRow *commandMetaRowOf(const char *name) {
+    for (const commandMetaRow *r = commandMetaTable; r->cmd; r++)
         if (!strcmp(r->cmd, name)) return r;
     return NULL;
+}
+
+/* Parses "N" into *v; returns 0 on success. */
+static int keySpecInt(const char *s, int *v) {
+    char *end;
+    long l = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || l < -1000 || l > 1000) return -1;
+    *v = (int)l;
+    return 0;
+}
+
+/* Parses one "flags/begin/find" spec into ks; returns 0, or -1 with err. */
+static int keySpecParseOne(const char *text, struct keySpecDesc *ks, const char **err) {
+    int nparts = 0, nf = 0, nb = 0, nk = 0, ret = -1;
+    sds *parts = sdssplitlen(text, strlen(text), "/", 1, &nparts);
+    sds *fw = NULL, *bw = NULL, *kw = NULL;
+    memset(ks, 0, sizeof(*ks));
+    *err = "expected flags/begin_search/find_keys";
+    if (nparts != 3) goto done;
+    fw = sdssplitlen(parts[0], sdslen(parts[0]), ",", 1, &nf);
+    for (int j = 0; j < nf; j++) {
+        int found = 0;
+        for (int k = 0; keySpecFlagNames[k].name; k++) {
+            if (!strcmp(fw[j], keySpecFlagNames[k].name)) {
+                ks->flags |= keySpecFlagNames[k].bit;
+                found = 1;
+            }
+        }
+        *err = "unknown key-spec flag";
+        if (!found) goto done;
+    }
+    *err = "bad begin_search";
+    bw = sdssplitlen(parts[1], sdslen(parts[1]), ":", 1, &nb);
+    if (nb == 2 && !strcmp(bw[0], "index")) {
+        ks->bs_type = KSPEC_BS_INDEX;
+        if (keySpecInt(bw[1], &ks->bs_pos)) goto done;
+    } else if (nb == 3 && !strcmp(bw[0], "keyword")) {
+        ks->bs_type = KSPEC_BS_KEYWORD;
+        ks->bs_keyword = sdsdup(bw[1]);
+        if (keySpecInt(bw[2], &ks->bs_pos)) goto done;
+    } else if (nb == 1 && !strcmp(bw[0], "unknown")) {
+        ks->bs_type = KSPEC_BS_UNKNOWN;
+    } else {
+        goto done;
+    }
+    *err = "bad find_keys";
+    kw = sdssplitlen(parts[2], sdslen(parts[2]), ":", 1, &nk);
+    if (nk == 4 && (!strcmp(kw[0], "range") || !strcmp(kw[0], "keynum"))) {
+        ks->fk_type = !strcmp(kw[0], "range") ? KSPEC_FK_RANGE : KSPEC_FK_KEYNUM;
+        for (int j = 0; j < 3; j++)
+            if (keySpecInt(kw[j + 1], &ks->fk_args[j])) goto done;
+    } else if (nk == 1 && !strcmp(kw[0], "unknown")) {
+        ks->fk_type = KSPEC_FK_UNKNOWN;
+    } else {
+        goto done;
+    }
+    ks->words = sdsempty();
+    for (int k = 0; keySpecFlagNames[k].name; k++) {
+        if (!(ks->flags & keySpecFlagNames[k].bit)) continue;
+        if (sdslen(ks->words)) ks->words = sdscat(ks->words, " ");
+        ks->words = sdscat(ks->words, keySpecFlagNames[k].name);
+    }
+    ret = 0;
+done:
+    if (ret == -1) sdsfree(ks->bs_keyword);
+    sdsfreesplitres(parts, nparts);
+    if (fw) sdsfreesplitres(fw, nf);
+    if (bw) sdsfreesplitres(bw, nb);
+    if (kw) sdsfreesplitres(kw, nk);
+    return ret;
+}
+
+/* Gives cmd its key specs and tips from commandMetaTable (or, for a command
+ * with keys that the table misses, one spec from its key triple). Exits on
+ * a spec string that does not parse. */
+static void commandAttachMeta(struct serverCommand *cmd) {
+    const commandMetaRow *row = commandMetaRowOf(cmdName(cmd));
+    sds synthesized = NULL;
+    const char *specs = row ? row->key_specs : NULL;
+    cmd->tips = row ? row->tips : NULL;
+    if (specs == NULL && cmd->key.first > 0) {
+        int last = cmd->key.last >= 0 ? cmd->key.last - cmd->key.first : cmd->key.last;
+        synthesized = sdscatprintf(sdsempty(), "%s/index:%d/range:%d:%d:0",
+                                   (cmd->flags & CMD_WRITE) ? "RW,update" : "RO,access", cmd->key.first, last,
+                                   cmd->key.step > 0 ? cmd->key.step : 1);
+        specs = synthesized;
+    } else if (specs == NULL && cmd->getkeys_proc) {
+        specs = (cmd->flags & CMD_WRITE) ? "RW,update/unknown/unknown" : "RO,access/unknown/unknown";
+    }
+    if (specs) {
+        int n = 0;
+        sds *texts = sdssplitlen(specs, strlen(specs), ";", 1, &n);
+        cmd->key_spec_list = zcalloc(sizeof(struct keySpecDesc) * n);
+        cmd->num_key_specs = n;
+        for (int j = 0; j < n; j++) {
+            const char *err;
+            if (keySpecParseOne(texts[j], &cmd->key_spec_list[j], &err) == -1) {
+                fprintf(stderr, "Command '%s': bad key spec '%s': %s\n", cmdName(cmd), texts[j], err);
+                exit(1);
+            }
+        }
+        sdsfreesplitres(texts, n);
+    }
+    sdsfree(synthesized);
+}
+
+/* The key spec that the idx-th key of cmd (in getKeysFromCommand order)
+ * comes from: the first spec for the first key, the last spec for the
+ * others (a destination or a list of sources). NULL if cmd has none. */
+static struct keySpecDesc *commandKeySpecOfKey(struct serverCommand *cmd, int idx) {
+    if (cmd->num_key_specs == 0) return NULL;
+    return &cmd->key_spec_list[idx == 0 ? 0 : cmd->num_key_specs - 1];
 }
 
 /* The flags of cmd's key specs: its first (which = 0) or later keys'
  * (which = 1), as a space-separated list. */
 static const char *commandKeySpecFlags(struct serverCommand *cmd, int which) {
-    const keySpecFlagsRow *r = commandKeySpecFlagsRow(cmd);
-    if (r) return which && r->rest ? r->rest : r->first;
-    return (cmd->flags & CMD_WRITE) ? "RW update" : "RO access";
+    struct keySpecDesc *ks = commandKeySpecOfKey(cmd, which);
+    return ks ? ks->words : "";
+}
+
+/* The legacy (first, last, step) of COMMAND INFO, derived from the key
+ * specs the way Valkey does: one index/range spec is reported as is;
+ * otherwise consecutive index/range specs with a step of 1 are merged and
+ * the others left out. Returns 1 when the triple does not cover every key
+ * (a spec left out, or an incomplete one): COMMAND INFO's movablekeys,
+ * telling clients to ask COMMAND GETKEYS. A command without specs is
+ * movable only by its CMD_MOVABLE_KEYS flag. */
+static int commandLegacyKeyRange(struct serverCommand *cmd, int *first, int *last, int *step) {
+    *first = *last = *step = 0;
+    if (cmd->num_key_specs == 0) return (cmd->flags & CMD_MOVABLE_KEYS) != 0;
+    if (cmd->num_key_specs == 1 && cmd->key_spec_list[0].bs_type == KSPEC_BS_INDEX &&
+        cmd->key_spec_list[0].fk_type == KSPEC_FK_RANGE) {
+        struct keySpecDesc *ks = &cmd->key_spec_list[0];
+        *first = ks->bs_pos;
+        *last = ks->fk_args[0] >= 0 ? ks->bs_pos + ks->fk_args[0] : ks->fk_args[0];
+        *step = ks->fk_args[1];
+        return (ks->flags & KSPEC_INCOMPLETE) != 0;
+    }
+    int lo = INT_MAX, hi = 0, prev = 0, movable = 0;
+    for (int j = 0; j < cmd->num_key_specs; j++) {
+        struct keySpecDesc *ks = &cmd->key_spec_list[j];
+        if (ks->bs_type != KSPEC_BS_INDEX || ks->fk_type != KSPEC_FK_RANGE || ks->fk_args[1] != 1 ||
+            (prev && prev != ks->bs_pos - 1)) {
+            movable = 1;
+            continue;
+        }
+        if (ks->flags & KSPEC_INCOMPLETE) movable = 1;
+        if (ks->bs_pos < lo) lo = ks->bs_pos;
+        int abs_last = ks->fk_args[0] >= 0 ? ks->bs_pos + ks->fk_args[0] : ks->fk_args[0];
+        /* Unsigned: a negative (counted from the end) last key wins. */
+        if ((unsigned)abs_last > (unsigned)hi) hi = abs_last;
+        prev = hi;
+    }
+    if (lo == INT_MAX) return 1;
+    *first = lo;
+    *last = hi;
+    *step = 1;
+    return movable;
 }
 
 /* The flags of the key at argv[pos], the idx-th key cmd has in this argv,
@@ -431,6 +680,8 @@ static const char *commandKeyFlags(struct serverCommand *cmd, robj **argv, int a
         }
         return "RO access";
     }
+    /* GEORADIUS ... STORE: the destination is overwritten. */
+    if (idx > 0 && (!strcmp(name, "georadius") || !strcmp(name, "georadiusbymember"))) return "OW update";
     /* MIGRATE with an empty key argument moves only its KEYS. */
     if (!strcmp(name, "migrate") && argc > 3 && sdslen(argv[3]->ptr) == 0) idx = 1;
     return commandKeySpecFlags(cmd, idx > 0);
@@ -446,68 +697,82 @@ static void addReplyFlagWords(client *c, const char *words) {
 }
 
 /* The key-spec flags of cmd's first (which = 0) or later keys, as a
- * space-separated list (a static string), for ACL key checks (acl.c). */
+ * space-separated list (stable for the life of the process), for ACL key
+ * checks (acl.c). */
 const char *commandKeySpecFlagsOf(struct serverCommand *cmd, int which) {
     return commandKeySpecFlags(cmd, which);
 }
 
 /* The flags of cmd's idx-th key with these arguments, variable flags
  * resolved (SET ... GET, BITFIELD, MIGRATE), for ACL key checks. Always a
- * static string (acl.c remembers its parse by address). */
+ * string of static lifetime (acl.c remembers its parse by address). */
 const char *commandKeyFlagsForArgv(struct serverCommand *cmd, robj **argv, int argc, int idx) {
     return commandKeyFlags(cmd, argv, argc, idx);
 }
 
-static void addReplyKeySpecFlags(client *c, struct serverCommand *cmd) {
-    addReplyFlagWords(c, commandKeySpecFlags(cmd, 0));
-}
-
-static void addReplyCommandKeySpecs(client *c, struct serverCommand *cmd) {
-    if (!commandHasKeys(cmd)) {
-        addReplyArrayLen(c, 0);
-        return;
-    }
-    addReplyArrayLen(c, 1);
+static void addReplyKeySpec(client *c, struct keySpecDesc *ks) {
     addReplyMapLen(c, 3);
     addReplyBulkCString(c, "flags");
-    addReplyKeySpecFlags(c, cmd);
-    if (cmd->key.first > 0) {
-        int lastkey = cmd->key.last >= 0 ? cmd->key.last - cmd->key.first : cmd->key.last;
-        addReplyBulkCString(c, "begin_search");
-        addReplyMapLen(c, 2);
-        addReplyBulkCString(c, "type");
+    addReplyFlagSet(c, keySpecFlagNames, ks->flags);
+    addReplyBulkCString(c, "begin_search");
+    addReplyMapLen(c, 2);
+    addReplyBulkCString(c, "type");
+    switch (ks->bs_type) {
+    case KSPEC_BS_INDEX:
         addReplyBulkCString(c, "index");
         addReplyBulkCString(c, "spec");
         addReplyMapLen(c, 1);
         addReplyBulkCString(c, "index");
-        addReplyLongLong(c, cmd->key.first);
-        addReplyBulkCString(c, "find_keys");
-        addReplyMapLen(c, 2);
-        addReplyBulkCString(c, "type");
-        addReplyBulkCString(c, "range");
+        addReplyLongLong(c, ks->bs_pos);
+        break;
+    case KSPEC_BS_KEYWORD:
+        addReplyBulkCString(c, "keyword");
         addReplyBulkCString(c, "spec");
-        addReplyMapLen(c, 3);
-        addReplyBulkCString(c, "lastkey");
-        addReplyLongLong(c, lastkey);
-        addReplyBulkCString(c, "keystep");
-        addReplyLongLong(c, cmd->key.step > 0 ? cmd->key.step : 1);
-        addReplyBulkCString(c, "limit");
-        addReplyLongLong(c, 0);
-    } else {
-        /* Keys found only by the command's own getkeys_proc. */
-        addReplyBulkCString(c, "begin_search");
         addReplyMapLen(c, 2);
-        addReplyBulkCString(c, "type");
+        addReplyBulkCString(c, "keyword");
+        addReplyBulkCBuffer(c, ks->bs_keyword, sdslen(ks->bs_keyword));
+        addReplyBulkCString(c, "startfrom");
+        addReplyLongLong(c, ks->bs_pos);
+        break;
+    case KSPEC_BS_UNKNOWN:
         addReplyBulkCString(c, "unknown");
         addReplyBulkCString(c, "spec");
         addReplyMapLen(c, 0);
-        addReplyBulkCString(c, "find_keys");
-        addReplyMapLen(c, 2);
-        addReplyBulkCString(c, "type");
-        addReplyBulkCString(c, "unknown");
-        addReplyBulkCString(c, "spec");
-        addReplyMapLen(c, 0);
+        break;
     }
+    static const char *range_fields[] = {"lastkey", "keystep", "limit"};
+    static const char *keynum_fields[] = {"keynumidx", "firstkey", "keystep"};
+    addReplyBulkCString(c, "find_keys");
+    addReplyMapLen(c, 2);
+    addReplyBulkCString(c, "type");
+    if (ks->fk_type == KSPEC_FK_UNKNOWN) {
+        addReplyBulkCString(c, "unknown");
+        addReplyBulkCString(c, "spec");
+        addReplyMapLen(c, 0);
+        return;
+    }
+    const char **fields = ks->fk_type == KSPEC_FK_RANGE ? range_fields : keynum_fields;
+    addReplyBulkCString(c, ks->fk_type == KSPEC_FK_RANGE ? "range" : "keynum");
+    addReplyBulkCString(c, "spec");
+    addReplyMapLen(c, 3);
+    for (int j = 0; j < 3; j++) {
+        addReplyBulkCString(c, fields[j]);
+        addReplyLongLong(c, ks->fk_args[j]);
+    }
+}
+
+static void addReplyCommandKeySpecs(client *c, struct serverCommand *cmd) {
+    addReplyArrayLen(c, cmd->num_key_specs);
+    for (int j = 0; j < cmd->num_key_specs; j++) addReplyKeySpec(c, &cmd->key_spec_list[j]);
+}
+
+/* Tips, as a set of status strings. */
+static void addReplyCommandTips(client *c, struct serverCommand *cmd) {
+    if (cmd->tips == NULL) {
+        addReplySetLen(c, 0);
+        return;
+    }
+    addReplyFlagWords(c, cmd->tips);
 }
 
 static int countSubcommands(struct serverCommand *cmd) {
@@ -527,10 +792,12 @@ static void addReplyCommandInfo(client *c, struct serverCommand *cmd) {
     addReplyArrayLen(c, 10);
     addReplyBulkCString(c, cmdName(cmd));
     addReplyLongLong(c, cmd->arity);
-    addReplyFlagSet(c, commandFlagNames, cmd->flags | (commandHasMovableKeys(cmd) ? CMD_MOVABLE_KEYS : 0));
-    addReplyLongLong(c, cmd->key.first);
-    addReplyLongLong(c, cmd->key.last);
-    addReplyLongLong(c, cmd->key.step);
+    int first, last, step;
+    int movable = commandLegacyKeyRange(cmd, &first, &last, &step);
+    addReplyFlagSet(c, commandFlagNames, (cmd->flags & ~CMD_MOVABLE_KEYS) | (movable ? CMD_MOVABLE_KEYS : 0));
+    addReplyLongLong(c, first);
+    addReplyLongLong(c, last);
+    addReplyLongLong(c, step);
     /* Categories are reported with their '@'. */
     uint64_t cat = commandGetAclCategories(cmd);
     void *len = addReplyDeferredLen(c);
@@ -544,7 +811,7 @@ static void addReplyCommandInfo(client *c, struct serverCommand *cmd) {
         }
     }
     setDeferredSetLen(c, len, n);
-    addReplySetLen(c, 0); /* Tips: none recorded in our table. */
+    addReplyCommandTips(c, cmd);
     addReplyCommandKeySpecs(c, cmd);
     addReplyArrayLen(c, countSubcommands(cmd));
     if (cmd->subcommands)
@@ -587,10 +854,11 @@ void commandInfoCommand(client *c) {
  * COMMAND DOCS
  * ------------------------------------------------------------------------- */
 
-/* Parses cmd's .args (and its subcommands') into arglist. On an error
- * prints it and exits: a bad table is a build mistake, not a runtime
- * condition. */
+/* Parses cmd's .args (and its subcommands') into arglist and attaches its
+ * key specs and tips. On an error prints it and exits: a bad table is a
+ * build mistake, not a runtime condition. */
 static void commandParseArgs(struct serverCommand *cmd) {
+    commandAttachMeta(cmd);
     if (cmd->args) {
         char err[512];
         if (cmdArgsParse(cmd->args, &cmd->arglist, &cmd->numargs, err, sizeof(err)) == -1) {
@@ -609,9 +877,9 @@ static void commandParseArgs(struct serverCommand *cmd) {
         for (struct serverCommand *sub = cmd->subcommands; sub->name; sub++) commandParseArgs(sub);
 }
 
-/* Parses the .args of every row of every table. Called once from main()
- * after serverPopulateCommandTable() (so names are complete); exits on a
- * syntax error. */
+/* Parses the .args, key specs and tips of every row of every table. Called
+ * once from main() after serverPopulateCommandTable() (so names are
+ * complete); exits on a syntax error. */
 void commandParseAllArgs(void) {
     for (int t = 0; serverCommandTables[t]; t++)
         for (struct serverCommand *cmd = serverCommandTables[t]; cmd->name; cmd++) commandParseArgs(cmd);
@@ -623,9 +891,11 @@ static void addReplyStatusFlag(client *c, int flags, int bit, const char *name, 
     (*n)++;
 }
 
-/* Replies an array of argument maps: name, type, key_spec_index (keys:
- * our single synthesised key spec), token, flags, nested arguments. */
-static void addReplyCommandArgs(client *c, cmdArg *args, int numargs) {
+/* Replies an array of argument maps: name, type, key_spec_index (keys: the
+ * first key argument is the first spec's, later ones the last spec's, as
+ * COMMAND GETKEYSANDFLAGS reports them), token, flags, nested arguments.
+ * *nkeys counts the key arguments met so far. */
+static void addReplyCommandArgs(client *c, struct serverCommand *cmd, cmdArg *args, int numargs, int *nkeys) {
     addReplyArrayLen(c, numargs);
     for (int j = 0; j < numargs; j++) {
         cmdArg *a = &args[j];
@@ -637,7 +907,7 @@ static void addReplyCommandArgs(client *c, cmdArg *args, int numargs) {
         addReplyBulkCString(c, cmdArgTypeName(a->type));
         if (a->type == CMDARG_KEY) {
             addReplyBulkCString(c, "key_spec_index");
-            addReplyLongLong(c, 0);
+            addReplyLongLong(c, (*nkeys)++ == 0 || cmd->num_key_specs == 0 ? 0 : cmd->num_key_specs - 1);
         }
         if (a->token) {
             addReplyBulkCString(c, "token");
@@ -654,7 +924,7 @@ static void addReplyCommandArgs(client *c, cmdArg *args, int numargs) {
         }
         if (a->subargs) {
             addReplyBulkCString(c, "arguments");
-            addReplyCommandArgs(c, a->subargs, a->numsubargs);
+            addReplyCommandArgs(c, cmd, a->subargs, a->numsubargs, nkeys);
         }
     }
 }
@@ -690,7 +960,8 @@ static void addReplyCommandDocs(client *c, struct serverCommand *cmd) {
     }
     if (cmd->numargs > 0) {
         addReplyBulkCString(c, "arguments");
-        addReplyCommandArgs(c, cmd->arglist, cmd->numargs);
+        int nkeys = 0;
+        addReplyCommandArgs(c, cmd, cmd->arglist, cmd->numargs, &nkeys);
     }
     if (cmd->subcommands) {
         addReplyBulkCString(c, "subcommands");

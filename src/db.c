@@ -957,7 +957,7 @@ struct serverCommand keyspaceCommands[] = {
     {.name = "dbsize", .proc = dbsizeCommand, .arity = 1, .flags = CMD_READONLY | CMD_FAST,
      .acl_categories = ACL_CATEGORY_KEYSPACE, .group = "server", .since = "1.0.0",
      .summary = "Returns the number of keys in the database.", .complexity = "O(1)"},
-    {.name = "select", .proc = selectCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE | CMD_FAST,
+    {.name = "select", .proc = selectCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE | CMD_FAST | CMD_ALLOW_BUSY,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "connection", .since = "1.0.0",
      .summary = "Changes the selected database.", .complexity = "O(1)",
      .args = "index"},

@@ -2195,18 +2195,21 @@ void clientHelpCommand(client *c) {
  * show them. */
 #define CLIENT_SUB_ADMIN(n, p, a, s, ...)                                                                         \
     CLIENT_SUB_FLAGS(n, p, a, CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, s, __VA_ARGS__)
+/* Subcommands about this connection only, allowed while a script is busy. */
+#define CLIENT_SUB_BUSY(n, p, a, s, ...)                                                                          \
+    CLIENT_SUB_FLAGS(n, p, a, CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL | CMD_ALLOW_BUSY, s, __VA_ARGS__)
 
 struct serverCommand clientSubcommands[] = {
     CLIENT_SUB_ADMIN("list", clientListCommand, -2, "Lists open connections.",
                      .args = "[TYPE client-type=<NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id:integer "
                              "[client-id:integer ...]]"),
     CLIENT_SUB("info", clientInfoCommand, 2, "Returns information about the connection."),
-    CLIENT_SUB("id", clientIdCommand, 2, "Returns the unique client ID of the connection."),
-    CLIENT_SUB("setname", clientSetnameCommand, 3, "Sets the connection name.",
-               .args = "connection-name"),
-    CLIENT_SUB("getname", clientGetnameCommand, 2, "Returns the name of the connection."),
-    CLIENT_SUB("setinfo", clientSetinfoCommand, 4, "Sets information specific to the client or connection.",
-               .args = "attr=<LIB-NAME libname | LIB-VER libver>"),
+    CLIENT_SUB_BUSY("id", clientIdCommand, 2, "Returns the unique client ID of the connection."),
+    CLIENT_SUB_BUSY("setname", clientSetnameCommand, 3, "Sets the connection name.",
+                    .args = "connection-name"),
+    CLIENT_SUB_BUSY("getname", clientGetnameCommand, 2, "Returns the name of the connection."),
+    CLIENT_SUB_BUSY("setinfo", clientSetinfoCommand, 4, "Sets information specific to the client or connection.",
+                    .args = "attr=<LIB-NAME libname | LIB-VER libver>"),
     CLIENT_SUB_ADMIN("kill", clientKillCommand, -3, "Terminates open connections.",
                      .args = "filter=<ip:port | new-format=<[ID client-id:integer] | [TYPE "
                              "client-type=<NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR "
@@ -2218,21 +2221,23 @@ struct serverCommand clientSubcommands[] = {
     CLIENT_SUB_ADMIN("unblock", clientUnblockCommand, -3,
                "Unblocks a client blocked by a blocking command from a different connection.",
                .args = "client-id:integer [unblock-type=[TIMEOUT | ERROR]]"),
-    CLIENT_SUB("reply", clientReplyCommand, 3, "Instructs the server whether to reply to commands.",
-               .args = "action=<ON | OFF | SKIP>"),
-    CLIENT_SUB_ADMIN("no-evict", clientNoEvictCommand, 3, "Sets the client eviction mode of the connection.",
-                     .args = "enabled=<ON | OFF>"),
-    CLIENT_SUB("no-touch", clientNoTouchCommand, 3,
+    CLIENT_SUB_FLAGS("reply", clientReplyCommand, 3,
+                     CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL | CMD_ALLOW_BUSY | CMD_NO_MULTI,
+                     "Instructs the server whether to reply to commands.", .args = "action=<ON | OFF | SKIP>"),
+    CLIENT_SUB_FLAGS("no-evict", clientNoEvictCommand, 3,
+                     CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL | CMD_ALLOW_BUSY,
+                     "Sets the client eviction mode of the connection.", .args = "enabled=<ON | OFF>"),
+    CLIENT_SUB_BUSY("no-touch", clientNoTouchCommand, 3,
                "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
                .args = "enabled=<ON | OFF>"),
     CLIENT_SUB("tracking", clientTrackingCommand, -3,
                "Controls server-assisted client-side caching for the connection.",
                .args = "status=<ON | OFF> [REDIRECT client-id:integer] [PREFIX prefix [prefix ...]] [BCAST] "
                        "[OPTIN] [OPTOUT] [NOLOOP]"),
-    CLIENT_SUB("caching", clientCachingCommand, 3,
+    CLIENT_SUB_BUSY("caching", clientCachingCommand, 3,
                "Instructs the server whether to track the keys in the next request.",
                .args = "mode=<YES | NO>"),
-    CLIENT_SUB("getredir", clientGetredirCommand, 2,
+    CLIENT_SUB_BUSY("getredir", clientGetredirCommand, 2,
                "Returns the client ID to which the connection's tracking notifications are redirected."),
     CLIENT_SUB("trackinginfo", clientTrackinginfoCommand, 2,
                "Returns information about server-assisted client-side caching for the connection."),

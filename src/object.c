@@ -851,16 +851,16 @@ struct serverCommand objectSubcommands[] = {
     {0},
 };
 
-#define MEMORY_SUB(n, p, a, s, cx)                                                                              \
-    {.name = n, .proc = p, .arity = a, .group = "server", .since = "4.0.0", .summary = s, .complexity = cx}
+#define MEMORY_SUB(n, p, a, f, s, cx)                                                                           \
+    {.name = n, .proc = p, .arity = a, .flags = f, .group = "server", .since = "4.0.0", .summary = s, .complexity = cx}
 
 struct serverCommand memorySubcommands[] = {
-    MEMORY_SUB("doctor", memoryDoctorCommand, 2, "Outputs a memory problems report.", "O(1)"),
-    MEMORY_SUB("malloc-stats", memoryMallocStatsCommand, 2, "Returns the allocator statistics.",
+    MEMORY_SUB("doctor", memoryDoctorCommand, 2, 0, "Outputs a memory problems report.", "O(1)"),
+    MEMORY_SUB("malloc-stats", memoryMallocStatsCommand, 2, CMD_LOADING, "Returns the allocator statistics.",
                "Depends on how much memory is allocated, could be slow"),
-    MEMORY_SUB("purge", memoryPurgeCommand, 2, "Asks the allocator to release memory.",
+    MEMORY_SUB("purge", memoryPurgeCommand, 2, CMD_LOADING, "Asks the allocator to release memory.",
                "Depends on how much memory is allocated, could be slow"),
-    MEMORY_SUB("stats", memoryStatsCommand, 2, "Returns details about memory usage.", "O(1)"),
+    MEMORY_SUB("stats", memoryStatsCommand, 2, 0, "Returns details about memory usage.", "O(1)"),
     {.name = "usage", .proc = memoryUsageCommand, .arity = -3, .flags = CMD_READONLY, .key = OBJECT_KEY,
      .group = "server", .since = "4.0.0", .summary = "Estimates the memory usage of a key.",
      .complexity = "O(N) where N is the number of samples.",

@@ -2236,10 +2236,12 @@ void replicationLoadedInfo(const char *key, const char *val) {
 
 struct serverCommand replicationCommands[] = {
     {.name = "sync", .proc = syncCommand, .arity = 1,
-     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI | CMD_NO_ASYNC_LOADING, .group = "server", .since = "1.0.0",
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI | CMD_NO_ASYNC_LOADING | CMD_STALE, .group = "server",
+     .since = "1.0.0",
      .summary = "An internal command used in replication.", .complexity = ""},
     {.name = "psync", .proc = syncCommand, .arity = -3,
-     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI | CMD_NO_ASYNC_LOADING, .group = "server", .since = "2.8.0",
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_MULTI | CMD_NO_ASYNC_LOADING | CMD_STALE, .group = "server",
+     .since = "2.8.0",
      .summary = "An internal command used in replication.", .complexity = "",
      .args = "replicationid offset:integer"},
     {.name = "replconf", .proc = replconfCommand, .arity = -1,
@@ -2254,7 +2256,7 @@ struct serverCommand replicationCommands[] = {
      .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE | CMD_NO_ASYNC_LOADING, .group = "server", .since = "1.0.0",
      .summary = "Sets a server as a replica of another, or promotes it to being a primary.", .complexity = "O(1)",
      .args = "host port"},
-    {.name = "wait", .proc = waitCommand, .arity = 3, .flags = 0,
+    {.name = "wait", .proc = waitCommand, .arity = 3, .flags = CMD_BLOCKING,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "generic", .since = "3.0.0",
      .summary = "Blocks until the asynchronous replication of all preceding write commands sent by the connection "
                 "is completed.",

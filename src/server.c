@@ -1375,7 +1375,7 @@ struct serverCommand connectionCommands[] = {
                                                               "the user",
      .args = "[username] password"},
     {.name = "client", .subcommands = clientSubcommands, .arity = -2,
-     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_SENTINEL, .acl_categories = 0, /* @slow only, as Valkey */
+     .flags = CMD_SENTINEL, .acl_categories = 0, /* @slow only, as Valkey */
      .group = "connection", .since = "2.4.0", .summary = "A container for client connection commands.",
      .complexity = "Depends on subcommand."},
     {0},

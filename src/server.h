@@ -373,6 +373,9 @@ struct serverCommand {
     /* Filled at run time. */
     struct cmdArg *arglist;     /* args parsed at start-up (commandParseAllArgs), for COMMAND DOCS. */
     int numargs;
+    struct keySpecDesc *key_spec_list; /* Valkey's key specs, parsed at start-up (cmdinfo.c), for COMMAND INFO. */
+    int num_key_specs;
+    const char *tips;           /* Space-separated COMMAND INFO tips, or NULL (cmdinfo.c). */
     sds fullname;               /* "config|get" for subcommands. */
     struct serverCommand *parent;
     dict *subcommands_dict;
