@@ -80,10 +80,12 @@ typedef struct {
     sds arg;
 } aclFirstArg;
 
-/* One key pattern laid out for the permission check: a flat array of
- * these is scanned per key, most rejected by their first byte. */
+/* One key pattern laid out for the permission check. A selector keeps them
+ * in one array grouped by the pattern's first byte (patterns that start
+ * with a wildcard in a last group), so a key is only tried against the
+ * patterns that can match its first byte. */
 typedef struct {
-    unsigned char perm, kind, first; /* ACL_PERM_*, PATTERN_*, pattern[0] when prefix_len > 0 */
+    unsigned char perm, kind; /* ACL_PERM_*, PATTERN_* */
     uint32_t prefix_len;
     const char *pattern; /* the aclKeyPattern's sds */
     size_t len;
@@ -96,6 +98,7 @@ typedef struct {
     list *patterns;                  /* aclKeyPattern * */
     aclPatternEntry *pvec;           /* patterns as an array; NULL: build at the next check */
     int pcount;
+    int *pgroup; /* pvec[pgroup[b]..pgroup[b+1]): patterns starting with byte b; b = 256: with a wildcard */
     list *channels;                  /* sds */
     sds rules;                       /* command rules after +@all / -@all, e.g. "+get -@hash" */
 } aclSelector;
@@ -288,6 +291,7 @@ static void selectorFree(void *p) {
     listRelease(s->firstargs);
     listRelease(s->patterns);
     zfree(s->pvec);
+    zfree(s->pgroup);
     listRelease(s->channels);
     sdsfree(s->rules);
     zfree(s);
@@ -439,7 +443,9 @@ static const char *selectorCommandRule(aclSelector *s, const char *op, size_t le
 /* Drops the pattern array: the next check rebuilds it from the list. */
 static void selectorPatternsChanged(aclSelector *s) {
     zfree(s->pvec);
+    zfree(s->pgroup);
     s->pvec = NULL;
+    s->pgroup = NULL;
     s->pcount = 0;
 }
 
@@ -818,41 +824,64 @@ static sds describeUser(user *u) {
  * Permission checks
  * ------------------------------------------------------------------------- */
 
+#define PATTERN_GROUPS 257 /* one per first byte, then the wildcard-first ones */
+
+static int patternGroup(const aclKeyPattern *kp) {
+    return kp->prefix_len ? (unsigned char)kp->pattern[0] : PATTERN_GROUPS - 1;
+}
+
 static void selectorBuildPatternArray(aclSelector *s) {
     s->pcount = (int)listLength(s->patterns);
     s->pvec = zmalloc(sizeof(aclPatternEntry) * (s->pcount ? s->pcount : 1));
+    s->pgroup = zcalloc(sizeof(int) * (PATTERN_GROUPS + 1));
     listIter li;
     listNode *ln;
+    /* A counting sort by group: sizes, then start offsets, then entries. */
     listRewind(s->patterns, &li);
-    for (int j = 0; (ln = listNext(&li)); j++) {
+    while ((ln = listNext(&li))) s->pgroup[patternGroup(listNodeValue(ln)) + 1]++;
+    for (int g = 0; g < PATTERN_GROUPS; g++) s->pgroup[g + 1] += s->pgroup[g];
+    int fill[PATTERN_GROUPS];
+    memcpy(fill, s->pgroup, sizeof(fill));
+    listRewind(s->patterns, &li);
+    while ((ln = listNext(&li))) {
         aclKeyPattern *kp = listNodeValue(ln);
-        aclPatternEntry *e = &s->pvec[j];
+        aclPatternEntry *e = &s->pvec[fill[patternGroup(kp)]++];
         e->perm = kp->perm;
         e->kind = kp->kind;
         e->prefix_len = kp->prefix_len;
-        e->first = kp->prefix_len ? (unsigned char)kp->pattern[0] : 0;
         e->pattern = kp->pattern;
         e->len = sdslen(kp->pattern);
     }
 }
 
-/* The hot path of a restricted user: one pass over the pattern array. */
-static int selectorKeyAllowed(aclSelector *s, const char *key, size_t len, int perm) {
-    if (s->flags & SELECTOR_ALLKEYS) return 1;
-    perm &= ACL_PERM_READ | ACL_PERM_WRITE;
-    if (!s->pvec) selectorBuildPatternArray(s);
-    for (int j = 0; j < s->pcount; j++) {
-        const aclPatternEntry *e = &s->pvec[j];
+/* Whether one of the patterns pvec[from..to) grants perm on the key. */
+static int patternsAllow(const aclPatternEntry *e, const aclPatternEntry *end, const char *key, size_t len,
+                         int perm) {
+    for (; e < end; e++) {
         if ((e->perm & perm) != perm) continue;
         if (len == 0 || e->kind == PATTERN_GLOB) {
             if (stringmatchlen(e->pattern, e->len, key, len, 0)) return 1;
             continue;
         }
         if (len < e->prefix_len) continue;
-        if (e->prefix_len && ((unsigned char)key[0] != e->first || memcmp(key, e->pattern, e->prefix_len))) continue;
+        if (e->prefix_len && memcmp(key, e->pattern, e->prefix_len)) continue;
         if (e->kind == PATTERN_PREFIX_STAR || len == e->prefix_len) return 1;
     }
     return 0;
+}
+
+/* The hot path of a restricted user: the patterns that start with the
+ * key's first byte, then those that start with a wildcard. */
+static int selectorKeyAllowed(aclSelector *s, const char *key, size_t len, int perm) {
+    if (s->flags & SELECTOR_ALLKEYS) return 1;
+    perm &= ACL_PERM_READ | ACL_PERM_WRITE;
+    if (!s->pvec) selectorBuildPatternArray(s);
+    const int *g = s->pgroup;
+    if (len > 0) {
+        unsigned char b = (unsigned char)key[0];
+        if (patternsAllow(s->pvec + g[b], s->pvec + g[b + 1], key, len, perm)) return 1;
+    }
+    return patternsAllow(s->pvec + g[PATTERN_GROUPS - 1], s->pvec + g[PATTERN_GROUPS], key, len, perm);
 }
 
 /* A PSUBSCRIBE pattern must be granted literally; a channel may match a

@@ -185,11 +185,11 @@ start_server {tags {"acl"}} {
         }
     }
 
-    test "Key patterns: literals, prefix*, globs and escapes match as glob patterns do" {
-        r acl setuser pat on >p +get ~exact ~pre:* {~g?b[0-9]*x} {~esc\*}
+    test "Key patterns: literals, prefix*, globs (also starting with a wildcard) and escapes match as glob patterns do" {
+        r acl setuser pat on >p +get ~exact ~pre:* {~g?b[0-9]*x} {~esc\*} {~?q*} ~e2
         set c [acl_client pat p]
         foreach {key ok} {exact 1 exactly 0 exac 0 pre: 1 pre:anything 1 pre 0 gab3x 1 gab3yyx 1 gb3x 0 gab3 0
-                          esc* 1 escx 0 {} 0} {
+                          esc* 1 escx 0 {} 0 e2 1 e 0 eq 1 zqzz 1 qz 0} {
             if {$ok} {
                 assert_equal {} [$c get $key]
             } else {
