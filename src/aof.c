@@ -40,7 +40,10 @@
  * executed by a fake client. A truncated last file loads with
  * aof-load-truncated yes (it is truncated to its last complete command);
  * anything else wrong stops the server with Valkey's messages pointing at
- * valkey-check-aof.
+ * valkey-check-aof. An AOF of Redis before 7.0 (the single file
+ * appendfilename in dir, maybe with an RDB preamble) found at start-up
+ * while the directory holds no AOF becomes the base of a new manifest,
+ * moved into the directory under its own name (aofUpgradeOldFile).
  *
  * Everything runs in the event loop except aofRewriteChildWrite (the
  * child) and the fsync thread, which only calls fsync/close/unlink on
@@ -1449,10 +1452,51 @@ static void aofOpenOnStartup(void) {
     aof.base_size = aof.current_size;
 }
 
+/* 1 when appendfilename in dir is an AOF of Redis before 7.0 (one file,
+ * maybe with an RDB preamble) that must become the base of the directory
+ * layout: the AOF directory has no AOF of its own (no manifest, or one
+ * listing nothing), or an upgrade was interrupted after the manifest naming
+ * the old file was written and before the file was moved. Otherwise an old
+ * file in dir is left alone, as Valkey does. */
+static int aofNeedsUpgrade(aofManifest *m) {
+    struct stat st;
+    if (stat(server.aof_filename, &st) == -1 || !S_ISREG(st.st_mode)) return 0;
+    if (listLength(m->incr) != 0) return 0;
+    if (m->base == NULL) return 1;
+    if (strcmp(m->base->name, server.aof_filename) != 0) return 0;
+    sds path = aofPath(server.aof_filename);
+    int moved = stat(path, &st) == 0;
+    sdsfree(path);
+    return !moved;
+}
+
+/* Makes the old single file the base of aof.manifest, keeping its name
+ * (seq 1): the manifest is written first, then the file is moved (not
+ * copied) into appenddirname, so that a crash in between is finished by
+ * the next start (aofNeedsUpgrade). Exits when either step fails. */
+static void aofUpgradeOldFile(void) {
+    aofManifest *m = aof.manifest;
+    if (m->base) aofInfoFree(m->base);
+    m->base = aofInfoCreate(sdsnew(server.aof_filename), 1, AOF_FILE_BASE);
+    m->base_seq = 1;
+    if (aofManifestPersist(m) != C_OK) exit(1);
+    sds path = aofPath(server.aof_filename);
+    if (rename(server.aof_filename, path) == -1) {
+        serverLog(LL_WARNING, "Error trying to move the old AOF file %s into dir %s: %s", server.aof_filename,
+                  server.aof_dirname, strerror(errno));
+        exit(1);
+    }
+    sdsfree(path);
+    aofFsyncDir();
+    serverLog(LL_NOTICE, "Successfully migrated an old-style AOF file (%s) into the AOF directory (%s).",
+              server.aof_filename, server.aof_dirname);
+}
+
 /* See aof.h. */
 void aofLoadOnStartup(void) {
     if (aofCreateDir() != C_OK) exit(1);
     aofLoadManifestFromDisk();
+    if (aofNeedsUpgrade(aof.manifest)) aofUpgradeOldFile();
     int ret = aofLoadFiles(aof.manifest);
     if (ret == AOF_FAILED || ret == AOF_OPEN_ERR) exit(1);
     server.dirty = 0;
