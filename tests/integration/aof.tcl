@@ -516,7 +516,7 @@ tags {"aof" "external:skip"} {
             assert {[clock milliseconds] - $start < 3000}
             $rd close
         }
-        test "... and 0 for replicas, which report no fsyncs (the wait times out)" {
+        test "... and 0 replicas when none is connected (the wait times out)" {
             assert_equal {1 0} [r waitaof 1 1 100]
         }
     }
