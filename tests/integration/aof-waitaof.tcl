@@ -89,7 +89,7 @@ tags {"aof" "repl" "needs:debug" "external:skip"} {
         set rdb [aof_read_file [file join [srv dir] dump.rdb]]
     }
 
-    start_server {overrides {appendonly no}} {
+    start_server {overrides {appendonly no tls-replication no}} {
         test "A replica without appendonly sends REPLCONF ACK <offset> without FACK" {
             set chan [waitaof_fake_primary $rdb]
             set ack [waitaof_next_ack $chan]
@@ -99,7 +99,7 @@ tags {"aof" "repl" "needs:debug" "external:skip"} {
         }
     }
 
-    start_server {overrides {appendonly yes appendfsync always}} {
+    start_server {overrides {appendonly yes appendfsync always tls-replication no}} {
         test "A replica with appendonly yes adds FACK: the replication offset its AOF fsynced" {
             set chan [waitaof_fake_primary $rdb]
             waitaof_rewrite_done 0 ;# the AOF starts over after the full sync
