@@ -26,6 +26,9 @@
  * no leaves it to the kernel. A failed write or fsync makes writes
  * refused with -MISCONF until a retry succeeds (aofCron); with always, a
  * failure ends the process, since an acknowledged write could be lost.
+ * Each fsync also records the replication offset it made durable: a
+ * replica reports it to its primary as REPLCONF ACK ... FACK, which the
+ * primary's WAITAOF counts.
  *
  * Rewriting (BGREWRITEAOF, auto-aof-rewrite-*, appendonly yes at run time):
  * the parent opens a new incr file (listed in the manifest at once) and a
