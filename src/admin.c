@@ -3,10 +3,11 @@
  * off) and the command table rows of the introspection subsystem.
  *
  * WAITAOF counts AOF fsyncs, locally (aof.c tells when every write made
- * before the command is fsynced) and on replicas (which do not report
- * their fsyncs to this server: that count stays 0). A wait that cannot be
- * satisfied yet blocks until it is, or its timeout (0 = forever, or
- * CLIENT UNBLOCK); aof.c answers the local waits it satisfies.
+ * before the command is fsynced) and on replicas (those with appendonly
+ * yes report the replication offset their AOF fsynced in REPLCONF ACK
+ * ... FACK, replication.c). A wait that cannot be satisfied yet blocks
+ * until it is, or its timeout (0 = forever, or CLIENT UNBLOCK); aof.c
+ * answers the waits it satisfies.
  * WAIT and ROLE live in replication.c.
  *
  * MONITOR turns a client into a passive listener: it is added to
@@ -34,6 +35,7 @@
 #include "aof.h"
 #include "blocked.h"
 #include "latency.h"
+#include "replication.h"
 #include "slowlog.h"
 
 /* TIME: [unix seconds, microseconds] as two bulk strings. */
@@ -80,12 +82,14 @@ static void waitaofCommand(client *c) {
     }
     c->woff = server.primary_repl_offset;
     c->aof_woff = aofWrittenOffset();
-    if ((numreplicas <= 0 && (numlocal <= 0 || aofLocalFsyncAcked(c))) || blockingDenied(c)) {
+    if (((numlocal <= 0 || aofLocalFsyncAcked(c)) && replicationCountAofAcks(c->woff) >= numreplicas) ||
+        blockingDenied(c)) {
         addReplyWaitAcks(c, BLOCKED_WAITAOF);
         return;
     }
     blockForKeys(c, BLOCKED_WAITAOF, NULL, 0, timeout);
     aofWaitingClientAdd(c);
+    if (numreplicas > 0) replicationRequestAck();
 }
 
 /* MONITOR: from now on, every command executed by anyone is streamed to c. */

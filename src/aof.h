@@ -78,13 +78,23 @@ size_t aofBufferLength(void);
 /* WAITAOF (admin.c). Offsets count the AOF's bytes since start-up: the
  * written one includes what is still buffered. aofLocalFsyncAcked is 1
  * when the AOF is on and fsynced up to c->aof_woff. A blocked WAITAOF
- * client joins the waiting list, which aofBeforeSleep() answers; freeClient
+ * client joins the waiting list, which aofBeforeSleep() answers (counting
+ * replicas' fsyncs at c->woff with replicationCountAofAcks); freeClient
  * must call aofForgetWaitingClient. */
 long long aofWrittenOffset(void);
 long long aofFsyncedOffset(void);
 int aofLocalFsyncAcked(struct client *c);
 void aofWaitingClientAdd(struct client *c);
 void aofForgetWaitingClient(struct client *c);
+
+/* A replica's side of WAITAOF (replication.c). aofFsyncedReplOffset is
+ * the replication offset its AOF has fsynced, sent to the primary as
+ * REPLCONF ACK <offset> FACK <that>; -1 while the AOF is off (no FACK, so
+ * the primary does not count this replica), 0 until the first base after
+ * appendonly yes is written. aofAckWhenFsynced: a GETACK arrived at
+ * reploff; one more ACK is sent once the AOF is fsynced up to there. */
+long long aofFsyncedReplOffset(void);
+void aofAckWhenFsynced(long long reploff);
 
 /* DEBUG LOADAOF (debug.c). */
 void debugLoadAofCommand(struct client *c);

@@ -375,6 +375,7 @@ static replClientData *replClientDataCreate(void) {
     replClientData *d = zcalloc(sizeof(*d));
     d->dbfd = -1;
     d->ack_time = server.unixtime;
+    d->aof_ack_off = -1; /* no FACK yet: not counted by WAITAOF, even at offset 0 */
     return d;
 }
 
@@ -618,6 +619,11 @@ void replconfCommand(client *c) {
             long long offset;
             if (getLongLongFromObject(val, &offset) != C_OK) return;
             if (offset > c->repl->ack_off) c->repl->ack_off = offset;
+            /* "FACK <offset>" (Valkey 7.2+): what its AOF has fsynced (WAITAOF). */
+            if (j + 3 < c->argc && !strcasecmp(c->argv[j + 2]->ptr, "fack")) {
+                if (getLongLongFromObject(c->argv[j + 3], &offset) != C_OK) return;
+                if (offset > c->repl->aof_ack_off) c->repl->aof_ack_off = offset;
+            }
             c->repl->ack_time = server.unixtime;
             if (c->repl->start_stream_on_ack && c->repl->state == REPLICA_STATE_ONLINE) {
                 c->repl->start_stream_on_ack = 0;
@@ -630,8 +636,12 @@ void replconfCommand(client *c) {
             replRdmaReadDone(c, val);
             return;
         } else if (!strcasecmp(opt, "getack")) {
-            /* From our primary, in the stream: answer with our offset. */
-            if (c->flags & CLIENT_PRIMARY) replicationSendAck();
+            /* From our primary, in the stream: answer with our offset, and
+             * again once the AOF has fsynced up to it (aof.c). */
+            if (c->flags & CLIENT_PRIMARY) {
+                replicationSendAck();
+                aofAckWhenFsynced(c->repl->reploff);
+            }
             return;
         } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only") ||
                    !strcasecmp(opt, "version") || !strcasecmp(opt, "rdb-channel")) {
@@ -1776,17 +1786,22 @@ void replicationPrimaryApplied(client *c) {
     }
 }
 
-/* REPLCONF ACK <offset> to our primary (every second, and on GETACK). */
+/* REPLCONF ACK <offset> [FACK <aof offset>] to our primary (every second,
+ * on GETACK, and after the fsync a GETACK waits for). FACK, the offset our
+ * AOF has fsynced, only with appendonly yes, as Valkey sends it. */
 void replicationSendAck(void) {
     client *c = repl.primary;
     if (c == NULL) return;
-    char off[32];
-    snprintf(off, sizeof(off), "%lld", c->repl->reploff);
+    long long fack = aofFsyncedReplOffset();
     c->flags |= CLIENT_PRIMARY_FORCE_REPLY;
-    addReplyArrayLen(c, 3);
+    addReplyArrayLen(c, fack == -1 ? 3 : 5);
     addReplyBulkCString(c, "REPLCONF");
     addReplyBulkCString(c, "ACK");
-    addReplyBulkCString(c, off);
+    addReplyBulkLongLong(c, c->repl->reploff);
+    if (fack != -1) {
+        addReplyBulkCString(c, "FACK");
+        addReplyBulkLongLong(c, fack);
+    }
     c->flags &= ~CLIENT_PRIMARY_FORCE_REPLY;
 }
 
@@ -1987,12 +2002,30 @@ static long replicasAckedAt(long long offset) {
     return n;
 }
 
+/* See replication.h. */
+long replicationCountAofAcks(long long offset) {
+    long n = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        if (r->repl->state == REPLICA_STATE_ONLINE && r->repl->aof_ack_off >= offset) n++;
+    }
+    return n;
+}
+
+/* See replication.h. */
+void replicationRequestAck(void) {
+    repl.get_ack_needed = 1;
+}
+
 /* See blocked.h: the reply of WAIT / WAITAOF, now or at the timeout. */
 void addReplyWaitAcks(client *c, int btype) {
     if (btype == BLOCKED_WAITAOF) {
         addReplyArrayLen(c, 2);
         addReplyLongLong(c, aofLocalFsyncAcked(c)); /* local AOF fsync (aof.c) */
-        addReplyLongLong(c, 0); /* replicas that fsynced: replicas do not report theirs */
+        addReplyLongLong(c, replicationCountAofAcks(c->woff)); /* replicas whose FACK reached it */
         return;
     }
     addReplyLongLong(c, replicasAckedAt(c->woff));

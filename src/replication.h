@@ -66,6 +66,7 @@ typedef struct replClientData {
     long long psync_initial_offset; /* offset its snapshot starts after */
     long long fed_offset;       /* stream offset its output buffer holds up to (see replicationFlushReplicas) */
     long long ack_off;          /* last REPLCONF ACK offset */
+    long long aof_ack_off;      /* last FACK offset: its AOF is fsynced up to here (WAITAOF) */
     time_t ack_time;            /* when it came (or when the replica attached) */
     int start_stream_on_ack;    /* after a streamed snapshot: no writes until the first ACK */
     struct replSnapshotMethod *method; /* what delivers its snapshot */
@@ -208,8 +209,12 @@ int replicasJoinSnapshot(replSnapshotMethod *m, long long offset, int max, clien
 void replicaPutOnline(client *c, int wait_first_ack);
 char *replicaName(client *c);
 
-/* REPLCONF ACK <offset> to our primary. */
+/* REPLCONF ACK <offset> [FACK <aof offset>] to our primary. */
 void replicationSendAck(void);
+/* WAITAOF (admin.c, aof.c): online replicas whose FACK reached offset;
+ * replicationRequestAck asks every replica for an ACK before sleeping. */
+long replicationCountAofAcks(long long offset);
+void replicationRequestAck(void);
 /* c, blocked in WAIT, is being freed. */
 void replicationForgetWaitingClient(client *c);
 

@@ -384,6 +384,122 @@ tags {"aof" "external:skip"} {
         assert_match "*the truncated file is not the last file*" $log
     }
 
+    # An AOF of Redis 6 and older: one file, appendfilename in dir.
+    set old_cmds {{SELECT 0} {set k1 v1} {rpush list a b c} {hset h f1 v1 f2 v2} {SELECT 3}
+                  {incrby n 7} {sadd s x y z} {zadd z 1 a 2 b} {SELECT 0} {set k2 v2} {del k1}}
+    start_server {overrides {save "" enable-debug-command yes}} {
+        foreach cmd $old_cmds { r {*}$cmd }
+        r select 0
+        set expected_digest [r debug digest]
+    }
+    set dir [tmp_path old-aof]
+    file mkdir $dir
+    aof_write [file join $dir appendonly.aof] [aof_resp {*}$old_cmds]
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+        test "An old single-file AOF in dir loads and is moved into appenddirname as the base of a new manifest" {
+            assert_equal $expected_digest [r debug digest]
+            assert_equal {a b c} [r lrange list 0 -1]
+            r select 3
+            assert_equal 7 [r get n]
+            r select 0
+            assert_equal 0 [file exists [file join $dir appendonly.aof]]
+            assert_equal {appendonly.aof appendonly.aof.1.incr.aof appendonly.aof.manifest} [aof_dir_files $dir]
+            assert_equal "file appendonly.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
+                [aof_manifest $dir]
+            assert_match "*Successfully migrated an old-style AOF file (appendonly.aof) into the AOF directory (appendonlydir).*" \
+                [aof_log]
+            r set k3 v3
+            set digest [r debug digest]
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+        test "... a restart loads it from the directory" {
+            assert_equal $digest [r debug digest]
+            assert_equal v3 [r get k3]
+            assert {![string match "*migrated*" [aof_log]]}
+        }
+        test "... and the first rewrite replaces the old file with a base of its own" {
+            r bgrewriteaof
+            wait_aof_rewrite_done
+            assert_equal "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" \
+                [aof_manifest $dir]
+            wait_for_condition 50 20 {[lsearch [aof_dir_files $dir] appendonly.aof] == -1} {
+                fail "the old file was not removed"
+            }
+            r debug loadaof
+            assert_equal $digest [r debug digest]
+        }
+    }
+
+    start_server {overrides {save "" enable-debug-command yes}} {
+        set sdir [srv dir]
+        rdb_fill_every_type r
+        r save
+        set rdb [aof_read [file join $sdir dump.rdb]]
+        r select 9
+        r set tail-key 1
+        r select 0
+        set expected_digest [r debug digest]
+        set expected_dump [rdb_dataset_dump r]
+    }
+    set dir [tmp_path old-aof-preamble]
+    file mkdir $dir
+    aof_write [file join $dir appendonly.aof] "$rdb[aof_resp {SELECT 9} {set tail-key 1}]"
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+        test "An old single-file AOF with an RDB preamble loads and is moved the same way" {
+            assert_equal $expected_digest [r debug digest]
+            assert_dumps_equal $expected_dump [rdb_dataset_dump r]
+            assert_equal "file appendonly.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
+                [aof_manifest $dir]
+            assert_equal 0 [file exists [file join $dir appendonly.aof]]
+            assert_match "*Reading RDB base file on AOF loading*" [aof_log]
+            r set after-upgrade 1
+            set digest [r debug digest]
+        }
+    }
+    start_server [list overrides [list dir $dir appendonly yes enable-debug-command yes]] {
+        test "... and a restart loads it from the directory" {
+            assert_equal $digest [r debug digest]
+        }
+    }
+
+    test "An upgrade interrupted after the manifest was written is finished at the next start" {
+        set dir [tmp_path old-aof-interrupted]
+        file mkdir [file join $dir appendonlydir]
+        aof_write [file join $dir appendonly.aof] [aof_resp {set k1 v1}]
+        aof_write [file join $dir appendonlydir appendonly.aof.manifest] "file appendonly.aof seq 1 type b\n"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal running $status
+        assert_match "*Successfully migrated an old-style AOF file*" $log
+        assert_equal 0 [file exists [file join $dir appendonly.aof]]
+        assert_equal [aof_resp {set k1 v1}] [aof_read [file join $dir appendonlydir appendonly.aof]]
+        assert_equal "file appendonly.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
+            [aof_manifest $dir]
+    }
+
+    set dir [tmp_path old-aof-both]
+    file mkdir $dir
+    aof_write [file join $dir appendonly.aof] [aof_resp {set old 1}]
+    aof_make_dir $dir [aof_resp {set new 1}]
+    start_server [list overrides [list dir $dir appendonly yes]] {
+        test "With an AOF directory of its own, an old file in dir is left alone" {
+            assert_equal 0 [r exists old]
+            assert_equal 1 [r get new]
+            assert_equal [aof_resp {set old 1}] [aof_read [file join $dir appendonly.aof]]
+            assert_equal "file appendonly.aof.1.incr.aof seq 1 type i\n" [aof_manifest $dir]
+            assert {![string match "*migrated*" [aof_log]]}
+        }
+    }
+
+    test "A manifest naming the old file, missing in both places, stops the server" {
+        set dir [tmp_path old-aof-missing]
+        file mkdir [file join $dir appendonlydir]
+        aof_write [file join $dir appendonlydir appendonly.aof.manifest] "file appendonly.aof seq 1 type b\n"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*appendonly.aof*No such file or directory*" $log
+    }
+
     start_server {overrides {appendonly yes appendfsync always}} {
         test "WAITAOF counts the local fsync: at once with appendfsync always" {
             r set w 1
@@ -400,7 +516,7 @@ tags {"aof" "external:skip"} {
             assert {[clock milliseconds] - $start < 3000}
             $rd close
         }
-        test "... and 0 for replicas, which report no fsyncs (the wait times out)" {
+        test "... and 0 replicas when none is connected (the wait times out)" {
             assert_equal {1 0} [r waitaof 1 1 100]
         }
     }
