@@ -41,6 +41,7 @@
 
 #include "log.h"
 #include "siphash.h"
+#include "util.h"
 #include "zmalloc.h"
 
 #define DICT_MIN_FILL 8          /* shrink when used * 8 <= size */
@@ -391,22 +392,16 @@ static inline void dictRehashStep(dict *d) {
     if (d->pauserehash == 0) dictRehash(d, 1);
 }
 
-static uint64_t dictMonotonicUs(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* Rehashes in batches of 100 buckets for about us microseconds (server
  * cron). Returns the number of buckets migrated (a multiple of 100, an
  * upper bound), 0 if not rehashing or paused. */
 int dictRehashMicroseconds(dict *d, uint64_t us) {
     if (d->pauserehash > 0) return 0;
-    uint64_t start = dictMonotonicUs();
+    uint64_t start = getMonotonicUs();
     int rehashes = 0;
     while (dictRehash(d, 100)) {
         rehashes += 100;
-        if (dictMonotonicUs() - start >= us) break;
+        if (getMonotonicUs() - start >= us) break;
     }
     return rehashes;
 }
