@@ -633,6 +633,11 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
         do {
             cursor = hashtableScan(o->ptr, cursor, scanSetMemberCallback, &data);
         } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count);
+    } else if (o && o->type == OBJ_HASH) {
+        listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* hashTypeScan() copies */
+        do {
+            cursor = hashTypeScan(o, cursor, data.keys, pairs);
+        } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count * (pairs ? 2 : 1));
     } else {
         dict *d = zskiplist ? zsetTypeDict(o) : (o ? o->ptr : c->db->dict);
         do {
