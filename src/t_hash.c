@@ -284,7 +284,7 @@ static void hashIterRelease(hashIter *it) {
 
 /* A new hashtable holding copies of every pair of the hash o (either
  * encoding), sized for at least size_hint fields. */
-static hashtable *hashTableCopyOf(robj *o, size_t size_hint) {
+static hashtable *hashCopyToHashtable(robj *o, size_t size_hint) {
     hashtable *ht = hashtableCreate(&hashHashtableType);
     unsigned long len = hashTypeLength(o);
     hashtableExpand(ht, size_hint > len ? size_hint : len);
@@ -305,7 +305,7 @@ static hashtable *hashTableCopyOf(robj *o, size_t size_hint) {
 /* Converts a listpack hash to a hashtable sized for size_hint fields. */
 void hashTypeConvertToHashtable(robj *o, size_t size_hint) {
     serverAssert(o->encoding == OBJ_ENCODING_LISTPACK);
-    hashtable *ht = hashTableCopyOf(o, size_hint);
+    hashtable *ht = hashCopyToHashtable(o, size_hint);
     lpFree(o->ptr);
     o->ptr = ht;
     o->encoding = OBJ_ENCODING_HT;
@@ -386,6 +386,12 @@ int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size
     int added = hashHashtableSet(o->ptr, sdsTempInit(&f, field, flen), value, vlen);
     sdsTempRelease(&f);
     return added;
+}
+
+/* hashTypeSet() of an sds field, which a hashtable looks up as it is. */
+static int hashTypeSetSds(robj *o, sds field, const char *value, size_t vlen) {
+    if (o->encoding == OBJ_ENCODING_HT) return hashHashtableSet(o->ptr, field, value, vlen);
+    return hashTypeSet(o, field, sdslen(field), value, vlen);
 }
 
 static int hashTypeSetObjects(robj *o, robj *field, robj *value) {
@@ -515,7 +521,7 @@ static robj *hashTypeDup(robj *o) {
         copy->encoding = OBJ_ENCODING_LISTPACK;
         return copy;
     }
-    copy = createObject(OBJ_HASH, hashTableCopyOf(o, 0));
+    copy = createObject(OBJ_HASH, hashCopyToHashtable(o, 0));
     copy->encoding = OBJ_ENCODING_HT;
     return copy;
 }
@@ -644,7 +650,7 @@ static void hincrbyCommand(client *c) {
     value += incr;
     char buf[LONG_STR_SIZE];
     int len = ll2string(buf, sizeof(buf), value);
-    hashTypeSet(o, field, sdslen(field), buf, len);
+    hashTypeSetSds(o, field, buf, len);
     addReplyLongLong(c, value);
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_HASH, "hincrby", c->argv[1], c->db->id);
@@ -677,7 +683,7 @@ static void hincrbyfloatCommand(client *c) {
     }
     char buf[MAX_LONG_DOUBLE_CHARS];
     int len = ld2string(buf, sizeof(buf), value, LD_STR_HUMAN);
-    hashTypeSet(o, field, sdslen(field), buf, len);
+    hashTypeSetSds(o, field, buf, len);
     addReplyBulkCBuffer(c, buf, len);
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_HASH, "hincrbyfloat", c->argv[1], c->db->id);
