@@ -192,6 +192,26 @@ start_server {tags {"hash"} overrides {enable-debug-command yes}} {
         assert_equal 8 [r hlen h]
     }
 
+    test "Values change length while the hashtable grows and rehashes" {
+        hash_create h hashtable {f0 a}
+        set cmds {}
+        for {set i 1} {$i < 3000} {incr i} { lappend cmds [list hset h "f$i" a] }
+        # Each new field comes with a longer value for an older one: the
+        # entry moves to a new block (and its slot) while buckets migrate.
+        for {set i 3000} {$i < 9000} {incr i} {
+            lappend cmds [list hset h "f$i" a "f[expr {$i - 3000}]" "value-$i"]
+        }
+        r_pipeline $cmds
+        assert_equal 9000 [r hlen h]
+        set bad {}
+        foreach {f v} [r hgetall h] {
+            set i [string range $f 1 end]
+            set want [expr {$i < 6000 ? "value-[expr {$i + 3000}]" : "a"}]
+            if {$v ne $want} { lappend bad $f $v }
+        }
+        set bad
+    } {}
+
     test "HMGET with missing fields and keys" {
         r del h
         r hset h a 1 b 2
