@@ -191,14 +191,18 @@ static int aofRewriteZset(rio *r, sds key, robj *o) {
 static int aofRewriteHash(rio *r, sds key, robj *o) {
     aofBatch b = {r, "HSET", key, 0, 0, 2};
     if (o->encoding == OBJ_ENCODING_LISTPACK) return aofRewriteLpPairs(r, &b, o->ptr, 0);
-    dict *d = o->ptr;
-    b.left = (long long)dictSize(d);
-    dictIterator *di = dictGetIterator(d);
-    dictEntry *de;
+    hashtable *ht = o->ptr;
+    b.left = (long long)hashtableSize(ht);
+    hashtableIterator hi;
+    hashtableInitIterator(&hi, ht, 0);
+    void *entry;
     int ok = 1;
-    while (ok && (de = dictNext(di)))
-        ok = aofBatchItem(&b) && aofWriteBulkSds(r, dictGetKey(de)) && aofWriteBulkSds(r, dictGetVal(de));
-    dictReleaseIterator(di);
+    while (ok && hashtableNext(&hi, &entry)) {
+        size_t vlen;
+        const char *value = hashTypeEntryValue(entry, &vlen);
+        ok = aofBatchItem(&b) && aofWriteBulkSds(r, hashTypeEntryField(entry)) && aofWriteBulk(r, value, vlen);
+    }
+    hashtableResetIterator(&hi);
     return ok;
 }
 

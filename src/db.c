@@ -623,7 +623,12 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     scanData data = {.keys = listCreate(), .with_values = pairs, .zset = zskiplist};
     long maxiterations = count > LONG_MAX / 10 ? LONG_MAX : count * 10; /* COUNT may be LONG_MAX */
     if (zskiplist) listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* scanCallback copies */
-    if (o && o->encoding != OBJ_ENCODING_HT && !zskiplist) {
+    if (o && o->type == OBJ_HASH && o->encoding == OBJ_ENCODING_HT) {
+        listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* hashTypeScan() copies */
+        do {
+            cursor = hashTypeScan(o, cursor, data.keys, pairs);
+        } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count * (pairs ? 2 : 1));
+    } else if (o && o->encoding != OBJ_ENCODING_HT && !zskiplist) {
         listSetFreeMethod(data.keys, (void (*)(void *))sdsfree); /* Copies, not borrowed. */
         if (o->type == OBJ_SET) setTypeCollectAll(o, data.keys);
         else if (o->type == OBJ_ZSET) zsetTypeCollectAll(o, data.keys, pairs);

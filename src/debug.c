@@ -263,8 +263,8 @@ static void debugHtstatsKey(client *c) {
     }
     int full = c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "full");
     char buf[4096];
-    if (o->type == OBJ_SET && o->encoding == OBJ_ENCODING_HT) {
-        hashtableGetStats(buf, sizeof(buf), o->ptr, full); /* sets are on hashtable.c */
+    if ((o->type == OBJ_SET || o->type == OBJ_HASH) && o->encoding == OBJ_ENCODING_HT) {
+        hashtableGetStats(buf, sizeof(buf), o->ptr, full); /* sets and hashes are on hashtable.c */
         addReplyVerbatim(c, buf, strlen(buf), "txt");
         return;
     }

@@ -148,17 +148,20 @@ static int rdbSaveHash(rio *r, robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK)
         return rdbSaveRawString(r, o->ptr, lpBytes(o->ptr)) == C_ERR ? C_ERR : C_OK;
     serverAssert(o->encoding == OBJ_ENCODING_HT);
-    dict *d = o->ptr;
-    if (rdbSaveLen(r, dictSize(d)) == C_ERR) return C_ERR;
-    dictIterator *di = dictGetIterator(d);
-    dictEntry *de;
+    hashtable *ht = o->ptr;
+    if (rdbSaveLen(r, hashtableSize(ht)) == C_ERR) return C_ERR;
+    hashtableIterator hi;
+    hashtableInitIterator(&hi, ht, 0);
+    void *entry;
     int ret = C_OK;
-    while (ret == C_OK && (de = dictNext(di)) != NULL) {
-        sds field = dictGetKey(de), value = dictGetVal(de);
-        if (rdbSaveRawString(r, field, sdslen(field)) == C_ERR || rdbSaveRawString(r, value, sdslen(value)) == C_ERR)
+    while (ret == C_OK && hashtableNext(&hi, &entry)) {
+        sds field = hashTypeEntryField(entry);
+        size_t vlen;
+        const char *value = hashTypeEntryValue(entry, &vlen);
+        if (rdbSaveRawString(r, field, sdslen(field)) == C_ERR || rdbSaveRawString(r, value, vlen) == C_ERR)
             ret = C_ERR;
     }
-    dictReleaseIterator(di);
+    hashtableResetIterator(&hi);
     return ret;
 }
 
@@ -511,7 +514,7 @@ static robj *rdbObjectFromListpack(unsigned char *lp, size_t size, int type, int
             setTypeConvert(o, OBJ_ENCODING_HT, len);
     } else if (type == OBJ_HASH) {
         if (len > server.hash_max_listpack_entries || maxlen > server.hash_max_listpack_value)
-            hashTypeConvertToDict(o, len);
+            hashTypeConvertToHashtable(o, len);
     } else if (len > server.zset_max_listpack_entries || maxlen > server.zset_max_listpack_value) {
         zsetConvert(o, OBJ_ENCODING_SKIPLIST);
     }

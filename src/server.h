@@ -1079,7 +1079,11 @@ void hashTypeInit(void);
 void hashTypeCollectAll(robj *hash, list *out, int with_values);
 robj *hashTypeCreateSized(size_t size_hint);
 unsigned long hashTypeLength(const robj *o);
-void hashTypeConvertToDict(robj *o, size_t size_hint);
+void hashTypeConvertToHashtable(robj *o, size_t size_hint);
+sds hashTypeEntryField(const void *entry);
+const char *hashTypeEntryValue(const void *entry, size_t *len);
+unsigned long hashTypeScan(robj *hash, unsigned long cursor, list *out, int with_values);
+robj *hashTypeGetValueObject(robj *o, const char *field, size_t flen);
 int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size_t vlen);
 
 /* t_zset.c */

@@ -50,21 +50,7 @@ static struct {
 
 /* The value of `field` in a hash, as a new string object, or NULL. */
 static robj *sortHashField(robj *hash, const char *field, size_t flen) {
-    if (hash->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = hash->ptr, *fp = lpFirst(lp);
-        if (fp) fp = lpFind(lp, fp, (const unsigned char *)field, flen, 1);
-        if (fp == NULL) return NULL;
-        unsigned int vlen;
-        long long ll;
-        unsigned char *v = lpGetValue(lpNext(lp, fp), &vlen, &ll);
-        return v ? createStringObject((char *)v, vlen) : createStringObjectFromLongLong(ll);
-    }
-    sds key = sdsnewlen(field, flen);
-    dictEntry *de = dictFind(hash->ptr, key);
-    sdsfree(key);
-    if (de == NULL) return NULL;
-    sds v = dictGetVal(de);
-    return createStringObject(v, sdslen(v));
+    return hashTypeGetValueObject(hash, field, flen);
 }
 
 /* Resolves pattern for element subst. Returns a new reference (caller

@@ -7,8 +7,9 @@
  *              (listpack.c), while there are at most hash-max-listpack-entries
  *              fields and no field or value is longer than
  *              hash-max-listpack-value bytes. Lookups are linear.
- *   HT         a dict mapping field to value (sds): each field is copied into
- *              its dict entry, which points at the value's own sds.
+ *   HT         a hashtable (hashtable.c) of entries that each hold a field
+ *              and its value in one allocation (layout below); OBJECT
+ *              ENCODING still calls it "hashtable".
  * A hash starts as a listpack and converts once, for good, when a write
  * would break either limit (HSET with more new pairs than the entry limit
  * converts before inserting). Deleting fields never converts back, as in
@@ -24,36 +25,102 @@
  * Valkey's events ("hset", "hdel", "hincrby", "hincrbyfloat", and "del"
  * when the last field goes). HINCRBYFLOAT is propagated as the HSET of its
  * result. objectMethods[OBJ_HASH] (free, size, dup,
- * digest) is registered by hashTypeInit(). */
+ * digest) is registered by hashTypeInit(); RDB, AOF rewrite and HSCAN read
+ * hashtable entries through hashTypeEntryField()/hashTypeEntryValue() and
+ * hashTypeScan(). */
 #include "server.h"
 #include "listpack.h"
 
 #include <math.h>
 
 /* ---------------------------------------------------------------------------
- * Hashtable encoding: dict type
+ * Hashtable encoding: one allocation per field
+ *
+ * An entry of a hashtable-encoded hash is a single block:
+ *
+ *   [sds header][field]\0[value length][value]\0
+ *
+ * The table holds a pointer to the field, a read-only sds built in place
+ * by sdsnewInBuffer(), so an entry is its own key: the table hashes and
+ * compares it with the sds functions and any sds is a lookup key. The
+ * value follows the field's terminator, its length stored in base 128,
+ * seven bits a byte, low bits first (one byte up to 127), so an 8-byte
+ * field with an 8-byte value takes 22 bytes. The value is not an sds:
+ * readers get its bytes and length (hashTypeEntryValue()). An update that
+ * keeps the value's length rewrites it in place; any other builds a new
+ * entry and swaps it into the same slot.
  * ------------------------------------------------------------------------- */
 
-static size_t hashDictFieldSize(const void *key) {
-    return sdsEmbeddedSize(sdslen((sds)key));
+static size_t hashVarintLen(size_t v) {
+    size_t n = 1;
+    while (v >= 128) {
+        v >>= 7;
+        n++;
+    }
+    return n;
 }
 
-static void *hashDictEmbedField(void *buf, const void *key) {
-    return sdsnewInBuffer(buf, key, sdslen((sds)key));
+static unsigned char *hashVarintWrite(unsigned char *p, size_t v) {
+    while (v >= 128) {
+        *p++ = (unsigned char)(v | 128);
+        v >>= 7;
+    }
+    *p++ = (unsigned char)v;
+    return p;
 }
 
-/* Fields are copied into their entries (the caller keeps the sds it
- * passes); values are sds owned by the dict. */
-static dictType hashDictType = {
+static const unsigned char *hashVarintRead(const unsigned char *p, size_t *v) {
+    size_t r = 0;
+    int shift = 0;
+    while (*p & 128) {
+        r |= (size_t)(*p++ & 127) << shift;
+        shift += 7;
+    }
+    *v = r | (size_t)*p++ << shift;
+    return p;
+}
+
+/* A new entry holding copies of field and value. */
+static sds hashEntryCreate(const char *field, size_t flen, const char *value, size_t vlen) {
+    size_t fsize = sdsEmbeddedSize(flen);
+    char *buf = zmalloc(fsize + hashVarintLen(vlen) + vlen + 1);
+    sds f = sdsnewInBuffer(buf, field, flen);
+    unsigned char *v = hashVarintWrite((unsigned char *)buf + fsize, vlen);
+    memcpy(v, value, vlen);
+    v[vlen] = '\0';
+    return f;
+}
+
+static void hashEntryFree(void *entry) {
+    zfree(sdsAllocPtr(entry));
+}
+
+static size_t hashEntryAllocSize(const void *entry) {
+    return zmalloc_size(sdsAllocPtr((const sds)entry));
+}
+
+/* The field of a hashtable hash's entry: an sds that lives as long as the
+ * entry; never free or grow it. Any context. */
+sds hashTypeEntryField(const void *entry) {
+    return (sds)entry;
+}
+
+/* The value of a hashtable hash's entry: its bytes (borrowed, valid while
+ * the entry is, followed by a NUL) and their number in *len. */
+const char *hashTypeEntryValue(const void *entry, size_t *len) {
+    sds f = (sds)entry;
+    return (const char *)hashVarintRead((const unsigned char *)f + sdslen(f) + 1, len);
+}
+
+/* The table owns its entries and frees them when it drops them. */
+static hashtableType hashHashtableType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
-    .valDestructor = dictSdsDestructor,
-    .embeddedKeySize = hashDictFieldSize,
-    .embedKey = hashDictEmbedField,
+    .entryDestructor = hashEntryFree,
 };
 
-/* Borrowed fields (no destructors): HRANDFIELD's scratch dict. */
-static dictType hashBorrowDictType = {
+/* Borrowed entries (no destructor): HRANDFIELD's scratch table. */
+static hashtableType hashBorrowHashtableType = {
     .hashFunction = dictSdsHash,
     .keyCompare = dictSdsKeyCompare,
 };
@@ -80,13 +147,6 @@ static sds hashItemToSds(const hashItem *h) {
     return sdsfromlonglong(h->ll);
 }
 
-/* The item as a temporary sds (a dict lookup key); release t after use. */
-static sds hashItemTempSds(const hashItem *h, sdsTemp *t) {
-    if (h->s) return sdsTempInit(t, h->s, h->len);
-    char buf[LONG_STR_SIZE];
-    return sdsTempInit(t, buf, ll2string(buf, sizeof(buf), h->ll));
-}
-
 static size_t hashItemLen(const hashItem *h) {
     return h->s ? h->len : sdigits10(h->ll);
 }
@@ -100,10 +160,27 @@ static void hashItemFromListpack(unsigned char *p, hashItem *h) {
     h->ll = s ? 0 : lval;
 }
 
-static void hashItemFromSds(sds s, hashItem *h) {
-    h->s = s;
-    h->len = sdslen(s);
-    h->ll = 0;
+/* The item's bytes: h's own, or the integer printed into buf. */
+static const char *hashItemBytes(const hashItem *h, char *buf, size_t *len) {
+    if (h->s) {
+        *len = h->len;
+        return h->s;
+    }
+    *len = (size_t)ll2string(buf, LONG_STR_SIZE, h->ll);
+    return buf;
+}
+
+/* Fills field and value (either may be NULL) from a hashtable entry. */
+static void hashItemsFromEntry(const void *entry, hashItem *field, hashItem *value) {
+    if (field) {
+        field->s = (const char *)entry;
+        field->len = sdslen((const sds)entry);
+        field->ll = 0;
+    }
+    if (value) {
+        value->s = hashTypeEntryValue(entry, &value->len);
+        value->ll = 0;
+    }
 }
 
 static unsigned long randomBelow(unsigned long n) {
@@ -119,7 +196,7 @@ static robj *hashTypeCreate(void) {
 
 unsigned long hashTypeLength(const robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) return lpLength(o->ptr) / 2;
-    if (o->encoding == OBJ_ENCODING_HT) return dictSize((const dict *)o->ptr);
+    if (o->encoding == OBJ_ENCODING_HT) return hashtableSize((const hashtable *)o->ptr);
     serverPanic("Unknown hash encoding");
 }
 
@@ -128,7 +205,7 @@ unsigned long hashTypeLength(const robj *o) {
  * loader, which knows the count up front). */
 robj *hashTypeCreateSized(size_t size_hint) {
     robj *o = hashTypeCreate();
-    if (size_hint > server.hash_max_listpack_entries) hashTypeConvertToDict(o, size_hint);
+    if (size_hint > server.hash_max_listpack_entries) hashTypeConvertToHashtable(o, size_hint);
     return o;
 }
 
@@ -139,40 +216,50 @@ static unsigned char *listpackFindField(unsigned char *lp, const char *field, si
     return lpFind(lp, first, (const unsigned char *)field, flen, 1);
 }
 
-/* Looks up field. Returns 1 and fills *value if present, else 0. */
-static int hashTypeGet(robj *o, const char *field, size_t flen, hashItem *value) {
+/* Looks up field (an sds: a hashtable looks it up as it is). Returns 1
+ * and fills *value if present, else 0. */
+static int hashTypeGet(robj *o, sds field, hashItem *value) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = listpackFindField(o->ptr, field, flen);
+        unsigned char *p = listpackFindField(o->ptr, field, sdslen(field));
         if (p == NULL) return 0;
         hashItemFromListpack(lpNext(o->ptr, p), value);
         return 1;
     }
-    sdsTemp key;
-    dictEntry *de = dictFind(o->ptr, sdsTempInit(&key, field, flen));
-    sdsTempRelease(&key);
-    if (de == NULL) return 0;
-    hashItemFromSds(dictGetVal(de), value);
+    void *entry;
+    if (!hashtableFind(o->ptr, field, &entry)) return 0;
+    hashItemsFromEntry(entry, NULL, value);
     return 1;
+}
+
+/* The value of field as a new string object (the caller owns it), or NULL
+ * if o has no such field. SORT's BY and GET patterns. */
+robj *hashTypeGetValueObject(robj *o, const char *field, size_t flen) {
+    hashItem v;
+    sdsTemp key;
+    int found = hashTypeGet(o, sdsTempInit(&key, field, flen), &v);
+    robj *value = NULL;
+    if (found) value = v.s ? createStringObject(v.s, v.len) : createStringObjectFromLongLong(v.ll);
+    sdsTempRelease(&key);
+    return value;
 }
 
 static int hashTypeExists(robj *o, sds field) {
     hashItem v;
-    return hashTypeGet(o, field, sdslen(field), &v);
+    return hashTypeGet(o, field, &v);
 }
 
 /* Iteration over field/value pairs; the hash must not change meanwhile. */
 typedef struct hashIter {
     robj *o;
-    unsigned char *fp; /* LISTPACK: next field entry */
-    dictIterator *di;  /* HT */
+    unsigned char *fp;    /* LISTPACK: next field entry */
+    hashtableIterator hi; /* HT */
 } hashIter;
 
 static void hashIterInit(hashIter *it, robj *o) {
     it->o = o;
     it->fp = NULL;
-    it->di = NULL;
     if (o->encoding == OBJ_ENCODING_LISTPACK) it->fp = lpFirst(o->ptr);
-    else it->di = dictGetIterator(o->ptr);
+    else hashtableInitIterator(&it->hi, o->ptr, 0);
 }
 
 /* Fills the next pair; returns 0 at the end. */
@@ -185,36 +272,42 @@ static int hashIterNext(hashIter *it, hashItem *field, hashItem *value) {
         it->fp = lpNext(it->o->ptr, vp);
         return 1;
     }
-    dictEntry *de = dictNext(it->di);
-    if (de == NULL) return 0;
-    hashItemFromSds(dictGetKey(de), field);
-    hashItemFromSds(dictGetVal(de), value);
+    void *entry;
+    if (!hashtableNext(&it->hi, &entry)) return 0;
+    hashItemsFromEntry(entry, field, value);
     return 1;
 }
 
 static void hashIterRelease(hashIter *it) {
-    if (it->di) dictReleaseIterator(it->di);
-    it->di = NULL;
+    if (it->o->encoding == OBJ_ENCODING_HT) hashtableResetIterator(&it->hi);
 }
 
-/* Converts a listpack hash to a hashtable sized for size_hint fields. */
-void hashTypeConvertToDict(robj *o, size_t size_hint) {
-    serverAssert(o->encoding == OBJ_ENCODING_LISTPACK);
-    dict *d = dictCreate(&hashDictType);
+/* A new hashtable holding copies of every pair of the hash o (either
+ * encoding), sized for at least size_hint fields. */
+static hashtable *hashCopyToHashtable(robj *o, size_t size_hint) {
+    hashtable *ht = hashtableCreate(&hashHashtableType);
     unsigned long len = hashTypeLength(o);
-    dictExpand(d, size_hint > len ? size_hint : len);
+    hashtableExpand(ht, size_hint > len ? size_hint : len);
     hashIter it;
     hashItem f, v;
     hashIterInit(&it, o);
     while (hashIterNext(&it, &f, &v)) {
-        sdsTemp field;
-        if (dictAdd(d, hashItemTempSds(&f, &field), hashItemToSds(&v)) != DICT_OK)
-            serverPanic("Listpack corruption detected: duplicate field in hash");
-        sdsTempRelease(&field);
+        char fbuf[LONG_STR_SIZE], vbuf[LONG_STR_SIZE];
+        size_t flen, vlen;
+        const char *field = hashItemBytes(&f, fbuf, &flen), *value = hashItemBytes(&v, vbuf, &vlen);
+        sds entry = hashEntryCreate(field, flen, value, vlen);
+        if (!hashtableAdd(ht, entry)) serverPanic("Listpack corruption detected: duplicate field in hash");
     }
     hashIterRelease(&it);
+    return ht;
+}
+
+/* Converts a listpack hash to a hashtable sized for size_hint fields. */
+void hashTypeConvertToHashtable(robj *o, size_t size_hint) {
+    serverAssert(o->encoding == OBJ_ENCODING_LISTPACK);
+    hashtable *ht = hashCopyToHashtable(o, size_hint);
     lpFree(o->ptr);
-    o->ptr = d;
+    o->ptr = ht;
     o->encoding = OBJ_ENCODING_HT;
 }
 
@@ -226,39 +319,43 @@ static void hashTypeTryConversion(robj *o, robj **argv, int first, int last) {
     if (o->encoding != OBJ_ENCODING_LISTPACK) return;
     size_t pairs = (size_t)(last - first + 1) / 2, total = 0;
     if (pairs > server.hash_max_listpack_entries) {
-        hashTypeConvertToDict(o, pairs);
+        hashTypeConvertToHashtable(o, pairs);
         return;
     }
     for (int j = first; j <= last; j++) {
         if (!sdsEncodedObject(argv[j])) continue;
         size_t len = sdslen(argv[j]->ptr);
         if (len > server.hash_max_listpack_value) {
-            hashTypeConvertToDict(o, 0);
+            hashTypeConvertToHashtable(o, 0);
             return;
         }
         total += len;
     }
-    if (!lpSafeToAdd(o->ptr, total)) hashTypeConvertToDict(o, 0);
+    if (!lpSafeToAdd(o->ptr, total)) hashTypeConvertToHashtable(o, 0);
 }
 
-/* hashTypeSet() on a hashtable: field (borrowed, copied into a new entry)
- * gets a copy of value. Returns 1 if the field is new. */
-static int hashDictSet(dict *d, sds field, const char *value, size_t vlen) {
-    dictEntry *existing;
-    dictEntry *de = dictAddRaw(d, field, &existing);
-    if (de) {
-        dictSetVal(d, de, sdsnewlen(value, vlen));
+/* hashTypeSet() on a hashtable: field (borrowed) gets a copy of value, in
+ * a new entry if the field is new (then returns 1) or if the value's
+ * length changes (the new entry takes the old one's slot). */
+static int hashHashtableSet(hashtable *ht, sds field, const char *value, size_t vlen) {
+    hashtablePosition pos;
+    void *existing;
+    if (hashtableFindPositionForInsert(ht, field, &pos, &existing)) {
+        hashtableInsertAtPosition(ht, hashEntryCreate(field, sdslen(field), value, vlen), &pos);
         return 1;
     }
-    sds old = dictGetVal(existing);
-    if (sdslen(old) == vlen) {
-        /* Same length: a new copy would get the same allocation, so the
-         * bytes are overwritten in place (memmove: value may be old). */
-        memmove(old, value, vlen);
+    size_t oldlen;
+    char *old = (char *)hashTypeEntryValue(existing, &oldlen);
+    if (oldlen == vlen) {
+        memmove(old, value, vlen); /* memmove: value may be the old one */
         return 0;
     }
-    sdsfree(old);
-    dictSetVal(d, existing, sdsnewlen(value, vlen));
+    sds f = existing;
+    sds entry = hashEntryCreate(f, sdslen(f), value, vlen);
+    void **ref = hashtableFindRef(ht, field);
+    serverAssert(ref != NULL && *ref == existing);
+    *ref = entry;
+    hashEntryFree(existing);
     return 0;
 }
 
@@ -268,7 +365,7 @@ static int hashDictSet(dict *d, sds field, const char *value, size_t vlen) {
 int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size_t vlen) {
     if (o->encoding == OBJ_ENCODING_LISTPACK &&
         (flen > server.hash_max_listpack_value || vlen > server.hash_max_listpack_value))
-        hashTypeConvertToDict(o, 0);
+        hashTypeConvertToHashtable(o, 0);
 
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         unsigned char *lp = o->ptr;
@@ -281,21 +378,27 @@ int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size
         lp = lpAppend(lp, (const unsigned char *)field, flen);
         lp = lpAppend(lp, (const unsigned char *)value, vlen);
         o->ptr = lp;
-        if (hashTypeLength(o) > server.hash_max_listpack_entries) hashTypeConvertToDict(o, 0);
+        if (hashTypeLength(o) > server.hash_max_listpack_entries) hashTypeConvertToHashtable(o, 0);
         return 1;
     }
 
     sdsTemp f;
-    int added = hashDictSet(o->ptr, sdsTempInit(&f, field, flen), value, vlen);
+    int added = hashHashtableSet(o->ptr, sdsTempInit(&f, field, flen), value, vlen);
     sdsTempRelease(&f);
     return added;
 }
 
+/* hashTypeSet() of an sds field, which a hashtable looks up as it is. */
+static int hashTypeSetSds(robj *o, sds field, const char *value, size_t vlen) {
+    if (o->encoding == OBJ_ENCODING_HT) return hashHashtableSet(o->ptr, field, value, vlen);
+    return hashTypeSet(o, field, sdslen(field), value, vlen);
+}
+
 static int hashTypeSetObjects(robj *o, robj *field, robj *value) {
-    /* The common case: a hashtable and text arguments, whose sds the dict
-     * can read (and copy into a new entry) as it is. */
+    /* The common case: a hashtable and text arguments, whose sds the table
+     * can look up (and copy into a new entry) as it is. */
     if (o->encoding == OBJ_ENCODING_HT && sdsEncodedObject(field) && sdsEncodedObject(value))
-        return hashDictSet(o->ptr, field->ptr, value->ptr, sdslen(value->ptr));
+        return hashHashtableSet(o->ptr, field->ptr, value->ptr, sdslen(value->ptr));
     robj *f = getDecodedObject(field), *v = getDecodedObject(value);
     int added = hashTypeSet(o, f->ptr, sdslen(f->ptr), v->ptr, sdslen(v->ptr));
     decrRefCount(f);
@@ -311,7 +414,7 @@ static int hashTypeDelete(robj *o, sds field) {
         o->ptr = lpDeleteRangeWithEntry(o->ptr, &p, 2);
         return 1;
     }
-    return dictDelete(o->ptr, field) == DICT_OK;
+    return hashtableDelete(o->ptr, field);
 }
 
 /* Fills a uniformly chosen pair of a non-empty hash. */
@@ -322,9 +425,9 @@ static void hashTypeRandom(robj *o, hashItem *field, hashItem *value) {
         hashItemFromListpack(lpNext(o->ptr, fp), value);
         return;
     }
-    dictEntry *de = dictGetFairRandomKey(o->ptr);
-    hashItemFromSds(dictGetKey(de), field);
-    hashItemFromSds(dictGetVal(de), value);
+    void *entry;
+    hashtableFairRandomEntry(o->ptr, &entry);
+    hashItemsFromEntry(entry, field, value);
 }
 
 /* Appends every field (and, with with_values, each field's value right
@@ -339,6 +442,30 @@ void hashTypeCollectAll(robj *hash, list *out, int with_values) {
         if (with_values) listAddNodeTail(out, hashItemToSds(&v));
     }
     hashIterRelease(&it);
+}
+
+typedef struct hashScanData {
+    list *out;
+    int with_values;
+} hashScanData;
+
+static void hashScanCallback(void *privdata, void *entry) {
+    hashScanData *data = privdata;
+    hashItem f, v;
+    hashItemsFromEntry(entry, &f, &v);
+    listAddNodeTail(data->out, hashItemToSds(&f));
+    if (data->with_values) listAddNodeTail(data->out, hashItemToSds(&v));
+}
+
+/* One step of HSCAN over a hashtable-encoded hash: appends the fields
+ * (and, with with_values, each one's value after it) found at cursor to
+ * out as new sds strings, and returns the next cursor (0: done). Same
+ * guarantee as hashtableScan(): every field present for the whole scan is
+ * returned at least once. Event loop (db.c's scanGenericCommand()). */
+unsigned long hashTypeScan(robj *hash, unsigned long cursor, list *out, int with_values) {
+    serverAssert(hash->encoding == OBJ_ENCODING_HT);
+    hashScanData data = {out, with_values};
+    return hashtableScan(hash->ptr, cursor, hashScanCallback, &data);
 }
 
 /* Looks the key up for writing; creates (and adds) an empty hash when it
@@ -358,31 +485,32 @@ static robj *hashTypeLookupWriteOrCreate(client *c, robj *key) {
  * ------------------------------------------------------------------------- */
 
 static size_t hashTypeFreeEffort(robj *o) {
-    return o->encoding == OBJ_ENCODING_HT ? dictSize((dict *)o->ptr) : 1;
+    return o->encoding == OBJ_ENCODING_HT ? hashtableSize((hashtable *)o->ptr) : 1;
 }
 
 static void hashTypeFree(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
-    else if (o->encoding == OBJ_ENCODING_HT) dictRelease(o->ptr);
+    else if (o->encoding == OBJ_ENCODING_HT) hashtableRelease(o->ptr);
     else serverPanic("Unknown hash encoding");
 }
 
-/* Bytes used by the value; hashtables sample up to sample_size pairs. */
+/* Bytes used by the value (robj header excluded). Hashtables are sampled:
+ * the average entry of up to sample_size fields times the field count. */
 static size_t hashTypeMemory(robj *o, size_t sample_size) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(o->ptr);
-    dict *d = o->ptr;
-    size_t total = dictTablesMemUsage(d);
-    if (dictSize(d) == 0) return total;
-    if (sample_size == 0) return dictMemUsage(d);
-    dictIterator *di = dictGetIterator(d);
-    dictEntry *de;
+    hashtable *ht = o->ptr;
+    size_t total = hashtableMemUsage(ht);
+    if (hashtableSize(ht) == 0 || sample_size == 0) return total;
+    hashtableIterator hi;
+    hashtableInitIterator(&hi, ht, 0);
+    void *entry;
     size_t sampled = 0, bytes = 0;
-    while (sampled < sample_size && (de = dictNext(di)) != NULL) {
-        bytes += dictEntryMemUsage(de) + sdsAllocSize(dictGetVal(de)); /* the field is inside the entry */
+    while (sampled < sample_size && hashtableNext(&hi, &entry)) {
+        bytes += hashEntryAllocSize(entry);
         sampled++;
     }
-    dictReleaseIterator(di);
-    return total + (size_t)((double)bytes / sampled * dictSize(d));
+    hashtableResetIterator(&hi);
+    return total + (size_t)((double)bytes / sampled * hashtableSize(ht));
 }
 
 /* Deep copy with the same encoding (COPY). */
@@ -393,18 +521,7 @@ static robj *hashTypeDup(robj *o) {
         copy->encoding = OBJ_ENCODING_LISTPACK;
         return copy;
     }
-    dict *d = dictCreate(&hashDictType);
-    dictExpand(d, dictSize((dict *)o->ptr));
-    hashIter it;
-    hashItem f, v;
-    hashIterInit(&it, o);
-    while (hashIterNext(&it, &f, &v)) {
-        sdsTemp field;
-        dictAdd(d, hashItemTempSds(&f, &field), hashItemToSds(&v));
-        sdsTempRelease(&field);
-    }
-    hashIterRelease(&it);
-    copy = createObject(OBJ_HASH, d);
+    copy = createObject(OBJ_HASH, hashCopyToHashtable(o, 0));
     copy->encoding = OBJ_ENCODING_HT;
     return copy;
 }
@@ -517,7 +634,7 @@ static void hincrbyCommand(client *c) {
     if (o == NULL) return;
     sds field = c->argv[2]->ptr;
     hashItem cur;
-    if (hashTypeGet(o, field, sdslen(field), &cur)) {
+    if (hashTypeGet(o, field, &cur)) {
         if (cur.s == NULL) {
             value = cur.ll;
         } else if (!string2ll(cur.s, cur.len, &value)) {
@@ -533,7 +650,7 @@ static void hincrbyCommand(client *c) {
     value += incr;
     char buf[LONG_STR_SIZE];
     int len = ll2string(buf, sizeof(buf), value);
-    hashTypeSet(o, field, sdslen(field), buf, len);
+    hashTypeSetSds(o, field, buf, len);
     addReplyLongLong(c, value);
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_HASH, "hincrby", c->argv[1], c->db->id);
@@ -551,7 +668,7 @@ static void hincrbyfloatCommand(client *c) {
     if (o == NULL) return;
     sds field = c->argv[2]->ptr;
     hashItem cur;
-    if (hashTypeGet(o, field, sdslen(field), &cur)) {
+    if (hashTypeGet(o, field, &cur)) {
         if (cur.s == NULL) {
             value = cur.ll;
         } else if (!string2ld(cur.s, cur.len, &value)) {
@@ -566,7 +683,7 @@ static void hincrbyfloatCommand(client *c) {
     }
     char buf[MAX_LONG_DOUBLE_CHARS];
     int len = ld2string(buf, sizeof(buf), value, LD_STR_HUMAN);
-    hashTypeSet(o, field, sdslen(field), buf, len);
+    hashTypeSetSds(o, field, buf, len);
     addReplyBulkCBuffer(c, buf, len);
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_HASH, "hincrbyfloat", c->argv[1], c->db->id);
@@ -586,7 +703,7 @@ static void hincrbyfloatCommand(client *c) {
 
 static void addReplyFieldValue(client *c, robj *o, sds field) {
     hashItem v;
-    if (o && hashTypeGet(o, field, sdslen(field), &v)) addReplyHashItem(c, &v);
+    if (o && hashTypeGet(o, field, &v)) addReplyHashItem(c, &v);
     else addReplyNull(c);
 }
 
@@ -614,7 +731,7 @@ static void hstrlenCommand(client *c) {
     if (o == NULL || checkType(c, o, OBJ_HASH)) return;
     sds field = c->argv[2]->ptr;
     hashItem v;
-    addReplyLongLong(c, hashTypeGet(o, field, sdslen(field), &v) ? (long long)hashItemLen(&v) : 0);
+    addReplyLongLong(c, hashTypeGet(o, field, &v) ? (long long)hashItemLen(&v) : 0);
 }
 
 static void hexistsCommand(client *c) {
@@ -733,32 +850,35 @@ static void hrandfieldWithCountCommand(client *c, long l, int withvalues) {
         return;
     }
 
-    /* Hashtable: distinct picks collected in a scratch dict that borrows the
-     * hash's fields and values. Near the full size, copy all and drop
-     * random ones instead of drawing until enough distinct ones appear. */
-    dict *d = o->ptr;
-    dict *pick = dictCreate(&hashBorrowDictType);
-    dictExpand(pick, count * 3 > size ? size : count);
-    dictEntry *de;
+    /* Hashtable: distinct picks collected in a scratch table that borrows
+     * the hash's entries. Near the full size, copy all and drop random ones
+     * instead of drawing until enough distinct ones appear. */
+    hashtable *ht = o->ptr;
+    hashtable *pick = hashtableCreate(&hashBorrowHashtableType);
+    hashtableExpand(pick, count * 3 > size ? size : count);
+    hashtableIterator hi;
+    void *entry;
     if (count * 3 > size) {
-        dictIterator *di = dictGetIterator(d);
-        while ((de = dictNext(di)) != NULL) dictAdd(pick, dictGetKey(de), dictGetVal(de));
-        dictReleaseIterator(di);
-        while (dictSize(pick) > count) dictDelete(pick, dictGetKey(dictGetFairRandomKey(pick)));
+        hashtableInitIterator(&hi, ht, 0);
+        while (hashtableNext(&hi, &entry)) hashtableAdd(pick, entry);
+        hashtableResetIterator(&hi);
+        while (hashtableSize(pick) > count) {
+            hashtableFairRandomEntry(pick, &entry);
+            hashtableDelete(pick, entry);
+        }
     } else {
-        while (dictSize(pick) < count) {
-            de = dictGetFairRandomKey(d);
-            dictAdd(pick, dictGetKey(de), dictGetVal(de));
+        while (hashtableSize(pick) < count) {
+            hashtableFairRandomEntry(ht, &entry);
+            hashtableAdd(pick, entry);
         }
     }
-    dictIterator *di = dictGetIterator(pick);
-    while ((de = dictNext(di)) != NULL) {
-        hashItemFromSds(dictGetKey(de), &f);
-        hashItemFromSds(dictGetVal(de), &v);
+    hashtableInitIterator(&hi, pick, 0);
+    while (hashtableNext(&hi, &entry)) {
+        hashItemsFromEntry(entry, &f, &v);
         addReplyRandomPair(c, &f, &v, withvalues);
     }
-    dictReleaseIterator(di);
-    dictRelease(pick);
+    hashtableResetIterator(&hi);
+    hashtableRelease(pick);
 }
 
 /* HRANDFIELD key [count [WITHVALUES]] */

@@ -154,6 +154,64 @@ start_server {tags {"hash"} overrides {enable-debug-command yes}} {
         }
     }
 
+    test "Hashtable values of every length class survive updates, DUMP and reload" {
+        needs_debug
+        # 0, 1, 127 and 128, 16383 and 16384 bytes: where the length a
+        # hashtable entry stores in front of its value needs one more byte.
+        set lens {0 1 127 128 16383 16384 100000 5}
+        hash_create h hashtable {f0 x}
+        set i 0
+        foreach len $lens {
+            r hset h "f$i" [string repeat v $len]
+            incr i
+        }
+        # Every field moves through every other length (a new entry each
+        # time the length changes, in place when it stays).
+        foreach len $lens {
+            for {set j 0} {$j < $i} {incr j} {
+                r hset h "f$j" [string repeat [format %c [expr {97 + $j}]] $len]
+                assert_equal $len [r hstrlen h "f$j"]
+            }
+        }
+        r hset h f7 455 f3 5
+        r hincrby h f7 100
+        r hincrbyfloat h f3 0.5
+        assert_equal 555 [r hget h f7]
+        assert_equal 5.5 [r hget h f3]
+        for {set j 0} {$j < 7} {incr j} {
+            if {$j == 3} continue
+            assert_equal [string repeat [format %c [expr {97 + $j}]] 5] [r hget h "f$j"]
+        }
+        set digest [r debug digest-value h]
+        set dump [r dump h]
+        r del h2
+        r restore h2 0 $dump
+        assert_equal $digest [r debug digest-value h2]
+        r debug reload
+        assert_equal $digest [r debug digest-value h]
+        assert_equal 8 [r hlen h]
+    }
+
+    test "Values change length while the hashtable grows and rehashes" {
+        hash_create h hashtable {f0 a}
+        set cmds {}
+        for {set i 1} {$i < 3000} {incr i} { lappend cmds [list hset h "f$i" a] }
+        # Each new field comes with a longer value for an older one: the
+        # entry moves to a new block (and its slot) while buckets migrate.
+        for {set i 3000} {$i < 9000} {incr i} {
+            lappend cmds [list hset h "f$i" a "f[expr {$i - 3000}]" "value-$i"]
+        }
+        r_pipeline $cmds
+        assert_equal 9000 [r hlen h]
+        set bad {}
+        foreach {f v} [r hgetall h] {
+            set i [string range $f 1 end]
+            set want [expr {$i < 6000 ? "value-[expr {$i + 3000}]" : "a"}]
+            if {$v ne $want} { lappend bad $f $v }
+        }
+        set bad
+    } {}
+
     test "HMGET with missing fields and keys" {
         r del h
         r hset h a 1 b 2
@@ -516,6 +574,43 @@ start_server {tags {"hash"} overrides {enable-debug-command yes}} {
         }
     }
 
+    test "HSCAN returns every field present throughout while the hash grows and shrinks" {
+        r del h
+        set kept {}
+        for {set i 0} {$i < 200} {incr i} { lappend kept "k$i" "val$i" }
+        hash_create h hashtable $kept
+        set seen [dict create]
+        set added {}
+        set cursor 0
+        set round 0
+        while 1 {
+            set res [r hscan h $cursor count 10]
+            set cursor [lindex $res 0]
+            foreach {f v} [lindex $res 1] { dict set seen $f $v }
+            # Between two calls of the scan, bursts of other fields grow the
+            # table several sizes, then their removal shrinks it back.
+            if {$round % 10 < 5} {
+                set burst {}
+                for {set j 0} {$j < 600} {incr j} {
+                    lappend burst "x$round:$j" $j
+                    lappend added "x$round:$j"
+                }
+                r hset h {*}$burst
+            } elseif {[llength $added]} {
+                r hdel h {*}$added
+                set added {}
+            }
+            incr round
+            if {$cursor == 0} break
+        }
+        assert {$round > 10} "$round rounds"
+        set missing {}
+        foreach {f v} $kept {
+            if {![dict exists $seen $f] || [dict get $seen $f] ne $v} { lappend missing $f }
+        }
+        set missing
+    } {}
+
     test "HSCAN errors and missing keys" {
         r del h
         r hset h a 1
@@ -571,6 +666,29 @@ start_server {tags {"hash"} overrides {enable-debug-command yes}} {
         for {set i 0} {$i < 1000} {incr i} { r hset big "field:$i" "value:$i" }
         assert_range [r memory usage big] 40000 800000
         assert {[r memory usage big samples 0] > 0}
+    }
+
+    # Our hashtable encoding's own figure (Redis 7.0 spends about 72 bytes).
+    tags {valkey-only} {
+        test "A hashtable hash costs under 48 bytes per short field and value, and shrinks" {
+            r del h
+            set batch {}
+            for {set i 0} {$i < 20000} {incr i} {
+                lappend batch [format "f%07d" $i] [format "v%07d" $i]
+                if {[llength $batch] == 2000} { r hset h {*}$batch; set batch {} }
+            }
+            assert_encoding hashtable h
+            # Field and value share one 32-byte block, plus the field's share
+            # of 64-byte buckets of seven slots, at most 77% full.
+            set per [expr {[r memory usage h samples 0] / 20000.0}]
+            assert {$per < 48} "$per bytes per field"
+            assert_match "*buckets: * of 7 entries*" [r debug htstats-key h]
+            for {set i 0} {$i < 19900} {incr i} { lappend batch [format "f%07d" $i] }
+            r hdel h {*}$batch
+            assert_equal 100 [r hlen h]
+            assert {[r memory usage h samples 0] < 8000}
+            assert_equal v0019999 [r hget h f0019999]
+        }
     }
 
     # ------------------------------------------------------------ randomized
