@@ -19,7 +19,11 @@
  * primary answers +CONTINUE and sends the missing bytes (partial resync);
  * otherwise +FULLRESYNC <replid> <offset>, then a snapshot of the dataset
  * as it was at <offset>, then the stream from there. Replicas that ask
- * while a snapshot is starting share it.
+ * while a snapshot is starting share it. A primary that answers PSYNC
+ * with an error it does not mean as "later" (-LOADING, -NOMASTERLINK,
+ * -BUSY) predates PSYNC: the replica asks again with SYNC on the same
+ * link and gets the snapshot alone, with no replication id; its offset
+ * starts at -1 and it sends that primary no ACKs (CLIENT_PRE_PSYNC).
  *
  * How the snapshot reaches a replica is a replSnapshotMethod:
  *   disk    the child writes dbfilename; the parent sends the file with a
@@ -1262,41 +1266,88 @@ static int sendPsync(connection *conn) {
 static void readSyncBulkPayload(connection *conn);
 static void replicationContinueWith(connection *conn, const char *newid);
 
-/* The reply to PSYNC. Returns C_OK if the link goes on (transfer or
- * stream), C_ERR to retry later. */
-static int handlePsyncReply(connection *conn, sds reply) {
+/* What the primary's reply to PSYNC means for the handshake. */
+typedef enum {
+    PSYNC_REPLY_GO_ON,            /* +FULLRESYNC or +CONTINUE: the link goes on */
+    PSYNC_REPLY_TRY_LATER,        /* refused for now (loading, no link to its own primary, busy) */
+    PSYNC_REPLY_NOT_SUPPORTED,    /* any other error: a primary without PSYNC; ask with SYNC */
+    PSYNC_REPLY_FAILOVER_ABORTED, /* the failover target refused: the link is already closed */
+} psyncReply;
+
+/* The snapshot comes next on the link (REPL_STATE_TRANSFER, read by
+ * readSyncBulkPayload()); replid and offset name the point of history it
+ * holds. After SYNC there is none (replid NULL, offset -1): the dataset
+ * gets an empty replid and the offset starts at -1, as on Valkey's
+ * replica of a primary without PSYNC. */
+static void replicationExpectSnapshot(connection *conn, const char *replid, long long offset) {
+    memset(repl.new_replid, 0, sizeof(repl.new_replid));
+    if (replid) memcpy(repl.new_replid, replid, CONFIG_RUN_ID_SIZE);
+    repl.new_offset = offset;
+    repl.state = REPL_STATE_TRANSFER;
+    repl.transfer_size = -2; /* the "$" line is next */
+    repl.transfer_read = 0;
+    repl.header_len = 0;
+    repl.transfer_start = server.unixtime;
+    connSetReadHandler(conn, readSyncBulkPayload);
+}
+
+/* The reply to PSYNC, as Valkey's replica reads it: -NOMASTERLINK,
+ * -LOADING and -BUSY are transient (retried later with PSYNC: a SYNC now
+ * would leave the link without offsets for good); any other error means
+ * a primary that does not know PSYNC. During a failover anything but a
+ * resync aborts it. */
+static psyncReply handlePsyncReply(connection *conn, sds reply) {
+    int transient = !strncmp(reply, "-NOMASTERLINK", 13) || !strncmp(reply, "-LOADING", 8) ||
+                    !strncmp(reply, "-BUSY", 5);
+    int resync = !strncmp(reply, "+FULLRESYNC", 11) || !strncmp(reply, "+CONTINUE", 9);
+    if (repl.failover_state == FAILOVER_IN_PROGRESS && !resync) {
+        serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
+        failoverAbort("Failover target rejected psync request");
+        return PSYNC_REPLY_FAILOVER_ABORTED;
+    }
     if (!strncmp(reply, "+FULLRESYNC", 11)) {
         char *id = strchr(reply, ' ');
         char *off = id ? strchr(id + 1, ' ') : NULL;
         if (!id || !off || off - id - 1 != CONFIG_RUN_ID_SIZE) {
+            /* It knows PSYNC, so the snapshot follows; without an id the
+             * next PSYNC cannot continue this history. */
             serverLog(LL_WARNING, "Primary replied with wrong +FULLRESYNC syntax.");
-            return C_ERR;
+            replicationExpectSnapshot(conn, NULL, -1);
+            return PSYNC_REPLY_GO_ON;
         }
-        memcpy(repl.new_replid, id + 1, CONFIG_RUN_ID_SIZE);
-        repl.new_replid[CONFIG_RUN_ID_SIZE] = '\0';
-        repl.new_offset = strtoll(off + 1, NULL, 10);
+        long long offset = strtoll(off + 1, NULL, 10);
+        replicationExpectSnapshot(conn, id + 1, offset);
         serverLog(LL_NOTICE, "Full resync from primary: %s:%lld", repl.new_replid, repl.new_offset);
-        repl.state = REPL_STATE_TRANSFER;
-        repl.transfer_size = -2; /* the "$" line is next */
-        repl.transfer_read = 0;
-        repl.header_len = 0;
-        repl.transfer_start = server.unixtime;
-        connSetReadHandler(conn, readSyncBulkPayload);
-        return C_OK;
+        return PSYNC_REPLY_GO_ON;
     }
     if (!strncmp(reply, "+CONTINUE", 9)) {
         const char *newid = reply[9] == ' ' ? reply + 10 : NULL;
         serverLog(LL_NOTICE, "Successful partial resynchronization with primary.");
         replicationContinueWith(conn, newid);
-        return C_OK;
+        return PSYNC_REPLY_GO_ON;
     }
-    if (!strncmp(reply, "-NOMASTERLINK", 13) || !strncmp(reply, "-LOADING", 8)) {
+    if (transient) {
         serverLog(LL_NOTICE, "Primary is currently unable to PSYNC but should be in the future: %s", reply);
+        return PSYNC_REPLY_TRY_LATER;
+    }
+    if (strncmp(reply, "-ERR", 4))
+        serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
+    else
+        serverLog(LL_NOTICE, "Primary does not support PSYNC or is in error state (reply: %s)", reply);
+    return PSYNC_REPLY_NOT_SUPPORTED;
+}
+
+/* PSYNC was refused for good: the old protocol, "SYNC" on the same link,
+ * answered by the snapshot alone ("$<len>" or "$EOF:<mark>", no
+ * +FULLRESYNC line). Returns C_OK, or C_ERR if the write failed (logged). */
+static int replicationFallBackToSync(connection *conn) {
+    serverLog(LL_NOTICE, "Retrying with SYNC...");
+    if (connSyncWrite(conn, "SYNC\r\n", 6, REPL_SYNCIO_TIMEOUT_MS) == -1) {
+        serverLog(LL_WARNING, "I/O error writing to PRIMARY: %s", connGetLastError(conn));
         return C_ERR;
     }
-    serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
-    if (repl.failover_state == FAILOVER_IN_PROGRESS) failoverAbort("Failover target rejected psync request");
-    return C_ERR;
+    replicationExpectSnapshot(conn, NULL, -1);
+    return C_OK;
 }
 
 /* The handshake, one step per event: connected -> PING, then the replies
@@ -1366,7 +1417,14 @@ static void syncWithPrimary(connection *conn) {
     case REPL_STATE_RECEIVE_PSYNC_REPLY:
         if ((reply = readHandshakeReply(conn)) == NULL) goto error;
         if (reply[0] == '\0') break; /* a keepalive newline while the primary prepares */
-        if (handlePsyncReply(conn, reply) != C_OK) goto error;
+        switch (handlePsyncReply(conn, reply)) {
+        case PSYNC_REPLY_GO_ON: break;
+        case PSYNC_REPLY_TRY_LATER: goto error;
+        case PSYNC_REPLY_NOT_SUPPORTED:
+            if (replicationFallBackToSync(conn) != C_OK) goto error;
+            break;
+        case PSYNC_REPLY_FAILOVER_ABORTED: sdsfree(reply); return; /* the link is closed */
+        }
         break;
     default:
         serverLog(LL_WARNING, "syncWithPrimary(): unexpected state %d", repl.state);
@@ -1418,12 +1476,15 @@ static void replicationFinishFullSync(connection *conn, const char *leftover, si
     replicationClearReplid2();
     replicationCreateBacklog();
     client *p = replicationCreatePrimaryClient(conn, repl.stream_db >= 0 ? repl.stream_db : 0);
+    /* Offset -1: we asked with SYNC, so the primary knows neither offsets
+     * nor REPLCONF ACK (its error replies would land in our stream). */
+    if (repl.new_offset == -1) p->flags |= CLIENT_PRE_PSYNC;
     repl.transfer = NULL;
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Finished with success");
     aofRestartAfterFullSync(); /* the AOF starts over from the new dataset (aof.c) */
     /* A primary that streamed the snapshot waits for this first ACK
-     * before it sends the stream. */
-    replicationSendAck();
+     * before it sends the stream (one that streams knows ACKs). */
+    if (!(p->flags & CLIENT_PRE_PSYNC) || repl.transfer_size == -1) replicationSendAck();
     if (leftlen) {
         p->querybuf = sdscatlen(p->querybuf, leftover, leftlen);
         replicationPrimaryRead(p, leftover, leftlen);
@@ -1898,7 +1959,7 @@ static void replicationReplicaCron(void) {
         serverLog(LL_NOTICE, "Connecting to PRIMARY %s:%d", server.primary_host, server.primary_port);
         connectWithPrimary();
     }
-    if (repl.primary) replicationSendAck();
+    if (repl.primary && !(repl.primary->flags & CLIENT_PRE_PSYNC)) replicationSendAck();
 }
 
 /* Primary side of the cron: PINGs, keepalives, timeouts, the backlog's
@@ -1931,7 +1992,9 @@ static void replicationPrimaryCron(void) {
                 continue;
             }
         }
-        if (d->state == REPLICA_STATE_ONLINE && now - d->ack_time > server.repl_timeout) {
+        /* A replica that asked with SYNC never ACKs: no timeout for it. */
+        if (d->state == REPLICA_STATE_ONLINE && !(r->flags & CLIENT_PRE_PSYNC) &&
+            now - d->ack_time > server.repl_timeout) {
             serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", replicaName(r));
             freeClientAsync(r);
             continue;
