@@ -318,7 +318,9 @@ tags {repl external:skip rdma:skip:own-server} {
             r replicaof no one
         }
     }
+}
 
+tags {repl external:skip} {
     start_server {overrides {repl-timeout 1}} {
         test "A replica that asked with SYNC (it never ACKs) is not dropped at repl-timeout" {
             set s [repl_stream_attach]
