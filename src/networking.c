@@ -956,7 +956,9 @@ int writeToClient(client *c, int handler_installed) {
             zmalloc_used_memory() > server.maxmemory && !(c->flags & CLIENT_REPLICA))
             break;
     }
-    server.stat_net_output_bytes += totwritten;
+    /* The replication stream counts apart (total_net_repl_output_bytes). */
+    if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) server.stat_net_repl_output_bytes += totwritten;
+    else server.stat_net_output_bytes += totwritten;
     c->net_output_bytes += totwritten;
     if (totwritten > 0) {
         /* Our ACKs to the primary are no sign that the primary is alive:

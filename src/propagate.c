@@ -27,7 +27,9 @@
  * Cost: nothing is collected while propagationIsActive() is 0 (no replica
  * ever attached, or this server is a replica, and appendonly no); call() then pays
  * two predictable branches per command (the stream, and ops left by a
- * unit during which the stream went away). */
+ * unit during which the stream went away). While it is 1, a command run
+ * directly that is its unit's only op (most writes) is fed at once from
+ * its own argv, without being collected (propagateCallEnd()). */
 #include "propagate.h"
 
 #include "replication.h"
@@ -131,13 +133,20 @@ void propagatePendingCommands(void) {
     }
 }
 
-/* See propagate.h. */
+/* See propagate.h. The common case, a command run directly whose unit
+ * is that command alone, is fed at once from its own argv: collecting it
+ * as an op would only take references and drop them again. */
 void propagateCallEnd(client *c, long long dirty_before, int outermost) {
     uint64_t flags = c->flags;
     c->flags &= ~(CLIENT_PREVENT_PROP | CLIENT_FORCE_REPL);
     if (script_commands_off && (flags & CLIENT_SCRIPT)) flags |= CLIENT_PREVENT_PROP;
-    if (!(flags & CLIENT_PREVENT_PROP) && (server.dirty > dirty_before || (flags & CLIENT_FORCE_REPL)))
+    if (!(flags & CLIENT_PREVENT_PROP) && (server.dirty > dirty_before || (flags & CLIENT_FORCE_REPL))) {
+        if (outermost && propagate_pending == 0) {
+            propagateFeed(c->db->id, c->argv, c->argc);
+            return;
+        }
         alsoPropagate(c->db->id, c->argv, c->argc);
+    }
     if (outermost) propagatePendingCommands();
 }
 

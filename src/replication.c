@@ -5,12 +5,13 @@
  * whenever the database changes, in RESP. The stream's length so far is
  * the replication offset (server.primary_repl_offset); together with the
  * replication id (server.replid) it names a point of the history. Each
- * command is encoded once into the backlog (a ring of repl-backlog-size
- * bytes); once per event loop iteration, before clients are written,
- * replicationFlushReplicas() copies what the backlog gained to every
- * replica's output buffer in one piece (each replica records the offset
- * it was fed up to), so a pipeline of writes costs each replica one copy
- * and one write, not one per command.
+ * command is encoded once, straight into the backlog (a ring of
+ * repl-backlog-size bytes); once per event loop iteration, before clients
+ * are written, replicationFlushReplicas() writes what the backlog gained
+ * to every replica's link straight from the ring (each replica records
+ * the offset it was fed up to), copying into its output buffer only what
+ * its socket does not take; so a pipeline of writes costs each replica
+ * one write, not one per command, and no copy while it keeps up.
  *
  * A replica connects (the one function that picks the transport is
  * replicationConnectionType()), says who it is (REPLCONF listening-port,
@@ -19,7 +20,11 @@
  * primary answers +CONTINUE and sends the missing bytes (partial resync);
  * otherwise +FULLRESYNC <replid> <offset>, then a snapshot of the dataset
  * as it was at <offset>, then the stream from there. Replicas that ask
- * while a snapshot is starting share it.
+ * while a snapshot is starting share it. A primary that answers PSYNC
+ * with an error it does not mean as "later" (-LOADING, -NOMASTERLINK,
+ * -BUSY) predates PSYNC: the replica asks again with SYNC on the same
+ * link and gets the snapshot alone, with no replication id; its offset
+ * starts at -1 and it sends that primary no ACKs (CLIENT_PRE_PSYNC).
  *
  * How the snapshot reaches a replica is a replSnapshotMethod:
  *   disk    the child writes dbfilename; the parent sends the file with a
@@ -243,10 +248,51 @@ static void replicationFeedBytes(const char *p, size_t len) {
     backlogAppend(p, len);
 }
 
+/* 1 if the stream may go straight from the backlog to r's link now: it
+ * may write, and nothing is queued that the bytes would overtake. */
+static int replicaCanWriteDirectly(client *r) {
+    return r->conn && !(r->flags & CLIENT_CLOSE_ASAP) && !clientHasPendingReplies(r) &&
+           replicationClientMayWrite(r);
+}
+
+/* Writes the stream's bytes from offset to its end straight from the
+ * backlog to r's link, in one write (two pieces when the ring wraps), as
+ * writeToClient() would write them from r's output buffer. Returns the
+ * bytes the link took (0 when its socket is full), -1 if the link failed
+ * (r is freed asynchronously). */
+static long long replicaWriteFromBacklog(client *r, long long offset) {
+    replBacklog *b = repl.backlog;
+    long long skip = offset - b->offset, len = b->histlen - skip;
+    long long start = (b->idx - b->histlen + b->size + skip) % b->size;
+    struct iovec iov[2];
+    iov[0].iov_base = b->buf + start;
+    iov[0].iov_len = (size_t)(start + len <= b->size ? len : b->size - start);
+    iov[1].iov_base = b->buf;
+    iov[1].iov_len = (size_t)len - iov[0].iov_len;
+    ssize_t n = iov[1].iov_len ? connWritev(r->conn, iov, 2) : connWrite(r->conn, iov[0].iov_base, iov[0].iov_len);
+    server.stat_total_writes_processed++;
+    if (n <= 0) {
+        if (n == -1 && connGetState(r->conn) != CONN_STATE_CONNECTED) {
+            serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(r->conn));
+            freeClientAsync(r);
+            return -1;
+        }
+        return 0;
+    }
+    server.stat_net_repl_output_bytes += n;
+    r->net_output_bytes += n;
+    r->lastinteraction = server.unixtime;
+    return n;
+}
+
 /* See replication.h. Every replica past WAIT_BGSAVE_START gets the bytes
  * after its own fed_offset (where its snapshot, partial resync or last
- * flush left it), copied from the backlog in one or two pieces; its
- * output is held back until it may write (replicationClientMayWrite). */
+ * flush left it). A replica that is keeping up (nothing queued, allowed
+ * to write) gets them written to its link straight from the backlog,
+ * with no copy; what its socket does not take, and the stream of a
+ * replica that may not write yet, is copied from the backlog to its
+ * output buffer (one or two pieces) and goes out as any client's output
+ * (replicationClientMayWrite() holds it back until it may). */
 void replicationFlushReplicas(void) {
     if (repl.backlog == NULL || repl.fed_offset == server.primary_repl_offset) return;
     listIter li;
@@ -265,6 +311,13 @@ void replicationFlushReplicas(void) {
             freeClientAsync(r);
             continue;
         }
+        if (replicaCanWriteDirectly(r)) {
+            long long sent = replicaWriteFromBacklog(r, from);
+            if (sent < 0) continue;
+            from += sent;
+            r->repl->fed_offset = from - 1;
+            if (from > server.primary_repl_offset) continue;
+        }
         addReplyBacklogFrom(r, from);
     }
     repl.fed_offset = server.primary_repl_offset;
@@ -272,6 +325,11 @@ void replicationFlushReplicas(void) {
 
 /* The longest RESP header: a type byte, 20 digits and CRLF. */
 #define REPL_PROTO_HDR_MAX 23
+
+/* The decimal digits of 0..99, two per number. */
+static const char repl_two_digits[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                      "4041424344454647484950515253545556575859606162636465666768697071727374757677787980"
+                                      "81828384858687888990919293949596979899";
 
 /* Writes "<type><n>\r\n" at p (room for REPL_PROTO_HDR_MAX bytes) and
  * returns the end. The lengths of a command's arguments are mostly one
@@ -281,20 +339,44 @@ static inline char *replWriteHeader(char *p, char type, unsigned long long n) {
     if (n < 10) {
         *p++ = (char)('0' + n);
     } else if (n < 100) {
-        *p++ = (char)('0' + n / 10);
-        *p++ = (char)('0' + n % 10);
+        memcpy(p, repl_two_digits + 2 * n, 2);
+        p += 2;
     } else {
         p += ull2string(p, 21, n);
     }
-    *p++ = '\r';
-    *p++ = '\n';
-    return p;
+    memcpy(p, "\r\n", 2);
+    return p + 2;
+}
+
+/* Copies len bytes from src to dst. The short strings of a command (its
+ * name, keys, small values) are copied in one or two overlapping moves
+ * rather than through a call into the C library. */
+static inline void replCopy(char *dst, const char *src, size_t len) {
+    if (len > 16) {
+        memcpy(dst, src, len);
+    } else if (len >= 8) {
+        uint64_t head, tail;
+        memcpy(&head, src, 8);
+        memcpy(&tail, src + len - 8, 8);
+        memcpy(dst, &head, 8);
+        memcpy(dst + len - 8, &tail, 8);
+    } else if (len >= 4) {
+        uint32_t head, tail;
+        memcpy(&head, src, 4);
+        memcpy(&tail, src + len - 4, 4);
+        memcpy(dst, &head, 4);
+        memcpy(dst + len - 4, &tail, 4);
+    } else if (len) {
+        dst[0] = src[0];
+        dst[len / 2] = src[len / 2];
+        dst[len - 1] = src[len - 1];
+    }
 }
 
 /* Writes "$<len>\r\n<bytes>\r\n" at p and returns the end. */
 static inline char *replWriteBulk(char *p, const char *bytes, size_t len) {
     p = replWriteHeader(p, '$', len);
-    memcpy(p, bytes, len);
+    replCopy(p, bytes, len);
     p += len;
     *p++ = '\r';
     *p++ = '\n';
@@ -311,22 +393,28 @@ static size_t commandProtoMaxLen(robj **argv, int argc) {
 }
 
 /* Writes the command in RESP at p, after a SELECT of dictid when the
- * stream's database changes (dictid -1: never), in one pass; p has room
- * for commandProtoMaxLen() bytes. Returns the end. */
-static char *writeCommandProto(char *p, int dictid, robj **argv, int argc) {
+ * stream's database (repl.last_seldb) differs (dictid -1: never), in one
+ * pass, never past limit. Returns the end, or NULL if it does not fit
+ * (then part of it may have been written). The caller records dictid as
+ * the stream's database once it keeps the bytes. */
+static char *writeCommandProto(char *p, const char *limit, int dictid, robj **argv, int argc) {
+    /* Room for a SELECT and the "*<argc>" header. */
+    if (limit - p < 16 + 2 * REPL_PROTO_HDR_MAX + LONG_STR_SIZE + 2) return NULL;
     if (dictid != repl.last_seldb && dictid >= 0) {
         char idbuf[LONG_STR_SIZE];
         int idlen = ll2string(idbuf, sizeof(idbuf), dictid);
         memcpy(p, "*2\r\n$6\r\nSELECT\r\n", 16);
         p = replWriteBulk(p + 16, idbuf, (size_t)idlen);
-        repl.last_seldb = dictid;
     }
     p = replWriteHeader(p, '*', (unsigned long long)argc);
     for (int j = 0; j < argc; j++) {
         robj *o = argv[j];
         if (sdsEncodedObject(o)) {
-            p = replWriteBulk(p, o->ptr, sdslen(o->ptr));
+            size_t len = sdslen(o->ptr);
+            if ((size_t)(limit - p) < REPL_PROTO_HDR_MAX + 2 + len) return NULL;
+            p = replWriteBulk(p, o->ptr, len);
         } else {
+            if (limit - p < REPL_PROTO_HDR_MAX + 2 + LONG_STR_SIZE) return NULL;
             char num[LONG_STR_SIZE];
             int nl = ll2string(num, sizeof(num), (long)o->ptr);
             p = replWriteBulk(p, num, (size_t)nl);
@@ -335,27 +423,54 @@ static char *writeCommandProto(char *p, int dictid, robj **argv, int argc) {
     return p;
 }
 
+/* The len bytes written at the backlog's write position are kept: they
+ * extend the stream. */
+static void backlogCommit(size_t len) {
+    replBacklog *b = repl.backlog;
+    b->idx += (long long)len;
+    if (b->idx == b->size) b->idx = 0;
+    b->histlen += (long long)len;
+    if (b->histlen > b->size) b->histlen = b->size;
+    server.primary_repl_offset += (long long)len;
+    b->offset = server.primary_repl_offset - b->histlen + 1;
+}
+
 /* See replication.h. A replica never feeds its own commands: it proxies
  * its primary's stream instead (replicationPrimaryApplied()). The command
- * is encoded once, into a buffer kept between calls (unless a big command
- * grew it past 64 KB); the backlog and every replica get copies of those
- * bytes. */
+ * is encoded once, straight into the backlog when it fits between the
+ * write position and the end of the ring without overwriting bytes some
+ * replica was not given yet: no copy, no allocation. Otherwise (about
+ * once per turn of the ring) it is encoded into a buffer kept between
+ * calls and appended as bytes; that rewrites from the same position
+ * whatever part of it the first attempt wrote, which only covered bytes
+ * every replica already had. */
 void replicationFeedReplicas(int dictid, robj **argv, int argc) {
     if (server.primary_host != NULL || repl.backlog == NULL) return;
-    static char *buf = NULL;
-    static size_t cap = 0;
-    size_t need = commandProtoMaxLen(argv, argc);
-    if (need > cap) {
-        zfree(buf);
-        buf = zmalloc_usable(need, &cap);
+    replBacklog *b = repl.backlog;
+    long long room = b->size - b->idx;
+    long long unowed = b->size - (server.primary_repl_offset - repl.fed_offset);
+    if (unowed < room) room = unowed;
+    char *start = b->buf + b->idx;
+    char *end = writeCommandProto(start, start + room, dictid, argv, argc);
+    if (end == NULL) {
+        static char *buf = NULL;
+        static size_t cap = 0;
+        size_t need = commandProtoMaxLen(argv, argc);
+        if (need > cap) {
+            zfree(buf);
+            buf = zmalloc_usable(need, &cap);
+        }
+        end = writeCommandProto(buf, buf + cap, dictid, argv, argc);
+        replicationFeedBytes(buf, (size_t)(end - buf));
+        if (cap > 64 * 1024) {
+            zfree(buf);
+            buf = NULL;
+            cap = 0;
+        }
+    } else {
+        backlogCommit((size_t)(end - start));
     }
-    char *end = writeCommandProto(buf, dictid, argv, argc);
-    replicationFeedBytes(buf, (size_t)(end - buf));
-    if (cap > 64 * 1024) {
-        zfree(buf);
-        buf = NULL;
-        cap = 0;
-    }
+    if (dictid >= 0) repl.last_seldb = dictid;
 }
 
 /* Feeds a command given as C strings (PING, REPLCONF GETACK). */
@@ -1205,8 +1320,9 @@ static void cancelReplicationHandshake(void) {
 static int sendHandshakeCommand(connection *conn, int argc, const char **argv) {
     robj *objs[8];
     for (int j = 0; j < argc; j++) objs[j] = createStringObject(argv[j], strlen(argv[j]));
-    char *cmd = zmalloc(commandProtoMaxLen(objs, argc));
-    size_t len = (size_t)(writeCommandProto(cmd, -1, objs, argc) - cmd);
+    size_t cap = commandProtoMaxLen(objs, argc);
+    char *cmd = zmalloc(cap);
+    size_t len = (size_t)(writeCommandProto(cmd, cmd + cap, -1, objs, argc) - cmd);
     for (int j = 0; j < argc; j++) decrRefCount(objs[j]);
     ssize_t n = connSyncWrite(conn, cmd, (ssize_t)len, REPL_SYNCIO_TIMEOUT_MS);
     zfree(cmd);
@@ -1275,41 +1391,88 @@ static int sendPsync(connection *conn) {
 static void readSyncBulkPayload(connection *conn);
 static void replicationContinueWith(connection *conn, const char *newid);
 
-/* The reply to PSYNC. Returns C_OK if the link goes on (transfer or
- * stream), C_ERR to retry later. */
-static int handlePsyncReply(connection *conn, sds reply) {
+/* What the primary's reply to PSYNC means for the handshake. */
+typedef enum {
+    PSYNC_REPLY_GO_ON,            /* +FULLRESYNC or +CONTINUE: the link goes on */
+    PSYNC_REPLY_TRY_LATER,        /* refused for now (loading, no link to its own primary, busy) */
+    PSYNC_REPLY_NOT_SUPPORTED,    /* any other error: a primary without PSYNC; ask with SYNC */
+    PSYNC_REPLY_FAILOVER_ABORTED, /* the failover target refused: the link is already closed */
+} psyncReply;
+
+/* The snapshot comes next on the link (REPL_STATE_TRANSFER, read by
+ * readSyncBulkPayload()); replid and offset name the point of history it
+ * holds. After SYNC there is none (replid NULL, offset -1): the dataset
+ * gets an empty replid and the offset starts at -1, as on Valkey's
+ * replica of a primary without PSYNC. */
+static void replicationExpectSnapshot(connection *conn, const char *replid, long long offset) {
+    memset(repl.new_replid, 0, sizeof(repl.new_replid));
+    if (replid) memcpy(repl.new_replid, replid, CONFIG_RUN_ID_SIZE);
+    repl.new_offset = offset;
+    repl.state = REPL_STATE_TRANSFER;
+    repl.transfer_size = -2; /* the "$" line is next */
+    repl.transfer_read = 0;
+    repl.header_len = 0;
+    repl.transfer_start = server.unixtime;
+    connSetReadHandler(conn, readSyncBulkPayload);
+}
+
+/* The reply to PSYNC, as Valkey's replica reads it: -NOMASTERLINK,
+ * -LOADING and -BUSY are transient (retried later with PSYNC: a SYNC now
+ * would leave the link without offsets for good); any other error means
+ * a primary that does not know PSYNC. During a failover anything but a
+ * resync aborts it. */
+static psyncReply handlePsyncReply(connection *conn, sds reply) {
+    int transient = !strncmp(reply, "-NOMASTERLINK", 13) || !strncmp(reply, "-LOADING", 8) ||
+                    !strncmp(reply, "-BUSY", 5);
+    int resync = !strncmp(reply, "+FULLRESYNC", 11) || !strncmp(reply, "+CONTINUE", 9);
+    if (repl.failover_state == FAILOVER_IN_PROGRESS && !resync) {
+        serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
+        failoverAbort("Failover target rejected psync request");
+        return PSYNC_REPLY_FAILOVER_ABORTED;
+    }
     if (!strncmp(reply, "+FULLRESYNC", 11)) {
         char *id = strchr(reply, ' ');
         char *off = id ? strchr(id + 1, ' ') : NULL;
         if (!id || !off || off - id - 1 != CONFIG_RUN_ID_SIZE) {
+            /* It knows PSYNC, so the snapshot follows; without an id the
+             * next PSYNC cannot continue this history. */
             serverLog(LL_WARNING, "Primary replied with wrong +FULLRESYNC syntax.");
-            return C_ERR;
+            replicationExpectSnapshot(conn, NULL, -1);
+            return PSYNC_REPLY_GO_ON;
         }
-        memcpy(repl.new_replid, id + 1, CONFIG_RUN_ID_SIZE);
-        repl.new_replid[CONFIG_RUN_ID_SIZE] = '\0';
-        repl.new_offset = strtoll(off + 1, NULL, 10);
+        long long offset = strtoll(off + 1, NULL, 10);
+        replicationExpectSnapshot(conn, id + 1, offset);
         serverLog(LL_NOTICE, "Full resync from primary: %s:%lld", repl.new_replid, repl.new_offset);
-        repl.state = REPL_STATE_TRANSFER;
-        repl.transfer_size = -2; /* the "$" line is next */
-        repl.transfer_read = 0;
-        repl.header_len = 0;
-        repl.transfer_start = server.unixtime;
-        connSetReadHandler(conn, readSyncBulkPayload);
-        return C_OK;
+        return PSYNC_REPLY_GO_ON;
     }
     if (!strncmp(reply, "+CONTINUE", 9)) {
         const char *newid = reply[9] == ' ' ? reply + 10 : NULL;
         serverLog(LL_NOTICE, "Successful partial resynchronization with primary.");
         replicationContinueWith(conn, newid);
-        return C_OK;
+        return PSYNC_REPLY_GO_ON;
     }
-    if (!strncmp(reply, "-NOMASTERLINK", 13) || !strncmp(reply, "-LOADING", 8)) {
+    if (transient) {
         serverLog(LL_NOTICE, "Primary is currently unable to PSYNC but should be in the future: %s", reply);
+        return PSYNC_REPLY_TRY_LATER;
+    }
+    if (strncmp(reply, "-ERR", 4))
+        serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
+    else
+        serverLog(LL_NOTICE, "Primary does not support PSYNC or is in error state (reply: %s)", reply);
+    return PSYNC_REPLY_NOT_SUPPORTED;
+}
+
+/* PSYNC was refused for good: the old protocol, "SYNC" on the same link,
+ * answered by the snapshot alone ("$<len>" or "$EOF:<mark>", no
+ * +FULLRESYNC line). Returns C_OK, or C_ERR if the write failed (logged). */
+static int replicationFallBackToSync(connection *conn) {
+    serverLog(LL_NOTICE, "Retrying with SYNC...");
+    if (connSyncWrite(conn, "SYNC\r\n", 6, REPL_SYNCIO_TIMEOUT_MS) == -1) {
+        serverLog(LL_WARNING, "I/O error writing to PRIMARY: %s", connGetLastError(conn));
         return C_ERR;
     }
-    serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
-    if (repl.failover_state == FAILOVER_IN_PROGRESS) failoverAbort("Failover target rejected psync request");
-    return C_ERR;
+    replicationExpectSnapshot(conn, NULL, -1);
+    return C_OK;
 }
 
 /* The handshake, one step per event: connected -> PING, then the replies
@@ -1379,7 +1542,14 @@ static void syncWithPrimary(connection *conn) {
     case REPL_STATE_RECEIVE_PSYNC_REPLY:
         if ((reply = readHandshakeReply(conn)) == NULL) goto error;
         if (reply[0] == '\0') break; /* a keepalive newline while the primary prepares */
-        if (handlePsyncReply(conn, reply) != C_OK) goto error;
+        switch (handlePsyncReply(conn, reply)) {
+        case PSYNC_REPLY_GO_ON: break;
+        case PSYNC_REPLY_TRY_LATER: goto error;
+        case PSYNC_REPLY_NOT_SUPPORTED:
+            if (replicationFallBackToSync(conn) != C_OK) goto error;
+            break;
+        case PSYNC_REPLY_FAILOVER_ABORTED: sdsfree(reply); return; /* the link is closed */
+        }
         break;
     default:
         serverLog(LL_WARNING, "syncWithPrimary(): unexpected state %d", repl.state);
@@ -1431,12 +1601,15 @@ static void replicationFinishFullSync(connection *conn, const char *leftover, si
     replicationClearReplid2();
     replicationCreateBacklog();
     client *p = replicationCreatePrimaryClient(conn, repl.stream_db >= 0 ? repl.stream_db : 0);
+    /* Offset -1: we asked with SYNC, so the primary knows neither offsets
+     * nor REPLCONF ACK (its error replies would land in our stream). */
+    if (repl.new_offset == -1) p->flags |= CLIENT_PRE_PSYNC;
     repl.transfer = NULL;
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Finished with success");
     aofRestartAfterFullSync(); /* the AOF starts over from the new dataset (aof.c) */
     /* A primary that streamed the snapshot waits for this first ACK
-     * before it sends the stream. */
-    replicationSendAck();
+     * before it sends the stream (one that streams knows ACKs). */
+    if (!(p->flags & CLIENT_PRE_PSYNC) || repl.transfer_size == -1) replicationSendAck();
     if (leftlen) {
         p->querybuf = sdscatlen(p->querybuf, leftover, leftlen);
         replicationPrimaryRead(p, leftover, leftlen);
@@ -1916,7 +2089,7 @@ static void replicationReplicaCron(void) {
         serverLog(LL_NOTICE, "Connecting to PRIMARY %s:%d", server.primary_host, server.primary_port);
         connectWithPrimary();
     }
-    if (repl.primary) replicationSendAck();
+    if (repl.primary && !(repl.primary->flags & CLIENT_PRE_PSYNC)) replicationSendAck();
 }
 
 /* Primary side of the cron: PINGs, keepalives, timeouts, the backlog's
@@ -1949,7 +2122,9 @@ static void replicationPrimaryCron(void) {
                 continue;
             }
         }
-        if (d->state == REPLICA_STATE_ONLINE && now - d->ack_time > server.repl_timeout) {
+        /* A replica that asked with SYNC never ACKs: no timeout for it. */
+        if (d->state == REPLICA_STATE_ONLINE && !(r->flags & CLIENT_PRE_PSYNC) &&
+            now - d->ack_time > server.repl_timeout) {
             serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", replicaName(r));
             freeClientAsync(r);
             continue;

@@ -10,8 +10,14 @@
 #              link stays open with the payload incomplete
 #   eof        "$EOF:<mark>\r\n", the file, the mark
 #   badmark    "$EOF:<mark>\r\n", the file, a different mark
-# Every connection is served the same way; the count of PSYNCs received
-# is written to <payload-file>.psyncs after each one.
+#   nopsync    a primary older than PSYNC: PSYNC and REPLCONF get
+#              "-ERR unknown command", SYNC gets "$<length>\r\n" and the
+#              file (no +FULLRESYNC line), then the stream: SET from:stream 1
+#   loading    PSYNC gets "-LOADING ..." (a primary loading its data);
+#              SYNC is served as in bulk
+# Every connection is served the same way; the count of PSYNCs and SYNCs
+# received is written to <payload-file>.psyncs after each one, and the
+# name of every command received is appended to <payload-file>.cmds.
 
 lassign $argv port mode payload_file
 
@@ -42,7 +48,19 @@ proc serve {chan addr rport} {
     while {1} {
         set cmd [read_command $chan]
         if {$cmd eq ""} { break }
-        switch -- [string tolower [lindex $cmd 0]] {
+        set name [string tolower [lindex $cmd 0]]
+        set f [open $payload_file.cmds a]
+        puts $f $name
+        close $f
+        if {$mode eq "nopsync" && $name in {psync replconf}} {
+            puts -nonewline $chan "-ERR unknown command '[lindex $cmd 0]'\r\n"
+            continue
+        }
+        if {$mode eq "loading" && $name eq "psync"} {
+            puts -nonewline $chan "-LOADING Redis is loading the dataset in memory\r\n"
+            continue
+        }
+        switch -- $name {
             ping     { puts -nonewline $chan "+PONG\r\n" }
             psync -
             sync {
@@ -51,10 +69,15 @@ proc serve {chan addr rport} {
                 puts $f $psyncs
                 close $f
                 set id [string repeat "ab" 20]
-                puts -nonewline $chan "+FULLRESYNC $id 0\r\n"
+                if {$name eq "psync"} { puts -nonewline $chan "+FULLRESYNC $id 0\r\n" }
                 set mark [string repeat "0123456789" 4]
                 switch -- $mode {
+                    loading -
                     bulk    { puts -nonewline $chan "\$[string length $payload]\r\n$payload" }
+                    nopsync {
+                        puts -nonewline $chan "\$[string length $payload]\r\n$payload"
+                        puts -nonewline $chan "*3\r\n\$3\r\nSET\r\n\$11\r\nfrom:stream\r\n\$1\r\n1\r\n"
+                    }
                     short   { puts -nonewline $chan "\$[expr {[string length $payload] + 1000}]\r\n$payload" }
                     eof     { puts -nonewline $chan "\$EOF:$mark\r\n$payload$mark" }
                     badmark { puts -nonewline $chan "\$EOF:$mark\r\n$payload[string repeat x 40]" }

@@ -2,7 +2,9 @@
 # sync and while streaming, a primary that sends a truncated or corrupt
 # snapshot, a replica too slow for its output buffer limit, a primary that
 # stops answering past repl-timeout. Nothing crashes, nothing is lost:
-# after recovery the digests match.
+# after recovery the digests match. Also primaries that refuse PSYNC: the
+# replica falls back to SYNC, or retries later when the refusal is
+# transient.
 
 # Starts tests/assets/fake-primary.tcl on a free port with the given mode
 # and payload bytes; returns {pid port payload-file}.
@@ -25,6 +27,16 @@ proc fake_primary_psyncs {h} {
     set n [string trim [read $fh]]
     close $fh
     return $n
+}
+
+# The names of the commands the fake primary received, in order.
+proc fake_primary_cmds {h} {
+    set f "[lindex $h 2].cmds"
+    if {![file exists $f]} { return {} }
+    set fh [open $f]
+    set cmds [split [string trim [read $fh]] "\n"]
+    close $fh
+    return $cmds
 }
 
 proc fake_primary_stop {h} {
@@ -256,6 +268,67 @@ tags {repl needs:debug} {
                 assert_digests_equal {-1 0}
                 assert_equal 1 [r get after:restart]
             }
+        }
+    }
+}
+
+tags {repl external:skip rdma:skip:own-server} {
+    set good [valid_rdb_payload]
+    # What the fake primary streams after the snapshot (fake-primary.tcl).
+    set stream_set "*3\r\n\$3\r\nSET\r\n\$11\r\nfrom:stream\r\n\$1\r\n1\r\n"
+
+    foreach load {disabled swapdb} {
+        start_server [list overrides [list repl-diskless-load $load tls-replication no]] {
+            test "A primary that refuses PSYNC is asked with SYNC on the same link (repl-diskless-load $load)" {
+                set h [fake_primary_start nopsync $good]
+                r replicaof 127.0.0.1 [lindex $h 1]
+                wait_for_condition 200 50 {[r exists from:stream]} {
+                    fake_primary_stop $h
+                    fail "the replica did not sync with SYNC: [fake_primary_cmds $h]"
+                }
+                assert_equal {a b c} [r lrange from:fake:list 0 -1]
+                assert_equal up [repl_info master_link_status]
+                # No replication id came with the snapshot: none, and the
+                # offset counts from -1, as on Valkey's replica.
+                assert_equal "" [repl_info master_replid]
+                assert_equal [expr {[string length $stream_set] - 1}] [repl_info master_repl_offset]
+                # A cron second later: no REPLCONF ACK went to a primary
+                # that would answer it with an error into the stream.
+                after 1500
+                assert_equal {ping replconf replconf psync sync} [fake_primary_cmds $h]
+                assert_equal up [repl_info master_link_status]
+                fake_primary_stop $h
+                r replicaof no one
+            }
+        }
+    }
+
+    start_server {overrides {tls-replication no}} {
+        test "A primary answering PSYNC with -LOADING gets PSYNC again later, never SYNC" {
+            set h [fake_primary_start loading $good]
+            r replicaof 127.0.0.1 [lindex $h 1]
+            wait_for_condition 100 50 {[llength [lsearch -all [fake_primary_cmds $h] psync]] >= 2} {
+                fake_primary_stop $h
+                fail "the replica did not retry PSYNC: [fake_primary_cmds $h]"
+            }
+            assert_equal -1 [lsearch [fake_primary_cmds $h] sync]
+            assert_equal 0 [r exists from:fake]
+            assert_equal down [repl_info master_link_status]
+            fake_primary_stop $h
+            r replicaof no one
+        }
+    }
+}
+
+tags {repl external:skip} {
+    start_server {overrides {repl-timeout 1}} {
+        test "A replica that asked with SYNC (it never ACKs) is not dropped at repl-timeout" {
+            set s [repl_stream_attach]
+            after 3000
+            r set after:timeout 1
+            assert_replication_stream $s {{select *} {set after:timeout 1}}
+            assert_equal 1 [repl_info connected_slaves]
+            repl_stream_close $s
         }
     }
 }

@@ -72,6 +72,37 @@ foreach mode {disk diskless} {
                 assert_digests_equal {-1 0}
             }
 
+            test "Partial resyncs read commands written across the end of a small backlog ($mode)" {
+                # Commands are encoded straight into the ring when they fit
+                # before its end, else whole through a buffer: the stream
+                # a partial resync reads back must be the same either way.
+                r -1 config set repl-backlog-size 16384
+                for {set round 0} {$round < 3} {incr round} {
+                    set ok_before [repl_info sync_partial_ok -1 stats]
+                    r client kill type master
+                    set cmds {}
+                    for {set i 0} {$i < 150} {incr i} {
+                        lappend cmds [list set wrap:$round:$i [string repeat x [expr {($i * 7 + $round) % 60}]]]
+                    }
+                    r_pipeline_at -1 $cmds
+                    wait_for_sync
+                    wait_for_ofs_sync -1 0
+                    assert_equal [expr {$ok_before + 1}] [repl_info sync_partial_ok -1 stats]
+                }
+                r -1 config set repl-backlog-size 1mb
+                assert_equal 25 [r strlen wrap:2:149]
+                assert_digests_equal {-1 0}
+            }
+
+            test "The stream to replicas counts as replication output, not client output ($mode)" {
+                set repl_before [repl_info total_net_repl_output_bytes -1 stats]
+                set out_before [repl_info total_net_output_bytes -1 stats]
+                r -1 set repl:bytes [string repeat r 100000]
+                wait_for_ofs_sync -1 0
+                assert {[repl_info total_net_repl_output_bytes -1 stats] - $repl_before >= 100000}
+                assert {[repl_info total_net_output_bytes -1 stats] - $out_before < 50000}
+            }
+
             test "A replica refuses writes from clients (replica-read-only, $mode)" {
                 assert_error "READONLY*" {r set ro:key 1}
                 assert_equal 0 [r exists ro:key]
