@@ -67,6 +67,7 @@
 #include "config.h"
 #include "latency.h"
 #include "multi.h"
+#include "propagate.h"
 #include "rdb.h"
 #include "replication.h"
 #include "snapshot.h"
@@ -542,57 +543,6 @@ static list *aof_waiting; /* WAITAOF clients blocked for fsyncs */
 static void aofServeWaitingClients(void);
 static void aofPublishFsyncedReploff(void);
 
-/* Writes "<type><n>\r\n" at p; returns the end. Counts and lengths are
- * mostly under 100: those skip ll2string. */
-static char *aofPutHeader(char *p, char type, long long n) {
-    *p++ = type;
-    if (n >= 0 && n < 10) {
-        *p++ = (char)('0' + n);
-    } else if (n >= 10 && n < 100) {
-        *p++ = (char)('0' + n / 10);
-        *p++ = (char)('0' + n % 10);
-    } else {
-        p += ll2string(p, LONG_STR_SIZE, n);
-    }
-    *p++ = '\r';
-    *p++ = '\n';
-    return p;
-}
-
-/* Appends "*argc\r\n$len\r\narg\r\n..." to s. The room is made once for
- * the whole command and the bytes written in place: this runs for every
- * write command, and an sdscatlen per piece cost more than the rest of
- * propagation (1,600 instructions for a SET). */
-static sds aofCatCommand(sds s, robj **argv, int argc) {
-    size_t need = 1 + LONG_STR_SIZE + 2;
-    for (int j = 0; j < argc; j++) {
-        robj *o = argv[j];
-        need += 1 + LONG_STR_SIZE + 2 + (o->encoding == OBJ_ENCODING_INT ? LONG_STR_SIZE : sdslen(o->ptr)) + 2;
-    }
-    s = sdsMakeRoomFor(s, need);
-    char *start = s + sdslen(s), *p = start;
-    p = aofPutHeader(p, '*', argc);
-    for (int j = 0; j < argc; j++) {
-        robj *o = argv[j];
-        if (o->encoding == OBJ_ENCODING_INT) {
-            char num[LONG_STR_SIZE];
-            int len = ll2string(num, sizeof(num), (long)o->ptr);
-            p = aofPutHeader(p, '$', len);
-            memcpy(p, num, (size_t)len);
-            p += len;
-        } else {
-            size_t len = sdslen(o->ptr);
-            p = aofPutHeader(p, '$', (long long)len);
-            memcpy(p, o->ptr, len);
-            p += len;
-        }
-        *p++ = '\r';
-        *p++ = '\n';
-    }
-    sdsIncrLen(s, p - start);
-    return s;
-}
-
 /* See aof.h. Commands are collected while AOF_ON, and while the first
  * rewrite runs after appendonly yes (it then goes to the temp incr file;
  * before the child exists the base will contain it). */
@@ -604,13 +554,14 @@ void aofFeed(int dbid, robj **argv, int argc) {
         aof.last_ts = (long long)server.unixtime;
         aof.buf = sdscatprintf(aof.buf, "#TS:%lld\r\n", aof.last_ts);
     }
-    if (dbid >= 0 && dbid != aof.selected_db) {
-        char num[LONG_STR_SIZE];
-        int len = ll2string(num, sizeof(num), dbid);
-        aof.buf = sdscatprintf(aof.buf, "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", len, num);
-        aof.selected_db = dbid;
-    }
-    aof.buf = aofCatCommand(aof.buf, argv, argc);
+    /* Room for all of it is made once and the bytes written in place:
+     * this runs for every write command. */
+    int select_db = dbid >= 0 && dbid != aof.selected_db ? dbid : -1;
+    aof.buf = sdsMakeRoomFor(aof.buf, propagateCommandMaxLen(argv, argc));
+    char *start = aof.buf + sdslen(aof.buf);
+    char *end = propagateWriteCommand(start, start + sdsavail(aof.buf), select_db, argv, argc);
+    sdsIncrLen(aof.buf, end - start);
+    if (select_db >= 0) aof.selected_db = dbid;
 }
 
 /* See aof.h. */

@@ -171,3 +171,103 @@ void propagateDeletion(serverDb *db, robj *key, int lazy) {
     robj *argv[2] = {lazy ? shared.unlink : shared.del, key};
     alsoPropagate(db->id, argv, 2);
 }
+
+/* ---------------------------------------------------------------------------
+ * Encoding a command for the stream and the AOF
+ * ------------------------------------------------------------------------- */
+
+/* The longest RESP header: a type byte, 20 digits and CRLF. */
+#define PROTO_HDR_MAX 23
+
+/* The decimal digits of 0..99, two per number. */
+static const char two_digits[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                 "4041424344454647484950515253545556575859606162636465666768697071727374757677787980"
+                                 "81828384858687888990919293949596979899";
+
+/* Writes "<type><n>\r\n" at p (room for PROTO_HDR_MAX bytes) and returns
+ * the end. The lengths of a command's arguments are mostly one or two
+ * digits: those skip the general conversion. */
+static inline char *writeHeader(char *p, char type, unsigned long long n) {
+    *p++ = type;
+    if (n < 10) {
+        *p++ = (char)('0' + n);
+    } else if (n < 100) {
+        memcpy(p, two_digits + 2 * n, 2);
+        p += 2;
+    } else {
+        p += ull2string(p, 21, n);
+    }
+    memcpy(p, "\r\n", 2);
+    return p + 2;
+}
+
+/* Copies len bytes from src to dst. The short strings of a command (its
+ * name, keys, small values) are copied in one or two overlapping moves
+ * rather than through a call into the C library. */
+static inline void copyBytes(char *dst, const char *src, size_t len) {
+    if (len > 16) {
+        memcpy(dst, src, len);
+    } else if (len >= 8) {
+        uint64_t head, tail;
+        memcpy(&head, src, 8);
+        memcpy(&tail, src + len - 8, 8);
+        memcpy(dst, &head, 8);
+        memcpy(dst + len - 8, &tail, 8);
+    } else if (len >= 4) {
+        uint32_t head, tail;
+        memcpy(&head, src, 4);
+        memcpy(&tail, src + len - 4, 4);
+        memcpy(dst, &head, 4);
+        memcpy(dst + len - 4, &tail, 4);
+    } else if (len) {
+        dst[0] = src[0];
+        dst[len / 2] = src[len / 2];
+        dst[len - 1] = src[len - 1];
+    }
+}
+
+/* Writes "$<len>\r\n<bytes>\r\n" at p and returns the end. */
+static inline char *writeBulk(char *p, const char *bytes, size_t len) {
+    p = writeHeader(p, '$', len);
+    copyBytes(p, bytes, len);
+    p += len;
+    *p++ = '\r';
+    *p++ = '\n';
+    return p;
+}
+
+/* See propagate.h. */
+size_t propagateCommandMaxLen(robj **argv, int argc) {
+    size_t need = 16 + PROTO_HDR_MAX + LONG_STR_SIZE + 2; /* a SELECT */
+    need += PROTO_HDR_MAX;                               /* "*<argc>" */
+    for (int j = 0; j < argc; j++)
+        need += PROTO_HDR_MAX + 2 + (sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : LONG_STR_SIZE);
+    return need;
+}
+
+/* See propagate.h. */
+char *propagateWriteCommand(char *p, const char *limit, int select_db, robj **argv, int argc) {
+    /* Room for a SELECT and the "*<argc>" header. */
+    if (limit - p < 16 + 2 * PROTO_HDR_MAX + LONG_STR_SIZE + 2) return NULL;
+    if (select_db >= 0) {
+        char idbuf[LONG_STR_SIZE];
+        int idlen = ll2string(idbuf, sizeof(idbuf), select_db);
+        memcpy(p, "*2\r\n$6\r\nSELECT\r\n", 16);
+        p = writeBulk(p + 16, idbuf, (size_t)idlen);
+    }
+    p = writeHeader(p, '*', (unsigned long long)argc);
+    for (int j = 0; j < argc; j++) {
+        robj *o = argv[j];
+        if (sdsEncodedObject(o)) {
+            size_t len = sdslen(o->ptr);
+            if ((size_t)(limit - p) < PROTO_HDR_MAX + 2 + len) return NULL;
+            p = writeBulk(p, o->ptr, len);
+        } else {
+            if (limit - p < PROTO_HDR_MAX + 2 + LONG_STR_SIZE) return NULL;
+            char num[LONG_STR_SIZE];
+            int nl = ll2string(num, sizeof(num), (long)o->ptr);
+            p = writeBulk(p, num, (size_t)nl);
+        }
+    }
+    return p;
+}

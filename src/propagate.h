@@ -57,4 +57,15 @@ void propagateSetScriptCommands(int enabled);
  * or "UNLINK key" when lazy is 1. No-op while propagation is inactive. */
 void propagateDeletion(serverDb *db, robj *key, int lazy);
 
+/* The most bytes propagateWriteCommand() writes for argv, a SELECT
+ * included. */
+size_t propagateCommandMaxLen(robj **argv, int argc);
+
+/* Writes the command in RESP ("*<argc>\r\n$<len>\r\n<arg>\r\n..."),
+ * after "SELECT <select_db>" when select_db >= 0, at p in one pass, never
+ * past limit: the encoding the replication stream and the AOF share.
+ * Returns the end, or NULL if it does not fit (part of it may then have
+ * been written). */
+char *propagateWriteCommand(char *p, const char *limit, int select_db, robj **argv, int argc);
+
 #endif

@@ -65,6 +65,7 @@
 #include "aof.h"
 #include "blocked.h"
 #include "config.h"
+#include "propagate.h"
 #include "rdb.h"
 #include "repl_rdma.h"
 #include "snapshot.h"
@@ -323,104 +324,12 @@ void replicationFlushReplicas(void) {
     repl.fed_offset = server.primary_repl_offset;
 }
 
-/* The longest RESP header: a type byte, 20 digits and CRLF. */
-#define REPL_PROTO_HDR_MAX 23
-
-/* The decimal digits of 0..99, two per number. */
-static const char repl_two_digits[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                      "4041424344454647484950515253545556575859606162636465666768697071727374757677787980"
-                                      "81828384858687888990919293949596979899";
-
-/* Writes "<type><n>\r\n" at p (room for REPL_PROTO_HDR_MAX bytes) and
- * returns the end. The lengths of a command's arguments are mostly one
- * or two digits: those skip the general conversion. */
-static inline char *replWriteHeader(char *p, char type, unsigned long long n) {
-    *p++ = type;
-    if (n < 10) {
-        *p++ = (char)('0' + n);
-    } else if (n < 100) {
-        memcpy(p, repl_two_digits + 2 * n, 2);
-        p += 2;
-    } else {
-        p += ull2string(p, 21, n);
-    }
-    memcpy(p, "\r\n", 2);
-    return p + 2;
-}
-
-/* Copies len bytes from src to dst. The short strings of a command (its
- * name, keys, small values) are copied in one or two overlapping moves
- * rather than through a call into the C library. */
-static inline void replCopy(char *dst, const char *src, size_t len) {
-    if (len > 16) {
-        memcpy(dst, src, len);
-    } else if (len >= 8) {
-        uint64_t head, tail;
-        memcpy(&head, src, 8);
-        memcpy(&tail, src + len - 8, 8);
-        memcpy(dst, &head, 8);
-        memcpy(dst + len - 8, &tail, 8);
-    } else if (len >= 4) {
-        uint32_t head, tail;
-        memcpy(&head, src, 4);
-        memcpy(&tail, src + len - 4, 4);
-        memcpy(dst, &head, 4);
-        memcpy(dst + len - 4, &tail, 4);
-    } else if (len) {
-        dst[0] = src[0];
-        dst[len / 2] = src[len / 2];
-        dst[len - 1] = src[len - 1];
-    }
-}
-
-/* Writes "$<len>\r\n<bytes>\r\n" at p and returns the end. */
-static inline char *replWriteBulk(char *p, const char *bytes, size_t len) {
-    p = replWriteHeader(p, '$', len);
-    replCopy(p, bytes, len);
-    p += len;
-    *p++ = '\r';
-    *p++ = '\n';
-    return p;
-}
-
-/* The most bytes writeCommandProto() writes for argv (and a SELECT). */
-static size_t commandProtoMaxLen(robj **argv, int argc) {
-    size_t need = 16 + REPL_PROTO_HDR_MAX + LONG_STR_SIZE + 2; /* a SELECT */
-    need += REPL_PROTO_HDR_MAX;                                  /* "*<argc>" */
-    for (int j = 0; j < argc; j++)
-        need += REPL_PROTO_HDR_MAX + 2 + (sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : LONG_STR_SIZE);
-    return need;
-}
-
 /* Writes the command in RESP at p, after a SELECT of dictid when the
- * stream's database (repl.last_seldb) differs (dictid -1: never), in one
- * pass, never past limit. Returns the end, or NULL if it does not fit
- * (then part of it may have been written). The caller records dictid as
- * the stream's database once it keeps the bytes. */
+ * stream's database (repl.last_seldb) differs (dictid -1: never), never
+ * past limit. Returns the end, or NULL if it does not fit. The caller
+ * records dictid as the stream's database once it keeps the bytes. */
 static char *writeCommandProto(char *p, const char *limit, int dictid, robj **argv, int argc) {
-    /* Room for a SELECT and the "*<argc>" header. */
-    if (limit - p < 16 + 2 * REPL_PROTO_HDR_MAX + LONG_STR_SIZE + 2) return NULL;
-    if (dictid != repl.last_seldb && dictid >= 0) {
-        char idbuf[LONG_STR_SIZE];
-        int idlen = ll2string(idbuf, sizeof(idbuf), dictid);
-        memcpy(p, "*2\r\n$6\r\nSELECT\r\n", 16);
-        p = replWriteBulk(p + 16, idbuf, (size_t)idlen);
-    }
-    p = replWriteHeader(p, '*', (unsigned long long)argc);
-    for (int j = 0; j < argc; j++) {
-        robj *o = argv[j];
-        if (sdsEncodedObject(o)) {
-            size_t len = sdslen(o->ptr);
-            if ((size_t)(limit - p) < REPL_PROTO_HDR_MAX + 2 + len) return NULL;
-            p = replWriteBulk(p, o->ptr, len);
-        } else {
-            if (limit - p < REPL_PROTO_HDR_MAX + 2 + LONG_STR_SIZE) return NULL;
-            char num[LONG_STR_SIZE];
-            int nl = ll2string(num, sizeof(num), (long)o->ptr);
-            p = replWriteBulk(p, num, (size_t)nl);
-        }
-    }
-    return p;
+    return propagateWriteCommand(p, limit, dictid != repl.last_seldb ? dictid : -1, argv, argc);
 }
 
 /* The len bytes written at the backlog's write position are kept: they
@@ -455,7 +364,7 @@ void replicationFeedReplicas(int dictid, robj **argv, int argc) {
     if (end == NULL) {
         static char *buf = NULL;
         static size_t cap = 0;
-        size_t need = commandProtoMaxLen(argv, argc);
+        size_t need = propagateCommandMaxLen(argv, argc);
         if (need > cap) {
             zfree(buf);
             buf = zmalloc_usable(need, &cap);
@@ -1320,7 +1229,7 @@ static void cancelReplicationHandshake(void) {
 static int sendHandshakeCommand(connection *conn, int argc, const char **argv) {
     robj *objs[8];
     for (int j = 0; j < argc; j++) objs[j] = createStringObject(argv[j], strlen(argv[j]));
-    size_t cap = commandProtoMaxLen(objs, argc);
+    size_t cap = propagateCommandMaxLen(objs, argc);
     char *cmd = zmalloc(cap);
     size_t len = (size_t)(writeCommandProto(cmd, cmd + cap, -1, objs, argc) - cmd);
     for (int j = 0; j < argc; j++) decrRefCount(objs[j]);
