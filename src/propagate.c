@@ -29,7 +29,10 @@
  * two predictable branches per command (the stream, and ops left by a
  * unit during which the stream went away). While it is 1, a command run
  * directly that is its unit's only op (most writes) is fed at once from
- * its own argv, without being collected (propagateCallEnd()). */
+ * its own argv, without being collected (propagateCallEnd()).
+ *
+ * Both consumers write a command in the same RESP form, encoded here in
+ * one pass (propagateWriteCommand()). */
 #include "propagate.h"
 
 #include "replication.h"
