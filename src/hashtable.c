@@ -235,6 +235,11 @@ size_t hashtableEntryCapacity(const hashtable *ht) { return hashtableBuckets(ht)
 /* Bytes of the table itself (struct and buckets), entries excluded. */
 size_t hashtableMemUsage(const hashtable *ht) { return sizeof(*ht) + hashtableBuckets(ht) * sizeof(bucket); }
 
+/* Bytes of the old table while rehashing (freed when it ends), else 0. */
+size_t hashtableRehashingMemUsage(const hashtable *ht) {
+    return isRehashing(ht) ? numBuckets(ht->exp[0]) * sizeof(bucket) : 0;
+}
+
 /* ------------------------------ placement -------------------------------- */
 
 /* Puts entry into the first free slot of its probe chain in table t, which
@@ -303,6 +308,25 @@ static int locate(hashtable *ht, const void *key, uint64_t hash, int *t_out, siz
         } while (idx != start);
     }
     return 0;
+}
+
+/* Brings what looking up n keys (given their hashes, as the type's
+ * hashFunction computes them) will touch into the cache: first the home
+ * buckets, then the entries whose hash byte matches, so that the misses
+ * of the n lookups overlap. A hint only: nothing changes. */
+void hashtablePrefetch(hashtable *ht, const uint64_t *hashes, int n) {
+    if (hashtableSize(ht) == 0) return;
+    int tables = isRehashing(ht) ? 2 : 1;
+    for (int i = 0; i < n; i++)
+        for (int t = 0; t < tables; t++)
+            if (ht->used[t]) __builtin_prefetch(&ht->tables[t][hashes[i] & bucketMask(ht->exp[t])]);
+    for (int i = 0; i < n; i++)
+        for (int t = 0; t < tables; t++) {
+            if (ht->used[t] == 0) continue;
+            bucket *b = &ht->tables[t][hashes[i] & bucketMask(ht->exp[t])];
+            for (unsigned slots = matchingSlots(b, hashByte(hashes[i])); slots; slots &= slots - 1)
+                __builtin_prefetch(b->entries[__builtin_ctz(slots)]);
+        }
 }
 
 /* -------------------------------- rehashing ------------------------------ */
@@ -541,6 +565,25 @@ int hashtableFindPositionForInsert(hashtable *ht, const void *key, hashtablePosi
     pos->slot = -1;
     hashtablePauseRehashing(ht);
     return 1;
+}
+
+/* For a caller that will either replace key's entry or add one: returns
+ * the slot holding key's entry (as hashtableFindRef()), or NULL after
+ * making room and filling *pos. Unlike hashtableFindPositionForInsert()
+ * nothing is paused: pos is good only until the table is next used, when
+ * hashtablePauseRehashing() then hashtableInsertAtPosition() may use it. */
+void **hashtableFindRefOrPosition(hashtable *ht, const void *key, hashtablePosition *pos) {
+    rehashStepIfNeeded(ht);
+    uint64_t hash = hashKey(ht, key);
+    int t, s;
+    size_t b;
+    if (hashtableSize(ht) && locate(ht, key, hash, &t, &b, &s)) return &ht->tables[t][b].entries[s];
+    makeRoomForInsert(ht);
+    pos->hash = hash;
+    pos->table = isRehashing(ht) ? 1 : 0;
+    pos->bucket = 0;
+    pos->slot = -1;
+    return NULL;
 }
 
 /* Second phase: stores entry (whose key is the one looked up) at pos and

@@ -1310,8 +1310,8 @@ static struct serverCommand *prefetchKnownCommand(client *c) {
  * there), or SIZE_MAX. A hint only: an argument that is not a key, or a
  * command that selects another db, just makes a prefetch useless. */
 static size_t prefetchPipelineKeys(client *c) {
-    dict *d = c->db->dict;
-    if (dictSize(d) < PIPELINE_PREFETCH_MIN_KEYS || d->type->hashFunction != dictSdsHash) return SIZE_MAX;
+    hashtable *keyspace = c->db->keys;
+    if (hashtableSize(keyspace) < PIPELINE_PREFETCH_MIN_KEYS) return SIZE_MAX;
     struct serverCommand *known = prefetchKnownCommand(c);
     size_t known_len = known ? strlen(known->name) : 0;
     const char *buf = c->querybuf, *keys[PIPELINE_PREFETCH_MAX];
@@ -1347,7 +1347,7 @@ scanned:
     if (n < 2) return resume; /* a single lookup has nothing to overlap with */
     uint64_t hashes[PIPELINE_PREFETCH_MAX];
     for (int j = 0; j < n; j++) hashes[j] = dictGenHashFunction(keys[j], keylens[j]);
-    dictPrefetch(d, hashes, n, 1);
+    hashtablePrefetch(keyspace, hashes, n);
     return resume;
 }
 

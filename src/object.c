@@ -10,6 +10,12 @@
  * tryObjectEncoding() picks the smallest one. Small integers (0..9999) are
  * shared objects unless an LRU/LFU maxmemory policy needs per-key metadata.
  *
+ * A value stored in the keyspace carries its key, and its expire time when
+ * it has one, in the same allocation (objectSetKeyAndExpire(), layout in
+ * server.h): the keyspace table's entries are these objects themselves.
+ * Such an object is never shared: a shared or multiply referenced value
+ * put in the db is copied.
+ *
  * Types other than strings register how they are freed, sized, duplicated
  * and digested in objectMethods[]; this file never needs to know their
  * internals. */
@@ -138,6 +144,128 @@ robj *makeObjectShared(robj *o) {
 }
 
 /* ---------------------------------------------------------------------------
+ * Objects with an embedded key (keyspace entries)
+ *
+ * After the 16-byte header: [expire, 8 bytes, if hasexpire] [one byte: size
+ * of the key's sds header] [key sds header, key bytes, NUL] [for EMBSTR: the
+ * value's sds8 header, bytes, NUL]. Keys shorter than 32 bytes use the
+ * one-byte sds header. A 10-byte key with a 16-byte value takes 51 bytes
+ * (a 56-byte allocation), where a separate key entry and value took two.
+ * ------------------------------------------------------------------------- */
+
+static inline char *objectKeyArea(const robj *o) {
+    return (char *)(o + 1) + (o->hasexpire ? sizeof(long long) : 0);
+}
+
+/* Returns o's embedded key (an sds owned by o: never free or grow it), or
+ * NULL for an object outside the keyspace. */
+sds objectGetKey(const robj *o) {
+    if (!o->hasembkey) return NULL;
+    unsigned char *p = (unsigned char *)objectKeyArea(o);
+    return (sds)(p + 1 + p[0]);
+}
+
+/* objectGetKey() as the keyspace hashtables' entryGetKey callback. */
+const void *objectGetKeyVoid(const void *o) {
+    const robj *v = o;
+    unsigned char *p = (unsigned char *)(v + 1) + (v->hasexpire ? sizeof(long long) : 0);
+    return p + 1 + p[0];
+}
+
+/* Returns o's expire time (unix ms), or -1 when it has none. */
+long long objectGetExpire(const robj *o) {
+    if (!o->hasexpire) return -1;
+    long long when;
+    memcpy(&when, o + 1, sizeof(when));
+    return when;
+}
+
+/* Writes the key at p (see the layout above); returns the bytes used. */
+static size_t objectWriteKey(char *p, const char *key, size_t keylen) {
+    if (keylen < 32) {
+        p[0] = 1;
+        p[1] = (char)(SDS_TYPE_5 | (keylen << SDS_TYPE_BITS));
+        memcpy(p + 2, key, keylen);
+        p[2 + keylen] = '\0';
+        return 3 + keylen;
+    }
+    size_t hdr = sdsEmbeddedSize(keylen) - keylen - 1;
+    p[0] = (char)hdr;
+    sdsnewInBuffer(p + 1, key, keylen);
+    return 1 + hdr + keylen + 1;
+}
+
+/* The bytes objectWriteKey() needs. */
+static size_t objectKeySize(size_t keylen) {
+    return keylen < 32 ? 3 + keylen : 1 + sdsEmbeddedSize(keylen);
+}
+
+/* Makes the keyspace entry for val under key: a new allocation holding the
+ * header, the expire slot (when expire_slot; expire -1 means no TTL yet),
+ * the key and, for an EMBSTR string, the value. Takes the caller's
+ * reference to val: when it was the only one, the value's payload moves to
+ * the new object and val's block is freed (val may itself be a keyspace
+ * entry, whose key may be the one passed); when val is shared or has other
+ * owners, the value is copied and val's reference dropped, so other owners
+ * keep the old object. Returns the new object, refcount 1, with val's
+ * type, encoding and LRU/LFU data. */
+robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expire_slot, long long expire) {
+    int embed_value = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
+    size_t vlen = embed_value ? sdslen(val->ptr) : 0;
+    size_t total = sizeof(robj) + (expire_slot ? sizeof(long long) : 0) + objectKeySize(keylen) +
+                   (embed_value ? sizeof(struct sdshdr8) + vlen + 1 : 0);
+    robj *o = zmalloc(total);
+    o->type = val->type;
+    o->encoding = val->encoding;
+    o->lru = val->lru;
+    o->hasexpire = expire_slot ? 1 : 0;
+    o->hasembkey = 1;
+    o->refcount = 1;
+    char *p = (char *)(o + 1);
+    if (expire_slot) {
+        memcpy(p, &expire, sizeof(expire));
+        p += sizeof(expire);
+    }
+    p += objectWriteKey(p, key, keylen);
+    int sole_owner = val->refcount == 1;
+    if (embed_value) {
+        struct sdshdr8 *sh = (struct sdshdr8 *)p;
+        sh->len = vlen;
+        sh->alloc = vlen;
+        sh->flags = SDS_TYPE_8;
+        memcpy(sh->buf, val->ptr, vlen);
+        sh->buf[vlen] = '\0';
+        o->ptr = sh->buf;
+    } else if (sole_owner || (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT)) {
+        o->ptr = val->ptr; /* moved (or an integer: nothing to own) */
+    } else if (val->type == OBJ_STRING) {
+        o->ptr = sdsdup(val->ptr);
+    } else {
+        robj *copy = objectMethods[val->type].dup(val);
+        o->encoding = copy->encoding;
+        o->ptr = copy->ptr;
+        zfree(copy);
+    }
+    if (sole_owner) zfree(val); /* the payload moved or was copied */
+    else decrRefCount(val);
+    return o;
+}
+
+/* Sets the expire time (unix ms, or -1 for none) of the keyspace entry o.
+ * Returns o when it has the slot already; otherwise a reallocated object
+ * (objectSetKeyAndExpire(): o's reference is consumed), which the caller
+ * must put in the keyspace tables in o's place. */
+robj *objectSetExpire(robj *o, long long when) {
+    serverAssert(o->hasembkey);
+    if (o->hasexpire) {
+        memcpy(o + 1, &when, sizeof(when));
+        return o;
+    }
+    sds key = objectGetKey(o);
+    return objectSetKeyAndExpire(o, key, sdslen(key), 1, when);
+}
+
+/* ---------------------------------------------------------------------------
  * Reference counting
  * ------------------------------------------------------------------------- */
 
@@ -152,7 +280,7 @@ void freeStringObject(robj *o) {
 /* Drops one reference; frees the object (and its value) at zero. */
 void decrRefCount(robj *o) {
     if (o->refcount == 1) {
-        if (o->encoding == OBJ_ENCODING_EMBSTR) {
+        if (o->encoding == OBJ_ENCODING_EMBSTR && !o->hasembkey) {
             /* createEmbeddedStringObject() gave the sds all the block's
              * spare bytes, so its alloc tells the block's usable size
              * unless it was capped at 255. */
@@ -485,9 +613,10 @@ size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid) {
         size = zmalloc_size(o);
     }
     if (key) {
-        /* The key name lives inside its keyspace entry. */
-        dictEntry *de = dictFind(server.db[dbid].dict, key->ptr);
-        size += de ? dictEntryMemUsage(de) : sdsAllocSize(key->ptr) + sizeof(dictEntry);
+        /* A keyspace entry holds its key (counted above); its share of
+         * the table is a slot of a bucket, about 10 bytes. */
+        (void)dbid;
+        size += o->hasembkey ? sizeof(void *) + sizeof(void *) / 4 : sdsAllocSize(key->ptr) + sizeof(void *);
     }
     return size;
 }
@@ -631,7 +760,7 @@ void objectEncodingCommand(client *c) {
 
 void objectRefcountCommand(client *c) {
     robj *o = objectLookupOrReply(c);
-    if (o) addReplyLongLong(c, o->refcount);
+    if (o) addReplyLongLong(c, o->refcount == OBJ_SHARED_REFCOUNT ? INT_MAX : o->refcount);
 }
 
 void objectIdletimeCommand(client *c) {
@@ -676,7 +805,7 @@ static void addReplyMemoryStats(client *c) {
     long long keys = dbTotalServerKeyCount();
     int dbs_with_keys = 0;
     for (int j = 0; j < server.dbnum; j++)
-        if (dictSize(server.db[j].dict)) dbs_with_keys++;
+        if (hashtableSize(server.db[j].keys)) dbs_with_keys++;
 
     addReplyMapLen(c, 31 + dbs_with_keys);
     addReplyStatLongLong(c, "peak.allocated", (long long)m.peak);
@@ -691,13 +820,13 @@ static void addReplyMemoryStats(client *c) {
     addReplyStatLongLong(c, "functions.caches", (long long)m.scripts.functions_cache);
     for (int j = 0; j < server.dbnum; j++) {
         serverDb *db = server.db + j;
-        if (!dictSize(db->dict)) continue;
+        if (!hashtableSize(db->keys)) continue;
         char dbname[32];
         snprintf(dbname, sizeof(dbname), "db.%d", j);
         addReplyBulkCString(c, dbname);
         addReplyMapLen(c, 2);
-        addReplyStatLongLong(c, "overhead.hashtable.main", (long long)dictMemUsage(db->dict));
-        addReplyStatLongLong(c, "overhead.hashtable.expires", (long long)dictMemUsage(db->expires));
+        addReplyStatLongLong(c, "overhead.hashtable.main", (long long)hashtableMemUsage(db->keys));
+        addReplyStatLongLong(c, "overhead.hashtable.expires", (long long)hashtableMemUsage(db->expires));
     }
     addReplyStatLongLong(c, "overhead.db.hashtable.lut", (long long)m.db_lut);
     addReplyStatLongLong(c, "overhead.db.hashtable.rehashing", (long long)m.db_rehashing);
