@@ -748,17 +748,28 @@ static inline size_t nextCursor(size_t v, size_t m) {
     return reverseBits(v);
 }
 
-/* Calls fn on every entry of bucket idx of table t and of the buckets its
- * probe chain continues into. fn may delete entries. */
+/* Calls fn on every entry of table t whose home bucket is idx: those of
+ * bucket idx and of the buckets its probe chain continues into. An entry
+ * found there may belong to another home bucket (displaced from an earlier
+ * one, or further along a longer chain): it is left to that bucket's step,
+ * so that a scan of an unchanging table returns each entry once. Only
+ * buckets an earlier chain may reach need the entries' hashes. fn may
+ * delete entries. */
 static void scanChain(hashtable *ht, int t, size_t idx, hashtableScanFunction fn, void *privdata) {
     size_t mask = bucketMask(ht->exp[t]), start = idx;
     bucket *table = ht->tables[t];
+    int check_home = mask != 0 && (table[(idx - 1) & mask].meta & EVER_FULL);
     do {
         bucket *b = &table[idx];
-        for (int s = 0; s < ENTRIES_PER_BUCKET; s++)
-            if (b->meta & (1u << s)) fn(privdata, b->entries[s]);
+        for (int s = 0; s < ENTRIES_PER_BUCKET; s++) {
+            if (!(b->meta & (1u << s))) continue;
+            void *entry = b->entries[s];
+            if (check_home && (hashKey(ht, entryKey(ht, entry)) & mask) != start) continue;
+            fn(privdata, entry);
+        }
         if (!(b->meta & EVER_FULL)) break;
         idx = (idx + 1) & mask;
+        check_home = mask != 0;
     } while (idx != start);
 }
 
@@ -768,7 +779,8 @@ static void scanChain(hashtable *ht, int t, size_t idx, hashtableScanFunction fn
  * Every entry present for the whole scan is visited at least once, even if
  * the table grows, shrinks or rehashes between calls (see dict.c's
  * dictScan for why the reversed cursor keeps its place across sizes);
- * some may be visited more than once. fn may delete entries. */
+ * only a table that changes between steps may have some visited more than
+ * once. fn may delete entries. */
 size_t hashtableScan(hashtable *ht, size_t cursor, hashtableScanFunction fn, void *privdata) {
     if (hashtableSize(ht) == 0) return 0;
     hashtablePauseRehashing(ht);
