@@ -111,7 +111,8 @@ client *createClient(connection *conn) {
 void freeClientArgv(client *c) {
     for (int j = c->argc - 1; j >= 0; j--) {
         robj *o = c->argv[j];
-        if (o->refcount == 1 && o->encoding == OBJ_ENCODING_EMBSTR && c->spare_argc < CLIENT_SPARE_ARGS)
+        if (o->refcount == 1 && o->encoding == OBJ_ENCODING_EMBSTR && !o->hasembkey &&
+            c->spare_argc < CLIENT_SPARE_ARGS)
             c->spare_args[c->spare_argc++] = o;
         else
             decrRefCount(o);

@@ -148,9 +148,10 @@ robj *makeObjectShared(robj *o) {
  *
  * After the 16-byte header: [expire, 8 bytes, if hasexpire] [one byte: size
  * of the key's sds header] [key sds header, key bytes, NUL] [for EMBSTR: the
- * value's sds8 header, bytes, NUL]. Keys shorter than 32 bytes use the
- * one-byte sds header. A 10-byte key with a 16-byte value takes 51 bytes
- * (a 56-byte allocation), where a separate key entry and value took two.
+ * value's sds header, bytes, NUL]. Keys and values shorter than 32 bytes
+ * use the one-byte sds header. A 10-byte key with a 16-byte value takes
+ * 47 bytes (a 48-byte jemalloc class), a 16-byte key 53 (64), where a
+ * dict entry with the key and a separate value object took two blocks.
  * ------------------------------------------------------------------------- */
 
 static inline char *objectKeyArea(const robj *o) {
@@ -200,6 +201,32 @@ static size_t objectKeySize(size_t keylen) {
     return keylen < 32 ? 3 + keylen : 1 + sdsEmbeddedSize(keylen);
 }
 
+/* The bytes an embedded EMBSTR value of vlen bytes takes: a one-byte sds
+ * header below 32 bytes (the value is read-only, nothing asks the
+ * allocator about it), else sds8. */
+static size_t objectValueSize(size_t vlen) {
+    return (vlen < 32 ? 1 : sizeof(struct sdshdr8)) + vlen + 1;
+}
+
+/* Writes an EMBSTR value at p (objectValueSize(vlen) bytes); returns the
+ * sds. */
+static sds objectWriteValue(char *p, const char *v, size_t vlen) {
+    sds s;
+    if (vlen < 32) {
+        p[0] = (char)(SDS_TYPE_5 | (vlen << SDS_TYPE_BITS));
+        s = p + 1;
+    } else {
+        struct sdshdr8 *sh = (struct sdshdr8 *)p;
+        sh->len = (uint8_t)vlen;
+        sh->alloc = (uint8_t)vlen;
+        sh->flags = SDS_TYPE_8;
+        s = (sds)sh->buf;
+    }
+    memcpy(s, v, vlen);
+    s[vlen] = '\0';
+    return s;
+}
+
 /* Makes the keyspace entry for val under key: a new allocation holding the
  * header, the expire slot (when expire_slot; expire -1 means no TTL yet),
  * the key and, for an EMBSTR string, the value. Takes the caller's
@@ -213,7 +240,7 @@ robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expir
     int embed_value = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
     size_t vlen = embed_value ? sdslen(val->ptr) : 0;
     size_t total = sizeof(robj) + (expire_slot ? sizeof(long long) : 0) + objectKeySize(keylen) +
-                   (embed_value ? sizeof(struct sdshdr8) + vlen + 1 : 0);
+                   (embed_value ? objectValueSize(vlen) : 0);
     robj *o = zmalloc(total);
     o->type = val->type;
     o->encoding = val->encoding;
@@ -229,13 +256,7 @@ robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expir
     p += objectWriteKey(p, key, keylen);
     int sole_owner = val->refcount == 1;
     if (embed_value) {
-        struct sdshdr8 *sh = (struct sdshdr8 *)p;
-        sh->len = vlen;
-        sh->alloc = vlen;
-        sh->flags = SDS_TYPE_8;
-        memcpy(sh->buf, val->ptr, vlen);
-        sh->buf[vlen] = '\0';
-        o->ptr = sh->buf;
+        o->ptr = objectWriteValue(p, val->ptr, vlen);
     } else if (sole_owner || (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT)) {
         o->ptr = val->ptr; /* moved (or an integer: nothing to own) */
     } else if (val->type == OBJ_STRING) {

@@ -127,7 +127,7 @@ typedef long long ustime_t; /* microseconds */
  * same allocation, after the header: first the expire time (8 bytes, only
  * when hasexpire: the slot stays once made, -1 meaning no TTL), then one
  * byte giving the size of the key's sds header, the sds header and the key
- * bytes, then, for an EMBSTR string, the value's sds8 header and bytes
+ * bytes, then, for an EMBSTR string, the value's sds header and bytes
  * (ptr points at them). Objects outside the keyspace (arguments, replies,
  * shared objects) have neither. See object.c "Objects with an embedded
  * key". */
