@@ -205,6 +205,17 @@ robj *dbAddRDBLoad(serverDb *db, sds key, robj *val, long long expire) {
 static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keepttl) {
     robj *old = *ref;
     serverAssert(old != val);
+    if (objectOverwriteEmbeddedValue(old, val)) {
+        /* A short string over a short string: written in place. */
+        if (!keepttl && objectGetExpire(old) != -1) {
+            hashtableDelete(db->expires, key->ptr);
+            objectSetExpire(old, -1);
+        }
+        if (!(server.maxmemory_policy & MAXMEMORY_FLAG_LFU)) old->lru = val->lru;
+        decrRefCount(val);
+        signalDeletedKeyAsReady(db, key, OBJ_STRING);
+        return old;
+    }
     long long expire = objectGetExpire(old);
     if (expire != -1 && !keepttl) {
         hashtableDelete(db->expires, key->ptr); /* no destructor: old stays */
@@ -330,15 +341,15 @@ int dbDelete(serverDb *db, robj *key) {
 }
 
 /* Before modifying a string value in place (APPEND, SETRANGE, SETBIT...):
- * returns a RAW, unshared version of o stored under key (o itself when the
- * keyspace is its only owner: an embedded or integer value is turned into
- * a separate sds in place, the object does not move). */
+ * returns a RAW, unshared version of o stored under key: o itself when it
+ * is RAW already, or an integer (turned into an sds in place); otherwise a
+ * new object replaces it (an embedded EMBSTR value is never converted in
+ * place: the object's size is derived from its encoding). */
 robj *dbUnshareStringValue(serverDb *db, robj *key, robj *o) {
     serverAssert(o->type == OBJ_STRING);
     if (o->encoding == OBJ_ENCODING_RAW && o->refcount == 1) return o;
-    if (o->refcount == 1 && o->hasembkey) {
-        if (o->encoding == OBJ_ENCODING_INT) o->ptr = sdsfromlonglong((long)o->ptr);
-        else o->ptr = sdsnewlen(o->ptr, sdslen(o->ptr)); /* the embedded bytes stay unused */
+    if (o->refcount == 1 && o->hasembkey && o->encoding == OBJ_ENCODING_INT) {
+        o->ptr = sdsfromlonglong((long)o->ptr);
         o->encoding = OBJ_ENCODING_RAW;
         return o;
     }

@@ -181,12 +181,26 @@ long long objectGetExpire(const robj *o) {
     return when;
 }
 
+/* memcpy() for the short keys and values of keyspace entries: up to 32
+ * bytes with two overlapping fixed-size moves each (inlined, no call). */
+static inline void objectCopyBytes(char *dst, const char *src, size_t n) {
+    if (n >= 8 && n <= 16) {
+        memcpy(dst, src, 8);
+        memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n > 16 && n <= 32) {
+        memcpy(dst, src, 16);
+        memcpy(dst + n - 16, src + n - 16, 16);
+    } else {
+        memcpy(dst, src, n);
+    }
+}
+
 /* Writes the key at p (see the layout above); returns the bytes used. */
 static size_t objectWriteKey(char *p, const char *key, size_t keylen) {
     if (keylen < 32) {
         p[0] = 1;
         p[1] = (char)(SDS_TYPE_5 | (keylen << SDS_TYPE_BITS));
-        memcpy(p + 2, key, keylen);
+        objectCopyBytes(p + 2, key, keylen);
         p[2 + keylen] = '\0';
         return 3 + keylen;
     }
@@ -222,9 +236,47 @@ static sds objectWriteValue(char *p, const char *v, size_t vlen) {
         sh->flags = SDS_TYPE_8;
         s = (sds)sh->buf;
     }
-    memcpy(s, v, vlen);
+    objectCopyBytes(s, v, vlen);
     s[vlen] = '\0';
     return s;
+}
+
+/* The request size of keyspace entry o's block, from its layout (an
+ * embedded value exists exactly while the encoding is EMBSTR: nothing
+ * turns such a value into another encoding in place). */
+static size_t objectEmbeddedRequestSize(const robj *o) {
+    size_t keylen = sdslen(objectGetKey(o));
+    size_t size = sizeof(robj) + (o->hasexpire ? sizeof(long long) : 0) + objectKeySize(keylen);
+    if (o->encoding == OBJ_ENCODING_EMBSTR) size += objectValueSize(sdslen(o->ptr));
+    return size;
+}
+
+/* Frees the block of an object whose payload is gone or moved. */
+static void objectFreeBlock(robj *o) {
+    if (o->hasembkey) zfree_requested(o, objectEmbeddedRequestSize(o));
+    else zfree(o);
+}
+
+/* Writes the string val (EMBSTR or RAW, short enough for EMBSTR) over the
+ * embedded EMBSTR value of keyspace entry o, when the new layout needs the
+ * same allocator size class, so a SET that overwrites a short string with
+ * another allocates nothing. Returns 1 if done (val is untouched, o keeps
+ * its key, expire and identity), 0 if o must be replaced instead. */
+int objectOverwriteEmbeddedValue(robj *o, robj *val) {
+    if (o->refcount != 1 || !o->hasembkey || o->encoding != OBJ_ENCODING_EMBSTR) return 0;
+    if (val->type != OBJ_STRING || !sdsEncodedObject(val)) return 0;
+    size_t vlen = sdslen(val->ptr), oldlen = sdslen(o->ptr);
+    if (vlen == oldlen) { /* the common case: same layout */
+        objectCopyBytes(o->ptr, val->ptr, vlen);
+        return 1;
+    }
+    if (vlen > OBJ_ENCODING_EMBSTR_SIZE_LIMIT) return 0;
+    size_t oldsize = objectEmbeddedRequestSize(o);
+    size_t newsize = oldsize - objectValueSize(oldlen) + objectValueSize(vlen);
+    if (newsize != oldsize && zmalloc_good_size(newsize) != zmalloc_good_size(oldsize)) return 0;
+    char *area = (char *)o->ptr - (oldlen < 32 ? 1 : sizeof(struct sdshdr8));
+    o->ptr = objectWriteValue(area, val->ptr, vlen);
+    return 1;
 }
 
 /* Makes the keyspace entry for val under key: a new allocation holding the
@@ -267,7 +319,7 @@ robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expir
         o->ptr = copy->ptr;
         zfree(copy);
     }
-    if (sole_owner) zfree(val); /* the payload moved or was copied */
+    if (sole_owner) objectFreeBlock(val); /* the payload moved or was copied */
     else decrRefCount(val);
     return o;
 }
@@ -318,7 +370,7 @@ void decrRefCount(robj *o) {
         } else {
             serverPanic("Unknown object type %d", o->type);
         }
-        zfree(o);
+        objectFreeBlock(o);
     } else if (o->refcount <= 0) {
         serverPanic("decrRefCount against refcount <= 0");
     } else if (o->refcount < OBJ_STATIC_REFCOUNT) {

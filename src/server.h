@@ -953,6 +953,7 @@ sds objectGetKey(const robj *o);
 const void *objectGetKeyVoid(const void *o);
 long long objectGetExpire(const robj *o);
 robj *objectSetExpire(robj *o, long long when);
+int objectOverwriteEmbeddedValue(robj *o, robj *val);
 /* Free-method table per type: the t_*.c files register how to free and
  * size their encodings, so object.c stays independent of every type. */
 typedef struct objectTypeMethods {
