@@ -39,6 +39,8 @@ robj *createObject(int type, void *ptr) {
     o->type = type;
     o->encoding = OBJ_ENCODING_RAW;
     o->ptr = ptr;
+    o->hasexpire = 0;
+    o->hasembkey = 0;
     o->refcount = 1;
     initObjectAccess(o);
     return o;
@@ -58,6 +60,8 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     o->type = OBJ_STRING;
     o->encoding = OBJ_ENCODING_EMBSTR;
     o->ptr = sh + 1;
+    o->hasexpire = 0;
+    o->hasembkey = 0;
     o->refcount = 1;
     initObjectAccess(o);
     size_t spare = usable - total;
