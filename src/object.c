@@ -261,20 +261,21 @@ static void objectFreeBlock(robj *o) {
     else zfree(o);
 }
 
-/* Writes the string val (EMBSTR or RAW, short enough for EMBSTR) over the
- * embedded EMBSTR value of keyspace entry o, when the new layout needs the
+/* Writes the EMBSTR string val over the embedded EMBSTR value of keyspace
+ * entry o, when the new layout needs the
  * same allocator size class, so a SET that overwrites a short string with
  * another allocates nothing. Returns 1 if done (val is untouched, o keeps
  * its key, expire and identity), 0 if o must be replaced instead. */
 int objectOverwriteEmbeddedValue(robj *o, robj *val) {
     if (o->refcount != 1 || !o->hasembkey || o->encoding != OBJ_ENCODING_EMBSTR) return 0;
-    if (val->type != OBJ_STRING || !sdsEncodedObject(val)) return 0;
+    /* Only an EMBSTR val: a RAW one is what dbUnshareStringValue() stores
+     * to modify it in place, it must stay a separate sds. */
+    if (val->type != OBJ_STRING || val->encoding != OBJ_ENCODING_EMBSTR) return 0;
     size_t vlen = sdslen(val->ptr), oldlen = sdslen(o->ptr);
     if (vlen == oldlen) { /* the common case: same layout */
         objectCopyBytes(o->ptr, val->ptr, vlen);
         return 1;
     }
-    if (vlen > OBJ_ENCODING_EMBSTR_SIZE_LIMIT) return 0;
     size_t oldsize = objectEmbeddedRequestSize(o);
     size_t newsize = oldsize - objectValueSize(oldlen) + objectValueSize(vlen);
     if (newsize != oldsize && zmalloc_good_size(newsize) != zmalloc_good_size(oldsize)) return 0;
