@@ -10,8 +10,10 @@
  * guarantees an unshared RAW object they may grow.
  *
  * The hot paths (GET, SET, INCR) are kept allocation-free where possible:
- * SET stores the argument object itself (after tryObjectEncoding) rather
- * than a copy, and INCR rewrites an unshared INT-encoded value in place.
+ * the keyspace stores a copy of SET's argument inside the key's own block
+ * (db.c, object.c), and a SET of a short string over a short string
+ * writes the bytes in place; INCR rewrites an INT-encoded value in place
+ * (a keyspace value is never shared).
  *
  * Every successful modification bumps server.dirty, calls
  * signalModifiedKey() (through setKey() or directly) and fires the keyspace
