@@ -151,27 +151,45 @@ robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply) {
  * Insertion and deletion
  * ------------------------------------------------------------------------- */
 
-/* Inserts the keyspace entry for val (objectSetKeyAndExpire(): val's
- * reference is taken) at pos, from hashtableFindRefOrPosition() with
- * nothing done to the table since, and in expires when expire != -1.
- * Returns the stored object. */
-static robj *dbInsertAtPosition(serverDb *db, sds key, robj *val, long long expire, hashtablePosition *pos) {
-    robj *o = objectSetKeyAndExpire(val, key, sdslen(key), expire != -1, expire);
+/* The keyspace entry for val under key: with take, val's reference is
+ * taken (objectSetKeyAndExpire()), else val stays the caller's and the
+ * entry gets a copy (objectCopyWithKey()). */
+static robj *dbNewEntry(robj *val, sds key, int expire_slot, long long expire, int take) {
+    return take ? objectSetKeyAndExpire(val, key, sdslen(key), expire_slot, expire)
+                : objectCopyWithKey(val, key, sdslen(key), expire_slot, expire);
+}
+
+/* Inserts the keyspace entry for val (see dbNewEntry() for take) at pos,
+ * from hashtableFindRefOrPosition() with nothing done to the table since,
+ * and in expires when expire != -1. Returns the stored object. */
+static robj *dbInsertAtPosition(serverDb *db, sds key, robj *val, long long expire, hashtablePosition *pos,
+                                int take) {
+    robj *o = dbNewEntry(val, key, expire != -1, expire, take);
     hashtablePauseRehashing(db->keys);
     hashtableInsertAtPosition(db->keys, o, pos);
     if (expire != -1) hashtableAdd(db->expires, o);
     return o;
 }
 
-/* dbAdd() with an expire time (-1: none); returns the stored object. */
-static robj *dbAddWithExpire(serverDb *db, robj *key, robj *val, long long expire) {
-    hashtablePosition pos;
-    void **ref = hashtableFindRefOrPosition(db->keys, key->ptr, &pos);
-    serverAssert(ref == NULL);
-    robj *o = dbInsertAtPosition(db, key->ptr, val, expire, &pos);
+/* Adds key with val (see dbNewEntry() for take) and an expire time (-1:
+ * none), at pos when not NULL (see dbInsertAtPosition()), and tells
+ * blocked clients and keyspace events. Returns the stored object. */
+static robj *dbAddGeneric(serverDb *db, robj *key, robj *val, long long expire, hashtablePosition *pos, int take) {
+    hashtablePosition found;
+    if (pos == NULL) {
+        void **ref = hashtableFindRefOrPosition(db->keys, key->ptr, &found);
+        serverAssert(ref == NULL);
+        pos = &found;
+    }
+    robj *o = dbInsertAtPosition(db, key->ptr, val, expire, pos, take);
     signalKeyAsReady(db, key, o->type); /* wake clients blocked on this key */
     notifyKeyspaceEvent(NOTIFY_NEW, "new", key, db->id);
     return o;
+}
+
+/* dbAdd() with an expire time (-1: none); returns the stored object. */
+static robj *dbAddWithExpire(serverDb *db, robj *key, robj *val, long long expire) {
+    return dbAddGeneric(db, key, val, expire, NULL, 1);
 }
 
 /* Adds key -> *valref; the key must not exist. The db takes the caller's
@@ -184,10 +202,7 @@ void dbAdd(serverDb *db, robj *key, robj **valref) {
 /* dbAdd() at a position from lookupKeyWriteWithPosition() (pos->insert
  * with pos->can_insert), with nothing done to the keyspace in between. */
 void dbAddAtPosition(serverDb *db, robj *key, robj **valref, hashtablePosition *position) {
-    robj *o = dbInsertAtPosition(db, key->ptr, *valref, -1, position);
-    *valref = o;
-    signalKeyAsReady(db, key, o->type);
-    notifyKeyspaceEvent(NOTIFY_NEW, "new", key, db->id);
+    *valref = dbAddGeneric(db, key, *valref, -1, position, 1);
 }
 
 /* Used by the RDB loader: adds key with val (whose reference is taken) and
@@ -196,13 +211,13 @@ void dbAddAtPosition(serverDb *db, robj *key, robj **valref, hashtablePosition *
 robj *dbAddRDBLoad(serverDb *db, sds key, robj *val, long long expire) {
     hashtablePosition pos;
     if (hashtableFindRefOrPosition(db->keys, key, &pos) != NULL) return NULL;
-    return dbInsertAtPosition(db, key, val, expire, &pos);
+    return dbInsertAtPosition(db, key, val, expire, &pos, 1);
 }
 
-/* Replaces the value in key's slot ref with val (its reference taken),
- * keeping the TTL when keepttl, else dropping it. Returns the stored
+/* Replaces the value in key's slot ref with val (see dbNewEntry() for
+ * take), keeping the TTL when keepttl, else dropping it. Returns the stored
  * object; the old value is released. */
-static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keepttl) {
+static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keepttl, int take) {
     robj *old = *ref;
     serverAssert(old != val);
     if (objectOverwriteEmbeddedValue(old, val)) {
@@ -212,7 +227,7 @@ static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keep
             objectSetExpire(old, -1);
         }
         if (!(server.maxmemory_policy & MAXMEMORY_FLAG_LFU)) old->lru = val->lru;
-        decrRefCount(val);
+        if (take) decrRefCount(val);
         signalDeletedKeyAsReady(db, key, OBJ_STRING);
         return old;
     }
@@ -221,8 +236,8 @@ static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keep
         hashtableDelete(db->expires, key->ptr); /* no destructor: old stays */
         expire = -1;
     }
-    if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) val->lru = old->lru;
-    robj *o = objectSetKeyAndExpire(val, key->ptr, sdslen(key->ptr), expire != -1, expire);
+    robj *o = dbNewEntry(val, key->ptr, expire != -1, expire, take);
+    if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) o->lru = old->lru; /* the access history stays */
     *ref = o;
     if (expire != -1) {
         void **eref = hashtableFindRef(db->expires, key->ptr);
@@ -241,14 +256,15 @@ static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keep
 void dbOverwrite(serverDb *db, robj *key, robj **valref) {
     void **ref = hashtableFindRef(db->keys, key->ptr);
     serverAssert(ref != NULL);
-    *valref = dbSetValue(db, key, ref, *valref, 1);
+    *valref = dbSetValue(db, key, ref, *valref, 1, 1);
 }
 
 /* What setKey() stores for the caller's val, whose reference the caller
  * keeps: a non-string value only the caller holds gives its payload to the
  * db (val is left an empty string object the caller can only release, as
- * every such caller does); anything else is copied by the keyspace. */
-static robj *setKeyValue(robj *val) {
+ * every such caller does; *take is set: the db owns the returned object);
+ * anything else is copied by the keyspace (*take 0: val stays as it is). */
+static robj *setKeyValue(robj *val, int *take) {
     if (val->refcount == 1 && val->type != OBJ_STRING) {
         robj *moved = createObject(val->type, val->ptr);
         moved->encoding = val->encoding;
@@ -256,9 +272,10 @@ static robj *setKeyValue(robj *val) {
         val->type = OBJ_STRING;
         val->encoding = OBJ_ENCODING_INT;
         val->ptr = NULL;
+        *take = 1;
         return moved;
     }
-    incrRefCount(val);
+    *take = 0;
     return val;
 }
 
@@ -266,14 +283,10 @@ static robj *setKeyValue(robj *val) {
  * nothing done to the keyspace since: adds or overwrites without hashing
  * the key again. flags as for setKey(); the EXIST flags are ignored. */
 void setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos) {
-    val = setKeyValue(val);
-    if (pos->entry) {
-        dbSetValue(db, key, pos->entry, val, flags & SETKEY_KEEPTTL);
-    } else if (pos->can_insert) {
-        dbAddAtPosition(db, key, &val, &pos->insert);
-    } else {
-        dbAdd(db, key, &val);
-    }
+    int take;
+    val = setKeyValue(val, &take);
+    if (pos->entry) dbSetValue(db, key, pos->entry, val, flags & SETKEY_KEEPTTL, take);
+    else dbAddGeneric(db, key, val, -1, pos->can_insert ? &pos->insert : NULL, take);
     if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
 }
 
@@ -288,13 +301,14 @@ void setKey(client *c, serverDb *db, robj *key, robj *val, int flags) {
         setKeyAtPosition(c, db, key, val, flags, &pos);
         return;
     }
-    val = setKeyValue(val);
+    int take;
+    val = setKeyValue(val, &take);
     if (flags & SETKEY_DOESNT_EXIST) {
-        dbAdd(db, key, &val);
+        dbAddGeneric(db, key, val, -1, NULL, take);
     } else {
         void **ref = hashtableFindRef(db->keys, key->ptr);
         serverAssert(ref != NULL);
-        dbSetValue(db, key, ref, val, flags & SETKEY_KEEPTTL);
+        dbSetValue(db, key, ref, val, flags & SETKEY_KEEPTTL, take);
     }
     if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
 }

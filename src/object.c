@@ -293,7 +293,7 @@ int objectOverwriteEmbeddedValue(robj *o, robj *val) {
  * owners, the value is copied and val's reference dropped, so other owners
  * keep the old object. Returns the new object, refcount 1, with val's
  * type, encoding and LRU/LFU data. */
-robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expire_slot, long long expire) {
+static robj *objectNewEntry(robj *val, const char *key, size_t keylen, int expire_slot, long long expire, int take) {
     int embed_value = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
     size_t vlen = embed_value ? sdslen(val->ptr) : 0;
     size_t total = sizeof(robj) + (expire_slot ? sizeof(long long) : 0) + objectKeySize(keylen) +
@@ -311,7 +311,7 @@ robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expir
         p += sizeof(expire);
     }
     p += objectWriteKey(p, key, keylen);
-    int sole_owner = val->refcount == 1;
+    int sole_owner = take && val->refcount == 1;
     if (embed_value) {
         o->ptr = objectWriteValue(p, val->ptr, vlen);
     } else if (sole_owner || (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT)) {
@@ -325,8 +325,18 @@ robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expir
         zfree(copy);
     }
     if (sole_owner) objectFreeBlock(val); /* the payload moved or was copied */
-    else decrRefCount(val);
+    else if (take) decrRefCount(val);
     return o;
+}
+
+robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expire_slot, long long expire) {
+    return objectNewEntry(val, key, keylen, expire_slot, expire, 1);
+}
+
+/* objectSetKeyAndExpire() that leaves val and its reference to the caller:
+ * the new entry gets a copy of the value (SET of a client's argument). */
+robj *objectCopyWithKey(robj *val, const char *key, size_t keylen, int expire_slot, long long expire) {
+    return objectNewEntry(val, key, keylen, expire_slot, expire, 0);
 }
 
 /* Sets the expire time (unix ms, or -1 for none) of the keyspace entry o.
