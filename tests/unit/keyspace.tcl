@@ -461,7 +461,8 @@ start_server {tags {"keyspace"}} {
             r set b 1
             assert_equal 1 [r get b]
             assert_equal 1 [r object refcount b]
-            assert_range [r object freq b] 5 6
+            # 5 or 6; 4 when a minute boundary passed (LFU decay counts minutes).
+            assert_range [r object freq b] 4 6
             r config set maxmemory 0
             r config set maxmemory-policy noeviction
         }
@@ -582,36 +583,42 @@ start_server {tags {"keyspace"}} {
 }
 
 start_server {tags {"keyspace"}} {
-    test "OBJECT IDLETIME is kept when a TTL change moves the value" {
-        r flushdb
-        r set k [string repeat v 16]
-        set payload [r dump k]
-        r del k
-        r restore k 0 $payload idletime 1000
-        r client no-touch on
-        r expire k 100
-        r persist k
-        r pexpire k 200000
-        set idle [r object idletime k]
-        r client no-touch off
-        assert_range $idle 1000 1010
+    # CLIENT NO-TOUCH is Valkey 8 / Redis 7.2.
+    tags {valkey-only} {
+        test "OBJECT IDLETIME is kept when a TTL change moves the value" {
+            r flushdb
+            r set k [string repeat v 16]
+            set payload [r dump k]
+            r del k
+            r restore k 0 $payload idletime 1000
+            r client no-touch on
+            r expire k 100
+            r persist k
+            r pexpire k 200000
+            set idle [r object idletime k]
+            r client no-touch off
+            assert_range $idle 1000 1010
+        }
     }
 }
 
 start_server {tags {"keyspace"} overrides {maxmemory-policy allkeys-lfu}} {
-    test "OBJECT FREQ is kept when a TTL change moves the value" {
-        r flushdb
-        r set k [string repeat v 16]
-        set payload [r dump k]
-        r del k
-        r restore k 0 $payload freq 100
-        r client no-touch on
-        r expire k 100
-        r persist k
-        r pexpire k 200000
-        set freq [r object freq k]
-        r client no-touch off
-        assert_equal 100 $freq
+    # CLIENT NO-TOUCH is Valkey 8 / Redis 7.2.
+    tags {valkey-only} {
+        test "OBJECT FREQ is kept when a TTL change moves the value" {
+            r flushdb
+            r set k [string repeat v 16]
+            set payload [r dump k]
+            r del k
+            r restore k 0 $payload freq 100
+            r client no-touch on
+            r expire k 100
+            r persist k
+            r pexpire k 200000
+            set freq [r object freq k]
+            r client no-touch off
+            assert_equal 100 $freq
+        }
     }
 }
 
