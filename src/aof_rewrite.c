@@ -290,9 +290,9 @@ static int aofRewriteStream(rio *r, sds key, robj *o) {
  * The dataset
  * ------------------------------------------------------------------------- */
 
-static int aofRewriteKey(rio *r, serverDb *db, dictEntry *de) {
-    sds key = dictGetKey(de);
-    robj *o = dictGetVal(de);
+/* Writes one keyspace value o (which carries its key and expire time). */
+static int aofRewriteKey(rio *r, robj *o) {
+    sds key = objectGetKey(o);
     int ok;
     switch (o->type) {
     case OBJ_STRING:
@@ -310,10 +310,10 @@ static int aofRewriteKey(rio *r, serverDb *db, dictEntry *de) {
     default: serverPanic("Unknown object type %d in an AOF rewrite", o->type);
     }
     if (!ok) return 0;
-    dictEntry *ee = dictFind(db->expires, key);
-    if (ee == NULL) return 1;
+    long long expire = objectGetExpire(o);
+    if (expire == -1) return 1;
     return aofWriteCount(r, '*', 3) && aofWriteBulkStr(r, "PEXPIREAT") && aofWriteBulkSds(r, key) &&
-           aofWriteBulkLongLong(r, dictGetSignedIntegerVal(ee));
+           aofWriteBulkLongLong(r, expire);
 }
 
 static int aofRewriteFunctions(rio *r) {
@@ -335,13 +335,14 @@ int aofRewriteCommands(rio *r) {
     if (!aofRewriteFunctions(r)) return C_ERR;
     for (int j = 0; j < server.dbnum; j++) {
         serverDb *db = server.db + j;
-        if (dictSize(db->dict) == 0) continue;
+        if (hashtableSize(db->keys) == 0) continue;
         if (!aofWriteCount(r, '*', 2) || !aofWriteBulkStr(r, "SELECT") || !aofWriteBulkLongLong(r, j)) return C_ERR;
-        dictIterator *di = dictGetIterator(db->dict);
-        dictEntry *de;
+        hashtableIterator iter;
+        hashtableInitIterator(&iter, db->keys, 0);
+        void *entry;
         int ok = 1;
-        while (ok && (de = dictNext(di))) ok = aofRewriteKey(r, db, de);
-        dictReleaseIterator(di);
+        while (ok && hashtableNext(&iter, &entry)) ok = aofRewriteKey(r, entry);
+        hashtableResetIterator(&iter);
         if (!ok) return C_ERR;
     }
     return C_OK;

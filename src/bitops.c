@@ -98,7 +98,7 @@ static robj *lookupStringForBitCommand(client *c, uint64_t maxbit, int *grown) {
 
     if (o == NULL) {
         o = createObject(OBJ_STRING, sdsnewlen(NULL, need));
-        dbAdd(c->db, c->argv[1], o);
+        dbAdd(c->db, c->argv[1], &o);
         *grown = 1;
         return o;
     }

@@ -364,11 +364,11 @@ void scanDatabaseForDeletedKeys(serverDb *emptied, serverDb *replaced_with) {
     dictEntry *de;
     while ((de = dictNext(di))) {
         sds name = dictGetKey(de);
-        dictEntry *old = dictFind(emptied->dict, name);
+        robj *old = dbFind(emptied, name);
         if (!old) continue;
-        dictEntry *now = replaced_with ? dictFind(replaced_with->dict, name) : NULL;
-        int old_type = ((robj *)dictGetVal(old))->type;
-        if (now && ((robj *)dictGetVal(now))->type == old_type) continue;
+        robj *now = replaced_with ? dbFind(replaced_with, name) : NULL;
+        int old_type = old->type;
+        if (now && now->type == old_type) continue;
         robj *key = createStringObject(name, sdslen(name));
         signalDeletedKeyAsReady(emptied, key, old_type);
         decrRefCount(key);
@@ -383,10 +383,10 @@ void scanDatabaseForReadyKeys(serverDb *db) {
     dictEntry *de;
     while ((de = dictNext(di))) {
         sds name = dictGetKey(de);
-        dictEntry *kde = dictFind(db->dict, name);
-        if (!kde) continue;
+        robj *val = dbFind(db, name);
+        if (!val) continue;
         robj *key = createStringObject(name, sdslen(name));
-        signalKeyAsReady(db, key, ((robj *)dictGetVal(kde))->type);
+        signalKeyAsReady(db, key, val->type);
         decrRefCount(key);
     }
     dictReleaseIterator(di);

@@ -1,12 +1,16 @@
 /* db.c - the keyspace: lookups, insertion, deletion and expiry metadata of
  * keys, plus the generic key commands (DEL, EXISTS, RENAME, SCAN, ...).
  *
- * Each database has two dictionaries: `dict` maps key (sds) to value (robj)
- * and `expires` maps the same key sds (shared, not copied: the expires dict
- * has no key destructor) to the expiry time in unix milliseconds. All access
- * to keys from commands goes through the lookupKey*() / setKey() / dbAdd()
- * / dbDelete() family below, so the representation of the keyspace can
- * change without touching any command.
+ * Each database has two hashtables (hashtable.c) of the same objects: `keys`
+ * holds every value, each carrying its own key name (and its expire time,
+ * when it has one) inside its allocation (object.c), so a key costs one
+ * allocation plus a bucket slot; `expires` holds the values that have a
+ * TTL, for active expiry and volatile eviction. Putting a value in the db
+ * (dbAdd, dbOverwrite, setKey) therefore makes a new object: dbAdd() and
+ * dbOverwrite() hand the stored object back through their robj ** argument,
+ * and setExpire() returns the object, which moves when it gains an expire
+ * slot. All access to keys from commands goes through the lookupKey*() /
+ * setKey() / dbAdd() / dbDelete() family below.
  *
  * Expiry is lazy here (a read or write of an expired key deletes it first)
  * and active in expire.c (a cron samples and deletes expired keys); each
@@ -24,32 +28,65 @@
 
 #include <math.h>
 
+static int expireIfNeededWithValue(serverDb *db, robj *key, robj *val, int flags);
+
+/* ---------------------------------------------------------------------------
+ * The keyspace tables
+ * ------------------------------------------------------------------------- */
+
+static void dbKeysEntryDestructor(void *o) {
+    decrRefCount(o);
+}
+
+/* Asked by a table before it grows. While a snapshot child exists the
+ * table itself holds back (snapshot.c sets the resize policy); here only
+ * maxmemory matters: a table that would push memory over the limit waits
+ * unless it is nearly full. */
+static int dbResizeAllowed(size_t moreMem, double fillRatio) {
+    if (server.maxmemory == 0) return 1;
+    return moreMem <= server.maxmemory || zmalloc_used_memory() + moreMem <= server.maxmemory || fillRatio > 0.85;
+}
+
+/* Keyspace: the entries are the values, their key embedded (object.c); the
+ * table owns them. */
+hashtableType dbKeysHashtableType = {
+    .entryGetKey = objectGetKeyVoid,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .entryDestructor = dbKeysEntryDestructor,
+    .resizeAllowed = dbResizeAllowed,
+};
+
+/* Expires: the same objects (owned by the keyspace table), those with a
+ * TTL. */
+hashtableType dbExpiresHashtableType = {
+    .entryGetKey = objectGetKeyVoid,
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .resizeAllowed = dbResizeAllowed,
+};
+
+/* Returns key's value (its embedded key is key) or NULL, without any of
+ * lookupKey()'s side effects (expiry, LRU, stats). */
+robj *dbFind(serverDb *db, sds key) {
+    void *o;
+    return hashtableFind(db->keys, key, &o) ? o : NULL;
+}
+
 /* ---------------------------------------------------------------------------
  * Lookups
  * ------------------------------------------------------------------------- */
 
-/* What lookupKey() does once the dict has answered: de is key's entry or
+/* What lookupKey() does once the table has answered: val is key's value or
  * NULL. Deletes the key first if it is logically expired (unless
  * LOOKUP_NOEXPIRE), updates LRU/LFU (unless LOOKUP_NOTOUCH or the client set
  * CLIENT NO-TOUCH) and the hit/miss stats. Returns the value or NULL. */
-static robj *lookupKeyInEntry(serverDb *db, robj *key, dictEntry *de, int flags) {
-    robj *val = NULL;
-    if (de) {
-        val = dictGetVal(de);
-        if (!(flags & LOOKUP_NOEXPIRE) && expireIfNeeded(db, key, flags)) val = NULL;
-    }
+static robj *lookupKeyWithValue(serverDb *db, robj *key, robj *val, int flags) {
+    if (val && !(flags & LOOKUP_NOEXPIRE) && expireIfNeededWithValue(db, key, val, flags)) val = NULL;
     if (val) {
         client *c = server.current_client;
         int notouch = (flags & LOOKUP_NOTOUCH) || (c && (c->flags & CLIENT_NO_TOUCH) && c->cmd &&
                                                   c->cmd->proc != NULL && strcmp(c->cmd->name, "touch"));
-        /* A shared integer stored before an LRU/LFU policy was chosen gets
-         * its own copy at its first access, to carry its own access clock
-         * (not while a child shares the pages). */
-        if (!notouch && val->refcount == OBJ_SHARED_REFCOUNT && val->type == OBJ_STRING &&
-            !sharedIntegersUsable() && !hasActiveChildProcess()) {
-            val = dupStringObject(val);
-            dictSetVal(db->dict, de, val);
-        }
         if (!notouch) updateObjectAccess(val);
         if (!(flags & (LOOKUP_NOSTATS | LOOKUP_WRITE))) server.stat_keyspace_hits++;
     } else {
@@ -59,26 +96,25 @@ static robj *lookupKeyInEntry(serverDb *db, robj *key, dictEntry *de, int flags)
     return val;
 }
 
-/* Low level lookup (see lookupKeyInEntry() for what happens besides the
- * dict lookup). Returns the value or NULL; the reference stays owned by the
- * keyspace. */
+/* Low level lookup (see lookupKeyWithValue() for what happens besides the
+ * table lookup). Returns the value or NULL; the reference stays owned by
+ * the keyspace. */
 robj *lookupKey(serverDb *db, robj *key, int flags) {
-    return lookupKeyInEntry(db, key, dictFind(db->dict, key->ptr), flags);
+    return lookupKeyWithValue(db, key, dbFind(db, key->ptr), flags);
 }
 
 /* lookupKeyWrite() for a command that will then set the key: pos receives
- * the key's entry (key alive) or the place where the key would be inserted
- * (key missing), so that setKeyAtPosition() / dbAddAtPosition() need not
- * hash the key again. The position is only good until the keyspace is next
- * touched; when the lookup itself changed the dict (an expired key was
- * deleted) pos holds neither and the add falls back to a fresh lookup. */
+ * the key's slot (key alive) or the place where the key would be inserted
+ * (key missing), so that setKeyAtPosition() need not hash the key again.
+ * The position is only good until the keyspace is next touched; when the
+ * lookup itself changed the table (an expired key was deleted) pos holds
+ * neither and the add falls back to a fresh lookup. */
 robj *lookupKeyWriteWithPosition(serverDb *db, robj *key, dbKeyPosition *pos) {
-    dictEntry *existing;
-    pos->insert = dictFindPositionForInsert(db->dict, key->ptr, &existing);
+    void **ref = hashtableFindRefOrPosition(db->keys, key->ptr, &pos->insert);
     pos->entry = NULL;
-    robj *val = lookupKeyInEntry(db, key, existing, LOOKUP_WRITE);
-    if (val) pos->entry = existing;
-    else if (existing) pos->insert = NULL; /* expired (and maybe deleted) */
+    pos->can_insert = ref == NULL;
+    robj *val = lookupKeyWithValue(db, key, ref ? *ref : NULL, LOOKUP_WRITE);
+    if (val) pos->entry = ref;
     return val;
 }
 
@@ -115,69 +151,148 @@ robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply) {
  * Insertion and deletion
  * ------------------------------------------------------------------------- */
 
-/* Adds key -> val; the key must not exist. The db takes val's reference
- * (the caller's) and copies the key name (into the dict entry). */
-void dbAdd(serverDb *db, robj *key, robj *val) {
-    void *position = dictFindPositionForInsert(db->dict, key->ptr, NULL);
-    serverAssert(position != NULL);
-    dbAddAtPosition(db, key, val, position);
+/* The keyspace entry for val under key: with take, val's reference is
+ * taken (objectSetKeyAndExpire()), else val stays the caller's and the
+ * entry gets a copy (objectCopyWithKey()). */
+static robj *dbNewEntry(robj *val, sds key, int expire_slot, long long expire, int take) {
+    return take ? objectSetKeyAndExpire(val, key, sdslen(key), expire_slot, expire)
+                : objectCopyWithKey(val, key, sdslen(key), expire_slot, expire);
 }
 
-/* dbAdd() at a position from lookupKeyWriteWithPosition() (pos->insert,
- * not NULL), with nothing done to the keyspace in between. */
-void dbAddAtPosition(serverDb *db, robj *key, robj *val, void *position) {
-    dictEntry *de = dictInsertAtPosition(db->dict, key->ptr, position);
-    dictSetVal(db->dict, de, val);
-    signalKeyAsReady(db, key, val->type); /* wake clients blocked on this key */
+/* Inserts the keyspace entry for val (see dbNewEntry() for take) at pos,
+ * from hashtableFindRefOrPosition() with nothing done to the table since,
+ * and in expires when expire != -1. Returns the stored object. */
+static robj *dbInsertAtPosition(serverDb *db, sds key, robj *val, long long expire, hashtablePosition *pos,
+                                int take) {
+    robj *o = dbNewEntry(val, key, expire != -1, expire, take);
+    hashtablePauseRehashing(db->keys);
+    hashtableInsertAtPosition(db->keys, o, pos);
+    if (expire != -1) hashtableAdd(db->expires, o);
+    return o;
+}
+
+/* Adds key with val (see dbNewEntry() for take) and an expire time (-1:
+ * none), at pos when not NULL (see dbInsertAtPosition()), and tells
+ * blocked clients and keyspace events. Returns the stored object. */
+static robj *dbAddGeneric(serverDb *db, robj *key, robj *val, long long expire, hashtablePosition *pos, int take) {
+    hashtablePosition found;
+    if (pos == NULL) {
+        void **ref = hashtableFindRefOrPosition(db->keys, key->ptr, &found);
+        serverAssert(ref == NULL);
+        pos = &found;
+    }
+    robj *o = dbInsertAtPosition(db, key->ptr, val, expire, pos, take);
+    signalKeyAsReady(db, key, o->type); /* wake clients blocked on this key */
     notifyKeyspaceEvent(NOTIFY_NEW, "new", key, db->id);
+    return o;
 }
 
-/* Used by the RDB loader. Returns 1 if added (the db took val's reference
- * and copied key: the caller still frees key), 0 if the key existed. */
-int dbAddRDBLoad(serverDb *db, sds key, robj *val) {
-    dictEntry *de = dictAddRaw(db->dict, key, NULL);
-    if (de == NULL) return 0;
-    dictSetVal(db->dict, de, val);
-    return 1;
+/* dbAdd() with an expire time (-1: none); returns the stored object. */
+static robj *dbAddWithExpire(serverDb *db, robj *key, robj *val, long long expire) {
+    return dbAddGeneric(db, key, val, expire, NULL, 1);
 }
 
-/* Replaces the value in key's entry de, keeping its TTL. */
-static void dbOverwriteEntry(serverDb *db, robj *key, dictEntry *de, robj *val) {
-    robj *old = dictGetVal(de);
-    if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) val->lru = old->lru;
-    dictSetVal(db->dict, de, val);
+/* Adds key -> *valref; the key must not exist. The db takes the caller's
+ * reference and stores a new object carrying the key (object.c):
+ * *valref is set to it, the old pointer must not be used any more. */
+void dbAdd(serverDb *db, robj *key, robj **valref) {
+    *valref = dbAddWithExpire(db, key, *valref, -1);
+}
+
+/* dbAdd() at a position from lookupKeyWriteWithPosition() (pos->insert
+ * with pos->can_insert), with nothing done to the keyspace in between. */
+void dbAddAtPosition(serverDb *db, robj *key, robj **valref, hashtablePosition *position) {
+    *valref = dbAddGeneric(db, key, *valref, -1, position, 1);
+}
+
+/* Used by the RDB loader: adds key with val (whose reference is taken) and
+ * the expire time (-1: none). Returns the stored object, or NULL if the key
+ * existed (val is then still the caller's). */
+robj *dbAddRDBLoad(serverDb *db, sds key, robj *val, long long expire) {
+    hashtablePosition pos;
+    if (hashtableFindRefOrPosition(db->keys, key, &pos) != NULL) return NULL;
+    return dbInsertAtPosition(db, key, val, expire, &pos, 1);
+}
+
+/* Replaces the value in key's slot ref with val (see dbNewEntry() for
+ * take), keeping the TTL when keepttl, else dropping it. Returns the stored
+ * object; the old value is released. */
+static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keepttl, int take) {
+    robj *old = *ref;
+    serverAssert(old != val);
+    if (objectOverwriteEmbeddedValue(old, val)) {
+        /* A short string over a short string: written in place. */
+        if (!keepttl && objectGetExpire(old) != -1) {
+            hashtableDelete(db->expires, key->ptr);
+            objectSetExpire(old, -1);
+        }
+        if (!(server.maxmemory_policy & MAXMEMORY_FLAG_LFU)) old->lru = val->lru;
+        if (take) decrRefCount(val);
+        signalDeletedKeyAsReady(db, key, OBJ_STRING);
+        return old;
+    }
+    long long expire = objectGetExpire(old);
+    if (expire != -1 && !keepttl) {
+        hashtableDelete(db->expires, key->ptr); /* no destructor: old stays */
+        expire = -1;
+    }
+    robj *o = dbNewEntry(val, key->ptr, expire != -1, expire, take);
+    if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) o->lru = old->lru; /* the access history stays */
+    *ref = o;
+    if (expire != -1) {
+        void **eref = hashtableFindRef(db->expires, key->ptr);
+        serverAssert(eref != NULL);
+        *eref = o;
+    }
     signalDeletedKeyAsReady(db, key, old->type); /* the old value is gone */
     if (server.lazyfree_lazy_server_del) freeObjAsync(key, old, db->id);
     else decrRefCount(old);
+    return o;
 }
 
-/* Replaces the value of an existing key, keeping its TTL. The db takes
- * val's reference; the old value is released. */
-void dbOverwrite(serverDb *db, robj *key, robj *val) {
-    dictEntry *de = dictFind(db->dict, key->ptr);
-    serverAssert(de != NULL);
-    dbOverwriteEntry(db, key, de, val);
+/* Replaces the value of an existing key, keeping its TTL. The db takes the
+ * reference of *valref and sets *valref to the stored object (a new one,
+ * carrying the key); the old value is released. */
+void dbOverwrite(serverDb *db, robj *key, robj **valref) {
+    void **ref = hashtableFindRef(db->keys, key->ptr);
+    serverAssert(ref != NULL);
+    *valref = dbSetValue(db, key, ref, *valref, 1, 1);
+}
+
+/* What setKey() stores for the caller's val, whose reference the caller
+ * keeps: a non-string value only the caller holds gives its payload to the
+ * db (val is left an empty string object the caller can only release, as
+ * every such caller does; *take is set: the db owns the returned object);
+ * anything else is copied by the keyspace (*take 0: val stays as it is). */
+static robj *setKeyValue(robj *val, int *take) {
+    if (val->refcount == 1 && val->type != OBJ_STRING) {
+        robj *moved = createObject(val->type, val->ptr);
+        moved->encoding = val->encoding;
+        moved->lru = val->lru;
+        val->type = OBJ_STRING;
+        val->encoding = OBJ_ENCODING_INT;
+        val->ptr = NULL;
+        *take = 1;
+        return moved;
+    }
+    *take = 0;
+    return val;
 }
 
 /* setKey() for a key whose lookupKeyWriteWithPosition() filled pos, with
  * nothing done to the keyspace since: adds or overwrites without hashing
  * the key again. flags as for setKey(); the EXIST flags are ignored. */
 void setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos) {
-    incrRefCount(val);
-    if (pos->entry) {
-        dbOverwriteEntry(db, key, pos->entry, val);
-        if (!(flags & SETKEY_KEEPTTL)) removeExpire(db, key);
-    } else if (pos->insert) {
-        dbAddAtPosition(db, key, val, pos->insert);
-    } else {
-        dbAdd(db, key, val);
-    }
+    int take;
+    val = setKeyValue(val, &take);
+    if (pos->entry) dbSetValue(db, key, pos->entry, val, flags & SETKEY_KEEPTTL, take);
+    else dbAddGeneric(db, key, val, -1, pos->can_insert ? &pos->insert : NULL, take);
     if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
 }
 
 /* High level SET: adds or overwrites, drops the TTL unless SETKEY_KEEPTTL,
- * and signals the modification. val's reference is *not* taken: it is
- * incremented here, so the caller keeps its own. SETKEY_ALREADY_EXIST /
+ * and signals the modification. The caller keeps its reference to val
+ * (see setKeyValue() for what the db stores). SETKEY_ALREADY_EXIST /
  * SETKEY_DOESNT_EXIST say the caller has just looked the key up. */
 void setKey(client *c, serverDb *db, robj *key, robj *val, int flags) {
     if (!(flags & (SETKEY_ALREADY_EXIST | SETKEY_DOESNT_EXIST))) {
@@ -186,36 +301,41 @@ void setKey(client *c, serverDb *db, robj *key, robj *val, int flags) {
         setKeyAtPosition(c, db, key, val, flags, &pos);
         return;
     }
-    incrRefCount(val);
+    int take;
+    val = setKeyValue(val, &take);
     if (flags & SETKEY_DOESNT_EXIST) {
-        dbAdd(db, key, val);
+        dbAddGeneric(db, key, val, -1, NULL, take);
     } else {
-        dbOverwrite(db, key, val);
-        if (!(flags & SETKEY_KEEPTTL)) removeExpire(db, key);
+        void **ref = hashtableFindRef(db->keys, key->ptr);
+        serverAssert(ref != NULL);
+        dbSetValue(db, key, ref, val, flags & SETKEY_KEEPTTL, take);
     }
     if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
 }
 
 /* Returns 1 if the key exists (expired keys are not deleted here). */
 int dbExists(serverDb *db, robj *key) {
-    return dictFind(db->dict, key->ptr) != NULL;
+    return dbFind(db, key->ptr) != NULL;
+}
+
+/* Takes key out of both tables without releasing it: returns its value
+ * (with the key and expire time still inside), now the caller's, or NULL. */
+static robj *dbDetach(serverDb *db, robj *key) {
+    void *val;
+    if (!hashtablePop(db->keys, key->ptr, &val)) return NULL;
+    if (objectGetExpire(val) != -1) hashtableDelete(db->expires, key->ptr);
+    return val;
 }
 
 /* Deletes key and its TTL. With async, big values are freed by the lazy
  * free thread (lazyfree.c). Returns 1 if the key existed. */
 int dbGenericDelete(serverDb *db, robj *key, int async, int flags) {
     (void)flags;
-    dictEntry *de = dictUnlink(db->dict, key->ptr);
-    if (de == NULL) return 0;
-    robj *val = dictGetVal(de);
-    /* Keep the value alive across the notification (it may be a blocked
-     * client's target later on). */
-    incrRefCount(val);
-    if (dictSize(db->expires) > 0) dictDelete(db->expires, key->ptr);
-    dictSetVal(db->dict, de, NULL);
-    dictFreeUnlinkedEntry(db->dict, de);
+    /* The expires table is searched by the key the object carries: take
+     * it out there first, while the object is alive and in both tables. */
+    robj *val = dbDetach(db, key);
+    if (val == NULL) return 0;
     signalDeletedKeyAsReady(db, key, val->type); /* wake XREADGROUP waiters */
-    decrRefCount(val); /* the reference taken above */
     if (async) freeObjAsync(key, val, db->id);
     else decrRefCount(val);
     return 1;
@@ -235,34 +355,42 @@ int dbDelete(serverDb *db, robj *key) {
 }
 
 /* Before modifying a string value in place (APPEND, SETRANGE, SETBIT...):
- * returns a RAW, unshared version of o stored under key. */
+ * returns a RAW, unshared version of o stored under key: o itself when it
+ * is RAW already, or an integer (turned into an sds in place); otherwise a
+ * new object replaces it (an embedded EMBSTR value is never converted in
+ * place: the object's size is derived from its encoding). */
 robj *dbUnshareStringValue(serverDb *db, robj *key, robj *o) {
     serverAssert(o->type == OBJ_STRING);
-    if (o->refcount != 1 || o->encoding != OBJ_ENCODING_RAW) {
-        robj *decoded = getDecodedObject(o);
-        o = createRawStringObject(decoded->ptr, sdslen(decoded->ptr));
-        decrRefCount(decoded);
-        dbOverwrite(db, key, o);
+    if (o->encoding == OBJ_ENCODING_RAW && o->refcount == 1) return o;
+    if (o->refcount == 1 && o->hasembkey && o->encoding == OBJ_ENCODING_INT) {
+        o->ptr = sdsfromlonglong((long)o->ptr);
+        o->encoding = OBJ_ENCODING_RAW;
+        return o;
     }
-    return o;
+    robj *decoded = getDecodedObject(o);
+    robj *n = createRawStringObject(decoded->ptr, sdslen(decoded->ptr));
+    decrRefCount(decoded);
+    dbOverwrite(db, key, &n);
+    return n;
 }
 
 /* Returns a random non-expired key name (a new object) or NULL if empty. */
 robj *dbRandomKey(serverDb *db) {
     int maxtries = 100;
-    int allvolatile = dictSize(db->dict) == dictSize(db->expires);
+    int allvolatile = hashtableSize(db->keys) == hashtableSize(db->expires);
     while (1) {
-        dictEntry *de = dictGetFairRandomKey(db->dict);
-        if (de == NULL) return NULL;
-        sds key = dictGetKey(de);
+        void *entry;
+        if (!hashtableFairRandomEntry(db->keys, &entry)) return NULL;
+        robj *val = entry;
+        sds key = objectGetKey(val);
         robj *keyobj = createStringObject(key, sdslen(key));
-        if (dictSize(db->expires) && dictFind(db->expires, key)) {
+        if (objectGetExpire(val) != -1) {
             if (allvolatile && --maxtries == 0) {
                 /* Every key may be expired: return one anyway rather than
                  * loop forever (as a replica would have to). */
                 return keyobj;
             }
-            if (expireIfNeeded(db, keyobj, 0)) {
+            if (expireIfNeededWithValue(db, keyobj, val, 0)) {
                 decrRefCount(keyobj);
                 continue;
             }
@@ -271,11 +399,18 @@ robj *dbRandomKey(serverDb *db) {
     }
 }
 
+/* Empties db's tables: expires first (it only borrows the objects), then
+ * the keyspace, which releases them. */
+static void dbEmptyTables(serverDb *db, void(callback)(hashtable *)) {
+    hashtableEmpty(db->expires, callback);
+    hashtableEmpty(db->keys, callback);
+}
+
 /* Empties one db (dbnum >= 0) or all (-1). Returns the number of keys
  * removed. With EMPTYDB_ASYNC the values are freed by the lazy free thread,
  * except inside EXEC or a script, whose argv may still share values stored
  * earlier in the same transaction or script (lazyfree.c). */
-long long emptyData(int dbnum, int flags, void(callback)(dict *)) {
+long long emptyData(int dbnum, int flags, void(callback)(hashtable *)) {
     long long removed = 0;
     int start = dbnum == -1 ? 0 : dbnum;
     int end = dbnum == -1 ? server.dbnum - 1 : dbnum;
@@ -283,12 +418,11 @@ long long emptyData(int dbnum, int flags, void(callback)(dict *)) {
     for (int j = start; j <= end; j++) {
         serverDb *db = server.db + j;
         scanDatabaseForDeletedKeys(db, NULL); /* wake XREADGROUP waiters */
-        removed += dictSize(db->dict);
-        if (async && dictSize(db->dict) > 0) {
+        removed += hashtableSize(db->keys);
+        if (async && hashtableSize(db->keys) > 0) {
             emptyDbAsync(db);
         } else {
-            dictEmpty(db->dict, callback);
-            dictEmpty(db->expires, callback);
+            dbEmptyTables(db, callback);
         }
         db->avg_ttl = 0;
         db->expires_cursor = 0;
@@ -304,21 +438,26 @@ serverDb *dbBackupAndReset(void) {
     serverDb *backup = zmalloc(sizeof(serverDb) * server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
         backup[j] = server.db[j];
-        server.db[j].dict = dictCreate(server.db[j].dict->type);
-        server.db[j].expires = dictCreate(server.db[j].expires->type);
+        server.db[j].keys = hashtableCreate(&dbKeysHashtableType);
+        server.db[j].expires = hashtableCreate(&dbExpiresHashtableType);
         server.db[j].avg_ttl = 0;
         server.db[j].expires_cursor = 0;
     }
     return backup;
 }
 
+/* Releases a db's two tables (the expires one first: it borrows). */
+static void dbReleaseTables(hashtable *keys, hashtable *expires) {
+    hashtableRelease(expires);
+    hashtableRelease(keys);
+}
+
 /* Puts the data of dbBackupAndReset() back, dropping what was loaded
  * meanwhile. */
 void dbRestoreBackup(serverDb *backup) {
     for (int j = 0; j < server.dbnum; j++) {
-        dictRelease(server.db[j].dict);
-        dictRelease(server.db[j].expires);
-        server.db[j].dict = backup[j].dict;
+        dbReleaseTables(server.db[j].keys, server.db[j].expires);
+        server.db[j].keys = backup[j].keys;
         server.db[j].expires = backup[j].expires;
         server.db[j].avg_ttl = backup[j].avg_ttl;
         server.db[j].expires_cursor = backup[j].expires_cursor;
@@ -331,14 +470,8 @@ void dbRestoreBackup(serverDb *backup) {
 void dbDiscardBackup(serverDb *backup) {
     for (int j = 0; j < server.dbnum; j++) {
         serverDb old = backup[j];
-        if (dictSize(old.dict) > LAZYFREE_THRESHOLD) {
-            emptyDbAsync(&old); /* takes the dicts and leaves fresh ones */
-            dictRelease(old.dict);
-            dictRelease(old.expires);
-        } else {
-            dictRelease(old.dict);
-            dictRelease(old.expires);
-        }
+        if (hashtableSize(old.keys) > LAZYFREE_THRESHOLD) emptyDbAsync(&old); /* takes the tables, leaves fresh ones */
+        dbReleaseTables(old.keys, old.expires);
         scanDatabaseForReadyKeys(&server.db[j]);
     }
     zfree(backup);
@@ -346,7 +479,7 @@ void dbDiscardBackup(serverDb *backup) {
 
 long long dbTotalServerKeyCount(void) {
     long long total = 0;
-    for (int j = 0; j < server.dbnum; j++) total += dictSize(server.db[j].dict);
+    for (int j = 0; j < server.dbnum; j++) total += hashtableSize(server.db[j].keys);
     return total;
 }
 
@@ -386,25 +519,40 @@ void signalFlushedDb(int dbid, int async) {
 
 /* Returns the expire time (unix ms) of key, or -1 if it has none. */
 long long getExpire(serverDb *db, robj *key) {
-    if (dictSize(db->expires) == 0) return -1;
-    dictEntry *de = dictFind(db->expires, key->ptr);
-    if (de == NULL) return -1;
-    return dictGetSignedIntegerVal(de);
+    if (hashtableSize(db->expires) == 0) return -1;
+    robj *val = dbFind(db, key->ptr);
+    return val ? objectGetExpire(val) : -1;
 }
 
-/* Sets the expire time of an existing key (unix ms). */
-void setExpire(client *c, serverDb *db, robj *key, long long when) {
+/* Sets the expire time of an existing key (unix ms). Returns the key's
+ * value, which may have moved (a value without an expire slot is
+ * reallocated with one): a caller holding the value must use the returned
+ * pointer. */
+robj *setExpire(client *c, serverDb *db, robj *key, long long when) {
     (void)c;
-    dictEntry *kde = dictFind(db->dict, key->ptr);
-    serverAssert(kde != NULL);
-    dictEntry *de = dictAddOrFind(db->expires, dictGetKey(kde));
-    dictSetSignedIntegerVal(de, when);
+    void **ref = hashtableFindRef(db->keys, key->ptr);
+    serverAssert(ref != NULL);
+    robj *o = *ref;
+    int had_ttl = objectGetExpire(o) != -1;
+    robj *n = objectSetExpire(o, when); /* o is gone if n != o */
+    *ref = n;
+    if (!had_ttl) hashtableAdd(db->expires, n); /* (n != o only when o had no TTL) */
+    return n;
 }
 
-/* Removes the TTL; returns 1 if there was one. */
+/* Removes the TTL; returns 1 if there was one. The value keeps its expire
+ * slot (set to -1), so a TTL set again later does not move it. */
 int removeExpire(serverDb *db, robj *key) {
-    if (dictSize(db->expires) == 0) return 0;
-    return dictDelete(db->expires, key->ptr) == DICT_OK;
+    void *val;
+    if (hashtableSize(db->expires) == 0 || !hashtablePop(db->expires, key->ptr, &val)) return 0;
+    objectSetExpire(val, -1);
+    return 1;
+}
+
+/* 1 if val (key's value) has a TTL in the past. */
+static int valueIsExpired(robj *val) {
+    long long when = objectGetExpire(val);
+    return when >= 0 && when <= commandTimeSnapshot();
 }
 
 /* Returns 1 if key has a TTL in the past. */
@@ -430,17 +578,9 @@ void deleteExpiredKeyAndPropagate(serverDb *db, robj *keyobj) {
     if (copy) decrRefCount(copy);
 }
 
-/* If key is expired, deletes it (unless LOOKUP_NOEXPIRE or a pause holds
- * writes) and returns 1; returns 0 if the key is alive.
- *
- * A replica never deletes a key by itself: it keeps the key until the DEL
- * of its primary arrives, so both sides stay identical. Its clients see a
- * logically expired key as missing (1, not deleted); the primary's own
- * client sees the key as it is (0), as the primary did when it sent the
- * command. On a writable replica (replica-read-only no) a write lookup
- * still deletes the key. */
-int expireIfNeeded(serverDb *db, robj *key, int flags) {
-    if (!keyIsExpired(db, key)) return 0;
+/* expireIfNeeded() for key whose value val the caller has found. */
+static int expireIfNeededWithValue(serverDb *db, robj *key, robj *val, int flags) {
+    if (!valueIsExpired(val)) return 0;
     if (server.primary_host != NULL) {
         if (server.current_client && (server.current_client->flags & CLIENT_PRIMARY)) return 0;
         /* A writable replica's own write deletes it, as Valkey's does. */
@@ -451,6 +591,21 @@ int expireIfNeeded(serverDb *db, robj *key, int flags) {
     if (isPausedActions()) return 1;
     deleteExpiredKeyAndPropagate(db, key);
     return 1;
+}
+
+/* If key is expired, deletes it (unless LOOKUP_NOEXPIRE or a pause holds
+ * writes) and returns 1; returns 0 if the key is alive or missing.
+ *
+ * A replica never deletes a key by itself: it keeps the key until the DEL
+ * of its primary arrives, so both sides stay identical. Its clients see a
+ * logically expired key as missing (1, not deleted); the primary's own
+ * client sees the key as it is (0), as the primary did when it sent the
+ * command. On a writable replica (replica-read-only no) a write lookup
+ * still deletes the key. */
+int expireIfNeeded(serverDb *db, robj *key, int flags) {
+    if (hashtableSize(db->expires) == 0) return 0;
+    robj *val = dbFind(db, key->ptr);
+    return val ? expireIfNeededWithValue(db, key, val, flags) : 0;
 }
 
 /* ---------------------------------------------------------------------------
@@ -511,20 +666,18 @@ void keysCommand(client *c) {
     int plen = sdslen(pattern), allkeys = (pattern[0] == '*' && plen == 1);
     unsigned long numkeys = 0;
     void *replylen = addReplyDeferredLen(c);
-    dictIterator *di = dictGetSafeIterator(c->db->dict);
-    dictEntry *de;
-    robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = OBJ_STATIC_REFCOUNT};
-    while ((de = dictNext(di)) != NULL) {
-        sds key = dictGetKey(de);
-        if (allkeys || stringmatchlen(pattern, plen, key, sdslen(key), 0)) {
-            keyobj.ptr = key;
-            if (!keyIsExpired(c->db, &keyobj)) {
-                addReplyBulkCBuffer(c, key, sdslen(key));
-                numkeys++;
-            }
+    hashtableIterator iter;
+    hashtableInitIterator(&iter, c->db->keys, HASHTABLE_ITER_SAFE);
+    void *entry;
+    while (hashtableNext(&iter, &entry)) {
+        robj *val = entry;
+        sds key = objectGetKey(val);
+        if ((allkeys || stringmatchlen(pattern, plen, key, sdslen(key), 0)) && !valueIsExpired(val)) {
+            addReplyBulkCBuffer(c, key, sdslen(key));
+            numkeys++;
         }
     }
-    dictReleaseIterator(di);
+    hashtableResetIterator(&iter);
     setDeferredArrayLen(c, replylen, numkeys);
 }
 
@@ -544,6 +697,12 @@ typedef struct {
     int with_values; /* HSCAN of a hashtable: collect field, value pairs. */
     int zset;        /* ZSCAN of a skiplist: copy members, print scores (values are double *). */
 } scanData;
+
+/* SCAN of the keyspace: key names are borrowed from their values. */
+static void scanKeyCallback(void *privdata, void *val) {
+    scanData *data = privdata;
+    listAddNodeTail(data->keys, objectGetKey(val));
+}
 
 /* SSCAN of a hashtable-encoded set: members are borrowed, like keys. */
 static void scanSetMemberCallback(void *privdata, void *member) {
@@ -634,12 +793,14 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
         else if (o->type == OBJ_ZSET) zsetTypeCollectAll(o, data.keys, pairs);
         else hashTypeCollectAll(o, data.keys, pairs);
         cursor = 0;
-    } else if (o && o->type == OBJ_SET) {
+    } else if (o == NULL || o->type == OBJ_SET) {
+        hashtable *ht = o ? o->ptr : c->db->keys;
+        hashtableScanFunction fn = o ? scanSetMemberCallback : scanKeyCallback;
         do {
-            cursor = hashtableScan(o->ptr, cursor, scanSetMemberCallback, &data);
+            cursor = hashtableScan(ht, cursor, fn, &data);
         } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count);
     } else {
-        dict *d = zskiplist ? zsetTypeDict(o) : (o ? o->ptr : c->db->dict);
+        dict *d = zskiplist ? zsetTypeDict(o) : o->ptr;
         do {
             cursor = dictScan(d, cursor, scanCallback, &data);
         } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count * (pairs ? 2 : 1));
@@ -685,7 +846,7 @@ void scanCommand(client *c) {
 }
 
 void dbsizeCommand(client *c) {
-    addReplyLongLong(c, dictSize(c->db->dict));
+    addReplyLongLong(c, hashtableSize(c->db->keys));
 }
 
 void typeCommand(client *c) {
@@ -755,19 +916,19 @@ static void renameGenericCommand(client *c, int nx) {
         addReply(c, nx ? shared.czero : shared.ok);
         return;
     }
-    incrRefCount(o);
-    long long expire = getExpire(c->db, c->argv[1]);
     if (lookupKeyWrite(c->db, c->argv[2]) != NULL) {
         if (nx) {
-            decrRefCount(o);
             addReply(c, shared.czero);
             return;
         }
         dbDelete(c->db, c->argv[2]);
     }
-    dbAdd(c->db, c->argv[2], o);
-    if (expire != -1) setExpire(c, c->db, c->argv[2], expire);
-    dbDelete(c->db, c->argv[1]);
+    /* The value moves to its new name: taken out under the old one (no
+     * free), then stored under the new one with the same TTL. */
+    o = dbDetach(c->db, c->argv[1]);
+    long long expire = objectGetExpire(o);
+    signalDeletedKeyAsReady(c->db, c->argv[1], o->type);
+    dbAddWithExpire(c->db, c->argv[2], o, expire);
     signalModifiedKey(c, c->db, c->argv[1]);
     signalModifiedKey(c, c->db, c->argv[2]);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "rename_from", c->argv[1], c->db->id);
@@ -802,15 +963,14 @@ void moveCommand(client *c) {
         addReply(c, shared.czero);
         return;
     }
-    long long expire = getExpire(src, c->argv[1]);
     if (lookupKeyWrite(dst, c->argv[1]) != NULL) {
         addReply(c, shared.czero);
         return;
     }
-    incrRefCount(o);
-    dbAdd(dst, c->argv[1], o);
-    if (expire != -1) setExpire(c, dst, c->argv[1], expire);
-    dbDelete(src, c->argv[1]);
+    o = dbDetach(src, c->argv[1]);
+    long long expire = objectGetExpire(o);
+    signalDeletedKeyAsReady(src, c->argv[1], o->type);
+    dbAddWithExpire(dst, c->argv[1], o, expire);
     signalModifiedKey(c, src, c->argv[1]);
     signalModifiedKey(c, dst, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "move_from", c->argv[1], src->id);
@@ -870,8 +1030,7 @@ void copyCommand(client *c) {
         return;
     }
     if (dst_exists) dbDelete(dst, c->argv[2]);
-    dbAdd(dst, c->argv[2], copy);
-    if (expire != -1) setExpire(c, dst, c->argv[2], expire);
+    dbAddWithExpire(dst, c->argv[2], copy, expire);
     signalModifiedKey(c, dst, c->argv[2]);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "copy_to", c->argv[2], dst->id);
     server.dirty++;
@@ -893,12 +1052,12 @@ void swapdbCommand(client *c) {
         touchAllWatchedKeysInDb(b, a);
         scanDatabaseForDeletedKeys(a, b); /* XREADGROUP waiters whose key goes */
         scanDatabaseForDeletedKeys(b, a);
-        dict *d = a->dict, *e = a->expires;
+        hashtable *d = a->keys, *e = a->expires;
         long long avg = a->avg_ttl;
-        a->dict = b->dict;
+        a->keys = b->keys;
         a->expires = b->expires;
         a->avg_ttl = b->avg_ttl;
-        b->dict = d;
+        b->keys = d;
         b->expires = e;
         b->avg_ttl = avg;
         a->expires_cursor = b->expires_cursor = 0;

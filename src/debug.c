@@ -99,10 +99,11 @@ static void digestKey(unsigned char *digest, serverDb *db, sds key, robj *val) {
     mixDigest(digest, &type, 1);
     digestValue(valdigest, val);
     mixDigest(digest, valdigest, SHA1_DIGEST_LEN);
-    dictEntry *de = dictFind(db->expires, key);
-    if (de) {
+    (void)db;
+    long long expire = objectGetExpire(val);
+    if (expire != -1) {
         char buf[LONG_STR_SIZE + 8];
-        int len = snprintf(buf, sizeof(buf), "!ttl%lld", (long long)dictGetSignedIntegerVal(de));
+        int len = snprintf(buf, sizeof(buf), "!ttl%lld", expire);
         mixDigest(digest, buf, len);
     }
 }
@@ -112,18 +113,19 @@ static void computeDatasetDigest(unsigned char *final) {
     memset(final, 0, SHA1_DIGEST_LEN);
     for (int j = 0; j < server.dbnum; j++) {
         serverDb *db = &server.db[j];
-        if (dictSize(db->dict) == 0) continue;
+        if (hashtableSize(db->keys) == 0) continue;
         /* The database number is part of every key's identity. */
         unsigned char dbdigest[SHA1_DIGEST_LEN];
         memset(dbdigest, 0, sizeof(dbdigest));
-        dictIterator *di = dictGetIterator(db->dict);
-        dictEntry *de;
-        while ((de = dictNext(di)) != NULL) {
+        hashtableIterator iter;
+        hashtableInitIterator(&iter, db->keys, 0);
+        void *entry;
+        while (hashtableNext(&iter, &entry)) {
             unsigned char keydigest[SHA1_DIGEST_LEN];
-            digestKey(keydigest, db, dictGetKey(de), dictGetVal(de));
+            digestKey(keydigest, db, objectGetKey(entry), entry);
             for (int k = 0; k < SHA1_DIGEST_LEN; k++) dbdigest[k] ^= keydigest[k];
         }
-        dictReleaseIterator(di);
+        hashtableResetIterator(&iter);
         uint32_t dbid = (uint32_t)j;
         mixDigest(dbdigest, &dbid, sizeof(dbid));
         for (int k = 0; k < SHA1_DIGEST_LEN; k++) final[k] ^= dbdigest[k];
@@ -181,13 +183,12 @@ static void debugObject(client *c) {
 }
 
 static void debugSdslen(client *c) {
-    dictEntry *de = dictFind(c->db->dict, c->argv[2]->ptr);
-    if (de == NULL) {
+    robj *val = dbFind(c->db, c->argv[2]->ptr);
+    if (val == NULL) {
         addReplyErrorObject(c, shared.nokeyerr);
         return;
     }
-    robj *val = dictGetVal(de);
-    sds key = dictGetKey(de);
+    sds key = objectGetKey(val); /* embedded in val: no allocation of its own */
     if (val->type != OBJ_STRING || !sdsEncodedObject(val)) {
         addReplyError(c, "Not an sds encoded string.");
         return;
@@ -195,7 +196,7 @@ static void debugSdslen(client *c) {
     sds s = sdscatprintf(sdsempty(),
                          "key_sds_len:%lld, key_sds_avail:%lld, key_zmalloc: %lld, val_sds_len:%lld, "
                          "val_sds_avail:%lld, val_zmalloc: %lld",
-                         (long long)sdslen(key), (long long)sdsavail(key), (long long)sdsAllocSize(key),
+                         (long long)sdslen(key), 0LL, (long long)zmalloc_size(val),
                          (long long)sdslen(val->ptr), (long long)sdsavail(val->ptr),
                          (long long)(val->encoding == OBJ_ENCODING_EMBSTR ? zmalloc_size(val)
                                                                            : sdsAllocSize(val->ptr)));
@@ -223,10 +224,10 @@ static void debugPopulate(client *c) {
     if (getPositiveLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
     if (c->argc == 5 && getPositiveLongFromObjectOrReply(c, c->argv[4], &size, NULL) != C_OK) return;
     const char *prefix = c->argc >= 4 ? c->argv[3]->ptr : "key";
-    dictExpand(c->db->dict, dictSize(c->db->dict) + count);
+    hashtableExpand(c->db->keys, hashtableSize(c->db->keys) + count);
     for (long j = 0; j < count; j++) {
         sds key = sdscatprintf(sdsempty(), "%s:%ld", prefix, j);
-        if (dictFind(c->db->dict, key) != NULL) {
+        if (dbFind(c->db, key) != NULL) {
             sdsfree(key);
             continue;
         }
@@ -246,7 +247,7 @@ static void debugPopulate(client *c) {
             }
         }
         robj *keyobj = createObject(OBJ_STRING, key);
-        dbAdd(c->db, keyobj, val);
+        dbAdd(c->db, keyobj, &val);
         decrRefCount(keyobj);
     }
     addReply(c, shared.ok);
@@ -345,10 +346,10 @@ static void debugHtstats(client *c) {
     int full = c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "full");
     char buf[4096];
     sds s = sdsnew("[Dictionary HT]\n");
-    dictGetStats(buf, sizeof(buf), server.db[dbid].dict, full);
+    hashtableGetStats(buf, sizeof(buf), server.db[dbid].keys, full);
     s = sdscat(s, buf);
     s = sdscat(s, "[Expires HT]\n");
-    dictGetStats(buf, sizeof(buf), server.db[dbid].expires, full);
+    hashtableGetStats(buf, sizeof(buf), server.db[dbid].expires, full);
     s = sdscat(s, buf);
     addReplyVerbatim(c, s, sdslen(s), "txt");
     sdsfree(s);
@@ -491,8 +492,8 @@ void debugCommand(client *c) {
         for (int j = 2; j < c->argc; j++) {
             unsigned char digest[SHA1_DIGEST_LEN];
             char hex[41];
-            dictEntry *de = dictFind(c->db->dict, c->argv[j]->ptr);
-            if (de) digestValue(digest, dictGetVal(de));
+            robj *val = dbFind(c->db, c->argv[j]->ptr);
+            if (val) digestValue(digest, val);
             else memset(digest, 0, sizeof(digest));
             sha1ToHex(hex, digest);
             addReplyStatus(c, hex);

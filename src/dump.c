@@ -172,8 +172,8 @@ static void restoreCommand(client *c) {
         restoreExpiredValue(c, key, deleted);
         return;
     }
-    dbAdd(c->db, key, val);
-    if (ttl) setExpire(c, c->db, key, ttl);
+    dbAdd(c->db, key, &val);
+    if (ttl) val = setExpire(c, c->db, key, ttl);
     objectSetLRUOrLFU(val, opt.lfu_freq, opt.lru_idle, LRU_CLOCK(), 1000);
     signalModifiedKey(c, c->db, key);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "restore", key, c->db->id);

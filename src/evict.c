@@ -8,11 +8,11 @@
  * at all could be evicted (EVICT_FAIL).
  *
  * Choosing the victim:
- *  - *-random policies take a random key of the right dict (all keys, or
+ *  - *-random policies take a random key of the right table (all keys, or
  *    only those with a TTL), visiting databases round-robin;
  *  - LRU, LFU and volatile-ttl approximate "the best key in the whole
  *    dataset" cheaply: every round draws maxmemory-samples keys per
- *    database with dictGetSomeKeys() and offers them to a small pool of the
+ *    database with hashtableSampleEntries() and offers them to a small pool of the
  *    EVPOOL_SIZE best candidates seen so far, ranked by a score where
  *    higher means "evict sooner" (idle time for LRU, 255 minus the decayed
  *    access counter for LFU, how soon the key expires for volatile-ttl).
@@ -150,55 +150,37 @@ static unsigned long long evictionScore(robj *val, long long expire_at) {
 }
 
 /* Samples maxmemory-samples keys of db and offers them to the pool.
- * `sampledict` is db->dict (allkeys-*) or db->expires (volatile-*). */
-static void evictionPoolPopulate(serverDb *db, dict *sampledict) {
+ * `table` is db->keys (allkeys-*) or db->expires (volatile-*): both hold
+ * the values themselves, which carry their key and deadline. */
+static void evictionPoolPopulate(serverDb *db, hashtable *table) {
     int count = server.maxmemory_samples > 0 ? server.maxmemory_samples : 1;
-    dictEntry *stack_samples[64];
-    dictEntry **samples = count <= 64 ? stack_samples : zmalloc(sizeof(dictEntry *) * count);
+    void *stack_samples[64];
+    void **samples = count <= 64 ? stack_samples : zmalloc(sizeof(void *) * count);
 
-    unsigned int got = dictGetSomeKeys(sampledict, samples, count);
+    unsigned int got = hashtableSampleEntries(table, samples, count);
     for (unsigned int j = 0; j < got; j++) {
-        dictEntry *de = samples[j];
-        sds key = dictGetKey(de);
-        robj *val;
-        long long expire_at = -1;
-
-        if (sampledict == db->dict) {
-            val = dictGetVal(de);
-        } else {
-            /* Sampled from expires: its value is the deadline, the object
-             * lives in the main dict under the same key. */
-            expire_at = dictGetSignedIntegerVal(de);
-            dictEntry *owner = dictFind(db->dict, key);
-            if (owner == NULL) continue;
-            val = dictGetVal(owner);
-        }
-        evictionPoolOffer(db->id, key, evictionScore(val, expire_at));
+        robj *val = samples[j];
+        long long expire_at = table == db->keys ? -1 : objectGetExpire(val);
+        evictionPoolOffer(db->id, objectGetKey(val), evictionScore(val, expire_at));
     }
     if (samples != stack_samples) zfree(samples);
 }
 
-/* Looks a pool candidate up again and returns its entry in the dict the
- * policy evicts from (NULL if it is gone, or lost its TTL under a volatile
- * policy); *score receives its score as of now. */
-static dictEntry *evictionCandidateRefresh(evictionCandidate *cand, int allkeys, unsigned long long *score) {
+/* Looks a pool candidate up again and returns its value if it is still in
+ * the table the policy evicts from (NULL if it is gone, or lost its TTL
+ * under a volatile policy); *score receives its score as of now. */
+static robj *evictionCandidateRefresh(evictionCandidate *cand, int allkeys, unsigned long long *score) {
     if (cand->dbid >= server.dbnum) return NULL;
     serverDb *db = server.db + cand->dbid;
-    dictEntry *de = dictFind(allkeys ? db->dict : db->expires, cand->key);
-    if (de == NULL) return NULL;
-    if (allkeys) {
-        *score = evictionScore(dictGetVal(de), -1);
-    } else {
-        dictEntry *owner = dictFind(db->dict, cand->key);
-        if (owner == NULL) return NULL;
-        *score = evictionScore(dictGetVal(owner), dictGetSignedIntegerVal(de));
-    }
-    return de;
+    void *val;
+    if (!hashtableFind(allkeys ? db->keys : db->expires, cand->key, &val)) return NULL;
+    *score = evictionScore(val, allkeys ? -1 : objectGetExpire(val));
+    return val;
 }
 
 /* Picks the next victim for the pool-based policies. Returns its key (owned
  * by the db, valid until the key is deleted) and sets *dbid, or returns
- * NULL if the relevant dicts are empty (or hold nothing that can be
+ * NULL if the relevant tables are empty (or hold nothing that can be
  * sampled, after a bounded number of tries). */
 static sds evictionPickFromPool(int allkeys, int *dbid) {
     if (pool_policy != server.maxmemory_policy) {
@@ -209,10 +191,10 @@ static sds evictionPickFromPool(int allkeys, int *dbid) {
         unsigned long total_keys = 0;
         for (int j = 0; j < server.dbnum; j++) {
             serverDb *db = server.db + j;
-            dict *d = allkeys ? db->dict : db->expires;
-            if (dictSize(d) == 0) continue;
-            total_keys += dictSize(d);
-            evictionPoolPopulate(db, d);
+            hashtable *t = allkeys ? db->keys : db->expires;
+            if (hashtableSize(t) == 0) continue;
+            total_keys += hashtableSize(t);
+            evictionPoolPopulate(db, t);
         }
         if (total_keys == 0) return NULL;
 
@@ -223,16 +205,16 @@ static sds evictionPickFromPool(int allkeys, int *dbid) {
         while (pool_len > 0) {
             evictionCandidate cand = pool[--pool_len];
             unsigned long long now_score = 0;
-            dictEntry *de = evictionCandidateRefresh(&cand, allkeys, &now_score);
-            if (de != NULL && now_score < cand.score) {
+            robj *val = evictionCandidateRefresh(&cand, allkeys, &now_score);
+            if (val != NULL && now_score < cand.score) {
                 evictionPoolOffer(cand.dbid, cand.key, now_score);
                 sdsfree(cand.key);
                 continue;
             }
             sdsfree(cand.key);
-            if (de != NULL) {
+            if (val != NULL) {
                 *dbid = cand.dbid;
-                return dictGetKey(de);
+                return objectGetKey(val);
             }
         }
     }
@@ -246,12 +228,11 @@ static sds evictionPickRandom(int allkeys, int *dbid) {
     for (int j = 0; j < server.dbnum; j++) {
         int id = (int)(next_db++ % (unsigned int)server.dbnum);
         serverDb *db = server.db + id;
-        dict *d = allkeys ? db->dict : db->expires;
-        if (dictSize(d) == 0) continue;
-        dictEntry *de = dictGetRandomKey(d);
-        if (de == NULL) continue;
+        hashtable *t = allkeys ? db->keys : db->expires;
+        void *val;
+        if (hashtableSize(t) == 0 || !hashtableRandomEntry(t, &val)) continue;
         *dbid = id;
-        return dictGetKey(de);
+        return objectGetKey(val);
     }
     return NULL;
 }

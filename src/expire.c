@@ -1,17 +1,17 @@
 /* expire.c - key time-to-live: the EXPIRE family of commands and the
  * active expire cycle that reclaims keys nobody reads again.
  *
- * A key's deadline lives in db->expires, keyed by the very sds that keys
- * db->dict, with the absolute unix time in milliseconds stored as the
- * entry's signed integer value. db.c owns that table (getExpire, setExpire,
- * removeExpire) and the lazy half of expiry: every lookup first asks
+ * A key's deadline (absolute unix time in milliseconds) lives inside its
+ * value object, next to the embedded key (object.c); db->expires is a
+ * second table of the values that have one. db.c owns both (getExpire,
+ * setExpire, removeExpire) and the lazy half of expiry: every lookup first asks
  * expireIfNeeded() whether the key is past its deadline and deletes it if
  * so. This file adds:
  *
  *  - the commands that read and write deadlines (EXPIRE, PEXPIRE,
  *    EXPIREAT, PEXPIREAT, TTL, PTTL, EXPIRETIME, PEXPIRETIME, PERSIST);
  *  - activeExpireCycle(), the active half: the cron (SLOW cycle) and
- *    beforeSleep (FAST cycle) walk db->expires with a dictScan cursor kept
+ *    beforeSleep (FAST cycle) walk db->expires with a hashtableScan cursor kept
  *    in db->expires_cursor, a few buckets at a time, and delete what has
  *    expired. A database keeps being walked in one call while the share of
  *    expired keys in the sample is high, bounded by a CPU-time budget, so
@@ -233,7 +233,7 @@ static void persistCommand(client *c) {
  * visits the databases round-robin (the position survives between calls)
  * and, in each, repeats rounds of:
  *
- *   1. advance db->expires_cursor with dictScan until `keys_per_loop` keys
+ *   1. advance db->expires_cursor with hashtableScan until `keys_per_loop` keys
  *      have been seen (or `20 * keys_per_loop` buckets, for sparse tables);
  *   2. delete those whose deadline has passed, and fold the remaining TTLs
  *      of the others into db->avg_ttl;
@@ -282,18 +282,19 @@ static void expireCycleLoadConfig(expireCycleConfig *cfg) {
     cfg->acceptable_stale = ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE - effort;
 }
 
-/* dictScan callback: classifies one key. Expired keys are only collected
- * here; deleting inside the callback would modify the bucket being walked. */
-static void expireScanCallback(void *privdata, const dictEntry *de) {
+/* hashtableScan callback: classifies one key. Expired keys are only
+ * collected here (as copies of their names), and deleted after the step. */
+static void expireScanCallback(void *privdata, void *entry) {
     expireScanState *st = privdata;
-    long long when = dictGetSignedIntegerVal(de);
+    robj *val = entry;
+    long long when = objectGetExpire(val);
     st->sampled++;
     if (st->now > when) {
         if (st->due_count == st->due_cap) {
             st->due_cap = st->due_cap ? st->due_cap * 2 : 32;
             st->due = zrealloc(st->due, sizeof(robj *) * st->due_cap);
         }
-        sds key = dictGetKey(de);
+        sds key = objectGetKey(val);
         st->due[st->due_count++] = createStringObject(key, sdslen(key));
     } else {
         st->ttl_sum += when - st->now;
@@ -308,7 +309,7 @@ static unsigned long expireCollectedKeys(serverDb *db, expireScanState *st) {
     unsigned long deleted = 0;
     for (unsigned long j = 0; j < st->due_count; j++) {
         robj *key = st->due[j];
-        if (dictFind(db->expires, key->ptr) != NULL) {
+        if (hashtableFind(db->expires, key->ptr, NULL)) {
             deleteExpiredKeyAndPropagate(db, key);
             deleted++;
         }
@@ -323,7 +324,7 @@ static unsigned long expireCollectedKeys(serverDb *db, expireScanState *st) {
  * the number of keys sampled; *expired receives how many were deleted. */
 static unsigned long expireCycleRound(serverDb *db, const expireCycleConfig *cfg, expireScanState *st,
                                       unsigned long *expired) {
-    unsigned long target = dictSize(db->expires);
+    unsigned long target = hashtableSize(db->expires);
     if (target > cfg->keys_per_loop) target = cfg->keys_per_loop;
     unsigned long max_buckets = target * 20;
 
@@ -334,7 +335,7 @@ static unsigned long expireCycleRound(serverDb *db, const expireCycleConfig *cfg
     *expired = 0;
 
     for (unsigned long buckets = 0; st->sampled < target && buckets < max_buckets; buckets++) {
-        db->expires_cursor = dictScan(db->expires, db->expires_cursor, expireScanCallback, st);
+        db->expires_cursor = hashtableScan(db->expires, db->expires_cursor, expireScanCallback, st);
         *expired += expireCollectedKeys(db, st);
         if (db->expires_cursor == 0) break; /* Full pass done; start over next round. */
     }
@@ -401,7 +402,7 @@ void activeExpireCycle(int type) {
         next_db++;
 
         for (;;) {
-            if (dictSize(db->expires) == 0) {
+            if (hashtableSize(db->expires) == 0) {
                 db->avg_ttl = 0;
                 break;
             }

@@ -235,11 +235,17 @@ size_t hashtableEntryCapacity(const hashtable *ht) { return hashtableBuckets(ht)
 /* Bytes of the table itself (struct and buckets), entries excluded. */
 size_t hashtableMemUsage(const hashtable *ht) { return sizeof(*ht) + hashtableBuckets(ht) * sizeof(bucket); }
 
+/* Bytes of the old table while rehashing (freed when it ends), else 0. */
+size_t hashtableRehashingMemUsage(const hashtable *ht) {
+    return isRehashing(ht) ? numBuckets(ht->exp[0]) * sizeof(bucket) : 0;
+}
+
 /* ------------------------------ placement -------------------------------- */
 
 /* Puts entry into the first free slot of its probe chain in table t, which
  * must have one. Returns the bucket and slot through the pointers. */
-static void placeEntry(hashtable *ht, int t, uint64_t hash, void *entry, size_t *bucket_out, int *slot_out) {
+static inline __attribute__((always_inline)) void placeEntry(hashtable *ht, int t, uint64_t hash, void *entry,
+                                                             size_t *bucket_out, int *slot_out) {
     if (ht->used[t] >= capacity(ht, t)) hashtablePanic("table full while rehashing is paused");
     size_t mask = bucketMask(ht->exp[t]), idx = hash & mask;
     for (;;) {
@@ -282,7 +288,10 @@ static inline unsigned matchingSlots(const bucket *b, uint8_t hb) {
     return slots & b->meta & PRESENCE_MASK;
 }
 
-static int locate(hashtable *ht, const void *key, uint64_t hash, int *t_out, size_t *b_out, int *s_out) {
+/* Finds key's entry: 1 with its table, bucket and slot, or 0. Inlined in
+ * every caller: the outputs then stay in registers. */
+static inline __attribute__((always_inline)) int locate(hashtable *ht, const void *key, uint64_t hash, int *t_out,
+                                                        size_t *b_out, int *s_out) {
     uint8_t hb = hashByte(hash);
     for (int t = 0; t < (isRehashing(ht) ? 2 : 1); t++) {
         if (ht->used[t] == 0) continue;
@@ -303,6 +312,25 @@ static int locate(hashtable *ht, const void *key, uint64_t hash, int *t_out, siz
         } while (idx != start);
     }
     return 0;
+}
+
+/* Brings what looking up n keys (given their hashes, as the type's
+ * hashFunction computes them) will touch into the cache: first the home
+ * buckets, then the entries whose hash byte matches, so that the misses
+ * of the n lookups overlap. A hint only: nothing changes. */
+void hashtablePrefetch(hashtable *ht, const uint64_t *hashes, int n) {
+    if (hashtableSize(ht) == 0) return;
+    int tables = isRehashing(ht) ? 2 : 1;
+    for (int i = 0; i < n; i++)
+        for (int t = 0; t < tables; t++)
+            if (ht->used[t]) __builtin_prefetch(&ht->tables[t][hashes[i] & bucketMask(ht->exp[t])]);
+    for (int i = 0; i < n; i++)
+        for (int t = 0; t < tables; t++) {
+            if (ht->used[t] == 0) continue;
+            bucket *b = &ht->tables[t][hashes[i] & bucketMask(ht->exp[t])];
+            for (unsigned slots = matchingSlots(b, hashByte(hashes[i])); slots; slots &= slots - 1)
+                __builtin_prefetch(b->entries[__builtin_ctz(slots)]);
+        }
 }
 
 /* -------------------------------- rehashing ------------------------------ */
@@ -543,6 +571,25 @@ int hashtableFindPositionForInsert(hashtable *ht, const void *key, hashtablePosi
     return 1;
 }
 
+/* For a caller that will either replace key's entry or add one: returns
+ * the slot holding key's entry (as hashtableFindRef()), or NULL after
+ * making room and filling *pos. Unlike hashtableFindPositionForInsert()
+ * nothing is paused: pos is good only until the table is next used, when
+ * hashtablePauseRehashing() then hashtableInsertAtPosition() may use it. */
+void **hashtableFindRefOrPosition(hashtable *ht, const void *key, hashtablePosition *pos) {
+    rehashStepIfNeeded(ht);
+    uint64_t hash = hashKey(ht, key);
+    int t, s;
+    size_t b;
+    if (hashtableSize(ht) && locate(ht, key, hash, &t, &b, &s)) return &ht->tables[t][b].entries[s];
+    makeRoomForInsert(ht);
+    pos->hash = hash;
+    pos->table = isRehashing(ht) ? 1 : 0;
+    pos->bucket = 0;
+    pos->slot = -1;
+    return NULL;
+}
+
 /* Second phase: stores entry (whose key is the one looked up) at pos and
  * resumes rehashing. */
 void hashtableInsertAtPosition(hashtable *ht, void *entry, hashtablePosition *pos) {
@@ -705,17 +752,28 @@ static inline size_t nextCursor(size_t v, size_t m) {
     return reverseBits(v);
 }
 
-/* Calls fn on every entry of bucket idx of table t and of the buckets its
- * probe chain continues into. fn may delete entries. */
+/* Calls fn on every entry of table t whose home bucket is idx: those of
+ * bucket idx and of the buckets its probe chain continues into. An entry
+ * found there may belong to another home bucket (displaced from an earlier
+ * one, or further along a longer chain): it is left to that bucket's step,
+ * so that a scan of an unchanging table returns each entry once. Only
+ * buckets an earlier chain may reach need the entries' hashes. fn may
+ * delete entries. */
 static void scanChain(hashtable *ht, int t, size_t idx, hashtableScanFunction fn, void *privdata) {
     size_t mask = bucketMask(ht->exp[t]), start = idx;
     bucket *table = ht->tables[t];
+    int check_home = mask != 0 && (table[(idx - 1) & mask].meta & EVER_FULL);
     do {
         bucket *b = &table[idx];
-        for (int s = 0; s < ENTRIES_PER_BUCKET; s++)
-            if (b->meta & (1u << s)) fn(privdata, b->entries[s]);
+        for (int s = 0; s < ENTRIES_PER_BUCKET; s++) {
+            if (!(b->meta & (1u << s))) continue;
+            void *entry = b->entries[s];
+            if (check_home && (hashKey(ht, entryKey(ht, entry)) & mask) != start) continue;
+            fn(privdata, entry);
+        }
         if (!(b->meta & EVER_FULL)) break;
         idx = (idx + 1) & mask;
+        check_home = mask != 0;
     } while (idx != start);
 }
 
@@ -725,7 +783,8 @@ static void scanChain(hashtable *ht, int t, size_t idx, hashtableScanFunction fn
  * Every entry present for the whole scan is visited at least once, even if
  * the table grows, shrinks or rehashes between calls (see dict.c's
  * dictScan for why the reversed cursor keeps its place across sizes);
- * some may be visited more than once. fn may delete entries. */
+ * only a table that changes between steps may have some visited more than
+ * once. fn may delete entries. */
 size_t hashtableScan(hashtable *ht, size_t cursor, hashtableScanFunction fn, void *privdata) {
     if (hashtableSize(ht) == 0) return 0;
     hashtablePauseRehashing(ht);

@@ -82,6 +82,7 @@ hashtableType *hashtableGetType(const hashtable *ht);
 size_t hashtableSize(const hashtable *ht);
 size_t hashtableBuckets(const hashtable *ht);
 size_t hashtableMemUsage(const hashtable *ht);
+size_t hashtableRehashingMemUsage(const hashtable *ht);
 size_t hashtableEntryCapacity(const hashtable *ht);
 
 /* Sizing and rehashing. */
@@ -96,11 +97,13 @@ void hashtableResumeRehashing(hashtable *ht);
 
 /* Lookup and modification. */
 int hashtableFind(hashtable *ht, const void *key, void **found);
+void hashtablePrefetch(hashtable *ht, const uint64_t *hashes, int n);
 void **hashtableFindRef(hashtable *ht, const void *key);
 int hashtableAdd(hashtable *ht, void *entry);
 int hashtableAddOrFind(hashtable *ht, void *entry, void **existing);
 int hashtableFindPositionForInsert(hashtable *ht, const void *key, hashtablePosition *pos, void **existing);
 void hashtableInsertAtPosition(hashtable *ht, void *entry, hashtablePosition *pos);
+void **hashtableFindRefOrPosition(hashtable *ht, const void *key, hashtablePosition *pos);
 int hashtableDelete(hashtable *ht, const void *key);
 int hashtablePop(hashtable *ht, const void *key, void **popped);
 int hashtableTwoPhasePopFindRef(hashtable *ht, const void *key, void ***ref, hashtablePosition *pos);

@@ -344,7 +344,7 @@ void pfaddCommand(client *c) {
 
     if (o == NULL) {
         o = hllCreateObject();
-        dbAdd(c->db, c->argv[1], o);
+        dbAdd(c->db, c->argv[1], &o);
         created = 1;
     } else {
         if (hllCheckObjectOrReply(c, o) != C_OK) return;
@@ -464,7 +464,7 @@ void pfmergeCommand(client *c) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
     if (o == NULL) {
         o = hllCreateObject();
-        dbAdd(c->db, c->argv[1], o);
+        dbAdd(c->db, c->argv[1], &o);
     } else {
         o = dbUnshareStringValue(c->db, c->argv[1], o);
     }

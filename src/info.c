@@ -377,13 +377,13 @@ void getMemoryOverhead(memoryOverhead *m) {
         else m->clients_normal += mem;
     }
     for (int j = 0; j < server.dbnum; j++) {
-        dict *tables[2] = {server.db[j].dict, server.db[j].expires};
+        hashtable *tables[2] = {server.db[j].keys, server.db[j].expires};
         for (int k = 0; k < 2; k++) {
-            dict *d = tables[k];
-            m->db_tables += dictMemUsage(d);
-            m->db_lut += dictBuckets(d) * sizeof(dictEntry *);
-            if (dictIsRehashing(d)) {
-                m->db_rehashing += DICTHT_SIZE(d->ht_size_exp[0]) * sizeof(dictEntry *);
+            hashtable *t = tables[k];
+            m->db_tables += hashtableMemUsage(t);
+            m->db_lut += hashtableMemUsage(t);
+            if (hashtableIsRehashing(t)) {
+                m->db_rehashing += hashtableRehashingMemUsage(t);
                 m->db_rehashing_count++;
             }
         }
@@ -698,8 +698,8 @@ static sds infoForEachCommand(sds info, sds (*fn)(sds, struct serverCommand *)) 
 static sds infoKeyspace(sds info) {
     info = sdscat(info, "# Keyspace\r\n");
     for (int j = 0; j < server.dbnum; j++) {
-        long long keys = dictSize(server.db[j].dict);
-        long long vkeys = dictSize(server.db[j].expires);
+        long long keys = hashtableSize(server.db[j].keys);
+        long long vkeys = hashtableSize(server.db[j].expires);
         if (keys || vkeys)
             info = sdscatprintf(info, "db%d:keys=%lld,expires=%lld,avg_ttl=%lld\r\n", j, keys, vkeys,
                                 server.db[j].avg_ttl);

@@ -12,8 +12,8 @@
  *                    smaller is freed at once, which is cheaper than the
  *                    hand-off.
  *   emptyDbAsync()   a database being flushed: its keyspace and expires
- *                    dicts are swapped for empty ones and the old pair is
- *                    released by the thread.
+ *                    tables are swapped for empty ones and the old pair
+ *                    is released by the thread.
  *   lazyfreeSubmit() any other job of the kind: SCRIPT FLUSH ASYNC and
  *                    FUNCTION FLUSH ASYNC hand over the old Lua VM with
  *                    its script cache or libraries (eval.c, functions.c).
@@ -144,18 +144,18 @@ void freeObjAsync(robj *key, robj *obj, int dbid) {
     else decrRefCount(obj);
 }
 
-/* The expires dict first: its keys live in the keyspace dict's entries. */
+/* The expires table first: it only borrows the keyspace table's values. */
 static void lazyfreeDatabase(void *keys, void *expires) {
-    dictRelease(expires);
-    dictRelease(keys);
+    hashtableRelease(expires);
+    hashtableRelease(keys);
 }
 
 /* Empties db at once and frees what it held in the background. */
 void emptyDbAsync(serverDb *db) {
-    dict *keys = db->dict, *expires = db->expires;
-    db->dict = dictCreate(keys->type);
-    db->expires = dictCreate(expires->type);
-    lazyfreeSubmit(lazyfreeDatabase, keys, expires, dictSize(keys));
+    hashtable *keys = db->keys, *expires = db->expires;
+    db->keys = hashtableCreate(hashtableGetType(keys));
+    db->expires = hashtableCreate(hashtableGetType(expires));
+    lazyfreeSubmit(lazyfreeDatabase, keys, expires, hashtableSize(keys));
 }
 
 size_t lazyfreeGetPendingObjectsCount(void) {

@@ -111,7 +111,8 @@ client *createClient(connection *conn) {
 void freeClientArgv(client *c) {
     for (int j = c->argc - 1; j >= 0; j--) {
         robj *o = c->argv[j];
-        if (o->refcount == 1 && o->encoding == OBJ_ENCODING_EMBSTR && c->spare_argc < CLIENT_SPARE_ARGS)
+        if (o->refcount == 1 && o->encoding == OBJ_ENCODING_EMBSTR && !o->hasembkey &&
+            c->spare_argc < CLIENT_SPARE_ARGS)
             c->spare_args[c->spare_argc++] = o;
         else
             decrRefCount(o);
@@ -1312,8 +1313,8 @@ static struct serverCommand *prefetchKnownCommand(client *c) {
  * there), or SIZE_MAX. A hint only: an argument that is not a key, or a
  * command that selects another db, just makes a prefetch useless. */
 static size_t prefetchPipelineKeys(client *c) {
-    dict *d = c->db->dict;
-    if (dictSize(d) < PIPELINE_PREFETCH_MIN_KEYS || d->type->hashFunction != dictSdsHash) return SIZE_MAX;
+    hashtable *keyspace = c->db->keys;
+    if (hashtableSize(keyspace) < PIPELINE_PREFETCH_MIN_KEYS) return SIZE_MAX;
     struct serverCommand *known = prefetchKnownCommand(c);
     size_t known_len = known ? strlen(known->name) : 0;
     const char *buf = c->querybuf, *keys[PIPELINE_PREFETCH_MAX];
@@ -1349,7 +1350,7 @@ scanned:
     if (n < 2) return resume; /* a single lookup has nothing to overlap with */
     uint64_t hashes[PIPELINE_PREFETCH_MAX];
     for (int j = 0; j < n; j++) hashes[j] = dictGenHashFunction(keys[j], keylens[j]);
-    dictPrefetch(d, hashes, n, 1);
+    hashtablePrefetch(keyspace, hashes, n);
     return resume;
 }
 

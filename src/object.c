@@ -10,6 +10,12 @@
  * tryObjectEncoding() picks the smallest one. Small integers (0..9999) are
  * shared objects unless an LRU/LFU maxmemory policy needs per-key metadata.
  *
+ * A value stored in the keyspace carries its key, and its expire time when
+ * it has one, in the same allocation (objectSetKeyAndExpire(), layout in
+ * server.h): the keyspace table's entries are these objects themselves.
+ * Such an object is never shared: a shared or multiply referenced value
+ * put in the db is copied.
+ *
  * Types other than strings register how they are freed, sized, duplicated
  * and digested in objectMethods[]; this file never needs to know their
  * internals. */
@@ -33,6 +39,8 @@ robj *createObject(int type, void *ptr) {
     o->type = type;
     o->encoding = OBJ_ENCODING_RAW;
     o->ptr = ptr;
+    o->hasexpire = 0;
+    o->hasembkey = 0;
     o->refcount = 1;
     initObjectAccess(o);
     return o;
@@ -52,6 +60,8 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     o->type = OBJ_STRING;
     o->encoding = OBJ_ENCODING_EMBSTR;
     o->ptr = sh + 1;
+    o->hasexpire = 0;
+    o->hasembkey = 0;
     o->refcount = 1;
     initObjectAccess(o);
     size_t spare = usable - total;
@@ -138,6 +148,212 @@ robj *makeObjectShared(robj *o) {
 }
 
 /* ---------------------------------------------------------------------------
+ * Objects with an embedded key (keyspace entries)
+ *
+ * After the 16-byte header: [expire, 8 bytes, if hasexpire] [one byte: size
+ * of the key's sds header] [key sds header, key bytes, NUL] [for EMBSTR: the
+ * value's sds header, bytes, NUL]. Keys and values shorter than 32 bytes
+ * use the one-byte sds header. A 10-byte key with a 16-byte value takes
+ * 47 bytes (a 48-byte jemalloc class), a 16-byte key 53 (64), where a
+ * dict entry with the key and a separate value object took two blocks.
+ * ------------------------------------------------------------------------- */
+
+static inline char *objectKeyArea(const robj *o) {
+    return (char *)(o + 1) + (o->hasexpire ? sizeof(long long) : 0);
+}
+
+/* Returns o's embedded key (an sds owned by o: never free or grow it), or
+ * NULL for an object outside the keyspace. */
+sds objectGetKey(const robj *o) {
+    if (!o->hasembkey) return NULL;
+    unsigned char *p = (unsigned char *)objectKeyArea(o);
+    return (sds)(p + 1 + p[0]);
+}
+
+/* objectGetKey() as the keyspace hashtables' entryGetKey callback. */
+const void *objectGetKeyVoid(const void *o) {
+    const robj *v = o;
+    unsigned char *p = (unsigned char *)(v + 1) + (v->hasexpire ? sizeof(long long) : 0);
+    return p + 1 + p[0];
+}
+
+/* Returns o's expire time (unix ms), or -1 when it has none. */
+long long objectGetExpire(const robj *o) {
+    if (!o->hasexpire) return -1;
+    long long when;
+    memcpy(&when, o + 1, sizeof(when));
+    return when;
+}
+
+/* memcpy() for the short keys and values of keyspace entries: up to 32
+ * bytes with two overlapping fixed-size moves each (inlined, no call). */
+static inline void objectCopyBytes(char *dst, const char *src, size_t n) {
+    if (n >= 8 && n <= 16) {
+        memcpy(dst, src, 8);
+        memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n > 16 && n <= 32) {
+        memcpy(dst, src, 16);
+        memcpy(dst + n - 16, src + n - 16, 16);
+    } else {
+        memcpy(dst, src, n);
+    }
+}
+
+/* Writes the key at p (see the layout above); returns the bytes used. */
+static size_t objectWriteKey(char *p, const char *key, size_t keylen) {
+    if (keylen < 32) {
+        p[0] = 1;
+        p[1] = (char)(SDS_TYPE_5 | (keylen << SDS_TYPE_BITS));
+        objectCopyBytes(p + 2, key, keylen);
+        p[2 + keylen] = '\0';
+        return 3 + keylen;
+    }
+    size_t hdr = sdsEmbeddedSize(keylen) - keylen - 1;
+    p[0] = (char)hdr;
+    sdsnewInBuffer(p + 1, key, keylen);
+    return 1 + hdr + keylen + 1;
+}
+
+/* The bytes objectWriteKey() needs. */
+static size_t objectKeySize(size_t keylen) {
+    return keylen < 32 ? 3 + keylen : 1 + sdsEmbeddedSize(keylen);
+}
+
+/* The bytes an embedded EMBSTR value of vlen bytes takes: a one-byte sds
+ * header below 32 bytes (the value is read-only, nothing asks the
+ * allocator about it), else sds8. */
+static size_t objectValueSize(size_t vlen) {
+    return (vlen < 32 ? 1 : sizeof(struct sdshdr8)) + vlen + 1;
+}
+
+/* Writes an EMBSTR value at p (objectValueSize(vlen) bytes); returns the
+ * sds. */
+static sds objectWriteValue(char *p, const char *v, size_t vlen) {
+    sds s;
+    if (vlen < 32) {
+        p[0] = (char)(SDS_TYPE_5 | (vlen << SDS_TYPE_BITS));
+        s = p + 1;
+    } else {
+        struct sdshdr8 *sh = (struct sdshdr8 *)p;
+        sh->len = (uint8_t)vlen;
+        sh->alloc = (uint8_t)vlen;
+        sh->flags = SDS_TYPE_8;
+        s = (sds)sh->buf;
+    }
+    objectCopyBytes(s, v, vlen);
+    s[vlen] = '\0';
+    return s;
+}
+
+/* The request size of keyspace entry o's block, from its layout (an
+ * embedded value exists exactly while the encoding is EMBSTR: nothing
+ * turns such a value into another encoding in place). */
+static size_t objectEmbeddedRequestSize(const robj *o) {
+    size_t keylen = sdslen(objectGetKey(o));
+    size_t size = sizeof(robj) + (o->hasexpire ? sizeof(long long) : 0) + objectKeySize(keylen);
+    if (o->encoding == OBJ_ENCODING_EMBSTR) size += objectValueSize(sdslen(o->ptr));
+    return size;
+}
+
+/* Frees the block of an object whose payload is gone or moved. */
+static void objectFreeBlock(robj *o) {
+    if (o->hasembkey) zfree_requested(o, objectEmbeddedRequestSize(o));
+    else zfree(o);
+}
+
+/* Writes the EMBSTR string val over the embedded EMBSTR value of keyspace
+ * entry o, when the new layout needs the
+ * same allocator size class, so a SET that overwrites a short string with
+ * another allocates nothing. Returns 1 if done (val is untouched, o keeps
+ * its key, expire and identity), 0 if o must be replaced instead. */
+int objectOverwriteEmbeddedValue(robj *o, robj *val) {
+    if (o->refcount != 1 || !o->hasembkey || o->encoding != OBJ_ENCODING_EMBSTR) return 0;
+    /* Only an EMBSTR val: a RAW one is what dbUnshareStringValue() stores
+     * to modify it in place, it must stay a separate sds. */
+    if (val->type != OBJ_STRING || val->encoding != OBJ_ENCODING_EMBSTR) return 0;
+    size_t vlen = sdslen(val->ptr), oldlen = sdslen(o->ptr);
+    if (vlen == oldlen) { /* the common case: same layout */
+        objectCopyBytes(o->ptr, val->ptr, vlen);
+        return 1;
+    }
+    size_t oldsize = objectEmbeddedRequestSize(o);
+    size_t newsize = oldsize - objectValueSize(oldlen) + objectValueSize(vlen);
+    if (newsize != oldsize && zmalloc_good_size(newsize) != zmalloc_good_size(oldsize)) return 0;
+    char *area = (char *)o->ptr - (oldlen < 32 ? 1 : sizeof(struct sdshdr8));
+    o->ptr = objectWriteValue(area, val->ptr, vlen);
+    return 1;
+}
+
+/* Makes the keyspace entry for val under key: a new allocation holding the
+ * header, the expire slot (when expire_slot; expire -1 means no TTL yet),
+ * the key and, for an EMBSTR string, the value. Takes the caller's
+ * reference to val: when it was the only one, the value's payload moves to
+ * the new object and val's block is freed (val may itself be a keyspace
+ * entry, whose key may be the one passed); when val is shared or has other
+ * owners, the value is copied and val's reference dropped, so other owners
+ * keep the old object. Returns the new object, refcount 1, with val's
+ * type, encoding and LRU/LFU data. */
+static robj *objectNewEntry(robj *val, const char *key, size_t keylen, int expire_slot, long long expire, int take) {
+    int embed_value = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
+    size_t vlen = embed_value ? sdslen(val->ptr) : 0;
+    size_t total = sizeof(robj) + (expire_slot ? sizeof(long long) : 0) + objectKeySize(keylen) +
+                   (embed_value ? objectValueSize(vlen) : 0);
+    robj *o = zmalloc(total);
+    o->type = val->type;
+    o->encoding = val->encoding;
+    o->lru = val->lru;
+    o->hasexpire = expire_slot ? 1 : 0;
+    o->hasembkey = 1;
+    o->refcount = 1;
+    char *p = (char *)(o + 1);
+    if (expire_slot) {
+        memcpy(p, &expire, sizeof(expire));
+        p += sizeof(expire);
+    }
+    p += objectWriteKey(p, key, keylen);
+    int sole_owner = take && val->refcount == 1;
+    if (embed_value) {
+        o->ptr = objectWriteValue(p, val->ptr, vlen);
+    } else if (sole_owner || (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT)) {
+        o->ptr = val->ptr; /* moved (or an integer: nothing to own) */
+    } else if (val->type == OBJ_STRING) {
+        o->ptr = sdsdup(val->ptr);
+    } else {
+        robj *copy = objectMethods[val->type].dup(val);
+        o->encoding = copy->encoding;
+        o->ptr = copy->ptr;
+        zfree(copy);
+    }
+    if (sole_owner) objectFreeBlock(val); /* the payload moved or was copied */
+    else if (take) decrRefCount(val);
+    return o;
+}
+
+robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expire_slot, long long expire) {
+    return objectNewEntry(val, key, keylen, expire_slot, expire, 1);
+}
+
+/* objectSetKeyAndExpire() that leaves val and its reference to the caller:
+ * the new entry gets a copy of the value (SET of a client's argument). */
+robj *objectCopyWithKey(robj *val, const char *key, size_t keylen, int expire_slot, long long expire) {
+    return objectNewEntry(val, key, keylen, expire_slot, expire, 0);
+}
+
+/* Sets the expire time (unix ms, or -1 for none) of the keyspace entry o.
+ * Returns o when it has the slot already; otherwise a reallocated object
+ * (objectSetKeyAndExpire(): o's reference is consumed), which the caller
+ * must put in the keyspace tables in o's place. */
+robj *objectSetExpire(robj *o, long long when) {
+    serverAssert(o->hasembkey);
+    if (o->hasexpire) {
+        memcpy(o + 1, &when, sizeof(when));
+        return o;
+    }
+    sds key = objectGetKey(o);
+    return objectSetKeyAndExpire(o, key, sdslen(key), 1, when);
+}
+
+/* ---------------------------------------------------------------------------
  * Reference counting
  * ------------------------------------------------------------------------- */
 
@@ -152,7 +368,7 @@ void freeStringObject(robj *o) {
 /* Drops one reference; frees the object (and its value) at zero. */
 void decrRefCount(robj *o) {
     if (o->refcount == 1) {
-        if (o->encoding == OBJ_ENCODING_EMBSTR) {
+        if (o->encoding == OBJ_ENCODING_EMBSTR && !o->hasembkey) {
             /* createEmbeddedStringObject() gave the sds all the block's
              * spare bytes, so its alloc tells the block's usable size
              * unless it was capped at 255. */
@@ -169,7 +385,7 @@ void decrRefCount(robj *o) {
         } else {
             serverPanic("Unknown object type %d", o->type);
         }
-        zfree(o);
+        objectFreeBlock(o);
     } else if (o->refcount <= 0) {
         serverPanic("decrRefCount against refcount <= 0");
     } else if (o->refcount < OBJ_STATIC_REFCOUNT) {
@@ -485,9 +701,10 @@ size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid) {
         size = zmalloc_size(o);
     }
     if (key) {
-        /* The key name lives inside its keyspace entry. */
-        dictEntry *de = dictFind(server.db[dbid].dict, key->ptr);
-        size += de ? dictEntryMemUsage(de) : sdsAllocSize(key->ptr) + sizeof(dictEntry);
+        /* A keyspace entry holds its key (counted above); its share of
+         * the table is a slot of a bucket, about 10 bytes. */
+        (void)dbid;
+        size += o->hasembkey ? sizeof(void *) + sizeof(void *) / 4 : sdsAllocSize(key->ptr) + sizeof(void *);
     }
     return size;
 }
@@ -631,7 +848,7 @@ void objectEncodingCommand(client *c) {
 
 void objectRefcountCommand(client *c) {
     robj *o = objectLookupOrReply(c);
-    if (o) addReplyLongLong(c, o->refcount);
+    if (o) addReplyLongLong(c, o->refcount == OBJ_SHARED_REFCOUNT ? INT_MAX : o->refcount);
 }
 
 void objectIdletimeCommand(client *c) {
@@ -676,7 +893,7 @@ static void addReplyMemoryStats(client *c) {
     long long keys = dbTotalServerKeyCount();
     int dbs_with_keys = 0;
     for (int j = 0; j < server.dbnum; j++)
-        if (dictSize(server.db[j].dict)) dbs_with_keys++;
+        if (hashtableSize(server.db[j].keys)) dbs_with_keys++;
 
     addReplyMapLen(c, 31 + dbs_with_keys);
     addReplyStatLongLong(c, "peak.allocated", (long long)m.peak);
@@ -691,13 +908,13 @@ static void addReplyMemoryStats(client *c) {
     addReplyStatLongLong(c, "functions.caches", (long long)m.scripts.functions_cache);
     for (int j = 0; j < server.dbnum; j++) {
         serverDb *db = server.db + j;
-        if (!dictSize(db->dict)) continue;
+        if (!hashtableSize(db->keys)) continue;
         char dbname[32];
         snprintf(dbname, sizeof(dbname), "db.%d", j);
         addReplyBulkCString(c, dbname);
         addReplyMapLen(c, 2);
-        addReplyStatLongLong(c, "overhead.hashtable.main", (long long)dictMemUsage(db->dict));
-        addReplyStatLongLong(c, "overhead.hashtable.expires", (long long)dictMemUsage(db->expires));
+        addReplyStatLongLong(c, "overhead.hashtable.main", (long long)hashtableMemUsage(db->keys));
+        addReplyStatLongLong(c, "overhead.hashtable.expires", (long long)hashtableMemUsage(db->expires));
     }
     addReplyStatLongLong(c, "overhead.db.hashtable.lut", (long long)m.db_lut);
     addReplyStatLongLong(c, "overhead.db.hashtable.rehashing", (long long)m.db_rehashing);

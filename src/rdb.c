@@ -441,23 +441,19 @@ static int rdbSaveKeyValuePair(rio *r, sds key, robj *val, long long expiretime)
 /* SELECTDB, RESIZEDB and every key of one non-empty database. */
 static int rdbSaveDb(rio *r, serverDb *db) {
     if (rdbSaveType(r, RDB_OPCODE_SELECTDB) != C_OK || rdbSaveLen(r, (uint64_t)db->id) != C_OK) return C_ERR;
-    if (rdbSaveType(r, RDB_OPCODE_RESIZEDB) != C_OK || rdbSaveLen(r, dictSize(db->dict)) != C_OK ||
-        rdbSaveLen(r, dictSize(db->expires)) != C_OK)
+    if (rdbSaveType(r, RDB_OPCODE_RESIZEDB) != C_OK || rdbSaveLen(r, hashtableSize(db->keys)) != C_OK ||
+        rdbSaveLen(r, hashtableSize(db->expires)) != C_OK)
         return C_ERR;
-    dictIterator *di = dictGetSafeIterator(db->dict);
-    dictEntry *de;
+    hashtableIterator iter;
+    hashtableInitIterator(&iter, db->keys, HASHTABLE_ITER_SAFE);
+    void *entry;
     int ret = C_OK;
-    while (ret == C_OK && (de = dictNext(di))) {
-        sds key = dictGetKey(de);
-        long long expire = -1;
-        if (dictSize(db->expires)) {
-            dictEntry *ede = dictFind(db->expires, key);
-            if (ede) expire = dictGetSignedIntegerVal(ede);
-        }
-        ret = rdbSaveKeyValuePair(r, key, dictGetVal(de), expire);
+    while (ret == C_OK && hashtableNext(&iter, &entry)) {
+        robj *val = entry; /* carries its key and expire time */
+        ret = rdbSaveKeyValuePair(r, objectGetKey(val), val, objectGetExpire(val));
         rdbSaveKeysProcessed++;
     }
-    dictReleaseIterator(di);
+    hashtableResetIterator(&iter);
     return ret;
 }
 
@@ -477,7 +473,7 @@ int rdbSaveRio(rio *r) {
     if (functionsSaveRdb(r) != C_OK) return C_ERR;
     for (int j = 0; j < server.dbnum; j++) {
         serverDb *db = server.db + j;
-        if (dictSize(db->dict) == 0) continue;
+        if (hashtableSize(db->keys) == 0) continue;
         if (rdbSaveDb(r, db) != C_OK) return C_ERR;
     }
     if (rdbSaveType(r, RDB_OPCODE_EOF) != C_OK) return C_ERR;
@@ -587,8 +583,8 @@ static int rdbLoadResizeDb(rio *r, rdbLoadState *st) {
     uint64_t keys = rdbLoadLen(r, NULL), expires = keys == RDB_LENERR ? RDB_LENERR : rdbLoadLen(r, NULL);
     if (expires == RDB_LENERR) return C_ERR;
     uint64_t left = rioRemaining(r);
-    if (keys && keys <= left / 2 && keys <= UINT32_MAX) dictTryExpand(st->db->dict, (unsigned long)keys);
-    if (expires && expires <= left / 10 && expires <= UINT32_MAX) dictTryExpand(st->db->expires, (unsigned long)expires);
+    if (keys && keys <= left / 2 && keys <= UINT32_MAX) hashtableTryExpand(st->db->keys, (size_t)keys);
+    if (expires && expires <= left / 10 && expires <= UINT32_MAX) hashtableTryExpand(st->db->expires, (size_t)expires);
     return C_OK;
 }
 
@@ -615,7 +611,8 @@ static int rdbLoadAddKey(rdbLoadState *st, sds key, robj *val) {
         decrRefCount(val);
         return C_OK;
     }
-    if (!dbAddRDBLoad(st->db, key, val)) {
+    robj *stored = dbAddRDBLoad(st->db, key, val, st->expiretime);
+    if (stored == NULL) {
         if (!(st->rdbflags & RDBFLAGS_ALLOW_DUP)) {
             serverLog(LL_WARNING, "RDB has duplicated key '%s' in DB %d", redactLogCstr(key), st->db->id);
             decrRefCount(val);
@@ -623,13 +620,9 @@ static int rdbLoadAddKey(rdbLoadState *st, sds key, robj *val) {
         }
         robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = OBJ_STATIC_REFCOUNT, .ptr = key};
         dbSyncDelete(st->db, &keyobj);
-        dbAddRDBLoad(st->db, key, val);
+        stored = dbAddRDBLoad(st->db, key, val, st->expiretime);
     }
-    if (st->expiretime != -1) {
-        robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = OBJ_STATIC_REFCOUNT, .ptr = key};
-        setExpire(NULL, st->db, &keyobj, st->expiretime);
-    }
-    objectSetLRUOrLFU(val, st->lfu_freq, st->lru_idle, st->lru_clock, 1000);
+    objectSetLRUOrLFU(stored, st->lfu_freq, st->lru_idle, st->lru_clock, 1000);
     st->keys_loaded++;
     return C_OK;
 }

@@ -196,48 +196,6 @@ void dictSdsDestructor(void *val) {
     sdsfree(val);
 }
 
-static void dictObjectDestructor(void *val) {
-    if (val) decrRefCount(val);
-}
-
-/* Asked by a dict before it resizes. While a snapshot child exists the
- * dict itself holds back (snapshot.c sets DICT_RESIZE_AVOID); here only
- * maxmemory matters: a table that would push memory over the limit waits
- * unless it is badly overfull. */
-static int dictResizeAllowed(size_t moreMem, double usedRatio) {
-    (void)usedRatio;
-    if (server.maxmemory == 0) return 1;
-    return moreMem <= server.maxmemory || zmalloc_used_memory() + moreMem <= server.maxmemory || usedRatio > 1.618;
-}
-
-static size_t dictSdsEmbeddedSize(const void *key) {
-    return sdsEmbeddedSize(sdslen((sds)key));
-}
-
-static void *dictSdsEmbed(void *buf, const void *key) {
-    return sdsnewInBuffer(buf, key, sdslen((sds)key));
-}
-
-/* Keyspace: robj values; the key name is copied into the entry itself
- * (one allocation per key instead of two: this is most of the per-key
- * overhead for small values). Key sds from the keyspace must never be
- * freed or grown. */
-dictType dbDictType = {
-    .hashFunction = dictSdsHash,
-    .keyCompare = dictSdsKeyCompare,
-    .valDestructor = dictObjectDestructor,
-    .resizeAllowed = dictResizeAllowed,
-    .embeddedKeySize = dictSdsEmbeddedSize,
-    .embedKey = dictSdsEmbed,
-};
-
-/* Expires: keys shared with the keyspace dict (not freed here). */
-dictType dbExpiresDictType = {
-    .hashFunction = dictSdsHash,
-    .keyCompare = dictSdsKeyCompare,
-    .resizeAllowed = dictResizeAllowed,
-};
-
 static inline unsigned char asciiLower(unsigned char ch) {
     return ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch;
 }
@@ -694,9 +652,9 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
 
     run_with_period(5000) {
         for (int j = 0; j < server.dbnum; j++) {
-            long long size = dictBuckets(server.db[j].dict);
-            long long used = dictSize(server.db[j].dict);
-            long long vkeys = dictSize(server.db[j].expires);
+            long long size = hashtableEntryCapacity(server.db[j].keys);
+            long long used = hashtableSize(server.db[j].keys);
+            long long vkeys = hashtableSize(server.db[j].expires);
             if (used || vkeys)
                 serverLog(LL_DEBUG, "DB %d: %lld keys (%lld volatile) in %lld slots HT.", j, used, vkeys, size);
         }
@@ -719,15 +677,15 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
      * With activerehashing no, tables only rehash as commands touch them. */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
     for (int j = 0; j < server.dbnum && !hasActiveChildProcess(); j++) {
-        dictShrinkIfNeeded(server.db[j].dict);
-        dictShrinkIfNeeded(server.db[j].expires);
+        hashtableShrinkIfNeeded(server.db[j].keys);
+        hashtableShrinkIfNeeded(server.db[j].expires);
         if (!server.active_rehashing) continue;
-        if (dictIsRehashing(server.db[j].dict)) {
-            dictRehashMicroseconds(server.db[j].dict, 1000);
+        if (hashtableIsRehashing(server.db[j].keys)) {
+            hashtableRehashMicroseconds(server.db[j].keys, 1000);
             break;
         }
-        if (dictIsRehashing(server.db[j].expires)) {
-            dictRehashMicroseconds(server.db[j].expires, 1000);
+        if (hashtableIsRehashing(server.db[j].expires)) {
+            hashtableRehashMicroseconds(server.db[j].expires, 1000);
             break;
         }
     }
@@ -1025,8 +983,8 @@ static void initServer(void) {
     }
     server.db = zcalloc(sizeof(serverDb) * server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
-        server.db[j].dict = dictCreate(&dbDictType);
-        server.db[j].expires = dictCreate(&dbExpiresDictType);
+        server.db[j].keys = hashtableCreate(&dbKeysHashtableType);
+        server.db[j].expires = hashtableCreate(&dbExpiresHashtableType);
         server.db[j].id = j;
     }
     evictionPoolAlloc();

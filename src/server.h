@@ -113,8 +113,9 @@ typedef long long ustime_t; /* microseconds */
 #define LRU_BITS 24
 #define LRU_CLOCK_MAX ((1 << LRU_BITS) - 1)
 #define LRU_CLOCK_RESOLUTION 1000 /* ms */
-#define OBJ_SHARED_REFCOUNT INT_MAX
-#define OBJ_STATIC_REFCOUNT (INT_MAX - 1)
+#define OBJ_REFCOUNT_BITS 30
+#define OBJ_SHARED_REFCOUNT ((1 << (OBJ_REFCOUNT_BITS - 1)) - 1) /* refcount is a signed 30-bit field */
+#define OBJ_STATIC_REFCOUNT (OBJ_SHARED_REFCOUNT - 1)
 #define OBJ_ENCODING_EMBSTR_SIZE_LIMIT 44
 
 /* sanitize-dump-payload */
@@ -122,13 +123,24 @@ typedef long long ustime_t; /* microseconds */
 #define SANITIZE_DUMP_YES 1
 #define SANITIZE_DUMP_CLIENTS 2
 
+/* A value. In the keyspace every value carries its key (hasembkey) in the
+ * same allocation, after the header: first the expire time (8 bytes, only
+ * when hasexpire: the slot stays once made, -1 meaning no TTL), then one
+ * byte giving the size of the key's sds header, the sds header and the key
+ * bytes, then, for an EMBSTR string, the value's sds header and bytes
+ * (ptr points at them). Objects outside the keyspace (arguments, replies,
+ * shared objects) have neither. See object.c "Objects with an embedded
+ * key". */
 typedef struct serverObject {
     unsigned type : 4;
     unsigned encoding : 4;
     unsigned lru : LRU_BITS; /* LRU clock, or LFU data (16-bit minutes, 8-bit counter). */
-    int refcount;
+    unsigned hasexpire : 1;  /* an expire slot follows the header */
+    unsigned hasembkey : 1;  /* a key is embedded (the object is a keyspace entry) */
+    int refcount : OBJ_REFCOUNT_BITS;
     void *ptr;
 } robj;
+_Static_assert(sizeof(robj) == 16, "robj header is two words");
 
 #define sdsEncodedObject(o) ((o)->encoding == OBJ_ENCODING_RAW || (o)->encoding == OBJ_ENCODING_EMBSTR)
 
@@ -136,8 +148,8 @@ typedef struct serverObject {
  * Databases
  * ------------------------------------------------------------------------- */
 typedef struct serverDb {
-    dict *dict;                 /* key (sds) -> value (robj *) */
-    dict *expires;              /* key (same sds as in dict) -> unix ms (s64 value) */
+    hashtable *keys;            /* values (robj *) with their key embedded, by key */
+    hashtable *expires;         /* the same robj pointers, for keys with a TTL (time inside the object) */
     dict *blocking_keys;        /* Reserved for blocking commands. */
     int id;
     long long avg_ttl;          /* Average TTL, for INFO keyspace. */
@@ -936,6 +948,13 @@ char *getObjectTypeName(robj *o);
 size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid);
 size_t objectFreeEffort(robj *o);
 void trimStringObjectIfNeeded(robj *o, int trim_small_values);
+robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expire_slot, long long expire);
+robj *objectCopyWithKey(robj *val, const char *key, size_t keylen, int expire_slot, long long expire);
+sds objectGetKey(const robj *o);
+const void *objectGetKeyVoid(const void *o);
+long long objectGetExpire(const robj *o);
+robj *objectSetExpire(robj *o, long long when);
+int objectOverwriteEmbeddedValue(robj *o, robj *val);
 /* Free-method table per type: the t_*.c files register how to free and
  * size their encodings, so object.c stays independent of every type. */
 typedef struct objectTypeMethods {
@@ -963,20 +982,23 @@ robj *lookupKeyWrite(serverDb *db, robj *key);
 /* Where a key is (entry) or would be inserted (insert), from
  * lookupKeyWriteWithPosition(); valid until the keyspace is next touched. */
 typedef struct dbKeyPosition {
-    dictEntry *entry;
-    void *insert;
+    void **entry;               /* the key's slot (key alive), or NULL */
+    int can_insert;             /* insert is valid (key missing, keyspace untouched) */
+    hashtablePosition insert;
 } dbKeyPosition;
 robj *lookupKeyWriteWithPosition(serverDb *db, robj *key, dbKeyPosition *pos);
 robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyWriteOrReply(client *c, robj *key, robj *reply);
 robj *lookupKeyReadWithFlags(serverDb *db, robj *key, int flags);
 robj *lookupKeyWriteWithFlags(serverDb *db, robj *key, int flags);
-void dbAdd(serverDb *db, robj *key, robj *val);
-int dbAddRDBLoad(serverDb *db, sds key, robj *val);
-void dbOverwrite(serverDb *db, robj *key, robj *val);
+void dbAdd(serverDb *db, robj *key, robj **valref);
+robj *dbAddRDBLoad(serverDb *db, sds key, robj *val, long long expire);
+void dbOverwrite(serverDb *db, robj *key, robj **valref);
 void setKey(client *c, serverDb *db, robj *key, robj *val, int flags);
-void dbAddAtPosition(serverDb *db, robj *key, robj *val, void *position);
+void dbAddAtPosition(serverDb *db, robj *key, robj **valref, hashtablePosition *position);
 void setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos);
+robj *dbFind(serverDb *db, sds key);
+extern hashtableType dbKeysHashtableType, dbExpiresHashtableType;
 int dbExists(serverDb *db, robj *key);
 int dbDelete(serverDb *db, robj *key);
 int dbSyncDelete(serverDb *db, robj *key);
@@ -984,7 +1006,7 @@ int dbAsyncDelete(serverDb *db, robj *key);
 int dbGenericDelete(serverDb *db, robj *key, int async, int flags);
 robj *dbUnshareStringValue(serverDb *db, robj *key, robj *o);
 robj *dbRandomKey(serverDb *db);
-long long emptyData(int dbnum, int flags, void(callback)(dict *));
+long long emptyData(int dbnum, int flags, void(callback)(hashtable *));
 long long dbTotalServerKeyCount(void);
 serverDb *dbBackupAndReset(void);
 void dbRestoreBackup(serverDb *backup);
@@ -995,7 +1017,7 @@ void signalFlushedDb(int dbid, int async);
 int keyIsExpired(serverDb *db, robj *key);
 int expireIfNeeded(serverDb *db, robj *key, int flags);
 long long getExpire(serverDb *db, robj *key);
-void setExpire(client *c, serverDb *db, robj *key, long long when);
+robj *setExpire(client *c, serverDb *db, robj *key, long long when);
 int removeExpire(serverDb *db, robj *key);
 int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor);
 void scanGenericCommand(client *c, robj *o, unsigned long cursor);

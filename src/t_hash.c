@@ -475,7 +475,7 @@ static robj *hashTypeLookupWriteOrCreate(client *c, robj *key) {
     if (checkType(c, o, OBJ_HASH)) return NULL;
     if (o == NULL) {
         o = hashTypeCreate();
-        dbAdd(c->db, key, o);
+        dbAdd(c->db, key, &o);
     }
     return o;
 }
@@ -595,7 +595,7 @@ static void hsetnxCommand(client *c) {
     }
     if (o == NULL) {
         o = hashTypeCreate();
-        dbAdd(c->db, c->argv[1], o);
+        dbAdd(c->db, c->argv[1], &o);
     }
     hashTypeTryConversion(o, c->argv, 2, 3);
     hashTypeSetObjects(o, c->argv[2], c->argv[3]);

@@ -432,7 +432,7 @@ static void pushGenericCommand(client *c, int where, int xx) {
             return;
         }
         o = createListListpackObject();
-        dbAdd(c->db, c->argv[1], o); /* wakes clients blocked on the key */
+        dbAdd(c->db, c->argv[1], &o); /* wakes clients blocked on the key */
     }
     listTypeTryConversionAppend(o, c->argv, 2, c->argc - 1);
     for (int j = 2; j < c->argc; j++) listTypePush(o, c->argv[j], where);
@@ -855,7 +855,7 @@ static void lmoveGenericCommand(client *c, int wherefrom, int whereto) {
     robj *value = listTypePop(src, wherefrom);
     if (!dst) {
         dst = createListListpackObject();
-        dbAdd(c->db, c->argv[2], dst);
+        dbAdd(c->db, c->argv[2], &dst);
     }
     listTypeTryConversionAppend(dst, &value, 0, 0);
     listTypePush(dst, value, whereto);

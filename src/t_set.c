@@ -551,7 +551,7 @@ static void saddCommand(client *c) {
     if (set == NULL) {
         memberFromObject(c->argv[2], &m, buf);
         set = setTypeCreate(&m, c->argc - 2);
-        dbAdd(c->db, c->argv[1], set);
+        dbAdd(c->db, c->argv[1], &set);
     }
     long long added = 0;
     for (int j = 2; j < c->argc; j++) added += setTypeAddObject(set, c->argv[j]);
@@ -616,7 +616,7 @@ static void smoveCommand(client *c) {
     }
     if (dst == NULL) {
         dst = setTypeCreate(&m, 1);
-        dbAdd(c->db, c->argv[2], dst);
+        dbAdd(c->db, c->argv[2], &dst);
     }
     signalModifiedKey(c, c->db, c->argv[1]);
     server.dirty++;
@@ -838,7 +838,7 @@ static void spopWithCountCommand(client *c) {
             while (setIterNext(&it, &m)) spopPropagationAdd(&sp, &m);
             setIterRelease(&it);
         }
-        dbOverwrite(c->db, c->argv[1], kept); /* Keeps the TTL; frees set. */
+        dbOverwrite(c->db, c->argv[1], &kept); /* Keeps the TTL; frees set. */
     }
     spopPropagationEnd(&sp);
     signalModifiedKey(c, c->db, c->argv[1]);

@@ -966,7 +966,7 @@ static robj *streamLookupCreateOrReply(client *c, robj *key, int no_create) {
         return NULL;
     }
     o = createStreamObject();
-    dbAdd(c->db, key, o);
+    dbAdd(c->db, key, &o);
     return o;
 }
 
@@ -1437,7 +1437,7 @@ static stream *xgroupLookupStreamOrReply(client *c, int create) {
     }
     if (create) {
         o = createStreamObject();
-        dbAdd(c->db, c->argv[2], o);
+        dbAdd(c->db, c->argv[2], &o);
         return o->ptr;
     }
     addReplyError(c, "The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "

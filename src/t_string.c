@@ -10,8 +10,10 @@
  * guarantees an unshared RAW object they may grow.
  *
  * The hot paths (GET, SET, INCR) are kept allocation-free where possible:
- * SET stores the argument object itself (after tryObjectEncoding) rather
- * than a copy, and INCR rewrites an unshared INT-encoded value in place.
+ * the keyspace stores a copy of SET's argument inside the key's own block
+ * (db.c, object.c), and a SET of a short string over a short string
+ * writes the bytes in place; INCR rewrites an INT-encoded value in place
+ * (a keyspace value is never shared).
  *
  * Every successful modification bumps server.dirty, calls
  * signalModifiedKey() (through setKey() or directly) and fires the keyspace
@@ -368,14 +370,15 @@ static void incrDecrCommand(client *c, long long incr) {
     }
     value += incr;
 
-    if (o && o->refcount == 1 && o->encoding == OBJ_ENCODING_INT && value >= LONG_MIN && value <= LONG_MAX &&
-        (value < 0 || value >= OBJ_SHARED_INTEGERS)) {
+    /* A keyspace value is never shared (it carries its key): an integer
+     * one is updated in place, whatever the value. */
+    if (o && o->refcount == 1 && o->encoding == OBJ_ENCODING_INT && value >= LONG_MIN && value <= LONG_MAX) {
         o->ptr = (void *)((long)value);
     } else {
         robj *n = createStringObjectFromLongLongForValue(value);
-        if (o) dbOverwrite(c->db, c->argv[1], n);
-        else if (pos.insert) dbAddAtPosition(c->db, c->argv[1], n, pos.insert);
-        else dbAdd(c->db, c->argv[1], n);
+        if (o) dbOverwrite(c->db, c->argv[1], &n);
+        else if (pos.can_insert) dbAddAtPosition(c->db, c->argv[1], &n, &pos.insert);
+        else dbAdd(c->db, c->argv[1], &n);
     }
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "incrby", c->argv[1], c->db->id);
@@ -424,8 +427,8 @@ void incrbyfloatCommand(client *c) {
         return;
     }
     robj *n = createStringObjectFromLongDouble(value, 1);
-    if (o) dbOverwrite(c->db, c->argv[1], n);
-    else dbAdd(c->db, c->argv[1], n);
+    if (o) dbOverwrite(c->db, c->argv[1], &n);
+    else dbAdd(c->db, c->argv[1], &n);
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "incrbyfloat", c->argv[1], c->db->id);
     server.dirty++;
@@ -445,9 +448,10 @@ void appendCommand(client *c) {
 
     if (o == NULL) {
         c->argv[2] = tryObjectEncoding(c->argv[2]);
-        dbAdd(c->db, c->argv[1], c->argv[2]);
-        incrRefCount(c->argv[2]);
-        totlen = stringObjectLen(c->argv[2]);
+        robj *v = c->argv[2];
+        incrRefCount(v); /* argv keeps its own: the keyspace stores a copy */
+        dbAdd(c->db, c->argv[1], &v);
+        totlen = stringObjectLen(v);
     } else {
         if (checkType(c, o, OBJ_STRING)) return;
         robj *append = c->argv[2];
@@ -529,7 +533,7 @@ void setrangeCommand(client *c) {
         }
         if (checkStringLength(c, offset, vlen) != C_OK) return;
         o = createObject(OBJ_STRING, sdsnewlen(NULL, offset + vlen));
-        dbAdd(c->db, c->argv[1], o);
+        dbAdd(c->db, c->argv[1], &o);
     } else {
         if (checkType(c, o, OBJ_STRING)) return;
         size_t olen = stringObjectLen(o);

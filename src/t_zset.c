@@ -816,7 +816,7 @@ static void zaddGenericCommand(client *c, int in_flags) {
     if (zobj == NULL) {
         if (xx) goto reply;
         zobj = zsetTypeCreate(elements, maxelelen);
-        dbAdd(c->db, key, zobj);
+        dbAdd(c->db, key, &zobj);
     }
     for (int i = 0; i < elements; i++) {
         char buf[LONG_STR_SIZE];

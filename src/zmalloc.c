@@ -213,6 +213,17 @@ void zfree_with_size(void *ptr, size_t usable) {
     free(ptr);
 }
 
+/* zfree() of a non-NULL block allocated with a request of exactly size
+ * bytes: its usable size comes from the size-class table when that is
+ * valid, sparing the allocator query (keyspace objects know their layout,
+ * object.c). */
+void zfree_requested(void *ptr, size_t size) {
+    size_t u = size <= SIZE_CLASS_TABLE_MAX ? size_class[(size + 7) / 8] : 0;
+    if (u == 0) u = malloc_usable_size(ptr);
+    updateUsed(-(ptrdiff_t)u);
+    free(ptr);
+}
+
 /* Frees memory allocated by libc or a library on our behalf, which the
  * counter never saw. With unprefixed jemalloc this is the same free(). */
 void zlibc_free(void *ptr) { free(ptr); }

@@ -36,6 +36,7 @@ void *ztryrealloc_usable(void *ptr, size_t size, size_t *usable);
 void zfree(void *ptr);
 void zfree_usable(void *ptr, size_t *usable);
 void zfree_with_size(void *ptr, size_t usable);
+void zfree_requested(void *ptr, size_t size);
 
 /* Frees memory that libc itself allocated (e.g. backtrace_symbols()). */
 void zlibc_free(void *ptr);

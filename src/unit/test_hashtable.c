@@ -533,6 +533,69 @@ int main(int argc, char **argv) {
         hashtableRelease(ht);
     }
 
+    TEST("hashtable: SCAN of an unchanging table returns each entry once, even on long probe chains") {
+        /* clashType puts every entry in one of 8 home buckets: the chains
+         * run through most of the table, so the buckets a step visits hold
+         * many entries of other home buckets, which must be left to those. */
+        hashtable *ht = hashtableCreate(&clashType);
+        for (long i = 0; i < 300; i++) hashtableAdd(ht, E(i));
+        scanState st = {.seen = calloc(300, 1), .max = 300};
+        size_t cursor = 0;
+        do {
+            cursor = hashtableScan(ht, cursor, scanCount, &st);
+        } while (cursor);
+        long once = 0;
+        for (long i = 0; i < 300; i++) once += st.seen[i] == 1;
+        ASSERT_EQ_LL(once, 300);
+        free(st.seen);
+        hashtableRelease(ht);
+        /* And a table of ordinary hashes with a few ever-full buckets. */
+        ht = hashtableCreate(&intType);
+        fill(ht, 0, 20000);
+        finishRehash(ht);
+        st.seen = calloc(20000, 1);
+        st.max = 20000;
+        cursor = 0;
+        do {
+            cursor = hashtableScan(ht, cursor, scanCount, &st);
+        } while (cursor);
+        once = 0;
+        for (long i = 0; i < 20000; i++) once += st.seen[i] == 1;
+        ASSERT_EQ_LL(once, 20000);
+        free(st.seen);
+        hashtableRelease(ht);
+    }
+
+    TEST("hashtable: find a slot or a position, insert there; prefetch; rehashing memory") {
+        hashtable *ht = hashtableCreate(&sdsType);
+        hashtablePosition pos;
+        for (long i = 0; i < 3000; i++) {
+            sds m = member(i);
+            ASSERT(hashtableFindRefOrPosition(ht, m, &pos) == NULL);
+            hashtablePauseRehashing(ht);
+            hashtableInsertAtPosition(ht, m, &pos);
+        }
+        ASSERT_EQ_LL(hashtableSize(ht), 3000);
+        sds probe = member(1234);
+        void **ref = hashtableFindRefOrPosition(ht, probe, &pos);
+        ASSERT(ref != NULL && sdsEqual(*ref, probe));
+        /* The slot may take an entry with the same key (a reallocation). */
+        sds again = member(1234);
+        sds old = *ref;
+        *ref = again;
+        sdsfree(old);
+        void *found;
+        ASSERT(hashtableFind(ht, probe, &found) && found == again);
+        uint64_t hashes[3] = {sdsHash(probe), 1, 2};
+        hashtablePrefetch(ht, hashes, 3); /* a hint: nothing changes */
+        ASSERT_EQ_LL(hashtableSize(ht), 3000);
+        sdsfree(probe);
+        ASSERT(!hashtableIsRehashing(ht) || hashtableRehashingMemUsage(ht) > 0);
+        finishRehash(ht);
+        ASSERT_EQ_LL(hashtableRehashingMemUsage(ht), 0);
+        hashtableRelease(ht);
+    }
+
     TEST("hashtable: incremental free in steps") {
         hashtable *ht = hashtableCreate(&sdsType);
         for (long i = 0; i < 100000; i++) hashtableAdd(ht, member(i));

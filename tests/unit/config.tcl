@@ -1104,8 +1104,12 @@ tags {valkey-only} {
     start_server {tags {"config needs:debug"} overrides {enable-debug-command yes}} {
         test "activerehashing: the cron finishes a started rehash only when yes" {
             r config set activerehashing no
-            r debug populate 1024
-            r set one-more v ;# the 1025th key doubles the table: a rehash starts
+            r debug populate 1000
+            # Add keys until one makes the keyspace table grow: a rehash starts.
+            for {set i 0} {$i < 10000} {incr i} {
+                r set one-more:$i v
+                if {[string match "*rehashing target*" [r debug htstats 0]]} break
+            }
             after 300
             set idle [string match "*rehashing target*" [r debug htstats 0]]
             r config set activerehashing yes
