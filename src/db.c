@@ -259,12 +259,18 @@ void dbOverwrite(serverDb *db, robj *key, robj **valref) {
     *valref = dbSetValue(db, key, ref, *valref, 1, 1);
 }
 
-/* What setKey() stores for the caller's val, whose reference the caller
- * keeps: a non-string value only the caller holds gives its payload to the
- * db (val is left an empty string object the caller can only release, as
- * every such caller does; *take is set: the db owns the returned object);
- * anything else is copied by the keyspace (*take 0: val stays as it is). */
-static robj *setKeyValue(robj *val, int *take) {
+/* What setKey() stores for the caller's val. With SETKEY_MOVE_ARG and a
+ * RAW string (setKeyTakesArg()) the caller's reference is taken (*take
+ * set): when it was the only one, the bytes move instead of being copied.
+ * Otherwise the caller keeps its reference: a non-string value only the
+ * caller holds gives its payload to the db (val is left an empty string
+ * object the caller can only release, as every such caller does; *take is
+ * set: the db owns the returned object), anything else is copied by the
+ * keyspace (*take 0; a short string's bytes go into the entry itself,
+ * and the caller's object stays reusable). */
+static robj *setKeyValue(robj *val, int flags, int *take) {
+    *take = 1;
+    if ((flags & SETKEY_MOVE_ARG) && setKeyTakesArg(val)) return val;
     if (val->refcount == 1 && val->type != OBJ_STRING) {
         robj *moved = createObject(val->type, val->ptr);
         moved->encoding = val->encoding;
@@ -272,7 +278,6 @@ static robj *setKeyValue(robj *val, int *take) {
         val->type = OBJ_STRING;
         val->encoding = OBJ_ENCODING_INT;
         val->ptr = NULL;
-        *take = 1;
         return moved;
     }
     *take = 0;
@@ -281,36 +286,57 @@ static robj *setKeyValue(robj *val, int *take) {
 
 /* setKey() for a key whose lookupKeyWriteWithPosition() filled pos, with
  * nothing done to the keyspace since: adds or overwrites without hashing
- * the key again. flags as for setKey(); the EXIST flags are ignored. */
-void setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos) {
+ * the key again. flags and the result as for setKey(); the EXIST flags
+ * are ignored. */
+robj *setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos) {
     int take;
-    val = setKeyValue(val, &take);
-    if (pos->entry) dbSetValue(db, key, pos->entry, val, flags & SETKEY_KEEPTTL, take);
-    else dbAddGeneric(db, key, val, -1, pos->can_insert ? &pos->insert : NULL, take);
+    val = setKeyValue(val, flags, &take);
+    robj *o = pos->entry ? dbSetValue(db, key, pos->entry, val, flags & SETKEY_KEEPTTL, take)
+                         : dbAddGeneric(db, key, val, -1, pos->can_insert ? &pos->insert : NULL, take);
     if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
+    return o;
 }
 
 /* High level SET: adds or overwrites, drops the TTL unless SETKEY_KEEPTTL,
  * and signals the modification. The caller keeps its reference to val
- * (see setKeyValue() for what the db stores). SETKEY_ALREADY_EXIST /
- * SETKEY_DOESNT_EXIST say the caller has just looked the key up. */
-void setKey(client *c, serverDb *db, robj *key, robj *val, int flags) {
+ * (see setKeyValue() for what the db stores), except with
+ * SETKEY_MOVE_ARG, for a value that is one of c->argv, when
+ * setKeyTakesArg(val) said so before the call: that reference is consumed
+ * (a big argument's bytes move into the keyspace instead of being copied)
+ * and the caller puts the returned object in its place with
+ * clientArgvReplaceObject().
+ * SETKEY_ALREADY_EXIST / SETKEY_DOESNT_EXIST say the caller has just
+ * looked the key up. Returns the stored object. */
+robj *setKey(client *c, serverDb *db, robj *key, robj *val, int flags) {
     if (!(flags & (SETKEY_ALREADY_EXIST | SETKEY_DOESNT_EXIST))) {
         dbKeyPosition pos;
         lookupKeyWriteWithPosition(db, key, &pos);
-        setKeyAtPosition(c, db, key, val, flags, &pos);
-        return;
+        return setKeyAtPosition(c, db, key, val, flags, &pos);
     }
     int take;
-    val = setKeyValue(val, &take);
+    val = setKeyValue(val, flags, &take);
+    robj *o;
     if (flags & SETKEY_DOESNT_EXIST) {
-        dbAddGeneric(db, key, val, -1, NULL, take);
+        o = dbAddGeneric(db, key, val, -1, NULL, take);
     } else {
         void **ref = hashtableFindRef(db->keys, key->ptr);
         serverAssert(ref != NULL);
-        dbSetValue(db, key, ref, val, flags & SETKEY_KEEPTTL, take);
+        o = dbSetValue(db, key, ref, val, flags & SETKEY_KEEPTTL, take);
     }
     if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
+    return o;
+}
+
+/* After a setKey() with SETKEY_MOVE_ARG consumed c->argv's reference to
+ * old, the arguments that were old refer to the stored object now instead
+ * (a reference each), so that the reply, propagation and SLOWLOG still see
+ * the value until the arguments are freed. */
+void clientArgvReplaceObject(client *c, robj *old, robj *now) {
+    for (int j = 0; j < c->argc; j++) {
+        if (c->argv[j] != old) continue;
+        c->argv[j] = now;
+        incrRefCount(now);
+    }
 }
 
 /* Returns 1 if the key exists (expired keys are not deleted here). */

@@ -169,6 +169,7 @@ typedef struct serverDb {
 #define SETKEY_NO_SIGNAL 2
 #define SETKEY_ALREADY_EXIST 4
 #define SETKEY_DOESNT_EXIST 8
+#define SETKEY_MOVE_ARG 16 /* a RAW string val moves into the keyspace: see setKey() */
 
 #define EMPTYDB_NO_FLAGS 0
 #define EMPTYDB_ASYNC (1 << 0)
@@ -994,9 +995,15 @@ robj *lookupKeyWriteWithFlags(serverDb *db, robj *key, int flags);
 void dbAdd(serverDb *db, robj *key, robj **valref);
 robj *dbAddRDBLoad(serverDb *db, sds key, robj *val, long long expire);
 void dbOverwrite(serverDb *db, robj *key, robj **valref);
-void setKey(client *c, serverDb *db, robj *key, robj *val, int flags);
+robj *setKey(client *c, serverDb *db, robj *key, robj *val, int flags);
 void dbAddAtPosition(serverDb *db, robj *key, robj **valref, hashtablePosition *position);
-void setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos);
+robj *setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos);
+void clientArgvReplaceObject(client *c, robj *old, robj *now);
+/* Whether setKey() with SETKEY_MOVE_ARG takes val (a RAW string: its bytes
+ * move into the keyspace rather than being copied). Ask before the call. */
+static inline int setKeyTakesArg(robj *val) {
+    return val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_RAW;
+}
 robj *dbFind(serverDb *db, sds key);
 extern hashtableType dbKeysHashtableType, dbExpiresHashtableType;
 int dbExists(serverDb *db, robj *key);

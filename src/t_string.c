@@ -191,12 +191,22 @@ static void setGenericCommand(client *c, int flags, robj *key, robj *val, robj *
         return;
     }
 
-    setKeyAtPosition(c, c->db, key, val, (flags & STR_KEEPTTL) ? SETKEY_KEEPTTL : 0, &pos);
+    /* val is one of c->argv: a RAW one is taken by the keyspace (its bytes
+     * move rather than being copied), and the argument becomes the stored
+     * object once the TTL is set too (which may move it again, cheaply
+     * while it is the keyspace's alone). */
+    int taken = setKeyTakesArg(val);
+    robj *stored = setKeyAtPosition(c, c->db, key, val, SETKEY_MOVE_ARG | ((flags & STR_KEEPTTL) ? SETKEY_KEEPTTL : 0),
+                                    &pos);
     server.dirty++;
     notifyKeyspaceEvent(NOTIFY_STRING, "set", key, c->db->id);
     if (expire) {
-        setExpire(c, c->db, key, when);
+        stored = setExpire(c, c->db, key, when);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", key, c->db->id);
+    }
+    if (taken) {
+        clientArgvReplaceObject(c, val, stored);
+        val = stored;
     }
     if (!(flags & STR_SET_GET)) addReply(c, ok_reply ? ok_reply : shared.ok);
     /* Propagated with the absolute deadline chosen here (SETEX, PSETEX
@@ -249,7 +259,10 @@ void getCommand(client *c) {
 void getsetCommand(client *c) {
     if (getGenericCommand(c) == C_ERR) return;
     c->argv[2] = tryObjectEncoding(c->argv[2]);
-    setKey(c, c->db, c->argv[1], c->argv[2], 0);
+    robj *val = c->argv[2];
+    int taken = setKeyTakesArg(val);
+    robj *stored = setKey(c, c->db, c->argv[1], val, SETKEY_MOVE_ARG);
+    if (taken) clientArgvReplaceObject(c, val, stored);
     notifyKeyspaceEvent(NOTIFY_STRING, "set", c->argv[1], c->db->id);
     server.dirty++;
     rewriteClientCommandArgument(c, 0, shared.set); /* propagated as SET, as Valkey does */
@@ -333,7 +346,10 @@ static void msetGenericCommand(client *c, int nx) {
     int setkey_flags = nx ? SETKEY_DOESNT_EXIST : 0;
     for (int j = 1; j < c->argc; j += 2) {
         c->argv[j + 1] = tryObjectEncoding(c->argv[j + 1]);
-        setKey(c, c->db, c->argv[j], c->argv[j + 1], setkey_flags);
+        robj *val = c->argv[j + 1];
+        int taken = setKeyTakesArg(val);
+        robj *stored = setKey(c, c->db, c->argv[j], val, setkey_flags | SETKEY_MOVE_ARG);
+        if (taken) clientArgvReplaceObject(c, val, stored);
         notifyKeyspaceEvent(NOTIFY_STRING, "set", c->argv[j], c->db->id);
         /* MSETNX with a repeated key: the second write must overwrite. */
         setkey_flags = 0;

@@ -638,3 +638,26 @@ start_server {tags {"keyspace needs:debug"} overrides {enable-debug-command yes}
         }
     }
 }
+
+# A big SET value moves into the keyspace: the keyspace entry takes the
+# argument's bytes instead of a copy of them, so the memory peak of the
+# command is one value, not two.
+start_server {tags {"keyspace"}} {
+    tags {valkey-only} {
+        test "SET of a big value keeps one copy of it (used_memory_peak)" {
+            r flushall
+            set big [string repeat x 20000000]
+            foreach ex {{} {EX 1000}} {
+                r del k
+                regexp {used_memory:(\d+)} [r info memory] -> before
+                r config resetstat
+                r set k $big {*}$ex
+                regexp {used_memory_peak:(\d+)} [r info memory] -> peak
+                assert_equal 20000000 [r strlen k]
+                set extra [expr {$peak - $before}]
+                assert {$extra < 30000000} "peak $extra bytes above the start for a 20 MB SET $ex"
+            }
+            r flushall
+        }
+    }
+}
