@@ -51,6 +51,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "util.h"
 #include "zmalloc.h"
 
 #define ENTRIES_PER_BUCKET 7
@@ -383,22 +384,16 @@ static inline void rehashStepIfNeeded(hashtable *ht) {
     if (isRehashing(ht) && ht->pause_rehash == 0) rehashSteps(ht, 1);
 }
 
-static uint64_t monotonicUs(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* Rehashes in batches of 100 buckets for about us microseconds (the
  * server cron). Returns the number of batches run (0 if there was nothing
  * to do or rehashing is paused). */
 int hashtableRehashMicroseconds(hashtable *ht, uint64_t us) {
     if (ht->pause_rehash > 0) return 0;
-    uint64_t start = monotonicUs();
+    uint64_t start = getMonotonicUs();
     int batches = 0;
     while (rehashSteps(ht, 100)) {
         batches++;
-        if (monotonicUs() - start > us) break;
+        if (getMonotonicUs() - start > us) break;
     }
     return batches;
 }

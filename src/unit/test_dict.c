@@ -120,20 +120,6 @@ static void scanCollectLayout(void *privdata, const dictEntry *de) {
     if (k >= 0 && k < st->max && st->seen[k] < 255) st->seen[k]++;
 }
 
-/* Runs fn in a child process and returns 1 if it died of SIGABRT. */
-static int abortsInChild(void (*fn)(void)) {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        serverLogConfig.verbosity = LL_NOTHING;
-        fn();
-        _exit(0);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-}
-
 static void readValueOfKeyOnlyEntry(void) {
     dict *d = dictCreate(&keyOnlyDictType);
     layoutAdd(d, 1);
@@ -327,9 +313,9 @@ int main(int argc, char **argv) {
     }
 
     TEST("dict: misuse of key-only entries aborts") {
-        ASSERT(abortsInChild(readValueOfKeyOnlyEntry));
-        ASSERT(abortsInChild(setValueOfKeyOnlyEntry));
-        ASSERT(abortsInChild(createNoValueWithoutEmbed));
+        ASSERT(utAbortsInChild(readValueOfKeyOnlyEntry));
+        ASSERT(utAbortsInChild(setValueOfKeyOnlyEntry));
+        ASSERT(utAbortsInChild(createNoValueWithoutEmbed));
     }
 
     TEST("dict: every layout through rehash, shrink, iteration and sampling") {

@@ -92,20 +92,6 @@ static void scanCount(void *privdata, void *entry) {
 
 static void scanDelete(void *privdata, void *entry) { hashtableDelete(privdata, entry); }
 
-/* Runs fn in a child process and returns 1 if it died of SIGABRT. */
-static int abortsInChild(void (*fn)(void)) {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        serverLogConfig.verbosity = LL_NOTHING;
-        fn();
-        _exit(0);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-}
-
 static void modifyUnderUnsafeIterator(void) {
     hashtable *ht = hashtableCreate(&intType);
     fill(ht, 0, 100);
@@ -439,8 +425,8 @@ int main(int argc, char **argv) {
     }
 
     TEST("hashtable: unsafe iterator aborts when the table changes") {
-        ASSERT(abortsInChild(modifyUnderUnsafeIterator));
-        ASSERT(abortsInChild(resumeWithoutPause));
+        ASSERT(utAbortsInChild(modifyUnderUnsafeIterator));
+        ASSERT(utAbortsInChild(resumeWithoutPause));
     }
 
     TEST("hashtable: random entry and fair random distribution") {

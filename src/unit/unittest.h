@@ -22,9 +22,13 @@
 #ifndef VK_UNITTEST_H
 #define VK_UNITTEST_H
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const char *ut_binary = "test";
 static const char *ut_test = "";
@@ -54,6 +58,26 @@ static inline void utFail(const char *file, int line, const char *what) {
 static inline int utUnderValgrind(void) {
     const char *pre = getenv("LD_PRELOAD");
     return pre && strstr(pre, "vgpreload") != NULL;
+}
+
+/* Runs fn in a child process, its output discarded (a deliberate abort
+ * logs), and returns 1 if the child died of SIGABRT: for tests of misuse
+ * that must abort. */
+static inline int utAbortsInChild(void (*fn)(void)) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        fn();
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
 }
 
 #define UT_BEGIN(argv0)                                 \
