@@ -2073,30 +2073,24 @@ void replicationCron(void) {
  * WAIT
  * ------------------------------------------------------------------------- */
 
-/* Replicas that acknowledged at least offset. */
-static long replicasAckedAt(long long offset) {
+/* Online replicas that acknowledged at least offset: received it, or with
+ * fsynced, wrote it to their AOF and fsynced it (REPLCONF ACK ... FACK). */
+static long replicasAckedAt(long long offset, int fsynced) {
     long n = 0;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
-        if (r->repl->state == REPLICA_STATE_ONLINE && r->repl->ack_off >= offset) n++;
+        long long acked = fsynced ? r->repl->aof_ack_off : r->repl->ack_off;
+        if (r->repl->state == REPLICA_STATE_ONLINE && acked >= offset) n++;
     }
     return n;
 }
 
 /* See replication.h. */
 long replicationCountAofAcks(long long offset) {
-    long n = 0;
-    listIter li;
-    listNode *ln;
-    listRewind(repl.replicas, &li);
-    while ((ln = listNext(&li))) {
-        client *r = listNodeValue(ln);
-        if (r->repl->state == REPLICA_STATE_ONLINE && r->repl->aof_ack_off >= offset) n++;
-    }
-    return n;
+    return replicasAckedAt(offset, 1);
 }
 
 /* See replication.h. */
@@ -2112,7 +2106,7 @@ void addReplyWaitAcks(client *c, int btype) {
         addReplyLongLong(c, replicationCountAofAcks(c->woff)); /* replicas whose FACK reached it */
         return;
     }
-    addReplyLongLong(c, replicasAckedAt(c->woff));
+    addReplyLongLong(c, replicasAckedAt(c->woff, 0));
 }
 
 /* WAIT numreplicas timeout: blocks until numreplicas replicas acknowledged
@@ -2129,7 +2123,7 @@ void waitCommand(client *c) {
     if (getLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
     if (getTimeoutFromObjectOrReply(c, c->argv[2], &timeout, UNIT_MILLISECONDS) != C_OK) return;
     c->woff = server.primary_repl_offset;
-    long acked = replicasAckedAt(c->woff);
+    long acked = replicasAckedAt(c->woff, 0);
     if (acked >= numreplicas || blockingDenied(c)) {
         addReplyLongLong(c, acked);
         return;
@@ -2152,7 +2146,7 @@ static void replicationServeWaitingClients(void) {
         }
         long long numreplicas = 0;
         getLongLongFromObject(c->argv[1], &numreplicas);
-        if (replicasAckedAt(c->woff) < numreplicas) continue;
+        if (replicasAckedAt(c->woff, 0) < numreplicas) continue;
         listDelNode(repl.waiting_clients, ln);
         unblockClient(c, 1); /* replies the count, as at a timeout */
     }
