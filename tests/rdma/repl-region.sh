@@ -143,6 +143,7 @@ writer() { # clients keep writing during the syncs
     for i in $(seq 1 400); do echo "INCR during"; echo "SET w$i $i"; done | c 0 > /dev/null
 }
 w0=$(wbytes 0)
+wp0=$w0 # the primary, from here to its end
 k=$(asks)
 replica 1
 wait_asks "$k"
@@ -288,6 +289,7 @@ check "replica 12: writes made during the cut" "$(c 12 GET cut200)" 200
 check_digest "replica 12: DEBUG DIGEST after a cut during streaming" 12
 wait_region_free 0 && ok "primary: region released" || bad "primary: region still active"
 
+check "primary: no disk writes through every sync and fault above" "$(($(wbytes 0) - wp0))" 0
 section "primary killed mid-snapshot"
 hold_replica 9
 sleep 0.5
@@ -312,6 +314,7 @@ for n in 0 1 2 3 4 6 7 8 9 10 11 12; do
     fi
 done
 no_files "all syncs" 1 2 3 4 6 7 8 9 11 12
+no_disk_writes "all syncs, faults included" 1 2 3 4 6 7 8 9 10 11 12
 w0=$(wbytes 1)
 c 1 SAVE > /dev/null
 check "control: a SAVE on replica 1 counts in write_bytes" "$(($(wbytes 1) > w0))" 1
