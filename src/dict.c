@@ -917,19 +917,13 @@ static void dictTableStats(char *buf, size_t bufsize, size_t *len, dict *d, int 
     const char *name = t == 0 ? "main hash table" : "rehashing target";
     unsigned long size = DICTHT_SIZE(d->ht_size_exp[t]);
     unsigned long used = d->ht_used[t];
-#define APPEND(...)                                                                  \
-    do {                                                                             \
-        if (*len < bufsize) {                                                        \
-            int w = snprintf(buf + *len, bufsize - *len, __VA_ARGS__);               \
-            if (w > 0) *len = (size_t)w < bufsize - *len ? *len + w : bufsize - 1;   \
-        }                                                                            \
-    } while (0)
-
     if (used == 0) {
-        APPEND("Hash table %d stats (%s):\nNo stats available for empty dictionaries\n", t, name);
+        bufAppendf(buf, bufsize, len, "Hash table %d stats (%s):\nNo stats available for empty dictionaries\n", t,
+                   name);
         return;
     }
-    APPEND("Hash table %d stats (%s):\n table size: %lu\n number of elements: %lu\n", t, name, size, used);
+    bufAppendf(buf, bufsize, len, "Hash table %d stats (%s):\n table size: %lu\n number of elements: %lu\n", t, name,
+               size, used);
     if (!full) return;
 
     unsigned long clvector[DICT_STATS_VECTLEN] = {0};
@@ -943,14 +937,13 @@ static void dictTableStats(char *buf, size_t bufsize, size_t *len, dict *d, int 
         totchain += chain;
         if (chain > maxchain) maxchain = chain;
     }
-    APPEND(" different slots: %lu\n max chain length: %lu\n avg chain length (counted): %.02f\n"
+    bufAppendf(buf, bufsize, len, " different slots: %lu\n max chain length: %lu\n avg chain length (counted): %.02f\n"
            " avg chain length (computed): %.02f\n Chain length distribution:\n",
            slots, maxchain, (double)totchain / slots, (double)used / slots);
     for (int i = 0; i < DICT_STATS_VECTLEN; i++) {
         if (clvector[i] == 0) continue;
-        APPEND("   %d: %lu (%.02f%%)\n", i, clvector[i], ((double)clvector[i] / size) * 100);
+        bufAppendf(buf, bufsize, len, "   %d: %lu (%.02f%%)\n", i, clvector[i], ((double)clvector[i] / size) * 100);
     }
-#undef APPEND
 }
 
 /* Writes a human-readable description of d's tables into buf (always

@@ -884,18 +884,12 @@ unsigned int hashtableSampleEntries(hashtable *ht, void **dst, unsigned int coun
 static void tableStats(char *buf, size_t bufsize, size_t *len, hashtable *ht, int t, int full) {
     const char *name = t == 0 ? "main hash table" : "rehashing target";
     size_t n = numBuckets(ht->exp[t]), used = ht->used[t];
-#define APPEND(...)                                                                \
-    do {                                                                           \
-        if (*len < bufsize) {                                                      \
-            int w = snprintf(buf + *len, bufsize - *len, __VA_ARGS__);             \
-            if (w > 0) *len = (size_t)w < bufsize - *len ? *len + w : bufsize - 1; \
-        }                                                                          \
-    } while (0)
     if (used == 0) {
-        APPEND("Hash table %d stats (%s):\nNo stats available for empty dictionaries\n", t, name);
+        bufAppendf(buf, bufsize, len, "Hash table %d stats (%s):\nNo stats available for empty dictionaries\n", t,
+                   name);
         return;
     }
-    APPEND("Hash table %d stats (%s):\n table size: %zu\n number of elements: %zu\n"
+    bufAppendf(buf, bufsize, len, "Hash table %d stats (%s):\n table size: %zu\n number of elements: %zu\n"
            " buckets: %zu of %d entries, %zu ever full\n",
            t, name, n * ENTRIES_PER_BUCKET, used, n, ENTRIES_PER_BUCKET, ht->everfull[t]);
     if (!full) return;
@@ -913,14 +907,15 @@ static void tableStats(char *buf, size_t bufsize, size_t *len, hashtable *ht, in
             if (chain > maxchain) maxchain = chain;
         }
     }
-    APPEND(" max chain length: %zu\n avg chain length (counted): %.02f\n Chain length distribution:\n", maxchain,
-           (double)total / used);
+    bufAppendf(buf, bufsize, len,
+               " max chain length: %zu\n avg chain length (counted): %.02f\n Chain length distribution:\n", maxchain,
+               (double)total / used);
     for (int i = 1; i < STATS_VECTLEN; i++)
-        if (chains[i]) APPEND("   %d: %zu (%.02f%%)\n", i, chains[i], (double)chains[i] * 100 / used);
-    APPEND(" Bucket fill distribution:\n");
+        if (chains[i])
+            bufAppendf(buf, bufsize, len, "   %d: %zu (%.02f%%)\n", i, chains[i], (double)chains[i] * 100 / used);
+    bufAppendf(buf, bufsize, len, " Bucket fill distribution:\n");
     for (int i = 0; i <= ENTRIES_PER_BUCKET; i++)
-        if (fill[i]) APPEND("   %d: %zu (%.02f%%)\n", i, fill[i], (double)fill[i] * 100 / n);
-#undef APPEND
+        if (fill[i]) bufAppendf(buf, bufsize, len, "   %d: %zu (%.02f%%)\n", i, fill[i], (double)fill[i] * 100 / n);
 }
 
 /* Writes a human-readable description of the tables into buf (always

@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -523,6 +524,16 @@ uint64_t getMonotonicUs(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* See util.h. */
+void bufAppendf(char *buf, size_t bufsize, size_t *len, const char *fmt, ...) {
+    if (*len >= bufsize) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *len, bufsize - *len, fmt, ap);
+    va_end(ap);
+    if (w > 0) *len = (size_t)w < bufsize - *len ? *len + w : bufsize - 1;
 }
 
 /* ------------------------------ filesystem ------------------------------- */

@@ -46,6 +46,11 @@ long long ustime(void);
 long long mstime(void);
 uint64_t getMonotonicUs(void);
 
+/* Appends printf-style text at buf + *len, never past bufsize (truncating,
+ * buf stays NUL-terminated) and advances *len: for reports built piece by
+ * piece into a fixed buffer (DEBUG HTSTATS). */
+void bufAppendf(char *buf, size_t bufsize, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 int pathIsBaseName(const char *path);
 int dirCreateIfMissing(const char *dname);
 
