@@ -390,16 +390,20 @@ start_server {tags {info}} {
         assert {[info_field eventloop_duration_cmd_sum stats] > $cmd1}
     }
 
-    test "INFO stats: instantaneous event loop metrics" {
-        r config resetstat
-        wait_for_condition 50 100 {[info_field instantaneous_eventloop_cycles_per_sec stats] > 0} {
-            fail "no instantaneous_eventloop_cycles_per_sec"
-        }
-        assert_range [info_field instantaneous_eventloop_cycles_per_sec stats] 1 100
-        assert_range [info_field instantaneous_eventloop_duration_usec stats] 1 100000
-        foreach f {instantaneous_ops_per_sec instantaneous_input_kbps instantaneous_output_kbps
-                   instantaneous_input_repl_kbps instantaneous_output_repl_kbps} {
-            assert_match {[0-9]*} [info_field $f stats]
+    # Inside the emulated RDMA VM a sample can average to 0 µs (seen once
+    # in CI): the timing assertions stand over TCP and TLS only.
+    tags {rdma:skip:timing} {
+        test "INFO stats: instantaneous event loop metrics" {
+            r config resetstat
+            wait_for_condition 50 100 {[info_field instantaneous_eventloop_cycles_per_sec stats] > 0} {
+                fail "no instantaneous_eventloop_cycles_per_sec"
+            }
+            assert_range [info_field instantaneous_eventloop_cycles_per_sec stats] 1 100
+            assert_range [info_field instantaneous_eventloop_duration_usec stats] 1 100000
+            foreach f {instantaneous_ops_per_sec instantaneous_input_kbps instantaneous_output_kbps
+                       instantaneous_input_repl_kbps instantaneous_output_repl_kbps} {
+                assert_match {[0-9]*} [info_field $f stats]
+            }
         }
     }
 
