@@ -468,10 +468,10 @@ void addReplyProto(client *c, const char *s, size_t len) {
  * encoded string, its decimal text. */
 void addReply(client *c, robj *obj) {
     if (sdsEncodedObject(obj)) {
-        appendReply(c, obj->ptr, sdslen(obj->ptr));
+        appendReply(c, objectGetVal(obj), sdslen(objectGetVal(obj)));
     } else if (obj->encoding == OBJ_ENCODING_INT) {
         char buf[32];
-        size_t len = ll2string(buf, sizeof(buf), (long)obj->ptr);
+        size_t len = ll2string(buf, sizeof(buf), (long)objectGetVal(obj));
         appendReply(c, buf, len);
     } else {
         serverPanic("Wrong obj->encoding in addReply()");
@@ -589,12 +589,12 @@ void addReplyErrorSds(client *c, sds err) {
 /* Error replies kept as ready protocol ("-WRONGTYPE ...\r\n"). */
 void addReplyErrorObject(client *c, robj *err) {
     addReply(c, err);
-    afterErrorReply(c, err->ptr, sdslen(err->ptr) - 2, 0);
+    afterErrorReply(c, objectGetVal(err), sdslen(objectGetVal(err)) - 2, 0);
 }
 
 /* Replies obj, counting it as an error if it is one ("-..."). */
 void addReplyOrErrorObject(client *c, robj *obj) {
-    if (sdsEncodedObject(obj) && sdslen(obj->ptr) && ((char *)obj->ptr)[0] == '-') addReplyErrorObject(c, obj);
+    if (sdsEncodedObject(obj) && sdslen(objectGetVal(obj)) && ((char *)objectGetVal(obj))[0] == '-') addReplyErrorObject(c, obj);
     else addReply(c, obj);
 }
 
@@ -703,8 +703,8 @@ static void addReplyBulkLen(client *c, size_t len) {
 }
 
 void addReplyBulk(client *c, robj *obj) {
-    if (sdsEncodedObject(obj)) addReplyBulkCBuffer(c, obj->ptr, sdslen(obj->ptr));
-    else addReplyBulkLongLong(c, (long)obj->ptr);
+    if (sdsEncodedObject(obj)) addReplyBulkCBuffer(c, objectGetVal(obj), sdslen(objectGetVal(obj)));
+    else addReplyBulkLongLong(c, (long)objectGetVal(obj));
 }
 
 /* The hot path of every multi-element reply (LRANGE, HGETALL, MGET ...):
@@ -787,7 +787,7 @@ void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext) {
 /* Replies with the subcommand help: a header line naming the command, the
  * given lines, and the HELP entry every container command has. */
 void addReplyHelp(client *c, const char **help) {
-    sds cmd = sdsnew((char *)c->argv[0]->ptr);
+    sds cmd = sdsnew((char *)objectGetVal(c->argv[0]));
     sdstoupper(cmd);
     int lines = 0;
     while (help[lines]) lines++;
@@ -802,10 +802,10 @@ void addReplyHelp(client *c, const char **help) {
 }
 
 void addReplySubcommandSyntaxError(client *c) {
-    sds cmd = sdsnew((char *)c->argv[0]->ptr);
+    sds cmd = sdsnew((char *)objectGetVal(c->argv[0]));
     sdstoupper(cmd);
     addReplyErrorFormat(c, "unknown subcommand or wrong number of arguments for '%.128s'. Try %s HELP.",
-                        (char *)c->argv[1]->ptr, cmd);
+                        (char *)objectGetVal(c->argv[1]), cmd);
     sdsfree(cmd);
 }
 
@@ -1175,7 +1175,7 @@ static int processInlineBuffer(client *c) {
 static robj *createArgObject(client *c, const char *arg, size_t len) {
     if (c->spare_argc) {
         robj *o = c->spare_args[c->spare_argc - 1];
-        sds s = o->ptr;
+        sds s = objectGetVal(o);
         if (len <= sdsalloc(s)) {
             c->spare_argc--;
             memcpy(s, arg, len);
@@ -1592,7 +1592,7 @@ sds catClientInfoString(sds s, client *c) {
         "tot-mem=%U events=%s cmd=%s user=%s redir=%I resp=%i lib-name=%s lib-ver=%s tot-net-in=%U "
         "tot-net-out=%U tot-cmds=%U",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? c->conn->fd : -1,
-        c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
+        c->name ? (char *)objectGetVal(c->name) : "", (long long)(server.unixtime - c->ctime),
         (long long)(server.unixtime - c->lastinteraction), clientFlagsString(c, flags), c->db->id,
         pubsubClientCount(c, PUBSUB_CHANNEL), pubsubClientCount(c, PUBSUB_PATTERN), pubsubClientCount(c, PUBSUB_SHARD),
         multiQueuedCount(c), multiWatchedKeysCount(c), (unsigned long long)(c->querybuf ? sdslen(c->querybuf) : 0),
@@ -1601,8 +1601,8 @@ sds catClientInfoString(sds s, client *c) {
         (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_peak,
         (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
         (unsigned long long)total_mem, events, cmdname, aclClientUserName(c),
-        (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp, c->lib_name ? (char *)c->lib_name->ptr : "",
-        c->lib_ver ? (char *)c->lib_ver->ptr : "", c->net_input_bytes, c->net_output_bytes,
+        (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp, c->lib_name ? (char *)objectGetVal(c->lib_name) : "",
+        c->lib_ver ? (char *)objectGetVal(c->lib_ver) : "", c->net_input_bytes, c->net_output_bytes,
         c->commands_processed);
 }
 
@@ -1688,7 +1688,7 @@ void replaceClientCommandVector(client *c, int argc, robj **argv) {
     c->argc = argc;
     c->argv_len = argc;
     c->argv_len_sum = 0;
-    for (int j = 0; j < argc; j++) c->argv_len_sum += sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : 0;
+    for (int j = 0; j < argc; j++) c->argv_len_sum += sdsEncodedObject(argv[j]) ? sdslen(objectGetVal(argv[j])) : 0;
 }
 
 void rewriteClientCommandVector(client *c, int argc, ...) {
@@ -1873,8 +1873,8 @@ void processUnpausedClients(void) {
  * ------------------------------------------------------------------------- */
 
 static int validateClientName(client *c, robj *name) {
-    const char *p = name->ptr;
-    for (size_t j = 0; j < sdslen(name->ptr); j++) {
+    const char *p = objectGetVal(name);
+    for (size_t j = 0; j < sdslen(objectGetVal(name)); j++) {
         if (p[j] < '!' || p[j] > '~') {
             addReplyError(c, "Client names cannot contain spaces, newlines or special characters.");
             return C_ERR;
@@ -1886,14 +1886,14 @@ static int validateClientName(client *c, robj *name) {
 void clientListCommand(client *c) {
     int type = -1;
     sds o = NULL;
-    if (c->argc == 4 && !strcasecmp(c->argv[2]->ptr, "type")) {
-        type = getClientTypeByName(c->argv[3]->ptr);
+    if (c->argc == 4 && !strcasecmp(objectGetVal(c->argv[2]), "type")) {
+        type = getClientTypeByName(objectGetVal(c->argv[3]));
         if (type == -1) {
-            addReplyErrorFormat(c, "Unknown client type '%s'", (char *)c->argv[3]->ptr);
+            addReplyErrorFormat(c, "Unknown client type '%s'", (char *)objectGetVal(c->argv[3]));
             return;
         }
         o = getAllClientsInfoString(type);
-    } else if (c->argc > 3 && !strcasecmp(c->argv[2]->ptr, "id")) {
+    } else if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[2]), "id")) {
         o = sdsempty();
         for (int j = 3; j < c->argc; j++) {
             long long id;
@@ -1939,7 +1939,7 @@ void clientSetnameCommand(client *c) {
     if (validateClientName(c, name) != C_OK) return;
     if (c->name) decrRefCount(c->name);
     c->name = NULL;
-    if (sdslen(name->ptr)) {
+    if (sdslen(objectGetVal(name))) {
         c->name = name;
         incrRefCount(name);
     }
@@ -1952,7 +1952,7 @@ void clientGetnameCommand(client *c) {
 }
 
 void clientSetinfoCommand(client *c) {
-    const char *attr = c->argv[2]->ptr;
+    const char *attr = objectGetVal(c->argv[2]);
     robj *val = c->argv[3];
     robj **dest;
     if (!strcasecmp(attr, "lib-name")) dest = &c->lib_name;
@@ -1961,15 +1961,15 @@ void clientSetinfoCommand(client *c) {
         addReplyErrorFormat(c, "Unrecognized option '%s'", attr);
         return;
     }
-    const char *p = val->ptr;
-    for (size_t j = 0; j < sdslen(val->ptr); j++) {
+    const char *p = objectGetVal(val);
+    for (size_t j = 0; j < sdslen(objectGetVal(val)); j++) {
         if (p[j] < '!' || p[j] > '~') {
             addReplyErrorFormat(c, "%s cannot contain spaces, newlines or special characters.", attr);
             return;
         }
     }
     if (*dest) decrRefCount(*dest);
-    *dest = sdslen(val->ptr) ? val : NULL;
+    *dest = sdslen(objectGetVal(val)) ? val : NULL;
     if (*dest) incrRefCount(*dest);
     addReply(c, shared.ok);
 }
@@ -1985,7 +1985,7 @@ void clientKillCommand(client *c) {
     long long maxage = 0;
 
     if (!newform) {
-        addr = c->argv[2]->ptr;
+        addr = objectGetVal(c->argv[2]);
         skipme = 0;
     } else {
         if ((c->argc - 2) % 2 != 0) {
@@ -1993,7 +1993,7 @@ void clientKillCommand(client *c) {
             return;
         }
         for (int i = 2; i < c->argc; i += 2) {
-            const char *opt = c->argv[i]->ptr;
+            const char *opt = objectGetVal(c->argv[i]);
             robj *val = c->argv[i + 1];
             if (!strcasecmp(opt, "id")) {
                 long long tmp;
@@ -2005,24 +2005,24 @@ void clientKillCommand(client *c) {
                 }
                 id = tmp;
             } else if (!strcasecmp(opt, "type")) {
-                type = getClientTypeByName(val->ptr);
+                type = getClientTypeByName(objectGetVal(val));
                 if (type == -1) {
-                    addReplyErrorFormat(c, "Unknown client type '%s'", (char *)val->ptr);
+                    addReplyErrorFormat(c, "Unknown client type '%s'", (char *)objectGetVal(val));
                     return;
                 }
             } else if (!strcasecmp(opt, "addr")) {
-                addr = val->ptr;
+                addr = objectGetVal(val);
             } else if (!strcasecmp(opt, "laddr")) {
-                laddr = val->ptr;
+                laddr = objectGetVal(val);
             } else if (!strcasecmp(opt, "user")) {
-                if (aclClientIsUser(c, val->ptr) < 0) {
-                    addReplyErrorFormat(c, "No such user '%s'", (char *)val->ptr);
+                if (aclClientIsUser(c, objectGetVal(val)) < 0) {
+                    addReplyErrorFormat(c, "No such user '%s'", (char *)objectGetVal(val));
                     return;
                 }
-                username = val->ptr;
+                username = objectGetVal(val);
             } else if (!strcasecmp(opt, "skipme")) {
-                if (!strcasecmp(val->ptr, "yes")) skipme = 1;
-                else if (!strcasecmp(val->ptr, "no")) skipme = 0;
+                if (!strcasecmp(objectGetVal(val), "yes")) skipme = 1;
+                else if (!strcasecmp(objectGetVal(val), "no")) skipme = 0;
                 else {
                     addReplyErrorObject(c, shared.syntaxerr);
                     return;
@@ -2069,8 +2069,8 @@ void clientPauseCommand(client *c) {
     long long duration;
     int write_only = 0;
     if (c->argc == 4) {
-        if (!strcasecmp(c->argv[3]->ptr, "write")) write_only = 1;
-        else if (strcasecmp(c->argv[3]->ptr, "all")) {
+        if (!strcasecmp(objectGetVal(c->argv[3]), "write")) write_only = 1;
+        else if (strcasecmp(objectGetVal(c->argv[3]), "all")) {
             addReplyError(c, "CLIENT PAUSE mode must be WRITE or ALL");
             return;
         }
@@ -2091,7 +2091,7 @@ void clientUnpauseCommand(client *c) {
 }
 
 void clientReplyCommand(client *c) {
-    const char *mode = c->argv[2]->ptr;
+    const char *mode = objectGetVal(c->argv[2]);
     if (!strcasecmp(mode, "on")) {
         c->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
         addReply(c, shared.ok);
@@ -2105,7 +2105,7 @@ void clientReplyCommand(client *c) {
 }
 
 static void clientOnOffFlag(client *c, uint64_t flag) {
-    const char *v = c->argv[2]->ptr;
+    const char *v = objectGetVal(c->argv[2]);
     if (!strcasecmp(v, "on")) {
         c->flags |= flag;
         addReply(c, shared.ok);

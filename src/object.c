@@ -38,7 +38,7 @@ robj *createObject(int type, void *ptr) {
     robj *o = zmalloc(sizeof(*o));
     o->type = type;
     o->encoding = OBJ_ENCODING_RAW;
-    o->ptr = ptr;
+    objectSetVal(o, ptr);
     o->hasexpire = 0;
     o->hasembkey = 0;
     o->refcount = 1;
@@ -59,7 +59,7 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     struct sdshdr8 *sh = (void *)(o + 1);
     o->type = OBJ_STRING;
     o->encoding = OBJ_ENCODING_EMBSTR;
-    o->ptr = sh + 1;
+    objectSetVal(o, sh + 1);
     o->hasexpire = 0;
     o->hasembkey = 0;
     o->refcount = 1;
@@ -102,7 +102,7 @@ static robj *createStringObjectFromLongLongWithOptions(long long value, int allo
     if (value >= LONG_MIN && value <= LONG_MAX) {
         o = createObject(OBJ_STRING, NULL);
         o->encoding = OBJ_ENCODING_INT;
-        o->ptr = (void *)((long)value);
+        objectSetVal(o, (void *)((long)value));
     } else {
         o = createObject(OBJ_STRING, sdsfromlonglong(value));
     }
@@ -128,12 +128,12 @@ robj *createStringObjectFromLongDouble(long double value, int humanfriendly) {
 /* Returns an unshared copy of a string object, same encoding. */
 robj *dupStringObject(const robj *o) {
     switch (o->encoding) {
-    case OBJ_ENCODING_RAW: return createRawStringObject(o->ptr, sdslen(o->ptr));
-    case OBJ_ENCODING_EMBSTR: return createEmbeddedStringObject(o->ptr, sdslen(o->ptr));
+    case OBJ_ENCODING_RAW: return createRawStringObject(objectGetVal(o), sdslen(objectGetVal(o)));
+    case OBJ_ENCODING_EMBSTR: return createEmbeddedStringObject(objectGetVal(o), sdslen(objectGetVal(o)));
     case OBJ_ENCODING_INT: {
         robj *d = createObject(OBJ_STRING, NULL);
         d->encoding = OBJ_ENCODING_INT;
-        d->ptr = o->ptr;
+        objectSetVal(d, objectGetVal(o));
         return d;
     }
     default: serverPanic("Wrong encoding.");
@@ -251,7 +251,7 @@ static sds objectWriteValue(char *p, const char *v, size_t vlen) {
 static size_t objectEmbeddedRequestSize(const robj *o) {
     size_t keylen = sdslen(objectGetKey(o));
     size_t size = sizeof(robj) + (o->hasexpire ? sizeof(long long) : 0) + objectKeySize(keylen);
-    if (o->encoding == OBJ_ENCODING_EMBSTR) size += objectValueSize(sdslen(o->ptr));
+    if (o->encoding == OBJ_ENCODING_EMBSTR) size += objectValueSize(sdslen(objectGetVal(o)));
     return size;
 }
 
@@ -271,16 +271,16 @@ int objectOverwriteEmbeddedValue(robj *o, robj *val) {
     /* Only an EMBSTR val: a RAW one is what dbUnshareStringValue() stores
      * to modify it in place, it must stay a separate sds. */
     if (val->type != OBJ_STRING || val->encoding != OBJ_ENCODING_EMBSTR) return 0;
-    size_t vlen = sdslen(val->ptr), oldlen = sdslen(o->ptr);
+    size_t vlen = sdslen(objectGetVal(val)), oldlen = sdslen(objectGetVal(o));
     if (vlen == oldlen) { /* the common case: same layout */
-        objectCopyBytes(o->ptr, val->ptr, vlen);
+        objectCopyBytes(objectGetVal(o), objectGetVal(val), vlen);
         return 1;
     }
     size_t oldsize = objectEmbeddedRequestSize(o);
     size_t newsize = oldsize - objectValueSize(oldlen) + objectValueSize(vlen);
     if (newsize != oldsize && zmalloc_good_size(newsize) != zmalloc_good_size(oldsize)) return 0;
-    char *area = (char *)o->ptr - (oldlen < 32 ? 1 : sizeof(struct sdshdr8));
-    o->ptr = objectWriteValue(area, val->ptr, vlen);
+    char *area = (char *)objectGetVal(o) - (oldlen < 32 ? 1 : sizeof(struct sdshdr8));
+    objectSetVal(o, objectWriteValue(area, objectGetVal(val), vlen));
     return 1;
 }
 
@@ -295,7 +295,7 @@ int objectOverwriteEmbeddedValue(robj *o, robj *val) {
  * type, encoding and LRU/LFU data. */
 static robj *objectNewEntry(robj *val, const char *key, size_t keylen, int expire_slot, long long expire, int take) {
     int embed_value = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
-    size_t vlen = embed_value ? sdslen(val->ptr) : 0;
+    size_t vlen = embed_value ? sdslen(objectGetVal(val)) : 0;
     size_t total = sizeof(robj) + (expire_slot ? sizeof(long long) : 0) + objectKeySize(keylen) +
                    (embed_value ? objectValueSize(vlen) : 0);
     robj *o = zmalloc(total);
@@ -313,15 +313,15 @@ static robj *objectNewEntry(robj *val, const char *key, size_t keylen, int expir
     p += objectWriteKey(p, key, keylen);
     int sole_owner = take && val->refcount == 1;
     if (embed_value) {
-        o->ptr = objectWriteValue(p, val->ptr, vlen);
+        objectSetVal(o, objectWriteValue(p, objectGetVal(val), vlen));
     } else if (sole_owner || (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT)) {
-        o->ptr = val->ptr; /* moved (or an integer: nothing to own) */
+        objectSetVal(o, objectGetVal(val)); /* moved (or an integer: nothing to own) */
     } else if (val->type == OBJ_STRING) {
-        o->ptr = sdsdup(val->ptr);
+        objectSetVal(o, sdsdup(objectGetVal(val)));
     } else {
         robj *copy = objectMethods[val->type].dup(val);
         o->encoding = copy->encoding;
-        o->ptr = copy->ptr;
+        objectSetVal(o, objectGetVal(copy));
         zfree(copy);
     }
     if (sole_owner) objectFreeBlock(val); /* the payload moved or was copied */
@@ -362,7 +362,7 @@ void incrRefCount(robj *o) {
 }
 
 void freeStringObject(robj *o) {
-    if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
+    if (o->encoding == OBJ_ENCODING_RAW) sdsfree(objectGetVal(o));
 }
 
 /* Drops one reference; frees the object (and its value) at zero. */
@@ -372,7 +372,7 @@ void decrRefCount(robj *o) {
             /* createEmbeddedStringObject() gave the sds all the block's
              * spare bytes, so its alloc tells the block's usable size
              * unless it was capped at 255. */
-            struct sdshdr8 *sh = (struct sdshdr8 *)((char *)o->ptr - sizeof(struct sdshdr8));
+            struct sdshdr8 *sh = (struct sdshdr8 *)((char *)objectGetVal(o) - sizeof(struct sdshdr8));
             if (sh->alloc < 255) {
                 zfree_with_size(o, sizeof(robj) + sizeof(struct sdshdr8) + sh->alloc + 1);
                 return;
@@ -410,9 +410,9 @@ robj *resetRefCount(robj *obj) {
  * 16 KiB query buffer) so that storing it does not waste memory. */
 void trimStringObjectIfNeeded(robj *o, int trim_small_values) {
     if (o->encoding != OBJ_ENCODING_RAW) return;
-    size_t len = sdslen(o->ptr);
-    if (sdsavail(o->ptr) > len / 10 || (trim_small_values && len < PROTO_MBULK_BIG_ARG && sdsavail(o->ptr)))
-        o->ptr = sdsRemoveFreeSpace(o->ptr, 0);
+    size_t len = sdslen(objectGetVal(o));
+    if (sdsavail(objectGetVal(o)) > len / 10 || (trim_small_values && len < PROTO_MBULK_BIG_ARG && sdsavail(objectGetVal(o))))
+        objectSetVal(o, sdsRemoveFreeSpace(objectGetVal(o), 0));
 }
 
 /* Re-encodes a string object in the most compact form. May return a
@@ -421,7 +421,7 @@ robj *tryObjectEncoding(robj *o) {
     if (o->type != OBJ_STRING || !sdsEncodedObject(o)) return o;
     if (o->refcount > 1) return o; /* Shared: others see it, don't touch. */
 
-    sds s = o->ptr;
+    sds s = objectGetVal(o);
     size_t len = sdslen(s);
     long value;
     if (len <= 20 && string2l(s, len, &value)) {
@@ -431,9 +431,9 @@ robj *tryObjectEncoding(robj *o) {
             return shared.integers[value];
         }
         if (o->encoding == OBJ_ENCODING_RAW) {
-            sdsfree(o->ptr);
+            sdsfree(objectGetVal(o));
             o->encoding = OBJ_ENCODING_INT;
-            o->ptr = (void *)value;
+            objectSetVal(o, (void *)value);
             return o;
         }
         decrRefCount(o);
@@ -457,15 +457,15 @@ robj *getDecodedObject(robj *o) {
     }
     if (o->type == OBJ_STRING && o->encoding == OBJ_ENCODING_INT) {
         char buf[32];
-        ll2string(buf, sizeof(buf), (long)o->ptr);
+        ll2string(buf, sizeof(buf), (long)objectGetVal(o));
         return createStringObject(buf, strlen(buf));
     }
     serverPanic("Unknown encoding type");
 }
 
 size_t stringObjectLen(robj *o) {
-    if (sdsEncodedObject(o)) return sdslen(o->ptr);
-    return sdigits10((long)o->ptr);
+    if (sdsEncodedObject(o)) return sdslen(objectGetVal(o));
+    return sdigits10((long)objectGetVal(o));
 }
 
 /* Binary comparison of two string objects (memcmp order, or strcoll with
@@ -476,17 +476,17 @@ static int compareStringObjectsWithFlags(const robj *a, const robj *b, int colla
     size_t alen, blen;
     if (a == b) return 0;
     if (sdsEncodedObject(a)) {
-        astr = a->ptr;
+        astr = objectGetVal(a);
         alen = sdslen((sds)astr);
     } else {
-        alen = ll2string(bufa, sizeof(bufa), (long)a->ptr);
+        alen = ll2string(bufa, sizeof(bufa), (long)objectGetVal(a));
         astr = bufa;
     }
     if (sdsEncodedObject(b)) {
-        bstr = b->ptr;
+        bstr = objectGetVal(b);
         blen = sdslen((sds)bstr);
     } else {
-        blen = ll2string(bufb, sizeof(bufb), (long)b->ptr);
+        blen = ll2string(bufb, sizeof(bufb), (long)objectGetVal(b));
         bstr = bufb;
     }
     if (collate) return strcoll(astr, bstr);
@@ -505,7 +505,7 @@ int collateStringObjects(const robj *a, const robj *b) {
 }
 
 int equalStringObjects(robj *a, robj *b) {
-    if (a->encoding == OBJ_ENCODING_INT && b->encoding == OBJ_ENCODING_INT) return a->ptr == b->ptr;
+    if (a->encoding == OBJ_ENCODING_INT && b->encoding == OBJ_ENCODING_INT) return objectGetVal(a) == objectGetVal(b);
     return compareStringObjects(a, b) == 0;
 }
 
@@ -530,9 +530,9 @@ int getLongLongFromObject(robj *o, long long *target) {
     } else {
         serverAssert(o->type == OBJ_STRING);
         if (sdsEncodedObject(o)) {
-            if (string2ll(o->ptr, sdslen(o->ptr), &value) == 0) return C_ERR;
+            if (string2ll(objectGetVal(o), sdslen(objectGetVal(o)), &value) == 0) return C_ERR;
         } else if (o->encoding == OBJ_ENCODING_INT) {
-            value = (long)o->ptr;
+            value = (long)objectGetVal(o);
         } else {
             serverPanic("Unknown string encoding");
         }
@@ -610,10 +610,10 @@ int getDoubleFromObject(const robj *o, double *target) {
     if (o == NULL) {
         value = 0;
     } else if (sdsEncodedObject(o)) {
-        if (!parseShortDecimal(o->ptr, sdslen(o->ptr), &value) && !string2d(o->ptr, sdslen(o->ptr), &value))
+        if (!parseShortDecimal(objectGetVal(o), sdslen(objectGetVal(o)), &value) && !string2d(objectGetVal(o), sdslen(objectGetVal(o)), &value))
             return C_ERR;
     } else if (o->encoding == OBJ_ENCODING_INT) {
-        value = (long)o->ptr;
+        value = (long)objectGetVal(o);
     } else {
         serverPanic("Unknown string encoding");
     }
@@ -636,9 +636,9 @@ int getLongDoubleFromObject(robj *o, long double *target) {
     if (o == NULL) {
         value = 0;
     } else if (sdsEncodedObject(o)) {
-        if (!string2ld(o->ptr, sdslen(o->ptr), &value)) return C_ERR;
+        if (!string2ld(objectGetVal(o), sdslen(objectGetVal(o)), &value)) return C_ERR;
     } else if (o->encoding == OBJ_ENCODING_INT) {
-        value = (long)o->ptr;
+        value = (long)objectGetVal(o);
     } else {
         serverPanic("Unknown string encoding");
     }
@@ -694,7 +694,7 @@ size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid) {
     if (o->type == OBJ_STRING) {
         if (o->encoding == OBJ_ENCODING_INT) size = zmalloc_size(o);
         else if (o->encoding == OBJ_ENCODING_EMBSTR) size = zmalloc_size(o);
-        else size = zmalloc_size(o) + sdsAllocSize(o->ptr);
+        else size = zmalloc_size(o) + sdsAllocSize(objectGetVal(o));
     } else if (o->type < OBJ_TYPE_MAX && objectMethods[o->type].size) {
         size = zmalloc_size(o) + objectMethods[o->type].size(o, sample_size);
     } else {
@@ -704,7 +704,7 @@ size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid) {
         /* A keyspace entry holds its key (counted above); its share of
          * the table is a slot of a bucket, about 10 bytes. */
         (void)dbid;
-        size += o->hasembkey ? sizeof(void *) + sizeof(void *) / 4 : sdsAllocSize(key->ptr) + sizeof(void *);
+        size += o->hasembkey ? sizeof(void *) + sizeof(void *) / 4 : sdsAllocSize(objectGetVal(key)) + sizeof(void *);
     }
     return size;
 }
@@ -961,7 +961,7 @@ void memoryHelpCommand(client *c) {
 void memoryUsageCommand(client *c) {
     long long samples = 5;
     for (int j = 3; j < c->argc; j++) {
-        if (!strcasecmp(c->argv[j]->ptr, "samples") && j + 1 < c->argc) {
+        if (!strcasecmp(objectGetVal(c->argv[j]), "samples") && j + 1 < c->argc) {
             if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &samples, NULL) == C_ERR) return;
             if (samples < 0) {
                 addReplyErrorObject(c, shared.syntaxerr);

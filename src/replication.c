@@ -534,12 +534,12 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
 void syncCommand(client *c) {
     if (c->flags & CLIENT_REPLICA) return; /* already one: ignore */
     /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over. */
-    if (c->argc > 3 && !strcasecmp(c->argv[0]->ptr, "psync")) {
-        if (strcasecmp(c->argv[3]->ptr, "failover")) {
+    if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[0]), "psync")) {
+        if (strcasecmp(objectGetVal(c->argv[3]), "failover")) {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
         }
-        if (strcasecmp(c->argv[1]->ptr, server.replid)) {
+        if (strcasecmp(objectGetVal(c->argv[1]), server.replid)) {
             addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
             return;
         }
@@ -565,11 +565,11 @@ void syncCommand(client *c) {
     if (c->repl == NULL) c->repl = replClientDataCreate();
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
 
-    if (!strcasecmp(c->argv[0]->ptr, "psync")) {
+    if (!strcasecmp(objectGetVal(c->argv[0]), "psync")) {
         long long psync_offset;
         if (getLongLongFromObjectOrReply(c, c->argv[2], &psync_offset, NULL) != C_OK) return;
-        if (primaryTryPartialResync(c, c->argv[1]->ptr, psync_offset) == C_OK) return;
-        repl.stat_sync_partial_err += ((char *)c->argv[1]->ptr)[0] != '?';
+        if (primaryTryPartialResync(c, objectGetVal(c->argv[1]), psync_offset) == C_OK) return;
+        repl.stat_sync_partial_err += ((char *)objectGetVal(c->argv[1]))[0] != '?';
     } else {
         c->flags |= CLIENT_PRE_PSYNC; /* the old protocol: no +FULLRESYNC line */
     }
@@ -615,7 +615,7 @@ void replconfCommand(client *c) {
         return;
     }
     for (int j = 1; j < c->argc; j += 2) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         robj *val = c->argv[j + 1];
         if (!strcasecmp(opt, "listening-port")) {
             long port;
@@ -623,19 +623,19 @@ void replconfCommand(client *c) {
             if (c->repl == NULL) c->repl = replClientDataCreate();
             c->repl->listening_port = (int)port;
         } else if (!strcasecmp(opt, "ip-address")) {
-            if (sdslen(val->ptr) >= NET_HOST_STR_LEN) {
+            if (sdslen(objectGetVal(val)) >= NET_HOST_STR_LEN) {
                 addReplyErrorFormat(c, "REPLCONF ip-address provided by replica instance is too long: %zd bytes",
-                                    sdslen(val->ptr));
+                                    sdslen(objectGetVal(val)));
                 return;
             }
             if (c->repl == NULL) c->repl = replClientDataCreate();
             sdsfree(c->repl->announced_ip);
-            c->repl->announced_ip = sdsdup(val->ptr);
+            c->repl->announced_ip = sdsdup(objectGetVal(val));
         } else if (!strcasecmp(opt, "capa")) {
             if (c->repl == NULL) c->repl = replClientDataCreate();
-            if (!strcasecmp(val->ptr, "eof")) c->repl->capa |= REPLICA_CAPA_EOF;
-            else if (!strcasecmp(val->ptr, "psync2")) c->repl->capa |= REPLICA_CAPA_PSYNC2;
-            else if (!strcasecmp(val->ptr, "rdma-read")) c->repl->capa |= REPLICA_CAPA_RDMA_READ;
+            if (!strcasecmp(objectGetVal(val), "eof")) c->repl->capa |= REPLICA_CAPA_EOF;
+            else if (!strcasecmp(objectGetVal(val), "psync2")) c->repl->capa |= REPLICA_CAPA_PSYNC2;
+            else if (!strcasecmp(objectGetVal(val), "rdma-read")) c->repl->capa |= REPLICA_CAPA_RDMA_READ;
             /* unknown capabilities are ignored, as Valkey does */
         } else if (!strcasecmp(opt, "ack")) {
             /* From a replica: no reply, ever. */
@@ -644,7 +644,7 @@ void replconfCommand(client *c) {
             if (getLongLongFromObject(val, &offset) != C_OK) return;
             if (offset > c->repl->ack_off) c->repl->ack_off = offset;
             /* "FACK <offset>" (Valkey 7.2+): what its AOF has fsynced (WAITAOF). */
-            if (j + 3 < c->argc && !strcasecmp(c->argv[j + 2]->ptr, "fack")) {
+            if (j + 3 < c->argc && !strcasecmp(objectGetVal(c->argv[j + 2]), "fack")) {
                 if (getLongLongFromObject(c->argv[j + 3], &offset) != C_OK) return;
                 if (offset > c->repl->aof_ack_off) c->repl->aof_ack_off = offset;
             }
@@ -1943,7 +1943,7 @@ void replicaofCommand(client *c) {
         addReplyError(c, "REPLICAOF not allowed while failing over.");
         return;
     }
-    if (!strcasecmp(c->argv[1]->ptr, "no") && !strcasecmp(c->argv[2]->ptr, "one")) {
+    if (!strcasecmp(objectGetVal(c->argv[1]), "no") && !strcasecmp(objectGetVal(c->argv[2]), "one")) {
         if (server.primary_host) {
             replicationUnsetPrimary();
             sds client = catClientInfoString(sdsempty(), c);
@@ -1959,13 +1959,13 @@ void replicaofCommand(client *c) {
     }
     long port;
     if (getRangeLongFromObjectOrReply(c, c->argv[2], 0, 65535, &port, "Invalid master port") != C_OK) return;
-    if (server.primary_host && !strcasecmp(server.primary_host, c->argv[1]->ptr) && server.primary_port == port) {
+    if (server.primary_host && !strcasecmp(server.primary_host, objectGetVal(c->argv[1])) && server.primary_port == port) {
         serverLog(LL_NOTICE, "REPLICAOF would result into synchronization with the primary we are already "
                              "connected with. No operation performed.");
         addReplyStatus(c, "OK Already connected to specified master");
         return;
     }
-    replicationSetPrimary(c->argv[1]->ptr, (int)port);
+    replicationSetPrimary(objectGetVal(c->argv[1]), (int)port);
     sds client = catClientInfoString(sdsempty(), c);
     serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", server.primary_host, server.primary_port,
               client);
@@ -2444,10 +2444,10 @@ void failoverCommand(client *c) {
     long port = 0;
     const char *host = NULL;
     for (int j = 1; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "to") && j + 2 < c->argc && !host) {
             if (getRangeLongFromObjectOrReply(c, c->argv[j + 2], 0, 65535, &port, NULL) != C_OK) return;
-            host = c->argv[j + 1]->ptr;
+            host = objectGetVal(c->argv[j + 1]);
             j += 2;
         } else if (!strcasecmp(opt, "force") && !force) {
             force = 1;

@@ -128,8 +128,8 @@ typedef long long ustime_t; /* microseconds */
  * when hasexpire: the slot stays once made, -1 meaning no TTL), then one
  * byte giving the size of the key's sds header, the sds header and the key
  * bytes, then, for an EMBSTR string, the value's sds header and bytes
- * (ptr points at them). Objects outside the keyspace (arguments, replies,
- * shared objects) have neither. See object.c "Objects with an embedded
+ * (val_ptr points at them). Objects outside the keyspace (arguments,
+ * replies, shared objects) have neither. See object.c "Objects with an embedded
  * key". */
 typedef struct serverObject {
     unsigned type : 4;
@@ -138,7 +138,7 @@ typedef struct serverObject {
     unsigned hasexpire : 1;  /* an expire slot follows the header */
     unsigned hasembkey : 1;  /* a key is embedded (the object is a keyspace entry) */
     int refcount : OBJ_REFCOUNT_BITS;
-    void *ptr;
+    void *val_ptr; /* read and write through objectGetVal()/objectSetVal() */
 } robj;
 _Static_assert(sizeof(robj) == 16, "robj header is two words");
 
@@ -1213,6 +1213,18 @@ void _serverAssert(const char *estr, const char *file, int line);
 void _serverPanic(const char *file, int line, const char *msg, ...);
 #define serverAssert(_e) (__builtin_expect(!!(_e), 1) ? (void)0 : (_serverAssert(#_e, __FILE__, __LINE__), __builtin_unreachable()))
 #define serverPanic(...) (_serverPanic(__FILE__, __LINE__, __VA_ARGS__), __builtin_unreachable())
+
+/* Returns o's value (an sds, a listpack, a long for INT...), borrowed from
+ * o. Every read of a value goes through here, so that the value's place
+ * can depend on the encoding. */
+static inline void *objectGetVal(const robj *o) {
+    return o->val_ptr;
+}
+
+/* Stores v as o's value (o now owns it, whatever owned the old one). */
+static inline void objectSetVal(robj *o, void *v) {
+    o->val_ptr = v;
+}
 
 /* Handy inline helpers. */
 static inline int isPausedActions(void) {
