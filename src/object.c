@@ -4,9 +4,13 @@
  *
  * Every value in the keyspace and every command argument is an robj. A
  * string is stored in one of three encodings:
- *   INT     the pointer field holds a long directly (no allocation);
- *   EMBSTR  robj and sds header+bytes share one allocation (short, read-only);
- *   RAW     robj points to a separately allocated sds (can grow in place).
+ *   INT     the value pointer holds a long directly (no allocation);
+ *   EMBSTR  header and sds share one allocation, with no value pointer
+ *           (short, read-only);
+ *   RAW     the value pointer points to a separately allocated sds (can
+ *           grow in place).
+ * Everything reads a value with objectGetVal() and writes one with
+ * objectSetVal() (server.h), which know where each encoding keeps it.
  * tryObjectEncoding() picks the smallest one. Small integers (0..9999) are
  * shared objects unless an LRU/LFU maxmemory policy needs per-key metadata.
  *
@@ -50,16 +54,16 @@ robj *createRawStringObject(const char *ptr, size_t len) {
     return createObject(OBJ_STRING, sdsnewlen(ptr, len));
 }
 
-/* One allocation for robj + sdshdr8 + bytes + NUL. ptr NULL leaves the
- * bytes zeroed; SDS_NOINIT leaves them uninitialised. */
+/* One allocation for the 8-byte header + sdshdr8 + bytes + NUL (no value
+ * pointer: objectGetVal() finds the sds after the header). ptr NULL leaves
+ * the bytes zeroed; SDS_NOINIT leaves them uninitialised. */
 robj *createEmbeddedStringObject(const char *ptr, size_t len) {
-    size_t total = sizeof(robj) + sizeof(struct sdshdr8) + len + 1;
+    size_t total = OBJ_HEADER_SIZE + sizeof(struct sdshdr8) + len + 1;
     size_t usable;
     robj *o = zmalloc_usable(total, &usable);
-    struct sdshdr8 *sh = (void *)(o + 1);
+    struct sdshdr8 *sh = (void *)((char *)o + OBJ_HEADER_SIZE);
     o->type = OBJ_STRING;
     o->encoding = OBJ_ENCODING_EMBSTR;
-    objectSetVal(o, sh + 1);
     o->hasexpire = 0;
     o->hasembkey = 0;
     o->refcount = 1;
@@ -150,30 +154,56 @@ robj *makeObjectShared(robj *o) {
 /* ---------------------------------------------------------------------------
  * Objects with an embedded key (keyspace entries)
  *
- * After the 16-byte header: [expire, 8 bytes, if hasexpire] [one byte: size
- * of the key's sds header] [key sds header, key bytes, NUL] [for EMBSTR: the
- * value's sds header, bytes, NUL]. Keys and values shorter than 32 bytes
- * use the one-byte sds header. A 10-byte key with a 16-byte value takes
- * 47 bytes (a 48-byte jemalloc class), a 16-byte key 53 (64), where a
- * dict entry with the key and a separate value object took two blocks.
+ * Layout of every object, in order (server.h): the 8-byte header; the
+ * value: for EMBSTR the sds itself (sdshdr8, bytes, NUL), for every other
+ * encoding val_ptr (8 bytes); the expire time (8 bytes) if hasexpire; for
+ * a keyspace entry the key (one byte: size of the key's sds header; the
+ * key's sds header, bytes, NUL). Keys shorter than 32 bytes use the
+ * one-byte sds header.
+ *
+ * Why no value pointer for any EMBSTR, in the keyspace or not: one rule
+ * ("EMBSTR => no val_ptr") that objectGetVal() decides from the encoding
+ * alone, with no offset stored anywhere, and arguments and replies are 8
+ * bytes smaller too. Why the value first, always with an sdshdr8: its sds
+ * then starts at a fixed offset (11 bytes), so every argument parse and
+ * GET reply reads it with one compare and one add; the expire time and
+ * the key, read on lookups, cost one more byte load (the value's length).
+ *
+ * A 16-byte key with a 16-byte value takes 8 + 20 + 19 = 47 bytes (the
+ * 48-byte jemalloc class), a 10-byte key 41 (48); with an expire 55 and
+ * 49 (64). A value longer than OBJ_ENCODING_EMBSTR_SIZE_LIMIT is RAW and
+ * keeps its pointer. Nothing changes an object's encoding from or to
+ * EMBSTR in place (the layout depends on it): such changes make a new
+ * object (tryObjectEncoding(), dbUnshareStringValue()).
  * ------------------------------------------------------------------------- */
 
-static inline char *objectKeyArea(const robj *o) {
-    return (char *)(o + 1) + (o->hasexpire ? sizeof(long long) : 0);
+/* Where o's expire slot is (when hasexpire): right after the value, the
+ * embedded sds of an EMBSTR or val_ptr. */
+static inline char *objectExpireArea(const robj *o) {
+    if (objectIsEmbstr(o)) {
+        const struct sdshdr8 *sh = (const void *)((const char *)o + OBJ_HEADER_SIZE);
+        return (char *)sh->buf + sh->len + 1;
+    }
+    return (char *)o + sizeof(robj);
+}
+
+/* Where o's embedded key starts (its header-size byte): after the value
+ * and the expire slot. */
+static inline unsigned char *objectKeyArea(const robj *o) {
+    return (unsigned char *)objectExpireArea(o) + (o->hasexpire ? sizeof(long long) : 0);
 }
 
 /* Returns o's embedded key (an sds owned by o: never free or grow it), or
  * NULL for an object outside the keyspace. */
 sds objectGetKey(const robj *o) {
     if (!o->hasembkey) return NULL;
-    unsigned char *p = (unsigned char *)objectKeyArea(o);
+    unsigned char *p = objectKeyArea(o);
     return (sds)(p + 1 + p[0]);
 }
 
 /* objectGetKey() as the keyspace hashtables' entryGetKey callback. */
 const void *objectGetKeyVoid(const void *o) {
-    const robj *v = o;
-    unsigned char *p = (unsigned char *)(v + 1) + (v->hasexpire ? sizeof(long long) : 0);
+    unsigned char *p = objectKeyArea(o);
     return p + 1 + p[0];
 }
 
@@ -181,7 +211,7 @@ const void *objectGetKeyVoid(const void *o) {
 long long objectGetExpire(const robj *o) {
     if (!o->hasexpire) return -1;
     long long when;
-    memcpy(&when, o + 1, sizeof(when));
+    memcpy(&when, objectExpireArea(o), sizeof(when));
     return when;
 }
 
@@ -219,39 +249,29 @@ static size_t objectKeySize(size_t keylen) {
     return keylen < 32 ? 3 + keylen : 1 + sdsEmbeddedSize(keylen);
 }
 
-/* The bytes an embedded EMBSTR value of vlen bytes takes: a one-byte sds
- * header below 32 bytes (the value is read-only, nothing asks the
- * allocator about it), else sds8. */
+/* The bytes an embedded EMBSTR value of vlen bytes takes: sdshdr8, bytes,
+ * NUL. */
 static size_t objectValueSize(size_t vlen) {
-    return (vlen < 32 ? 1 : sizeof(struct sdshdr8)) + vlen + 1;
+    return sizeof(struct sdshdr8) + vlen + 1;
 }
 
-/* Writes an EMBSTR value at p (objectValueSize(vlen) bytes); returns the
- * sds. */
-static sds objectWriteValue(char *p, const char *v, size_t vlen) {
-    sds s;
-    if (vlen < 32) {
-        p[0] = (char)(SDS_TYPE_5 | (vlen << SDS_TYPE_BITS));
-        s = p + 1;
-    } else {
-        struct sdshdr8 *sh = (struct sdshdr8 *)p;
-        sh->len = (uint8_t)vlen;
-        sh->alloc = (uint8_t)vlen;
-        sh->flags = SDS_TYPE_8;
-        s = (sds)sh->buf;
-    }
-    objectCopyBytes(s, v, vlen);
-    s[vlen] = '\0';
-    return s;
+/* Writes an EMBSTR value at p (objectValueSize(vlen) bytes, no spare
+ * room: the value is read-only). */
+static void objectWriteValue(char *p, const char *v, size_t vlen) {
+    struct sdshdr8 *sh = (struct sdshdr8 *)p;
+    sh->len = (uint8_t)vlen;
+    sh->alloc = (uint8_t)vlen;
+    sh->flags = SDS_TYPE_8;
+    objectCopyBytes((char *)sh->buf, v, vlen);
+    sh->buf[vlen] = '\0';
 }
 
-/* The request size of keyspace entry o's block, from its layout (an
- * embedded value exists exactly while the encoding is EMBSTR: nothing
- * turns such a value into another encoding in place). */
+/* The request size of keyspace entry o's block, from its layout. */
 static size_t objectEmbeddedRequestSize(const robj *o) {
     size_t keylen = sdslen(objectGetKey(o));
-    size_t size = sizeof(robj) + (o->hasexpire ? sizeof(long long) : 0) + objectKeySize(keylen);
+    size_t size = OBJ_HEADER_SIZE + (o->hasexpire ? sizeof(long long) : 0) + objectKeySize(keylen);
     if (o->encoding == OBJ_ENCODING_EMBSTR) size += objectValueSize(sdslen(objectGetVal(o)));
+    else size += sizeof(void *);
     return size;
 }
 
@@ -278,16 +298,21 @@ int objectOverwriteEmbeddedValue(robj *o, robj *val) {
     }
     size_t oldsize = objectEmbeddedRequestSize(o);
     size_t newsize = oldsize - objectValueSize(oldlen) + objectValueSize(vlen);
-    if (newsize != oldsize && zmalloc_good_size(newsize) != zmalloc_good_size(oldsize)) return 0;
-    char *area = (char *)objectGetVal(o) - (oldlen < 32 ? 1 : sizeof(struct sdshdr8));
-    objectSetVal(o, objectWriteValue(area, objectGetVal(val), vlen));
+    if (zmalloc_good_size(newsize) != zmalloc_good_size(oldsize)) return 0;
+    /* The expire slot and the key follow the value: move them to where the
+     * new value ends. */
+    char *tail = objectExpireArea(o);
+    size_t tailsize = (o->hasexpire ? sizeof(long long) : 0) + objectKeySize(sdslen(objectGetKey(o)));
+    char *area = (char *)objectGetVal(o) - sizeof(struct sdshdr8);
+    memmove(area + objectValueSize(vlen), tail, tailsize);
+    objectWriteValue(area, objectGetVal(val), vlen);
     return 1;
 }
 
 /* Makes the keyspace entry for val under key: a new allocation holding the
- * header, the expire slot (when expire_slot; expire -1 means no TTL yet),
- * the key and, for an EMBSTR string, the value. Takes the caller's
- * reference to val: when it was the only one, the value's payload moves to
+ * header, the value (embedded for an EMBSTR string, else its pointer), the
+ * expire slot (when expire_slot; expire -1 means no TTL yet) and the key.
+ * Takes the caller's reference to val: when it was the only one, the value's payload moves to
  * the new object and val's block is freed (val may itself be a keyspace
  * entry, whose key may be the one passed); when val is shared or has other
  * owners, the value is copied and val's reference dropped, so other owners
@@ -296,8 +321,8 @@ int objectOverwriteEmbeddedValue(robj *o, robj *val) {
 static robj *objectNewEntry(robj *val, const char *key, size_t keylen, int expire_slot, long long expire, int take) {
     int embed_value = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
     size_t vlen = embed_value ? sdslen(objectGetVal(val)) : 0;
-    size_t total = sizeof(robj) + (expire_slot ? sizeof(long long) : 0) + objectKeySize(keylen) +
-                   (embed_value ? objectValueSize(vlen) : 0);
+    size_t total = OBJ_HEADER_SIZE + (expire_slot ? sizeof(long long) : 0) + objectKeySize(keylen) +
+                   (embed_value ? objectValueSize(vlen) : sizeof(void *));
     robj *o = zmalloc(total);
     o->type = val->type;
     o->encoding = val->encoding;
@@ -305,25 +330,29 @@ static robj *objectNewEntry(robj *val, const char *key, size_t keylen, int expir
     o->hasexpire = expire_slot ? 1 : 0;
     o->hasembkey = 1;
     o->refcount = 1;
-    char *p = (char *)(o + 1);
+    char *p = (char *)o + OBJ_HEADER_SIZE;
+    int sole_owner = take && val->refcount == 1;
+    if (embed_value) {
+        objectWriteValue(p, objectGetVal(val), vlen);
+        p += objectValueSize(vlen);
+    } else {
+        if (sole_owner || (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT)) {
+            objectSetVal(o, objectGetVal(val)); /* moved (or an integer: nothing to own) */
+        } else if (val->type == OBJ_STRING) {
+            objectSetVal(o, sdsdup(objectGetVal(val)));
+        } else {
+            robj *copy = objectMethods[val->type].dup(val);
+            o->encoding = copy->encoding;
+            objectSetVal(o, objectGetVal(copy));
+            zfree(copy);
+        }
+        p += sizeof(void *);
+    }
     if (expire_slot) {
         memcpy(p, &expire, sizeof(expire));
         p += sizeof(expire);
     }
-    p += objectWriteKey(p, key, keylen);
-    int sole_owner = take && val->refcount == 1;
-    if (embed_value) {
-        objectSetVal(o, objectWriteValue(p, objectGetVal(val), vlen));
-    } else if (sole_owner || (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT)) {
-        objectSetVal(o, objectGetVal(val)); /* moved (or an integer: nothing to own) */
-    } else if (val->type == OBJ_STRING) {
-        objectSetVal(o, sdsdup(objectGetVal(val)));
-    } else {
-        robj *copy = objectMethods[val->type].dup(val);
-        o->encoding = copy->encoding;
-        objectSetVal(o, objectGetVal(copy));
-        zfree(copy);
-    }
+    objectWriteKey(p, key, keylen);
     if (sole_owner) objectFreeBlock(val); /* the payload moved or was copied */
     else if (take) decrRefCount(val);
     return o;
@@ -346,7 +375,7 @@ robj *objectCopyWithKey(robj *val, const char *key, size_t keylen, int expire_sl
 robj *objectSetExpire(robj *o, long long when) {
     serverAssert(o->hasembkey);
     if (o->hasexpire) {
-        memcpy(o + 1, &when, sizeof(when));
+        memcpy(objectExpireArea(o), &when, sizeof(when));
         return o;
     }
     sds key = objectGetKey(o);
@@ -374,7 +403,7 @@ void decrRefCount(robj *o) {
              * unless it was capped at 255. */
             struct sdshdr8 *sh = (struct sdshdr8 *)((char *)objectGetVal(o) - sizeof(struct sdshdr8));
             if (sh->alloc < 255) {
-                zfree_with_size(o, sizeof(robj) + sizeof(struct sdshdr8) + sh->alloc + 1);
+                zfree_with_size(o, OBJ_HEADER_SIZE + sizeof(struct sdshdr8) + sh->alloc + 1);
                 return;
             }
         }
@@ -449,7 +478,7 @@ robj *tryObjectEncoding(robj *o) {
     return o;
 }
 
-/* Returns a new reference to a string object whose ptr is an sds. */
+/* Returns a new reference to a string object whose value (objectGetVal()) is an sds. */
 robj *getDecodedObject(robj *o) {
     if (sdsEncodedObject(o)) {
         incrRefCount(o);

@@ -19,6 +19,12 @@
 
 struct valkeyServer server;
 
+/* objectSetVal() asserts the object is not EMBSTR. */
+void _serverAssert(const char *estr, const char *file, int line) {
+    fprintf(stderr, "assertion failed: %s (%s:%d)\n", estr, file, line);
+    abort();
+}
+
 robj *createObject(int type, void *ptr) {
     robj *o = zmalloc(sizeof(*o));
     o->type = type;
@@ -29,10 +35,9 @@ robj *createObject(int type, void *ptr) {
     return o;
 }
 
+/* RAW, not EMBSTR: a real EMBSTR has no value pointer (object.c). */
 robj *createStringObject(const char *ptr, size_t len) {
-    robj *o = createObject(OBJ_STRING, sdsnewlen(ptr, len));
-    o->encoding = OBJ_ENCODING_EMBSTR;
-    return o;
+    return createObject(OBJ_STRING, sdsnewlen(ptr, len));
 }
 
 robj *createStringObjectFromLongLongForValue(long long value) {
