@@ -1212,12 +1212,17 @@ static int processMultibulkBuffer(client *c) {
             c->argv_len_sum = 0;
             break;
         case RESP_PARSE_BULK_LEN:
-            if (n >= PROTO_MBULK_BIG_ARG && (size_t)n + 2 >= sdslen(c->querybuf) - c->qb_pos) {
+            if (n >= PROTO_MBULK_BIG_ARG && (size_t)n + 2 >= sdslen(c->querybuf) - c->qb_pos &&
+                !(c->flags & CLIENT_PRIMARY)) {
                 /* Big argument: move it to the start of a query buffer of
                  * the client's own, so that once complete the buffer itself
                  * becomes the argument. The buffer grows as the bytes
                  * arrive (readQueryFromClient), never to the announced
-                 * length ahead of them. */
+                 * length ahead of them. Not for our primary: its query
+                 * buffer keeps the command's bytes before the argument
+                 * until they are proxied (replicationPrimaryProcessed()),
+                 * so the buffer never becomes the argument alone and the
+                 * argument is copied, as the proxying copies it anyway. */
                 if (c->querybuf == shared_qb) {
                     c->querybuf = sdsnewlen(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos);
                 } else {
@@ -1381,7 +1386,9 @@ void processInputBuffer(client *c) {
         if (c->flags & CLIENT_PRIMARY) replicationPrimaryApplied(c);
     }
     server.pipeline_clock = 0;
-    if (c->qb_pos) {
+    if (c->flags & CLIENT_PRIMARY) {
+        replicationPrimaryProcessed(c); /* it keeps what it has not proxied yet */
+    } else if (c->qb_pos) {
         /* Usually every byte was consumed: then there is nothing to move. */
         if (c->qb_pos == sdslen(c->querybuf)) sdsclear(c->querybuf);
         else sdsrange(c->querybuf, c->qb_pos, -1);
@@ -1486,7 +1493,7 @@ void readQueryFromClient(connection *conn) {
         return;
     }
     sdsIncrLen(c->querybuf, nread);
-    if (c->flags & CLIENT_PRIMARY) replicationPrimaryRead(c, c->querybuf + qblen, (size_t)nread);
+    if (c->flags & CLIENT_PRIMARY) replicationPrimaryRead(c, (size_t)nread);
     c->lastinteraction = server.unixtime;
     c->net_input_bytes += nread;
     server.stat_net_input_bytes += nread;

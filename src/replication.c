@@ -76,6 +76,7 @@ struct replicationState repl;
 #define REPL_TRANSFER_CHUNK (16 * 1024)
 
 static void replicationCachePrimaryState(void);
+static void replicationPrimaryFeedApplied(client *c);
 static void replicationAbortSyncTransfer(void);
 static void replicationStartFullSyncs(void);
 static client *replicationCreatePrimaryClient(connection *conn, int dbid);
@@ -156,9 +157,17 @@ static void replicationDiscardBacklog(void) {
     repl.backlog = NULL;
 }
 
-/* Appends len bytes to the ring, overwriting the oldest. */
+/* Appends len bytes to the ring, overwriting the oldest. Of a piece
+ * longer than the ring only the end it keeps is copied. */
 static void backlogAppend(const char *p, size_t len) {
     replBacklog *b = repl.backlog;
+    if ((long long)len > b->size) {
+        long long skip = (long long)len - b->size;
+        b->idx = (b->idx + skip) % b->size;
+        b->histlen += skip;
+        p += skip;
+        len = (size_t)b->size;
+    }
     while (len) {
         size_t room = (size_t)(b->size - b->idx);
         size_t n = len < room ? len : room;
@@ -408,7 +417,6 @@ static void replClientDataFree(replClientData *d) {
     if (d->dbfd != -1) close(d->dbfd);
     sdsfree(d->preamble);
     sdsfree(d->announced_ip);
-    sdsfree(d->unapplied);
     zfree(d);
 }
 
@@ -695,6 +703,7 @@ void replicationFreeClient(client *c) {
     if (c->flags & CLIENT_REPLICA && !(c->flags & CLIENT_MONITOR)) replicaFreed(c);
     if (c == repl.primary) {
         serverLog(LL_NOTICE, "Connection with primary lost.");
+        replicationPrimaryFeedApplied(c); /* what we applied is in our history */
         replicationCachePrimaryState();
         repl.primary = NULL;
         if (server.primary_host) {
@@ -1521,7 +1530,7 @@ static void replicationFinishFullSync(connection *conn, const char *leftover, si
     if (!(p->flags & CLIENT_PRE_PSYNC) || repl.transfer_size == -1) replicationSendAck();
     if (leftlen) {
         p->querybuf = sdscatlen(p->querybuf, leftover, leftlen);
-        replicationPrimaryRead(p, leftover, leftlen);
+        replicationPrimaryRead(p, leftlen);
         processInputBuffer(p);
     }
 }
@@ -1800,7 +1809,6 @@ static client *replicationCreatePrimaryClient(connection *conn, int dbid) {
     c->user = NULL; /* our primary's commands are never checked against ACL rules */
     c->repl = replClientDataCreate();
     c->repl->reploff = c->repl->read_reploff = server.primary_repl_offset;
-    c->repl->unapplied = sdsempty();
     selectDb(c, dbid);
     repl.primary = c;
     repl.state = REPL_STATE_CONNECTED;
@@ -1837,35 +1845,59 @@ static void replicationCachePrimaryState(void) {
 }
 
 /* See replication.h. */
-void replicationPrimaryRead(client *c, const char *buf, size_t len) {
+void replicationPrimaryRead(client *c, size_t len) {
     c->repl->read_reploff += (long long)len;
-    c->repl->unapplied = sdscatlen(c->repl->unapplied, buf, len);
     server.stat_net_repl_input_bytes += (long long)len;
 }
 
-/* See replication.h. Applied bytes go to our own backlog and replicas,
- * byte for byte as the primary sent them. Inside a transaction nothing is
+/* See replication.h. Called after every command of the primary's: counts
+ * the bytes it consumed as applied, to be proxied when the pipeline is
+ * done (replicationPrimaryProcessed()). Inside a transaction nothing is
  * applied until EXEC: a replica promoted in the middle of one must not
  * have half of it in its history. */
 void replicationPrimaryApplied(client *c) {
     if (c->flags & CLIENT_MULTI) return;
-    long long unparsed = (long long)(sdslen(c->querybuf) - c->qb_pos);
-    long long applied = c->repl->read_reploff - unparsed - c->repl->reploff;
-    if (applied <= 0) return;
     replClientData *d = c->repl;
+    long long applied = d->read_reploff - (long long)(sdslen(c->querybuf) - c->qb_pos) - d->reploff;
+    if (applied <= 0) return;
     d->reploff += applied;
-    if (repl.backlog) replicationFeedBytes(d->unapplied + d->unapplied_pos, (size_t)applied);
-    else server.primary_repl_offset += applied;
-    /* Consumed from the front; moved only when it is all used or the
-     * consumed part is big, not after every command of a pipeline. */
-    d->unapplied_pos += (size_t)applied;
-    if (d->unapplied_pos == sdslen(d->unapplied)) {
-        sdsclear(d->unapplied);
-        d->unapplied_pos = 0;
-    } else if (d->unapplied_pos > REPL_TRANSFER_CHUNK * 4) {
-        sdsrange(d->unapplied, (ssize_t)d->unapplied_pos, -1);
-        d->unapplied_pos = 0;
+    d->unfed += applied;
+}
+
+/* Proxies the applied bytes still in the primary's query buffer to our
+ * own backlog and replicas, byte for byte as the primary sent them, in
+ * one piece however many commands they hold. */
+static void replicationPrimaryFeedApplied(client *c) {
+    replClientData *d = c->repl;
+    if (d->unfed == 0) return;
+    /* The query buffer ends at read_reploff; the applied bytes end where
+     * the unapplied ones (read_reploff - reploff of them) start. */
+    long long end = (long long)sdslen(c->querybuf) - (d->read_reploff - d->reploff);
+    serverAssert(end >= d->unfed);
+    if (repl.backlog) replicationFeedBytes(c->querybuf + end - d->unfed, (size_t)d->unfed);
+    else server.primary_repl_offset += d->unfed;
+    d->unfed = 0;
+}
+
+/* See replication.h. At the end of processInputBuffer() for the primary's
+ * client: feeds what was applied, then drops it from the query buffer,
+ * which keeps every byte not applied yet (a partial command, a transaction
+ * until its EXEC) for the feed that will follow its execution. So the
+ * stream is copied once on its way from the link to the backlog. */
+void replicationPrimaryProcessed(client *c) {
+    replicationPrimaryFeedApplied(c);
+    size_t keep_from = sdslen(c->querybuf) - (size_t)(c->repl->read_reploff - c->repl->reploff);
+    if (keep_from == 0) return;
+    if (keep_from < sdslen(c->querybuf)) {
+        sdsrange(c->querybuf, (ssize_t)keep_from, -1);
+    } else if (sdsalloc(c->querybuf) > PROTO_MBULK_BIG_ARG * 4) {
+        /* All used, after a big argument: give its room back now. */
+        sdsfree(c->querybuf);
+        c->querybuf = sdsempty();
+    } else {
+        sdsclear(c->querybuf);
     }
+    c->qb_pos -= keep_from;
 }
 
 /* REPLCONF ACK <offset> [FACK <aof offset>] to our primary (every second,

@@ -77,8 +77,8 @@ typedef struct replClientData {
     /* The primary's client on a replica. */
     long long reploff;          /* stream bytes applied */
     long long read_reploff;     /* stream bytes read */
-    sds unapplied;              /* bytes read and not yet applied, to proxy, */
-    size_t unapplied_pos;       /* ... from this position on */
+    long long unfed;            /* applied bytes not yet proxied to our backlog (they end where the
+                                   query buffer's unapplied bytes start) */
 } replClientData;
 
 /* How a snapshot reaches replicas. One implementation per way; a sync is
@@ -191,8 +191,9 @@ static inline int replicationStreamIsActive(void) {
 /* Hooks of the client lifecycle (networking.c). */
 void replicationFreeClient(client *c);        /* c is a replica or the primary */
 int replicationClientMayWrite(client *c);     /* 0: accumulate replies, don't send yet */
-void replicationPrimaryRead(client *c, const char *buf, size_t len);
+void replicationPrimaryRead(client *c, size_t len); /* len more bytes in its query buffer */
 void replicationPrimaryApplied(client *c);    /* after each command from the primary */
+void replicationPrimaryProcessed(client *c);  /* replaces the query buffer's trimming */
 
 /* The backlog (config.c: repl-backlog-size). */
 void resizeReplicationBacklog(void);
