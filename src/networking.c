@@ -321,8 +321,14 @@ int clientHasPendingReplies(client *c) {
  * REPLY OFF, closing). */
 int prepareClientToWrite(client *c) {
     /* The Lua script client: replies accumulate in buf/reply for
-     * script_lua.c to read back; it has no connection to write to. */
-    if (c->flags & CLIENT_SCRIPT) return C_OK;
+     * script_lua.c to read back; it has no connection to write to. Our
+     * primary's client: its replies are dropped unless one is forced
+     * (REPLCONF ACK, replication.c), decided here before anything else
+     * since it comes for every command of the stream. */
+    if (c->flags & (CLIENT_SCRIPT | CLIENT_PRIMARY)) {
+        if (c->flags & CLIENT_SCRIPT) return C_OK;
+        if (!(c->flags & CLIENT_PRIMARY_FORCE_REPLY)) return C_ERR;
+    }
     if (!clientIsWritable(c)) return C_ERR;
     /* Replication links (replication.c): the primary's client gets no
      * replies, a replica's stream waits until its snapshot is delivered. */

@@ -45,10 +45,11 @@
  * output buffer (replicationClientMayWrite() keeps it from being sent).
  *
  * On the replica, the primary is a client (CLIENT_PRIMARY) whose commands
- * run without replies; after each applied command its bytes are proxied to
- * our own backlog and replicas (replicationPrimaryApplied()), so that a
- * chain of replicas sees exactly the primary's stream and its offsets, and
- * a promoted replica can serve partial resyncs of the old history through
+ * run without replies; the bytes of the commands it applied are proxied
+ * to our own backlog and replicas straight from its query buffer, in one
+ * copy per read (replicationPrimaryProcessed()), so that a chain of
+ * replicas sees exactly the primary's stream and its offsets, and a
+ * promoted replica can serve partial resyncs of the old history through
  * replid2 (PSYNC2).
  *
  * Everything here runs in the event loop, except the snapshot children
@@ -354,7 +355,7 @@ static void backlogCommit(size_t len) {
 }
 
 /* See replication.h. A replica never feeds its own commands: it proxies
- * its primary's stream instead (replicationPrimaryApplied()). The command
+ * its primary's stream instead (replicationPrimaryProcessed()). The command
  * is encoded once, straight into the backlog when it fits between the
  * write position and the end of the ring without overwriting bytes some
  * replica was not given yet: no copy, no allocation. Otherwise (about
@@ -1848,20 +1849,6 @@ static void replicationCachePrimaryState(void) {
 void replicationPrimaryRead(client *c, size_t len) {
     c->repl->read_reploff += (long long)len;
     server.stat_net_repl_input_bytes += (long long)len;
-}
-
-/* See replication.h. Called after every command of the primary's: counts
- * the bytes it consumed as applied, to be proxied when the pipeline is
- * done (replicationPrimaryProcessed()). Inside a transaction nothing is
- * applied until EXEC: a replica promoted in the middle of one must not
- * have half of it in its history. */
-void replicationPrimaryApplied(client *c) {
-    if (c->flags & CLIENT_MULTI) return;
-    replClientData *d = c->repl;
-    long long applied = d->read_reploff - (long long)(sdslen(c->querybuf) - c->qb_pos) - d->reploff;
-    if (applied <= 0) return;
-    d->reploff += applied;
-    d->unfed += applied;
 }
 
 /* Proxies the applied bytes still in the primary's query buffer to our

@@ -192,7 +192,20 @@ static inline int replicationStreamIsActive(void) {
 void replicationFreeClient(client *c);        /* c is a replica or the primary */
 int replicationClientMayWrite(client *c);     /* 0: accumulate replies, don't send yet */
 void replicationPrimaryRead(client *c, size_t len); /* len more bytes in its query buffer */
-void replicationPrimaryApplied(client *c);    /* after each command from the primary */
+/* After each command from the primary (processInputBuffer()): counts the
+ * bytes it consumed as applied, to be proxied when the pipeline is done
+ * (replicationPrimaryProcessed()). Inside a transaction nothing is
+ * applied until EXEC: a replica promoted in the middle of one must not
+ * have half of it in its history. Inline: it runs for every command of
+ * the stream. */
+static inline void replicationPrimaryApplied(client *c) {
+    if (c->flags & CLIENT_MULTI) return;
+    replClientData *d = c->repl;
+    long long applied = d->read_reploff - (long long)(sdslen(c->querybuf) - c->qb_pos) - d->reploff;
+    if (applied <= 0) return;
+    d->reploff += applied;
+    d->unfed += applied;
+}
 void replicationPrimaryProcessed(client *c);  /* replaces the query buffer's trimming */
 
 /* The backlog (config.c: repl-backlog-size). */
