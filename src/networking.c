@@ -1372,6 +1372,8 @@ scanned:
  * a stale reading; a nested call disarms it for the rest of the outer one. */
 void processInputBuffer(client *c) {
     if (c->querybuf == NULL) return; /* nothing left over from an earlier read */
+    /* Our primary's stream waits while a script is busy (replication.c). */
+    if ((c->flags & CLIENT_PRIMARY) && replicationPrimaryMustWait()) return;
     server.pipeline_clock = -1;
     size_t next_prefetch = c->reqtype ? SIZE_MAX : c->qb_pos;
     while (c->qb_pos < sdslen(c->querybuf)) {

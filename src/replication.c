@@ -1851,6 +1851,27 @@ void replicationPrimaryRead(client *c, size_t len) {
     server.stat_net_repl_input_bytes += (long long)len;
 }
 
+/* See replication.h. While a script runs past busy-reply-threshold the
+ * replica serves events (script_lua.c), but its primary's commands must
+ * neither get BUSY (a replica that drops them diverges) nor run inside the
+ * script: the stream accumulates in the query buffer, and
+ * replicationBeforeSleep() processes it once the script is over. */
+int replicationPrimaryMustWait(void) {
+    if (!scriptIsTimedout()) return 0;
+    repl.primary_waits = 1;
+    return 1;
+}
+
+/* The stream that arrived during a busy script, now that it ended. */
+static void replicationResumePrimary(void) {
+    repl.primary_waits = 0;
+    client *p = repl.primary;
+    if (p == NULL || (p->flags & CLIENT_CLOSE_ASAP) || sdslen(p->querybuf) == p->qb_pos) return;
+    p->flags |= CLIENT_PROTECTED;
+    processInputBuffer(p);
+    p->flags &= ~CLIENT_PROTECTED;
+}
+
 /* Proxies the applied bytes still in the primary's query buffer to our
  * own backlog and replicas, byte for byte as the primary sent them, in
  * one piece however many commands they hold. */
@@ -2175,6 +2196,7 @@ static void replicationServeWaitingClients(void) {
  * ACKs on behalf of new WAIT clients (once for all of them), and answer
  * those whose ACKs arrived. */
 void replicationBeforeSleep(void) {
+    if (repl.primary_waits && !scriptIsTimedout()) replicationResumePrimary();
     if (repl.get_ack_needed) {
         repl.get_ack_needed = 0;
         const char *getack[3] = {"REPLCONF", "GETACK", "*"};

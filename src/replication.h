@@ -136,6 +136,7 @@ struct replicationState {
     replSnapshotMethod *running_method;
     long long snapshot_offset;  /* the offset the running snapshot is taken at */
     list *waiting_clients;      /* clients blocked in WAIT */
+    int primary_waits;          /* the primary's stream waits for a busy script to end */
     int get_ack_needed;         /* send REPLCONF GETACK before sleeping */
     int acks_arrived;           /* an ACK came: serve WAIT clients before sleeping */
     long long stat_sync_full, stat_sync_partial_ok, stat_sync_partial_err;
@@ -207,6 +208,7 @@ static inline void replicationPrimaryApplied(client *c) {
     d->unfed += applied;
 }
 void replicationPrimaryProcessed(client *c);  /* replaces the query buffer's trimming */
+int replicationPrimaryMustWait(void);         /* 1: leave the primary's stream unprocessed for now */
 
 /* The backlog (config.c: repl-backlog-size). */
 void resizeReplicationBacklog(void);

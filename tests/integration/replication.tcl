@@ -418,6 +418,40 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-d
     }
 }
 
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes busy-reply-threshold 100}} {
+        test "A replica busy with a script applies its primary's writes once the script ends" {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_sync 0
+            # A read-only script of one of the replica's clients runs past
+            # busy-reply-threshold: the replica serves events meanwhile,
+            # reads its primary's stream, and must neither refuse those
+            # commands with BUSY nor run them inside the script.
+            set rd [vk_deferring_client]
+            $rd eval {
+                local function now() local t = redis.call('time') return t[1] + t[2] / 1000000 end
+                local stop = now() + 1.5
+                while now() < stop do end
+                return redis.call('get', 'during')
+            } 0
+            wait_for_condition 100 10 {[catch {r ping} e] && [string match BUSY* $e]} {
+                fail "the script did not become busy"
+            }
+            r -1 set during 1
+            r -1 multi
+            r -1 incr during:tx
+            r -1 incr during:tx
+            r -1 exec
+            assert_equal {} [$rd read]
+            $rd close
+            wait_for_ofs_sync -1 0
+            assert_equal 1 [r get during]
+            assert_equal 2 [r get during:tx]
+            assert_digests_equal {-1 0}
+        }
+    }
+}
+
 start_server {tags {repl needs:debug slow rdma:skip:big-data} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
     start_server {overrides {enable-debug-command yes repl-diskless-load swapdb}} {
         set phost [srv -1 host]
