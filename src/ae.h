@@ -5,8 +5,11 @@
  * min-heap ordered by due time. The before-sleep hook is where transports
  * without a kernel "writable" event (RDMA) do their queued work; when such
  * work remains, the hook calls aeSetDontWait(el, 1) and the loop polls
- * instead of sleeping. This is a leaf library: it includes no server
- * header and may be linked into unit tests on its own. */
+ * instead of sleeping. aeSetBusyPoll() makes a loop poll for a few
+ * microseconds before each sleep while events come close together, so that
+ * peers answering at once do not pay for waking it. This is a leaf library:
+ * it includes no server header and may be linked into unit tests on its
+ * own. */
 #ifndef VK_AE_H
 #define VK_AE_H
 
@@ -93,6 +96,13 @@ typedef struct aeEventLoop {
     void *apidata; /* epoll state. */
     aeBeforeSleepProc *beforesleep;
     aeAfterSleepProc *aftersleep;
+    /* Busy polling (aeSetBusyPoll): up to busy_poll_us of zero-timeout
+     * polls before a blocking one, while busy_poll_armed says the gaps
+     * between events are short. The counters are for tests and tuning. */
+    long long busy_poll_us;        /* 0 = off. */
+    int busy_poll_armed;           /* The last wait ended by an fd, soon. */
+    long long stat_busy_poll_hits; /* Waits the busy poll ended: no sleep. */
+    long long stat_blocking_polls; /* Polls that may sleep (busy poll on). */
 } aeEventLoop;
 
 aeEventLoop *aeCreateEventLoop(int setsize);
@@ -117,6 +127,7 @@ void aeSetAfterSleepProc(aeEventLoop *eventLoop, aeAfterSleepProc *aftersleep);
 int aeGetSetSize(aeEventLoop *eventLoop);
 int aeResizeSetSize(aeEventLoop *eventLoop, int setsize);
 void aeSetDontWait(aeEventLoop *eventLoop, int noWait);
+void aeSetBusyPoll(aeEventLoop *eventLoop, long long us);
 long long aeMonotonicUs(void);
 
 #endif

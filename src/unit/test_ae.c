@@ -5,7 +5,8 @@
  * 0 ms timers not starving the loop, pipe readable/writable events, a
  * handler deleting another fd's fired event (and fd reuse in the same
  * iteration), AE_BARRIER order, aeSetDontWait() from the before-sleep hook,
- * aeWait(), set-size limits (also grown by a handler mid-dispatch) and
+ * aeWait(), set-size limits (also grown by a handler mid-dispatch), busy
+ * polling (aeSetBusyPoll: armed, disarmed, never delaying a timer) and
  * aeMain()/aeStop(). Handlers assert too:
  * a failure inside one is charged to the TEST block that ran the loop. */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ae.h"
@@ -446,6 +448,100 @@ static void testFileHandlerDeletesDueTimer(void) {
     aeDeleteEventLoop(el);
 }
 
+/* ---------------------------------------------------------------------------
+ * Busy polling
+ * ------------------------------------------------------------------------- */
+
+static int busyReads;
+
+static void drainPipe(aeEventLoop *el, int fd, void *data, int mask) {
+    char buf[16];
+    ASSERT(read(fd, buf, sizeof(buf)) > 0);
+    busyReads++;
+}
+
+/* Writes one byte to fd from a child process after delay_us. */
+static pid_t writeLater(int fd, useconds_t delay_us) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        usleep(delay_us);
+        _exit(write(fd, "x", 1) == 1 ? 0 : 1);
+    }
+    return pid;
+}
+
+static void waitWriter(pid_t pid) {
+    int status;
+    ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static int busyTimerFired;
+
+static int busyTimer(aeEventLoop *el, long long id, void *data) {
+    busyTimerFired = 1;
+    return AE_NOMORE;
+}
+
+static void testBusyPoll(void) {
+    aeEventLoop *el = aeCreateEventLoop(64);
+    int p[2];
+    ASSERT(pipe(p) == 0);
+    aeCreateFileEvent(el, p[0], AE_READABLE, drainPipe, NULL);
+    aeSetBusyPoll(el, 500000); /* 500 ms: far above any scheduling delay. */
+    busyReads = 0;
+
+    /* Not armed yet: the first wait is a blocking poll; it ends by the fd
+     * within the budget, which arms the next. */
+    pid_t w = writeLater(p[1], 5000);
+    aeProcessEvents(el, AE_FILE_EVENTS);
+    waitWriter(w);
+    ASSERT(busyReads == 1);
+    ASSERT(el->stat_blocking_polls == 1 && el->stat_busy_poll_hits == 0);
+    ASSERT(el->busy_poll_armed);
+
+    /* Armed: the byte written 5 ms later is found by zero-timeout polls,
+     * without a blocking one. */
+    w = writeLater(p[1], 5000);
+    aeProcessEvents(el, AE_FILE_EVENTS);
+    waitWriter(w);
+    ASSERT(busyReads == 2);
+    ASSERT(el->stat_blocking_polls == 1 && el->stat_busy_poll_hits == 1);
+
+    /* Busy polling never delays a timer: the budget is cut to the timer's
+     * deadline, a wait ended by the timer disarms, and the timer fires on
+     * time. */
+    busyTimerFired = 0;
+    aeCreateTimeEvent(el, 30, busyTimer, NULL, NULL);
+    long long start = aeMonotonicUs();
+    while (!busyTimerFired) aeProcessEvents(el, AE_ALL_EVENTS);
+    long long took = aeMonotonicUs() - start;
+    ASSERT(took >= 29000 && took < 400000);
+    ASSERT(!el->busy_poll_armed);
+    ASSERT(el->stat_busy_poll_hits == 1);
+
+    /* Disarmed: the next wait blocks again (and re-arms). */
+    long long blocking = el->stat_blocking_polls;
+    w = writeLater(p[1], 5000);
+    aeProcessEvents(el, AE_FILE_EVENTS);
+    waitWriter(w);
+    ASSERT(busyReads == 3);
+    ASSERT(el->stat_blocking_polls == blocking + 1 && el->stat_busy_poll_hits == 1);
+    ASSERT(el->busy_poll_armed);
+
+    /* Turned off: no busy polling however the last wait went. */
+    aeSetBusyPoll(el, 0);
+    w = writeLater(p[1], 5000);
+    aeProcessEvents(el, AE_FILE_EVENTS);
+    waitWriter(w);
+    ASSERT(busyReads == 4 && el->stat_busy_poll_hits == 1);
+
+    aeDeleteFileEvent(el, p[0], AE_READABLE);
+    close(p[0]);
+    close(p[1]);
+    aeDeleteEventLoop(el);
+}
+
 static int stopTimer(aeEventLoop *el, long long id, void *data) {
     (*(int *)data)++;
     if (*(int *)data == 3) aeStop(el);
@@ -477,6 +573,7 @@ int main(int argc, char **argv) {
     TEST("ae: aeWait") testAeWait();
     TEST("ae: set size limits and resize") testSetSize();
     TEST("ae: file handler deleting a due timer") testFileHandlerDeletesDueTimer();
+    TEST("ae: busy polling before a sleep, armed by short waits") testBusyPoll();
     TEST("ae: aeMain and aeStop") testMainAndStop();
     return UT_END();
 }
