@@ -1290,6 +1290,11 @@ static int applyHz(const char **err) {
     return 1;
 }
 
+static int applyBusyPoll(const char **err) {
+    if (server.el) aeSetBusyPoll(server.el, server.busy_poll_us);
+    return 1;
+}
+
 static int applyLog(const char **err) {
     syncLogConfig();
     return 1;
@@ -1408,6 +1413,7 @@ static configOption configTable[] = {
     NUM_CFG("databases", NULL, IMM, NUM_INT, server.dbnum, 1, INT_MAX, CONFIG_DEFAULT_DBNUM, NULL),
     NUM_CFG("hz", NULL, 0, NUM_INT, server.config_hz, 0, INT_MAX, CONFIG_DEFAULT_HZ, applyHz),
     BOOL_CFG("dynamic-hz", NULL, 0, server.dynamic_hz, 1, NULL),
+    NUM_CFG("event-loop-busy-poll", NULL, 0, NUM_LONG_LONG, server.busy_poll_us, 0, 1000, 20, applyBusyPoll),
     ENUM_CFG("enable-debug-command", NULL, IMM, server.enable_debug_cmd, protectedActionEnum,
              PROTECTED_ACTION_ALLOWED_NO, NULL),
     ENUM_CFG("enable-protected-configs", NULL, IMM, server.enable_protected_configs, protectedActionEnum,

@@ -17,8 +17,8 @@
  *                  (maxmemory-clients), frees clients scheduled for
  *                  closing; when a transport still has work, the loop is
  *                  told not to sleep. While requests come close together
- *                  the loop polls for SERVER_BUSY_POLL_US before sleeping
- *                  (ae.c, "Busy polling").
+ *                  the loop polls for up to event-loop-busy-poll
+ *                  microseconds before sleeping (ae.c, "Busy polling").
  * processCommand() is the gate every parsed request goes through (lookup,
  * arity, auth, ACL permissions (acl.c), client and key eviction, OOM, pause) before call() executes
  * it, accounts for it, remembers the keys it read for client-side caching
@@ -49,10 +49,6 @@
 #include "slowlog.h"
 #include "snapshot.h"
 #include "tracking.h"
-
-/* The main loop's busy-poll budget before it sleeps (aeSetBusyPoll): about
- * three request gaps of redis-benchmark at -P 1 with 50 clients. */
-#define SERVER_BUSY_POLL_US 20
 
 struct valkeyServer server;
 struct sharedObjectsStruct shared;
@@ -990,7 +986,7 @@ static void initServer(void) {
     /* Clients answering at once (one request per round trip) would wake
      * the loop after almost every batch, and waking an idle CPU costs the
      * waker more than the request costs us (ae.c, "Busy polling"). */
-    aeSetBusyPoll(server.el, SERVER_BUSY_POLL_US);
+    aeSetBusyPoll(server.el, server.busy_poll_us);
     server.db = zcalloc(sizeof(serverDb) * server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
         server.db[j].keys = hashtableCreate(&dbKeysHashtableType);

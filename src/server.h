@@ -522,6 +522,7 @@ struct valkeyServer {
         lazyfree_lazy_user_flush;
     int active_expire_enabled;
     int active_expire_effort;
+    long long busy_poll_us; /* event-loop-busy-poll: ae.c busy-poll budget, 0 = off */
     size_t stat_peak_memory;
     long long stat_peak_memory_time;
     /* Encoding thresholds of small sets and hashes (t_set.c, t_hash.c). */

@@ -92,6 +92,8 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
             crash-log-enabled no no
             hz 20 20
             dynamic-hz no no
+            event-loop-busy-poll 0 0
+            event-loop-busy-poll 50 50
             maxmemory 10mb 10485760
             maxmemory 1gb 1073741824
             maxmemory 100 100
@@ -320,6 +322,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
             maxclients 0 "argument must be between 1 and 4294967295 inclusive"
             active-expire-effort 11 "argument must be between 1 and 10 inclusive"
             active-expire-effort 0 "argument must be between 1 and 10 inclusive"
+            event-loop-busy-poll 1001 "argument must be between 0 and 1000 inclusive"
             lfu-log-factor -1 "argument must be between 0 and 2147483647 inclusive"
             timeout -1 "argument must be between 0 and 2147483647 inclusive"
             slowlog-max-len -1 "argument must be between 0 and 9223372036854775807 inclusive"
