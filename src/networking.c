@@ -1189,6 +1189,31 @@ static robj *createArgObject(client *c, const char *arg, size_t len) {
     return createStringObject(arg, len);
 }
 
+/* Most arguments of a request that processWholeRequest() takes. */
+#define PROTO_WHOLE_REQUEST_MAX_ARGS 16
+
+/* The usual pipelined request, complete in the query buffer with a few
+ * arguments, none big: parsed in one pass (respParseRequest()) into argv.
+ * Returns 1 when argv holds it, 0 when processMultibulkBuffer() must take
+ * it event by event (nothing consumed). */
+static int processWholeRequest(client *c) {
+    const char *args[PROTO_WHOLE_REQUEST_MAX_ARGS];
+    size_t lens[PROTO_WHOLE_REQUEST_MAX_ARGS];
+    int n = respParseRequest(&c->mb, c->querybuf, sdslen(c->querybuf), &c->qb_pos, args, lens,
+                             PROTO_WHOLE_REQUEST_MAX_ARGS);
+    if (n == 0) return 0;
+    if (c->argc) freeClientArgv(c);
+    ensureArgvCapacity(c, n);
+    size_t sum = 0;
+    for (int j = 0; j < n; j++) {
+        c->argv[j] = createArgObject(c, args[j], lens[j]);
+        sum += lens[j];
+    }
+    c->argc = n;
+    c->argv_len_sum = sum;
+    return 1;
+}
+
 /* RESP multibulk: "*<argc>\r\n" then argc times "$<len>\r\n<bytes>\r\n",
  * parsed by resp.c; this turns its events into argument objects. Returns
  * C_OK when argv is complete (or the request was empty), C_ERR if more bytes
@@ -1196,6 +1221,7 @@ static robj *createArgObject(client *c, const char *arg, size_t len) {
 static int processMultibulkBuffer(client *c) {
     c->mb.max_bulk_len = server.proto_max_bulk_len;
     c->mb.unauthenticated = authRequired(c);
+    if (processWholeRequest(c)) return C_OK;
     while (1) {
         long long n;
         const char *arg;
