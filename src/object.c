@@ -255,9 +255,12 @@ static size_t objectEmbeddedRequestSize(const robj *o) {
     return size;
 }
 
-/* Frees the block of an object whose payload is gone or moved. */
+/* Frees the block of an object whose payload is gone or moved. Outside
+ * the keyspace only an EMBSTR string has a block of its own size; every
+ * other object is createObject()'s bare header. */
 static void objectFreeBlock(robj *o) {
     if (o->hasembkey) zfree_requested(o, objectEmbeddedRequestSize(o));
+    else if (o->encoding != OBJ_ENCODING_EMBSTR) zfree_requested(o, sizeof(*o));
     else zfree(o);
 }
 
@@ -281,6 +284,25 @@ int objectOverwriteEmbeddedValue(robj *o, robj *val) {
     if (newsize != oldsize && zmalloc_good_size(newsize) != zmalloc_good_size(oldsize)) return 0;
     char *area = (char *)o->ptr - (oldlen < 32 ? 1 : sizeof(struct sdshdr8));
     o->ptr = objectWriteValue(area, val->ptr, vlen);
+    return 1;
+}
+
+/* Moves the bytes of the RAW string val into keyspace entry o, a string
+ * without an embedded value (RAW or INT), so that a SET of a long string
+ * over another allocates nothing: o's old bytes are freed and so is val's
+ * header. Only when o and val have no other owner (refcount 1: clients'
+ * arguments, MULTI queues and replies hold references). Returns 1 if done
+ * (val's reference is consumed; o keeps its key, expire and identity), 0
+ * if o must be replaced instead (val untouched). */
+int objectTakeRawValue(robj *o, robj *val) {
+    if (o->refcount != 1 || !o->hasembkey || o->type != OBJ_STRING ||
+        (o->encoding != OBJ_ENCODING_RAW && o->encoding != OBJ_ENCODING_INT))
+        return 0;
+    if (val->refcount != 1 || val->hasembkey || val->type != OBJ_STRING || val->encoding != OBJ_ENCODING_RAW) return 0;
+    if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
+    o->encoding = OBJ_ENCODING_RAW;
+    o->ptr = val->ptr;
+    objectFreeBlock(val);
     return 1;
 }
 

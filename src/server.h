@@ -951,6 +951,7 @@ size_t objectFreeEffort(robj *o);
 void trimStringObjectIfNeeded(robj *o, int trim_small_values);
 robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expire_slot, long long expire);
 robj *objectCopyWithKey(robj *val, const char *key, size_t keylen, int expire_slot, long long expire);
+int objectTakeRawValue(robj *o, robj *val);
 sds objectGetKey(const robj *o);
 const void *objectGetKeyVoid(const void *o);
 long long objectGetExpire(const robj *o);
