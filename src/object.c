@@ -429,11 +429,13 @@ robj *resetRefCount(robj *obj) {
  * ------------------------------------------------------------------------- */
 
 /* Shrinks a RAW string with much spare room (e.g. an argument read in a
- * 16 KiB query buffer) so that storing it does not waste memory. */
+ * 16 KiB query buffer) so that storing it does not waste memory; spare
+ * room that is only the allocator's rounding stays (sdsCanShrink()). */
 void trimStringObjectIfNeeded(robj *o, int trim_small_values) {
     if (o->encoding != OBJ_ENCODING_RAW) return;
     size_t len = sdslen(o->ptr);
-    if (sdsavail(o->ptr) > len / 10 || (trim_small_values && len < PROTO_MBULK_BIG_ARG && sdsavail(o->ptr)))
+    if ((sdsavail(o->ptr) > len / 10 || (trim_small_values && len < PROTO_MBULK_BIG_ARG && sdsavail(o->ptr))) &&
+        sdsCanShrink(o->ptr))
         o->ptr = sdsRemoveFreeSpace(o->ptr, 0);
 }
 
