@@ -151,17 +151,26 @@ respParseEvent respParseMultibulk(respMultibulkParser *p, const char *buf, size_
 /* A length line of the one-pass path, "<prefix><digits>\r\n" at s with 1
  * to 18 digits and no leading zero (the form every client sends): returns
  * the number with *next past the line, or -1 for anything else, complete or
- * not (respParseMultibulk() then has the final say on it). */
+ * not (respParseMultibulk() then has the final say on it). One and two
+ * digits, the lengths of counts, commands and keys, are read without a
+ * loop. */
 static inline long long quickLengthLine(const char *s, const char *end, char prefix, const char **next) {
     if (end - s < 4 || s[0] != prefix) return -1;
-    const char *q = s + 1, *stop = end - s > 21 ? s + 19 : end - 2;
-    unsigned long long v = 0;
+    unsigned d1 = (unsigned char)s[1] - '0', d2 = (unsigned char)s[2] - '0';
+    if (d1 > 9) return -1;
+    if (s[2] == '\r' && s[3] == '\n') {
+        *next = s + 4;
+        return d1;
+    }
+    if (d1 == 0 || d2 > 9 || end - s < 5) return -1;
+    unsigned long long v = d1 * 10 + d2;
+    const char *q = s + 3, *stop = end - s > 21 ? s + 19 : end - 2;
     unsigned d;
     while (q < stop && (d = (unsigned char)*q - '0') <= 9) {
         v = v * 10 + d;
         q++;
     }
-    if (q == s + 1 || q + 2 > end || q[0] != '\r' || q[1] != '\n' || (s[1] == '0' && q - s > 2)) return -1;
+    if (q + 2 > end || q[0] != '\r' || q[1] != '\n') return -1;
     *next = q + 2;
     return (long long)v;
 }
