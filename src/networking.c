@@ -1170,6 +1170,20 @@ static int processInlineBuffer(client *c) {
     return C_OK;
 }
 
+/* memcpy() for the short arguments of most requests: 4 to 16 bytes with
+ * two overlapping fixed-size moves, inlined. */
+static inline void copyArgBytes(char *dst, const char *src, size_t len) {
+    if (len >= 8 && len <= 16) {
+        memcpy(dst, src, 8);
+        memcpy(dst + len - 8, src + len - 8, 8);
+    } else if (len >= 4 && len < 8) {
+        memcpy(dst, src, 4);
+        memcpy(dst + len - 4, src + len - 4, 4);
+    } else {
+        memcpy(dst, src, len);
+    }
+}
+
 /* A string object for a parsed argument: the last spare argument object
  * refilled when the bytes fit in it (see freeClientArgv), else a new one. */
 static robj *createArgObject(client *c, const char *arg, size_t len) {
@@ -1178,11 +1192,15 @@ static robj *createArgObject(client *c, const char *arg, size_t len) {
         sds s = o->ptr;
         if (len <= sdsalloc(s)) {
             c->spare_argc--;
-            memcpy(s, arg, len);
+            copyArgBytes(s, arg, len);
             s[len] = '\0';
             sdssetlen(s, len);
-            o->lru = 0; /* as good as new: LFU starts from its initial counter */
-            updateObjectAccess(o);
+            if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
+                o->lru = 0; /* as good as new: LFU starts from its initial counter */
+                updateObjectAccess(o);
+            } else {
+                o->lru = LRU_CLOCK();
+            }
             return o;
         }
     }
