@@ -304,6 +304,23 @@ robj *setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags,
     return o;
 }
 
+/* setKeyAtPosition() followed by setExpire(c, db, key, when), for SET with
+ * a TTL: a new key's entry is made with its expire slot at once, without
+ * the second lookup and the move to a bigger block that setExpire() needs.
+ * Returns the stored object. */
+robj *setKeyWithExpireAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos,
+                                 long long when) {
+    if (pos->entry) {
+        setKeyAtPosition(c, db, key, val, flags, pos);
+        return setExpire(c, db, key, when);
+    }
+    int take;
+    val = setKeyValue(val, flags, &take);
+    robj *o = dbAddGeneric(db, key, val, when, pos->can_insert ? &pos->insert : NULL, take);
+    if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
+    return o;
+}
+
 /* High level SET: adds or overwrites, drops the TTL unless SETKEY_KEEPTTL,
  * and signals the modification. The caller keeps its reference to val
  * (see setKeyValue() for what the db stores), except with

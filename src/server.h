@@ -999,6 +999,8 @@ void dbOverwrite(serverDb *db, robj *key, robj **valref);
 robj *setKey(client *c, serverDb *db, robj *key, robj *val, int flags);
 void dbAddAtPosition(serverDb *db, robj *key, robj **valref, hashtablePosition *position);
 robj *setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos);
+robj *setKeyWithExpireAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos,
+                                 long long when);
 void clientArgvReplaceObject(client *c, robj *old, robj *now);
 /* Whether setKey() with SETKEY_MOVE_ARG takes val (a RAW string: its bytes
  * move into the keyspace rather than being copied). Ask before the call. */
