@@ -288,7 +288,7 @@ int main(int argc, char **argv) {
     }
 
     TEST("resp: one pass keeps the limits before authentication") {
-        char req[64];
+        char req[128];
         char out[256];
         size_t pos;
         strcpy(req, "*11\r\n");
