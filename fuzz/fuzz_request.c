@@ -28,7 +28,7 @@ static void checkRequest(client *c) {
     for (int j = 0; j < c->argc; j++) {
         robj *o = c->argv[j];
         if (o->type != OBJ_STRING || o->refcount < 1) abort();
-        sds s = o->ptr;
+        sds s = objectGetVal(o);
         if (strlen(s) > sdslen(s)) abort(); /* NUL-terminated at its length */
         if (s[sdslen(s)] != '\0') abort();
         sum += sdslen(s);

@@ -33,7 +33,7 @@ static void valueDigest(robj *o, unsigned char *digest) {
     memset(digest, 0, 20);
     if (o->type == OBJ_STRING) {
         robj *d = getDecodedObject(o);
-        xorDigest(digest, d->ptr, sdslen(d->ptr));
+        xorDigest(digest, objectGetVal(d), sdslen(objectGetVal(d)));
         decrRefCount(d);
     } else if (objectMethods[o->type].digest) {
         objectMethods[o->type].digest(o, digest);

@@ -714,7 +714,7 @@ static sds *mergeSelectorArgs(robj **argv, int argc, int *outc, sds *err) {
     int n = 0;
     sds open = NULL;
     for (int j = 0; j < argc; j++) {
-        sds a = argv[j]->ptr;
+        sds a = objectGetVal(argv[j]);
         size_t len = sdslen(a);
         if (open) {
             open = sdscatlen(open, " ", 1);
@@ -912,7 +912,7 @@ static int selectorCommandAllowed(aclSelector *s, struct serverCommand *cmd, rob
     listRewind(s->firstargs, &li);
     while ((ln = listNext(&li))) {
         aclFirstArg *fa = listNodeValue(ln);
-        if (fa->cmd == cmd && !strcasecmp(fa->arg, argv[1]->ptr)) return 1;
+        if (fa->cmd == cmd && !strcasecmp(fa->arg, objectGetVal(argv[1]))) return 1;
     }
     return 0;
 }
@@ -943,7 +943,7 @@ static int selectorCheck(aclSelector *s, struct serverCommand *cmd, robj **argv,
         for (int j = 0; j < n && !denied; j++) {
             int perm = keyPermOf(cmd, argv, argc, j);
             if (perm & ACL_PERM_NOTKEY) continue;
-            sds key = argv[keys[j]]->ptr;
+            sds key = objectGetVal(argv[keys[j]]);
             if (!selectorKeyAllowed(s, key, sdslen(key), perm)) {
                 *errpos = keys[j];
                 denied = 1;
@@ -956,7 +956,7 @@ static int selectorCheck(aclSelector *s, struct serverCommand *cmd, robj **argv,
         int last, is_pattern;
         int first = commandChannels(cmd, argc, &last, &is_pattern);
         for (int j = first; first && j <= last && j < argc; j++) {
-            sds ch = argv[j]->ptr;
+            sds ch = objectGetVal(argv[j]);
             if (!selectorChannelAllowed(s, ch, sdslen(ch), is_pattern)) {
                 *errpos = j;
                 return ACL_DENIED_CHANNEL;
@@ -1044,12 +1044,12 @@ sds aclDenialMessage(int result, user *u, struct serverCommand *cmd, robj **argv
     case ACL_DENIED_KEY:
         if (verbose)
             return sdscatfmt(sdsempty(), "User %s has no permissions to access the '%S' key", name,
-                             (sds)argv[errpos]->ptr);
+                             (sds)objectGetVal(argv[errpos]));
         return sdsnew("No permissions to access a key");
     case ACL_DENIED_CHANNEL:
         if (verbose)
             return sdscatfmt(sdsempty(), "User %s has no permissions to access the '%S' channel", name,
-                             (sds)argv[errpos]->ptr);
+                             (sds)objectGetVal(argv[errpos]));
         return sdsnew("No permissions to access a channel");
     default: return sdsnew("lacking the permissions for the command");
     }
@@ -1095,7 +1095,7 @@ void aclLogDenial(client *c, int result, int context, struct serverCommand *cmd,
     default: break;
     }
     sds object;
-    if (result == ACL_DENIED_KEY || result == ACL_DENIED_CHANNEL) object = sdsdup(argv[errpos]->ptr);
+    if (result == ACL_DENIED_KEY || result == ACL_DENIED_CHANNEL) object = sdsdup(objectGetVal(argv[errpos]));
     else object = sdsnew(cmd ? cmd->fullname : "");
     sds uname = sdsnew(username ? username : aclClientUserName(c));
     mstime_t now = mstime();
@@ -1150,7 +1150,7 @@ static const char *logContextName(int ctx) {
 static void aclLogCommand(client *c) {
     long long count = 10;
     if (c->argc == 3) {
-        if (!strcasecmp(c->argv[2]->ptr, "reset")) {
+        if (!strcasecmp(objectGetVal(c->argv[2]), "reset")) {
             listEmpty(acl_log);
             addReply(c, shared.ok);
             return;
@@ -1236,15 +1236,15 @@ int aclClientIsUser(client *c, const char *name) {
 
 /* See acl.h. */
 int aclAuthenticate(client *c, robj *username, robj *password) {
-    const char *name = username ? username->ptr : "default";
-    size_t nlen = username ? sdslen(username->ptr) : 7;
+    const char *name = username ? objectGetVal(username) : "default";
+    size_t nlen = username ? sdslen(objectGetVal(username)) : 7;
     user *u = findUser(name, nlen);
     int ok = 0;
     if (u && (u->flags & USER_ON)) {
         if (u->flags & USER_NOPASS) {
             ok = 1;
         } else {
-            sds digest = hashPassword(password->ptr, sdslen(password->ptr));
+            sds digest = hashPassword(objectGetVal(password), sdslen(objectGetVal(password)));
             listIter li;
             listNode *ln;
             listRewind(u->passwords, &li);
@@ -1376,7 +1376,7 @@ static sds applyRules(user *u, robj **argv, int argc, sds *bad) {
     int n;
     sds *ops = mergeSelectorArgs(argv, argc, &n, &err);
     if (!ops) {
-        *bad = sdsdup(argv[argc - 1]->ptr);
+        *bad = sdsdup(objectGetVal(argv[argc - 1]));
         return err;
     }
     for (int j = 0; j < n && !err; j++) {
@@ -1643,7 +1643,7 @@ void aclInit(void) {
  * ------------------------------------------------------------------------- */
 
 static void aclSetuserCommand(client *c) {
-    sds err = setUserFromArgs(c->argv[2]->ptr, sdslen(c->argv[2]->ptr), c->argv + 3, c->argc - 3, c, 0);
+    sds err = setUserFromArgs(objectGetVal(c->argv[2]), sdslen(objectGetVal(c->argv[2])), c->argv + 3, c->argc - 3, c, 0);
     if (err) {
         addReplyErrorSds(c, err);
         return;
@@ -1653,14 +1653,14 @@ static void aclSetuserCommand(client *c) {
 
 static void aclDeluserCommand(client *c) {
     for (int j = 2; j < c->argc; j++) {
-        if (!strcmp(c->argv[j]->ptr, "default")) {
+        if (!strcmp(objectGetVal(c->argv[j]), "default")) {
             addReplyError(c, "The 'default' user cannot be removed");
             return;
         }
     }
     int deleted = 0;
     for (int j = 2; j < c->argc; j++) {
-        user *u = findUser(c->argv[j]->ptr, sdslen(c->argv[j]->ptr));
+        user *u = findUser(objectGetVal(c->argv[j]), sdslen(objectGetVal(c->argv[j])));
         if (!u) continue;
         deleteUser(u, c);
         deleted++;
@@ -1679,7 +1679,7 @@ static void addReplySelectorFields(client *c, aclSelector *s) {
 }
 
 static void aclGetuserCommand(client *c) {
-    user *u = findUser(c->argv[2]->ptr, sdslen(c->argv[2]->ptr));
+    user *u = findUser(objectGetVal(c->argv[2]), sdslen(objectGetVal(c->argv[2])));
     if (!u) {
         addReplyNull(c);
         return;
@@ -1764,9 +1764,9 @@ static void aclCatCommand(client *c) {
         setDeferredArrayLen(c, len, n);
         return;
     }
-    uint64_t cat = aclCategoryByName(c->argv[2]->ptr);
+    uint64_t cat = aclCategoryByName(objectGetVal(c->argv[2]));
     if (!cat) {
-        addReplyErrorFormat(c, "Unknown category '%.128s'", (char *)c->argv[2]->ptr);
+        addReplyErrorFormat(c, "Unknown category '%.128s'", (char *)objectGetVal(c->argv[2]));
         return;
     }
     catListing l = {c, cat, 0};
@@ -1796,16 +1796,16 @@ static void aclGenpassCommand(client *c) {
 
 /* ACL DRYRUN username command [arg ...] */
 static void aclDryrunCommand(client *c) {
-    user *u = findUser(c->argv[2]->ptr, sdslen(c->argv[2]->ptr));
+    user *u = findUser(objectGetVal(c->argv[2]), sdslen(objectGetVal(c->argv[2])));
     if (!u) {
-        addReplyErrorFormat(c, "User '%.128s' not found", (char *)c->argv[2]->ptr);
+        addReplyErrorFormat(c, "User '%.128s' not found", (char *)objectGetVal(c->argv[2]));
         return;
     }
     robj **argv = c->argv + 3;
     int argc = c->argc - 3;
     struct serverCommand *cmd = lookupCommand(argv, argc);
     if (!cmd) {
-        addReplyErrorFormat(c, "Command '%.128s' not found", (char *)argv[0]->ptr);
+        addReplyErrorFormat(c, "Command '%.128s' not found", (char *)objectGetVal(argv[0]));
         return;
     }
     if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity) {

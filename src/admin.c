@@ -106,7 +106,7 @@ void monitorCommand(client *c) {
 }
 
 static int monitorArgIs(robj *a, const char *word) {
-    return sdsEncodedObject(a) && !strcasecmp(a->ptr, word);
+    return sdsEncodedObject(a) && !strcasecmp(objectGetVal(a), word);
 }
 
 /* Marks in redact[] the arguments MONITOR must not show (see the file
@@ -165,9 +165,9 @@ void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv,
         if (redact[j]) {
             line = sdscat(line, "\"(redacted)\"");
         } else if (a->type == OBJ_STRING && !sdsEncodedObject(a)) {
-            line = sdscatprintf(line, "\"%ld\"", (long)a->ptr);
+            line = sdscatprintf(line, "\"%ld\"", (long)objectGetVal(a));
         } else if (a->type == OBJ_STRING) {
-            line = sdscatrepr(line, a->ptr, sdslen(a->ptr));
+            line = sdscatrepr(line, objectGetVal(a), sdslen(objectGetVal(a)));
         } else {
             line = sdscat(line, "\"?\"");
         }
@@ -190,7 +190,7 @@ void replicationFeedMonitors(client *c, list *monitors, int dictid, robj **argv,
 void shutdownCommand(client *c) {
     int flags = SHUTDOWN_NOFLAGS, abort_requested = 0;
     for (int j = 1; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "nosave")) flags |= SHUTDOWN_NOSAVE;
         else if (!strcasecmp(opt, "save")) flags |= SHUTDOWN_SAVE;
         else if (!strcasecmp(opt, "now")) flags |= SHUTDOWN_NOW;

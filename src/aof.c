@@ -981,7 +981,7 @@ static int aofLoadCommands(aofReader *r, const char *filename, const char *path,
         struct serverCommand *cmd = lookupCommand(fc->argv, fc->argc);
         if (cmd == NULL) {
             serverLog(LL_WARNING, "Unknown command '%.128s' reading the append only file %s",
-                      (char *)fc->argv[0]->ptr, filename);
+                      (char *)objectGetVal(fc->argv[0]), filename);
             exit(1);
         }
         if (!strcasecmp(cmd->name, "multi")) valid_before_multi = valid_up_to;

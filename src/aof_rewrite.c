@@ -113,12 +113,12 @@ static int aofBatchItem(aofBatch *b) {
 static int aofRewriteList(rio *r, sds key, robj *o) {
     aofBatch b = {r, "RPUSH", key, 0, 0, 1};
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        b.left = lpLength(o->ptr);
-        for (unsigned char *p = lpFirst(o->ptr); p; p = lpNext(o->ptr, p))
+        b.left = lpLength(objectGetVal(o));
+        for (unsigned char *p = lpFirst(objectGetVal(o)); p; p = lpNext(objectGetVal(o), p))
             if (!aofBatchItem(&b) || !aofWriteBulkLp(r, p)) return 0;
         return 1;
     }
-    quicklist *ql = o->ptr;
+    quicklist *ql = objectGetVal(o);
     b.left = ql->count;
     quicklistIter *it = quicklistGetIterator(ql, AL_START_HEAD);
     quicklistEntry e;
@@ -133,21 +133,21 @@ static int aofRewriteList(rio *r, sds key, robj *o) {
 static int aofRewriteSet(rio *r, sds key, robj *o) {
     aofBatch b = {r, "SADD", key, 0, 0, 1};
     if (o->encoding == OBJ_ENCODING_INTSET) {
-        b.left = intsetLen(o->ptr);
-        for (uint32_t j = 0; j < intsetLen(o->ptr); j++) {
+        b.left = intsetLen(objectGetVal(o));
+        for (uint32_t j = 0; j < intsetLen(objectGetVal(o)); j++) {
             int64_t v;
-            intsetGet(o->ptr, j, &v);
+            intsetGet(objectGetVal(o), j, &v);
             if (!aofBatchItem(&b) || !aofWriteBulkLongLong(r, v)) return 0;
         }
         return 1;
     }
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        b.left = lpLength(o->ptr);
-        for (unsigned char *p = lpFirst(o->ptr); p; p = lpNext(o->ptr, p))
+        b.left = lpLength(objectGetVal(o));
+        for (unsigned char *p = lpFirst(objectGetVal(o)); p; p = lpNext(objectGetVal(o), p))
             if (!aofBatchItem(&b) || !aofWriteBulkLp(r, p)) return 0;
         return 1;
     }
-    hashtable *ht = o->ptr; /* members are the entries (t_set.c) */
+    hashtable *ht = objectGetVal(o); /* members are the entries (t_set.c) */
     b.left = (long long)hashtableSize(ht);
     hashtableIterator hi;
     hashtableInitIterator(&hi, ht, 0);
@@ -180,7 +180,7 @@ static int aofRewriteLpPairs(rio *r, aofBatch *b, unsigned char *lp, int score_f
 
 static int aofRewriteZset(rio *r, sds key, robj *o) {
     aofBatch b = {r, "ZADD", key, 0, 0, 2};
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return aofRewriteLpPairs(r, &b, o->ptr, 1);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return aofRewriteLpPairs(r, &b, objectGetVal(o), 1);
     zskiplist *zsl = zsetTypeSkiplist(o);
     b.left = (long long)zsl->length;
     for (zskiplistNode *n = zsl->header->level[0].forward; n; n = n->level[0].forward)
@@ -190,8 +190,8 @@ static int aofRewriteZset(rio *r, sds key, robj *o) {
 
 static int aofRewriteHash(rio *r, sds key, robj *o) {
     aofBatch b = {r, "HSET", key, 0, 0, 2};
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return aofRewriteLpPairs(r, &b, o->ptr, 0);
-    hashtable *ht = o->ptr;
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return aofRewriteLpPairs(r, &b, objectGetVal(o), 0);
+    hashtable *ht = objectGetVal(o);
     b.left = (long long)hashtableSize(ht);
     hashtableIterator hi;
     hashtableInitIterator(&hi, ht, 0);
@@ -259,7 +259,7 @@ static int aofRewriteGroup(rio *r, sds key, streamCG *g) {
 }
 
 static int aofRewriteStream(rio *r, sds key, robj *o) {
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
     aofStreamCtx ctx = {r, key};
     if (s->length == 0) {
         /* An empty stream exists: create it with an entry trimmed at once
@@ -298,8 +298,8 @@ static int aofRewriteKey(rio *r, robj *o) {
     case OBJ_STRING:
         ok = aofWriteCount(r, '*', 3) && aofWriteBulkStr(r, "SET") && aofWriteBulkSds(r, key);
         if (ok) {
-            if (sdsEncodedObject(o)) ok = aofWriteBulkSds(r, o->ptr);
-            else ok = aofWriteBulkLongLong(r, (long)o->ptr);
+            if (sdsEncodedObject(o)) ok = aofWriteBulkSds(r, objectGetVal(o));
+            else ok = aofWriteBulkLongLong(r, (long)objectGetVal(o));
         }
         break;
     case OBJ_LIST: ok = aofRewriteList(r, key, o); break;

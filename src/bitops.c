@@ -50,11 +50,11 @@ static long long bitPopcount(const unsigned char *s, size_t count) {
  * buf, which must hold LONG_STR_SIZE bytes. */
 static const unsigned char *bitStringBytes(robj *o, char *buf, size_t *len) {
     if (o->encoding == OBJ_ENCODING_INT) {
-        *len = ll2string(buf, LONG_STR_SIZE, (long)o->ptr);
+        *len = ll2string(buf, LONG_STR_SIZE, (long)objectGetVal(o));
         return (unsigned char *)buf;
     }
-    *len = sdslen(o->ptr);
-    return (unsigned char *)o->ptr;
+    *len = sdslen(objectGetVal(o));
+    return (unsigned char *)objectGetVal(o);
 }
 
 /* Parses a bit offset argument. With hash set, "#N" means N*bits (the
@@ -103,9 +103,9 @@ static robj *lookupStringForBitCommand(client *c, uint64_t maxbit, int *grown) {
         return o;
     }
     o = dbUnshareStringValue(c->db, c->argv[1], o);
-    size_t before = sdslen(o->ptr);
-    if (need > before) o->ptr = sdsgrowzero(o->ptr, need);
-    *grown = sdslen(o->ptr) != before;
+    size_t before = sdslen(objectGetVal(o));
+    if (need > before) objectSetVal(o, sdsgrowzero(objectGetVal(o), need));
+    *grown = sdslen(objectGetVal(o)) != before;
     return o;
 }
 
@@ -125,9 +125,9 @@ static int bitNormalizeRange(long long *start, long long *end, long long total, 
 
 /* Parses the optional trailing BYTE | BIT of BITCOUNT/BITPOS. */
 static int parseBitUnitOrReply(client *c, robj *arg, int *isbit) {
-    if (!strcasecmp(arg->ptr, "byte")) {
+    if (!strcasecmp(objectGetVal(arg), "byte")) {
         *isbit = 0;
-    } else if (!strcasecmp(arg->ptr, "bit")) {
+    } else if (!strcasecmp(objectGetVal(arg), "bit")) {
         *isbit = 1;
     } else {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -160,7 +160,7 @@ void setbitCommand(client *c) {
     robj *o = lookupStringForBitCommand(c, offset, &grown);
     if (o == NULL) return;
 
-    unsigned char *byte = (unsigned char *)o->ptr + (offset >> 3);
+    unsigned char *byte = (unsigned char *)objectGetVal(o) + (offset >> 3);
     unsigned char mask = 0x80 >> (offset & 7);
     int old = (*byte & mask) != 0;
     if (old != on) *byte ^= mask;
@@ -325,7 +325,7 @@ void bitposCommand(client *c) {
  * Missing sources are empty strings, shorter sources are zero-padded to the
  * longest. An empty result deletes destkey. Replies the result length. */
 void bitopCommand(client *c) {
-    const char *opname = c->argv[1]->ptr;
+    const char *opname = objectGetVal(c->argv[1]);
     int op;
     if (!strcasecmp(opname, "and")) op = BITOP_AND;
     else if (!strcasecmp(opname, "or")) op = BITOP_OR;
@@ -358,8 +358,8 @@ void bitopCommand(client *c) {
             return;
         }
         objs[j] = o ? getDecodedObject(o) : NULL;
-        src[j] = objs[j] ? (unsigned char *)objs[j]->ptr : NULL;
-        lens[j] = objs[j] ? sdslen(objs[j]->ptr) : 0;
+        src[j] = objs[j] ? (unsigned char *)objectGetVal(objs[j]) : NULL;
+        lens[j] = objs[j] ? sdslen(objectGetVal(objs[j])) : 0;
         if (lens[j] > maxlen) maxlen = lens[j];
         if (lens[j] < minlen) minlen = lens[j];
     }
@@ -447,7 +447,7 @@ typedef struct bitfieldOp {
 
 /* Parses "i<bits>" / "u<bits>". */
 static int getBitfieldTypeFromArgument(client *c, robj *arg, int *is_signed, int *bits) {
-    const char *p = arg->ptr;
+    const char *p = objectGetVal(arg);
     long long n;
     if (p[0] == 'i' || p[0] == 'I') *is_signed = 1;
     else if (p[0] == 'u' || p[0] == 'U') *is_signed = 0;
@@ -528,7 +528,7 @@ static void bitfieldGeneric(client *c, int readonly) {
 
     for (int j = 2; j < c->argc; j++) {
         int left = c->argc - j - 1;
-        const char *sub = c->argv[j]->ptr;
+        const char *sub = objectGetVal(c->argv[j]);
         int opcode;
         if (!strcasecmp(sub, "get") && left >= 2) {
             opcode = BFOP_GET;
@@ -537,7 +537,7 @@ static void bitfieldGeneric(client *c, int readonly) {
         } else if (!strcasecmp(sub, "incrby") && left >= 3) {
             opcode = BFOP_INCRBY;
         } else if (!strcasecmp(sub, "overflow") && left >= 1) {
-            const char *how = c->argv[++j]->ptr;
+            const char *how = objectGetVal(c->argv[++j]);
             if (!strcasecmp(how, "wrap")) overflow = BFOVERFLOW_WRAP;
             else if (!strcasecmp(how, "sat")) overflow = BFOVERFLOW_SAT;
             else if (!strcasecmp(how, "fail")) overflow = BFOVERFLOW_FAIL;
@@ -609,7 +609,7 @@ static void bitfieldGeneric(client *c, int readonly) {
             addReplyNull(c);
             continue;
         }
-        bitfieldSet((unsigned char *)o->ptr, op->offset, op->bits, (uint64_t)newval);
+        bitfieldSet((unsigned char *)objectGetVal(o), op->offset, op->bits, (uint64_t)newval);
         /* As in Valkey: a write is a change if the string was created or
          * grew, or the field's value differs. */
         if (grown || newval != old) changes++;

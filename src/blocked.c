@@ -195,10 +195,10 @@ static int blockedTimerProc(struct aeEventLoop *el, long long id, void *data) {
  * on key in db, keeping nokey_keys and its total in step. */
 static void nokeyWaitersAdjust(serverDb *db, robj *key, int delta) {
     dict *d = nokey_keys[db->id];
-    dictEntry *de = dictFind(d, key->ptr);
+    dictEntry *de = dictFind(d, objectGetVal(key));
     if (delta > 0) {
         if (!de) {
-            de = dictAddRaw(d, sdsdup(key->ptr), NULL);
+            de = dictAddRaw(d, sdsdup(objectGetVal(key)), NULL);
             dictSetUnsignedIntegerVal(de, 0);
             nokey_keys_total++;
         }
@@ -207,7 +207,7 @@ static void nokeyWaitersAdjust(serverDb *db, robj *key, int delta) {
     }
     serverAssert(de != NULL);
     if (dictIncrUnsignedIntegerVal(de, (uint64_t)-1) == 0) {
-        dictDelete(d, key->ptr);
+        dictDelete(d, objectGetVal(key));
         nokey_keys_total--;
     }
 }
@@ -237,13 +237,13 @@ static void blockForKeysGeneric(client *c, int btype, robj **keys, int numkeys, 
         robj *key = keys[j];
         incrRefCount(key);
         bs->keys[bs->numkeys++] = key;
-        dictEntry *de = dictFind(c->db->blocking_keys, key->ptr);
+        dictEntry *de = dictFind(c->db->blocking_keys, objectGetVal(key));
         list *waiters;
         if (de) {
             waiters = dictGetVal(de);
         } else {
             waiters = listCreate();
-            dictAdd(c->db->blocking_keys, sdsdup(key->ptr), waiters);
+            dictAdd(c->db->blocking_keys, sdsdup(objectGetVal(key)), waiters);
             blocking_keys_total++;
         }
         listAddNodeTail(waiters, c);
@@ -283,13 +283,13 @@ static void forgetBlockedClient(client *c) {
     blockingState *bs = c->bstate;
     for (int j = 0; j < bs->numkeys; j++) {
         robj *key = bs->keys[j];
-        dictEntry *de = dictFind(bs->db->blocking_keys, key->ptr);
+        dictEntry *de = dictFind(bs->db->blocking_keys, objectGetVal(key));
         if (de) {
             list *waiters = dictGetVal(de);
             listNode *ln = listSearchKey(waiters, c);
             if (ln) listDelNode(waiters, ln);
             if (listLength(waiters) == 0) {
-                dictDelete(bs->db->blocking_keys, key->ptr);
+                dictDelete(bs->db->blocking_keys, objectGetVal(key));
                 blocking_keys_total--;
             }
         }
@@ -337,7 +337,7 @@ static void queueReadyKey(serverDb *db, robj *key) {
     }
     readyKey *rk = zmalloc(sizeof(*rk));
     rk->db = db;
-    rk->key = createStringObject(key->ptr, sdslen(key->ptr));
+    rk->key = createStringObject(objectGetVal(key), sdslen(objectGetVal(key)));
     listAddNodeTail(ready, rk);
 }
 
@@ -345,7 +345,7 @@ static void queueReadyKey(serverDb *db, robj *key) {
 void signalKeyAsReady(serverDb *db, robj *key, int type) {
     (void)type; /* every waiter's type is checked when it is served */
     if (!db->blocking_keys || dictSize(db->blocking_keys) == 0) return;
-    if (!dictFind(db->blocking_keys, key->ptr)) return;
+    if (!dictFind(db->blocking_keys, objectGetVal(key))) return;
     queueReadyKey(db, key);
 }
 
@@ -353,7 +353,7 @@ void signalKeyAsReady(serverDb *db, robj *key, int type) {
 void signalDeletedKeyAsReady(serverDb *db, robj *key, int type) {
     (void)type; /* the re-run command looks at whatever the key holds now */
     if (nokey_keys_total == 0) return;
-    if (!dictFind(nokey_keys[db->id], key->ptr)) return;
+    if (!dictFind(nokey_keys[db->id], objectGetVal(key))) return;
     queueReadyKey(db, key);
 }
 
@@ -444,7 +444,7 @@ static int blockedClientShouldRun(client *c, robj *o) {
  * already passed; if that empties the list, the list is freed but the
  * iterator's next is then NULL. */
 static void serveClientsBlockedOnKey(readyKey *rk) {
-    dictEntry *de = dictFind(rk->db->blocking_keys, rk->key->ptr);
+    dictEntry *de = dictFind(rk->db->blocking_keys, objectGetVal(rk->key));
     if (!de) return;
     list *waiters = dictGetVal(de);
     unsigned long todo = listLength(waiters);
@@ -513,9 +513,9 @@ void clientUnblockCommand(client *c) {
     }
     if (getLongLongFromObjectOrReply(c, c->argv[2], &id, NULL) != C_OK) return;
     if (c->argc == 4) {
-        if (!strcasecmp(c->argv[3]->ptr, "timeout")) {
+        if (!strcasecmp(objectGetVal(c->argv[3]), "timeout")) {
             with_error = 0;
-        } else if (!strcasecmp(c->argv[3]->ptr, "error")) {
+        } else if (!strcasecmp(objectGetVal(c->argv[3]), "error")) {
             with_error = 1;
         } else {
             addReplyError(c, "CLIENT UNBLOCK reason should be TIMEOUT or ERROR");

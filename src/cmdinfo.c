@@ -667,12 +667,12 @@ static const char *commandKeyFlags(struct serverCommand *cmd, robj **argv, int a
     const char *name = cmdName(cmd);
     if (!strcmp(name, "set")) {
         for (int j = 3; j < argc; j++)
-            if (!strcasecmp(argv[j]->ptr, "get")) return "RW access update";
+            if (!strcasecmp(objectGetVal(argv[j]), "get")) return "RW access update";
         return "OW update";
     }
     if (!strcmp(name, "bitfield")) {
         for (int j = 2; j < argc; j++) {
-            const char *op = argv[j]->ptr;
+            const char *op = objectGetVal(argv[j]);
             int left = argc - j - 1;
             if (!strcasecmp(op, "get") && left >= 2) j += 2;
             else if (!strcasecmp(op, "overflow") && left >= 1) j += 1;
@@ -683,7 +683,7 @@ static const char *commandKeyFlags(struct serverCommand *cmd, robj **argv, int a
     /* GEORADIUS ... STORE: the destination is overwritten. */
     if (idx > 0 && (!strcmp(name, "georadius") || !strcmp(name, "georadiusbymember"))) return "OW update";
     /* MIGRATE with an empty key argument moves only its KEYS. */
-    if (!strcmp(name, "migrate") && argc > 3 && sdslen(argv[3]->ptr) == 0) idx = 1;
+    if (!strcmp(name, "migrate") && argc > 3 && sdslen(objectGetVal(argv[3])) == 0) idx = 1;
     return commandKeySpecFlags(cmd, idx > 0);
 }
 
@@ -847,7 +847,7 @@ void commandInfoCommand(client *c) {
         return;
     }
     addReplyArrayLen(c, c->argc - 2);
-    for (int j = 2; j < c->argc; j++) addReplyCommandInfo(c, lookupCommandBySds(c->argv[j]->ptr));
+    for (int j = 2; j < c->argc; j++) addReplyCommandInfo(c, lookupCommandBySds(objectGetVal(c->argv[j])));
 }
 
 /* ---------------------------------------------------------------------------
@@ -991,7 +991,7 @@ void commandDocsCommand(client *c) {
     void *len = addReplyDeferredLen(c);
     int n = 0;
     for (int j = 2; j < c->argc; j++) {
-        struct serverCommand *cmd = lookupCommandBySds(c->argv[j]->ptr);
+        struct serverCommand *cmd = lookupCommandBySds(objectGetVal(c->argv[j]));
         if (cmd == NULL) continue;
         addReplyBulkCString(c, cmdName(cmd));
         addReplyCommandDocs(c, cmd);
@@ -1040,9 +1040,9 @@ static int commandListOne(client *c, struct serverCommand *cmd, listFilter *f) {
 /* COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN glob] */
 void commandListCommand(client *c) {
     listFilter f = {LIST_FILTER_NONE, NULL, 0};
-    if (c->argc == 5 && !strcasecmp(c->argv[2]->ptr, "filterby")) {
-        const char *type = c->argv[3]->ptr;
-        f.arg = c->argv[4]->ptr;
+    if (c->argc == 5 && !strcasecmp(objectGetVal(c->argv[2]), "filterby")) {
+        const char *type = objectGetVal(c->argv[3]);
+        f.arg = objectGetVal(c->argv[4]);
         if (!strcasecmp(type, "module")) {
             f.type = LIST_FILTER_MODULE;
         } else if (!strcasecmp(type, "aclcat")) {

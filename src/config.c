@@ -2001,7 +2001,7 @@ static void configGetCommand(client *c) {
     int matches = 0;
 
     for (int a = 2; a < c->argc; a++) {
-        const char *pat = c->argv[a]->ptr;
+        const char *pat = objectGetVal(c->argv[a]);
         int glob = strpbrk(pat, "*?[") != NULL;
         for (int j = 0; j < CONFIG_COUNT; j++) {
             configOption *o = &configTable[j];
@@ -2074,7 +2074,7 @@ static void configSetCommand(client *c) {
     int deny_loading = 0, done = 0;
 
     for (int j = 0; j < n; j++) {
-        const char *name = c->argv[2 + j * 2]->ptr;
+        const char *name = objectGetVal(c->argv[2 + j * 2]);
         configOption *o = lookupConfig(name);
         if (o == NULL) {
             if (!unknown) unknown = name;
@@ -2093,7 +2093,7 @@ static void configSetCommand(client *c) {
             continue;
         }
         for (int k = 0; k < j; k++) {
-            if (opts[k] == o && !strcasecmp(c->argv[2 + k * 2]->ptr, name)) {
+            if (opts[k] == o && !strcasecmp(objectGetVal(c->argv[2 + k * 2]), name)) {
                 err = "duplicate parameter";
                 bad_arg = name;
                 break;
@@ -2115,8 +2115,8 @@ static void configSetCommand(client *c) {
     for (int j = 0; j < n; j++) {
         old[j] = optionGet(opts[j]);
         done = j + 1;
-        if (!optionSetFromString(opts[j], c->argv[3 + j * 2]->ptr, sdslen(c->argv[3 + j * 2]->ptr), &err)) {
-            bad_arg = c->argv[2 + j * 2]->ptr;
+        if (!optionSetFromString(opts[j], objectGetVal(c->argv[3 + j * 2]), sdslen(objectGetVal(c->argv[3 + j * 2])), &err)) {
+            bad_arg = objectGetVal(c->argv[2 + j * 2]);
             configRestore(opts, old, j); /* opts[j] itself was not changed */
             goto fail;
         }
@@ -2133,7 +2133,7 @@ static void configSetCommand(client *c) {
             if (changed[k] && opts[k]->apply == opts[j]->apply) seen = 1;
         if (seen) continue;
         if (!opts[j]->apply(&err)) {
-            bad_arg = c->argv[2 + j * 2]->ptr;
+            bad_arg = objectGetVal(c->argv[2 + j * 2]);
             configRestore(opts, old, done);
             goto fail;
         }
@@ -2190,7 +2190,7 @@ static void configHelpCommand(client *c) {
  * directly; this entry point routes by argv[1] for callers that do not.
  * Runs in the event loop. */
 void configCommand(client *c) {
-    const char *sub = c->argc > 1 ? c->argv[1]->ptr : "";
+    const char *sub = c->argc > 1 ? objectGetVal(c->argv[1]) : "";
     if (!strcasecmp(sub, "get") && c->argc >= 3)
         configGetCommand(c);
     else if (!strcasecmp(sub, "set") && c->argc >= 4)

@@ -101,7 +101,7 @@ static robj *lookupKeyWithValue(serverDb *db, robj *key, robj *val, int flags) {
  * table lookup). Returns the value or NULL; the reference stays owned by
  * the keyspace. */
 robj *lookupKey(serverDb *db, robj *key, int flags) {
-    return lookupKeyWithValue(db, key, dbFind(db, key->ptr), flags);
+    return lookupKeyWithValue(db, key, dbFind(db, objectGetVal(key)), flags);
 }
 
 /* lookupKeyWrite() for a command that will then set the key: pos receives
@@ -111,7 +111,7 @@ robj *lookupKey(serverDb *db, robj *key, int flags) {
  * lookup itself changed the table (an expired key was deleted) pos holds
  * neither and the add falls back to a fresh lookup. */
 robj *lookupKeyWriteWithPosition(serverDb *db, robj *key, dbKeyPosition *pos) {
-    void **ref = hashtableFindRefOrPosition(db->keys, key->ptr, &pos->insert);
+    void **ref = hashtableFindRefOrPosition(db->keys, objectGetVal(key), &pos->insert);
     pos->entry = NULL;
     pos->can_insert = ref == NULL;
     robj *val = lookupKeyWithValue(db, key, ref ? *ref : NULL, LOOKUP_WRITE);
@@ -178,11 +178,11 @@ static robj *dbInsertAtPosition(serverDb *db, sds key, robj *val, long long expi
 static robj *dbAddGeneric(serverDb *db, robj *key, robj *val, long long expire, hashtablePosition *pos, int take) {
     hashtablePosition found;
     if (pos == NULL) {
-        void **ref = hashtableFindRefOrPosition(db->keys, key->ptr, &found);
+        void **ref = hashtableFindRefOrPosition(db->keys, objectGetVal(key), &found);
         serverAssert(ref == NULL);
         pos = &found;
     }
-    robj *o = dbInsertAtPosition(db, key->ptr, val, expire, pos, take);
+    robj *o = dbInsertAtPosition(db, objectGetVal(key), val, expire, pos, take);
     signalKeyAsReady(db, key, o->type); /* wake clients blocked on this key */
     notifyKeyspaceEvent(NOTIFY_NEW, "new", key, db->id);
     return o;
@@ -231,7 +231,7 @@ static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keep
     if (in_place) {
         /* The entry stays, with its new value. */
         if (!keepttl && objectGetExpire(old) != -1) {
-            hashtableDelete(db->expires, key->ptr);
+            hashtableDelete(db->expires, objectGetVal(key));
             objectSetExpire(old, -1);
         }
         if (!(server.maxmemory_policy & MAXMEMORY_FLAG_LFU)) old->lru = lru;
@@ -240,14 +240,14 @@ static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keep
     }
     long long expire = objectGetExpire(old);
     if (expire != -1 && !keepttl) {
-        hashtableDelete(db->expires, key->ptr); /* no destructor: old stays */
+        hashtableDelete(db->expires, objectGetVal(key)); /* no destructor: old stays */
         expire = -1;
     }
-    robj *o = dbNewEntry(val, key->ptr, expire != -1, expire, take);
+    robj *o = dbNewEntry(val, objectGetVal(key), expire != -1, expire, take);
     if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) o->lru = old->lru; /* the access history stays */
     *ref = o;
     if (expire != -1) {
-        void **eref = hashtableFindRef(db->expires, key->ptr);
+        void **eref = hashtableFindRef(db->expires, objectGetVal(key));
         serverAssert(eref != NULL);
         *eref = o;
     }
@@ -261,7 +261,7 @@ static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keep
  * reference of *valref and sets *valref to the stored object (a new one,
  * carrying the key); the old value is released. */
 void dbOverwrite(serverDb *db, robj *key, robj **valref) {
-    void **ref = hashtableFindRef(db->keys, key->ptr);
+    void **ref = hashtableFindRef(db->keys, objectGetVal(key));
     serverAssert(ref != NULL);
     *valref = dbSetValue(db, key, ref, *valref, 1, 1);
 }
@@ -279,12 +279,12 @@ static robj *setKeyValue(robj *val, int flags, int *take) {
     *take = 1;
     if ((flags & SETKEY_MOVE_ARG) && setKeyTakesArg(val)) return val;
     if (val->refcount == 1 && val->type != OBJ_STRING) {
-        robj *moved = createObject(val->type, val->ptr);
+        robj *moved = createObject(val->type, objectGetVal(val));
         moved->encoding = val->encoding;
         moved->lru = val->lru;
         val->type = OBJ_STRING;
         val->encoding = OBJ_ENCODING_INT;
-        val->ptr = NULL;
+        objectSetVal(val, NULL);
         return moved;
     }
     *take = 0;
@@ -343,7 +343,7 @@ robj *setKey(client *c, serverDb *db, robj *key, robj *val, int flags) {
     if (flags & SETKEY_DOESNT_EXIST) {
         o = dbAddGeneric(db, key, val, -1, NULL, take);
     } else {
-        void **ref = hashtableFindRef(db->keys, key->ptr);
+        void **ref = hashtableFindRef(db->keys, objectGetVal(key));
         serverAssert(ref != NULL);
         o = dbSetValue(db, key, ref, val, flags & SETKEY_KEEPTTL, take);
     }
@@ -365,15 +365,15 @@ void clientArgvReplaceObject(client *c, robj *old, robj *now) {
 
 /* Returns 1 if the key exists (expired keys are not deleted here). */
 int dbExists(serverDb *db, robj *key) {
-    return dbFind(db, key->ptr) != NULL;
+    return dbFind(db, objectGetVal(key)) != NULL;
 }
 
 /* Takes key out of both tables without releasing it: returns its value
  * (with the key and expire time still inside), now the caller's, or NULL. */
 static robj *dbDetach(serverDb *db, robj *key) {
     void *val;
-    if (!hashtablePop(db->keys, key->ptr, &val)) return NULL;
-    if (objectGetExpire(val) != -1) hashtableDelete(db->expires, key->ptr);
+    if (!hashtablePop(db->keys, objectGetVal(key), &val)) return NULL;
+    if (objectGetExpire(val) != -1) hashtableDelete(db->expires, objectGetVal(key));
     return val;
 }
 
@@ -413,12 +413,12 @@ robj *dbUnshareStringValue(serverDb *db, robj *key, robj *o) {
     serverAssert(o->type == OBJ_STRING);
     if (o->encoding == OBJ_ENCODING_RAW && o->refcount == 1) return o;
     if (o->refcount == 1 && o->hasembkey && o->encoding == OBJ_ENCODING_INT) {
-        o->ptr = sdsfromlonglong((long)o->ptr);
+        objectSetVal(o, sdsfromlonglong((long)objectGetVal(o)));
         o->encoding = OBJ_ENCODING_RAW;
         return o;
     }
     robj *decoded = getDecodedObject(o);
-    robj *n = createRawStringObject(decoded->ptr, sdslen(decoded->ptr));
+    robj *n = createRawStringObject(objectGetVal(decoded), sdslen(objectGetVal(decoded)));
     decrRefCount(decoded);
     dbOverwrite(db, key, &n);
     return n;
@@ -570,7 +570,7 @@ void signalFlushedDb(int dbid, int async) {
 /* Returns the expire time (unix ms) of key, or -1 if it has none. */
 long long getExpire(serverDb *db, robj *key) {
     if (hashtableSize(db->expires) == 0) return -1;
-    robj *val = dbFind(db, key->ptr);
+    robj *val = dbFind(db, objectGetVal(key));
     return val ? objectGetExpire(val) : -1;
 }
 
@@ -580,7 +580,7 @@ long long getExpire(serverDb *db, robj *key) {
  * pointer. */
 robj *setExpire(client *c, serverDb *db, robj *key, long long when) {
     (void)c;
-    void **ref = hashtableFindRef(db->keys, key->ptr);
+    void **ref = hashtableFindRef(db->keys, objectGetVal(key));
     serverAssert(ref != NULL);
     robj *o = *ref;
     int had_ttl = objectGetExpire(o) != -1;
@@ -594,7 +594,7 @@ robj *setExpire(client *c, serverDb *db, robj *key, long long when) {
  * slot (set to -1), so a TTL set again later does not move it. */
 int removeExpire(serverDb *db, robj *key) {
     void *val;
-    if (hashtableSize(db->expires) == 0 || !hashtablePop(db->expires, key->ptr, &val)) return 0;
+    if (hashtableSize(db->expires) == 0 || !hashtablePop(db->expires, objectGetVal(key), &val)) return 0;
     objectSetExpire(val, -1);
     return 1;
 }
@@ -618,7 +618,7 @@ void deleteExpiredKeyAndPropagate(serverDb *db, robj *keyobj) {
      * the table that way), which dies with the key: the event and the
      * propagated DEL need a copy. */
     robj *copy = NULL;
-    if (keyobj->refcount == OBJ_STATIC_REFCOUNT) keyobj = copy = createStringObject(keyobj->ptr, sdslen(keyobj->ptr));
+    if (keyobj->refcount == OBJ_STATIC_REFCOUNT) keyobj = copy = createStringObject(objectGetVal(keyobj), sdslen(objectGetVal(keyobj)));
     int lazy = server.lazyfree_lazy_expire;
     dbGenericDelete(db, keyobj, lazy, 0);
     notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, db->id);
@@ -654,7 +654,7 @@ static int expireIfNeededWithValue(serverDb *db, robj *key, robj *val, int flags
  * still deletes the key. */
 int expireIfNeeded(serverDb *db, robj *key, int flags) {
     if (hashtableSize(db->expires) == 0) return 0;
-    robj *val = dbFind(db, key->ptr);
+    robj *val = dbFind(db, objectGetVal(key));
     return val ? expireIfNeededWithValue(db, key, val, flags) : 0;
 }
 
@@ -712,7 +712,7 @@ void randomkeyCommand(client *c) {
 }
 
 void keysCommand(client *c) {
-    sds pattern = c->argv[1]->ptr;
+    sds pattern = objectGetVal(c->argv[1]);
     int plen = sdslen(pattern), allkeys = (pattern[0] == '*' && plen == 1);
     unsigned long numkeys = 0;
     void *replylen = addReplyDeferredLen(c);
@@ -734,7 +734,7 @@ void keysCommand(client *c) {
 /* Parses a SCAN cursor: an unsigned 64-bit decimal. */
 int parseScanCursorOrReply(client *c, robj *o, unsigned long *cursor) {
     unsigned long long v;
-    if (!string2ull(o->ptr, sdslen(o->ptr), &v)) {
+    if (!string2ull(objectGetVal(o), sdslen(objectGetVal(o)), &v)) {
         addReplyError(c, "invalid cursor");
         return C_ERR;
     }
@@ -798,8 +798,8 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     int i = o == NULL ? 2 : 3;
 
     for (; i < c->argc; i += 2) {
-        if (o && ((o->type == OBJ_HASH && !strcasecmp(c->argv[i]->ptr, "novalues")) ||
-                  (o->type == OBJ_ZSET && !strcasecmp(c->argv[i]->ptr, "noscores")))) {
+        if (o && ((o->type == OBJ_HASH && !strcasecmp(objectGetVal(c->argv[i]), "novalues")) ||
+                  (o->type == OBJ_ZSET && !strcasecmp(objectGetVal(c->argv[i]), "noscores")))) {
             novalues = 1;
             i--; /* A flag without argument. */
             continue;
@@ -808,18 +808,18 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
         }
-        if (!strcasecmp(c->argv[i]->ptr, "count")) {
+        if (!strcasecmp(objectGetVal(c->argv[i]), "count")) {
             if (getLongFromObjectOrReply(c, c->argv[i + 1], &count, NULL) != C_OK) return;
             if (count < 1) {
                 addReplyErrorObject(c, shared.syntaxerr);
                 return;
             }
-        } else if (!strcasecmp(c->argv[i]->ptr, "match")) {
-            pat = c->argv[i + 1]->ptr;
+        } else if (!strcasecmp(objectGetVal(c->argv[i]), "match")) {
+            pat = objectGetVal(c->argv[i + 1]);
             patlen = sdslen(pat);
             use_pattern = !(patlen == 1 && pat[0] == '*');
-        } else if (!strcasecmp(c->argv[i]->ptr, "type") && o == NULL) {
-            typename = c->argv[i + 1]->ptr;
+        } else if (!strcasecmp(objectGetVal(c->argv[i]), "type") && o == NULL) {
+            typename = objectGetVal(c->argv[i + 1]);
             typefilter = objectTypeByName(typename);
         } else {
             addReplyErrorObject(c, shared.syntaxerr);
@@ -844,13 +844,13 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
         else hashTypeCollectAll(o, data.keys, pairs);
         cursor = 0;
     } else if (o == NULL || o->type == OBJ_SET) {
-        hashtable *ht = o ? o->ptr : c->db->keys;
+        hashtable *ht = o ? objectGetVal(o) : c->db->keys;
         hashtableScanFunction fn = o ? scanSetMemberCallback : scanKeyCallback;
         do {
             cursor = hashtableScan(ht, cursor, fn, &data);
         } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count);
     } else {
-        dict *d = zskiplist ? zsetTypeDict(o) : o->ptr;
+        dict *d = zskiplist ? zsetTypeDict(o) : objectGetVal(o);
         do {
             cursor = dictScan(d, cursor, scanCallback, &data);
         } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count * (pairs ? 2 : 1));
@@ -866,7 +866,7 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = OBJ_STATIC_REFCOUNT};
     while ((ln = listNext(&li))) {
         sds key = listNodeValue(ln);
-        keyobj.ptr = key;
+        objectSetVal(&keyobj, key);
         if (o) {
             sds val = pairs ? listNodeValue(listNext(&li)) : NULL;
             if (use_pattern && !stringmatchlen(pat, patlen, key, sdslen(key), 0)) continue;
@@ -914,9 +914,9 @@ void touchCommand(client *c) {
 /* Parses FLUSHDB/FLUSHALL's optional ASYNC|SYNC. */
 int getFlushCommandFlags(client *c, int *flags) {
     if (c->argc == 2) {
-        if (!strcasecmp(c->argv[1]->ptr, "sync")) {
+        if (!strcasecmp(objectGetVal(c->argv[1]), "sync")) {
             *flags = EMPTYDB_NO_FLAGS;
-        } else if (!strcasecmp(c->argv[1]->ptr, "async")) {
+        } else if (!strcasecmp(objectGetVal(c->argv[1]), "async")) {
             *flags = EMPTYDB_ASYNC;
         } else {
             addReplyErrorObject(c, shared.syntaxerr);
@@ -959,7 +959,7 @@ void flushallCommand(client *c) {
 }
 
 static void renameGenericCommand(client *c, int nx) {
-    int samekey = sdscmp(c->argv[1]->ptr, c->argv[2]->ptr) == 0;
+    int samekey = sdscmp(objectGetVal(c->argv[1]), objectGetVal(c->argv[2])) == 0;
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.nokeyerr);
     if (o == NULL) return;
     if (samekey) {
@@ -1042,9 +1042,9 @@ void copyCommand(client *c) {
     int replace = 0;
     for (int j = 3; j < c->argc; j++) {
         int additional = c->argc - j - 1;
-        if (!strcasecmp(c->argv[j]->ptr, "replace")) {
+        if (!strcasecmp(objectGetVal(c->argv[j]), "replace")) {
             replace = 1;
-        } else if (!strcasecmp(c->argv[j]->ptr, "db") && additional >= 1) {
+        } else if (!strcasecmp(objectGetVal(c->argv[j]), "db") && additional >= 1) {
             int dbid;
             if (getIntFromObjectOrReply(c, c->argv[j + 1], &dbid, NULL) != C_OK) return;
             if (dbid < 0 || dbid >= server.dbnum) {
@@ -1058,7 +1058,7 @@ void copyCommand(client *c) {
             return;
         }
     }
-    if (src == dst && sdscmp(c->argv[1]->ptr, c->argv[2]->ptr) == 0) {
+    if (src == dst && sdscmp(objectGetVal(c->argv[1]), objectGetVal(c->argv[2])) == 0) {
         addReplyErrorObject(c, shared.sameobjecterr);
         return;
     }

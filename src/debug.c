@@ -68,10 +68,10 @@ void mixDigest(unsigned char *digest, const void *ptr, size_t len) {
 /* Mixes a string object, whatever its encoding. */
 static void mixStringObjectDigest(unsigned char *digest, robj *o) {
     if (sdsEncodedObject(o)) {
-        mixDigest(digest, o->ptr, sdslen(o->ptr));
+        mixDigest(digest, objectGetVal(o), sdslen(objectGetVal(o)));
     } else {
         char buf[LONG_STR_SIZE];
-        int len = ll2string(buf, sizeof(buf), (long)o->ptr);
+        int len = ll2string(buf, sizeof(buf), (long)objectGetVal(o));
         mixDigest(digest, buf, len);
     }
 }
@@ -177,13 +177,13 @@ static void debugObject(client *c) {
                          "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%d lru_seconds_idle:%llu",
                          (void *)o, o->refcount, strEncoding(o->encoding), serializedLength(o), o->lru,
                          estimateObjectIdleTime(o) / 1000);
-    if (o->encoding == OBJ_ENCODING_QUICKLIST) s = debugQuicklistFields(s, o->ptr);
+    if (o->encoding == OBJ_ENCODING_QUICKLIST) s = debugQuicklistFields(s, objectGetVal(o));
     addReplyStatusLength(c, s, sdslen(s));
     sdsfree(s);
 }
 
 static void debugSdslen(client *c) {
-    robj *val = dbFind(c->db, c->argv[2]->ptr);
+    robj *val = dbFind(c->db, objectGetVal(c->argv[2]));
     if (val == NULL) {
         addReplyErrorObject(c, shared.nokeyerr);
         return;
@@ -197,16 +197,16 @@ static void debugSdslen(client *c) {
                          "key_sds_len:%lld, key_sds_avail:%lld, key_zmalloc: %lld, val_sds_len:%lld, "
                          "val_sds_avail:%lld, val_zmalloc: %lld",
                          (long long)sdslen(key), 0LL, (long long)zmalloc_size(val),
-                         (long long)sdslen(val->ptr), (long long)sdsavail(val->ptr),
+                         (long long)sdslen(objectGetVal(val)), (long long)sdsavail(objectGetVal(val)),
                          (long long)(val->encoding == OBJ_ENCODING_EMBSTR ? zmalloc_size(val)
-                                                                           : sdsAllocSize(val->ptr)));
+                                                                           : sdsAllocSize(objectGetVal(val))));
     addReplyStatusLength(c, s, sdslen(s));
     sdsfree(s);
 }
 
 /* DEBUG SLEEP <seconds>: blocks the whole server; fractions allowed. */
 static void debugSleep(client *c) {
-    double secs = strtod(c->argv[2]->ptr, NULL);
+    double secs = strtod(objectGetVal(c->argv[2]), NULL);
     long long us = (long long)(secs * 1000000);
     if (us > 0) {
         struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000};
@@ -223,7 +223,7 @@ static void debugPopulate(client *c) {
     long count, size = 0;
     if (getPositiveLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
     if (c->argc == 5 && getPositiveLongFromObjectOrReply(c, c->argv[4], &size, NULL) != C_OK) return;
-    const char *prefix = c->argc >= 4 ? c->argv[3]->ptr : "key";
+    const char *prefix = c->argc >= 4 ? objectGetVal(c->argv[3]) : "key";
     hashtableExpand(c->db->keys, hashtableSize(c->db->keys) + count);
     for (long j = 0; j < count; j++) {
         sds key = sdscatprintf(sdsempty(), "%s:%ld", prefix, j);
@@ -262,16 +262,16 @@ static void debugHtstatsKey(client *c) {
         addReplyErrorObject(c, shared.nokeyerr);
         return;
     }
-    int full = c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "full");
+    int full = c->argc == 4 && !strcasecmp(objectGetVal(c->argv[3]), "full");
     char buf[4096];
     if ((o->type == OBJ_SET || o->type == OBJ_HASH) && o->encoding == OBJ_ENCODING_HT) {
-        hashtableGetStats(buf, sizeof(buf), o->ptr, full); /* sets and hashes are on hashtable.c */
+        hashtableGetStats(buf, sizeof(buf), objectGetVal(o), full); /* sets and hashes are on hashtable.c */
         addReplyVerbatim(c, buf, strlen(buf), "txt");
         return;
     }
     dict *ht = NULL;
     if (o->encoding == OBJ_ENCODING_SKIPLIST) ht = zsetTypeDict(o);
-    else if (o->encoding == OBJ_ENCODING_HT) ht = o->ptr;
+    else if (o->encoding == OBJ_ENCODING_HT) ht = objectGetVal(o);
     if (ht == NULL) {
         addReplyError(c, "The value stored at the specified key is not represented using an hash table");
         return;
@@ -282,7 +282,7 @@ static void debugHtstatsKey(client *c) {
 
 /* DEBUG PROTOCOL <type>: one reply of each RESP type, for client tests. */
 static void debugProtocol(client *c) {
-    const char *name = c->argv[2]->ptr;
+    const char *name = objectGetVal(c->argv[2]);
     if (!strcasecmp(name, "string")) {
         addReplyBulkCString(c, "Hello World");
     } else if (!strcasecmp(name, "integer")) {
@@ -343,7 +343,7 @@ static void debugHtstats(client *c) {
         addReplyError(c, "Out of range database");
         return;
     }
-    int full = c->argc == 4 && !strcasecmp(c->argv[3]->ptr, "full");
+    int full = c->argc == 4 && !strcasecmp(objectGetVal(c->argv[3]), "full");
     char buf[4096];
     sds s = sdsnew("[Dictionary HT]\n");
     hashtableGetStats(buf, sizeof(buf), server.db[dbid].keys, full);
@@ -358,7 +358,7 @@ static void debugHtstats(client *c) {
 /* DEBUG REPLYBUFFER PEAK-RESET-TIME <NEVER|RESET|ms> | RESIZING <0|1>:
  * tunes the clients cron's fitting of reply buffers (networking.c). */
 static void debugReplyBuffer(client *c) {
-    const char *what = c->argv[2]->ptr, *arg = c->argv[3]->ptr;
+    const char *what = objectGetVal(c->argv[2]), *arg = objectGetVal(c->argv[3]);
     if (!strcasecmp(what, "peak-reset-time")) {
         if (!strcasecmp(arg, "never")) {
             server.reply_buffer_peak_reset_time = -1;
@@ -449,7 +449,7 @@ void debugCommand(client *c) {
                          "configuration file, and then restart the server.");
         return;
     }
-    const char *sub = c->argv[1]->ptr;
+    const char *sub = objectGetVal(c->argv[1]);
     if (!strcasecmp(sub, "help") && c->argc == 2) {
         debugHelp(c);
     } else if (!strcasecmp(sub, "segfault") && c->argc == 2) {
@@ -463,15 +463,15 @@ void debugCommand(client *c) {
     } else if (!strcasecmp(sub, "assert") && c->argc == 2) {
         serverAssert(1 == 2);
     } else if (!strcasecmp(sub, "log") && c->argc == 3) {
-        serverLog(LL_WARNING, "DEBUG LOG: %s", (char *)c->argv[2]->ptr);
+        serverLog(LL_WARNING, "DEBUG LOG: %s", (char *)objectGetVal(c->argv[2]));
         addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "sleep") && c->argc == 3) {
         debugSleep(c);
     } else if (!strcasecmp(sub, "repl-rdma-bad-checksum") && c->argc == 3) {
-        replRdmaDebugBadChecksum = atoi(c->argv[2]->ptr) != 0;
+        replRdmaDebugBadChecksum = atoi(objectGetVal(c->argv[2])) != 0;
         addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
-        server.active_expire_enabled = atoi(c->argv[2]->ptr);
+        server.active_expire_enabled = atoi(objectGetVal(c->argv[2]));
         addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "object") && c->argc == 3) {
         debugObject(c);
@@ -492,7 +492,7 @@ void debugCommand(client *c) {
         for (int j = 2; j < c->argc; j++) {
             unsigned char digest[SHA1_DIGEST_LEN];
             char hex[41];
-            robj *val = dbFind(c->db, c->argv[j]->ptr);
+            robj *val = dbFind(c->db, objectGetVal(c->argv[j]));
             if (val) digestValue(digest, val);
             else memset(digest, 0, sizeof(digest));
             sha1ToHex(hex, digest);
@@ -514,7 +514,7 @@ void debugCommand(client *c) {
     } else if (!strcasecmp(sub, "replybuffer") && c->argc == 4) {
         debugReplyBuffer(c);
     } else if (!strcasecmp(sub, "set-disable-deny-scripts") && c->argc == 3) {
-        server.script_disable_deny_script = atoi(c->argv[2]->ptr);
+        server.script_disable_deny_script = atoi(objectGetVal(c->argv[2]));
         addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "config-rewrite-force-all") && c->argc == 2) {
         if (server.configfile == NULL) addReplyError(c, "The server is running without a config file");
@@ -523,13 +523,13 @@ void debugCommand(client *c) {
         else addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "quicklist-packed-threshold") && c->argc == 3) {
         int err;
-        unsigned long long sz = memtoull(c->argv[2]->ptr, &err);
+        unsigned long long sz = memtoull(objectGetVal(c->argv[2]), &err);
         if (err || !quicklistSetPackedThreshold((size_t)sz))
             addReplyError(c, "argument must be a memory value bigger than 1 and smaller than 4gb");
         else
             addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "pause-cron") && c->argc == 3) {
-        server.pause_cron = atoi(c->argv[2]->ptr);
+        server.pause_cron = atoi(objectGetVal(c->argv[2]));
         addReply(c, shared.ok);
     } else {
         addReplySubcommandSyntaxError(c);
@@ -629,11 +629,11 @@ static void logServerState(void) {
             if (a && a->type == OBJ_STRING && server.hide_user_data_from_log) {
                 s = sdscatprintf(s, "argv[%d]: '%s'\n", j, redactLogCstr(""));
             } else if (a && a->type == OBJ_STRING && sdsEncodedObject(a)) {
-                size_t len = sdslen(a->ptr);
-                s = sdscatprintf(s, "argv[%d]: '%.*s'%s\n", j, (int)(len > 128 ? 128 : len), (char *)a->ptr,
+                size_t len = sdslen(objectGetVal(a));
+                s = sdscatprintf(s, "argv[%d]: '%.*s'%s\n", j, (int)(len > 128 ? 128 : len), (char *)objectGetVal(a),
                                  len > 128 ? "..." : "");
             } else if (a && a->type == OBJ_STRING) {
-                s = sdscatprintf(s, "argv[%d]: %ld\n", j, (long)a->ptr);
+                s = sdscatprintf(s, "argv[%d]: %ld\n", j, (long)objectGetVal(a));
             }
         }
         crashLogWrite(s, sdslen(s));

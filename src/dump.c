@@ -84,7 +84,7 @@ typedef struct restoreOptions {
 static int restoreParseOptions(client *c, restoreOptions *opt) {
     *opt = (restoreOptions){.lru_idle = -1, .lfu_freq = -1};
     for (int j = 4; j < c->argc; j++) {
-        const char *arg = c->argv[j]->ptr;
+        const char *arg = objectGetVal(c->argv[j]);
         int more = c->argc - j - 1;
         if (!strcasecmp(arg, "replace")) {
             opt->replace = 1;
@@ -156,11 +156,11 @@ static void restoreCommand(client *c) {
         return;
     }
     robj *payload = c->argv[3];
-    if (!sdsEncodedObject(payload) || dumpPayloadVerify((unsigned char *)payload->ptr, sdslen(payload->ptr), &bodylen) != C_OK) {
+    if (!sdsEncodedObject(payload) || dumpPayloadVerify((unsigned char *)objectGetVal(payload), sdslen(objectGetVal(payload)), &bodylen) != C_OK) {
         addReplyError(c, "DUMP payload version or checksum are wrong");
         return;
     }
-    robj *val = restoreDecodeValue((unsigned char *)payload->ptr, bodylen);
+    robj *val = restoreDecodeValue((unsigned char *)objectGetVal(payload), bodylen);
     if (val == NULL) {
         addReplyError(c, "Bad data format");
         return;

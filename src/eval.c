@@ -140,7 +140,7 @@ static sds evalParseShebang(const char *body, size_t len, int *flags, size_t *sh
 /* Compiles body into the cache under sha (40 hex chars). Returns the
  * entry, or NULL with the error replied to c. */
 static evalScript *evalCreateScript(client *c, const char *sha, robj *bodyobj) {
-    sds body = bodyobj->ptr;
+    sds body = objectGetVal(bodyobj);
     size_t len = sdslen(body);
     int flags;
     size_t shebang_len;
@@ -178,7 +178,7 @@ static void evalSetGlobalArray(const char *name, robj **argv, int n) {
     lua_createtable(L, n, 0);
     for (int j = 0; j < n; j++) {
         robj *o = getDecodedObject(argv[j]);
-        lua_pushlstring(L, o->ptr, sdslen(o->ptr));
+        lua_pushlstring(L, objectGetVal(o), sdslen(objectGetVal(o)));
         decrRefCount(o);
         lua_rawseti(L, -2, j + 1);
     }
@@ -208,7 +208,7 @@ static void evalGenericCommand(client *c, int evalsha, int readonly) {
     if (evalGetNumkeys(c, &numkeys) != C_OK) return;
 
     char sha[41];
-    sds arg = c->argv[1]->ptr;
+    sds arg = objectGetVal(c->argv[1]);
     if (evalsha) {
         if (sdslen(arg) != 40) {
             addReplyErrorObject(c, shared.noscripterr);
@@ -290,7 +290,7 @@ int evalGetKeys(struct serverCommand *cmd, robj **argv, int argc, int *keys, int
 static void scriptLoadCommand(client *c) {
     scriptingInit();
     char sha[41];
-    sds body = c->argv[2]->ptr;
+    sds body = objectGetVal(c->argv[2]);
     scriptSha1Hex(sha, body, sdslen(body));
     sds key = sdsnew(sha);
     int exists = dictFind(evalScripts, key) != NULL;
@@ -303,7 +303,7 @@ static void scriptExistsCommand(client *c) {
     scriptingInit();
     addReplyArrayLen(c, c->argc - 2);
     for (int j = 2; j < c->argc; j++) {
-        sds sha = sdsdup(c->argv[j]->ptr);
+        sds sha = sdsdup(objectGetVal(c->argv[j]));
         sdstolower(sha);
         addReply(c, dictFind(evalScripts, sha) ? shared.cone : shared.czero);
         sdsfree(sha);
@@ -312,11 +312,11 @@ static void scriptExistsCommand(client *c) {
 
 static void scriptFlushCommand(client *c) {
     if (c->argc > 3 ||
-        (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async"))) {
+        (c->argc == 3 && strcasecmp(objectGetVal(c->argv[2]), "sync") && strcasecmp(objectGetVal(c->argv[2]), "async"))) {
         addReplyError(c, "SCRIPT FLUSH only support SYNC|ASYNC option");
         return;
     }
-    int async = c->argc == 3 ? !strcasecmp(c->argv[2]->ptr, "async") : server.lazyfree_lazy_user_flush;
+    int async = c->argc == 3 ? !strcasecmp(objectGetVal(c->argv[2]), "async") : server.lazyfree_lazy_user_flush;
     evalReleaseState(async);
     evalCreateState();
     addReply(c, shared.ok);
@@ -348,7 +348,7 @@ static void scriptHelpCommand(client *c) {
 }
 
 static void scriptDebugCommand(client *c) {
-    const char *mode = c->argv[2]->ptr;
+    const char *mode = objectGetVal(c->argv[2]);
     if (!strcasecmp(mode, "no")) {
         addReply(c, shared.ok);
     } else if (!strcasecmp(mode, "yes") || !strcasecmp(mode, "sync")) {

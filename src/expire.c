@@ -49,7 +49,7 @@ int checkAlreadyExpired(long long when) {
 static int parseExpireConditions(client *c, int *flags) {
     *flags = 0;
     for (int j = 3; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "nx")) {
             *flags |= EXPIRE_NX;
         } else if (!strcasecmp(opt, "xx")) {
@@ -309,7 +309,7 @@ static unsigned long expireCollectedKeys(serverDb *db, expireScanState *st) {
     unsigned long deleted = 0;
     for (unsigned long j = 0; j < st->due_count; j++) {
         robj *key = st->due[j];
-        if (hashtableFind(db->expires, key->ptr, NULL)) {
+        if (hashtableFind(db->expires, objectGetVal(key), NULL)) {
             deleteExpiredKeyAndPropagate(db, key);
             deleted++;
         }

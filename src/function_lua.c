@@ -271,7 +271,7 @@ static void luaPushObjArray(lua_State *L, robj **objs, int n) {
     lua_createtable(L, n, 0);
     for (int j = 0; j < n; j++) {
         robj *o = getDecodedObject(objs[j]);
-        lua_pushlstring(L, o->ptr, sdslen(o->ptr));
+        lua_pushlstring(L, objectGetVal(o), sdslen(objectGetVal(o)));
         decrRefCount(o);
         lua_rawseti(L, -2, j + 1);
     }

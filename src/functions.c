@@ -235,7 +235,7 @@ static void fcallGenericCommand(client *c, int readonly) {
     /* FCALL* are skip-monitor: shown here, before the commands they run. */
     replicationFeedMonitors(c, server.monitors, c->db->id, c->argv, c->argc);
     functionsInit();
-    functionInfo *fi = dictFetchValue(functionsByName, c->argv[1]->ptr);
+    functionInfo *fi = dictFetchValue(functionsByName, objectGetVal(c->argv[1]));
     if (!fi) {
         addReplyError(c, "Function not found");
         return;
@@ -298,15 +298,15 @@ static int fcallGetKeys(struct serverCommand *cmd, robj **argv, int argc, int *k
 static void functionLoadCommand(client *c) {
     int replace = 0, argpos = 2;
     for (; argpos < c->argc - 1; argpos++) {
-        if (strcasecmp(c->argv[argpos]->ptr, "replace")) {
-            addReplyErrorFormat(c, "Unknown option given: %s", (char *)c->argv[argpos]->ptr);
+        if (strcasecmp(objectGetVal(c->argv[argpos]), "replace")) {
+            addReplyErrorFormat(c, "Unknown option given: %s", (char *)objectGetVal(c->argv[argpos]));
             return;
         }
         replace = 1;
     }
     sds err = NULL;
     robj *code = getDecodedObject(c->argv[argpos]);
-    const char *name = functionsCreateLibrary(code->ptr, replace, &err);
+    const char *name = functionsCreateLibrary(objectGetVal(code), replace, &err);
     decrRefCount(code);
     if (!name) {
         addReplyErrorSds(c, err);
@@ -321,7 +321,7 @@ static void functionListCommand(client *c) {
     int withcode = 0;
     const char *pattern = NULL;
     for (int j = 2; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "withcode") && !withcode) {
             withcode = 1;
         } else if (!strcasecmp(opt, "libraryname") && !pattern) {
@@ -329,7 +329,7 @@ static void functionListCommand(client *c) {
                 addReplyError(c, "library name argument was not given");
                 return;
             }
-            pattern = c->argv[++j]->ptr;
+            pattern = objectGetVal(c->argv[++j]);
         } else {
             addReplyErrorFormat(c, "Unknown argument %s", opt);
             return;
@@ -382,7 +382,7 @@ static void functionListCommand(client *c) {
 
 static void functionDeleteCommand(client *c) {
     functionsInit();
-    functionLib *lib = dictFetchValue(libraries, c->argv[2]->ptr);
+    functionLib *lib = dictFetchValue(libraries, objectGetVal(c->argv[2]));
     if (!lib) {
         addReplyError(c, "Library not found");
         return;
@@ -395,11 +395,11 @@ static void functionDeleteCommand(client *c) {
 
 static void functionFlushCommand(client *c) {
     if (c->argc > 3 ||
-        (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") && strcasecmp(c->argv[2]->ptr, "async"))) {
+        (c->argc == 3 && strcasecmp(objectGetVal(c->argv[2]), "sync") && strcasecmp(objectGetVal(c->argv[2]), "async"))) {
         addReplyError(c, "FUNCTION FLUSH only supports SYNC|ASYNC option");
         return;
     }
-    functionsReset(c->argc == 3 ? !strcasecmp(c->argv[2]->ptr, "async") : server.lazyfree_lazy_user_flush);
+    functionsReset(c->argc == 3 ? !strcasecmp(objectGetVal(c->argv[2]), "async") : server.lazyfree_lazy_user_flush);
     addReply(c, shared.ok);
     server.dirty++;
 }
@@ -521,7 +521,7 @@ static void functionRestoreCommand(client *c) {
     functionsInit();
     int policy = 1; /* 0 flush, 1 append, 2 replace */
     if (c->argc == 4) {
-        const char *p = c->argv[3]->ptr;
+        const char *p = objectGetVal(c->argv[3]);
         if (!strcasecmp(p, "flush")) policy = 0;
         else if (!strcasecmp(p, "append")) policy = 1;
         else if (!strcasecmp(p, "replace")) policy = 2;
@@ -535,7 +535,7 @@ static void functionRestoreCommand(client *c) {
     }
     robj *o = getDecodedObject(c->argv[2]);
     size_t bodylen;
-    if (dumpPayloadVerify(o->ptr, sdslen(o->ptr), &bodylen) != C_OK) {
+    if (dumpPayloadVerify(objectGetVal(o), sdslen(objectGetVal(o)), &bodylen) != C_OK) {
         decrRefCount(o);
         addReplyError(c, "DUMP payload version or checksum are wrong");
         return;
@@ -543,7 +543,7 @@ static void functionRestoreCommand(client *c) {
     /* Parse every library first, so a bad payload changes nothing. */
     list *codes = listCreate();
     listSetFreeMethod(codes, (void (*)(void *))sdsfree);
-    sds err = functionsReadPayload(o->ptr, bodylen, codes);
+    sds err = functionsReadPayload(objectGetVal(o), bodylen, codes);
     decrRefCount(o);
     if (err) {
         listRelease(codes);

@@ -26,7 +26,7 @@
 
 /* Meters per unit, or -1 (and the error replied). */
 static double unitToMeters(client *c, robj *unit) {
-    const char *u = unit->ptr;
+    const char *u = objectGetVal(unit);
     if (!strcasecmp(u, "m")) return 1;
     if (!strcasecmp(u, "km")) return 1000;
     if (!strcasecmp(u, "ft")) return 0.3048;
@@ -79,7 +79,7 @@ static int parseBoxOrReply(client *c, robj **argv, GeoShape *shape, double *to_m
 /* The position of member in the geo set zobj. */
 static int memberPosition(robj *zobj, robj *member, double *lon, double *lat) {
     double score;
-    if (zobj == NULL || zsetTypeScore(zobj, member->ptr, sdslen(member->ptr), &score) != C_OK) return C_ERR;
+    if (zobj == NULL || zsetTypeScore(zobj, objectGetVal(member), sdslen(objectGetVal(member)), &score) != C_OK) return C_ERR;
     return geohashDecodeScore(score, lon, lat) ? C_OK : C_ERR;
 }
 
@@ -111,7 +111,7 @@ static void addReplyDistance(client *c, double d) {
 static void geoaddCommand(client *c) {
     int nx = 0, xx = 0, first = 2;
     for (; first < c->argc; first++) {
-        const char *opt = c->argv[first]->ptr;
+        const char *opt = objectGetVal(c->argv[first]);
         if (!strcasecmp(opt, "nx")) nx = 1;
         else if (!strcasecmp(opt, "xx")) xx = 1;
         else if (strcasecmp(opt, "ch")) break; /* CH is ZADD's to handle */
@@ -212,7 +212,7 @@ static void geohashCommand(client *c) {
     for (int j = 2; j < c->argc; j++) {
         double score;
         char buf[12];
-        sds member = c->argv[j]->ptr;
+        sds member = objectGetVal(c->argv[j]);
         if (zobj == NULL || zsetTypeScore(zobj, member, sdslen(member), &score) != C_OK ||
             !geohashScoreToString(score, buf)) {
             addReplyNull(c);
@@ -304,7 +304,7 @@ typedef struct geoSearchArgs {
 static int parseSearchOptions(client *c, int first, int flags, geoSearchArgs *a) {
     int fromloc = 0, byradius = 0, bybox = 0, search = flags & GEO_SEARCH;
     for (int i = first; i < c->argc; i++) {
-        const char *arg = c->argv[i]->ptr;
+        const char *arg = objectGetVal(c->argv[i]);
         int remaining = c->argc - i - 1;
         int may_store = !(flags & (GEO_NO_STORE | GEO_SEARCH));
         if (!strcasecmp(arg, "withdist")) {
@@ -503,7 +503,7 @@ static int georadiusGetKeys(struct serverCommand *cmd, robj **argv, int argc, in
     int n = 0, store = 0;
     int first = cmd->proc == georadiusCommand ? 6 : 5;
     for (int i = first; i < argc - 1; i++) {
-        const char *arg = argv[i]->ptr;
+        const char *arg = objectGetVal(argv[i]);
         if (!strcasecmp(arg, "store") || !strcasecmp(arg, "storedist")) store = ++i;
     }
     if (argc < 2) return 0;

@@ -302,10 +302,10 @@ static uint64_t hllEstimate(const uint8_t *regs) {
  * the HLL one for other strings) and returns C_ERR. */
 static int hllCheckObjectOrReply(client *c, robj *o) {
     if (checkType(c, o, OBJ_STRING)) return C_ERR;
-    if (!sdsEncodedObject(o) || sdslen(o->ptr) < HLL_HDR_SIZE) goto invalid;
-    const hllHeader *hdr = o->ptr;
+    if (!sdsEncodedObject(o) || sdslen(objectGetVal(o)) < HLL_HDR_SIZE) goto invalid;
+    const hllHeader *hdr = objectGetVal(o);
     if (memcmp(hdr->magic, "HYLL", 4) != 0 || hdr->encoding > HLL_MAX_ENCODING) goto invalid;
-    if (hdr->encoding == HLL_DENSE && sdslen(o->ptr) != HLL_DENSE_SIZE) goto invalid;
+    if (hdr->encoding == HLL_DENSE && sdslen(objectGetVal(o)) != HLL_DENSE_SIZE) goto invalid;
     return C_OK;
 invalid:
     addReplyError(c, hllWrongTypeErr);
@@ -323,14 +323,14 @@ static robj *hllCreateObject(void) {
  * dense if `dense` or if the sparse form does not fit. The cache bytes are
  * kept and marked stale. */
 static void hllStoreRegisters(robj *o, const uint8_t *regs, int dense) {
-    const hllHeader *old = o->ptr;
+    const hllHeader *old = objectGetVal(o);
     uint8_t card[8];
     memcpy(card, old->card, 8);
     card[7] |= HLL_CACHE_STALE;
     sds s = dense ? NULL : hllEncodeSparse(regs, card, server.hll_sparse_max_bytes);
     if (s == NULL) s = hllEncodeDense(regs, card);
-    sdsfree(o->ptr);
-    o->ptr = s;
+    sdsfree(objectGetVal(o));
+    objectSetVal(o, s);
 }
 
 /* ---------------------------------------------------------------------------
@@ -351,15 +351,15 @@ void pfaddCommand(client *c) {
         o = dbUnshareStringValue(c->db, c->argv[1], o);
     }
 
-    hllHeader *hdr = o->ptr;
+    hllHeader *hdr = objectGetVal(o);
     int changed = 0;
     if (hdr->encoding == HLL_DENSE) {
-        uint8_t *d = (uint8_t *)o->ptr + HLL_HDR_SIZE;
+        uint8_t *d = (uint8_t *)objectGetVal(o) + HLL_HDR_SIZE;
         for (int j = 2; j < c->argc; j++) {
             robj *e = getDecodedObject(c->argv[j]);
             long idx;
             unsigned v;
-            hllHashElement(e->ptr, sdslen(e->ptr), &idx, &v);
+            hllHashElement(objectGetVal(e), sdslen(objectGetVal(e)), &idx, &v);
             decrRefCount(e);
             if (v > hllDenseGet(d, idx)) {
                 hllDenseSet(d, idx, v);
@@ -369,7 +369,7 @@ void pfaddCommand(client *c) {
     } else if (c->argc > 2) {
         uint8_t regs[HLL_REGISTERS];
         memset(regs, 0, sizeof(regs));
-        if (hllMergeRegisters(regs, o->ptr, sdslen(o->ptr)) != C_OK) {
+        if (hllMergeRegisters(regs, objectGetVal(o), sdslen(objectGetVal(o))) != C_OK) {
             addReplyError(c, hllInvalidErr);
             return;
         }
@@ -377,7 +377,7 @@ void pfaddCommand(client *c) {
             robj *e = getDecodedObject(c->argv[j]);
             long idx;
             unsigned v;
-            hllHashElement(e->ptr, sdslen(e->ptr), &idx, &v);
+            hllHashElement(objectGetVal(e), sdslen(objectGetVal(e)), &idx, &v);
             decrRefCount(e);
             if (v > regs[idx]) {
                 regs[idx] = (uint8_t)v;
@@ -388,7 +388,7 @@ void pfaddCommand(client *c) {
     }
 
     if (changed || created) {
-        hllCacheInvalidate(o->ptr); /* A new key's cache starts stale too. */
+        hllCacheInvalidate(objectGetVal(o)); /* A new key's cache starts stale too. */
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_STRING, "pfadd", c->argv[1], c->db->id);
         server.dirty++;
@@ -409,7 +409,7 @@ void pfcountCommand(client *c) {
             robj *o = lookupKeyRead(c->db, c->argv[j]);
             if (o == NULL) continue;
             if (hllCheckObjectOrReply(c, o) != C_OK) return;
-            if (hllMergeRegisters(regs, o->ptr, sdslen(o->ptr)) != C_OK) {
+            if (hllMergeRegisters(regs, objectGetVal(o), sdslen(objectGetVal(o))) != C_OK) {
                 addReplyError(c, hllInvalidErr);
                 return;
             }
@@ -424,19 +424,19 @@ void pfcountCommand(client *c) {
         return;
     }
     if (hllCheckObjectOrReply(c, o) != C_OK) return;
-    long long cached = hllCacheGet(o->ptr);
+    long long cached = hllCacheGet(objectGetVal(o));
     if (cached >= 0) {
         addReplyLongLong(c, cached);
         return;
     }
     memset(regs, 0, sizeof(regs));
-    if (hllMergeRegisters(regs, o->ptr, sdslen(o->ptr)) != C_OK) {
+    if (hllMergeRegisters(regs, objectGetVal(o), sdslen(objectGetVal(o))) != C_OK) {
         addReplyError(c, hllInvalidErr);
         return;
     }
     uint64_t card = hllEstimate(regs);
     o = dbUnshareStringValue(c->db, c->argv[1], o);
-    hllCacheSet(o->ptr, card);
+    hllCacheSet(objectGetVal(o), card);
     signalModifiedKey(c, c->db, c->argv[1]);
     server.dirty++;
     addReplyLongLong(c, (long long)card);
@@ -454,8 +454,8 @@ void pfmergeCommand(client *c) {
         robj *o = lookupKeyRead(c->db, c->argv[j]);
         if (o == NULL) continue;
         if (hllCheckObjectOrReply(c, o) != C_OK) return;
-        if (((hllHeader *)o->ptr)->encoding == HLL_DENSE) dense = 1;
-        if (hllMergeRegisters(regs, o->ptr, sdslen(o->ptr)) != C_OK) {
+        if (((hllHeader *)objectGetVal(o))->encoding == HLL_DENSE) dense = 1;
+        if (hllMergeRegisters(regs, objectGetVal(o), sdslen(objectGetVal(o))) != C_OK) {
             addReplyError(c, hllInvalidErr);
             return;
         }
@@ -480,17 +480,17 @@ void pfmergeCommand(client *c) {
 static int hllToDense(robj *o) {
     uint8_t regs[HLL_REGISTERS];
     memset(regs, 0, sizeof(regs));
-    if (hllMergeRegisters(regs, o->ptr, sdslen(o->ptr)) != C_OK) return C_ERR;
-    sds s = hllEncodeDense(regs, ((hllHeader *)o->ptr)->card);
-    sdsfree(o->ptr);
-    o->ptr = s;
+    if (hllMergeRegisters(regs, objectGetVal(o), sdslen(objectGetVal(o))) != C_OK) return C_ERR;
+    sds s = hllEncodeDense(regs, ((hllHeader *)objectGetVal(o))->card);
+    sdsfree(objectGetVal(o));
+    objectSetVal(o, s);
     return C_OK;
 }
 
 /* PFDEBUG GETREG|DECODE|ENCODING|TODENSE key: internals, for tests.
  * GETREG and TODENSE convert a sparse value to dense. */
 void pfdebugCommand(client *c) {
-    const char *sub = c->argv[1]->ptr;
+    const char *sub = objectGetVal(c->argv[1]);
     robj *o = lookupKeyWrite(c->db, c->argv[2]);
     if (o == NULL) {
         addReplyError(c, "The specified key does not exist");
@@ -498,7 +498,7 @@ void pfdebugCommand(client *c) {
     }
     if (hllCheckObjectOrReply(c, o) != C_OK) return;
     o = dbUnshareStringValue(c->db, c->argv[2], o);
-    hllHeader *hdr = o->ptr;
+    hllHeader *hdr = objectGetVal(o);
 
     if (!strcasecmp(sub, "getreg")) {
         if (hdr->encoding == HLL_SPARSE) {
@@ -508,7 +508,7 @@ void pfdebugCommand(client *c) {
             }
             server.dirty++;
         }
-        const uint8_t *d = (uint8_t *)o->ptr + HLL_HDR_SIZE;
+        const uint8_t *d = (uint8_t *)objectGetVal(o) + HLL_HDR_SIZE;
         addReplyArrayLen(c, HLL_REGISTERS);
         for (long i = 0; i < HLL_REGISTERS; i++) addReplyLongLong(c, hllDenseGet(d, i));
     } else if (!strcasecmp(sub, "decode")) {
@@ -518,13 +518,13 @@ void pfdebugCommand(client *c) {
         }
         uint8_t regs[HLL_REGISTERS];
         memset(regs, 0, sizeof(regs));
-        if (hllMergeRegisters(regs, o->ptr, sdslen(o->ptr)) != C_OK) {
+        if (hllMergeRegisters(regs, objectGetVal(o), sdslen(objectGetVal(o))) != C_OK) {
             addReplyError(c, hllInvalidErr);
             return;
         }
         /* Validated above: every opcode is complete. */
         sds out = sdsempty();
-        const unsigned char *op = (unsigned char *)o->ptr + HLL_HDR_SIZE, *end = op + sdslen(o->ptr) - HLL_HDR_SIZE;
+        const unsigned char *op = (unsigned char *)objectGetVal(o) + HLL_HDR_SIZE, *end = op + sdslen(objectGetVal(o)) - HLL_HDR_SIZE;
         while (op < end) {
             if ((*op & 0xc0) == 0x00) {
                 out = sdscatprintf(out, "z:%d ", (*op & 0x3f) + 1);

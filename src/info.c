@@ -205,7 +205,7 @@ dict *genInfoSectionDict(robj **argv, int argc, int *all, int *everything) {
         return d;
     }
     for (int i = 0; i < argc; i++) {
-        const char *arg = argv[i]->ptr;
+        const char *arg = objectGetVal(argv[i]);
         if (!strcasecmp(arg, "all")) {
             *all = 1;
         } else if (!strcasecmp(arg, "everything")) {

@@ -402,12 +402,12 @@ static void latencyHistogramCommand(client *c) {
         dictReleaseIterator(di);
     } else {
         for (int j = 2; j < c->argc; j++) {
-            struct serverCommand *cmd = lookupCommandBySds(c->argv[j]->ptr);
+            struct serverCommand *cmd = lookupCommandBySds(objectGetVal(c->argv[j]));
             if (cmd == NULL) continue;
             /* A name given twice is reported once. */
             int dup = 0;
             for (int k = 2; k < j; k++)
-                if (lookupCommandBySds(c->argv[k]->ptr) == cmd) dup = 1;
+                if (lookupCommandBySds(objectGetVal(c->argv[k])) == cmd) dup = 1;
             if (!dup) n += latencyHistogramOne(c, cmd, 1);
         }
     }
@@ -421,18 +421,18 @@ static void latencyHistogramCommand(client *c) {
 /* LATENCY <subcommand>: one proc for the container and every subcommand,
  * dispatching on argv[1]. */
 void latencyCommand(client *c) {
-    const char *sub = c->argc > 1 ? c->argv[1]->ptr : "";
+    const char *sub = c->argc > 1 ? objectGetVal(c->argv[1]) : "";
     if (!strcasecmp(sub, "latest") && c->argc == 2) {
         latencyReplyLatest(c);
     } else if (!strcasecmp(sub, "history") && c->argc == 3) {
-        latencyReplyHistory(c, dictFetchValue(latencyEvents, c->argv[2]->ptr));
+        latencyReplyHistory(c, dictFetchValue(latencyEvents, objectGetVal(c->argv[2])));
     } else if (!strcasecmp(sub, "graph") && c->argc == 3) {
-        latencyTimeSeries *ts = dictFetchValue(latencyEvents, c->argv[2]->ptr);
+        latencyTimeSeries *ts = dictFetchValue(latencyEvents, objectGetVal(c->argv[2]));
         if (ts == NULL) {
-            addReplyErrorFormat(c, "No samples available for event '%s'", (char *)c->argv[2]->ptr);
+            addReplyErrorFormat(c, "No samples available for event '%s'", (char *)objectGetVal(c->argv[2]));
             return;
         }
-        sds graph = latencyGraph(sdsempty(), c->argv[2]->ptr, ts);
+        sds graph = latencyGraph(sdsempty(), objectGetVal(c->argv[2]), ts);
         addReplyVerbatim(c, graph, sdslen(graph), "txt");
         sdsfree(graph);
     } else if (!strcasecmp(sub, "doctor") && c->argc == 2) {
@@ -446,7 +446,7 @@ void latencyCommand(client *c) {
             dictEmpty(latencyEvents, NULL);
         } else {
             for (int j = 2; j < c->argc; j++)
-                if (dictDelete(latencyEvents, c->argv[j]->ptr) == DICT_OK) resets++;
+                if (dictDelete(latencyEvents, objectGetVal(c->argv[j])) == DICT_OK) resets++;
         }
         addReplyLongLong(c, resets);
     } else if (!strcasecmp(sub, "histogram") && c->argc >= 2) {

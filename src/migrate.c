@@ -77,7 +77,7 @@ static void migrateCloseSocket(migrateCachedSocket *cs) {
  * if there is none. NULL, after replying the IOERR to c, if the connection
  * cannot be made within timeout ms. The cache keeps ownership. */
 static migrateCachedSocket *migrateGetSocket(client *c, robj *host, robj *port, long timeout) {
-    sds name = sdscatfmt(sdsempty(), "%S:%S", (sds)host->ptr, (sds)port->ptr);
+    sds name = sdscatfmt(sdsempty(), "%S:%S", (sds)objectGetVal(host), (sds)objectGetVal(port));
     for (int i = 0; i < migrateSocketsUsed; i++) {
         if (!strcmp(migrateSockets[i]->name, name)) {
             sdsfree(name);
@@ -95,7 +95,7 @@ static migrateCachedSocket *migrateGetSocket(client *c, robj *host, robj *port, 
         return NULL;
     }
     connection *conn = connCreate(ct);
-    if (connBlockingConnect(conn, host->ptr, atoi(port->ptr), timeout) != C_OK) {
+    if (connBlockingConnect(conn, objectGetVal(host), atoi(objectGetVal(port)), timeout) != C_OK) {
         addReplyError(c, "-IOERR error or timeout connecting to the client");
         connClose(conn);
         sdsfree(name);
@@ -148,7 +148,7 @@ static void migrateFreeOptions(migrateOptions *opt) {
 /* Replaces argument j, a secret, with "(redacted)" so that SLOWLOG never
  * shows it, and returns a copy of it the caller owns. */
 static sds migrateTakeSecret(client *c, int j) {
-    sds secret = sdsdup(c->argv[j]->ptr);
+    sds secret = sdsdup(objectGetVal(c->argv[j]));
     robj *old = c->argv[j];
     c->argv[j] = createStringObject("(redacted)", 10);
     decrRefCount(old);
@@ -161,7 +161,7 @@ static sds migrateTakeSecret(client *c, int j) {
 static int migrateParseOptions(client *c, migrateOptions *opt) {
     *opt = (migrateOptions){.first_key = 3, .num_keys = 1};
     for (int j = 6; j < c->argc; j++) {
-        const char *arg = c->argv[j]->ptr;
+        const char *arg = objectGetVal(c->argv[j]);
         int more = c->argc - j - 1;
         if (!strcasecmp(arg, "copy")) {
             opt->copy = 1;
@@ -176,7 +176,7 @@ static int migrateParseOptions(client *c, migrateOptions *opt) {
             opt->username = migrateTakeSecret(c, ++j);
             opt->password = migrateTakeSecret(c, ++j);
         } else if (!strcasecmp(arg, "keys")) {
-            if (sdslen(c->argv[3]->ptr) != 0) {
+            if (sdslen(objectGetVal(c->argv[3])) != 0) {
                 addReplyError(c, "When using MIGRATE KEYS option, the key argument must be set to the empty string");
                 return C_ERR;
             }
@@ -199,9 +199,9 @@ static int migrateGetKeys(struct serverCommand *cmd, robj **argv, int argc, int 
     (void)cmd;
     int first = 3, num = 1;
     for (int j = 6; j < argc; j++) {
-        const char *arg = argv[j]->ptr;
+        const char *arg = objectGetVal(argv[j]);
         if (!strcasecmp(arg, "keys")) {
-            if (sdslen(argv[3]->ptr) == 0) {
+            if (sdslen(objectGetVal(argv[3])) == 0) {
                 first = j + 1;
                 num = argc - first;
             }
@@ -267,7 +267,7 @@ static sds migrateBuildRequest(client *c, migrateOptions *opt, long dbid, int se
         sds payload = dumpCreatePayload(ov[j]);
         req = respAppendArrayLen(req, opt->replace ? 5 : 4);
         req = respAppendBulk(req, "RESTORE", 7);
-        req = respAppendBulk(req, kv[j]->ptr, sdslen(kv[j]->ptr));
+        req = respAppendBulk(req, objectGetVal(kv[j]), sdslen(objectGetVal(kv[j])));
         req = respAppendBulkLongLong(req, ttl);
         req = respAppendBulk(req, payload, sdslen(payload));
         if (opt->replace) req = respAppendBulk(req, "REPLACE", 7);

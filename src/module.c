@@ -32,7 +32,7 @@ static void moduleListCommand(client *c) {
 /* LOAD and LOADEX: the path is never opened. */
 static void moduleLoadCommand(client *c) {
     serverLog(LL_WARNING, "Module %s failed to load: this server is built without module support",
-              (char *)c->argv[2]->ptr);
+              (char *)objectGetVal(c->argv[2]));
     addReplyError(c, "Error loading the extension. Please check the server logs.");
 }
 

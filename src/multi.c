@@ -243,9 +243,9 @@ static void watchKey(client *c, robj *key) {
         watchedKey *wk = listNodeValue(ln);
         if (wk->dbid == c->db->id && equalStringObjects(wk->key, key)) return; /* already watched */
     }
-    dictEntry *de = dictFind(watchers[c->db->id], key->ptr);
+    dictEntry *de = dictFind(watchers[c->db->id], objectGetVal(key));
     if (de == NULL) {
-        de = dictAddRaw(watchers[c->db->id], sdsdup(key->ptr), NULL);
+        de = dictAddRaw(watchers[c->db->id], sdsdup(objectGetVal(key)), NULL);
         dictSetVal(watchers[c->db->id], de, listCreate());
     }
     list *l = dictGetVal(de);
@@ -268,11 +268,11 @@ void unwatchAllKeys(client *c) {
     while (listLength(st->watched)) {
         listNode *ln = listFirst(st->watched);
         watchedKey *wk = listNodeValue(ln);
-        dictEntry *de = dictFind(watchers[wk->dbid], wk->key->ptr);
+        dictEntry *de = dictFind(watchers[wk->dbid], objectGetVal(wk->key));
         serverAssert(de != NULL);
         list *l = dictGetVal(de);
         listDelNode(l, wk->db_node);
-        if (listLength(l) == 0) dictDelete(watchers[wk->dbid], wk->key->ptr);
+        if (listLength(l) == 0) dictDelete(watchers[wk->dbid], objectGetVal(wk->key));
         decrRefCount(wk->key);
         zfree(wk);
         listDelNode(st->watched, ln);
@@ -297,7 +297,7 @@ static int watchedKeyExpiredSinceWatch(client *c) {
 void touchWatchedKey(serverDb *db, robj *key) {
     if (watchers == NULL || dictSize(watchers[db->id]) == 0) return;
     robj *name = getDecodedObject(key);
-    list *l = dictFetchValue(watchers[db->id], name->ptr);
+    list *l = dictFetchValue(watchers[db->id], objectGetVal(name));
     if (l) {
         listIter li;
         listNode *ln;

@@ -321,8 +321,14 @@ int clientHasPendingReplies(client *c) {
  * REPLY OFF, closing). */
 int prepareClientToWrite(client *c) {
     /* The Lua script client: replies accumulate in buf/reply for
-     * script_lua.c to read back; it has no connection to write to. */
-    if (c->flags & CLIENT_SCRIPT) return C_OK;
+     * script_lua.c to read back; it has no connection to write to. Our
+     * primary's client: its replies are dropped unless one is forced
+     * (REPLCONF ACK, replication.c), decided here before anything else
+     * since it comes for every command of the stream. */
+    if (c->flags & (CLIENT_SCRIPT | CLIENT_PRIMARY)) {
+        if (c->flags & CLIENT_SCRIPT) return C_OK;
+        if (!(c->flags & CLIENT_PRIMARY_FORCE_REPLY)) return C_ERR;
+    }
     if (!clientIsWritable(c)) return C_ERR;
     /* Replication links (replication.c): the primary's client gets no
      * replies, a replica's stream waits until its snapshot is delivered. */
@@ -468,10 +474,10 @@ void addReplyProto(client *c, const char *s, size_t len) {
  * encoded string, its decimal text. */
 void addReply(client *c, robj *obj) {
     if (sdsEncodedObject(obj)) {
-        appendReply(c, obj->ptr, sdslen(obj->ptr));
+        appendReply(c, objectGetVal(obj), sdslen(objectGetVal(obj)));
     } else if (obj->encoding == OBJ_ENCODING_INT) {
         char buf[32];
-        size_t len = ll2string(buf, sizeof(buf), (long)obj->ptr);
+        size_t len = ll2string(buf, sizeof(buf), (long)objectGetVal(obj));
         appendReply(c, buf, len);
     } else {
         serverPanic("Wrong obj->encoding in addReply()");
@@ -589,12 +595,12 @@ void addReplyErrorSds(client *c, sds err) {
 /* Error replies kept as ready protocol ("-WRONGTYPE ...\r\n"). */
 void addReplyErrorObject(client *c, robj *err) {
     addReply(c, err);
-    afterErrorReply(c, err->ptr, sdslen(err->ptr) - 2, 0);
+    afterErrorReply(c, objectGetVal(err), sdslen(objectGetVal(err)) - 2, 0);
 }
 
 /* Replies obj, counting it as an error if it is one ("-..."). */
 void addReplyOrErrorObject(client *c, robj *obj) {
-    if (sdsEncodedObject(obj) && sdslen(obj->ptr) && ((char *)obj->ptr)[0] == '-') addReplyErrorObject(c, obj);
+    if (sdsEncodedObject(obj) && sdslen(objectGetVal(obj)) && ((char *)objectGetVal(obj))[0] == '-') addReplyErrorObject(c, obj);
     else addReply(c, obj);
 }
 
@@ -703,8 +709,8 @@ static void addReplyBulkLen(client *c, size_t len) {
 }
 
 void addReplyBulk(client *c, robj *obj) {
-    if (sdsEncodedObject(obj)) addReplyBulkCBuffer(c, obj->ptr, sdslen(obj->ptr));
-    else addReplyBulkLongLong(c, (long)obj->ptr);
+    if (sdsEncodedObject(obj)) addReplyBulkCBuffer(c, objectGetVal(obj), sdslen(objectGetVal(obj)));
+    else addReplyBulkLongLong(c, (long)objectGetVal(obj));
 }
 
 /* The hot path of every multi-element reply (LRANGE, HGETALL, MGET ...):
@@ -787,7 +793,7 @@ void addReplyVerbatim(client *c, const char *s, size_t len, const char *ext) {
 /* Replies with the subcommand help: a header line naming the command, the
  * given lines, and the HELP entry every container command has. */
 void addReplyHelp(client *c, const char **help) {
-    sds cmd = sdsnew((char *)c->argv[0]->ptr);
+    sds cmd = sdsnew((char *)objectGetVal(c->argv[0]));
     sdstoupper(cmd);
     int lines = 0;
     while (help[lines]) lines++;
@@ -802,10 +808,10 @@ void addReplyHelp(client *c, const char **help) {
 }
 
 void addReplySubcommandSyntaxError(client *c) {
-    sds cmd = sdsnew((char *)c->argv[0]->ptr);
+    sds cmd = sdsnew((char *)objectGetVal(c->argv[0]));
     sdstoupper(cmd);
     addReplyErrorFormat(c, "unknown subcommand or wrong number of arguments for '%.128s'. Try %s HELP.",
-                        (char *)c->argv[1]->ptr, cmd);
+                        (char *)objectGetVal(c->argv[1]), cmd);
     sdsfree(cmd);
 }
 
@@ -1189,7 +1195,7 @@ static inline void copyArgBytes(char *dst, const char *src, size_t len) {
 static robj *createArgObject(client *c, const char *arg, size_t len) {
     if (c->spare_argc) {
         robj *o = c->spare_args[c->spare_argc - 1];
-        sds s = o->ptr;
+        sds s = objectGetVal(o);
         if (len <= sdsalloc(s)) {
             c->spare_argc--;
             copyArgBytes(s, arg, len);
@@ -1256,12 +1262,17 @@ static int processMultibulkBuffer(client *c) {
             c->argv_len_sum = 0;
             break;
         case RESP_PARSE_BULK_LEN:
-            if (n >= PROTO_MBULK_BIG_ARG && (size_t)n + 2 >= sdslen(c->querybuf) - c->qb_pos) {
+            if (n >= PROTO_MBULK_BIG_ARG && (size_t)n + 2 >= sdslen(c->querybuf) - c->qb_pos &&
+                !(c->flags & CLIENT_PRIMARY)) {
                 /* Big argument: move it to the start of a query buffer of
                  * the client's own, so that once complete the buffer itself
                  * becomes the argument. The buffer grows as the bytes
                  * arrive (readQueryFromClient), never to the announced
-                 * length ahead of them. */
+                 * length ahead of them. Not for our primary: its query
+                 * buffer keeps the command's bytes before the argument
+                 * until they are proxied (replicationPrimaryProcessed()),
+                 * so the buffer never becomes the argument alone and the
+                 * argument is copied, as the proxying copies it anyway. */
                 if (c->querybuf == shared_qb) {
                     c->querybuf = sdsnewlen(c->querybuf + c->qb_pos, sdslen(c->querybuf) - c->qb_pos);
                 } else {
@@ -1405,6 +1416,8 @@ scanned:
  * a stale reading; a nested call disarms it for the rest of the outer one. */
 void processInputBuffer(client *c) {
     if (c->querybuf == NULL) return; /* nothing left over from an earlier read */
+    /* Our primary's stream waits while a script is busy (replication.c). */
+    if ((c->flags & CLIENT_PRIMARY) && replicationPrimaryMustWait()) return;
     server.pipeline_clock = -1;
     size_t next_prefetch = c->reqtype ? SIZE_MAX : c->qb_pos;
     while (c->qb_pos < sdslen(c->querybuf)) {
@@ -1425,7 +1438,9 @@ void processInputBuffer(client *c) {
         if (c->flags & CLIENT_PRIMARY) replicationPrimaryApplied(c);
     }
     server.pipeline_clock = 0;
-    if (c->qb_pos) {
+    if (c->flags & CLIENT_PRIMARY) {
+        replicationPrimaryProcessed(c); /* it keeps what it has not proxied yet */
+    } else if (c->qb_pos) {
         /* Usually every byte was consumed: then there is nothing to move. */
         if (c->qb_pos == sdslen(c->querybuf)) sdsclear(c->querybuf);
         else sdsrange(c->querybuf, c->qb_pos, -1);
@@ -1530,7 +1545,7 @@ void readQueryFromClient(connection *conn) {
         return;
     }
     sdsIncrLen(c->querybuf, nread);
-    if (c->flags & CLIENT_PRIMARY) replicationPrimaryRead(c, c->querybuf + qblen, (size_t)nread);
+    if (c->flags & CLIENT_PRIMARY) replicationPrimaryRead(c, (size_t)nread);
     c->lastinteraction = server.unixtime;
     c->net_input_bytes += nread;
     server.stat_net_input_bytes += nread;
@@ -1636,7 +1651,7 @@ sds catClientInfoString(sds s, client *c) {
         "tot-mem=%U events=%s cmd=%s user=%s redir=%I resp=%i lib-name=%s lib-ver=%s tot-net-in=%U "
         "tot-net-out=%U tot-cmds=%U",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? c->conn->fd : -1,
-        c->name ? (char *)c->name->ptr : "", (long long)(server.unixtime - c->ctime),
+        c->name ? (char *)objectGetVal(c->name) : "", (long long)(server.unixtime - c->ctime),
         (long long)(server.unixtime - c->lastinteraction), clientFlagsString(c, flags), c->db->id,
         pubsubClientCount(c, PUBSUB_CHANNEL), pubsubClientCount(c, PUBSUB_PATTERN), pubsubClientCount(c, PUBSUB_SHARD),
         multiQueuedCount(c), multiWatchedKeysCount(c), (unsigned long long)(c->querybuf ? sdslen(c->querybuf) : 0),
@@ -1645,8 +1660,8 @@ sds catClientInfoString(sds s, client *c) {
         (unsigned long long)c->buf_usable_size, (unsigned long long)c->buf_peak,
         (unsigned long long)c->bufpos, (unsigned long long)listLength(c->reply), (unsigned long long)obufmem,
         (unsigned long long)total_mem, events, cmdname, aclClientUserName(c),
-        (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp, c->lib_name ? (char *)c->lib_name->ptr : "",
-        c->lib_ver ? (char *)c->lib_ver->ptr : "", c->net_input_bytes, c->net_output_bytes,
+        (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp, c->lib_name ? (char *)objectGetVal(c->lib_name) : "",
+        c->lib_ver ? (char *)objectGetVal(c->lib_ver) : "", c->net_input_bytes, c->net_output_bytes,
         c->commands_processed);
 }
 
@@ -1732,7 +1747,7 @@ void replaceClientCommandVector(client *c, int argc, robj **argv) {
     c->argc = argc;
     c->argv_len = argc;
     c->argv_len_sum = 0;
-    for (int j = 0; j < argc; j++) c->argv_len_sum += sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : 0;
+    for (int j = 0; j < argc; j++) c->argv_len_sum += sdsEncodedObject(argv[j]) ? sdslen(objectGetVal(argv[j])) : 0;
 }
 
 void rewriteClientCommandVector(client *c, int argc, ...) {
@@ -1917,8 +1932,8 @@ void processUnpausedClients(void) {
  * ------------------------------------------------------------------------- */
 
 static int validateClientName(client *c, robj *name) {
-    const char *p = name->ptr;
-    for (size_t j = 0; j < sdslen(name->ptr); j++) {
+    const char *p = objectGetVal(name);
+    for (size_t j = 0; j < sdslen(objectGetVal(name)); j++) {
         if (p[j] < '!' || p[j] > '~') {
             addReplyError(c, "Client names cannot contain spaces, newlines or special characters.");
             return C_ERR;
@@ -1930,14 +1945,14 @@ static int validateClientName(client *c, robj *name) {
 void clientListCommand(client *c) {
     int type = -1;
     sds o = NULL;
-    if (c->argc == 4 && !strcasecmp(c->argv[2]->ptr, "type")) {
-        type = getClientTypeByName(c->argv[3]->ptr);
+    if (c->argc == 4 && !strcasecmp(objectGetVal(c->argv[2]), "type")) {
+        type = getClientTypeByName(objectGetVal(c->argv[3]));
         if (type == -1) {
-            addReplyErrorFormat(c, "Unknown client type '%s'", (char *)c->argv[3]->ptr);
+            addReplyErrorFormat(c, "Unknown client type '%s'", (char *)objectGetVal(c->argv[3]));
             return;
         }
         o = getAllClientsInfoString(type);
-    } else if (c->argc > 3 && !strcasecmp(c->argv[2]->ptr, "id")) {
+    } else if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[2]), "id")) {
         o = sdsempty();
         for (int j = 3; j < c->argc; j++) {
             long long id;
@@ -1983,7 +1998,7 @@ void clientSetnameCommand(client *c) {
     if (validateClientName(c, name) != C_OK) return;
     if (c->name) decrRefCount(c->name);
     c->name = NULL;
-    if (sdslen(name->ptr)) {
+    if (sdslen(objectGetVal(name))) {
         c->name = name;
         incrRefCount(name);
     }
@@ -1996,7 +2011,7 @@ void clientGetnameCommand(client *c) {
 }
 
 void clientSetinfoCommand(client *c) {
-    const char *attr = c->argv[2]->ptr;
+    const char *attr = objectGetVal(c->argv[2]);
     robj *val = c->argv[3];
     robj **dest;
     if (!strcasecmp(attr, "lib-name")) dest = &c->lib_name;
@@ -2005,15 +2020,15 @@ void clientSetinfoCommand(client *c) {
         addReplyErrorFormat(c, "Unrecognized option '%s'", attr);
         return;
     }
-    const char *p = val->ptr;
-    for (size_t j = 0; j < sdslen(val->ptr); j++) {
+    const char *p = objectGetVal(val);
+    for (size_t j = 0; j < sdslen(objectGetVal(val)); j++) {
         if (p[j] < '!' || p[j] > '~') {
             addReplyErrorFormat(c, "%s cannot contain spaces, newlines or special characters.", attr);
             return;
         }
     }
     if (*dest) decrRefCount(*dest);
-    *dest = sdslen(val->ptr) ? val : NULL;
+    *dest = sdslen(objectGetVal(val)) ? val : NULL;
     if (*dest) incrRefCount(*dest);
     addReply(c, shared.ok);
 }
@@ -2029,7 +2044,7 @@ void clientKillCommand(client *c) {
     long long maxage = 0;
 
     if (!newform) {
-        addr = c->argv[2]->ptr;
+        addr = objectGetVal(c->argv[2]);
         skipme = 0;
     } else {
         if ((c->argc - 2) % 2 != 0) {
@@ -2037,7 +2052,7 @@ void clientKillCommand(client *c) {
             return;
         }
         for (int i = 2; i < c->argc; i += 2) {
-            const char *opt = c->argv[i]->ptr;
+            const char *opt = objectGetVal(c->argv[i]);
             robj *val = c->argv[i + 1];
             if (!strcasecmp(opt, "id")) {
                 long long tmp;
@@ -2049,24 +2064,24 @@ void clientKillCommand(client *c) {
                 }
                 id = tmp;
             } else if (!strcasecmp(opt, "type")) {
-                type = getClientTypeByName(val->ptr);
+                type = getClientTypeByName(objectGetVal(val));
                 if (type == -1) {
-                    addReplyErrorFormat(c, "Unknown client type '%s'", (char *)val->ptr);
+                    addReplyErrorFormat(c, "Unknown client type '%s'", (char *)objectGetVal(val));
                     return;
                 }
             } else if (!strcasecmp(opt, "addr")) {
-                addr = val->ptr;
+                addr = objectGetVal(val);
             } else if (!strcasecmp(opt, "laddr")) {
-                laddr = val->ptr;
+                laddr = objectGetVal(val);
             } else if (!strcasecmp(opt, "user")) {
-                if (aclClientIsUser(c, val->ptr) < 0) {
-                    addReplyErrorFormat(c, "No such user '%s'", (char *)val->ptr);
+                if (aclClientIsUser(c, objectGetVal(val)) < 0) {
+                    addReplyErrorFormat(c, "No such user '%s'", (char *)objectGetVal(val));
                     return;
                 }
-                username = val->ptr;
+                username = objectGetVal(val);
             } else if (!strcasecmp(opt, "skipme")) {
-                if (!strcasecmp(val->ptr, "yes")) skipme = 1;
-                else if (!strcasecmp(val->ptr, "no")) skipme = 0;
+                if (!strcasecmp(objectGetVal(val), "yes")) skipme = 1;
+                else if (!strcasecmp(objectGetVal(val), "no")) skipme = 0;
                 else {
                     addReplyErrorObject(c, shared.syntaxerr);
                     return;
@@ -2113,8 +2128,8 @@ void clientPauseCommand(client *c) {
     long long duration;
     int write_only = 0;
     if (c->argc == 4) {
-        if (!strcasecmp(c->argv[3]->ptr, "write")) write_only = 1;
-        else if (strcasecmp(c->argv[3]->ptr, "all")) {
+        if (!strcasecmp(objectGetVal(c->argv[3]), "write")) write_only = 1;
+        else if (strcasecmp(objectGetVal(c->argv[3]), "all")) {
             addReplyError(c, "CLIENT PAUSE mode must be WRITE or ALL");
             return;
         }
@@ -2135,7 +2150,7 @@ void clientUnpauseCommand(client *c) {
 }
 
 void clientReplyCommand(client *c) {
-    const char *mode = c->argv[2]->ptr;
+    const char *mode = objectGetVal(c->argv[2]);
     if (!strcasecmp(mode, "on")) {
         c->flags &= ~(CLIENT_REPLY_SKIP | CLIENT_REPLY_OFF);
         addReply(c, shared.ok);
@@ -2149,7 +2164,7 @@ void clientReplyCommand(client *c) {
 }
 
 static void clientOnOffFlag(client *c, uint64_t flag) {
-    const char *v = c->argv[2]->ptr;
+    const char *v = objectGetVal(c->argv[2]);
     if (!strcasecmp(v, "on")) {
         c->flags |= flag;
         addReply(c, shared.ok);

@@ -35,7 +35,7 @@ void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {
         sds name = sdsnewlen("__keyspace@", 11);
         name = sdscatlen(name, dbbuf, dblen);
         name = sdscatlen(name, "__:", 3);
-        name = sdscatsds(name, keyname->ptr);
+        name = sdscatsds(name, objectGetVal(keyname));
         robj *channel = createObject(OBJ_STRING, name);
         robj *payload = createStringObject(event, eventlen);
         pubsubPublishMessage(channel, payload, 0);

@@ -4,9 +4,13 @@
  *
  * Every value in the keyspace and every command argument is an robj. A
  * string is stored in one of three encodings:
- *   INT     the pointer field holds a long directly (no allocation);
- *   EMBSTR  robj and sds header+bytes share one allocation (short, read-only);
- *   RAW     robj points to a separately allocated sds (can grow in place).
+ *   INT     the value pointer holds a long directly (no allocation);
+ *   EMBSTR  header and sds share one allocation, with no value pointer
+ *           (short, read-only);
+ *   RAW     the value pointer points to a separately allocated sds (can
+ *           grow in place).
+ * Everything reads a value with objectGetVal() and writes one with
+ * objectSetVal() (server.h), which know where each encoding keeps it.
  * tryObjectEncoding() picks the smallest one. Small integers (0..9999) are
  * shared objects unless an LRU/LFU maxmemory policy needs per-key metadata.
  *
@@ -38,7 +42,7 @@ robj *createObject(int type, void *ptr) {
     robj *o = zmalloc(sizeof(*o));
     o->type = type;
     o->encoding = OBJ_ENCODING_RAW;
-    o->ptr = ptr;
+    objectSetVal(o, ptr);
     o->hasexpire = 0;
     o->hasembkey = 0;
     o->refcount = 1;
@@ -50,16 +54,16 @@ robj *createRawStringObject(const char *ptr, size_t len) {
     return createObject(OBJ_STRING, sdsnewlen(ptr, len));
 }
 
-/* One allocation for robj + sdshdr8 + bytes + NUL. ptr NULL leaves the
- * bytes zeroed; SDS_NOINIT leaves them uninitialised. */
+/* One allocation for the 8-byte header + sdshdr8 + bytes + NUL (no value
+ * pointer: objectGetVal() finds the sds after the header). ptr NULL leaves
+ * the bytes zeroed; SDS_NOINIT leaves them uninitialised. */
 robj *createEmbeddedStringObject(const char *ptr, size_t len) {
-    size_t total = sizeof(robj) + sizeof(struct sdshdr8) + len + 1;
+    size_t total = OBJ_HEADER_SIZE + sizeof(struct sdshdr8) + len + 1;
     size_t usable;
     robj *o = zmalloc_usable(total, &usable);
-    struct sdshdr8 *sh = (void *)(o + 1);
+    struct sdshdr8 *sh = (void *)((char *)o + OBJ_HEADER_SIZE);
     o->type = OBJ_STRING;
     o->encoding = OBJ_ENCODING_EMBSTR;
-    o->ptr = sh + 1;
     o->hasexpire = 0;
     o->hasembkey = 0;
     o->refcount = 1;
@@ -102,7 +106,7 @@ static robj *createStringObjectFromLongLongWithOptions(long long value, int allo
     if (value >= LONG_MIN && value <= LONG_MAX) {
         o = createObject(OBJ_STRING, NULL);
         o->encoding = OBJ_ENCODING_INT;
-        o->ptr = (void *)((long)value);
+        objectSetVal(o, (void *)((long)value));
     } else {
         o = createObject(OBJ_STRING, sdsfromlonglong(value));
     }
@@ -128,12 +132,12 @@ robj *createStringObjectFromLongDouble(long double value, int humanfriendly) {
 /* Returns an unshared copy of a string object, same encoding. */
 robj *dupStringObject(const robj *o) {
     switch (o->encoding) {
-    case OBJ_ENCODING_RAW: return createRawStringObject(o->ptr, sdslen(o->ptr));
-    case OBJ_ENCODING_EMBSTR: return createEmbeddedStringObject(o->ptr, sdslen(o->ptr));
+    case OBJ_ENCODING_RAW: return createRawStringObject(objectGetVal(o), sdslen(objectGetVal(o)));
+    case OBJ_ENCODING_EMBSTR: return createEmbeddedStringObject(objectGetVal(o), sdslen(objectGetVal(o)));
     case OBJ_ENCODING_INT: {
         robj *d = createObject(OBJ_STRING, NULL);
         d->encoding = OBJ_ENCODING_INT;
-        d->ptr = o->ptr;
+        objectSetVal(d, objectGetVal(o));
         return d;
     }
     default: serverPanic("Wrong encoding.");
@@ -150,30 +154,56 @@ robj *makeObjectShared(robj *o) {
 /* ---------------------------------------------------------------------------
  * Objects with an embedded key (keyspace entries)
  *
- * After the 16-byte header: [expire, 8 bytes, if hasexpire] [one byte: size
- * of the key's sds header] [key sds header, key bytes, NUL] [for EMBSTR: the
- * value's sds header, bytes, NUL]. Keys and values shorter than 32 bytes
- * use the one-byte sds header. A 10-byte key with a 16-byte value takes
- * 47 bytes (a 48-byte jemalloc class), a 16-byte key 53 (64), where a
- * dict entry with the key and a separate value object took two blocks.
+ * Layout of every object, in order (server.h): the 8-byte header; the
+ * value: for EMBSTR the sds itself (sdshdr8, bytes, NUL), for every other
+ * encoding val_ptr (8 bytes); the expire time (8 bytes) if hasexpire; for
+ * a keyspace entry the key (one byte: size of the key's sds header; the
+ * key's sds header, bytes, NUL). Keys shorter than 32 bytes use the
+ * one-byte sds header.
+ *
+ * Why no value pointer for any EMBSTR, in the keyspace or not: one rule
+ * ("EMBSTR => no val_ptr") that objectGetVal() decides from the encoding
+ * alone, with no offset stored anywhere, and arguments and replies are 8
+ * bytes smaller too. Why the value first, always with an sdshdr8: its sds
+ * then starts at a fixed offset (11 bytes), so every argument parse and
+ * GET reply reads it with one compare and one add; the expire time and
+ * the key, read on lookups, cost one more byte load (the value's length).
+ *
+ * A 16-byte key with a 16-byte value takes 8 + 20 + 19 = 47 bytes (the
+ * 48-byte jemalloc class), a 10-byte key 41 (48); with an expire 55 and
+ * 49 (64). A value longer than OBJ_ENCODING_EMBSTR_SIZE_LIMIT is RAW and
+ * keeps its pointer. Nothing changes an object's encoding from or to
+ * EMBSTR in place (the layout depends on it): such changes make a new
+ * object (tryObjectEncoding(), dbUnshareStringValue()).
  * ------------------------------------------------------------------------- */
 
-static inline char *objectKeyArea(const robj *o) {
-    return (char *)(o + 1) + (o->hasexpire ? sizeof(long long) : 0);
+/* Where o's expire slot is (when hasexpire): right after the value, the
+ * embedded sds of an EMBSTR or val_ptr. */
+static inline char *objectExpireArea(const robj *o) {
+    if (objectIsEmbstr(o)) {
+        const struct sdshdr8 *sh = (const void *)((const char *)o + OBJ_HEADER_SIZE);
+        return (char *)sh->buf + sh->len + 1;
+    }
+    return (char *)o + sizeof(robj);
+}
+
+/* Where o's embedded key starts (its header-size byte): after the value
+ * and the expire slot. */
+static inline unsigned char *objectKeyArea(const robj *o) {
+    return (unsigned char *)objectExpireArea(o) + (o->hasexpire ? sizeof(long long) : 0);
 }
 
 /* Returns o's embedded key (an sds owned by o: never free or grow it), or
  * NULL for an object outside the keyspace. */
 sds objectGetKey(const robj *o) {
     if (!o->hasembkey) return NULL;
-    unsigned char *p = (unsigned char *)objectKeyArea(o);
+    unsigned char *p = objectKeyArea(o);
     return (sds)(p + 1 + p[0]);
 }
 
 /* objectGetKey() as the keyspace hashtables' entryGetKey callback. */
 const void *objectGetKeyVoid(const void *o) {
-    const robj *v = o;
-    unsigned char *p = (unsigned char *)(v + 1) + (v->hasexpire ? sizeof(long long) : 0);
+    unsigned char *p = objectKeyArea(o);
     return p + 1 + p[0];
 }
 
@@ -181,7 +211,7 @@ const void *objectGetKeyVoid(const void *o) {
 long long objectGetExpire(const robj *o) {
     if (!o->hasexpire) return -1;
     long long when;
-    memcpy(&when, o + 1, sizeof(when));
+    memcpy(&when, objectExpireArea(o), sizeof(when));
     return when;
 }
 
@@ -219,39 +249,29 @@ static size_t objectKeySize(size_t keylen) {
     return keylen < 32 ? 3 + keylen : 1 + sdsEmbeddedSize(keylen);
 }
 
-/* The bytes an embedded EMBSTR value of vlen bytes takes: a one-byte sds
- * header below 32 bytes (the value is read-only, nothing asks the
- * allocator about it), else sds8. */
+/* The bytes an embedded EMBSTR value of vlen bytes takes: sdshdr8, bytes,
+ * NUL. */
 static size_t objectValueSize(size_t vlen) {
-    return (vlen < 32 ? 1 : sizeof(struct sdshdr8)) + vlen + 1;
+    return sizeof(struct sdshdr8) + vlen + 1;
 }
 
-/* Writes an EMBSTR value at p (objectValueSize(vlen) bytes); returns the
- * sds. */
-static sds objectWriteValue(char *p, const char *v, size_t vlen) {
-    sds s;
-    if (vlen < 32) {
-        p[0] = (char)(SDS_TYPE_5 | (vlen << SDS_TYPE_BITS));
-        s = p + 1;
-    } else {
-        struct sdshdr8 *sh = (struct sdshdr8 *)p;
-        sh->len = (uint8_t)vlen;
-        sh->alloc = (uint8_t)vlen;
-        sh->flags = SDS_TYPE_8;
-        s = (sds)sh->buf;
-    }
-    objectCopyBytes(s, v, vlen);
-    s[vlen] = '\0';
-    return s;
+/* Writes an EMBSTR value at p (objectValueSize(vlen) bytes, no spare
+ * room: the value is read-only). */
+static void objectWriteValue(char *p, const char *v, size_t vlen) {
+    struct sdshdr8 *sh = (struct sdshdr8 *)p;
+    sh->len = (uint8_t)vlen;
+    sh->alloc = (uint8_t)vlen;
+    sh->flags = SDS_TYPE_8;
+    objectCopyBytes((char *)sh->buf, v, vlen);
+    sh->buf[vlen] = '\0';
 }
 
-/* The request size of keyspace entry o's block, from its layout (an
- * embedded value exists exactly while the encoding is EMBSTR: nothing
- * turns such a value into another encoding in place). */
+/* The request size of keyspace entry o's block, from its layout. */
 static size_t objectEmbeddedRequestSize(const robj *o) {
     size_t keylen = sdslen(objectGetKey(o));
-    size_t size = sizeof(robj) + (o->hasexpire ? sizeof(long long) : 0) + objectKeySize(keylen);
-    if (o->encoding == OBJ_ENCODING_EMBSTR) size += objectValueSize(sdslen(o->ptr));
+    size_t size = OBJ_HEADER_SIZE + (o->hasexpire ? sizeof(long long) : 0) + objectKeySize(keylen);
+    if (o->encoding == OBJ_ENCODING_EMBSTR) size += objectValueSize(sdslen(objectGetVal(o)));
+    else size += sizeof(void *);
     return size;
 }
 
@@ -274,16 +294,21 @@ int objectOverwriteEmbeddedValue(robj *o, robj *val) {
     /* Only an EMBSTR val: a RAW one is what dbUnshareStringValue() stores
      * to modify it in place, it must stay a separate sds. */
     if (val->type != OBJ_STRING || val->encoding != OBJ_ENCODING_EMBSTR) return 0;
-    size_t vlen = sdslen(val->ptr), oldlen = sdslen(o->ptr);
+    size_t vlen = sdslen(objectGetVal(val)), oldlen = sdslen(objectGetVal(o));
     if (vlen == oldlen) { /* the common case: same layout */
-        objectCopyBytes(o->ptr, val->ptr, vlen);
+        objectCopyBytes(objectGetVal(o), objectGetVal(val), vlen);
         return 1;
     }
     size_t oldsize = objectEmbeddedRequestSize(o);
     size_t newsize = oldsize - objectValueSize(oldlen) + objectValueSize(vlen);
-    if (newsize != oldsize && zmalloc_good_size(newsize) != zmalloc_good_size(oldsize)) return 0;
-    char *area = (char *)o->ptr - (oldlen < 32 ? 1 : sizeof(struct sdshdr8));
-    o->ptr = objectWriteValue(area, val->ptr, vlen);
+    if (zmalloc_good_size(newsize) != zmalloc_good_size(oldsize)) return 0;
+    /* The expire slot and the key follow the value: move them to where the
+     * new value ends. */
+    char *tail = objectExpireArea(o);
+    size_t tailsize = (o->hasexpire ? sizeof(long long) : 0) + objectKeySize(sdslen(objectGetKey(o)));
+    char *area = (char *)objectGetVal(o) - sizeof(struct sdshdr8);
+    memmove(area + objectValueSize(vlen), tail, tailsize);
+    objectWriteValue(area, objectGetVal(val), vlen);
     return 1;
 }
 
@@ -299,17 +324,17 @@ int objectTakeRawValue(robj *o, robj *val) {
         (o->encoding != OBJ_ENCODING_RAW && o->encoding != OBJ_ENCODING_INT))
         return 0;
     if (val->refcount != 1 || val->hasembkey || val->type != OBJ_STRING || val->encoding != OBJ_ENCODING_RAW) return 0;
-    if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
+    if (o->encoding == OBJ_ENCODING_RAW) sdsfree(objectGetVal(o));
     o->encoding = OBJ_ENCODING_RAW;
-    o->ptr = val->ptr;
+    objectSetVal(o, objectGetVal(val));
     objectFreeBlock(val);
     return 1;
 }
 
 /* Makes the keyspace entry for val under key: a new allocation holding the
- * header, the expire slot (when expire_slot; expire -1 means no TTL yet),
- * the key and, for an EMBSTR string, the value. Takes the caller's
- * reference to val: when it was the only one, the value's payload moves to
+ * header, the value (embedded for an EMBSTR string, else its pointer), the
+ * expire slot (when expire_slot; expire -1 means no TTL yet) and the key.
+ * Takes the caller's reference to val: when it was the only one, the value's payload moves to
  * the new object and val's block is freed (val may itself be a keyspace
  * entry, whose key may be the one passed); when val is shared or has other
  * owners, the value is copied and val's reference dropped, so other owners
@@ -317,9 +342,9 @@ int objectTakeRawValue(robj *o, robj *val) {
  * type, encoding and LRU/LFU data. */
 static robj *objectNewEntry(robj *val, const char *key, size_t keylen, int expire_slot, long long expire, int take) {
     int embed_value = val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_EMBSTR;
-    size_t vlen = embed_value ? sdslen(val->ptr) : 0;
-    size_t total = sizeof(robj) + (expire_slot ? sizeof(long long) : 0) + objectKeySize(keylen) +
-                   (embed_value ? objectValueSize(vlen) : 0);
+    size_t vlen = embed_value ? sdslen(objectGetVal(val)) : 0;
+    size_t total = OBJ_HEADER_SIZE + (expire_slot ? sizeof(long long) : 0) + objectKeySize(keylen) +
+                   (embed_value ? objectValueSize(vlen) : sizeof(void *));
     robj *o = zmalloc(total);
     o->type = val->type;
     o->encoding = val->encoding;
@@ -327,25 +352,29 @@ static robj *objectNewEntry(robj *val, const char *key, size_t keylen, int expir
     o->hasexpire = expire_slot ? 1 : 0;
     o->hasembkey = 1;
     o->refcount = 1;
-    char *p = (char *)(o + 1);
+    char *p = (char *)o + OBJ_HEADER_SIZE;
+    int sole_owner = take && val->refcount == 1;
+    if (embed_value) {
+        objectWriteValue(p, objectGetVal(val), vlen);
+        p += objectValueSize(vlen);
+    } else {
+        if (sole_owner || (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT)) {
+            objectSetVal(o, objectGetVal(val)); /* moved (or an integer: nothing to own) */
+        } else if (val->type == OBJ_STRING) {
+            objectSetVal(o, sdsdup(objectGetVal(val)));
+        } else {
+            robj *copy = objectMethods[val->type].dup(val);
+            o->encoding = copy->encoding;
+            objectSetVal(o, objectGetVal(copy));
+            zfree(copy);
+        }
+        p += sizeof(void *);
+    }
     if (expire_slot) {
         memcpy(p, &expire, sizeof(expire));
         p += sizeof(expire);
     }
-    p += objectWriteKey(p, key, keylen);
-    int sole_owner = take && val->refcount == 1;
-    if (embed_value) {
-        o->ptr = objectWriteValue(p, val->ptr, vlen);
-    } else if (sole_owner || (val->type == OBJ_STRING && val->encoding == OBJ_ENCODING_INT)) {
-        o->ptr = val->ptr; /* moved (or an integer: nothing to own) */
-    } else if (val->type == OBJ_STRING) {
-        o->ptr = sdsdup(val->ptr);
-    } else {
-        robj *copy = objectMethods[val->type].dup(val);
-        o->encoding = copy->encoding;
-        o->ptr = copy->ptr;
-        zfree(copy);
-    }
+    objectWriteKey(p, key, keylen);
     if (sole_owner) objectFreeBlock(val); /* the payload moved or was copied */
     else if (take) decrRefCount(val);
     return o;
@@ -368,7 +397,7 @@ robj *objectCopyWithKey(robj *val, const char *key, size_t keylen, int expire_sl
 robj *objectSetExpire(robj *o, long long when) {
     serverAssert(o->hasembkey);
     if (o->hasexpire) {
-        memcpy(o + 1, &when, sizeof(when));
+        memcpy(objectExpireArea(o), &when, sizeof(when));
         return o;
     }
     sds key = objectGetKey(o);
@@ -384,7 +413,7 @@ void incrRefCount(robj *o) {
 }
 
 void freeStringObject(robj *o) {
-    if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
+    if (o->encoding == OBJ_ENCODING_RAW) sdsfree(objectGetVal(o));
 }
 
 /* Drops one reference; frees the object (and its value) at zero. */
@@ -394,9 +423,9 @@ void decrRefCount(robj *o) {
             /* createEmbeddedStringObject() gave the sds all the block's
              * spare bytes, so its alloc tells the block's usable size
              * unless it was capped at 255. */
-            struct sdshdr8 *sh = (struct sdshdr8 *)((char *)o->ptr - sizeof(struct sdshdr8));
+            struct sdshdr8 *sh = (struct sdshdr8 *)((char *)objectGetVal(o) - sizeof(struct sdshdr8));
             if (sh->alloc < 255) {
-                zfree_with_size(o, sizeof(robj) + sizeof(struct sdshdr8) + sh->alloc + 1);
+                zfree_with_size(o, OBJ_HEADER_SIZE + sizeof(struct sdshdr8) + sh->alloc + 1);
                 return;
             }
         }
@@ -433,10 +462,11 @@ robj *resetRefCount(robj *obj) {
  * room that is only the allocator's rounding stays (sdsCanShrink()). */
 void trimStringObjectIfNeeded(robj *o, int trim_small_values) {
     if (o->encoding != OBJ_ENCODING_RAW) return;
-    size_t len = sdslen(o->ptr);
-    if ((sdsavail(o->ptr) > len / 10 || (trim_small_values && len < PROTO_MBULK_BIG_ARG && sdsavail(o->ptr))) &&
-        sdsCanShrink(o->ptr))
-        o->ptr = sdsRemoveFreeSpace(o->ptr, 0);
+    size_t len = sdslen(objectGetVal(o));
+    if ((sdsavail(objectGetVal(o)) > len / 10 ||
+         (trim_small_values && len < PROTO_MBULK_BIG_ARG && sdsavail(objectGetVal(o)))) &&
+        sdsCanShrink(objectGetVal(o)))
+        objectSetVal(o, sdsRemoveFreeSpace(objectGetVal(o), 0));
 }
 
 /* Re-encodes a string object in the most compact form. May return a
@@ -445,7 +475,7 @@ robj *tryObjectEncoding(robj *o) {
     if (o->type != OBJ_STRING || !sdsEncodedObject(o)) return o;
     if (o->refcount > 1) return o; /* Shared: others see it, don't touch. */
 
-    sds s = o->ptr;
+    sds s = objectGetVal(o);
     size_t len = sdslen(s);
     long value;
     if (len <= 20 && string2l(s, len, &value)) {
@@ -455,9 +485,9 @@ robj *tryObjectEncoding(robj *o) {
             return shared.integers[value];
         }
         if (o->encoding == OBJ_ENCODING_RAW) {
-            sdsfree(o->ptr);
+            sdsfree(objectGetVal(o));
             o->encoding = OBJ_ENCODING_INT;
-            o->ptr = (void *)value;
+            objectSetVal(o, (void *)value);
             return o;
         }
         decrRefCount(o);
@@ -473,7 +503,7 @@ robj *tryObjectEncoding(robj *o) {
     return o;
 }
 
-/* Returns a new reference to a string object whose ptr is an sds. */
+/* Returns a new reference to a string object whose value (objectGetVal()) is an sds. */
 robj *getDecodedObject(robj *o) {
     if (sdsEncodedObject(o)) {
         incrRefCount(o);
@@ -481,15 +511,15 @@ robj *getDecodedObject(robj *o) {
     }
     if (o->type == OBJ_STRING && o->encoding == OBJ_ENCODING_INT) {
         char buf[32];
-        ll2string(buf, sizeof(buf), (long)o->ptr);
+        ll2string(buf, sizeof(buf), (long)objectGetVal(o));
         return createStringObject(buf, strlen(buf));
     }
     serverPanic("Unknown encoding type");
 }
 
 size_t stringObjectLen(robj *o) {
-    if (sdsEncodedObject(o)) return sdslen(o->ptr);
-    return sdigits10((long)o->ptr);
+    if (sdsEncodedObject(o)) return sdslen(objectGetVal(o));
+    return sdigits10((long)objectGetVal(o));
 }
 
 /* Binary comparison of two string objects (memcmp order, or strcoll with
@@ -500,17 +530,17 @@ static int compareStringObjectsWithFlags(const robj *a, const robj *b, int colla
     size_t alen, blen;
     if (a == b) return 0;
     if (sdsEncodedObject(a)) {
-        astr = a->ptr;
+        astr = objectGetVal(a);
         alen = sdslen((sds)astr);
     } else {
-        alen = ll2string(bufa, sizeof(bufa), (long)a->ptr);
+        alen = ll2string(bufa, sizeof(bufa), (long)objectGetVal(a));
         astr = bufa;
     }
     if (sdsEncodedObject(b)) {
-        bstr = b->ptr;
+        bstr = objectGetVal(b);
         blen = sdslen((sds)bstr);
     } else {
-        blen = ll2string(bufb, sizeof(bufb), (long)b->ptr);
+        blen = ll2string(bufb, sizeof(bufb), (long)objectGetVal(b));
         bstr = bufb;
     }
     if (collate) return strcoll(astr, bstr);
@@ -529,7 +559,7 @@ int collateStringObjects(const robj *a, const robj *b) {
 }
 
 int equalStringObjects(robj *a, robj *b) {
-    if (a->encoding == OBJ_ENCODING_INT && b->encoding == OBJ_ENCODING_INT) return a->ptr == b->ptr;
+    if (a->encoding == OBJ_ENCODING_INT && b->encoding == OBJ_ENCODING_INT) return objectGetVal(a) == objectGetVal(b);
     return compareStringObjects(a, b) == 0;
 }
 
@@ -554,9 +584,9 @@ int getLongLongFromObject(robj *o, long long *target) {
     } else {
         serverAssert(o->type == OBJ_STRING);
         if (sdsEncodedObject(o)) {
-            if (string2ll(o->ptr, sdslen(o->ptr), &value) == 0) return C_ERR;
+            if (string2ll(objectGetVal(o), sdslen(objectGetVal(o)), &value) == 0) return C_ERR;
         } else if (o->encoding == OBJ_ENCODING_INT) {
-            value = (long)o->ptr;
+            value = (long)objectGetVal(o);
         } else {
             serverPanic("Unknown string encoding");
         }
@@ -634,10 +664,10 @@ int getDoubleFromObject(const robj *o, double *target) {
     if (o == NULL) {
         value = 0;
     } else if (sdsEncodedObject(o)) {
-        if (!parseShortDecimal(o->ptr, sdslen(o->ptr), &value) && !string2d(o->ptr, sdslen(o->ptr), &value))
+        if (!parseShortDecimal(objectGetVal(o), sdslen(objectGetVal(o)), &value) && !string2d(objectGetVal(o), sdslen(objectGetVal(o)), &value))
             return C_ERR;
     } else if (o->encoding == OBJ_ENCODING_INT) {
-        value = (long)o->ptr;
+        value = (long)objectGetVal(o);
     } else {
         serverPanic("Unknown string encoding");
     }
@@ -660,9 +690,9 @@ int getLongDoubleFromObject(robj *o, long double *target) {
     if (o == NULL) {
         value = 0;
     } else if (sdsEncodedObject(o)) {
-        if (!string2ld(o->ptr, sdslen(o->ptr), &value)) return C_ERR;
+        if (!string2ld(objectGetVal(o), sdslen(objectGetVal(o)), &value)) return C_ERR;
     } else if (o->encoding == OBJ_ENCODING_INT) {
-        value = (long)o->ptr;
+        value = (long)objectGetVal(o);
     } else {
         serverPanic("Unknown string encoding");
     }
@@ -718,7 +748,7 @@ size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid) {
     if (o->type == OBJ_STRING) {
         if (o->encoding == OBJ_ENCODING_INT) size = zmalloc_size(o);
         else if (o->encoding == OBJ_ENCODING_EMBSTR) size = zmalloc_size(o);
-        else size = zmalloc_size(o) + sdsAllocSize(o->ptr);
+        else size = zmalloc_size(o) + sdsAllocSize(objectGetVal(o));
     } else if (o->type < OBJ_TYPE_MAX && objectMethods[o->type].size) {
         size = zmalloc_size(o) + objectMethods[o->type].size(o, sample_size);
     } else {
@@ -728,7 +758,7 @@ size_t objectComputeSize(robj *key, robj *o, size_t sample_size, int dbid) {
         /* A keyspace entry holds its key (counted above); its share of
          * the table is a slot of a bucket, about 10 bytes. */
         (void)dbid;
-        size += o->hasembkey ? sizeof(void *) + sizeof(void *) / 4 : sdsAllocSize(key->ptr) + sizeof(void *);
+        size += o->hasembkey ? sizeof(void *) + sizeof(void *) / 4 : sdsAllocSize(objectGetVal(key)) + sizeof(void *);
     }
     return size;
 }
@@ -985,7 +1015,7 @@ void memoryHelpCommand(client *c) {
 void memoryUsageCommand(client *c) {
     long long samples = 5;
     for (int j = 3; j < c->argc; j++) {
-        if (!strcasecmp(c->argv[j]->ptr, "samples") && j + 1 < c->argc) {
+        if (!strcasecmp(objectGetVal(c->argv[j]), "samples") && j + 1 < c->argc) {
             if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &samples, NULL) == C_ERR) return;
             if (samples < 0) {
                 addReplyErrorObject(c, shared.syntaxerr);

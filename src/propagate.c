@@ -244,7 +244,7 @@ size_t propagateCommandMaxLen(robj **argv, int argc) {
     size_t need = 16 + PROTO_HDR_MAX + LONG_STR_SIZE + 2; /* a SELECT */
     need += PROTO_HDR_MAX;                               /* "*<argc>" */
     for (int j = 0; j < argc; j++)
-        need += PROTO_HDR_MAX + 2 + (sdsEncodedObject(argv[j]) ? sdslen(argv[j]->ptr) : LONG_STR_SIZE);
+        need += PROTO_HDR_MAX + 2 + (sdsEncodedObject(argv[j]) ? sdslen(objectGetVal(argv[j])) : LONG_STR_SIZE);
     return need;
 }
 
@@ -262,13 +262,13 @@ char *propagateWriteCommand(char *p, const char *limit, int select_db, robj **ar
     for (int j = 0; j < argc; j++) {
         robj *o = argv[j];
         if (sdsEncodedObject(o)) {
-            size_t len = sdslen(o->ptr);
+            size_t len = sdslen(objectGetVal(o));
             if ((size_t)(limit - p) < PROTO_HDR_MAX + 2 + len) return NULL;
-            p = writeBulk(p, o->ptr, len);
+            p = writeBulk(p, objectGetVal(o), len);
         } else {
             if (limit - p < PROTO_HDR_MAX + 2 + LONG_STR_SIZE) return NULL;
             char num[LONG_STR_SIZE];
-            int nl = ll2string(num, sizeof(num), (long)o->ptr);
+            int nl = ll2string(num, sizeof(num), (long)objectGetVal(o));
             p = writeBulk(p, num, (size_t)nl);
         }
     }

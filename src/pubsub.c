@@ -169,10 +169,10 @@ static sds encodeMessage(int resp, const char *word, sds pattern, sds channel, r
     if (pattern) s = catBulk(s, pattern, sdslen(pattern));
     s = catBulk(s, channel, sdslen(channel));
     if (sdsEncodedObject(payload)) {
-        s = catBulk(s, payload->ptr, sdslen(payload->ptr));
+        s = catBulk(s, objectGetVal(payload), sdslen(objectGetVal(payload)));
     } else {
         char buf[LONG_STR_SIZE];
-        int len = ll2string(buf, sizeof(buf), (long)payload->ptr);
+        int len = ll2string(buf, sizeof(buf), (long)objectGetVal(payload));
         s = catBulk(s, buf, len);
     }
     return s;
@@ -338,7 +338,7 @@ void pubsubUnsubscribeAll(client *c, int notify) {
 /* See pubsub.h. */
 long long pubsubPublishMessage(robj *channel, robj *message, int sharded) {
     long long receivers = 0;
-    sds name = channel->ptr;
+    sds name = objectGetVal(channel);
     int kind = sharded ? PUBSUB_SHARD : PUBSUB_CHANNEL;
 
     dict *set = dictFetchValue(subscribers[kind], name);
@@ -382,7 +382,7 @@ int pubsubAllowedInSubscribedMode(struct serverCommand *cmd) {
  * ------------------------------------------------------------------------- */
 
 static void subscribeGeneric(client *c, int kind) {
-    for (int j = 1; j < c->argc; j++) subscribeTo(c, kind, c->argv[j]->ptr);
+    for (int j = 1; j < c->argc; j++) subscribeTo(c, kind, objectGetVal(c->argv[j]));
 }
 
 static void unsubscribeGeneric(client *c, int kind) {
@@ -390,7 +390,7 @@ static void unsubscribeGeneric(client *c, int kind) {
         unsubscribeAllOfKind(c, kind, 1);
         return;
     }
-    for (int j = 1; j < c->argc; j++) unsubscribeFrom(c, kind, c->argv[j]->ptr, 1);
+    for (int j = 1; j < c->argc; j++) unsubscribeFrom(c, kind, objectGetVal(c->argv[j]), 1);
 }
 
 /* The command handlers below run in the event loop for c's own command and
@@ -449,7 +449,7 @@ static void listChannels(client *c, int kind) {
         addReplySubcommandSyntaxError(c);
         return;
     }
-    sds pattern = c->argc == 3 ? c->argv[2]->ptr : NULL;
+    sds pattern = c->argc == 3 ? objectGetVal(c->argv[2]) : NULL;
     void *len = addReplyDeferredLen(c);
     long n = 0;
     dictIterator it;
@@ -469,7 +469,7 @@ static void listChannels(client *c, int kind) {
 static void countSubscribers(client *c, int kind) {
     addReplyArrayLen(c, (c->argc - 2) * 2);
     for (int j = 2; j < c->argc; j++) {
-        dict *set = dictFetchValue(subscribers[kind], c->argv[j]->ptr);
+        dict *set = dictFetchValue(subscribers[kind], objectGetVal(c->argv[j]));
         addReplyBulk(c, c->argv[j]);
         addReplyLongLong(c, set ? (long long)dictSize(set) : 0);
     }

@@ -189,8 +189,8 @@ int rdbSaveLongLongAsString(rio *r, long long value) {
 }
 
 int rdbSaveStringObject(rio *r, robj *o) {
-    if (o->encoding == OBJ_ENCODING_INT) return rdbSaveLongLongAsString(r, (long)o->ptr);
-    return rdbSaveRawString(r, o->ptr, sdslen(o->ptr));
+    if (o->encoding == OBJ_ENCODING_INT) return rdbSaveLongLongAsString(r, (long)objectGetVal(o));
+    return rdbSaveRawString(r, objectGetVal(o), sdslen(objectGetVal(o)));
 }
 
 /* Builds the result rdbLoadString() was asked for from len bytes at p
@@ -618,7 +618,7 @@ static int rdbLoadAddKey(rdbLoadState *st, sds key, robj *val) {
             decrRefCount(val);
             return C_ERR;
         }
-        robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = OBJ_STATIC_REFCOUNT, .ptr = key};
+        robj keyobj = {.type = OBJ_STRING, .encoding = OBJ_ENCODING_RAW, .refcount = OBJ_STATIC_REFCOUNT, .val_ptr = key};
         dbSyncDelete(st->db, &keyobj);
         stored = dbAddRDBLoad(st->db, key, val, st->expiretime);
     }

@@ -97,10 +97,10 @@ static int rdbSaveBigNode(rio *r, const quicklistNode *node) {
 static int rdbSaveList(rio *r, robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         if (rdbSaveLen(r, 1) == C_ERR || rdbSaveLen(r, RDB_QUICKLIST_NODE_PACKED) == C_ERR) return C_ERR;
-        return rdbSaveRawString(r, o->ptr, lpBytes(o->ptr)) == C_ERR ? C_ERR : C_OK;
+        return rdbSaveRawString(r, objectGetVal(o), lpBytes(objectGetVal(o))) == C_ERR ? C_ERR : C_OK;
     }
     serverAssert(o->encoding == OBJ_ENCODING_QUICKLIST);
-    quicklist *ql = o->ptr;
+    quicklist *ql = objectGetVal(o);
     if (rdbSaveLen(r, ql->len) == C_ERR) return C_ERR;
     for (quicklistNode *node = ql->head; node; node = node->next) {
         if (node->big) { /* never at rest: node->lp is set */
@@ -127,11 +127,11 @@ static int rdbSaveList(rio *r, robj *o) {
 /* A set: the intset or listpack blob, or the members of a hashtable. */
 static int rdbSaveSet(rio *r, robj *o) {
     if (o->encoding == OBJ_ENCODING_INTSET)
-        return rdbSaveRawString(r, o->ptr, intsetBlobLen(o->ptr)) == C_ERR ? C_ERR : C_OK;
+        return rdbSaveRawString(r, objectGetVal(o), intsetBlobLen(objectGetVal(o))) == C_ERR ? C_ERR : C_OK;
     if (o->encoding == OBJ_ENCODING_LISTPACK)
-        return rdbSaveRawString(r, o->ptr, lpBytes(o->ptr)) == C_ERR ? C_ERR : C_OK;
+        return rdbSaveRawString(r, objectGetVal(o), lpBytes(objectGetVal(o))) == C_ERR ? C_ERR : C_OK;
     serverAssert(o->encoding == OBJ_ENCODING_HT);
-    hashtable *ht = o->ptr;
+    hashtable *ht = objectGetVal(o);
     if (rdbSaveLen(r, hashtableSize(ht)) == C_ERR) return C_ERR;
     hashtableIterator hi;
     hashtableInitIterator(&hi, ht, 0);
@@ -146,9 +146,9 @@ static int rdbSaveSet(rio *r, robj *o) {
 /* A hash: the listpack blob, or field/value pairs of a hashtable. */
 static int rdbSaveHash(rio *r, robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK)
-        return rdbSaveRawString(r, o->ptr, lpBytes(o->ptr)) == C_ERR ? C_ERR : C_OK;
+        return rdbSaveRawString(r, objectGetVal(o), lpBytes(objectGetVal(o))) == C_ERR ? C_ERR : C_OK;
     serverAssert(o->encoding == OBJ_ENCODING_HT);
-    hashtable *ht = o->ptr;
+    hashtable *ht = objectGetVal(o);
     if (rdbSaveLen(r, hashtableSize(ht)) == C_ERR) return C_ERR;
     hashtableIterator hi;
     hashtableInitIterator(&hi, ht, 0);
@@ -169,7 +169,7 @@ static int rdbSaveHash(rio *r, robj *o) {
  * greatest element down. */
 static int rdbSaveZset(rio *r, robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK)
-        return rdbSaveRawString(r, o->ptr, lpBytes(o->ptr)) == C_ERR ? C_ERR : C_OK;
+        return rdbSaveRawString(r, objectGetVal(o), lpBytes(objectGetVal(o))) == C_ERR ? C_ERR : C_OK;
     zskiplist *zsl = zsetTypeSkiplist(o);
     if (rdbSaveLen(r, zsl->length) == C_ERR) return C_ERR;
     for (zskiplistNode *n = zsl->tail; n; n = n->backward) {
@@ -317,8 +317,8 @@ static robj *rdbFinishList(quicklist *ql, int *empty) {
     }
     if (ql->len == 1 && !ql->head->big && !quicklistNodeExceedsLimit(server.list_max_listpack_size, ql->head->sz, ql->head->count)) {
         robj *o = createListListpackObject();
-        lpFree(o->ptr);
-        o->ptr = lpDup(ql->head->lp);
+        lpFree(objectGetVal(o));
+        objectSetVal(o, lpDup(ql->head->lp));
         quicklistRelease(ql);
         return o;
     }
@@ -449,7 +449,7 @@ static robj *rdbLoadSetIntset(rio *r, int *empty) {
     }
     robj *o = createObject(OBJ_SET, blob);
     o->encoding = OBJ_ENCODING_INTSET;
-    if (intsetLen(o->ptr) > server.set_max_intset_entries) setTypeConvert(o, OBJ_ENCODING_HT, intsetLen(o->ptr));
+    if (intsetLen(objectGetVal(o)) > server.set_max_intset_entries) setTypeConvert(o, OBJ_ENCODING_HT, intsetLen(objectGetVal(o)));
     return o;
 }
 

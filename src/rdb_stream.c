@@ -404,7 +404,7 @@ static int rdbSaveStreamGroup(rio *r, streamCG *g) {
  * writes them. Returns C_OK, or C_ERR on a failed write. Runs wherever
  * values are saved: DUMP in the event loop, BGSAVE in a child. */
 int rdbSaveStream(rio *r, robj *o) {
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
     if (rdbSaveStreamNodes(r, s) != C_OK || rdbSaveStreamMetadata(r, s) != C_OK) return C_ERR;
     unsigned long ngroups;
     streamCG **groups = streamGroupsByName(s, &ngroups);
@@ -613,7 +613,7 @@ robj *rdbLoadStream(rio *r, int rdbtype, int *empty) {
         rdbtype != RDB_TYPE_STREAM_LISTPACKS_3)
         return NULL;
     robj *o = createStreamObject();
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
     uint64_t live, ngroups;
     int has_last;
     streamID last;

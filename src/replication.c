@@ -45,10 +45,11 @@
  * output buffer (replicationClientMayWrite() keeps it from being sent).
  *
  * On the replica, the primary is a client (CLIENT_PRIMARY) whose commands
- * run without replies; after each applied command its bytes are proxied to
- * our own backlog and replicas (replicationPrimaryApplied()), so that a
- * chain of replicas sees exactly the primary's stream and its offsets, and
- * a promoted replica can serve partial resyncs of the old history through
+ * run without replies; the bytes of the commands it applied are proxied
+ * to our own backlog and replicas straight from its query buffer, in one
+ * copy per read (replicationPrimaryProcessed()), so that a chain of
+ * replicas sees exactly the primary's stream and its offsets, and a
+ * promoted replica can serve partial resyncs of the old history through
  * replid2 (PSYNC2).
  *
  * Everything here runs in the event loop, except the snapshot children
@@ -76,6 +77,7 @@ struct replicationState repl;
 #define REPL_TRANSFER_CHUNK (16 * 1024)
 
 static void replicationCachePrimaryState(void);
+static void replicationPrimaryFeedApplied(client *c);
 static void replicationAbortSyncTransfer(void);
 static void replicationStartFullSyncs(void);
 static client *replicationCreatePrimaryClient(connection *conn, int dbid);
@@ -156,9 +158,17 @@ static void replicationDiscardBacklog(void) {
     repl.backlog = NULL;
 }
 
-/* Appends len bytes to the ring, overwriting the oldest. */
+/* Appends len bytes to the ring, overwriting the oldest. Of a piece
+ * longer than the ring only the end it keeps is copied. */
 static void backlogAppend(const char *p, size_t len) {
     replBacklog *b = repl.backlog;
+    if ((long long)len > b->size) {
+        long long skip = (long long)len - b->size;
+        b->idx = (b->idx + skip) % b->size;
+        b->histlen += skip;
+        p += skip;
+        len = (size_t)b->size;
+    }
     while (len) {
         size_t room = (size_t)(b->size - b->idx);
         size_t n = len < room ? len : room;
@@ -345,7 +355,7 @@ static void backlogCommit(size_t len) {
 }
 
 /* See replication.h. A replica never feeds its own commands: it proxies
- * its primary's stream instead (replicationPrimaryApplied()). The command
+ * its primary's stream instead (replicationPrimaryProcessed()). The command
  * is encoded once, straight into the backlog when it fits between the
  * write position and the end of the ring without overwriting bytes some
  * replica was not given yet: no copy, no allocation. Otherwise (about
@@ -408,7 +418,6 @@ static void replClientDataFree(replClientData *d) {
     if (d->dbfd != -1) close(d->dbfd);
     sdsfree(d->preamble);
     sdsfree(d->announced_ip);
-    sdsfree(d->unapplied);
     zfree(d);
 }
 
@@ -534,12 +543,12 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
 void syncCommand(client *c) {
     if (c->flags & CLIENT_REPLICA) return; /* already one: ignore */
     /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over. */
-    if (c->argc > 3 && !strcasecmp(c->argv[0]->ptr, "psync")) {
-        if (strcasecmp(c->argv[3]->ptr, "failover")) {
+    if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[0]), "psync")) {
+        if (strcasecmp(objectGetVal(c->argv[3]), "failover")) {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
         }
-        if (strcasecmp(c->argv[1]->ptr, server.replid)) {
+        if (strcasecmp(objectGetVal(c->argv[1]), server.replid)) {
             addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
             return;
         }
@@ -565,11 +574,11 @@ void syncCommand(client *c) {
     if (c->repl == NULL) c->repl = replClientDataCreate();
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
 
-    if (!strcasecmp(c->argv[0]->ptr, "psync")) {
+    if (!strcasecmp(objectGetVal(c->argv[0]), "psync")) {
         long long psync_offset;
         if (getLongLongFromObjectOrReply(c, c->argv[2], &psync_offset, NULL) != C_OK) return;
-        if (primaryTryPartialResync(c, c->argv[1]->ptr, psync_offset) == C_OK) return;
-        repl.stat_sync_partial_err += ((char *)c->argv[1]->ptr)[0] != '?';
+        if (primaryTryPartialResync(c, objectGetVal(c->argv[1]), psync_offset) == C_OK) return;
+        repl.stat_sync_partial_err += ((char *)objectGetVal(c->argv[1]))[0] != '?';
     } else {
         c->flags |= CLIENT_PRE_PSYNC; /* the old protocol: no +FULLRESYNC line */
     }
@@ -615,7 +624,7 @@ void replconfCommand(client *c) {
         return;
     }
     for (int j = 1; j < c->argc; j += 2) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         robj *val = c->argv[j + 1];
         if (!strcasecmp(opt, "listening-port")) {
             long port;
@@ -623,19 +632,19 @@ void replconfCommand(client *c) {
             if (c->repl == NULL) c->repl = replClientDataCreate();
             c->repl->listening_port = (int)port;
         } else if (!strcasecmp(opt, "ip-address")) {
-            if (sdslen(val->ptr) >= NET_HOST_STR_LEN) {
+            if (sdslen(objectGetVal(val)) >= NET_HOST_STR_LEN) {
                 addReplyErrorFormat(c, "REPLCONF ip-address provided by replica instance is too long: %zd bytes",
-                                    sdslen(val->ptr));
+                                    sdslen(objectGetVal(val)));
                 return;
             }
             if (c->repl == NULL) c->repl = replClientDataCreate();
             sdsfree(c->repl->announced_ip);
-            c->repl->announced_ip = sdsdup(val->ptr);
+            c->repl->announced_ip = sdsdup(objectGetVal(val));
         } else if (!strcasecmp(opt, "capa")) {
             if (c->repl == NULL) c->repl = replClientDataCreate();
-            if (!strcasecmp(val->ptr, "eof")) c->repl->capa |= REPLICA_CAPA_EOF;
-            else if (!strcasecmp(val->ptr, "psync2")) c->repl->capa |= REPLICA_CAPA_PSYNC2;
-            else if (!strcasecmp(val->ptr, "rdma-read")) c->repl->capa |= REPLICA_CAPA_RDMA_READ;
+            if (!strcasecmp(objectGetVal(val), "eof")) c->repl->capa |= REPLICA_CAPA_EOF;
+            else if (!strcasecmp(objectGetVal(val), "psync2")) c->repl->capa |= REPLICA_CAPA_PSYNC2;
+            else if (!strcasecmp(objectGetVal(val), "rdma-read")) c->repl->capa |= REPLICA_CAPA_RDMA_READ;
             /* unknown capabilities are ignored, as Valkey does */
         } else if (!strcasecmp(opt, "ack")) {
             /* From a replica: no reply, ever. */
@@ -644,7 +653,7 @@ void replconfCommand(client *c) {
             if (getLongLongFromObject(val, &offset) != C_OK) return;
             if (offset > c->repl->ack_off) c->repl->ack_off = offset;
             /* "FACK <offset>" (Valkey 7.2+): what its AOF has fsynced (WAITAOF). */
-            if (j + 3 < c->argc && !strcasecmp(c->argv[j + 2]->ptr, "fack")) {
+            if (j + 3 < c->argc && !strcasecmp(objectGetVal(c->argv[j + 2]), "fack")) {
                 if (getLongLongFromObject(c->argv[j + 3], &offset) != C_OK) return;
                 if (offset > c->repl->aof_ack_off) c->repl->aof_ack_off = offset;
             }
@@ -695,6 +704,7 @@ void replicationFreeClient(client *c) {
     if (c->flags & CLIENT_REPLICA && !(c->flags & CLIENT_MONITOR)) replicaFreed(c);
     if (c == repl.primary) {
         serverLog(LL_NOTICE, "Connection with primary lost.");
+        replicationPrimaryFeedApplied(c); /* what we applied is in our history */
         replicationCachePrimaryState();
         repl.primary = NULL;
         if (server.primary_host) {
@@ -1521,7 +1531,7 @@ static void replicationFinishFullSync(connection *conn, const char *leftover, si
     if (!(p->flags & CLIENT_PRE_PSYNC) || repl.transfer_size == -1) replicationSendAck();
     if (leftlen) {
         p->querybuf = sdscatlen(p->querybuf, leftover, leftlen);
-        replicationPrimaryRead(p, leftover, leftlen);
+        replicationPrimaryRead(p, leftlen);
         processInputBuffer(p);
     }
 }
@@ -1800,7 +1810,6 @@ static client *replicationCreatePrimaryClient(connection *conn, int dbid) {
     c->user = NULL; /* our primary's commands are never checked against ACL rules */
     c->repl = replClientDataCreate();
     c->repl->reploff = c->repl->read_reploff = server.primary_repl_offset;
-    c->repl->unapplied = sdsempty();
     selectDb(c, dbid);
     repl.primary = c;
     repl.state = REPL_STATE_CONNECTED;
@@ -1837,35 +1846,66 @@ static void replicationCachePrimaryState(void) {
 }
 
 /* See replication.h. */
-void replicationPrimaryRead(client *c, const char *buf, size_t len) {
+void replicationPrimaryRead(client *c, size_t len) {
     c->repl->read_reploff += (long long)len;
-    c->repl->unapplied = sdscatlen(c->repl->unapplied, buf, len);
     server.stat_net_repl_input_bytes += (long long)len;
 }
 
-/* See replication.h. Applied bytes go to our own backlog and replicas,
- * byte for byte as the primary sent them. Inside a transaction nothing is
- * applied until EXEC: a replica promoted in the middle of one must not
- * have half of it in its history. */
-void replicationPrimaryApplied(client *c) {
-    if (c->flags & CLIENT_MULTI) return;
-    long long unparsed = (long long)(sdslen(c->querybuf) - c->qb_pos);
-    long long applied = c->repl->read_reploff - unparsed - c->repl->reploff;
-    if (applied <= 0) return;
+/* See replication.h. While a script runs past busy-reply-threshold the
+ * replica serves events (script_lua.c), but its primary's commands must
+ * neither get BUSY (a replica that drops them diverges) nor run inside the
+ * script: the stream accumulates in the query buffer, and
+ * replicationBeforeSleep() processes it once the script is over. */
+int replicationPrimaryMustWait(void) {
+    if (!scriptIsTimedout()) return 0;
+    repl.primary_waits = 1;
+    return 1;
+}
+
+/* The stream that arrived during a busy script, now that it ended. */
+static void replicationResumePrimary(void) {
+    repl.primary_waits = 0;
+    client *p = repl.primary;
+    if (p == NULL || (p->flags & CLIENT_CLOSE_ASAP) || sdslen(p->querybuf) == p->qb_pos) return;
+    p->flags |= CLIENT_PROTECTED;
+    processInputBuffer(p);
+    p->flags &= ~CLIENT_PROTECTED;
+}
+
+/* Proxies the applied bytes still in the primary's query buffer to our
+ * own backlog and replicas, byte for byte as the primary sent them, in
+ * one piece however many commands they hold. */
+static void replicationPrimaryFeedApplied(client *c) {
     replClientData *d = c->repl;
-    d->reploff += applied;
-    if (repl.backlog) replicationFeedBytes(d->unapplied + d->unapplied_pos, (size_t)applied);
-    else server.primary_repl_offset += applied;
-    /* Consumed from the front; moved only when it is all used or the
-     * consumed part is big, not after every command of a pipeline. */
-    d->unapplied_pos += (size_t)applied;
-    if (d->unapplied_pos == sdslen(d->unapplied)) {
-        sdsclear(d->unapplied);
-        d->unapplied_pos = 0;
-    } else if (d->unapplied_pos > REPL_TRANSFER_CHUNK * 4) {
-        sdsrange(d->unapplied, (ssize_t)d->unapplied_pos, -1);
-        d->unapplied_pos = 0;
+    if (d->unfed == 0) return;
+    /* The query buffer ends at read_reploff; the applied bytes end where
+     * the unapplied ones (read_reploff - reploff of them) start. */
+    long long end = (long long)sdslen(c->querybuf) - (d->read_reploff - d->reploff);
+    serverAssert(end >= d->unfed);
+    if (repl.backlog) replicationFeedBytes(c->querybuf + end - d->unfed, (size_t)d->unfed);
+    else server.primary_repl_offset += d->unfed;
+    d->unfed = 0;
+}
+
+/* See replication.h. At the end of processInputBuffer() for the primary's
+ * client: feeds what was applied, then drops it from the query buffer,
+ * which keeps every byte not applied yet (a partial command, a transaction
+ * until its EXEC) for the feed that will follow its execution. So the
+ * stream is copied once on its way from the link to the backlog. */
+void replicationPrimaryProcessed(client *c) {
+    replicationPrimaryFeedApplied(c);
+    size_t keep_from = sdslen(c->querybuf) - (size_t)(c->repl->read_reploff - c->repl->reploff);
+    if (keep_from == 0) return;
+    if (keep_from < sdslen(c->querybuf)) {
+        sdsrange(c->querybuf, (ssize_t)keep_from, -1);
+    } else if (sdsalloc(c->querybuf) > PROTO_MBULK_BIG_ARG * 4) {
+        /* All used, after a big argument: give its room back now. */
+        sdsfree(c->querybuf);
+        c->querybuf = sdsempty();
+    } else {
+        sdsclear(c->querybuf);
     }
+    c->qb_pos -= keep_from;
 }
 
 /* REPLCONF ACK <offset> [FACK <aof offset>] to our primary (every second,
@@ -1943,7 +1983,7 @@ void replicaofCommand(client *c) {
         addReplyError(c, "REPLICAOF not allowed while failing over.");
         return;
     }
-    if (!strcasecmp(c->argv[1]->ptr, "no") && !strcasecmp(c->argv[2]->ptr, "one")) {
+    if (!strcasecmp(objectGetVal(c->argv[1]), "no") && !strcasecmp(objectGetVal(c->argv[2]), "one")) {
         if (server.primary_host) {
             replicationUnsetPrimary();
             sds client = catClientInfoString(sdsempty(), c);
@@ -1959,13 +1999,13 @@ void replicaofCommand(client *c) {
     }
     long port;
     if (getRangeLongFromObjectOrReply(c, c->argv[2], 0, 65535, &port, "Invalid master port") != C_OK) return;
-    if (server.primary_host && !strcasecmp(server.primary_host, c->argv[1]->ptr) && server.primary_port == port) {
+    if (server.primary_host && !strcasecmp(server.primary_host, objectGetVal(c->argv[1])) && server.primary_port == port) {
         serverLog(LL_NOTICE, "REPLICAOF would result into synchronization with the primary we are already "
                              "connected with. No operation performed.");
         addReplyStatus(c, "OK Already connected to specified master");
         return;
     }
-    replicationSetPrimary(c->argv[1]->ptr, (int)port);
+    replicationSetPrimary(objectGetVal(c->argv[1]), (int)port);
     sds client = catClientInfoString(sdsempty(), c);
     serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", server.primary_host, server.primary_port,
               client);
@@ -2156,6 +2196,7 @@ static void replicationServeWaitingClients(void) {
  * ACKs on behalf of new WAIT clients (once for all of them), and answer
  * those whose ACKs arrived. */
 void replicationBeforeSleep(void) {
+    if (repl.primary_waits && !scriptIsTimedout()) replicationResumePrimary();
     if (repl.get_ack_needed) {
         repl.get_ack_needed = 0;
         const char *getack[3] = {"REPLCONF", "GETACK", "*"};
@@ -2444,10 +2485,10 @@ void failoverCommand(client *c) {
     long port = 0;
     const char *host = NULL;
     for (int j = 1; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "to") && j + 2 < c->argc && !host) {
             if (getRangeLongFromObjectOrReply(c, c->argv[j + 2], 0, 65535, &port, NULL) != C_OK) return;
-            host = c->argv[j + 1]->ptr;
+            host = objectGetVal(c->argv[j + 1]);
             j += 2;
         } else if (!strcasecmp(opt, "force") && !force) {
             force = 1;

@@ -77,8 +77,8 @@ typedef struct replClientData {
     /* The primary's client on a replica. */
     long long reploff;          /* stream bytes applied */
     long long read_reploff;     /* stream bytes read */
-    sds unapplied;              /* bytes read and not yet applied, to proxy, */
-    size_t unapplied_pos;       /* ... from this position on */
+    long long unfed;            /* applied bytes not yet proxied to our backlog (they end where the
+                                   query buffer's unapplied bytes start) */
 } replClientData;
 
 /* How a snapshot reaches replicas. One implementation per way; a sync is
@@ -136,6 +136,7 @@ struct replicationState {
     replSnapshotMethod *running_method;
     long long snapshot_offset;  /* the offset the running snapshot is taken at */
     list *waiting_clients;      /* clients blocked in WAIT */
+    int primary_waits;          /* the primary's stream waits for a busy script to end */
     int get_ack_needed;         /* send REPLCONF GETACK before sleeping */
     int acks_arrived;           /* an ACK came: serve WAIT clients before sleeping */
     long long stat_sync_full, stat_sync_partial_ok, stat_sync_partial_err;
@@ -191,8 +192,23 @@ static inline int replicationStreamIsActive(void) {
 /* Hooks of the client lifecycle (networking.c). */
 void replicationFreeClient(client *c);        /* c is a replica or the primary */
 int replicationClientMayWrite(client *c);     /* 0: accumulate replies, don't send yet */
-void replicationPrimaryRead(client *c, const char *buf, size_t len);
-void replicationPrimaryApplied(client *c);    /* after each command from the primary */
+void replicationPrimaryRead(client *c, size_t len); /* len more bytes in its query buffer */
+/* After each command from the primary (processInputBuffer()): counts the
+ * bytes it consumed as applied, to be proxied when the pipeline is done
+ * (replicationPrimaryProcessed()). Inside a transaction nothing is
+ * applied until EXEC: a replica promoted in the middle of one must not
+ * have half of it in its history. Inline: it runs for every command of
+ * the stream. */
+static inline void replicationPrimaryApplied(client *c) {
+    if (c->flags & CLIENT_MULTI) return;
+    replClientData *d = c->repl;
+    long long applied = d->read_reploff - (long long)(sdslen(c->querybuf) - c->qb_pos) - d->reploff;
+    if (applied <= 0) return;
+    d->reploff += applied;
+    d->unfed += applied;
+}
+void replicationPrimaryProcessed(client *c);  /* replaces the query buffer's trimming */
+int replicationPrimaryMustWait(void);         /* 1: leave the primary's stream unprocessed for now */
 
 /* The backlog (config.c: repl-backlog-size). */
 void resizeReplicationBacklog(void);

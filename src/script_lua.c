@@ -1420,7 +1420,7 @@ int scriptIsBusyAndDenied(client *c) {
     if (!scriptIsTimedout() || (c->cmd->flags & CMD_ALLOW_BUSY)) return 0;
     c->cmd->rejected_calls++;
     const char *err = (curRun->run_flags & SCRIPT_RUN_EVAL)
-                          ? shared.slowevalerr->ptr
+                          ? objectGetVal(shared.slowevalerr)
                           : "-BUSY Valkey is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
     /* Inside MULTI the refusal spoils the transaction (EXECABORT), like
      * any other command refused while queueing. */

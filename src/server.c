@@ -278,10 +278,10 @@ void serverPopulateCommandTable(void) {
 /* Finds the command for argv (resolving "config get" style subcommands).
  * Returns NULL if unknown. */
 struct serverCommand *lookupCommand(robj **argv, int argc) {
-    struct serverCommand *cmd = dictFetchValue(server.commands, argv[0]->ptr);
+    struct serverCommand *cmd = dictFetchValue(server.commands, objectGetVal(argv[0]));
     if (cmd == NULL || cmd->subcommands_dict == NULL || argc < 2) return cmd;
     if (!sdsEncodedObject(argv[1])) return NULL;
-    return dictFetchValue(cmd->subcommands_dict, argv[1]->ptr);
+    return dictFetchValue(cmd->subcommands_dict, objectGetVal(argv[1]));
 }
 
 /* lookupCommand() for the request in c->argv. A connection usually sends
@@ -303,7 +303,7 @@ static inline int commandNameIs(sds name, sds lname) {
 
 static struct serverCommand *lookupClientCommand(client *c) {
     struct serverCommand *last = c->lastcmd;
-    if (last && last->parent == NULL && last->subcommands_dict == NULL && commandNameIs(c->argv[0]->ptr, last->fullname))
+    if (last && last->parent == NULL && last->subcommands_dict == NULL && commandNameIs(objectGetVal(c->argv[0]), last->fullname))
         return last;
     return lookupCommand(c->argv, c->argc);
 }
@@ -431,7 +431,7 @@ void call(client *c, int flags) {
  * EXEC aborts it (multi.c replies EXECABORT then). */
 static void rejectCommand(client *c, robj *reply) {
     if (c->cmd) c->cmd->rejected_calls++;
-    if (multiCommandRejected(c, reply->ptr)) return;
+    if (multiCommandRejected(c, objectGetVal(reply))) return;
     addReplyErrorObject(c, reply);
 }
 
@@ -448,7 +448,7 @@ static void rejectCommandSds(client *c, sds s) {
 static sds unknownCommandArgs(client *c) {
     sds args = sdsempty();
     for (int i = 1; i < c->argc && sdslen(args) < 128; i++)
-        args = sdscatprintf(args, "'%.*s' ", 128 - (int)sdslen(args), (char *)c->argv[i]->ptr);
+        args = sdscatprintf(args, "'%.*s' ", 128 - (int)sdslen(args), (char *)objectGetVal(c->argv[i]));
     return args;
 }
 
@@ -458,18 +458,18 @@ static sds unknownCommandArgs(client *c) {
 int processCommand(client *c) {
     c->cmd = c->lastcmd = c->realcmd = lookupClientCommand(c);
     if (!c->cmd) {
-        struct serverCommand *parent = dictFetchValue(server.commands, c->argv[0]->ptr);
+        struct serverCommand *parent = dictFetchValue(server.commands, objectGetVal(c->argv[0]));
         if (parent && parent->subcommands_dict && c->argc >= 2) {
-            sds cmd = sdsnew((char *)c->argv[0]->ptr);
+            sds cmd = sdsnew((char *)objectGetVal(c->argv[0]));
             sdstoupper(cmd);
             rejectCommandSds(c, sdscatprintf(sdsempty(),
                                              "unknown subcommand '%.128s'. Try %s HELP.",
-                                             (char *)c->argv[1]->ptr, cmd));
+                                             (char *)objectGetVal(c->argv[1]), cmd));
             sdsfree(cmd);
         } else {
             sds args = unknownCommandArgs(c);
             rejectCommandSds(c, sdscatprintf(sdsempty(), "unknown command '%.128s', with args beginning with: %s",
-                                             (char *)c->argv[0]->ptr, args));
+                                             (char *)objectGetVal(c->argv[0]), args));
             sdsfree(args);
         }
         return C_OK;
@@ -1242,15 +1242,15 @@ void helloCommand(client *c) {
     robj *username = NULL, *password = NULL, *clientname = NULL;
     for (int j = next; j < c->argc; j++) {
         int moreargs = (c->argc - 1) - j;
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "AUTH") && moreargs >= 2) {
             username = c->argv[j + 1];
             password = c->argv[j + 2];
             j += 2;
         } else if (!strcasecmp(opt, "SETNAME") && moreargs) {
             clientname = c->argv[j + 1];
-            const char *p = clientname->ptr;
-            for (size_t i = 0; i < sdslen(clientname->ptr); i++) {
+            const char *p = objectGetVal(clientname);
+            for (size_t i = 0; i < sdslen(objectGetVal(clientname)); i++) {
                 if (p[i] < '!' || p[i] > '~') {
                     addReplyError(c, "Client names cannot contain spaces, newlines or special characters.");
                     return;
@@ -1274,7 +1274,7 @@ void helloCommand(client *c) {
     }
     if (clientname) {
         if (c->name) decrRefCount(c->name);
-        c->name = sdslen(clientname->ptr) ? clientname : NULL;
+        c->name = sdslen(objectGetVal(clientname)) ? clientname : NULL;
         if (c->name) incrRefCount(c->name);
     }
     if (ver) c->resp = ver;

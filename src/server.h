@@ -11,6 +11,7 @@
 #define VK_SERVER_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,25 +124,38 @@ typedef long long ustime_t; /* microseconds */
 #define SANITIZE_DUMP_YES 1
 #define SANITIZE_DUMP_CLIENTS 2
 
-/* A value. In the keyspace every value carries its key (hasembkey) in the
- * same allocation, after the header: first the expire time (8 bytes, only
- * when hasexpire: the slot stays once made, -1 meaning no TTL), then one
- * byte giving the size of the key's sds header, the sds header and the key
- * bytes, then, for an EMBSTR string, the value's sds header and bytes
- * (ptr points at them). Objects outside the keyspace (arguments, replies,
- * shared objects) have neither. See object.c "Objects with an embedded
- * key". */
+/* A value: an 8-byte header, then what the header says follows, in this
+ * order:
+ *   value     EMBSTR: an sdshdr8, the bytes and a NUL (the value lives
+ *             here, so an EMBSTR has no val_ptr); every other encoding:
+ *             val_ptr, 8 bytes (an sds, a listpack, a long for INT...);
+ *   expire    8 bytes, only when hasexpire (the slot stays once made, -1
+ *             meaning no TTL);
+ *   key       only when hasembkey (a keyspace entry): one byte giving the
+ *             size of the key's sds header, the sds header, the key bytes
+ *             and a NUL.
+ * Objects outside the keyspace (arguments, replies, shared objects) have
+ * neither expire nor key. Read the value with objectGetVal() and write it
+ * with objectSetVal(), never the member itself: an EMBSTR's block ends
+ * before where val_ptr would be (or holds value bytes there). See object.c
+ * "Objects with an embedded key". */
 typedef struct serverObject {
     unsigned type : 4;
     unsigned encoding : 4;
     unsigned lru : LRU_BITS; /* LRU clock, or LFU data (16-bit minutes, 8-bit counter). */
-    unsigned hasexpire : 1;  /* an expire slot follows the header */
+    unsigned hasexpire : 1;  /* an expire slot follows the value */
     unsigned hasembkey : 1;  /* a key is embedded (the object is a keyspace entry) */
     int refcount : OBJ_REFCOUNT_BITS;
-    void *ptr;
+    void *val_ptr; /* absent for EMBSTR: use objectGetVal()/objectSetVal() */
 } robj;
 _Static_assert(sizeof(robj) == 16, "robj header is two words");
+#define OBJ_HEADER_SIZE offsetof(robj, val_ptr) /* what every object has: 8 bytes */
+_Static_assert(OBJ_HEADER_SIZE == 8, "robj header is one word before val_ptr");
 
+/* 1 if o is an EMBSTR string (its value embedded, no val_ptr). Only strings
+ * are EMBSTR; testing the type too lets the compiler check both 4-bit
+ * fields with one byte compare. */
+#define objectIsEmbstr(o) ((o)->type == OBJ_STRING && (o)->encoding == OBJ_ENCODING_EMBSTR)
 #define sdsEncodedObject(o) ((o)->encoding == OBJ_ENCODING_RAW || (o)->encoding == OBJ_ENCODING_EMBSTR)
 
 /* ---------------------------------------------------------------------------
@@ -1216,6 +1230,22 @@ void _serverAssert(const char *estr, const char *file, int line);
 void _serverPanic(const char *file, int line, const char *msg, ...);
 #define serverAssert(_e) (__builtin_expect(!!(_e), 1) ? (void)0 : (_serverAssert(#_e, __FILE__, __LINE__), __builtin_unreachable()))
 #define serverPanic(...) (_serverPanic(__FILE__, __LINE__, __VA_ARGS__), __builtin_unreachable())
+
+/* Returns o's value: for EMBSTR the sds embedded right after the header,
+ * else the val_ptr member. Borrowed from o. Inline and branch-light: every
+ * GET reply and argument parse goes through it. */
+static inline void *objectGetVal(const robj *o) {
+    if (objectIsEmbstr(o)) return (char *)o + OBJ_HEADER_SIZE + sizeof(struct sdshdr8);
+    return o->val_ptr;
+}
+
+/* Stores v as o's value (o now owns it, whatever owned the old one).
+ * Never for EMBSTR, which has no pointer: turn it into another encoding by
+ * making a new object (dbUnshareStringValue(), createObject()). */
+static inline void objectSetVal(robj *o, void *v) {
+    serverAssert(!objectIsEmbstr(o));
+    o->val_ptr = v;
+}
 
 /* Handy inline helpers. */
 static inline int isPausedActions(void) {

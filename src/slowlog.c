@@ -30,10 +30,10 @@ static void slowlogFreeEntry(void *ptr) {
 /* Copies one argument, cutting long strings. */
 static robj *slowlogCopyArg(robj *arg) {
     if (arg->type != OBJ_STRING) return createStringObject("?", 1);
-    if (!sdsEncodedObject(arg)) return createStringObjectFromLongLong((long)arg->ptr);
-    size_t len = sdslen(arg->ptr);
-    if (len <= SLOWLOG_ENTRY_MAX_STRING) return createStringObject(arg->ptr, len);
-    sds s = sdsnewlen(arg->ptr, SLOWLOG_ENTRY_MAX_STRING);
+    if (!sdsEncodedObject(arg)) return createStringObjectFromLongLong((long)objectGetVal(arg));
+    size_t len = sdslen(objectGetVal(arg));
+    if (len <= SLOWLOG_ENTRY_MAX_STRING) return createStringObject(objectGetVal(arg), len);
+    sds s = sdsnewlen(objectGetVal(arg), SLOWLOG_ENTRY_MAX_STRING);
     s = sdscatprintf(s, "... (%lu more bytes)", (unsigned long)(len - SLOWLOG_ENTRY_MAX_STRING));
     return createObject(OBJ_STRING, s);
 }
@@ -56,7 +56,7 @@ static slowlogEntry *slowlogCreateEntry(client *c, robj **argv, int argc, long l
     se->duration = duration;
     se->id = server.slowlog_entry_id++;
     se->peerid = sdsnew(getClientPeerId(c));
-    se->cname = c->name ? sdsnew(c->name->ptr) : sdsempty();
+    se->cname = c->name ? sdsnew(objectGetVal(c->name)) : sdsempty();
     return se;
 }
 

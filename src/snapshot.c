@@ -736,7 +736,7 @@ void debugReloadCommand(client *c) {
         return;
     }
     for (int j = 2; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "MERGE")) merge = 1;
         else if (!strcasecmp(opt, "NOFLUSH")) flush = 0;
         else if (!strcasecmp(opt, "NOSAVE")) save = 0;
@@ -847,12 +847,12 @@ void saveCommand(client *c) {
  * transaction). CANCEL stops a running save and forgets a scheduled one. */
 void bgsaveCommand(client *c) {
     int cancel = 0;
-    if (c->argc > 2 || (c->argc == 2 && strcasecmp(c->argv[1]->ptr, "schedule") != 0 &&
-                        strcasecmp(c->argv[1]->ptr, "cancel") != 0)) {
+    if (c->argc > 2 || (c->argc == 2 && strcasecmp(objectGetVal(c->argv[1]), "schedule") != 0 &&
+                        strcasecmp(objectGetVal(c->argv[1]), "cancel") != 0)) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
     }
-    if (c->argc == 2) cancel = !strcasecmp(c->argv[1]->ptr, "cancel");
+    if (c->argc == 2) cancel = !strcasecmp(objectGetVal(c->argv[1]), "cancel");
     if (cancel) {
         if (hasActiveChildProcess() && !aofRewriteInProgress()) {
             snapshot.bgsave_scheduled = 0;

@@ -59,8 +59,8 @@ static robj *sortHashField(robj *hash, const char *field, size_t flen) {
  * pattern has no '*', the key is missing, or it holds the wrong type. */
 static robj *sortLookupPattern(serverDb *db, robj *pattern, robj *subst, int writeflag) {
     robj *pat = getDecodedObject(pattern);
-    const char *p = pat->ptr;
-    size_t plen = sdslen(pat->ptr);
+    const char *p = objectGetVal(pat);
+    size_t plen = sdslen(objectGetVal(pat));
     robj *result = NULL;
 
     if (plen == 1 && p[0] == '#') {
@@ -81,7 +81,7 @@ static robj *sortLookupPattern(serverDb *db, robj *pattern, robj *subst, int wri
 
     robj *el = getDecodedObject(subst);
     sds keyname = sdsnewlen(p, star - p);
-    keyname = sdscatlen(keyname, el->ptr, sdslen(el->ptr));
+    keyname = sdscatlen(keyname, objectGetVal(el), sdslen(objectGetVal(el)));
     keyname = sdscatlen(keyname, star + 1, keyend - (star + 1));
     decrRefCount(el);
     robj *keyobj = createObject(OBJ_STRING, keyname);
@@ -113,7 +113,7 @@ static robj **sortCollect(robj *src, long *n) {
     if (src->type == OBJ_LIST) {
         out = zmalloc(sizeof(robj *) * (listTypeLength(src) + 1));
         if (src->encoding == OBJ_ENCODING_LISTPACK) {
-            unsigned char *lp = src->ptr;
+            unsigned char *lp = objectGetVal(src);
             for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, p)) {
                 unsigned int len;
                 long long ll;
@@ -121,7 +121,7 @@ static robj **sortCollect(robj *src, long *n) {
                 out[(*n)++] = s ? createStringObject((char *)s, len) : createStringObjectFromLongLong(ll);
             }
         } else {
-            quicklistIter *it = quicklistGetIterator(src->ptr, AL_START_HEAD);
+            quicklistIter *it = quicklistGetIterator(objectGetVal(src), AL_START_HEAD);
             quicklistEntry e;
             while (quicklistNext(it, &e))
                 out[(*n)++] = e.value ? createStringObject((char *)e.value, e.sz)
@@ -171,12 +171,12 @@ static int sortCompare(const void *a, const void *b) {
  * (so "", " 1" and "inf" are numbers), no overflow, no NaN. */
 static int sortParseScore(robj *o, double *score) {
     if (o->encoding == OBJ_ENCODING_INT) {
-        *score = (double)(long)o->ptr;
+        *score = (double)(long)objectGetVal(o);
         return C_OK;
     }
     char *eptr;
     errno = 0;
-    *score = strtod(o->ptr, &eptr);
+    *score = strtod(objectGetVal(o), &eptr);
     if (*eptr != '\0' || errno == ERANGE || isnan(*score)) return C_ERR;
     return C_OK;
 }
@@ -194,7 +194,7 @@ static void sortGenericCommand(client *c, int readonly) {
     long vlen = 0;
 
     for (int j = 2; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         int left = c->argc - j - 1;
         if (!strcasecmp(opt, "asc")) {
             desc = 0;
@@ -218,7 +218,7 @@ static void sortGenericCommand(client *c, int readonly) {
             }
             sortby = c->argv[++j];
             robj *pat = getDecodedObject(sortby);
-            if (memchr(pat->ptr, '*', sdslen(pat->ptr)) == NULL) dontsort = 1;
+            if (memchr(objectGetVal(pat), '*', sdslen(objectGetVal(pat))) == NULL) dontsort = 1;
             decrRefCount(pat);
         } else if (!strcasecmp(opt, "get") && left >= 1) {
             if (!aclClientReadsAnyKey(c)) {
@@ -325,7 +325,7 @@ static void sortGenericCommand(client *c, int readonly) {
                     continue;
                 }
                 robj *dec = getDecodedObject(val);
-                quicklistPushTail(ql, dec->ptr, sdslen(dec->ptr));
+                quicklistPushTail(ql, objectGetVal(dec), sdslen(objectGetVal(dec)));
                 decrRefCount(dec);
                 if (getops) decrRefCount(val);
             }
@@ -384,7 +384,7 @@ static int sortGetKeys(struct serverCommand *cmd, robj **argv, int argc, int *ke
     int n = 0, store = 0;
     if (maxkeys > 0) keys[n++] = 1;
     for (int j = 2; j < argc; j++) {
-        const char *opt = argv[j]->ptr;
+        const char *opt = objectGetVal(argv[j]);
         if (!strcasecmp(opt, "limit")) j += 2;
         else if (!strcasecmp(opt, "get") || !strcasecmp(opt, "by")) j += 1;
         else if (!strcasecmp(opt, "store") && j + 1 < argc) store = ++j;

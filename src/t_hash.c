@@ -195,8 +195,8 @@ static robj *hashTypeCreate(void) {
 }
 
 unsigned long hashTypeLength(const robj *o) {
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpLength(o->ptr) / 2;
-    if (o->encoding == OBJ_ENCODING_HT) return hashtableSize((const hashtable *)o->ptr);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpLength(objectGetVal(o)) / 2;
+    if (o->encoding == OBJ_ENCODING_HT) return hashtableSize((const hashtable *)objectGetVal(o));
     serverPanic("Unknown hash encoding");
 }
 
@@ -220,13 +220,13 @@ static unsigned char *listpackFindField(unsigned char *lp, const char *field, si
  * and fills *value if present, else 0. */
 static int hashTypeGet(robj *o, sds field, hashItem *value) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = listpackFindField(o->ptr, field, sdslen(field));
+        unsigned char *p = listpackFindField(objectGetVal(o), field, sdslen(field));
         if (p == NULL) return 0;
-        hashItemFromListpack(lpNext(o->ptr, p), value);
+        hashItemFromListpack(lpNext(objectGetVal(o), p), value);
         return 1;
     }
     void *entry;
-    if (!hashtableFind(o->ptr, field, &entry)) return 0;
+    if (!hashtableFind(objectGetVal(o), field, &entry)) return 0;
     hashItemsFromEntry(entry, NULL, value);
     return 1;
 }
@@ -258,18 +258,18 @@ typedef struct hashIter {
 static void hashIterInit(hashIter *it, robj *o) {
     it->o = o;
     it->fp = NULL;
-    if (o->encoding == OBJ_ENCODING_LISTPACK) it->fp = lpFirst(o->ptr);
-    else hashtableInitIterator(&it->hi, o->ptr, 0);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) it->fp = lpFirst(objectGetVal(o));
+    else hashtableInitIterator(&it->hi, objectGetVal(o), 0);
 }
 
 /* Fills the next pair; returns 0 at the end. */
 static int hashIterNext(hashIter *it, hashItem *field, hashItem *value) {
     if (it->o->encoding == OBJ_ENCODING_LISTPACK) {
         if (it->fp == NULL) return 0;
-        unsigned char *vp = lpNext(it->o->ptr, it->fp);
+        unsigned char *vp = lpNext(objectGetVal(it->o), it->fp);
         hashItemFromListpack(it->fp, field);
         hashItemFromListpack(vp, value);
-        it->fp = lpNext(it->o->ptr, vp);
+        it->fp = lpNext(objectGetVal(it->o), vp);
         return 1;
     }
     void *entry;
@@ -306,8 +306,8 @@ static hashtable *hashCopyToHashtable(robj *o, size_t size_hint) {
 void hashTypeConvertToHashtable(robj *o, size_t size_hint) {
     serverAssert(o->encoding == OBJ_ENCODING_LISTPACK);
     hashtable *ht = hashCopyToHashtable(o, size_hint);
-    lpFree(o->ptr);
-    o->ptr = ht;
+    lpFree(objectGetVal(o));
+    objectSetVal(o, ht);
     o->encoding = OBJ_ENCODING_HT;
 }
 
@@ -324,14 +324,14 @@ static void hashTypeTryConversion(robj *o, robj **argv, int first, int last) {
     }
     for (int j = first; j <= last; j++) {
         if (!sdsEncodedObject(argv[j])) continue;
-        size_t len = sdslen(argv[j]->ptr);
+        size_t len = sdslen(objectGetVal(argv[j]));
         if (len > server.hash_max_listpack_value) {
             hashTypeConvertToHashtable(o, 0);
             return;
         }
         total += len;
     }
-    if (!lpSafeToAdd(o->ptr, total)) hashTypeConvertToHashtable(o, 0);
+    if (!lpSafeToAdd(objectGetVal(o), total)) hashTypeConvertToHashtable(o, 0);
 }
 
 /* hashTypeSet() on a hashtable: field (borrowed) gets a copy of value, in
@@ -368,29 +368,29 @@ int hashTypeSet(robj *o, const char *field, size_t flen, const char *value, size
         hashTypeConvertToHashtable(o, 0);
 
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = o->ptr;
+        unsigned char *lp = objectGetVal(o);
         unsigned char *fp = listpackFindField(lp, field, flen);
         if (fp) {
             unsigned char *vp = lpNext(lp, fp);
-            o->ptr = lpReplace(lp, &vp, (const unsigned char *)value, vlen);
+            objectSetVal(o, lpReplace(lp, &vp, (const unsigned char *)value, vlen));
             return 0;
         }
         lp = lpAppend(lp, (const unsigned char *)field, flen);
         lp = lpAppend(lp, (const unsigned char *)value, vlen);
-        o->ptr = lp;
+        objectSetVal(o, lp);
         if (hashTypeLength(o) > server.hash_max_listpack_entries) hashTypeConvertToHashtable(o, 0);
         return 1;
     }
 
     sdsTemp f;
-    int added = hashHashtableSet(o->ptr, sdsTempInit(&f, field, flen), value, vlen);
+    int added = hashHashtableSet(objectGetVal(o), sdsTempInit(&f, field, flen), value, vlen);
     sdsTempRelease(&f);
     return added;
 }
 
 /* hashTypeSet() of an sds field, which a hashtable looks up as it is. */
 static int hashTypeSetSds(robj *o, sds field, const char *value, size_t vlen) {
-    if (o->encoding == OBJ_ENCODING_HT) return hashHashtableSet(o->ptr, field, value, vlen);
+    if (o->encoding == OBJ_ENCODING_HT) return hashHashtableSet(objectGetVal(o), field, value, vlen);
     return hashTypeSet(o, field, sdslen(field), value, vlen);
 }
 
@@ -398,9 +398,9 @@ static int hashTypeSetObjects(robj *o, robj *field, robj *value) {
     /* The common case: a hashtable and text arguments, whose sds the table
      * can look up (and copy into a new entry) as it is. */
     if (o->encoding == OBJ_ENCODING_HT && sdsEncodedObject(field) && sdsEncodedObject(value))
-        return hashHashtableSet(o->ptr, field->ptr, value->ptr, sdslen(value->ptr));
+        return hashHashtableSet(objectGetVal(o), objectGetVal(field), objectGetVal(value), sdslen(objectGetVal(value)));
     robj *f = getDecodedObject(field), *v = getDecodedObject(value);
-    int added = hashTypeSet(o, f->ptr, sdslen(f->ptr), v->ptr, sdslen(v->ptr));
+    int added = hashTypeSet(o, objectGetVal(f), sdslen(objectGetVal(f)), objectGetVal(v), sdslen(objectGetVal(v)));
     decrRefCount(f);
     decrRefCount(v);
     return added;
@@ -409,24 +409,24 @@ static int hashTypeSetObjects(robj *o, robj *field, robj *value) {
 /* Deletes field. Returns 1 if it existed. */
 static int hashTypeDelete(robj *o, sds field) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = listpackFindField(o->ptr, field, sdslen(field));
+        unsigned char *p = listpackFindField(objectGetVal(o), field, sdslen(field));
         if (p == NULL) return 0;
-        o->ptr = lpDeleteRangeWithEntry(o->ptr, &p, 2);
+        objectSetVal(o, lpDeleteRangeWithEntry(objectGetVal(o), &p, 2));
         return 1;
     }
-    return hashtableDelete(o->ptr, field);
+    return hashtableDelete(objectGetVal(o), field);
 }
 
 /* Fills a uniformly chosen pair of a non-empty hash. */
 static void hashTypeRandom(robj *o, hashItem *field, hashItem *value) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *fp = lpSeek(o->ptr, (long)(2 * randomBelow(hashTypeLength(o))));
+        unsigned char *fp = lpSeek(objectGetVal(o), (long)(2 * randomBelow(hashTypeLength(o))));
         hashItemFromListpack(fp, field);
-        hashItemFromListpack(lpNext(o->ptr, fp), value);
+        hashItemFromListpack(lpNext(objectGetVal(o), fp), value);
         return;
     }
     void *entry;
-    hashtableFairRandomEntry(o->ptr, &entry);
+    hashtableFairRandomEntry(objectGetVal(o), &entry);
     hashItemsFromEntry(entry, field, value);
 }
 
@@ -465,7 +465,7 @@ static void hashScanCallback(void *privdata, void *entry) {
 unsigned long hashTypeScan(robj *hash, unsigned long cursor, list *out, int with_values) {
     serverAssert(hash->encoding == OBJ_ENCODING_HT);
     hashScanData data = {out, with_values};
-    return hashtableScan(hash->ptr, cursor, hashScanCallback, &data);
+    return hashtableScan(objectGetVal(hash), cursor, hashScanCallback, &data);
 }
 
 /* Looks the key up for writing; creates (and adds) an empty hash when it
@@ -485,20 +485,20 @@ static robj *hashTypeLookupWriteOrCreate(client *c, robj *key) {
  * ------------------------------------------------------------------------- */
 
 static size_t hashTypeFreeEffort(robj *o) {
-    return o->encoding == OBJ_ENCODING_HT ? hashtableSize((hashtable *)o->ptr) : 1;
+    return o->encoding == OBJ_ENCODING_HT ? hashtableSize((hashtable *)objectGetVal(o)) : 1;
 }
 
 static void hashTypeFree(robj *o) {
-    if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
-    else if (o->encoding == OBJ_ENCODING_HT) hashtableRelease(o->ptr);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(objectGetVal(o));
+    else if (o->encoding == OBJ_ENCODING_HT) hashtableRelease(objectGetVal(o));
     else serverPanic("Unknown hash encoding");
 }
 
 /* Bytes used by the value (robj header excluded). Hashtables are sampled:
  * the average entry of up to sample_size fields times the field count. */
 static size_t hashTypeMemory(robj *o, size_t sample_size) {
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(o->ptr);
-    hashtable *ht = o->ptr;
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(objectGetVal(o));
+    hashtable *ht = objectGetVal(o);
     size_t total = hashtableMemUsage(ht);
     if (hashtableSize(ht) == 0 || sample_size == 0) return total;
     hashtableIterator hi;
@@ -517,7 +517,7 @@ static size_t hashTypeMemory(robj *o, size_t sample_size) {
 static robj *hashTypeDup(robj *o) {
     robj *copy;
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        copy = createObject(OBJ_HASH, lpDup(o->ptr));
+        copy = createObject(OBJ_HASH, lpDup(objectGetVal(o)));
         copy->encoding = OBJ_ENCODING_LISTPACK;
         return copy;
     }
@@ -589,7 +589,7 @@ static void hmsetCommand(client *c) {
 static void hsetnxCommand(client *c) {
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
     if (checkType(c, o, OBJ_HASH)) return;
-    if (o && hashTypeExists(o, c->argv[2]->ptr)) {
+    if (o && hashTypeExists(o, objectGetVal(c->argv[2]))) {
         addReply(c, shared.czero);
         return;
     }
@@ -611,7 +611,7 @@ static void hdelCommand(client *c) {
     long long deleted = 0;
     int keyremoved = 0;
     for (int j = 2; j < c->argc; j++) {
-        deleted += hashTypeDelete(o, c->argv[j]->ptr);
+        deleted += hashTypeDelete(o, objectGetVal(c->argv[j]));
         if (hashTypeLength(o) == 0) {
             dbDelete(c->db, c->argv[1]);
             keyremoved = 1;
@@ -632,7 +632,7 @@ static void hincrbyCommand(client *c) {
     if (getLongLongFromObjectOrReply(c, c->argv[3], &incr, NULL) != C_OK) return;
     robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
     if (o == NULL) return;
-    sds field = c->argv[2]->ptr;
+    sds field = objectGetVal(c->argv[2]);
     hashItem cur;
     if (hashTypeGet(o, field, &cur)) {
         if (cur.s == NULL) {
@@ -666,7 +666,7 @@ static void hincrbyfloatCommand(client *c) {
     }
     robj *o = hashTypeLookupWriteOrCreate(c, c->argv[1]);
     if (o == NULL) return;
-    sds field = c->argv[2]->ptr;
+    sds field = objectGetVal(c->argv[2]);
     hashItem cur;
     if (hashTypeGet(o, field, &cur)) {
         if (cur.s == NULL) {
@@ -710,14 +710,14 @@ static void addReplyFieldValue(client *c, robj *o, sds field) {
 static void hgetCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.null[c->resp]);
     if (o == NULL || checkType(c, o, OBJ_HASH)) return;
-    addReplyFieldValue(c, o, c->argv[2]->ptr);
+    addReplyFieldValue(c, o, objectGetVal(c->argv[2]));
 }
 
 static void hmgetCommand(client *c) {
     robj *o = lookupKeyRead(c->db, c->argv[1]);
     if (checkType(c, o, OBJ_HASH)) return;
     addReplyArrayLen(c, c->argc - 2);
-    for (int j = 2; j < c->argc; j++) addReplyFieldValue(c, o, c->argv[j]->ptr);
+    for (int j = 2; j < c->argc; j++) addReplyFieldValue(c, o, objectGetVal(c->argv[j]));
 }
 
 static void hlenCommand(client *c) {
@@ -729,7 +729,7 @@ static void hlenCommand(client *c) {
 static void hstrlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (o == NULL || checkType(c, o, OBJ_HASH)) return;
-    sds field = c->argv[2]->ptr;
+    sds field = objectGetVal(c->argv[2]);
     hashItem v;
     addReplyLongLong(c, hashTypeGet(o, field, &v) ? (long long)hashItemLen(&v) : 0);
 }
@@ -737,7 +737,7 @@ static void hstrlenCommand(client *c) {
 static void hexistsCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (o == NULL || checkType(c, o, OBJ_HASH)) return;
-    addReply(c, hashTypeExists(o, c->argv[2]->ptr) ? shared.cone : shared.czero);
+    addReply(c, hashTypeExists(o, objectGetVal(c->argv[2])) ? shared.cone : shared.czero);
 }
 
 #define HASH_REPLY_FIELDS (1 << 0)
@@ -853,7 +853,7 @@ static void hrandfieldWithCountCommand(client *c, long l, int withvalues) {
     /* Hashtable: distinct picks collected in a scratch table that borrows
      * the hash's entries. Near the full size, copy all and drop random ones
      * instead of drawing until enough distinct ones appear. */
-    hashtable *ht = o->ptr;
+    hashtable *ht = objectGetVal(o);
     hashtable *pick = hashtableCreate(&hashBorrowHashtableType);
     hashtableExpand(pick, count * 3 > size ? size : count);
     hashtableIterator hi;
@@ -887,7 +887,7 @@ static void hrandfieldCommand(client *c) {
         long l;
         int withvalues = 0;
         if (getRangeLongFromObjectOrReply(c, c->argv[2], -LONG_MAX, LONG_MAX, &l, NULL) != C_OK) return;
-        if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, "withvalues"))) {
+        if (c->argc > 4 || (c->argc == 4 && strcasecmp(objectGetVal(c->argv[3]), "withvalues"))) {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
         } else if (c->argc == 4) {

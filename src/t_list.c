@@ -42,10 +42,10 @@
  * into buf (LONG_STR_SIZE bytes). */
 static const char *listObjBytes(robj *o, char *buf, size_t *len) {
     if (sdsEncodedObject(o)) {
-        *len = sdslen(o->ptr);
-        return o->ptr;
+        *len = sdslen(objectGetVal(o));
+        return objectGetVal(o);
     }
-    *len = (size_t)ll2string(buf, LONG_STR_SIZE, (long)o->ptr);
+    *len = (size_t)ll2string(buf, LONG_STR_SIZE, (long)objectGetVal(o));
     return buf;
 }
 
@@ -82,15 +82,15 @@ robj *createListListpackObject(void) {
 
 /* Number of elements of a list value. */
 unsigned long listTypeLength(const robj *o) {
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpLength(o->ptr);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpLength(objectGetVal(o));
     serverAssert(o->encoding == OBJ_ENCODING_QUICKLIST);
-    return quicklistCount(o->ptr);
+    return quicklistCount(objectGetVal(o));
 }
 
 static void listConvertToQuicklist(robj *o) {
     quicklist *ql = quicklistCreate(server.list_max_listpack_size, server.list_compress_depth);
-    quicklistAppendListpack(ql, o->ptr); /* takes the listpack */
-    o->ptr = ql;
+    quicklistAppendListpack(ql, objectGetVal(o)); /* takes the listpack */
+    objectSetVal(o, ql);
     o->encoding = OBJ_ENCODING_QUICKLIST;
 }
 
@@ -105,7 +105,7 @@ static void listTypeTryConversionAppend(robj *o, robj **argv, int start, int end
         const char *s = listObjBytes(argv[j], buf, &len);
         add += lpEntrySizeString((const unsigned char *)s, len);
     }
-    unsigned char *lp = o->ptr;
+    unsigned char *lp = objectGetVal(o);
     if (quicklistNodeExceedsLimit(server.list_max_listpack_size, lpBytes(lp) + add,
                                   lpLength(lp) + (unsigned long)(end - start + 1)))
         listConvertToQuicklist(o);
@@ -116,13 +116,13 @@ static void listTypeTryConversionAppend(robj *o, robj **argv, int start, int end
  * big one (as Valkey keeps a single PLAIN node). */
 static void listTypeTryConversionShrink(robj *o) {
     if (o->encoding != OBJ_ENCODING_QUICKLIST) return;
-    quicklist *ql = o->ptr;
+    quicklist *ql = objectGetVal(o);
     if (ql->len != 1 || ql->head->big) return;
     size_t sz_limit;
     unsigned long count_limit;
     quicklistNodeLimit(server.list_max_listpack_size, &sz_limit, &count_limit);
     if (ql->head->sz > sz_limit / 2 || ql->count > count_limit / 2) return;
-    o->ptr = lpDup(ql->head->lp);
+    objectSetVal(o, lpDup(ql->head->lp));
     o->encoding = OBJ_ENCODING_LISTPACK;
     quicklistRelease(ql);
 }
@@ -138,11 +138,11 @@ static void listTypePush(robj *o, robj *value, int where) {
     const char *s = listObjBytes(value, buf, &len);
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
         if (where == LIST_HEAD)
-            o->ptr = lpPrepend(o->ptr, (const unsigned char *)s, len);
+            objectSetVal(o, lpPrepend(objectGetVal(o), (const unsigned char *)s, len));
         else
-            o->ptr = lpAppend(o->ptr, (const unsigned char *)s, len);
+            objectSetVal(o, lpAppend(objectGetVal(o), (const unsigned char *)s, len));
     } else {
-        quicklistPush(o->ptr, s, len, where == LIST_HEAD ? QUICKLIST_HEAD : QUICKLIST_TAIL);
+        quicklistPush(objectGetVal(o), s, len, where == LIST_HEAD ? QUICKLIST_HEAD : QUICKLIST_TAIL);
     }
 }
 
@@ -150,16 +150,16 @@ static void listTypePush(robj *o, robj *value, int where) {
  * element, or NULL if the list is empty. */
 static robj *listTypePop(robj *o, int where) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = where == LIST_HEAD ? lpFirst(o->ptr) : lpLast(o->ptr);
+        unsigned char *p = where == LIST_HEAD ? lpFirst(objectGetVal(o)) : lpLast(objectGetVal(o));
         if (!p) return NULL;
         robj *value = listpackElementToObject(p);
-        o->ptr = lpDelete(o->ptr, p, NULL);
+        objectSetVal(o, lpDelete(objectGetVal(o), p, NULL));
         return value;
     }
     unsigned char *data;
     size_t sz;
     long long lval;
-    if (!quicklistPop(o->ptr, where == LIST_HEAD ? QUICKLIST_HEAD : QUICKLIST_TAIL, &data, &sz, &lval)) return NULL;
+    if (!quicklistPop(objectGetVal(o), where == LIST_HEAD ? QUICKLIST_HEAD : QUICKLIST_TAIL, &data, &sz, &lval)) return NULL;
     if (!data) return createStringObjectFromLongLong(lval);
     robj *value = createStringObject((char *)data, sz);
     zfree(data);
@@ -179,13 +179,13 @@ static void addReplyQuicklistValue(void *ctx, const unsigned char *value, size_t
  * it is never copied into an object. o must not be empty. */
 static void listTypePopAndReply(client *c, robj *o, int where) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = where == LIST_HEAD ? lpFirst(o->ptr) : lpLast(o->ptr);
+        unsigned char *p = where == LIST_HEAD ? lpFirst(objectGetVal(o)) : lpLast(objectGetVal(o));
         serverAssert(p != NULL);
         addReplyListpackElement(c, p);
-        o->ptr = lpDelete(o->ptr, p, NULL);
+        objectSetVal(o, lpDelete(objectGetVal(o), p, NULL));
         return;
     }
-    serverAssert(quicklistPopVisit(o->ptr, where == LIST_HEAD ? QUICKLIST_HEAD : QUICKLIST_TAIL,
+    serverAssert(quicklistPopVisit(objectGetVal(o), where == LIST_HEAD ? QUICKLIST_HEAD : QUICKLIST_TAIL,
                                    addReplyQuicklistValue, c));
 }
 
@@ -209,9 +209,9 @@ static void listTypeInitIterator(listTypeIterator *li, robj *o, long index, int 
     li->lpnext = NULL;
     li->qi = NULL;
     if (o->encoding == OBJ_ENCODING_LISTPACK)
-        li->lpnext = lpSeek(o->ptr, index);
+        li->lpnext = lpSeek(objectGetVal(o), index);
     else
-        li->qi = quicklistGetIteratorAtIdx(o->ptr, forward ? AL_START_HEAD : AL_START_TAIL, index);
+        li->qi = quicklistGetIteratorAtIdx(objectGetVal(o), forward ? AL_START_HEAD : AL_START_TAIL, index);
 }
 
 static void listTypeReleaseIterator(listTypeIterator *li) {
@@ -224,7 +224,7 @@ static int listTypeNext(listTypeIterator *li, listTypeEntry *e) {
     if (li->o->encoding == OBJ_ENCODING_LISTPACK) {
         if (!li->lpnext) return 0;
         e->lpe = li->lpnext;
-        li->lpnext = li->forward ? lpNext(li->o->ptr, e->lpe) : lpPrev(li->o->ptr, e->lpe);
+        li->lpnext = li->forward ? lpNext(objectGetVal(li->o), e->lpe) : lpPrev(objectGetVal(li->o), e->lpe);
         return 1;
     }
     return li->qi ? quicklistNext(li->qi, &e->qe) : 0;
@@ -253,11 +253,11 @@ static void listTypeDelete(listTypeEntry *e) {
     listTypeIterator *li = e->li;
     if (li->o->encoding == OBJ_ENCODING_LISTPACK) {
         unsigned char *after;
-        li->o->ptr = lpDelete(li->o->ptr, e->lpe, &after);
+        objectSetVal(li->o, lpDelete(objectGetVal(li->o), e->lpe, &after));
         if (li->forward)
             li->lpnext = after;
         else
-            li->lpnext = after ? lpPrev(li->o->ptr, after) : lpLast(li->o->ptr);
+            li->lpnext = after ? lpPrev(objectGetVal(li->o), after) : lpLast(objectGetVal(li->o));
     } else {
         quicklistDelEntry(li->qi, &e->qe);
     }
@@ -268,8 +268,8 @@ static void listTypeDelete(listTypeEntry *e) {
 static void listTypeInsert(listTypeEntry *e, const char *s, size_t len, int after) {
     listTypeIterator *li = e->li;
     if (li->o->encoding == OBJ_ENCODING_LISTPACK) {
-        li->o->ptr = lpInsertString(li->o->ptr, (const unsigned char *)s, len, e->lpe, after ? LP_AFTER : LP_BEFORE,
-                                    NULL);
+        objectSetVal(li->o, lpInsertString(objectGetVal(li->o), (const unsigned char *)s, len, e->lpe, after ? LP_AFTER : LP_BEFORE,
+                                    NULL));
         li->lpnext = NULL;
     } else if (after) {
         quicklistInsertAfter(li->qi, &e->qe, s, len);
@@ -284,21 +284,21 @@ static int listTypeReplaceAtIndex(robj *o, long index, robj *value) {
     size_t len;
     const char *s = listObjBytes(value, buf, &len);
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *p = lpSeek(o->ptr, index);
+        unsigned char *p = lpSeek(objectGetVal(o), index);
         if (!p) return 0;
-        o->ptr = lpReplace(o->ptr, &p, (const unsigned char *)s, len);
+        objectSetVal(o, lpReplace(objectGetVal(o), &p, (const unsigned char *)s, len));
         return 1;
     }
-    return quicklistReplaceAtIndex(o->ptr, index, s, len);
+    return quicklistReplaceAtIndex(objectGetVal(o), index, s, len);
 }
 
 /* Deletes `count` elements from index `start` (both already in range). */
 static void listTypeDelRange(robj *o, long start, long count) {
     if (count <= 0) return;
     if (o->encoding == OBJ_ENCODING_LISTPACK)
-        o->ptr = lpDeleteRange(o->ptr, start, (unsigned long)count);
+        objectSetVal(o, lpDeleteRange(objectGetVal(o), start, (unsigned long)count));
     else
-        quicklistDelRange(o->ptr, start, count);
+        quicklistDelRange(objectGetVal(o), start, count);
 }
 
 /* ---------------------------------------------------------------------------
@@ -307,29 +307,29 @@ static void listTypeDelRange(robj *o, long start, long count) {
 
 /* One allocation per quicklist node (each holds a listpack). */
 static size_t listFreeEffort(robj *o) {
-    return o->encoding == OBJ_ENCODING_QUICKLIST ? ((quicklist *)o->ptr)->len : 1;
+    return o->encoding == OBJ_ENCODING_QUICKLIST ? ((quicklist *)objectGetVal(o))->len : 1;
 }
 
 static void listFreeObject(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK)
-        lpFree(o->ptr);
+        lpFree(objectGetVal(o));
     else
-        quicklistRelease(o->ptr);
+        quicklistRelease(objectGetVal(o));
 }
 
 static size_t listObjectSize(robj *o, size_t sample_size) {
     (void)sample_size;
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return zmalloc_size(o->ptr);
-    return quicklistMemUsage(o->ptr);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return zmalloc_size(objectGetVal(o));
+    return quicklistMemUsage(objectGetVal(o));
 }
 
 static robj *listDupObject(robj *o) {
     robj *copy;
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        copy = createObject(OBJ_LIST, lpDup(o->ptr));
+        copy = createObject(OBJ_LIST, lpDup(objectGetVal(o)));
         copy->encoding = OBJ_ENCODING_LISTPACK;
     } else {
-        copy = createObject(OBJ_LIST, quicklistDup(o->ptr));
+        copy = createObject(OBJ_LIST, quicklistDup(objectGetVal(o)));
         copy->encoding = OBJ_ENCODING_QUICKLIST;
     }
     return copy;
@@ -378,9 +378,9 @@ void listTypeInit(void) {
 
 /* Parses LEFT/RIGHT. Replies a syntax error and returns C_ERR otherwise. */
 static int getListPositionFromObjectOrReply(client *c, robj *arg, int *where) {
-    if (!strcasecmp(arg->ptr, "left")) {
+    if (!strcasecmp(objectGetVal(arg), "left")) {
         *where = LIST_HEAD;
-    } else if (!strcasecmp(arg->ptr, "right")) {
+    } else if (!strcasecmp(objectGetVal(arg), "right")) {
         *where = LIST_TAIL;
     } else {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -450,9 +450,9 @@ void rpushxCommand(client *c) { pushGenericCommand(c, LIST_TAIL, 1); }
 /* LINSERT key BEFORE|AFTER pivot element */
 void linsertCommand(client *c) {
     int after;
-    if (!strcasecmp(c->argv[2]->ptr, "after")) {
+    if (!strcasecmp(objectGetVal(c->argv[2]), "after")) {
         after = 1;
-    } else if (!strcasecmp(c->argv[2]->ptr, "before")) {
+    } else if (!strcasecmp(objectGetVal(c->argv[2]), "before")) {
         after = 0;
     } else {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -505,12 +505,12 @@ void lindexCommand(client *c) {
     if (getLongFromObjectOrReply(c, c->argv[2], &index, NULL) != C_OK) return;
     if (o->encoding == OBJ_ENCODING_QUICKLIST) {
         /* A read that never opens a packed node (see LRANGE). */
-        long llen = (long)quicklistCount(o->ptr);
+        long llen = (long)quicklistCount(objectGetVal(o));
         if (index < 0) index += llen;
         if (index < 0 || index >= llen)
             addReplyNull(c);
         else
-            quicklistVisitRange(o->ptr, (unsigned long)index, 1, addReplyQuicklistValue, c);
+            quicklistVisitRange(objectGetVal(o), (unsigned long)index, 1, addReplyQuicklistValue, c);
         return;
     }
     listTypeIterator li;
@@ -549,7 +549,7 @@ void lrangeCommand(client *c) {
     long n = end - start + 1;
     addReplyArrayLen(c, n);
     if (o->encoding == OBJ_ENCODING_QUICKLIST) {
-        quicklistVisitRange(o->ptr, (unsigned long)start, (unsigned long)n, addReplyQuicklistValue, c);
+        quicklistVisitRange(objectGetVal(o), (unsigned long)start, (unsigned long)n, addReplyQuicklistValue, c);
         return;
     }
     listTypeIterator li;
@@ -563,7 +563,7 @@ void lrangeCommand(client *c) {
 void lposCommand(client *c) {
     long rank = 1, count = -1, maxlen = 0;
     for (int j = 3; j < c->argc; j++) {
-        char *opt = c->argv[j]->ptr;
+        char *opt = objectGetVal(c->argv[j]);
         int moreargs = j + 1 < c->argc;
         if (!strcasecmp(opt, "RANK") && moreargs) {
             j++;
@@ -755,7 +755,7 @@ void rpopCommand(client *c) { popGenericCommand(c, LIST_TAIL); }
 int getMpopCountOrReply(client *c, int start, long *count) {
     *count = -1;
     for (int j = start; j < c->argc; j++) {
-        if (*count == -1 && !strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
+        if (*count == -1 && !strcasecmp(objectGetVal(c->argv[j]), "count") && j + 1 < c->argc) {
             j++;
             if (getRangeLongFromObjectOrReply(c, c->argv[j], 1, LONG_MAX, count, "count should be greater than 0") !=
                 C_OK)

@@ -54,10 +54,10 @@ typedef struct setMember {
  * text of INT-encoded arguments. */
 static void memberFromObject(robj *o, setMember *m, char *buf) {
     if (sdsEncodedObject(o)) {
-        m->s = o->ptr;
-        m->len = sdslen(o->ptr);
+        m->s = objectGetVal(o);
+        m->len = sdslen(objectGetVal(o));
     } else {
-        m->len = ll2string(buf, LONG_STR_SIZE, (long)o->ptr);
+        m->len = ll2string(buf, LONG_STR_SIZE, (long)objectGetVal(o));
         m->s = buf;
     }
     m->ll = 0;
@@ -219,9 +219,9 @@ static robj *setTypeCreate(const setMember *first, size_t size_hint) {
 
 unsigned long setTypeSize(const robj *set) {
     switch (set->encoding) {
-    case OBJ_ENCODING_INTSET: return intsetLen(set->ptr);
-    case OBJ_ENCODING_LISTPACK: return lpLength(set->ptr);
-    case OBJ_ENCODING_HT: return hashtableSize(set->ptr);
+    case OBJ_ENCODING_INTSET: return intsetLen(objectGetVal(set));
+    case OBJ_ENCODING_LISTPACK: return lpLength(objectGetVal(set));
+    case OBJ_ENCODING_HT: return hashtableSize(objectGetVal(set));
     default: serverPanic("Unknown set encoding");
     }
 }
@@ -239,8 +239,8 @@ static void setIterInit(setIter *it, robj *set) {
     it->set = set;
     it->pos = 0;
     it->lpp = NULL;
-    if (set->encoding == OBJ_ENCODING_LISTPACK) it->lpp = lpFirst(set->ptr);
-    else if (set->encoding == OBJ_ENCODING_HT) hashtableInitIterator(&it->hi, set->ptr, HASHTABLE_ITER_SAFE);
+    if (set->encoding == OBJ_ENCODING_LISTPACK) it->lpp = lpFirst(objectGetVal(set));
+    else if (set->encoding == OBJ_ENCODING_HT) hashtableInitIterator(&it->hi, objectGetVal(set), HASHTABLE_ITER_SAFE);
 }
 
 /* Fills *m with the next member; returns 0 when there are no more. */
@@ -248,7 +248,7 @@ static int setIterNext(setIter *it, setMember *m) {
     switch (it->set->encoding) {
     case OBJ_ENCODING_INTSET: {
         int64_t v;
-        if (!intsetGet(it->set->ptr, it->pos, &v)) return 0;
+        if (!intsetGet(objectGetVal(it->set), it->pos, &v)) return 0;
         it->pos++;
         m->s = NULL;
         m->len = 0;
@@ -258,7 +258,7 @@ static int setIterNext(setIter *it, setMember *m) {
     case OBJ_ENCODING_LISTPACK:
         if (it->lpp == NULL) return 0;
         memberFromListpack(it->lpp, m);
-        it->lpp = lpNext(it->set->ptr, it->lpp);
+        it->lpp = lpNext(objectGetVal(it->set), it->lpp);
         return 1;
     case OBJ_ENCODING_HT: {
         void *entry;
@@ -307,9 +307,9 @@ void setTypeConvert(robj *set, int encoding, size_t size_hint) {
         setIterRelease(&it);
         newptr = ht;
     }
-    if (set->encoding == OBJ_ENCODING_INTSET) intsetFree(set->ptr);
-    else lpFree(set->ptr);
-    set->ptr = newptr;
+    if (set->encoding == OBJ_ENCODING_INTSET) intsetFree(objectGetVal(set));
+    else lpFree(objectGetVal(set));
+    objectSetVal(set, newptr);
     set->encoding = encoding;
 }
 
@@ -322,12 +322,12 @@ static int setTypeAdd(robj *set, const setMember *m) {
     const char *s;
 
     if (set->encoding == OBJ_ENCODING_INTSET) {
-        intset *is = set->ptr;
+        intset *is = objectGetVal(set);
         if (memberAsInteger(m, &ll)) {
             int added;
-            set->ptr = intsetAdd(is, ll, &added);
-            if (added && intsetLen(set->ptr) > server.set_max_intset_entries)
-                setTypeConvert(set, OBJ_ENCODING_HT, intsetLen(set->ptr));
+            objectSetVal(set, intsetAdd(is, ll, &added));
+            if (added && intsetLen(objectGetVal(set)) > server.set_max_intset_entries)
+                setTypeConvert(set, OBJ_ENCODING_HT, intsetLen(objectGetVal(set)));
             return added;
         }
         /* A string: the intset can't hold it. A listpack still can if the
@@ -341,26 +341,26 @@ static int setTypeAdd(robj *set, const setMember *m) {
     }
 
     if (set->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = set->ptr;
+        unsigned char *lp = objectGetVal(set);
         if (listpackFindMember(lp, m)) return 0;
         s = memberBytes(m, buf, &len);
         if (lpLength(lp) < server.set_max_listpack_entries && len <= server.set_max_listpack_value &&
             lpSafeToAdd(lp, lpEntrySizeString((const unsigned char *)s, len))) {
-            set->ptr = lpAppend(lp, (const unsigned char *)s, len);
+            objectSetVal(set, lpAppend(lp, (const unsigned char *)s, len));
             return 1;
         }
         setTypeConvert(set, OBJ_ENCODING_HT, lpLength(lp) + 1);
     }
 
     serverAssert(set->encoding == OBJ_ENCODING_HT);
-    return setHashtableAdd(set->ptr, m);
+    return setHashtableAdd(objectGetVal(set), m);
 }
 
 /* setTypeAdd() of a command argument. A hashtable set looks an sds
  * argument up as it is (a new member is copied into its entry). */
 static int setTypeAddObject(robj *set, robj *o) {
     if (set->encoding == OBJ_ENCODING_HT && sdsEncodedObject(o))
-        return setHashtableAddBuffer(set->ptr, o->ptr, sdslen(o->ptr));
+        return setHashtableAddBuffer(objectGetVal(set), objectGetVal(o), sdslen(objectGetVal(o)));
     char buf[LONG_STR_SIZE];
     setMember m;
     memberFromObject(o, &m, buf);
@@ -387,16 +387,16 @@ static int setTypeRemove(robj *set, const setMember *m) {
     switch (set->encoding) {
     case OBJ_ENCODING_INTSET: {
         int removed = 0;
-        if (memberAsInteger(m, &ll)) set->ptr = intsetRemove(set->ptr, ll, &removed);
+        if (memberAsInteger(m, &ll)) objectSetVal(set, intsetRemove(objectGetVal(set), ll, &removed));
         return removed;
     }
     case OBJ_ENCODING_LISTPACK: {
-        unsigned char *p = listpackFindMember(set->ptr, m);
+        unsigned char *p = listpackFindMember(objectGetVal(set), m);
         if (p == NULL) return 0;
-        set->ptr = lpDelete(set->ptr, p, NULL);
+        objectSetVal(set, lpDelete(objectGetVal(set), p, NULL));
         return 1;
     }
-    case OBJ_ENCODING_HT: return setHashtableRemove(set->ptr, m);
+    case OBJ_ENCODING_HT: return setHashtableRemove(objectGetVal(set), m);
     default: serverPanic("Unknown set encoding");
     }
 }
@@ -405,9 +405,9 @@ static int setTypeRemove(robj *set, const setMember *m) {
 static int setTypeHas(robj *set, const setMember *m) {
     long long ll;
     switch (set->encoding) {
-    case OBJ_ENCODING_INTSET: return memberAsInteger(m, &ll) && intsetFind(set->ptr, ll);
-    case OBJ_ENCODING_LISTPACK: return listpackFindMember(set->ptr, m) != NULL;
-    case OBJ_ENCODING_HT: return setHashtableHas(set->ptr, m);
+    case OBJ_ENCODING_INTSET: return memberAsInteger(m, &ll) && intsetFind(objectGetVal(set), ll);
+    case OBJ_ENCODING_LISTPACK: return listpackFindMember(objectGetVal(set), m) != NULL;
+    case OBJ_ENCODING_HT: return setHashtableHas(objectGetVal(set), m);
     default: serverPanic("Unknown set encoding");
     }
 }
@@ -419,15 +419,15 @@ static void setTypeRandom(robj *set, setMember *m) {
     case OBJ_ENCODING_INTSET:
         m->s = NULL;
         m->len = 0;
-        m->ll = intsetRandom(set->ptr);
+        m->ll = intsetRandom(objectGetVal(set));
         break;
     case OBJ_ENCODING_LISTPACK: {
-        unsigned char *p = lpSeek(set->ptr, (long)randomBelow(lpLength(set->ptr)));
+        unsigned char *p = lpSeek(objectGetVal(set), (long)randomBelow(lpLength(objectGetVal(set))));
         memberFromListpack(p, m);
         break;
     }
     case OBJ_ENCODING_HT: {
-        sds key = setHashtableRandom(set->ptr);
+        sds key = setHashtableRandom(objectGetVal(set));
         m->s = key;
         m->len = sdslen(key);
         m->ll = 0;
@@ -463,14 +463,14 @@ void setTypeCollectAll(robj *set, list *out) {
  * ------------------------------------------------------------------------- */
 
 static size_t setTypeFreeEffort(robj *o) {
-    return o->encoding == OBJ_ENCODING_HT ? hashtableSize(o->ptr) : 1;
+    return o->encoding == OBJ_ENCODING_HT ? hashtableSize(objectGetVal(o)) : 1;
 }
 
 static void setTypeFree(robj *o) {
     switch (o->encoding) {
-    case OBJ_ENCODING_INTSET: intsetFree(o->ptr); break;
-    case OBJ_ENCODING_LISTPACK: lpFree(o->ptr); break;
-    case OBJ_ENCODING_HT: hashtableRelease(o->ptr); break;
+    case OBJ_ENCODING_INTSET: intsetFree(objectGetVal(o)); break;
+    case OBJ_ENCODING_LISTPACK: lpFree(objectGetVal(o)); break;
+    case OBJ_ENCODING_HT: hashtableRelease(objectGetVal(o)); break;
     default: serverPanic("Unknown set encoding");
     }
 }
@@ -478,9 +478,9 @@ static void setTypeFree(robj *o) {
 /* Bytes used by the value (robj header excluded). Hashtables are sampled:
  * the average of up to sample_size members times the member count. */
 static size_t setTypeMemory(robj *o, size_t sample_size) {
-    if (o->encoding == OBJ_ENCODING_INTSET) return intsetBlobLen(o->ptr);
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(o->ptr);
-    hashtable *ht = o->ptr;
+    if (o->encoding == OBJ_ENCODING_INTSET) return intsetBlobLen(objectGetVal(o));
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(objectGetVal(o));
+    hashtable *ht = objectGetVal(o);
     size_t total = hashtableMemUsage(ht);
     if (hashtableSize(ht) == 0 || sample_size == 0) return total;
     hashtableIterator hi;
@@ -499,15 +499,15 @@ static size_t setTypeMemory(robj *o, size_t sample_size) {
 static robj *setTypeDup(robj *o) {
     robj *copy;
     if (o->encoding == OBJ_ENCODING_INTSET) {
-        copy = createObject(OBJ_SET, intsetDup(o->ptr));
+        copy = createObject(OBJ_SET, intsetDup(objectGetVal(o)));
     } else if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        copy = createObject(OBJ_SET, lpDup(o->ptr));
+        copy = createObject(OBJ_SET, lpDup(objectGetVal(o)));
     } else {
-        copy = setTypeCreateWithEncoding(OBJ_ENCODING_HT, hashtableSize(o->ptr));
+        copy = setTypeCreateWithEncoding(OBJ_ENCODING_HT, hashtableSize(objectGetVal(o)));
         setIter it;
         setMember m;
         setIterInit(&it, o);
-        while (setIterNext(&it, &m)) setHashtableAdd(copy->ptr, &m);
+        while (setIterNext(&it, &m)) setHashtableAdd(objectGetVal(copy), &m);
         setIterRelease(&it);
         return copy;
     }
@@ -725,30 +725,30 @@ static robj *popOneAndReply(client *c, robj *set, spopPropagation *sp, int want_
     robj *popped = NULL;
     switch (set->encoding) {
     case OBJ_ENCODING_INTSET: {
-        long long v = intsetRandom(set->ptr);
+        long long v = intsetRandom(objectGetVal(set));
         addReplyBulkLongLong(c, v);
         m = (setMember){.s = NULL, .ll = v};
         if (sp) spopPropagationAdd(sp, &m);
         if (want_obj) popped = createStringObjectFromLongLong(v);
-        set->ptr = intsetRemove(set->ptr, v, NULL);
+        objectSetVal(set, intsetRemove(objectGetVal(set), v, NULL));
         break;
     }
     case OBJ_ENCODING_LISTPACK: {
-        unsigned char *p = lpSeek(set->ptr, (long)randomBelow(lpLength(set->ptr)));
+        unsigned char *p = lpSeek(objectGetVal(set), (long)randomBelow(lpLength(objectGetVal(set))));
         memberFromListpack(p, &m);
         addReplyMember(c, &m);
         if (sp) spopPropagationAdd(sp, &m);
         if (want_obj) popped = m.s ? createStringObject(m.s, m.len) : createStringObjectFromLongLong(m.ll);
-        set->ptr = lpDelete(set->ptr, p, NULL);
+        objectSetVal(set, lpDelete(objectGetVal(set), p, NULL));
         break;
     }
     case OBJ_ENCODING_HT: {
-        sds key = setHashtableRandom(set->ptr);
+        sds key = setHashtableRandom(objectGetVal(set));
         addReplyBulkCBuffer(c, key, sdslen(key));
         m = (setMember){.s = key, .len = sdslen(key)};
         if (sp) spopPropagationAdd(sp, &m);
         if (want_obj) popped = createStringObject(key, sdslen(key));
-        hashtableDelete(set->ptr, key); /* frees key */
+        hashtableDelete(objectGetVal(set), key); /* frees key */
         break;
     }
     default: serverPanic("Unknown set encoding");
@@ -782,7 +782,7 @@ static void spopCompactWithCount(client *c, robj *set, unsigned long count, spop
     }
     setIterRelease(&it);
     setTypeFree(set);
-    set->ptr = rebuilt;
+    objectSetVal(set, rebuilt);
 }
 
 static void spopWithCountCommand(client *c) {
@@ -943,7 +943,7 @@ static void srandmemberWithCountCommand(client *c) {
         setIterRelease(&it);
         while (hashtableSize(pick) > count) hashtableDelete(pick, setHashtableRandom(pick));
     } else {
-        while (hashtableSize(pick) < count) hashtableAdd(pick, setHashtableRandom(set->ptr));
+        while (hashtableSize(pick) < count) hashtableAdd(pick, setHashtableRandom(objectGetVal(set)));
     }
     hashtableIterator hi;
     hashtableInitIterator(&hi, pick, 0);
@@ -1142,7 +1142,7 @@ static void sintercardCommand(client *c) {
         return;
     }
     for (int j = 2 + numkeys; j < c->argc; j++) {
-        if (!strcasecmp(c->argv[j]->ptr, "limit") && j + 1 < c->argc) {
+        if (!strcasecmp(objectGetVal(c->argv[j]), "limit") && j + 1 < c->argc) {
             if (getPositiveLongFromObjectOrReply(c, c->argv[j + 1], &limit, "LIMIT can't be negative") != C_OK)
                 return;
             j++;

@@ -55,10 +55,10 @@ static const streamID STREAM_ID_MAX = {UINT64_MAX, UINT64_MAX};
 /* The text of an argument: its sds, or its integer printed into buf. */
 static const char *argText(robj *o, char *buf, size_t bufsize, size_t *len) {
     if (sdsEncodedObject(o)) {
-        *len = sdslen(o->ptr);
-        return o->ptr;
+        *len = sdslen(objectGetVal(o));
+        return objectGetVal(o);
     }
-    *len = (size_t)ll2string(buf, bufsize, (long)o->ptr);
+    *len = (size_t)ll2string(buf, bufsize, (long)objectGetVal(o));
     return buf;
 }
 
@@ -101,9 +101,9 @@ static int streamParseStrictIDOrReply(client *c, robj *o, streamID *id, uint64_t
 /* An interval bound of XRANGE & co: "-", "+", an ID, or "(" + a strict ID
  * meaning "exclusive"; *exclusive says which. */
 static int streamParseIntervalIDOrReply(client *c, robj *o, streamID *id, int *exclusive, uint64_t missing_seq) {
-    if (sdsEncodedObject(o) && sdslen(o->ptr) > 1 && ((char *)o->ptr)[0] == '(') {
+    if (sdsEncodedObject(o) && sdslen(objectGetVal(o)) > 1 && ((char *)objectGetVal(o))[0] == '(') {
         *exclusive = 1;
-        robj *rest = createStringObject((char *)o->ptr + 1, sdslen(o->ptr) - 1);
+        robj *rest = createStringObject((char *)objectGetVal(o) + 1, sdslen(objectGetVal(o)) - 1);
         int ret = streamParseStrictIDOrReply(c, rest, id, missing_seq);
         decrRefCount(rest);
         return ret;
@@ -734,11 +734,11 @@ static void streamCGAdvance(stream *s, streamCG *g, const streamID *id) {
  * Object methods: free, free effort, size, dup (COPY), digest
  * ------------------------------------------------------------------------- */
 
-static void streamTypeFree(robj *o) { streamFree(o->ptr); }
+static void streamTypeFree(robj *o) { streamFree(objectGetVal(o)); }
 
 /* Nodes, plus per consumer group its pending entries and consumers. */
 static size_t streamTypeFreeEffort(robj *o) {
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
     size_t effort = sidmapLen(s->index);
     if (s->cgroups) {
         dictIterator *di = dictGetIterator(s->cgroups);
@@ -754,7 +754,7 @@ static size_t streamTypeFreeEffort(robj *o) {
 
 /* Estimated bytes: nodes (sampled when sample_size > 0) plus groups. */
 static size_t streamTypeMemory(robj *o, size_t sample_size) {
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
     size_t total = sizeof(*s) + sidmapMemory(s->index), bytes = 0, sampled = 0;
     for (sidmapNode *sn = sidmapFirst(s->index); sn && (!sample_size || sampled < sample_size); sn = sidmapNext(sn)) {
         bytes += sizeof(streamNode) + lpBytes(((streamNode *)sn->value)->lp);
@@ -784,7 +784,7 @@ static size_t streamTypeMemory(robj *o, size_t sample_size) {
 
 /* Deep copy: nodes, groups, consumers and NACKs (re-linked to the copies). */
 static robj *streamTypeDup(robj *o) {
-    stream *s = o->ptr, *d = streamNew();
+    stream *s = objectGetVal(o), *d = streamNew();
     for (sidmapNode *sn = sidmapFirst(s->index); sn; sn = sidmapNext(sn)) {
         streamNode *n = sn->value, *copy = zmalloc(sizeof(*copy));
         *copy = *n;
@@ -827,7 +827,7 @@ static robj *streamTypeDup(robj *o) {
 /* DEBUG DIGEST-VALUE: entries in order, the last ID, and each group's
  * name, position and pending IDs (groups XORed, so their order is free). */
 static void streamTypeDigest(robj *o, unsigned char *digest) {
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
     streamIter it;
     streamEntry e;
     char buf[STREAM_ID_STR_LEN];
@@ -982,7 +982,7 @@ static int streamParseAddOrTrimArgsOrReply(client *c, streamTrimArgs *a, int xad
     int i = 2;
     for (; i < c->argc; i++) {
         int more = c->argc - i - 1;
-        const char *opt = c->argv[i]->ptr;
+        const char *opt = objectGetVal(c->argv[i]);
         if (xadd && !strcasecmp(opt, "nomkstream")) {
             *nomkstream = 1;
         } else if ((!strcasecmp(opt, "maxlen") || !strcasecmp(opt, "minid")) && more >= 1) {
@@ -992,7 +992,7 @@ static int streamParseAddOrTrimArgsOrReply(client *c, streamTrimArgs *a, int xad
                 return C_ERR;
             }
             a->strategy = strategy;
-            const char *next = c->argv[i + 1]->ptr;
+            const char *next = objectGetVal(c->argv[i + 1]);
             if (more >= 2 && (!strcmp(next, "~") || !strcmp(next, "="))) {
                 a->approx = next[0] == '~';
                 a->approx_idx = i + 1;
@@ -1117,7 +1117,7 @@ static void xaddCommand(client *c) {
     streamID given = {0, 0};
     int auto_all = 0, auto_seq = 0;
     robj *idarg = c->argv[id_pos];
-    if (sdsEncodedObject(idarg) && !strcmp(idarg->ptr, "*")) {
+    if (sdsEncodedObject(idarg) && !strcmp(objectGetVal(idarg), "*")) {
         auto_all = 1;
     } else {
         if (streamParseIDOrReply(c, idarg, &given, 0, 1, &auto_seq) != C_OK) return;
@@ -1128,7 +1128,7 @@ static void xaddCommand(client *c) {
     }
     robj *o = streamLookupCreateOrReply(c, c->argv[1], nomkstream);
     if (o == NULL) return;
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
     streamID id;
     const char *err = NULL;
     if (streamNextID(s, &given, auto_all, auto_seq, &id, &err) != C_OK) {
@@ -1159,14 +1159,14 @@ static void xtrimCommand(client *c) {
     if (streamParseAddOrTrimArgsOrReply(c, &a, 0, NULL, NULL) != C_OK) return;
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.czero);
     if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
-    long long removed = streamTrim(o->ptr, &a);
+    long long removed = streamTrim(objectGetVal(o), &a);
     if (removed) {
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_STREAM, "xtrim", c->argv[1], c->db->id);
         server.dirty += removed;
     }
     addReplyLongLong(c, removed);
-    streamRewriteTrim(c, o->ptr, &a);
+    streamRewriteTrim(c, objectGetVal(o), &a);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1176,7 +1176,7 @@ static void xtrimCommand(client *c) {
 static void xlenCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[1], shared.czero);
     if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
-    addReplyLongLong(c, (long long)((stream *)o->ptr)->length);
+    addReplyLongLong(c, (long long)((stream *)objectGetVal(o))->length);
 }
 
 /* XRANGE key start end [COUNT n] / XREVRANGE key end start [COUNT n] */
@@ -1186,7 +1186,7 @@ static void xrangeGenericCommand(client *c, int rev) {
     if (streamParseRangeOrReply(c, startarg, endarg, &start, &end) != C_OK) return;
     long long count = -1;
     for (int j = 4; j < c->argc; j++) {
-        if (!strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
+        if (!strcasecmp(objectGetVal(c->argv[j]), "count") && j + 1 < c->argc) {
             if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &count, NULL) != C_OK) return;
             if (count < 0) count = 0;
             j++;
@@ -1201,7 +1201,7 @@ static void xrangeGenericCommand(client *c, int rev) {
         addReplyNullArray(c);
         return;
     }
-    streamReplyRange(c, o->ptr, start, end, count == -1 ? 0 : count, rev, NULL, NULL, NULL, 0);
+    streamReplyRange(c, objectGetVal(o), start, end, count == -1 ? 0 : count, rev, NULL, NULL, NULL, 0);
 }
 
 static void xrangeCommand(client *c) { xrangeGenericCommand(c, 0); }
@@ -1222,7 +1222,7 @@ static void xdelCommand(client *c) {
         zfree(ids);
         return;
     }
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
     long long deleted = 0;
     for (int j = 0; j < n; j++) {
         if (!streamDeleteID(s, ids[j])) continue;
@@ -1253,7 +1253,7 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
     robj *groupname = NULL, *consumername = NULL;
     for (int i = 1; i < c->argc; i++) {
         int more = c->argc - i - 1;
-        const char *opt = c->argv[i]->ptr;
+        const char *opt = objectGetVal(c->argv[i]);
         if (!strcasecmp(opt, "block") && more >= 1) {
             if (getTimeoutFromObjectOrReply(c, c->argv[i + 1], &timeout, UNIT_MILLISECONDS) != C_OK) return;
             i++;
@@ -1307,18 +1307,18 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
         robj *key = c->argv[streams_pos + j], *idarg = c->argv[streams_pos + nstreams + j];
         robj *o = lookupKeyRead(c->db, key);
         if (o && checkType(c, o, OBJ_STREAM)) goto cleanup;
-        stream *s = o ? o->ptr : NULL;
+        stream *s = o ? objectGetVal(o) : NULL;
         if (xreadgroup) {
-            groups[j] = s ? streamLookupCG(s, groupname->ptr) : NULL;
+            groups[j] = s ? streamLookupCG(s, objectGetVal(groupname)) : NULL;
             if (groups[j] == NULL) {
                 addReplyErrorFormat(c,
                                     "-NOGROUP No such key '%s' or consumer group '%s' in XREADGROUP with GROUP "
                                     "option",
-                                    (char *)key->ptr, (char *)groupname->ptr);
+                                    (char *)objectGetVal(key), (char *)objectGetVal(groupname));
                 goto cleanup;
             }
         }
-        const char *idtext = sdsEncodedObject(idarg) ? idarg->ptr : "";
+        const char *idtext = sdsEncodedObject(idarg) ? objectGetVal(idarg) : "";
         if (!strcmp(idtext, "$")) {
             if (xreadgroup) {
                 addReplyError(c, "The $ ID is meaningless in the context of XREADGROUP: you want to read the "
@@ -1359,10 +1359,10 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
     for (int j = 0; j < nstreams; j++) {
         robj *key = c->argv[streams_pos + j];
         robj *o = lookupKeyRead(c->db, key);
-        stream *s = o ? o->ptr : NULL;
+        stream *s = o ? objectGetVal(o) : NULL;
         streamConsumer *cons = NULL;
         if (xreadgroup) {
-            cons = streamFetchConsumer(c, key, groups[j], consumername->ptr, noack);
+            cons = streamFetchConsumer(c, key, groups[j], objectGetVal(consumername), noack);
             cons->seen_time = commandTimeSnapshot();
         }
         int history = xreadgroup && !newonly[j];
@@ -1402,7 +1402,7 @@ static void xreadGenericCommand(client *c, int xreadgroup) {
         /* Pin "$" to the position seen now, for when the command reruns. */
         for (int j = 0; j < nstreams && !xreadgroup; j++) {
             robj *idarg = c->argv[streams_pos + nstreams + j];
-            if (sdsEncodedObject(idarg) && !strcmp(idarg->ptr, "$")) {
+            if (sdsEncodedObject(idarg) && !strcmp(objectGetVal(idarg), "$")) {
                 robj *pinned = createStreamIDObject(&ids[j]);
                 rewriteClientCommandArgument(c, streams_pos + nstreams + j, pinned);
                 decrRefCount(pinned);
@@ -1433,12 +1433,12 @@ static stream *xgroupLookupStreamOrReply(client *c, int create) {
     robj *o = lookupKeyWrite(c->db, c->argv[2]);
     if (o) {
         if (checkType(c, o, OBJ_STREAM)) return NULL;
-        return o->ptr;
+        return objectGetVal(o);
     }
     if (create) {
         o = createStreamObject();
         dbAdd(c->db, c->argv[2], &o);
-        return o->ptr;
+        return objectGetVal(o);
     }
     addReplyError(c, "The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "
                      "the MKSTREAM option to create an empty stream automatically.");
@@ -1446,10 +1446,10 @@ static stream *xgroupLookupStreamOrReply(client *c, int create) {
 }
 
 static streamCG *xgroupLookupCGOrReply(client *c, stream *s) {
-    streamCG *g = streamLookupCG(s, c->argv[3]->ptr);
+    streamCG *g = streamLookupCG(s, objectGetVal(c->argv[3]));
     if (g == NULL)
-        addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", (char *)c->argv[3]->ptr,
-                            (char *)c->argv[2]->ptr);
+        addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", (char *)objectGetVal(c->argv[3]),
+                            (char *)objectGetVal(c->argv[2]));
     return g;
 }
 
@@ -1459,9 +1459,9 @@ static int xgroupParsePositionOrReply(client *c, int create, int *mkstream, int 
     *mkstream = 0;
     *entries_read = STREAM_CG_INVALID_ENTRIES_READ;
     for (int i = 5; i < c->argc; i++) {
-        if (create && !strcasecmp(c->argv[i]->ptr, "mkstream")) {
+        if (create && !strcasecmp(objectGetVal(c->argv[i]), "mkstream")) {
             *mkstream = 1;
-        } else if (!strcasecmp(c->argv[i]->ptr, "entriesread") && i + 1 < c->argc) {
+        } else if (!strcasecmp(objectGetVal(c->argv[i]), "entriesread") && i + 1 < c->argc) {
             if (getLongLongFromObjectOrReply(c, c->argv[i + 1], entries_read, NULL) != C_OK) return C_ERR;
             if (*entries_read < 0 && *entries_read != STREAM_CG_INVALID_ENTRIES_READ) {
                 addReplyError(c, "value for ENTRIESREAD must be positive or -1");
@@ -1474,7 +1474,7 @@ static int xgroupParsePositionOrReply(client *c, int create, int *mkstream, int 
         }
     }
     robj *idarg = c->argv[4];
-    *dollar = sdsEncodedObject(idarg) && !strcmp(idarg->ptr, "$");
+    *dollar = sdsEncodedObject(idarg) && !strcmp(objectGetVal(idarg), "$");
     if (!*dollar && streamParseStrictIDOrReply(c, idarg, id, 0) != C_OK) return C_ERR;
     return C_OK;
 }
@@ -1491,7 +1491,7 @@ static void xgroupCreateCommand(client *c) {
         id = s->last_id;
         if (entries_read == STREAM_CG_INVALID_ENTRIES_READ) entries_read = (long long)s->entries_added;
     }
-    if (streamCreateCG(s, c->argv[3]->ptr, sdslen(c->argv[3]->ptr), id, entries_read) == NULL) {
+    if (streamCreateCG(s, objectGetVal(c->argv[3]), sdslen(objectGetVal(c->argv[3])), id, entries_read) == NULL) {
         addReplyError(c, "-BUSYGROUP Consumer Group name already exists");
         return;
     }
@@ -1526,11 +1526,11 @@ static void xgroupSetidCommand(client *c) {
 static void xgroupDestroyCommand(client *c) {
     stream *s = xgroupLookupStreamOrReply(c, 0);
     if (s == NULL) return;
-    if (streamLookupCG(s, c->argv[3]->ptr) == NULL) {
+    if (streamLookupCG(s, objectGetVal(c->argv[3])) == NULL) {
         addReply(c, shared.czero);
         return;
     }
-    dictDelete(s->cgroups, c->argv[3]->ptr);
+    dictDelete(s->cgroups, objectGetVal(c->argv[3]));
     addReply(c, shared.cone);
     server.dirty++;
     notifyKeyspaceEvent(NOTIFY_STREAM, "xgroup-destroy", c->argv[2], c->db->id);
@@ -1543,11 +1543,11 @@ static void xgroupCreateconsumerCommand(client *c) {
     if (s == NULL) return;
     streamCG *g = xgroupLookupCGOrReply(c, s);
     if (g == NULL) return;
-    if (streamLookupConsumer(g, c->argv[4]->ptr)) {
+    if (streamLookupConsumer(g, objectGetVal(c->argv[4]))) {
         addReply(c, shared.czero);
         return;
     }
-    streamCreateConsumer(g, c->argv[4]->ptr);
+    streamCreateConsumer(g, objectGetVal(c->argv[4]));
     addReply(c, shared.cone);
     server.dirty++;
     notifyKeyspaceEvent(NOTIFY_STREAM, "xgroup-createconsumer", c->argv[2], c->db->id);
@@ -1559,7 +1559,7 @@ static void xgroupDelconsumerCommand(client *c) {
     if (s == NULL) return;
     streamCG *g = xgroupLookupCGOrReply(c, s);
     if (g == NULL) return;
-    streamConsumer *cons = streamLookupConsumer(g, c->argv[4]->ptr);
+    streamConsumer *cons = streamLookupConsumer(g, objectGetVal(c->argv[4]));
     if (cons == NULL) {
         addReply(c, shared.czero);
         return;
@@ -1603,14 +1603,14 @@ static void xsetidCommand(client *c) {
     int has_max_deleted = 0;
     if (streamParseStrictIDOrReply(c, c->argv[2], &id, 0) != C_OK) return;
     for (int i = 3; i < c->argc; i++) {
-        if (!strcasecmp(c->argv[i]->ptr, "entriesadded") && i + 1 < c->argc) {
+        if (!strcasecmp(objectGetVal(c->argv[i]), "entriesadded") && i + 1 < c->argc) {
             if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &entries_added, NULL) != C_OK) return;
             if (entries_added < 0) {
                 addReplyError(c, "entries_added must be positive");
                 return;
             }
             i++;
-        } else if (!strcasecmp(c->argv[i]->ptr, "maxdeletedid") && i + 1 < c->argc) {
+        } else if (!strcasecmp(objectGetVal(c->argv[i]), "maxdeletedid") && i + 1 < c->argc) {
             if (streamParseStrictIDOrReply(c, c->argv[i + 1], &max_deleted, 0) != C_OK) return;
             if (streamCompareID(&id, &max_deleted) < 0) {
                 addReplyError(c, "The ID specified in XSETID is smaller than the provided max_deleted_entry_id");
@@ -1625,7 +1625,7 @@ static void xsetidCommand(client *c) {
     }
     robj *o = lookupKeyWriteOrReply(c, c->argv[1], shared.nokeyerr);
     if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
     if (streamCompareID(&id, &s->max_deleted_entry_id) < 0) {
         addReplyError(c, "The ID specified in XSETID is smaller than current max_deleted_entry_id");
         return;
@@ -1670,7 +1670,7 @@ static void xackCommand(client *c) {
         zfree(ids);
         return;
     }
-    streamCG *g = o ? streamLookupCG(o->ptr, c->argv[2]->ptr) : NULL;
+    streamCG *g = o ? streamLookupCG(objectGetVal(o), objectGetVal(c->argv[2])) : NULL;
     long long acked = 0;
     for (int j = 0; g && j < n; j++) acked += streamNACKRemove(g, ids[j]);
     zfree(ids);
@@ -1681,19 +1681,19 @@ static void xackCommand(client *c) {
 /* The stream at argv[1] and its group argv[2], or NULL after replying the
  * XPENDING/XCLAIM/XAUTOCLAIM style NOGROUP error. */
 static void replyNoGroup(client *c) {
-    addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)c->argv[1]->ptr,
-                        (char *)c->argv[2]->ptr);
+    addReplyErrorFormat(c, "-NOGROUP No such key '%s' or consumer group '%s'", (char *)objectGetVal(c->argv[1]),
+                        (char *)objectGetVal(c->argv[2]));
 }
 
 static streamCG *streamLookupKeyCGOrReply(client *c, int write, stream **sp) {
     robj *o = write ? lookupKeyWrite(c->db, c->argv[1]) : lookupKeyRead(c->db, c->argv[1]);
     if (o && checkType(c, o, OBJ_STREAM)) return NULL;
-    streamCG *g = o ? streamLookupCG(o->ptr, c->argv[2]->ptr) : NULL;
+    streamCG *g = o ? streamLookupCG(objectGetVal(o), objectGetVal(c->argv[2])) : NULL;
     if (g == NULL) {
         replyNoGroup(c);
         return NULL;
     }
-    *sp = o->ptr;
+    *sp = objectGetVal(o);
     return g;
 }
 
@@ -1708,7 +1708,7 @@ static void xpendingCommand(client *c) {
         return;
     }
     if (extended) {
-        if (!strcasecmp(c->argv[i]->ptr, "idle")) {
+        if (!strcasecmp(objectGetVal(c->argv[i]), "idle")) {
             if (getLongLongFromObjectOrReply(c, c->argv[i + 1], &min_idle, NULL) != C_OK) return;
             if (c->argc < 8) {
                 addReplyErrorObject(c, shared.syntaxerr);
@@ -1770,7 +1770,7 @@ static void xpendingCommand(client *c) {
 
     sidmap *pel = g->pel;
     if (consname) {
-        streamConsumer *cons = streamLookupConsumer(g, consname->ptr);
+        streamConsumer *cons = streamLookupConsumer(g, objectGetVal(consname));
         if (cons == NULL) {
             addReply(c, shared.emptyarray);
             return;
@@ -1835,7 +1835,7 @@ static void xclaimCommand(client *c) {
     int last_id_arg = j - 1;
     for (; j < c->argc; j++) {
         int more = c->argc - j - 1;
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "force")) {
             force = 1;
         } else if (!strcasecmp(opt, "justid")) {
@@ -1870,7 +1870,7 @@ static void xclaimCommand(client *c) {
         server.dirty++;
     }
 
-    streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, c->argv[3]->ptr, 0);
+    streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, objectGetVal(c->argv[3]), 0);
     cons->seen_time = now;
     void *lenp = addReplyDeferredLen(c);
     long claimed = 0;
@@ -1924,14 +1924,14 @@ static void xautoclaimCommand(client *c) {
         return;
     }
     for (int j = 6; j < c->argc; j++) {
-        if (!strcasecmp(c->argv[j]->ptr, "count") && j + 1 < c->argc) {
+        if (!strcasecmp(objectGetVal(c->argv[j]), "count") && j + 1 < c->argc) {
             if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &count, NULL) != C_OK) return;
             if (count < 1 || count > LONG_MAX / (long long)sizeof(streamID)) {
                 addReplyError(c, "COUNT must be > 0");
                 return;
             }
             j++;
-        } else if (!strcasecmp(c->argv[j]->ptr, "justid")) {
+        } else if (!strcasecmp(objectGetVal(c->argv[j]), "justid")) {
             justid = 1;
         } else {
             addReplyErrorObject(c, shared.syntaxerr);
@@ -1940,16 +1940,16 @@ static void xautoclaimCommand(client *c) {
     }
     robj *o = lookupKeyWrite(c->db, c->argv[1]);
     if (o && checkType(c, o, OBJ_STREAM)) return;
-    streamCG *g = o ? streamLookupCG(o->ptr, c->argv[2]->ptr) : NULL;
+    streamCG *g = o ? streamLookupCG(objectGetVal(o), objectGetVal(c->argv[2])) : NULL;
     if (g == NULL) {
         replyNoGroup(c);
         return;
     }
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
 
     mstime_t now = commandTimeSnapshot();
     preventCommandPropagation(c); /* its effects are propagated */
-    streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, c->argv[3]->ptr, 0);
+    streamConsumer *cons = streamFetchConsumer(c, c->argv[1], g, objectGetVal(c->argv[3]), 0);
     cons->seen_time = now;
     long long attempts = count * 10;
     /* First claim, then reply: the cursor comes first in the reply. */
@@ -2037,8 +2037,8 @@ static void xinfoStreamCommand(client *c) {
     int full = 0;
     long long count = 10;
     if (c->argc > 3) {
-        if (strcasecmp(c->argv[3]->ptr, "full") || (c->argc != 4 && c->argc != 6) ||
-            (c->argc == 6 && strcasecmp(c->argv[4]->ptr, "count"))) {
+        if (strcasecmp(objectGetVal(c->argv[3]), "full") || (c->argc != 4 && c->argc != 6) ||
+            (c->argc == 6 && strcasecmp(objectGetVal(c->argv[4]), "count"))) {
             addReplySubcommandSyntaxError(c);
             return;
         }
@@ -2050,7 +2050,7 @@ static void xinfoStreamCommand(client *c) {
     }
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
     if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
 
     if (!full) {
         addReplyMapLen(c, 10);
@@ -2138,7 +2138,7 @@ static void xinfoStreamCommand(client *c) {
 static void xinfoGroupsCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
     if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
-    stream *s = o->ptr;
+    stream *s = objectGetVal(o);
     unsigned long n;
     streamCG **groups = streamGroupsByName(s, &n);
     addReplyArrayLen(c, (long)n);
@@ -2165,10 +2165,10 @@ static void xinfoGroupsCommand(client *c) {
 static void xinfoConsumersCommand(client *c) {
     robj *o = lookupKeyReadOrReply(c, c->argv[2], shared.nokeyerr);
     if (o == NULL || checkType(c, o, OBJ_STREAM)) return;
-    streamCG *g = streamLookupCG(o->ptr, c->argv[3]->ptr);
+    streamCG *g = streamLookupCG(objectGetVal(o), objectGetVal(c->argv[3]));
     if (g == NULL) {
-        addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", (char *)c->argv[3]->ptr,
-                            (char *)c->argv[2]->ptr);
+        addReplyErrorFormat(c, "-NOGROUP No such consumer group '%s' for key name '%s'", (char *)objectGetVal(c->argv[3]),
+                            (char *)objectGetVal(c->argv[2]));
         return;
     }
     mstime_t now = commandTimeSnapshot();
@@ -2214,7 +2214,7 @@ static void xinfoCommand(client *c) { addReplySubcommandSyntaxError(c); }
 static int xreadGetKeys(struct serverCommand *cmd, robj **argv, int argc, int *keys, int maxkeys) {
     (void)cmd;
     for (int i = 1; i < argc; i++) {
-        if (!sdsEncodedObject(argv[i]) || strcasecmp(argv[i]->ptr, "streams")) continue;
+        if (!sdsEncodedObject(argv[i]) || strcasecmp(objectGetVal(argv[i]), "streams")) continue;
         int n = argc - i - 1;
         if (n <= 0 || n % 2) return 0;
         n /= 2;

@@ -54,11 +54,11 @@ int checkStringLength(client *c, long long size, long long append) {
  * printed into buf (at least LONG_STR_SIZE bytes). */
 static const char *stringObjectBytes(robj *o, char *buf, size_t *len) {
     if (o->encoding == OBJ_ENCODING_INT) {
-        *len = ll2string(buf, LONG_STR_SIZE, (long)o->ptr);
+        *len = ll2string(buf, LONG_STR_SIZE, (long)objectGetVal(o));
         return buf;
     }
-    *len = sdslen(o->ptr);
-    return o->ptr;
+    *len = sdslen(objectGetVal(o));
+    return objectGetVal(o);
 }
 
 /* ---------------------------------------------------------------------------
@@ -89,7 +89,7 @@ static const char *stringObjectBytes(robj *o, char *buf, size_t *len) {
 static int parseStringOptionsOrReply(client *c, int first, int cmdtype, int *flags, robj **expire, int *unit,
                                      robj **ifeq) {
     for (int j = first; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         int has_next = j + 1 < c->argc;
         int f = *flags;
 
@@ -388,7 +388,7 @@ static void incrDecrCommand(client *c, long long incr) {
     /* A keyspace value is never shared (it carries its key): an integer
      * one is updated in place, whatever the value. */
     if (o && o->refcount == 1 && o->encoding == OBJ_ENCODING_INT && value >= LONG_MIN && value <= LONG_MAX) {
-        o->ptr = (void *)((long)value);
+        objectSetVal(o, (void *)((long)value));
     } else {
         robj *n = createStringObjectFromLongLongForValue(value);
         if (o) dbOverwrite(c->db, c->argv[1], &n);
@@ -475,8 +475,8 @@ void appendCommand(client *c) {
         const char *aptr = stringObjectBytes(append, buf, &alen);
         if (checkStringLength(c, stringObjectLen(o), alen) != C_OK) return;
         o = dbUnshareStringValue(c->db, c->argv[1], o);
-        o->ptr = sdscatlen(o->ptr, aptr, alen);
-        totlen = sdslen(o->ptr);
+        objectSetVal(o, sdscatlen(objectGetVal(o), aptr, alen));
+        totlen = sdslen(objectGetVal(o));
     }
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "append", c->argv[1], c->db->id);
@@ -558,13 +558,13 @@ void setrangeCommand(client *c) {
         }
         if (checkStringLength(c, offset, vlen) != C_OK) return;
         o = dbUnshareStringValue(c->db, c->argv[1], o);
-        o->ptr = sdsgrowzero(o->ptr, offset + vlen);
+        objectSetVal(o, sdsgrowzero(objectGetVal(o), offset + vlen));
     }
-    memcpy((char *)o->ptr + offset, vptr, vlen);
+    memcpy((char *)objectGetVal(o) + offset, vptr, vlen);
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "setrange", c->argv[1], c->db->id);
     server.dirty++;
-    addReplyLongLong(c, sdslen(o->ptr));
+    addReplyLongLong(c, sdslen(objectGetVal(o)));
 }
 
 /* ---------------------------------------------------------------------------
@@ -603,7 +603,7 @@ void lcsCommand(client *c) {
         return;
     }
     for (int j = 3; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "idx")) {
             getidx = 1;
         } else if (!strcasecmp(opt, "len")) {

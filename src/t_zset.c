@@ -262,13 +262,13 @@ robj *zsetTypeCreate(size_t size_hint, size_t maxelelen) {
         server.zset_max_listpack_entries > 0)
         return zsetCreateListpackObject();
     robj *o = zsetCreateSkiplistObject();
-    if (size_hint > 1) dictExpand(((zset *)o->ptr)->dict, size_hint);
+    if (size_hint > 1) dictExpand(((zset *)objectGetVal(o))->dict, size_hint);
     return o;
 }
 
 unsigned long zsetLength(const robj *zobj) {
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return zzlLength(zobj->ptr);
-    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) return ((const zset *)zobj->ptr)->zsl->length;
+    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return zzlLength(objectGetVal(zobj));
+    if (zobj->encoding == OBJ_ENCODING_SKIPLIST) return ((const zset *)objectGetVal(zobj))->zsl->length;
     serverPanic("Unknown sorted set encoding");
 }
 
@@ -290,7 +290,7 @@ static void zsetSkiplistInsert(zset *zs, const char *ele, size_t len, double sco
  * head of the skiplist. */
 int zsetTypeAddNew(robj *zobj, const char *ele, size_t len, double score) {
     serverAssert(zobj->encoding == OBJ_ENCODING_SKIPLIST);
-    zset *zs = zobj->ptr;
+    zset *zs = objectGetVal(zobj);
     if (zsetDictFind(zs, ele, len)) return 0;
     zsetSkiplistInsert(zs, ele, len, score);
     return 1;
@@ -299,7 +299,7 @@ int zsetTypeAddNew(robj *zobj, const char *ele, size_t len, double score) {
 /* The skiplist of a skiplist-encoded set (the RDB writer walks it). */
 zskiplist *zsetTypeSkiplist(robj *zobj) {
     serverAssert(zobj->encoding == OBJ_ENCODING_SKIPLIST);
-    return ((zset *)zobj->ptr)->zsl;
+    return ((zset *)objectGetVal(zobj))->zsl;
 }
 
 static void zsetFreeSkiplist(zset *zs) {
@@ -312,7 +312,7 @@ static void zsetFreeSkiplist(zset *zs) {
 void zsetConvert(robj *zobj, int encoding) {
     if (zobj->encoding == encoding) return;
     if (encoding == OBJ_ENCODING_SKIPLIST) {
-        unsigned char *lp = zobj->ptr;
+        unsigned char *lp = objectGetVal(zobj);
         zset *zs = zsetNewSkiplist();
         dictExpand(zs->dict, zzlLength(lp));
         zsetEntry e;
@@ -321,11 +321,11 @@ void zsetConvert(robj *zobj, int encoding) {
             zsetSkiplistInsert(zs, e.ele, e.len, e.score);
         }
         lpFree(lp);
-        zobj->ptr = zs;
+        objectSetVal(zobj, zs);
         zobj->encoding = OBJ_ENCODING_SKIPLIST;
     } else {
         serverAssert(encoding == OBJ_ENCODING_LISTPACK);
-        zset *zs = zobj->ptr;
+        zset *zs = objectGetVal(zobj);
         unsigned char *lp = lpNew(0);
         char sbuf[MAX_D2STRING_CHARS];
         for (zskiplistNode *n = zs->zsl->header->level[0].forward; n; n = n->level[0].forward) {
@@ -334,7 +334,7 @@ void zsetConvert(robj *zobj, int encoding) {
             lp = lpAppend(lp, (const unsigned char *)sbuf, slen);
         }
         zsetFreeSkiplist(zs);
-        zobj->ptr = lp;
+        objectSetVal(zobj, lp);
         zobj->encoding = OBJ_ENCODING_LISTPACK;
     }
 }
@@ -350,8 +350,8 @@ void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelele
 
 /* Looks ele up; returns C_OK and *score if it is a member. */
 static int zsetScore(robj *zobj, const char *ele, size_t len, double *score) {
-    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return zzlFind(zobj->ptr, ele, len, score) ? C_OK : C_ERR;
-    dictEntry *de = zsetDictFind(zobj->ptr, ele, len);
+    if (zobj->encoding == OBJ_ENCODING_LISTPACK) return zzlFind(objectGetVal(zobj), ele, len, score) ? C_OK : C_ERR;
+    dictEntry *de = zsetDictFind(objectGetVal(zobj), ele, len);
     if (de == NULL) return C_ERR;
     *score = *(double *)dictGetVal(de);
     return C_OK;
@@ -422,16 +422,16 @@ static int zsetAdd(robj *zobj, double score, const char *ele, size_t len, int in
         return 0;
     }
     if (zobj->encoding == OBJ_ENCODING_SKIPLIST)
-        return zsetSkiplistAdd(zobj->ptr, score, ele, len, in_flags, out_flags, newscore);
+        return zsetSkiplistAdd(objectGetVal(zobj), score, ele, len, in_flags, out_flags, newscore);
 
     double cur;
-    unsigned char *eptr = zzlFind(zobj->ptr, ele, len, &cur);
+    unsigned char *eptr = zzlFind(objectGetVal(zobj), ele, len, &cur);
     if (eptr) {
         if (!zaddExistingAllowed(in_flags, cur, &score, out_flags)) return !(*out_flags & ZADD_OUT_NAN);
         if (newscore) *newscore = score;
         if (score == cur) return 1;
-        zobj->ptr = zzlDeleteAt(zobj->ptr, eptr);
-        zobj->ptr = zzlInsert(zobj->ptr, ele, len, score);
+        objectSetVal(zobj, zzlDeleteAt(objectGetVal(zobj), eptr));
+        objectSetVal(zobj, zzlInsert(objectGetVal(zobj), ele, len, score));
         *out_flags |= ZADD_OUT_UPDATED;
         return 1;
     }
@@ -440,13 +440,13 @@ static int zsetAdd(robj *zobj, double score, const char *ele, size_t len, int in
         *out_flags |= ZADD_OUT_NOP;
         return 1;
     }
-    unsigned char *lp = zobj->ptr;
+    unsigned char *lp = objectGetVal(zobj);
     if (zzlLength(lp) + 1 <= server.zset_max_listpack_entries && len <= server.zset_max_listpack_value &&
         lpSafeToAdd(lp, len + MAX_D2STRING_CHARS)) {
-        zobj->ptr = zzlInsert(lp, ele, len, score);
+        objectSetVal(zobj, zzlInsert(lp, ele, len, score));
     } else {
         zsetConvert(zobj, OBJ_ENCODING_SKIPLIST);
-        zsetSkiplistInsert(zobj->ptr, ele, len, score);
+        zsetSkiplistInsert(objectGetVal(zobj), ele, len, score);
     }
     if (newscore) *newscore = score;
     *out_flags |= ZADD_OUT_ADDED;
@@ -456,12 +456,12 @@ static int zsetAdd(robj *zobj, double score, const char *ele, size_t len, int in
 /* Removes ele. Returns 1 if it was a member. */
 static int zsetDel(robj *zobj, const char *ele, size_t len) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *eptr = zzlFind(zobj->ptr, ele, len, NULL);
+        unsigned char *eptr = zzlFind(objectGetVal(zobj), ele, len, NULL);
         if (eptr == NULL) return 0;
-        zobj->ptr = zzlDeleteAt(zobj->ptr, eptr);
+        objectSetVal(zobj, zzlDeleteAt(objectGetVal(zobj), eptr));
         return 1;
     }
-    zset *zs = zobj->ptr;
+    zset *zs = objectGetVal(zobj);
     sdsTemp key;
     dictEntry *de = dictUnlink(zs->dict, sdsTempInit(&key, ele, len));
     sdsTempRelease(&key);
@@ -480,7 +480,7 @@ static long zsetRank(robj *zobj, const char *ele, size_t len, int reverse, doubl
     unsigned long n = zsetLength(zobj);
     long rank;
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = zobj->ptr;
+        unsigned char *lp = objectGetVal(zobj);
         rank = 0;
         unsigned char *eptr;
         for (eptr = lpFirst(lp); eptr; eptr = lpNext(lp, lpNext(lp, eptr)), rank++)
@@ -488,7 +488,7 @@ static long zsetRank(robj *zobj, const char *ele, size_t len, int reverse, doubl
         if (eptr == NULL) return -1;
         *score = zzlScoreAt(lpNext(lp, eptr));
     } else {
-        zset *zs = zobj->ptr;
+        zset *zs = objectGetVal(zobj);
         dictEntry *de = zsetDictFind(zs, ele, len);
         if (de == NULL) return -1;
         *score = *(double *)dictGetVal(de);
@@ -531,24 +531,24 @@ static void zsetIterSeekRank(zsetIter *it, unsigned long rank) {
         return;
     }
     unsigned long fwd = it->rev ? n - 1 - rank : rank;
-    if (it->zobj->encoding == OBJ_ENCODING_LISTPACK) it->eptr = lpSeek(it->zobj->ptr, (long)(2 * fwd));
-    else it->node = zslGetElementByRank(((zset *)it->zobj->ptr)->zsl, fwd + 1);
+    if (it->zobj->encoding == OBJ_ENCODING_LISTPACK) it->eptr = lpSeek(objectGetVal(it->zobj), (long)(2 * fwd));
+    else it->node = zslGetElementByRank(((zset *)objectGetVal(it->zobj))->zsl, fwd + 1);
 }
 
 static void zsetIterSeekScore(zsetIter *it, const zrangeSpec *r) {
     if (it->zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        it->eptr = zzlSeekScore(it->zobj->ptr, r, it->rev);
+        it->eptr = zzlSeekScore(objectGetVal(it->zobj), r, it->rev);
     } else {
-        zskiplist *zsl = ((zset *)it->zobj->ptr)->zsl;
+        zskiplist *zsl = ((zset *)objectGetVal(it->zobj))->zsl;
         it->node = it->rev ? zslLastInRange(zsl, r) : zslFirstInRange(zsl, r);
     }
 }
 
 static void zsetIterSeekLex(zsetIter *it, const zlexRange *r) {
     if (it->zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        it->eptr = zzlSeekLex(it->zobj->ptr, r, it->rev);
+        it->eptr = zzlSeekLex(objectGetVal(it->zobj), r, it->rev);
     } else {
-        zskiplist *zsl = ((zset *)it->zobj->ptr)->zsl;
+        zskiplist *zsl = ((zset *)objectGetVal(it->zobj))->zsl;
         it->node = it->rev ? zslLastInLexRange(zsl, r) : zslFirstInLexRange(zsl, r);
     }
 }
@@ -556,7 +556,7 @@ static void zsetIterSeekLex(zsetIter *it, const zlexRange *r) {
 /* Reads the current element (the iterator must be valid). */
 static void zsetIterGet(const zsetIter *it, zsetEntry *e) {
     if (it->zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        zzlEntryAt(it->zobj->ptr, it->eptr, e);
+        zzlEntryAt(objectGetVal(it->zobj), it->eptr, e);
     } else {
         e->ele = it->node->ele;
         e->len = sdslen(it->node->ele);
@@ -566,7 +566,7 @@ static void zsetIterGet(const zsetIter *it, zsetEntry *e) {
 
 static void zsetIterNext(zsetIter *it) {
     if (it->zobj->encoding == OBJ_ENCODING_LISTPACK) {
-        unsigned char *lp = it->zobj->ptr;
+        unsigned char *lp = objectGetVal(it->zobj);
         if (!it->rev) {
             it->eptr = lpNext(lp, lpNext(lp, it->eptr));
         } else {
@@ -583,20 +583,20 @@ static void zsetIterNext(zsetIter *it) {
  * ------------------------------------------------------------------------- */
 
 static size_t zsetTypeFreeEffort(robj *o) {
-    return o->encoding == OBJ_ENCODING_SKIPLIST ? ((zset *)o->ptr)->zsl->length : 1;
+    return o->encoding == OBJ_ENCODING_SKIPLIST ? ((zset *)objectGetVal(o))->zsl->length : 1;
 }
 
 static void zsetTypeFree(robj *o) {
-    if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(o->ptr);
-    else if (o->encoding == OBJ_ENCODING_SKIPLIST) zsetFreeSkiplist(o->ptr);
+    if (o->encoding == OBJ_ENCODING_LISTPACK) lpFree(objectGetVal(o));
+    else if (o->encoding == OBJ_ENCODING_SKIPLIST) zsetFreeSkiplist(objectGetVal(o));
     else serverPanic("Unknown sorted set encoding");
 }
 
 /* Bytes used by the value (robj header excluded). Skiplists are sampled:
  * the first sample_size nodes' sizes times the member count. */
 static size_t zsetTypeMemory(robj *o, size_t sample_size) {
-    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(o->ptr);
-    zset *zs = o->ptr;
+    if (o->encoding == OBJ_ENCODING_LISTPACK) return lpBytes(objectGetVal(o));
+    zset *zs = objectGetVal(o);
     size_t total = sizeof(*zs) + sizeof(zskiplist) + dictTablesMemUsage(zs->dict) + zmalloc_size(zs->zsl->header);
     size_t sampled = 0, bytes = 0;
     for (zskiplistNode *n = zs->zsl->header->level[0].forward; n && sampled < sample_size; n = n->level[0].forward) {
@@ -612,13 +612,13 @@ static size_t zsetTypeMemory(robj *o, size_t sample_size) {
 /* Deep copy with the same encoding (COPY). */
 static robj *zsetTypeDup(robj *o) {
     if (o->encoding == OBJ_ENCODING_LISTPACK) {
-        robj *copy = createObject(OBJ_ZSET, lpDup(o->ptr));
+        robj *copy = createObject(OBJ_ZSET, lpDup(objectGetVal(o)));
         copy->encoding = OBJ_ENCODING_LISTPACK;
         return copy;
     }
-    zset *zs = o->ptr;
+    zset *zs = objectGetVal(o);
     robj *copy = zsetCreateSkiplistObject();
-    zset *dst = copy->ptr;
+    zset *dst = objectGetVal(copy);
     dictExpand(dst->dict, zs->zsl->length);
     /* Walking backwards lets every insert land at the head. */
     for (zskiplistNode *n = zs->zsl->tail; n; n = n->backward)
@@ -674,7 +674,7 @@ void zsetTypeCollectAll(robj *zobj, list *out, int with_scores) {
  * scans it with dictScan; values point at each member's score). */
 dict *zsetTypeDict(robj *zobj) {
     serverAssert(zobj->encoding == OBJ_ENCODING_SKIPLIST);
-    return ((zset *)zobj->ptr)->dict;
+    return ((zset *)objectGetVal(zobj))->dict;
 }
 
 /* ---------------------------------------------------------------------------
@@ -702,10 +702,10 @@ void zsetTypeScanScores(robj *zobj, double min, double max, zsetScoreVisitor *vi
  * printed into buf (LONG_STR_SIZE). */
 static const char *argBytes(robj *o, size_t *len, char *buf) {
     if (sdsEncodedObject(o)) {
-        *len = sdslen(o->ptr);
-        return o->ptr;
+        *len = sdslen(objectGetVal(o));
+        return objectGetVal(o);
     }
-    *len = ll2string(buf, LONG_STR_SIZE, (long)o->ptr);
+    *len = ll2string(buf, LONG_STR_SIZE, (long)objectGetVal(o));
     return buf;
 }
 
@@ -757,10 +757,10 @@ static void zaddGenericCommand(client *c, int in_flags) {
     robj *key = c->argv[1];
     int ch = 0, j = 2;
     for (; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!sdsEncodedObject(c->argv[j])) break;
         /* Every option is 2 to 4 letters: a score fails this at once. */
-        size_t optlen = sdslen(c->argv[j]->ptr);
+        size_t optlen = sdslen(objectGetVal(c->argv[j]));
         if (optlen < 2 || optlen > 4 || !isalpha((unsigned char)opt[0])) break;
         if (!strcasecmp(opt, "nx")) in_flags |= ZADD_IN_NX;
         else if (!strcasecmp(opt, "xx")) in_flags |= ZADD_IN_XX;
@@ -802,7 +802,7 @@ static void zaddGenericCommand(client *c, int in_flags) {
             return;
         }
         robj *m = c->argv[j + 2 * i + 1];
-        size_t mlen = sdsEncodedObject(m) ? sdslen(m->ptr) : (size_t)sdigits10((long)m->ptr);
+        size_t mlen = sdsEncodedObject(m) ? sdslen(objectGetVal(m)) : (size_t)sdigits10((long)objectGetVal(m));
         if (mlen > maxelelen) maxelelen = mlen;
     }
 
@@ -931,7 +931,7 @@ static void zrankGenericCommand(client *c, int reverse) {
         return;
     }
     if (c->argc == 4) {
-        if (strcasecmp(c->argv[3]->ptr, "withscore")) {
+        if (strcasecmp(objectGetVal(c->argv[3]), "withscore")) {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
         }
@@ -1068,7 +1068,7 @@ static void zrangeGenericCommand(client *c, int keyidx, robj *dstkey, int type, 
 
     for (int j = keyidx + 3; j < c->argc; j++) {
         int left = c->argc - j - 1;
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (!dstkey && !strcasecmp(opt, "withscores")) {
             withscores = 1;
         } else if (!strcasecmp(opt, "limit") && left >= 2) {
@@ -1190,7 +1190,7 @@ static long zsetCountFrom(zsetIter *it, int type, const zrangeSpec *sr, const zl
     /* Skiplists count by rank difference: O(log N). */
     if (it->zobj->encoding == OBJ_ENCODING_SKIPLIST) {
         if (!it->node) return 0;
-        zskiplist *zsl = ((zset *)it->zobj->ptr)->zsl;
+        zskiplist *zsl = ((zset *)objectGetVal(it->zobj))->zsl;
         zskiplistNode *last = type == ZRANGE_SCORE ? zslLastInRange(zsl, sr) : zslLastInLexRange(zsl, lr);
         unsigned long r1 = zslGetRank(zsl, it->node->score, it->node->ele, sdslen(it->node->ele));
         unsigned long r2 = zslGetRank(zsl, last->score, last->ele, sdslen(last->ele));
@@ -1253,7 +1253,7 @@ static void zsetDictDeleteCallback(sds ele, void *pd) {
 /* Deletes the pairs from eptr on while they are inside the range. */
 static unsigned long zzlDeleteRun(robj *zobj, unsigned char *eptr, int type, const zrangeSpec *sr,
                                   const zlexRange *lr) {
-    unsigned char *lp = zobj->ptr;
+    unsigned char *lp = objectGetVal(zobj);
     unsigned long n = 0;
     zsetEntry e;
     for (unsigned char *p = eptr; p; p = lpNext(lp, lpNext(lp, p))) {
@@ -1261,7 +1261,7 @@ static unsigned long zzlDeleteRun(robj *zobj, unsigned char *eptr, int type, con
         if (type == ZRANGE_SCORE ? !zslValueLteMax(e.score, sr) : !zslLexValueLteMax(e.ele, e.len, lr)) break;
         n++;
     }
-    if (n) zobj->ptr = lpDeleteRangeWithEntry(lp, &eptr, 2 * n);
+    if (n) objectSetVal(zobj, lpDeleteRangeWithEntry(lp, &eptr, 2 * n));
     return n;
 }
 
@@ -1307,13 +1307,13 @@ static void zremrangeGenericCommand(client *c, int type) {
     if (zobj->encoding == OBJ_ENCODING_LISTPACK) {
         if (type == ZRANGE_RANK) {
             deleted = (unsigned long)(end - start + 1);
-            zobj->ptr = lpDeleteRange(zobj->ptr, 2 * start, 2 * deleted);
+            objectSetVal(zobj, lpDeleteRange(objectGetVal(zobj), 2 * start, 2 * deleted));
         } else {
-            unsigned char *eptr = type == ZRANGE_SCORE ? zzlSeekScore(zobj->ptr, &sr, 0) : zzlSeekLex(zobj->ptr, &lr, 0);
+            unsigned char *eptr = type == ZRANGE_SCORE ? zzlSeekScore(objectGetVal(zobj), &sr, 0) : zzlSeekLex(objectGetVal(zobj), &lr, 0);
             if (eptr) deleted = zzlDeleteRun(zobj, eptr, type, &sr, &lr);
         }
     } else {
-        zset *zs = zobj->ptr;
+        zset *zs = objectGetVal(zobj);
         if (type == ZRANGE_RANK)
             deleted = zslDeleteRangeByRank(zs->zsl, start + 1, end + 1, zsetDictDeleteCallback, zs->dict);
         else if (type == ZRANGE_SCORE)
@@ -1365,7 +1365,7 @@ static long zsetPopAndReply(client *c, robj *key, robj *zobj, int where, long co
         /* The iterator stands on the pair: a listpack deletes it in place;
          * in a skiplist e.ele is the member's own copy, which zsetDel()
          * reads before it frees anything. */
-        if (zobj->encoding == OBJ_ENCODING_LISTPACK) zobj->ptr = zzlDeleteAt(zobj->ptr, it.eptr);
+        if (zobj->encoding == OBJ_ENCODING_LISTPACK) objectSetVal(zobj, zzlDeleteAt(objectGetVal(zobj), it.eptr));
         else serverAssert(zsetDel(zobj, e.ele, e.len));
         n++;
     }
@@ -1470,9 +1470,9 @@ static void zmpopGenericCommand(client *c, int numkeys_idx, mstime_t timeout) {
         return;
     }
     long where_idx = numkeys_idx + numkeys + 1;
-    if (!strcasecmp(c->argv[where_idx]->ptr, "min")) {
+    if (!strcasecmp(objectGetVal(c->argv[where_idx]), "min")) {
         where = ZSET_MIN;
-    } else if (!strcasecmp(c->argv[where_idx]->ptr, "max")) {
+    } else if (!strcasecmp(objectGetVal(c->argv[where_idx]), "max")) {
         where = ZSET_MAX;
     } else {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -1547,7 +1547,7 @@ static void zrandmemberWithCountCommand(client *c, long l, int withscores) {
         addReplyArrayLen(c, (long)(withscores && !nested ? 2 * count : count));
         while (count--) {
             if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
-                dictEntry *de = dictGetFairRandomKey(((zset *)zobj->ptr)->dict);
+                dictEntry *de = dictGetFairRandomKey(((zset *)objectGetVal(zobj))->dict);
                 sds ele = dictGetKey(de);
                 if (withscores) addReplyScorePair(c, ele, sdslen(ele), *(double *)dictGetVal(de), nested);
                 else addReplyBulkCBuffer(c, ele, sdslen(ele));
@@ -1583,7 +1583,7 @@ static void zrandmemberWithCountCommand(client *c, long l, int withscores) {
 
     /* A few members of a big set: draw until `count` distinct ones. */
     dict *picked = dictCreate(&zsetScratchDictType);
-    dict *d = ((zset *)zobj->ptr)->dict;
+    dict *d = ((zset *)objectGetVal(zobj))->dict;
     while (dictSize(picked) < count) {
         dictEntry *de = dictGetFairRandomKey(d);
         sds ele = dictGetKey(de);
@@ -1603,7 +1603,7 @@ static void zrandmemberCommand(client *c) {
         long l;
         int withscores = 0;
         if (getRangeLongFromObjectOrReply(c, c->argv[2], -LONG_MAX, LONG_MAX, &l, NULL) != C_OK) return;
-        if (c->argc > 4 || (c->argc == 4 && strcasecmp(c->argv[3]->ptr, "withscores"))) {
+        if (c->argc > 4 || (c->argc == 4 && strcasecmp(objectGetVal(c->argv[3]), "withscores"))) {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
         }
@@ -1667,7 +1667,7 @@ static robj *zsetFromSet(robj *set) {
     listRewind(members, &li);
     while ((ln = listNext(&li))) {
         sds m = listNodeValue(ln);
-        zsetSkiplistInsert(zobj->ptr, m, sdslen(m), 1.0);
+        zsetSkiplistInsert(objectGetVal(zobj), m, sdslen(m), 1.0);
     }
     listRelease(members);
     return zobj;
@@ -1722,7 +1722,7 @@ static long zsetOpParse(client *c, int numkeys_idx, robj *dstkey, int op, zsetOp
     *withscores = 0;
     for (long j = numkeys_idx + 1 + numkeys; j < c->argc; j++) {
         long left = c->argc - j - 1;
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         if (op != ZSET_OP_DIFF && !strcasecmp(opt, "weights") && left >= numkeys) {
             for (long i = 0; i < numkeys; i++) {
                 j++;
@@ -1732,7 +1732,7 @@ static long zsetOpParse(client *c, int numkeys_idx, robj *dstkey, int op, zsetOp
             }
         } else if (op != ZSET_OP_DIFF && !strcasecmp(opt, "aggregate") && left >= 1) {
             j++;
-            const char *a = c->argv[j]->ptr;
+            const char *a = objectGetVal(c->argv[j]);
             if (!strcasecmp(a, "sum")) *agg = ZSET_AGG_SUM;
             else if (!strcasecmp(a, "min")) *agg = ZSET_AGG_MIN;
             else if (!strcasecmp(a, "max")) *agg = ZSET_AGG_MAX;
@@ -1765,7 +1765,7 @@ static double zsetWeighted(const zsetOpSrc *s, double score) {
  * encoding choice. */
 static robj *zsetOpCompute(zsetOpSrc *src, long n, int op, int agg, size_t *maxelelen, size_t *totelelen) {
     robj *dst = zsetCreateSkiplistObject();
-    zset *dzs = dst->ptr;
+    zset *dzs = objectGetVal(dst);
     zsetIter it;
     zsetEntry e;
     *maxelelen = *totelelen = 0;
@@ -1913,7 +1913,7 @@ static void zintercardCommand(client *c) {
         src[i].temp = o->type == OBJ_SET;
     }
     for (long j = 2 + numkeys; j < c->argc; j++) {
-        if (!strcasecmp(c->argv[j]->ptr, "limit") && j + 1 < c->argc) {
+        if (!strcasecmp(objectGetVal(c->argv[j]), "limit") && j + 1 < c->argc) {
             if (getPositiveLongFromObjectOrReply(c, c->argv[j + 1], &limit, "LIMIT can't be negative") != C_OK) {
                 zsetOpFreeSrcs(src, numkeys);
                 return;

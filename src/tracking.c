@@ -132,7 +132,7 @@ static void enableTracking(client *c, uint64_t redirect, uint64_t options, robj 
         addPrefix(c, all);
         sdsfree(all);
     }
-    for (int j = 0; j < count; j++) addPrefix(c, prefixes[j]->ptr);
+    for (int j = 0; j < count; j++) addPrefix(c, objectGetVal(prefixes[j]));
 }
 
 void disableTracking(client *c) {
@@ -171,7 +171,7 @@ static int prefixesOverlap(const char *a, size_t alen, const char *b, size_t ble
  * the error and returns 0 on an overlap. */
 static int checkPrefixCollisionsOrReply(client *c, robj **prefixes, int count) {
     for (int i = 0; i < count; i++) {
-        sds p = prefixes[i]->ptr;
+        sds p = objectGetVal(prefixes[i]);
         if (c->tracking_prefixes) {
             dictIterator it;
             dictEntry *de;
@@ -190,7 +190,7 @@ static int checkPrefixCollisionsOrReply(client *c, robj **prefixes, int count) {
             dictResetIterator(&it);
         }
         for (int j = 0; j < count; j++) {
-            sds q = prefixes[j]->ptr;
+            sds q = objectGetVal(prefixes[j]);
             if (i != j && prefixesOverlap(p, sdslen(p), q, sdslen(q))) {
                 addReplyErrorFormat(c,
                                     "Prefix '%s' overlaps with another provided prefix '%s'. Prefixes for a single "
@@ -211,7 +211,7 @@ static int checkPrefixCollisionsOrReply(client *c, robj **prefixes, int count) {
  * integer-encoded argument; *owned is then set). */
 static sds keyName(robj *o, int *owned) {
     *owned = !sdsEncodedObject(o);
-    return *owned ? sdsfromlonglong((long)o->ptr) : o->ptr;
+    return *owned ? sdsfromlonglong((long)objectGetVal(o)) : objectGetVal(o);
 }
 
 static void rememberKey(client *c, robj *key) {
@@ -450,7 +450,7 @@ void clientTrackingCommand(client *c) {
     int count = 0;
 
     for (int j = 3; j < c->argc; j++) {
-        const char *opt = c->argv[j]->ptr;
+        const char *opt = objectGetVal(c->argv[j]);
         int moreargs = j + 1 < c->argc;
         if (!strcasecmp(opt, "redirect") && moreargs) {
             j++;
@@ -483,7 +483,7 @@ void clientTrackingCommand(client *c) {
         }
     }
 
-    if (!strcasecmp(c->argv[2]->ptr, "on")) {
+    if (!strcasecmp(objectGetVal(c->argv[2]), "on")) {
         if (!(options & CLIENT_TRACKING_BCAST) && count) {
             addReplyError(c, "PREFIX option requires BCAST mode to be enabled");
             goto done;
@@ -510,7 +510,7 @@ void clientTrackingCommand(client *c) {
         }
         if ((options & CLIENT_TRACKING_BCAST) && !checkPrefixCollisionsOrReply(c, prefixes, count)) goto done;
         enableTracking(c, (uint64_t)redirect, options, prefixes, count);
-    } else if (!strcasecmp(c->argv[2]->ptr, "off")) {
+    } else if (!strcasecmp(objectGetVal(c->argv[2]), "off")) {
         disableTracking(c);
     } else {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -529,7 +529,7 @@ void clientCachingCommand(client *c) {
                          "OPTOUT mode enabled");
         return;
     }
-    const char *opt = c->argv[2]->ptr;
+    const char *opt = objectGetVal(c->argv[2]);
     if (!strcasecmp(opt, "yes")) {
         if (!(c->flags & CLIENT_TRACKING_OPTIN)) {
             addReplyError(c, "CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.");

@@ -19,20 +19,25 @@
 
 struct valkeyServer server;
 
+/* objectSetVal() asserts the object is not EMBSTR. */
+void _serverAssert(const char *estr, const char *file, int line) {
+    fprintf(stderr, "assertion failed: %s (%s:%d)\n", estr, file, line);
+    abort();
+}
+
 robj *createObject(int type, void *ptr) {
     robj *o = zmalloc(sizeof(*o));
     o->type = type;
     o->encoding = OBJ_ENCODING_RAW;
     o->refcount = 1;
     o->lru = 0;
-    o->ptr = ptr;
+    objectSetVal(o, ptr);
     return o;
 }
 
+/* RAW, not EMBSTR: a real EMBSTR has no value pointer (object.c). */
 robj *createStringObject(const char *ptr, size_t len) {
-    robj *o = createObject(OBJ_STRING, sdsnewlen(ptr, len));
-    o->encoding = OBJ_ENCODING_EMBSTR;
-    return o;
+    return createObject(OBJ_STRING, sdsnewlen(ptr, len));
 }
 
 robj *createStringObjectFromLongLongForValue(long long value) {
@@ -42,7 +47,7 @@ robj *createStringObjectFromLongLongForValue(long long value) {
 }
 
 static void freeObject(robj *o) {
-    if (o->encoding != OBJ_ENCODING_INT) sdsfree(o->ptr);
+    if (o->encoding != OBJ_ENCODING_INT) sdsfree(objectGetVal(o));
     zfree(o);
 }
 
@@ -83,10 +88,10 @@ static int decodesTo(const sds enc, int flags, const char *want, size_t wantlen)
         robj *o = v;
         if (o->encoding == OBJ_ENCODING_INT) {
             char buf[32];
-            int n = ll2string(buf, sizeof(buf), (long)o->ptr);
+            int n = ll2string(buf, sizeof(buf), (long)objectGetVal(o));
             ok = ok && (size_t)n == wantlen && memcmp(buf, want, n) == 0;
         } else {
-            ok = ok && sdslen(o->ptr) == wantlen && memcmp(o->ptr, want, wantlen) == 0;
+            ok = ok && sdslen(objectGetVal(o)) == wantlen && memcmp(objectGetVal(o), want, wantlen) == 0;
         }
         freeObject(o);
     }

@@ -189,6 +189,44 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-d
                 assert_digests_equal {-2 -1 0}
             }
 
+            test "Chained replicas: big arguments and transactions read in pieces keep the backlogs equal" {
+                # The middle replica proxies what it applied from its
+                # query buffer: a transaction stays there until its EXEC
+                # over many reads, a big argument is read in pieces, a
+                # value longer than the backlog replaces all of it.
+                foreach l {-2 -1} { r $l config set repl-backlog-size 1mb }
+                r -2 set big:1 [string repeat a 100000]
+                set cmds {multi}
+                for {set i 0} {$i < 3000} {incr i} { lappend cmds [list set tx:$i [string repeat v 40]] }
+                lappend cmds [list set big:2 [string repeat b 200000]] {incr chain:counter} {exec}
+                r_pipeline_at -2 $cmds
+                wait_for_ofs_sync -2 -1
+                wait_for_ofs_sync -1 0
+                set end [repl_info master_repl_offset -2]
+                assert_equal [repl_backlog_bytes -2 [expr {$end - 400000}] 400000] \
+                    [repl_backlog_bytes -1 [expr {$end - 400000}] 400000]
+                r -2 set big:3 [string repeat c 3000000]
+                r -2 multi
+                r -2 set big:4 [string repeat d 50000]
+                r -2 del big:1
+                r -2 exec
+                r -2 incr chain:counter
+                wait_for_ofs_sync -2 -1
+                wait_for_ofs_sync -1 0
+                set end [repl_info master_repl_offset -2]
+                assert_equal [repl_info master_repl_offset -2] [repl_info master_repl_offset 0]
+                assert_equal [repl_backlog_bytes -2 [expr {$end - 1000000}] 1000000] \
+                    [repl_backlog_bytes -1 [expr {$end - 1000000}] 1000000]
+                assert_equal 3000000 [r strlen big:3]
+                assert_equal 0 [r exists big:1]
+                assert_digests_equal {-2 -1 0}
+                # The middle replica's buffer for its primary's stream gave
+                # the room it grew to for the big value back.
+                set line [lsearch -inline [split [r -1 client list] "\n"] "*flags=M*"]
+                assert_match "*qbuf=0 *" $line
+                assert {[regexp {qbuf-free=(\d+)} $line -> free] && $free < 1000000}
+            }
+
             test "PSYNC2: after a promotion the other replica continues with a partial resync" {
                 # Promote the middle replica; the last one follows it with
                 # the history it already has (replid2), no full sync.
@@ -376,6 +414,40 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-d
                 wait_for_ofs_sync -2 0
                 assert_digests_equal {-2 -1 0}
             }
+        }
+    }
+}
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes busy-reply-threshold 100}} {
+        test "A replica busy with a script applies its primary's writes once the script ends" {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_sync 0
+            # A read-only script of one of the replica's clients runs past
+            # busy-reply-threshold: the replica serves events meanwhile,
+            # reads its primary's stream, and must neither refuse those
+            # commands with BUSY nor run them inside the script.
+            set rd [vk_deferring_client]
+            $rd eval {
+                local function now() local t = redis.call('time') return t[1] + t[2] / 1000000 end
+                local stop = now() + 1.5
+                while now() < stop do end
+                return redis.call('get', 'during')
+            } 0
+            wait_for_condition 100 10 {[catch {r ping} e] && [string match BUSY* $e]} {
+                fail "the script did not become busy"
+            }
+            r -1 set during 1
+            r -1 multi
+            r -1 incr during:tx
+            r -1 incr during:tx
+            r -1 exec
+            assert_equal {} [$rd read]
+            $rd close
+            wait_for_ofs_sync -1 0
+            assert_equal 1 [r get during]
+            assert_equal 2 [r get during:tx]
+            assert_digests_equal {-1 0}
         }
     }
 }

@@ -26,6 +26,23 @@ proc wait_for_ofs_sync {primary_level replica_level {tries 200}} {
     }
 }
 
+# The len bytes of the replication stream that follow offset, as the
+# backlog of the server at level holds them: what a PSYNC asking for them
+# gets after its +CONTINUE. The link is closed afterwards.
+proc repl_backlog_bytes {level offset len} {
+    set c [::vk::client_open [srv $level host] [srv $level port]]
+    set fd [$c channel]
+    ::vk::send_command $fd [list psync [repl_info master_replid $level] [expr {$offset + 1}]]
+    set line [::vk::repl_stream_line $fd]
+    if {![string match {+CONTINUE*} $line]} {
+        $c close
+        error "PSYNC from $offset at level $level: $line"
+    }
+    set bytes [::vk::repl_stream_exact $fd $len]
+    $c close
+    return $bytes
+}
+
 # Waits until the primary at level counts n replicas online.
 proc wait_replicas_online {n {level 0} {tries 200}} {
     wait_for_condition $tries 50 {

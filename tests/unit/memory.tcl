@@ -98,6 +98,28 @@ start_server {tags {"memory"}} {
         assert {$big < 20000}
     }
 
+    test "MEMORY USAGE: a 16-byte key with a 16-byte value is one 48-byte block" {
+        # header 8 + value (sdshdr8, 16 bytes, NUL) 20 + key (size byte,
+        # sds5 header, 16 bytes, NUL) 19 = 47 bytes, no value pointer, plus
+        # about 10 bytes of hashtable slot.
+        r set key:000000000001 [string repeat v 16]
+        assert_encoding embstr key:000000000001
+        assert_equal 16 [string length key:000000000001]
+        assert_range [r memory usage key:000000000001] 40 58
+        # Values that keep the size class are overwritten in place: the key
+        # that follows the value moves with it.
+        foreach len {10 17 12 16} {
+            r set key:000000000001 [string repeat x $len]
+            assert_equal [string repeat x $len] [r get key:000000000001]
+            assert_equal 1 [r exists key:000000000001]
+        }
+        r expire key:000000000001 1000
+        r set key:000000000001 [string repeat y 9] keepttl
+        assert_equal [string repeat y 9] [r get key:000000000001]
+        assert_range [r ttl key:000000000001] 990 1000
+        assert_equal embstr [r object encoding key:000000000001]
+    }
+
     test "MEMORY USAGE of a missing key is a null reply" {
         assert_equal "" [r memory usage nosuchkey]
     }
