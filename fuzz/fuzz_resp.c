@@ -4,11 +4,14 @@
  *
  * Input: one byte of options (unauthenticated limits, quiet short
  * arguments, the chunk size), then the bytes a client sends. The parser
- * runs twice over them: once with every byte available, once with the
+ * runs three times over them: once with every byte available, once with the
  * bytes arriving in chunks, the consumed prefix dropped between reads as
- * networking.c does. Both runs must report the same events with the same
- * arguments, every argument must lie inside the buffer, and the position
- * must never move backwards or past the end. Any difference aborts. */
+ * networking.c does, and once more with every byte available and each
+ * request tried first with the one-pass respParseRequest() (the chunked
+ * run tries it too for odd chunk sizes). All runs must report
+ * the same events with the same arguments, every argument must lie inside
+ * the buffer, and the position must never move backwards or past the end.
+ * Any difference aborts. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +42,37 @@ static void parserSetup(respMultibulkParser *p, uint8_t opts) {
     p->quiet_len_below = (opts & 2) ? 16 * 1024 : 0;
 }
 
+/* respParseRequest() at *pos, as networking.c tries it before the event
+ * parser: when it takes a whole request, logs it as the count and argument
+ * events the event parser reports and returns 1; it must then leave the
+ * parser between requests with every argument inside the buffer, and when
+ * it declines it must not move. */
+static int takeWholeRequest(respMultibulkParser *p, const char *buf, size_t len, size_t *pos, parseLog *log) {
+    const char *args[8];
+    size_t lens[8], before = *pos;
+    int n = respParseRequest(p, buf, len, pos, args, lens, 8);
+    if (n == 0) {
+        if (*pos != before) abort();
+        return 0;
+    }
+    if (n < 0 || n > 8 || *pos <= before || *pos > len || p->args_left != 0 || p->bulklen != -1) abort();
+    logEvent(log, RESP_PARSE_COUNT, n, NULL);
+    for (int i = 0; i < n; i++) {
+        if (args[i] < buf + before || args[i] + lens[i] + 2 > buf + *pos) abort();
+        if (args[i][lens[i]] != '\r' || args[i][lens[i] + 1] != '\n') abort();
+        logEvent(log, RESP_PARSE_ARG, (long long)lens[i], args[i]);
+    }
+    return 1;
+}
+
 /* Parses buf[*pos..len) until it needs more bytes or fails; after each
- * complete request the parser starts the next one. Returns 0 on a protocol
- * error (parsing stops there), 1 otherwise. */
-static int parseAvailable(respMultibulkParser *p, const char *buf, size_t len, size_t *pos, parseLog *log) {
+ * complete request the parser starts the next one, tried first in one pass
+ * when one_pass. Returns 0 on a protocol error (parsing stops there), 1
+ * otherwise. */
+static int parseAvailable(respMultibulkParser *p, const char *buf, size_t len, size_t *pos, parseLog *log,
+                          int one_pass) {
     for (;;) {
+        if (one_pass && takeWholeRequest(p, buf, len, pos, log)) continue;
         long long value = 0;
         const char *arg = NULL;
         size_t before = *pos;
@@ -113,7 +142,7 @@ static void splitInline(const char *buf, size_t len) {
     }
 }
 
-static parseLog whole, chunked;
+static parseLog whole, chunked, onepass;
 
 /* Called by libFuzzer for each input (data is only read, owned by
  * libFuzzer). Returns 0; a broken invariant aborts. */
@@ -129,7 +158,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     whole.n = 0;
     parserSetup(&p, opts);
     size_t pos = 0;
-    parseAvailable(&p, in, len, &pos, &whole);
+    parseAvailable(&p, in, len, &pos, &whole, 0);
+
+    /* Everything at once, each request tried in one pass first. */
+    onepass.n = 0;
+    parserSetup(&p, opts);
+    pos = 0;
+    parseAvailable(&p, in, len, &pos, &onepass, 1);
 
     /* In chunks, into a buffer whose consumed prefix is dropped. */
     chunked.n = 0;
@@ -141,15 +176,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t n = len - fed < chunk ? len - fed : chunk;
         buf = sdscatlen(buf, in + fed, n);
         fed += n;
-        if (!parseAvailable(&p, buf, sdslen(buf), &pos, &chunked)) break;
+        if (!parseAvailable(&p, buf, sdslen(buf), &pos, &chunked, chunk & 1)) break;
         sdsrange(buf, (ssize_t)pos, -1);
         pos = 0;
     }
     sdsfree(buf);
 
     compareLogs(&whole, &chunked);
+    compareLogs(&whole, &onepass);
     freeLog(&whole);
     freeLog(&chunked);
+    freeLog(&onepass);
 
     splitInline(in, len);
     return 0;

@@ -6,7 +6,8 @@
  * when it has one) inside its allocation (object.c), so a key costs one
  * allocation plus a bucket slot; `expires` holds the values that have a
  * TTL, for active expiry and volatile eviction. Putting a value in the db
- * (dbAdd, dbOverwrite, setKey) therefore makes a new object: dbAdd() and
+ * (dbAdd, dbOverwrite, setKey) therefore makes a new object (unless a
+ * string overwrites a string in place, see dbSetValue()): dbAdd() and
  * dbOverwrite() hand the stored object back through their robj ** argument,
  * and setExpire() returns the object, which moves when it gains an expire
  * slot. All access to keys from commands goes through the lookupKey*() /
@@ -216,18 +217,24 @@ robj *dbAddRDBLoad(serverDb *db, sds key, robj *val, long long expire) {
 
 /* Replaces the value in key's slot ref with val (see dbNewEntry() for
  * take), keeping the TTL when keepttl, else dropping it. Returns the stored
- * object; the old value is released. */
+ * object; the old value is released. A string over a string the keyspace
+ * alone holds is written into the old entry when it fits (a short value
+ * in the same size class, or a long one's bytes moved), so that entry is
+ * what comes back. */
 static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keepttl, int take) {
     robj *old = *ref;
     serverAssert(old != val);
-    if (objectOverwriteEmbeddedValue(old, val)) {
-        /* A short string over a short string: written in place. */
+    unsigned int lru = val->lru;
+    int in_place = objectOverwriteEmbeddedValue(old, val); /* a short string over a short string */
+    if (in_place && take) decrRefCount(val);
+    else if (!in_place && take) in_place = objectTakeRawValue(old, val); /* a long one's bytes moved */
+    if (in_place) {
+        /* The entry stays, with its new value. */
         if (!keepttl && objectGetExpire(old) != -1) {
             hashtableDelete(db->expires, objectGetVal(key));
             objectSetExpire(old, -1);
         }
-        if (!(server.maxmemory_policy & MAXMEMORY_FLAG_LFU)) old->lru = val->lru;
-        if (take) decrRefCount(val);
+        if (!(server.maxmemory_policy & MAXMEMORY_FLAG_LFU)) old->lru = lru;
         signalDeletedKeyAsReady(db, key, OBJ_STRING);
         return old;
     }
@@ -293,6 +300,23 @@ robj *setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags,
     val = setKeyValue(val, flags, &take);
     robj *o = pos->entry ? dbSetValue(db, key, pos->entry, val, flags & SETKEY_KEEPTTL, take)
                          : dbAddGeneric(db, key, val, -1, pos->can_insert ? &pos->insert : NULL, take);
+    if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
+    return o;
+}
+
+/* setKeyAtPosition() followed by setExpire(c, db, key, when), for SET with
+ * a TTL: a new key's entry is made with its expire slot at once, without
+ * the second lookup and the move to a bigger block that setExpire() needs.
+ * Returns the stored object. */
+robj *setKeyWithExpireAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos,
+                                 long long when) {
+    if (pos->entry) {
+        setKeyAtPosition(c, db, key, val, flags, pos);
+        return setExpire(c, db, key, when);
+    }
+    int take;
+    val = setKeyValue(val, flags, &take);
+    robj *o = dbAddGeneric(db, key, val, when, pos->can_insert ? &pos->insert : NULL, take);
     if (!(flags & SETKEY_NO_SIGNAL)) signalModifiedKey(c, db, key);
     return o;
 }

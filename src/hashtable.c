@@ -289,28 +289,40 @@ static inline unsigned matchingSlots(const bucket *b, uint8_t hb) {
     return slots & b->meta & PRESENCE_MASK;
 }
 
+/* locate() in table t alone: 1 with the bucket and slot, or 0. */
+static inline __attribute__((always_inline)) int locateIn(hashtable *ht, int t, const void *key, uint64_t hash,
+                                                          size_t *b_out, int *s_out) {
+    if (ht->used[t] == 0) return 0;
+    uint8_t hb = hashByte(hash);
+    size_t mask = bucketMask(ht->exp[t]), idx = hash & mask, start = idx;
+    do {
+        bucket *b = &ht->tables[t][idx];
+        for (unsigned slots = matchingSlots(b, hb); slots; slots &= slots - 1) {
+            int s = __builtin_ctz(slots);
+            if (keysEqual(ht, key, entryKey(ht, b->entries[s]))) {
+                *b_out = idx;
+                *s_out = s;
+                return 1;
+            }
+        }
+        if (!(b->meta & EVER_FULL)) break;
+        idx = (idx + 1) & mask;
+    } while (idx != start);
+    return 0;
+}
+
 /* Finds key's entry: 1 with its table, bucket and slot, or 0. Inlined in
- * every caller: the outputs then stay in registers. */
+ * every caller (and table 0's search unrolled from table 1's): the outputs
+ * then stay in registers. */
 static inline __attribute__((always_inline)) int locate(hashtable *ht, const void *key, uint64_t hash, int *t_out,
                                                         size_t *b_out, int *s_out) {
-    uint8_t hb = hashByte(hash);
-    for (int t = 0; t < (isRehashing(ht) ? 2 : 1); t++) {
-        if (ht->used[t] == 0) continue;
-        size_t mask = bucketMask(ht->exp[t]), idx = hash & mask, start = idx;
-        do {
-            bucket *b = &ht->tables[t][idx];
-            for (unsigned slots = matchingSlots(b, hb); slots; slots &= slots - 1) {
-                int s = __builtin_ctz(slots);
-                if (keysEqual(ht, key, entryKey(ht, b->entries[s]))) {
-                    *t_out = t;
-                    *b_out = idx;
-                    *s_out = s;
-                    return 1;
-                }
-            }
-            if (!(b->meta & EVER_FULL)) break;
-            idx = (idx + 1) & mask;
-        } while (idx != start);
+    if (locateIn(ht, 0, key, hash, b_out, s_out)) {
+        *t_out = 0;
+        return 1;
+    }
+    if (isRehashing(ht) && locateIn(ht, 1, key, hash, b_out, s_out)) {
+        *t_out = 1;
+        return 1;
     }
     return 0;
 }
@@ -483,6 +495,14 @@ static void makeRoomForInsert(hashtable *ht) {
     }
 }
 
+/* Whether makeRoomForInsert() would do nothing, for the usual insert and
+ * inlined: not rehashing, below the fill limit, few "ever full" buckets. */
+static inline int hasRoomForInsert(const hashtable *ht) {
+    if (isRehashing(ht) || resize_policy != HASHTABLE_RESIZE_ALLOW) return 0;
+    return (hashtableSize(ht) + 1) * 100 <= capacity(ht, 0) * MAX_FILL_PERCENT &&
+           ht->everfull[0] * 2 <= numBuckets(ht->exp[0]);
+}
+
 /* Starts shrinking when the table is mostly empty under the current policy
  * (an empty table frees its buckets). Returns 1 if it did. Called after
  * deletions; callers may call it from a cron too. */
@@ -557,7 +577,7 @@ int hashtableFindPositionForInsert(hashtable *ht, const void *key, hashtablePosi
         if (existing) *existing = ht->tables[t][b].entries[s];
         return 0;
     }
-    makeRoomForInsert(ht);
+    if (!hasRoomForInsert(ht)) makeRoomForInsert(ht);
     pos->hash = hash;
     pos->table = isRehashing(ht) ? 1 : 0;
     pos->bucket = 0;
@@ -577,7 +597,7 @@ void **hashtableFindRefOrPosition(hashtable *ht, const void *key, hashtablePosit
     int t, s;
     size_t b;
     if (hashtableSize(ht) && locate(ht, key, hash, &t, &b, &s)) return &ht->tables[t][b].entries[s];
-    makeRoomForInsert(ht);
+    if (!hasRoomForInsert(ht)) makeRoomForInsert(ht);
     pos->hash = hash;
     pos->table = isRehashing(ht) ? 1 : 0;
     pos->bucket = 0;

@@ -1176,6 +1176,20 @@ static int processInlineBuffer(client *c) {
     return C_OK;
 }
 
+/* memcpy() for the short arguments of most requests: 4 to 16 bytes with
+ * two overlapping fixed-size moves, inlined. */
+static inline void copyArgBytes(char *dst, const char *src, size_t len) {
+    if (len >= 8 && len <= 16) {
+        memcpy(dst, src, 8);
+        memcpy(dst + len - 8, src + len - 8, 8);
+    } else if (len >= 4 && len < 8) {
+        memcpy(dst, src, 4);
+        memcpy(dst + len - 4, src + len - 4, 4);
+    } else {
+        memcpy(dst, src, len);
+    }
+}
+
 /* A string object for a parsed argument: the last spare argument object
  * refilled when the bytes fit in it (see freeClientArgv), else a new one. */
 static robj *createArgObject(client *c, const char *arg, size_t len) {
@@ -1184,15 +1198,44 @@ static robj *createArgObject(client *c, const char *arg, size_t len) {
         sds s = objectGetVal(o);
         if (len <= sdsalloc(s)) {
             c->spare_argc--;
-            memcpy(s, arg, len);
+            copyArgBytes(s, arg, len);
             s[len] = '\0';
             sdssetlen(s, len);
-            o->lru = 0; /* as good as new: LFU starts from its initial counter */
-            updateObjectAccess(o);
+            if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
+                o->lru = 0; /* as good as new: LFU starts from its initial counter */
+                updateObjectAccess(o);
+            } else {
+                o->lru = LRU_CLOCK();
+            }
             return o;
         }
     }
     return createStringObject(arg, len);
+}
+
+/* Most arguments of a request that processWholeRequest() takes. */
+#define PROTO_WHOLE_REQUEST_MAX_ARGS 16
+
+/* The usual pipelined request, complete in the query buffer with a few
+ * arguments, none big: parsed in one pass (respParseRequest()) into argv.
+ * Returns 1 when argv holds it, 0 when processMultibulkBuffer() must take
+ * it event by event (nothing consumed). */
+static int processWholeRequest(client *c) {
+    const char *args[PROTO_WHOLE_REQUEST_MAX_ARGS];
+    size_t lens[PROTO_WHOLE_REQUEST_MAX_ARGS];
+    int n = respParseRequest(&c->mb, c->querybuf, sdslen(c->querybuf), &c->qb_pos, args, lens,
+                             PROTO_WHOLE_REQUEST_MAX_ARGS);
+    if (n == 0) return 0;
+    if (c->argc) freeClientArgv(c);
+    ensureArgvCapacity(c, n);
+    size_t sum = 0;
+    for (int j = 0; j < n; j++) {
+        c->argv[j] = createArgObject(c, args[j], lens[j]);
+        sum += lens[j];
+    }
+    c->argc = n;
+    c->argv_len_sum = sum;
+    return 1;
 }
 
 /* RESP multibulk: "*<argc>\r\n" then argc times "$<len>\r\n<bytes>\r\n",
@@ -1202,6 +1245,7 @@ static robj *createArgObject(client *c, const char *arg, size_t len) {
 static int processMultibulkBuffer(client *c) {
     c->mb.max_bulk_len = server.proto_max_bulk_len;
     c->mb.unauthenticated = authRequired(c);
+    if (processWholeRequest(c)) return C_OK;
     while (1) {
         long long n;
         const char *arg;

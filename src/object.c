@@ -275,9 +275,12 @@ static size_t objectEmbeddedRequestSize(const robj *o) {
     return size;
 }
 
-/* Frees the block of an object whose payload is gone or moved. */
+/* Frees the block of an object whose payload is gone or moved. Outside
+ * the keyspace only an EMBSTR string has a block of its own size; every
+ * other object is createObject()'s bare header. */
 static void objectFreeBlock(robj *o) {
     if (o->hasembkey) zfree_requested(o, objectEmbeddedRequestSize(o));
+    else if (o->encoding != OBJ_ENCODING_EMBSTR) zfree_requested(o, sizeof(*o));
     else zfree(o);
 }
 
@@ -306,6 +309,25 @@ int objectOverwriteEmbeddedValue(robj *o, robj *val) {
     char *area = (char *)objectGetVal(o) - sizeof(struct sdshdr8);
     memmove(area + objectValueSize(vlen), tail, tailsize);
     objectWriteValue(area, objectGetVal(val), vlen);
+    return 1;
+}
+
+/* Moves the bytes of the RAW string val into keyspace entry o, a string
+ * without an embedded value (RAW or INT), so that a SET of a long string
+ * over another allocates nothing: o's old bytes are freed and so is val's
+ * header. Only when o and val have no other owner (refcount 1: clients'
+ * arguments, MULTI queues and replies hold references). Returns 1 if done
+ * (val's reference is consumed; o keeps its key, expire and identity), 0
+ * if o must be replaced instead (val untouched). */
+int objectTakeRawValue(robj *o, robj *val) {
+    if (o->refcount != 1 || !o->hasembkey || o->type != OBJ_STRING ||
+        (o->encoding != OBJ_ENCODING_RAW && o->encoding != OBJ_ENCODING_INT))
+        return 0;
+    if (val->refcount != 1 || val->hasembkey || val->type != OBJ_STRING || val->encoding != OBJ_ENCODING_RAW) return 0;
+    if (o->encoding == OBJ_ENCODING_RAW) sdsfree(objectGetVal(o));
+    o->encoding = OBJ_ENCODING_RAW;
+    objectSetVal(o, objectGetVal(val));
+    objectFreeBlock(val);
     return 1;
 }
 
@@ -436,11 +458,14 @@ robj *resetRefCount(robj *obj) {
  * ------------------------------------------------------------------------- */
 
 /* Shrinks a RAW string with much spare room (e.g. an argument read in a
- * 16 KiB query buffer) so that storing it does not waste memory. */
+ * 16 KiB query buffer) so that storing it does not waste memory; spare
+ * room that is only the allocator's rounding stays (sdsCanShrink()). */
 void trimStringObjectIfNeeded(robj *o, int trim_small_values) {
     if (o->encoding != OBJ_ENCODING_RAW) return;
     size_t len = sdslen(objectGetVal(o));
-    if (sdsavail(objectGetVal(o)) > len / 10 || (trim_small_values && len < PROTO_MBULK_BIG_ARG && sdsavail(objectGetVal(o))))
+    if ((sdsavail(objectGetVal(o)) > len / 10 ||
+         (trim_small_values && len < PROTO_MBULK_BIG_ARG && sdsavail(objectGetVal(o)))) &&
+        sdsCanShrink(objectGetVal(o)))
         objectSetVal(o, sdsRemoveFreeSpace(objectGetVal(o), 0));
 }
 

@@ -7,7 +7,12 @@
  * calls, as long as *pos moves with it). Every length is checked before it
  * is used, so hostile input ("*999999999999", "$-7", a count line of a
  * megabyte without CRLF) ends in RESP_PARSE_ERROR with the reply Valkey
- * sends, never in a huge allocation or a read past the buffer. */
+ * sends, never in a huge allocation or a read past the buffer.
+ *
+ * respParseRequest() is a one-pass shortcut for the common case, a whole
+ * request with a few small arguments already in the buffer: it returns
+ * every argument at once or declines without consuming anything, leaving
+ * the event-by-event parser to handle the rest, errors included. */
 #include "resp.h"
 
 #include <limits.h>
@@ -141,6 +146,63 @@ respParseEvent respParseMultibulk(respMultibulkParser *p, const char *buf, size_
     p->bulklen = -1;
     p->args_left--;
     return RESP_PARSE_ARG;
+}
+
+/* A length line of the one-pass path, "<prefix><digits>\r\n" at s with 1
+ * to 18 digits and no leading zero (the form every client sends): returns
+ * the number with *next past the line, or -1 for anything else, complete or
+ * not (respParseMultibulk() then has the final say on it). One and two
+ * digits, the lengths of counts, commands and keys, are read without a
+ * loop. */
+static inline long long quickLengthLine(const char *s, const char *end, char prefix, const char **next) {
+    if (end - s < 4 || s[0] != prefix) return -1;
+    unsigned d1 = (unsigned char)s[1] - '0', d2 = (unsigned char)s[2] - '0';
+    if (d1 > 9) return -1;
+    if (s[2] == '\r' && s[3] == '\n') {
+        *next = s + 4;
+        return d1;
+    }
+    if (d1 == 0 || d2 > 9 || end - s < 5) return -1;
+    unsigned long long v = d1 * 10 + d2;
+    const char *q = s + 3, *stop = end - s > 21 ? s + 19 : end - 2;
+    unsigned d;
+    while (q < stop && (d = (unsigned char)*q - '0') <= 9) {
+        v = v * 10 + d;
+        q++;
+    }
+    if (q + 2 > end || q[0] != '\r' || q[1] != '\n') return -1;
+    *next = q + 2;
+    return (long long)v;
+}
+
+/* One-pass form of respParseMultibulk() for a whole request already in the
+ * buffer, the usual case when clients pipeline: at the start of a request
+ * (nothing of it parsed yet), when "*<n>\r\n" and all n arguments are in
+ * buf[*pos..len), n is 1..max, every length is below quiet_len_below and
+ * within the limits, and every line is in the usual form, it sets args[i]
+ * and lens[i] to each argument (in buf), advances *pos past the request
+ * and returns n. Otherwise it returns 0 and changes nothing: the caller
+ * goes on with respParseMultibulk(), which reaches the same arguments, or
+ * the error or need for more bytes. The parser state is left as after a
+ * complete request. */
+int respParseRequest(respMultibulkParser *p, const char *buf, size_t len, size_t *pos, const char **args,
+                     size_t *lens, int max) {
+    if (p->args_left != 0 || p->bulklen != -1 || *pos >= len) return 0;
+    const char *s = buf + *pos, *end = buf + len;
+    long long n = quickLengthLine(s, end, '*', &s);
+    if (n <= 0 || n > max || (p->unauthenticated && n > RESP_UNAUTH_MAX_ARGS)) return 0;
+    long long below = p->quiet_len_below; /* lengths accepted: [0, below) */
+    if (below > p->max_bulk_len) below = p->max_bulk_len + 1;
+    if (p->unauthenticated && below > RESP_UNAUTH_MAX_BULK) below = RESP_UNAUTH_MAX_BULK + 1;
+    for (long long i = 0; i < n; i++) {
+        long long l = quickLengthLine(s, end, '$', &s);
+        if (l < 0 || l >= below || end - s < l + 2 || s[l] != '\r' || s[l + 1] != '\n') return 0;
+        args[i] = s;
+        lens[i] = (size_t)l;
+        s += l + 2;
+    }
+    *pos = s - buf;
+    return (int)n;
 }
 
 size_t respEncodeHeader(char *dst, char prefix, long long n) {

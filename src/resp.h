@@ -44,6 +44,11 @@ void respParserReset(respMultibulkParser *p);
 respParseEvent respParseMultibulk(respMultibulkParser *p, const char *buf, size_t len, size_t *pos,
                                   long long *value, const char **arg);
 
+/* The one-pass path for a whole request already in buf (see resp.c):
+ * returns its argument count n (1..max) with args/lens filled and *pos past
+ * it, or 0 with nothing changed when respParseMultibulk() must be used. */
+int respParseRequest(respMultibulkParser *p, const char *buf, size_t len, size_t *pos, const char **args,
+                     size_t *lens, int max);
 /* Writes "<prefix><n>\r\n" into dst (at least 24 bytes) and returns its
  * length: "*3\r\n", "$5\r\n", ":42\r\n", "%2\r\n" ... */
 size_t respEncodeHeader(char *dst, char prefix, long long n);

@@ -282,6 +282,22 @@ sds sdsResize(sds s, size_t size, int would_regrow) {
  * the possibly moved string. */
 sds sdsRemoveFreeSpace(sds s, int would_regrow) { return sdsResize(s, sdslen(s), would_regrow); }
 
+/* Whether sdsRemoveFreeSpace(s, 0) could give memory back. 0 when s would
+ * keep its header type and the allocator would hand out a block of the
+ * size s has (a new 1 KiB string sits in a 1280-byte class with or without
+ * its spare bytes), known from the header without asking the allocator:
+ * the caller can skip the call. 1 otherwise (also when unsure). */
+int sdsCanShrink(const sds s) {
+    char type = s[-1] & SDS_TYPE_MASK;
+    size_t len = sdslen(s);
+    if (sdsReqType(len) != type) return 1;
+    if (type == SDS_TYPE_5) return 0; /* no spare room */
+    size_t alloc = sdsalloc(s);
+    if (alloc >= sdsTypeMaxSize(type)) return 1; /* capped: the block may be bigger */
+    size_t hdr = sdsHdrSize(type);
+    return zmalloc_good_size(hdr + len + 1) != hdr + alloc + 1;
+}
+
 /* Returns the bytes s occupies in the allocator: header, capacity and
  * terminator (for type 5, the allocator's usable size of the block). */
 size_t sdsAllocSize(const sds s) {

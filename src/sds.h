@@ -175,6 +175,7 @@ sds sdsMakeRoomFor(sds s, size_t addlen);
 sds sdsMakeRoomForNonGreedy(sds s, size_t addlen);
 void sdsIncrLen(sds s, ssize_t incr);
 sds sdsRemoveFreeSpace(sds s, int would_regrow);
+int sdsCanShrink(const sds s);
 sds sdsResize(sds s, size_t size, int would_regrow);
 size_t sdsAllocSize(const sds s);
 void *sdsAllocPtr(const sds s);

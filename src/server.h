@@ -966,6 +966,7 @@ size_t objectFreeEffort(robj *o);
 void trimStringObjectIfNeeded(robj *o, int trim_small_values);
 robj *objectSetKeyAndExpire(robj *val, const char *key, size_t keylen, int expire_slot, long long expire);
 robj *objectCopyWithKey(robj *val, const char *key, size_t keylen, int expire_slot, long long expire);
+int objectTakeRawValue(robj *o, robj *val);
 sds objectGetKey(const robj *o);
 const void *objectGetKeyVoid(const void *o);
 long long objectGetExpire(const robj *o);
@@ -1013,6 +1014,8 @@ void dbOverwrite(serverDb *db, robj *key, robj **valref);
 robj *setKey(client *c, serverDb *db, robj *key, robj *val, int flags);
 void dbAddAtPosition(serverDb *db, robj *key, robj **valref, hashtablePosition *position);
 robj *setKeyAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos);
+robj *setKeyWithExpireAtPosition(client *c, serverDb *db, robj *key, robj *val, int flags, dbKeyPosition *pos,
+                                 long long when);
 void clientArgvReplaceObject(client *c, robj *old, robj *now);
 /* Whether setKey() with SETKEY_MOVE_ARG takes val (a RAW string: its bytes
  * move into the keyspace rather than being copied). Ask before the call. */

@@ -193,17 +193,16 @@ static void setGenericCommand(client *c, int flags, robj *key, robj *val, robj *
 
     /* val is one of c->argv: a RAW one is taken by the keyspace (its bytes
      * move rather than being copied), and the argument becomes the stored
-     * object once the TTL is set too (which may move it again, cheaply
-     * while it is the keyspace's alone). */
+     * object once the TTL is set too (a new key gets its expire slot at
+     * once; an existing one may move, cheaply while it is the keyspace's
+     * alone). */
     int taken = setKeyTakesArg(val);
-    robj *stored = setKeyAtPosition(c, c->db, key, val, SETKEY_MOVE_ARG | ((flags & STR_KEEPTTL) ? SETKEY_KEEPTTL : 0),
-                                    &pos);
+    int setkey_flags = SETKEY_MOVE_ARG | ((flags & STR_KEEPTTL) ? SETKEY_KEEPTTL : 0);
+    robj *stored = expire ? setKeyWithExpireAtPosition(c, c->db, key, val, setkey_flags, &pos, when)
+                          : setKeyAtPosition(c, c->db, key, val, setkey_flags, &pos);
     server.dirty++;
     notifyKeyspaceEvent(NOTIFY_STRING, "set", key, c->db->id);
-    if (expire) {
-        stored = setExpire(c, c->db, key, when);
-        notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", key, c->db->id);
-    }
+    if (expire) notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", key, c->db->id);
     if (taken) {
         clientArgvReplaceObject(c, val, stored);
         val = stored;

@@ -4,7 +4,8 @@
  * the same requests fed one byte at a time (every event must come out the
  * same), pipelines, big arguments, and the hostile inputs whose replies the
  * server sends (bad counts, bad lengths, missing CRLF, over-long lines,
- * unauthenticated limits). */
+ * unauthenticated limits), and the one-pass path for whole requests
+ * against the event parser on the same bytes, damaged ones included. */
 #include <limits.h>
 
 #include "../resp.h"
@@ -44,6 +45,54 @@ static const char *events(const char *req, int unauth) {
     out[0] = '\0';
     parseAll(&p, req, strlen(req), &pos, out, sizeof(out));
     return out;
+}
+
+/* respParseRequest() over the first len bytes of req with limits as the
+ * server sets them (quiet_len_below 32 here): "A<arg> " per argument into
+ * out, *pos_out the position reached. Returns its result. */
+static int quick(const char *req, size_t len, int unauth, int max, char *out, size_t outlen, size_t *pos_out) {
+    respMultibulkParser p;
+    respParserInit(&p, 1024, MAXLINE);
+    p.quiet_len_below = 32;
+    p.unauthenticated = unauth;
+    const char *args[16];
+    size_t lens[16], pos = 0, used = 0;
+    int n = respParseRequest(&p, req, len, &pos, args, lens, max);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) used += snprintf(out + used, outlen - used, "A%.*s ", (int)lens[i], args[i]);
+    *pos_out = pos;
+    return n;
+}
+
+/* Whether respParseRequest() agrees with respParseMultibulk() on buf[0..len):
+ * when it takes a request, the event parser must find exactly those
+ * arguments and end at the same place; when it declines, nothing may have
+ * moved. */
+static int quickAgrees(const char *buf, size_t len, int unauth) {
+    respMultibulkParser p;
+    respParserInit(&p, 100, 256);
+    p.quiet_len_below = 40;
+    p.unauthenticated = unauth;
+    const char *args[8];
+    size_t lens[8], pos = 0;
+    int n = respParseRequest(&p, buf, len, &pos, args, lens, 8);
+    if (p.args_left != 0 || p.bulklen != -1) return 0;
+    if (n == 0) return pos == 0;
+    respParserInit(&p, 100, 256);
+    p.unauthenticated = unauth;
+    size_t spos = 0;
+    int got = 0;
+    long long v;
+    const char *arg;
+    respParseEvent ev = respParseMultibulk(&p, buf, len, &spos, &v, &arg);
+    if (ev != RESP_PARSE_COUNT || v != n) return 0;
+    while (got < n) {
+        ev = respParseMultibulk(&p, buf, len, &spos, &v, &arg);
+        if (ev == RESP_PARSE_BULK_LEN) continue;
+        if (ev != RESP_PARSE_ARG || arg != args[got] || (size_t)v != lens[got]) return 0;
+        got++;
+    }
+    return spos == pos && p.args_left == 0;
 }
 
 int main(int argc, char **argv) {
@@ -189,6 +238,100 @@ int main(int argc, char **argv) {
         respParserReset(&p);
         ASSERT(p.args_left == 0 && p.bulklen == -1);
         ASSERT_EQ_LL(p.max_bulk_len, 1024); /* limits survive */
+    }
+
+    TEST("resp: one pass takes a whole request and leaves the parser ready") {
+        const char *req = "*3\r\n$3\r\nSET\r\n$10\r\nkey:000001\r\n$0\r\n\r\n*1\r\n$4\r\nPING\r\n";
+        char out[256];
+        size_t pos;
+        ASSERT_EQ_LL(quick(req, strlen(req), 0, 16, out, sizeof(out), &pos), 3);
+        ASSERT_STREQ(out, "ASET Akey:000001 A ");
+        ASSERT_EQ_LL(pos, strlen(req) - 14); /* the PING is next */
+        ASSERT_EQ_LL(quick(req + pos, 14, 0, 16, out, sizeof(out), &pos), 1);
+        ASSERT_STREQ(out, "APING ");
+        /* Binary bytes, CRLF inside an argument. */
+        const char bin[] = "*1\r\n$5\r\na\0\r\nb\r\n";
+        ASSERT_EQ_LL(quick(bin, sizeof(bin) - 1, 0, 16, out, sizeof(out), &pos), 1);
+        ASSERT_EQ_LL(pos, sizeof(bin) - 1);
+    }
+
+    TEST("resp: one pass declines what the event parser must see") {
+        const char *req = "*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n";
+        char out[256];
+        size_t pos;
+        for (size_t len = 0; len < strlen(req); len++) /* every incomplete prefix */
+            ASSERT(quick(req, len, 0, 16, out, sizeof(out), &pos) == 0 && pos == 0);
+        const char *declined[] = {
+            "*0\r\n", "*-1\r\n", "*01\r\n$1\r\na\r\n", "*+1\r\n$1\r\na\r\n", "*1\r\n$01\r\na\r\n",
+            "*1\r\n$-1\r\n", "*1\r\n$1 \r\na\r\n", "*1\r\n$2\r\nabc\r\n", "*1\r\n$1\r\nab\n", "*1\rx$1\r\na\r\n",
+            "x1\r\n$1\r\na\r\n", "*1\r\nx1\r\na\r\n", "*1\r\n$\r\n\r\n",
+            "*1\r\n$32\r\n01234567890123456789012345678901\r\n", /* not below quiet_len_below */
+            "*1\r\n$1234567890123456789\r\n",
+        };
+        for (size_t i = 0; i < sizeof(declined) / sizeof(*declined); i++)
+            ASSERT(quick(declined[i], strlen(declined[i]), 0, 16, out, sizeof(out), &pos) == 0 && pos == 0);
+        /* More arguments than the caller has room for. */
+        const char *three = "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n";
+        ASSERT(quick(three, strlen(three), 0, 2, out, sizeof(out), &pos) == 0 && pos == 0);
+        ASSERT(quick(three, strlen(three), 0, 3, out, sizeof(out), &pos) == 3);
+        /* Mid-request: the event parser has started on it. */
+        respMultibulkParser p;
+        respParserInit(&p, 1024, MAXLINE);
+        p.quiet_len_below = 32;
+        size_t at = 0;
+        long long v;
+        const char *arg, *args[4];
+        size_t lens[4];
+        ASSERT(respParseMultibulk(&p, req, strlen(req), &at, &v, &arg) == RESP_PARSE_COUNT);
+        size_t before = at;
+        ASSERT(respParseRequest(&p, req, strlen(req), &at, args, lens, 4) == 0 && at == before);
+    }
+
+    TEST("resp: one pass keeps the limits before authentication") {
+        char req[128];
+        char out[256];
+        size_t pos;
+        strcpy(req, "*11\r\n");
+        for (int i = 0; i < 11; i++) strcat(req, "$0\r\n\r\n");
+        ASSERT(quick(req, strlen(req), 0, 16, out, sizeof(out), &pos) == 11);
+        ASSERT(quick(req, strlen(req), 1, 16, out, sizeof(out), &pos) == 0 && pos == 0);
+        ASSERT(quickAgrees("*1\r\n$101\r\n", 11, 0)); /* over max_bulk_len: declined */
+    }
+
+    TEST("resp: one pass finds what the event parser finds (random requests and damage)") {
+        unsigned long long seed = 0x9e3779b97f4a7c15ULL;
+        char buf[512];
+        int failures = 0, taken = 0;
+        for (int round = 0; round < 20000; round++) {
+            size_t len = 0;
+            int reqs = 1 + (int)((seed >> 33) % 3);
+            for (int r = 0; r < reqs && len < 300; r++) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                int argc = (int)((seed >> 40) % 10);
+                len += snprintf(buf + len, sizeof(buf) - len, "*%d\r\n", argc);
+                for (int a = 0; a < argc && len < 300; a++) {
+                    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                    int alen = (int)((seed >> 35) % 45);
+                    len += snprintf(buf + len, sizeof(buf) - len, "$%d\r\n", alen);
+                    for (int k = 0; k < alen; k++) buf[len++] = (char)('a' + (seed >> (k % 50)) % 26);
+                    buf[len++] = '\r';
+                    buf[len++] = '\n';
+                }
+            }
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            int damage = (int)((seed >> 20) % 4); /* 0: none, 1: a byte changed, 2: cut short, 3: both */
+            if (damage & 1) buf[(seed >> 30) % len] = "*$\r\n0123-+x\0"[(seed >> 50) % 13];
+            if (damage & 2) len = (seed >> 40) % (len + 1);
+            if (!quickAgrees(buf, len, (int)(seed & 1))) failures++;
+            respMultibulkParser p;
+            respParserInit(&p, 100, 256);
+            p.quiet_len_below = 40;
+            const char *args[8];
+            size_t lens[8], pos = 0;
+            if (respParseRequest(&p, buf, len, &pos, args, lens, 8)) taken++;
+        }
+        ASSERT_EQ_LL(failures, 0);
+        ASSERT(taken > 5000); /* the one pass did take most undamaged requests */
     }
 
     TEST("resp: header encoder") {

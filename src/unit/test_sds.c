@@ -186,6 +186,7 @@ int main(int argc, char **argv) {
         memset(s, 'v', 1024);
         size_t before = zmalloc_size(sdsAllocPtr(s));
         ASSERT(zmalloc_good_size((size_t)(s - (char *)sdsAllocPtr(s)) + 1024 + 1) == before);
+        ASSERT(!sdsCanShrink(s));
         sds t = sdsRemoveFreeSpace(s, 0);
         ASSERT(t == s);
         ASSERT_EQ_LL(zmalloc_size(sdsAllocPtr(t)), before);
@@ -200,10 +201,18 @@ int main(int argc, char **argv) {
         /* Much spare room is still given back. */
         t = sdsMakeRoomFor(t, 50000);
         ASSERT(zmalloc_size(sdsAllocPtr(t)) > 50000);
+        ASSERT(sdsCanShrink(t));
         t = sdsRemoveFreeSpace(t, 0);
         ASSERT(zmalloc_size(sdsAllocPtr(t)) < 2048);
         ASSERT_EQ_LL(sdslen(t), 1000);
         ASSERT(sdsWellFormed(t));
+        sdsfree(t);
+        /* A header that would shrink: maybe. */
+        t = sdsMakeRoomFor(sdsnewlen("x", 1), 300);
+        ASSERT(sdsCanShrink(t));
+        sdsfree(t);
+        t = sdsnewlen("abc", 3); /* type 5: no spare room */
+        ASSERT(!sdsCanShrink(t));
         sdsfree(t);
     }
 

@@ -664,3 +664,42 @@ start_server {tags {"keyspace"}} {
         }
     }
 }
+
+# A long string SET over a long (or integer) string that only the keyspace
+# holds moves the new bytes into the existing entry instead of making a new
+# one: the entry (DEBUG OBJECT's address) stays; the value, the TTL rules
+# and the replies are those of any SET.
+start_server {tags {"keyspace needs:debug"} overrides {enable-debug-command yes}} {
+    tags {valkey-only} {
+        test "SET of a long string over a long or integer string keeps the entry" {
+            r flushall
+            set a [string repeat a 100]
+            set b [string repeat b 200]
+            foreach first [list $a 12345678901] {
+                r set k $first
+                regexp {Value at:(0x[0-9a-f]+)} [r debug object k] -> before
+                r set k $b
+                regexp {Value at:(0x[0-9a-f]+)} [r debug object k] -> after
+                assert_equal $before $after
+                assert_equal $b [r get k]
+                assert_equal raw [r object encoding k]
+            }
+            # SET drops the TTL, KEEPTTL keeps it; SET ... GET answers the old value.
+            r set k $a EX 100
+            r set k $b
+            assert_equal -1 [r ttl k]
+            r set k $a EX 100
+            r set k $b KEEPTTL
+            assert_range [r ttl k] 90 100
+            assert_equal $b [r set k $a GET]
+            assert_equal $a [r get k]
+            # Twice in one transaction.
+            r multi
+            r set k $b
+            r set k $a$b
+            r exec
+            assert_equal $a$b [r get k]
+            assert_equal [string length $a$b] [r strlen k]
+        }
+    }
+}
