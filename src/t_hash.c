@@ -806,19 +806,20 @@ static void hrandfieldWithCountCommand(client *c, long l, int withvalues) {
     if (!unique || count == 1) {
         addReplyArrayLen(c, count * (flat ? 2 : 1));
         if (o->encoding == OBJ_ENCODING_LISTPACK) {
-            /* Index the pairs once so each draw is O(1). */
+            /* Index the pairs once so each draw is O(1). A huge count
+             * stops when the client is dropped for its output buffer limit. */
             hashItem *pairs = zmalloc(sizeof(hashItem) * 2 * size);
             unsigned long n = 0;
             hashIterInit(&it, o);
             while (hashIterNext(&it, &pairs[2 * n], &pairs[2 * n + 1])) n++;
             hashIterRelease(&it);
-            while (count--) {
+            while (count-- && !(c->flags & CLIENT_CLOSE_ASAP)) {
                 unsigned long k = randomBelow(n);
                 addReplyRandomPair(c, &pairs[2 * k], &pairs[2 * k + 1], withvalues);
             }
             zfree(pairs);
         } else {
-            while (count--) {
+            while (count-- && !(c->flags & CLIENT_CLOSE_ASAP)) {
                 hashTypeRandom(o, &f, &v);
                 addReplyRandomPair(c, &f, &v, withvalues);
             }

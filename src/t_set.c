@@ -888,7 +888,8 @@ static void srandmemberWithCountCommand(client *c) {
     setIter it;
 
     /* Repetitions allowed (or a single member): independent draws. A
-     * listpack is indexed once so each draw is O(1). */
+     * listpack is indexed once so each draw is O(1). A huge count stops
+     * when the client is dropped for its output buffer limit. */
     if (!unique || count == 1) {
         addReplyArrayLen(c, count);
         if (set->encoding == OBJ_ENCODING_LISTPACK) {
@@ -897,10 +898,10 @@ static void srandmemberWithCountCommand(client *c) {
             setIterInit(&it, set);
             while (setIterNext(&it, &all[n])) n++;
             setIterRelease(&it);
-            while (count--) addReplyMember(c, &all[randomBelow(n)]);
+            while (count-- && !(c->flags & CLIENT_CLOSE_ASAP)) addReplyMember(c, &all[randomBelow(n)]);
             zfree(all);
         } else {
-            while (count--) {
+            while (count-- && !(c->flags & CLIENT_CLOSE_ASAP)) {
                 setTypeRandom(set, &m);
                 addReplyMember(c, &m);
             }

@@ -1541,11 +1541,12 @@ static void zrandmemberWithCountCommand(client *c, long l, int withscores) {
         return;
     }
 
-    /* Negative count: independent draws. */
+    /* Negative count: independent draws, until the client is dropped for
+     * its output buffer limit if the count is huge. */
     if (l < 0) {
         unsigned long count = (unsigned long)-l;
         addReplyArrayLen(c, (long)(withscores && !nested ? 2 * count : count));
-        while (count--) {
+        while (count-- && !(c->flags & CLIENT_CLOSE_ASAP)) {
             if (zobj->encoding == OBJ_ENCODING_SKIPLIST) {
                 dictEntry *de = dictGetFairRandomKey(((zset *)objectGetVal(zobj))->dict);
                 sds ele = dictGetKey(de);

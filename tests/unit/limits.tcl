@@ -232,6 +232,31 @@ start_server {tags {"limits"}} {
         r config set client-output-buffer-limit "normal 0 0 0"
     }
 
+    test "A huge negative SRANDMEMBER/HRANDFIELD/ZRANDMEMBER count ends at the output buffer limit" {
+        # Each asks for about 2^62 draws: the command must stop drawing once
+        # its client is dropped, not run (and grow) until memory runs out.
+        r del rs rh rz rsbig
+        r sadd rs a b c
+        r hset rh f1 v1 f2 v2
+        r zadd rz 1 a 2 b
+        for {set i 0} {$i < 200} {incr i} { r sadd rsbig m$i }
+        r config set client-output-buffer-limit "normal 1mb 0 0"
+        foreach req {{srandmember rs -4611686018427387903}
+                     {srandmember rsbig -4611686018427387903}
+                     {hrandfield rh -4611686018427387903}
+                     {hrandfield rh -2305843009213693951 withvalues}
+                     {zrandmember rz -4611686018427387903}
+                     {zrandmember rz -2305843009213693951 withscores}} {
+            set c [vk_client]
+            $c timeout 20
+            assert_error "*connection*" {$c {*}$req}
+            $c close
+        }
+        assert_equal PONG [r ping]
+        r config set client-output-buffer-limit "normal 0 0 0"
+        r del rs rh rz rsbig
+    }
+
     test "client-query-buffer-limit closes a client sending a too big request" {
         r config set client-query-buffer-limit 1mb
         set c [vk_client]
