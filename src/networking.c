@@ -1176,20 +1176,6 @@ static int processInlineBuffer(client *c) {
     return C_OK;
 }
 
-/* memcpy() for the short arguments of most requests: 4 to 16 bytes with
- * two overlapping fixed-size moves, inlined. */
-static inline void copyArgBytes(char *dst, const char *src, size_t len) {
-    if (len >= 8 && len <= 16) {
-        memcpy(dst, src, 8);
-        memcpy(dst + len - 8, src + len - 8, 8);
-    } else if (len >= 4 && len < 8) {
-        memcpy(dst, src, 4);
-        memcpy(dst + len - 4, src + len - 4, 4);
-    } else {
-        memcpy(dst, src, len);
-    }
-}
-
 /* A string object for a parsed argument: the last spare argument object
  * refilled when the bytes fit in it (see freeClientArgv), else a new one. */
 static robj *createArgObject(client *c, const char *arg, size_t len) {
@@ -1198,7 +1184,7 @@ static robj *createArgObject(client *c, const char *arg, size_t len) {
         sds s = objectGetVal(o);
         if (len <= sdsalloc(s)) {
             c->spare_argc--;
-            copyArgBytes(s, arg, len);
+            memcpyShort(s, arg, len);
             s[len] = '\0';
             sdssetlen(s, len);
             if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {

@@ -215,26 +215,12 @@ long long objectGetExpire(const robj *o) {
     return when;
 }
 
-/* memcpy() for the short keys and values of keyspace entries: up to 32
- * bytes with two overlapping fixed-size moves each (inlined, no call). */
-static inline void objectCopyBytes(char *dst, const char *src, size_t n) {
-    if (n >= 8 && n <= 16) {
-        memcpy(dst, src, 8);
-        memcpy(dst + n - 8, src + n - 8, 8);
-    } else if (n > 16 && n <= 32) {
-        memcpy(dst, src, 16);
-        memcpy(dst + n - 16, src + n - 16, 16);
-    } else {
-        memcpy(dst, src, n);
-    }
-}
-
 /* Writes the key at p (see the layout above); returns the bytes used. */
 static size_t objectWriteKey(char *p, const char *key, size_t keylen) {
     if (keylen < 32) {
         p[0] = 1;
         p[1] = (char)(SDS_TYPE_5 | (keylen << SDS_TYPE_BITS));
-        objectCopyBytes(p + 2, key, keylen);
+        memcpyShort(p + 2, key, keylen);
         p[2 + keylen] = '\0';
         return 3 + keylen;
     }
@@ -262,7 +248,7 @@ static void objectWriteValue(char *p, const char *v, size_t vlen) {
     sh->len = (uint8_t)vlen;
     sh->alloc = (uint8_t)vlen;
     sh->flags = SDS_TYPE_8;
-    objectCopyBytes((char *)sh->buf, v, vlen);
+    memcpyShort((char *)sh->buf, v, vlen);
     sh->buf[vlen] = '\0';
 }
 
@@ -296,7 +282,7 @@ int objectOverwriteEmbeddedValue(robj *o, robj *val) {
     if (val->type != OBJ_STRING || val->encoding != OBJ_ENCODING_EMBSTR) return 0;
     size_t vlen = sdslen(objectGetVal(val)), oldlen = sdslen(objectGetVal(o));
     if (vlen == oldlen) { /* the common case: same layout */
-        objectCopyBytes(objectGetVal(o), objectGetVal(val), vlen);
+        memcpyShort(objectGetVal(o), objectGetVal(val), vlen);
         return 1;
     }
     size_t oldsize = objectEmbeddedRequestSize(o);
