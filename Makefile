@@ -1,6 +1,6 @@
 # Top-level Makefile: everything real happens in src/Makefile.
 #   make                  build src/valkey-server (and the client tools)
-#   make test             unit tests, the Tcl suite over TCP, and the RDMA suite in the VM
+#   make test             unit tests, the Tcl suite over TCP, TLS and sanitized, the fuzz targets, the RDMA suite in the VM
 #   make test-unit        C unit tests only
 #   make test-tcl         Tcl integration suite only (./runtest)
 #   make test-tls         the Tcl suite with every test client over TLS (./runtest --tls)
@@ -9,7 +9,7 @@
 #                         tests/rdma/*.sh, then the whole Tcl suite over RDMA
 #   make fuzz             every libFuzzer target (fuzz/) for FUZZ_TIME seconds each (default 60)
 #   make test-fuzz        every fuzz target for FUZZ_SHORT_TIME seconds each (default 15; part of make test)
-# Build flags: BUILD_TLS=yes|no (default no: not written yet), BUILD_RDMA=yes|no (default yes).
+# Build flags: BUILD_TLS=yes|no (default yes), BUILD_RDMA=yes|no (default yes).
 # The build uses every core unless -j is given.
 
 .PHONY: all test test-unit test-tcl test-tls test-sanitize test-rdma fuzz test-fuzz clean

@@ -7,7 +7,7 @@
  * completed segment for remote READ on that replica's link only and
  * announces it there; the replica READs the segments and loads them as
  * they arrive, with no file on either side. The announcement protocol is
- * described at the top of repl_rdma.c and in README. */
+ * described at the top of repl_rdma.c and in docs/rdma.md. */
 #ifndef VK_REPL_RDMA_H
 #define VK_REPL_RDMA_H
 
