@@ -29,6 +29,7 @@
  * on connections. Everything runs in the event-loop thread. */
 #include "acl.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <openssl/sha.h>
 #include <stdio.h>
@@ -130,6 +131,14 @@ static long long acl_log_next_id;
 static long long denied_cmd, denied_key, denied_channel;
 static uint8_t key_perm_cache[ACL_CMD_BITS]; /* per command id, see keyPermOf() */
 
+/* Errors of rules, worded as Valkey words them. */
+static const char ACL_ERR_SYNTAX[] = "Syntax error";
+static const char ACL_ERR_ALLKEYS[] = "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and "
+                                      "does not have any effect. Try 'resetkeys' to start with an empty list of patterns";
+static const char ACL_ERR_ALLCHANNELS[] = "Adding a pattern after the * pattern (or the 'allchannels' flag) is not "
+                                          "valid and does not have any effect. Try 'resetchannels' to start with an "
+                                          "empty list of channels";
+
 static sds applyRules(user *u, robj **argv, int argc, sds *bad);
 void publishCommand(client *c);
 void spublishCommand(client *c);
@@ -161,6 +170,17 @@ static int bitGet(const uint64_t *bits, int id) {
 static void bitSet(uint64_t *bits, int id, int on) {
     if (on) bits[id / 64] |= 1ULL << (id % 64);
     else bits[id / 64] &= ~(1ULL << (id % 64));
+}
+
+/* 1 if s holds whitespace (isspace: space, \t \n \v \f \r) or a NUL byte.
+ * Such bytes are refused in usernames, key and channel patterns and first
+ * arguments (Valkey refuses them in the first three): an ACL file is split
+ * into lines and rules at them, so a rule holding one could not be written
+ * back as itself, and "~x\nuser evil ..." would add a user. */
+static int aclStringHasSpaces(const char *s, size_t len) {
+    for (size_t j = 0; j < len; j++)
+        if (isspace((unsigned char)s[j]) || s[j] == '\0') return 1;
+    return 0;
 }
 
 static int wordIs(const char *w, size_t len, const char *name) {
@@ -429,6 +449,10 @@ static const char *selectorCommandRule(aclSelector *s, const char *op, size_t le
     } else if (!allow) {
         /* First arguments can only be added (as in Valkey). */
         err = "Unknown command or category name in ACL";
+    } else if (aclStringHasSpaces(p[1], sdslen(p[1]))) {
+        /* Valkey takes these, but then cannot describe the rule (its ACL
+         * LIST asserts) nor read it back from a file: refused here. */
+        err = ACL_ERR_SYNTAX;
     } else {
         aclFirstArg *fa = zmalloc(sizeof(*fa));
         fa->cmd = cmd;
@@ -463,33 +487,38 @@ static void classifyPattern(aclKeyPattern *kp) {
     kp->kind = k == len ? PATTERN_PREFIX_STAR : PATTERN_GLOB;
 }
 
-/* ~pattern, %R~pattern, %W~pattern, %RW~pattern. */
-static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
+/* Reads the permissions of "%RW~...": R and W, each at most once, then
+ * '~' (or the end of op). Returns ACL_PERM_* bits, 0 for a syntax error;
+ * *pattern_at is where the pattern starts. */
+static int parseKeyPermissions(const char *op, size_t len, size_t *pattern_at) {
     int perm = 0;
-    size_t j = 0;
-    if (op[0] == '%') {
-        for (j = 1; j < len && op[j] != '~'; j++) {
-            if (op[j] == 'R' || op[j] == 'r') perm |= ACL_PERM_READ;
-            else if (op[j] == 'W' || op[j] == 'w') perm |= ACL_PERM_WRITE;
-            else return "Syntax error";
-        }
-        if (perm == 0) return "Syntax error";
-    } else {
-        perm = ACL_PERM_READ | ACL_PERM_WRITE;
+    size_t j = 1;
+    for (; j < len && op[j] != '~'; j++) {
+        int bit = (op[j] == 'R' || op[j] == 'r') ? ACL_PERM_READ : (op[j] == 'W' || op[j] == 'w') ? ACL_PERM_WRITE : 0;
+        if (bit == 0 || (perm & bit)) return 0;
+        perm |= bit;
     }
-    const char *pattern = j < len ? op + j + 1 : "";
-    size_t plen = j < len ? len - j - 1 : 0;
-    int star = perm == (ACL_PERM_READ | ACL_PERM_WRITE) && plen == 1 && pattern[0] == '*';
-    if ((s->flags & SELECTOR_ALLKEYS) && star) return NULL; /* ~* again: nothing to add */
-    if (s->flags & SELECTOR_ALLKEYS)
-        return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any "
-               "effect. Try 'resetkeys' to start with an empty list of patterns";
-    if (star) {
+    *pattern_at = j < len ? j + 1 : len;
+    return perm;
+}
+
+/* ~pattern, %R~pattern, %W~pattern, %RW~pattern; checked in Valkey's
+ * order: "~*", then a pattern after allkeys, then the syntax. */
+static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
+    if (len == 2 && op[0] == '~' && op[1] == '*') {
         s->flags |= SELECTOR_ALLKEYS;
         listEmpty(s->patterns);
         selectorPatternsChanged(s);
         return NULL;
     }
+    if (s->flags & SELECTOR_ALLKEYS) return ACL_ERR_ALLKEYS;
+    int perm = ACL_PERM_READ | ACL_PERM_WRITE;
+    size_t at = 1;
+    if (op[0] == '%' && (perm = parseKeyPermissions(op, len, &at)) == 0) return ACL_ERR_SYNTAX;
+    const char *pattern = op + at;
+    size_t plen = len - at;
+    if (aclStringHasSpaces(pattern, plen)) return ACL_ERR_SYNTAX;
+    if (perm == (ACL_PERM_READ | ACL_PERM_WRITE) && plen == 1 && pattern[0] == '*') return selectorKeyRule(s, "~*", 2);
     /* The same pattern given again widens its permissions. */
     listIter li;
     listNode *ln;
@@ -511,16 +540,15 @@ static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
     return NULL;
 }
 
+/* &pattern, &* for every channel. */
 static const char *selectorChannelRule(aclSelector *s, const char *op, size_t len) {
-    if ((s->flags & SELECTOR_ALLCHANNELS) && len == 2 && op[1] == '*') return NULL; /* &* again */
-    if (s->flags & SELECTOR_ALLCHANNELS)
-        return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have "
-               "any effect. Try 'resetchannels' to start with an empty list of channels";
     if (len == 2 && op[1] == '*') {
         s->flags |= SELECTOR_ALLCHANNELS;
         listEmpty(s->channels);
         return NULL;
     }
+    if (s->flags & SELECTOR_ALLCHANNELS) return ACL_ERR_ALLCHANNELS;
+    if (aclStringHasSpaces(op + 1, len - 1)) return ACL_ERR_SYNTAX;
     listIter li;
     listNode *ln;
     listRewind(s->channels, &li);
@@ -1327,8 +1355,7 @@ static void disconnectRevokedSubscribers(user *u, client *caller) {
  * the caller frees, worded for ACL SETUSER or, from_file, for an ACL file
  * or user line. */
 static sds setUserFromArgs(const char *name, size_t nlen, robj **argv, int argc, client *caller, int from_file) {
-    for (size_t j = 0; j < nlen; j++)
-        if (name[j] == ' ' || name[j] == '\0') return sdsnew("Usernames can't contain spaces or null characters");
+    if (aclStringHasSpaces(name, nlen)) return sdsnew("Usernames can't contain spaces or null characters");
     user *existing = findUser(name, nlen);
     user *u = existing ? userDup(existing) : userCreateDetached(name, nlen);
     sds bad = NULL;
@@ -1540,6 +1567,10 @@ void aclLoadConfiguredUsers(void) {
         sds *w = listNodeValue(ln);
         int n = 0;
         while (w[n]) n++;
+        if (aclStringHasSpaces(w[0], sdslen(w[0]))) {
+            serverLog(LL_WARNING, "Spaces not allowed in ACL usernames");
+            exit(1);
+        }
         sds err = applyUserWords(w, n);
         if (err) {
             serverLog(LL_WARNING, "Error in user declaration '%s': %s", w[0], err);
