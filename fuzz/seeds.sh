@@ -47,6 +47,15 @@ grep -v -E "^(#|$|include |dir )" ../tests/assets/default.conf | split -l 8 - $C
 grep -v -E "^(#|$|include |dir )" ../tests/assets/valkey-8.0-full.conf | split -l 40 - $C/config/full-conf-
 printf 'save ""\nsave 900 1 300 10\nclient-output-buffer-limit replica 256mb 64mb 60\nbind 127.0.0.1 -::1\nrename-command CONFIG ""\nmaxmemory 1gb\nnotify-keyspace-events KEA\n' > $C/config/special
 
+# aclfile: ACL files as Valkey writes and reads them (lines split at single
+# spaces, sdssplitargs() quoting only inside "(...)" selectors), and broken
+# ones.
+mkdir -p $C/aclfile
+H=4d8c6a0e6f2d7b2f5e8b7c7c0a7c1f0bd0c6f8cba3cf8e3f6e1b1b2a8c9d0e1f
+printf 'user default on nopass sanitize-payload ~* &* +@all\nuser app on #%s ~app:* %%R~ro:* %%W~wo:* resetchannels &news.* -@all +@read +set +select|0 (~other:* resetchannels -@all +get)\n' $H > $C/aclfile/valkey-save
+printf 'user q on nopass ~a"b %%R~'"'"'c'"'"' &"d" -@all +select|"x" ("~e\\"f" +get "+select|y)")\n  user s off  skip-sanitize-payload   ~s*  \r\nuser t reset on >pw allkeys allchannels allcommands -debug clearselectors (~a %%RW~b &c)\n\n' > $C/aclfile/quotes-selectors
+printf 'user a on +nosuch\nnotuser x\nuser a on\nuser b on #zz\nuser c on (~x\nuser d\tx on\nuser e on (~a" +get)\nuser f allkeys ~x\n' > $C/aclfile/errors
+
 # restore, rdb: made by the server.
 PORT=${SEED_PORT:-21999}
 TMP=$(mktemp -d)

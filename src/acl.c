@@ -21,7 +21,9 @@
  * `default` user is what requirepass configures (config.c calls
  * aclUpdateDefaultUserPassword) and what protected mode looks at. `user`
  * lines of the configuration file or an `aclfile` (never both) define the
- * others at start-up; ACL LOAD/SAVE re-read and write the file.
+ * others at start-up; ACL LOAD/SAVE re-read and write the file, in
+ * Valkey's format (parseAclText): whatever ACL SAVE or CONFIG REWRITE
+ * writes reads back as the same users (see DESCRIBE_BARE).
  *
  * Users are never freed while clients may point at them: a deleted user's
  * clients are disconnected and, until they are gone, run as a user with no
@@ -29,6 +31,7 @@
  * on connections. Everything runs in the event-loop thread. */
 #include "acl.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <openssl/sha.h>
 #include <stdio.h>
@@ -130,7 +133,17 @@ static long long acl_log_next_id;
 static long long denied_cmd, denied_key, denied_channel;
 static uint8_t key_perm_cache[ACL_CMD_BITS]; /* per command id, see keyPermOf() */
 
-static sds applyRules(user *u, robj **argv, int argc, sds *bad);
+/* Errors of rules, worded as Valkey words them. The aclfile loader tells
+ * an unknown command from the rest by comparing with ACL_ERR_UNKNOWN. */
+static const char ACL_ERR_SYNTAX[] = "Syntax error";
+static const char ACL_ERR_UNKNOWN[] = "Unknown command or category name in ACL";
+static const char ACL_ERR_ALLKEYS[] = "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and "
+                                      "does not have any effect. Try 'resetkeys' to start with an empty list of patterns";
+static const char ACL_ERR_ALLCHANNELS[] = "Adding a pattern after the * pattern (or the 'allchannels' flag) is not "
+                                          "valid and does not have any effect. Try 'resetchannels' to start with an "
+                                          "empty list of channels";
+
+static sds applyRules(user *u, sds *argv, int argc, sds *bad);
 void publishCommand(client *c);
 void spublishCommand(client *c);
 void subscribeCommand(client *c);
@@ -161,6 +174,17 @@ static int bitGet(const uint64_t *bits, int id) {
 static void bitSet(uint64_t *bits, int id, int on) {
     if (on) bits[id / 64] |= 1ULL << (id % 64);
     else bits[id / 64] &= ~(1ULL << (id % 64));
+}
+
+/* 1 if s holds whitespace (isspace: space, \t \n \v \f \r) or a NUL byte.
+ * Such bytes are refused in usernames, key and channel patterns and first
+ * arguments (Valkey refuses them in the first three): an ACL file is split
+ * into lines and rules at them, so a rule holding one could not be written
+ * back as itself, and "~x\nuser evil ..." would add a user. */
+static int aclStringHasSpaces(const char *s, size_t len) {
+    for (size_t j = 0; j < len; j++)
+        if (isspace((unsigned char)s[j]) || s[j] == '\0') return 1;
+    return 0;
 }
 
 static int wordIs(const char *w, size_t len, const char *name) {
@@ -400,7 +424,7 @@ static const char *selectorCommandRule(aclSelector *s, const char *op, size_t le
             return NULL;
         }
         uint64_t cat = aclCategoryByName(name + 1);
-        if (!cat) return "Unknown command or category name in ACL";
+        if (!cat) return ACL_ERR_UNKNOWN;
         categoryChange ch = {s, cat, allow};
         forEachCommand(applyCategory, &ch);
         selectorAppendRule(s, op);
@@ -414,21 +438,25 @@ static const char *selectorCommandRule(aclSelector *s, const char *op, size_t le
     struct serverCommand *cmd = parts >= 1 ? dictFetchValue(server.commands, p[0]) : NULL;
     if (!cmd || parts > 2 || (parts == 2 && sdslen(p[1]) == 0)) {
         err = (cmd && parts > 2 && cmd->subcommands) ? "Allowing first-arg of a subcommand is not supported"
-                                                     : "Unknown command or category name in ACL";
+                                                     : ACL_ERR_UNKNOWN;
     } else if (parts == 1) {
         selectorSetCommand(s, cmd, allow);
         selectorAppendRule(s, op);
     } else if (cmd->subcommands_dict) {
         struct serverCommand *sub = dictFetchValue(cmd->subcommands_dict, p[1]);
         if (!sub) {
-            err = "Unknown command or category name in ACL";
+            err = ACL_ERR_UNKNOWN;
         } else {
             bitSet(s->allowed, sub->id, allow);
             selectorAppendRule(s, op);
         }
     } else if (!allow) {
         /* First arguments can only be added (as in Valkey). */
-        err = "Unknown command or category name in ACL";
+        err = ACL_ERR_UNKNOWN;
+    } else if (aclStringHasSpaces(p[1], sdslen(p[1]))) {
+        /* Valkey takes these, but then cannot describe the rule (its ACL
+         * LIST asserts) nor read it back from a file: refused here. */
+        err = ACL_ERR_SYNTAX;
     } else {
         aclFirstArg *fa = zmalloc(sizeof(*fa));
         fa->cmd = cmd;
@@ -463,33 +491,38 @@ static void classifyPattern(aclKeyPattern *kp) {
     kp->kind = k == len ? PATTERN_PREFIX_STAR : PATTERN_GLOB;
 }
 
-/* ~pattern, %R~pattern, %W~pattern, %RW~pattern. */
-static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
+/* Reads the permissions of "%RW~...": R and W, each at most once, then
+ * '~' (or the end of op). Returns ACL_PERM_* bits, 0 for a syntax error;
+ * *pattern_at is where the pattern starts. */
+static int parseKeyPermissions(const char *op, size_t len, size_t *pattern_at) {
     int perm = 0;
-    size_t j = 0;
-    if (op[0] == '%') {
-        for (j = 1; j < len && op[j] != '~'; j++) {
-            if (op[j] == 'R' || op[j] == 'r') perm |= ACL_PERM_READ;
-            else if (op[j] == 'W' || op[j] == 'w') perm |= ACL_PERM_WRITE;
-            else return "Syntax error";
-        }
-        if (perm == 0) return "Syntax error";
-    } else {
-        perm = ACL_PERM_READ | ACL_PERM_WRITE;
+    size_t j = 1;
+    for (; j < len && op[j] != '~'; j++) {
+        int bit = (op[j] == 'R' || op[j] == 'r') ? ACL_PERM_READ : (op[j] == 'W' || op[j] == 'w') ? ACL_PERM_WRITE : 0;
+        if (bit == 0 || (perm & bit)) return 0;
+        perm |= bit;
     }
-    const char *pattern = j < len ? op + j + 1 : "";
-    size_t plen = j < len ? len - j - 1 : 0;
-    int star = perm == (ACL_PERM_READ | ACL_PERM_WRITE) && plen == 1 && pattern[0] == '*';
-    if ((s->flags & SELECTOR_ALLKEYS) && star) return NULL; /* ~* again: nothing to add */
-    if (s->flags & SELECTOR_ALLKEYS)
-        return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any "
-               "effect. Try 'resetkeys' to start with an empty list of patterns";
-    if (star) {
+    *pattern_at = j < len ? j + 1 : len;
+    return perm;
+}
+
+/* ~pattern, %R~pattern, %W~pattern, %RW~pattern; checked in Valkey's
+ * order: "~*", then a pattern after allkeys, then the syntax. */
+static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
+    if (len == 2 && op[0] == '~' && op[1] == '*') {
         s->flags |= SELECTOR_ALLKEYS;
         listEmpty(s->patterns);
         selectorPatternsChanged(s);
         return NULL;
     }
+    if (s->flags & SELECTOR_ALLKEYS) return ACL_ERR_ALLKEYS;
+    int perm = ACL_PERM_READ | ACL_PERM_WRITE;
+    size_t at = 1;
+    if (op[0] == '%' && (perm = parseKeyPermissions(op, len, &at)) == 0) return ACL_ERR_SYNTAX;
+    const char *pattern = op + at;
+    size_t plen = len - at;
+    if (aclStringHasSpaces(pattern, plen)) return ACL_ERR_SYNTAX;
+    if (perm == (ACL_PERM_READ | ACL_PERM_WRITE) && plen == 1 && pattern[0] == '*') return selectorKeyRule(s, "~*", 2);
     /* The same pattern given again widens its permissions. */
     listIter li;
     listNode *ln;
@@ -511,16 +544,15 @@ static const char *selectorKeyRule(aclSelector *s, const char *op, size_t len) {
     return NULL;
 }
 
+/* &pattern, &* for every channel. */
 static const char *selectorChannelRule(aclSelector *s, const char *op, size_t len) {
-    if ((s->flags & SELECTOR_ALLCHANNELS) && len == 2 && op[1] == '*') return NULL; /* &* again */
-    if (s->flags & SELECTOR_ALLCHANNELS)
-        return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have "
-               "any effect. Try 'resetchannels' to start with an empty list of channels";
     if (len == 2 && op[1] == '*') {
         s->flags |= SELECTOR_ALLCHANNELS;
         listEmpty(s->channels);
         return NULL;
     }
+    if (s->flags & SELECTOR_ALLCHANNELS) return ACL_ERR_ALLCHANNELS;
+    if (aclStringHasSpaces(op + 1, len - 1)) return ACL_ERR_SYNTAX;
     listIter li;
     listNode *ln;
     listRewind(s->channels, &li);
@@ -534,7 +566,7 @@ static const char *selectorChannelRule(aclSelector *s, const char *op, size_t le
 
 /* Applies one rule that a selector understands. Returns NULL or the error. */
 static const char *selectorRule(aclSelector *s, const char *op, size_t len) {
-    if (len == 0) return "Syntax error";
+    if (len == 0) return ACL_ERR_SYNTAX;
     if (!strcasecmp(op, "allkeys")) {
         s->flags &= ~SELECTOR_ALLKEYS;
         listEmpty(s->patterns);
@@ -562,7 +594,7 @@ static const char *selectorRule(aclSelector *s, const char *op, size_t len) {
     if (op[0] == '~' || op[0] == '%') return selectorKeyRule(s, op, len);
     if (op[0] == '&') return selectorChannelRule(s, op, len);
     if ((op[0] == '+' || op[0] == '-') && len > 1) return selectorCommandRule(s, op, len);
-    return "Syntax error";
+    return ACL_ERR_SYNTAX;
 }
 
 /* ---------------------------------------------------------------------------
@@ -641,9 +673,35 @@ static void userInsert(user *u) {
     }
 }
 
+/* "(rule rule ...)" (body is what is between the parentheses): adds a
+ * selector. As in Valkey the body is split as sdssplitargs() splits a
+ * line, so quotes in it are read as quotes; that is how describeUser()
+ * writes a selector's rule holding a quote or ending in ')'. Unbalanced
+ * quotes and NUL bytes (sdssplitargs would stop at one) are refused,
+ * where Valkey silently adds an empty selector or cuts the rule. */
+static const char *userAddSelector(user *u, const char *body, size_t len) {
+    if (memchr(body, '\0', len)) return ACL_ERR_SYNTAX;
+    sds text = sdsnewlen(body, len);
+    int n;
+    sds *w = sdssplitargs(text, &n);
+    sdsfree(text);
+    if (!w) return ACL_ERR_SYNTAX;
+    aclSelector *s = selectorCreate(0);
+    const char *err = NULL;
+    for (int j = 0; j < n && !err; j++) err = selectorRule(s, w[j], sdslen(w[j]));
+    sdsfreesplitres(w, n);
+    if (err) {
+        selectorFree(s);
+        return err;
+    }
+    listAddNodeTail(u->selectors, s);
+    return NULL;
+}
+
 /* Applies one rule to user u: user-level rules here, the rest to its root
  * selector; "(...)" adds a selector. Returns NULL or the error text. */
 static const char *userRule(user *u, const char *op, size_t len) {
+    if (len == 0) return NULL; /* an empty rule does nothing, as in Valkey */
     if (!strcasecmp(op, "on")) u->flags |= USER_ON;
     else if (!strcasecmp(op, "off")) u->flags &= ~USER_ON;
     else if (!strcasecmp(op, "nopass")) {
@@ -688,18 +746,7 @@ static const char *userRule(user *u, const char *op, size_t len) {
             listDelNode(u->passwords, ln);
         }
     } else if (op[0] == '(' && len >= 2 && op[len - 1] == ')') {
-        aclSelector *s = selectorCreate(0);
-        int n;
-        sds *w = sdssplitlen(op + 1, len - 2, " ", 1, &n);
-        const char *err = NULL;
-        for (int j = 0; j < n && !err; j++)
-            if (sdslen(w[j])) err = selectorRule(s, w[j], sdslen(w[j]));
-        sdsfreesplitres(w, n);
-        if (err) {
-            selectorFree(s);
-            return err;
-        }
-        listAddNodeTail(u->selectors, s);
+        return userAddSelector(u, op + 1, len - 2);
     } else {
         return selectorRule(rootSelector(u), op, len);
     }
@@ -707,14 +754,18 @@ static const char *userRule(user *u, const char *op, size_t len) {
 }
 
 /* Joins arguments that belong to one "(...)" selector: "(~a*" "+get)"
- * become "(~a* +get)". Returns the merged list (caller frees with
- * sdsfreesplitres), or NULL with *err set for an unmatched parenthesis. */
-static sds *mergeSelectorArgs(robj **argv, int argc, int *outc, sds *err) {
+ * become "(~a* +get)", as Valkey joins them for ACL SETUSER, `user` lines
+ * and aclfile lines alike: an argument that starts with '(' and does not
+ * end with ')' opens a selector, the next one that ends with ')' closes
+ * it. Returns the merged list (caller frees with sdsfreesplitres) with
+ * *outc set, or NULL for an unmatched parenthesis with *open_at set to the
+ * index of the argument that opened it. */
+static sds *mergeSelectorArgs(sds *argv, int argc, int *outc, int *open_at) {
     sds *out = zmalloc(sizeof(sds) * (argc ? argc : 1));
-    int n = 0;
+    int n = 0, opened = -1;
     sds open = NULL;
     for (int j = 0; j < argc; j++) {
-        sds a = objectGetVal(argv[j]);
+        sds a = argv[j];
         size_t len = sdslen(a);
         if (open) {
             open = sdscatlen(open, " ", 1);
@@ -725,12 +776,13 @@ static sds *mergeSelectorArgs(robj **argv, int argc, int *outc, sds *err) {
             }
         } else if (len && a[0] == '(' && a[len - 1] != ')') {
             open = sdsdup(a);
+            opened = j;
         } else {
             out[n++] = sdsdup(a);
         }
     }
     if (open) {
-        *err = sdscatprintf(sdsempty(), "Unmatched parenthesis in acl selector starting at '%s'.", open);
+        *open_at = opened;
         sdsfree(open);
         sdsfreesplitres(out, n);
         return NULL;
@@ -743,7 +795,30 @@ static sds *mergeSelectorArgs(robj **argv, int argc, int *outc, sds *err) {
  * Describing users
  * ------------------------------------------------------------------------- */
 
-static sds describeKeys(sds s, aclSelector *sel) {
+/* How a selector's rules are written. In ACL LIST, ACL SAVE and CONFIG
+ * REWRITE lines (as in Valkey's) the root selector's rules are written as
+ * they are: nothing there needs quoting, since a rule cannot hold
+ * whitespace (aclStringHasSpaces) and an ACL file line is split only at
+ * spaces. A "(...)" selector is read back differently: found by the ')'
+ * that ends one of the line's words, then split by sdssplitargs(). So a
+ * rule inside one that holds a quote or ends in ')' is written as a
+ * double-quoted string (sdscatrepr). ACL GETUSER shows every rule bare. */
+#define DESCRIBE_BARE 0
+#define DESCRIBE_IN_SELECTOR 1
+
+/* 1 if rule (inside a selector) would not be read back as itself bare. */
+static int selectorRuleNeedsQuotes(const char *rule, size_t len) {
+    if (len && rule[len - 1] == ')') return 1;
+    return memchr(rule, '"', len) || memchr(rule, '\'', len);
+}
+
+/* Appends one rule, quoted if how and the rule need it. */
+static sds catRule(sds s, const char *rule, size_t len, int how) {
+    if (how == DESCRIBE_IN_SELECTOR && selectorRuleNeedsQuotes(rule, len)) return sdscatrepr(s, rule, len);
+    return sdscatlen(s, rule, len);
+}
+
+static sds describeKeys(sds s, aclSelector *sel, int how) {
     if (sel->flags & SELECTOR_ALLKEYS) return sdscat(s, "~*");
     listIter li;
     listNode *ln;
@@ -753,15 +828,15 @@ static sds describeKeys(sds s, aclSelector *sel) {
         aclKeyPattern *kp = listNodeValue(ln);
         if (!first) s = sdscatlen(s, " ", 1);
         first = 0;
-        if (kp->perm == ACL_PERM_READ) s = sdscat(s, "%R");
-        else if (kp->perm == ACL_PERM_WRITE) s = sdscat(s, "%W");
-        s = sdscatlen(s, "~", 1);
-        s = sdscatsds(s, kp->pattern);
+        const char *prefix = kp->perm == ACL_PERM_READ ? "%R~" : kp->perm == ACL_PERM_WRITE ? "%W~" : "~";
+        sds rule = sdscatsds(sdsnew(prefix), kp->pattern);
+        s = catRule(s, rule, sdslen(rule), how);
+        sdsfree(rule);
     }
     return s;
 }
 
-static sds describeChannels(sds s, aclSelector *sel) {
+static sds describeChannels(sds s, aclSelector *sel, int how) {
     if (sel->flags & SELECTOR_ALLCHANNELS) return sdscat(s, "&*");
     listIter li;
     listNode *ln;
@@ -770,53 +845,84 @@ static sds describeChannels(sds s, aclSelector *sel) {
     while ((ln = listNext(&li))) {
         if (!first) s = sdscatlen(s, " ", 1);
         first = 0;
-        s = sdscatlen(s, "&", 1);
-        s = sdscatsds(s, listNodeValue(ln));
+        sds rule = sdscatsds(sdsnew("&"), listNodeValue(ln));
+        s = catRule(s, rule, sdslen(rule), how);
+        sdsfree(rule);
     }
     return s;
 }
 
-static sds describeCommands(sds s, aclSelector *sel) {
+/* The command rules: "+@all" or "-@all", then sel->rules word by word
+ * (no rule holds a space: first arguments refuse them). */
+static sds describeCommands(sds s, aclSelector *sel, int how) {
     s = sdscat(s, bitGet(sel->allowed, ACL_FUTURE_COMMANDS_BIT) ? "+@all" : "-@all");
-    if (sdslen(sel->rules)) {
+    const char *p = sel->rules, *end = sel->rules + sdslen(sel->rules);
+    while (p < end) {
+        const char *sp = memchr(p, ' ', (size_t)(end - p));
+        size_t len = sp ? (size_t)(sp - p) : (size_t)(end - p);
         s = sdscatlen(s, " ", 1);
-        s = sdscatsds(s, sel->rules);
+        s = catRule(s, p, len, how);
+        p += len + 1;
     }
     return s;
 }
 
 /* "~a* resetchannels &c -@all +get": a selector as ACL LIST shows it. */
-static sds describeSelector(sds s, aclSelector *sel) {
+static sds describeSelector(sds s, aclSelector *sel, int how) {
     size_t before = sdslen(s);
-    s = describeKeys(s, sel);
+    s = describeKeys(s, sel, how);
     if (sdslen(s) > before) s = sdscatlen(s, " ", 1);
     if (!(sel->flags & SELECTOR_ALLCHANNELS)) s = sdscat(s, "resetchannels");
     if ((sel->flags & SELECTOR_ALLCHANNELS) || listLength(sel->channels)) {
         if (!(sel->flags & SELECTOR_ALLCHANNELS)) s = sdscatlen(s, " ", 1);
-        s = describeChannels(s, sel);
+        s = describeChannels(s, sel, how);
     }
     s = sdscatlen(s, " ", 1);
-    return describeCommands(s, sel);
+    return describeCommands(s, sel, how);
 }
 
-/* "user alice on #... ~a* resetchannels -@all +get": u as ACL LIST shows
- * it, which is also its line in an ACL file. Returns a new sds. */
-static sds describeUser(user *u) {
-    sds s = sdscatfmt(sdsempty(), "user %S %s", u->name, (u->flags & USER_ON) ? "on" : "off");
-    if (u->flags & USER_NOPASS) s = sdscat(s, " nopass");
-    if (u->flags & USER_SANITIZE_PAYLOAD) s = sdscat(s, " sanitize-payload");
-    if (u->flags & USER_SKIP_SANITIZE_PAYLOAD) s = sdscat(s, " skip-sanitize-payload");
+/* u's rules as the arguments of ACL SETUSER that rebuild it: flags,
+ * "#<digest>" passwords, the root selector's rules, then one argument
+ * "(...)" per other selector. Returns an array of *argc new sds, freed
+ * with sdsfreesplitres(). */
+static sds *describeUserArgs(user *u, int *argc) {
+    sds root = sdsnew((u->flags & USER_ON) ? "on" : "off");
+    if (u->flags & USER_NOPASS) root = sdscat(root, " nopass");
+    if (u->flags & USER_SANITIZE_PAYLOAD) root = sdscat(root, " sanitize-payload");
+    if (u->flags & USER_SKIP_SANITIZE_PAYLOAD) root = sdscat(root, " skip-sanitize-payload");
     listIter li;
     listNode *ln;
     listRewind(u->passwords, &li);
-    while ((ln = listNext(&li))) s = sdscatfmt(s, " #%S", (sds)listNodeValue(ln));
+    while ((ln = listNext(&li))) root = sdscatfmt(root, " #%S", (sds)listNodeValue(ln));
+    root = sdscatlen(root, " ", 1);
+    root = describeSelector(root, rootSelector(u), DESCRIBE_BARE);
+    int n;
+    sds *args = sdssplitlen(root, (ssize_t)sdslen(root), " ", 1, &n);
+    sdsfree(root);
+    args = zrealloc(args, sizeof(sds) * (n + listLength(u->selectors)));
     listRewind(u->selectors, &li);
+    listNext(&li);
     while ((ln = listNext(&li))) {
-        aclSelector *sel = listNodeValue(ln);
-        s = sdscatlen(s, (sel->flags & SELECTOR_ROOT) ? " " : " (", (sel->flags & SELECTOR_ROOT) ? 1 : 2);
-        s = describeSelector(s, sel);
-        if (!(sel->flags & SELECTOR_ROOT)) s = sdscatlen(s, ")", 1);
+        sds sel = sdsnew("(");
+        sel = describeSelector(sel, listNodeValue(ln), DESCRIBE_IN_SELECTOR);
+        args[n++] = sdscatlen(sel, ")", 1);
     }
+    *argc = n;
+    return args;
+}
+
+/* "user alice on #... ~a* resetchannels -@all +get": u as ACL LIST shows
+ * it, which is also its line in an ACL file (see DESCRIBE_BARE for why it
+ * reads back as the same user). Returns a new sds. */
+static sds describeUser(user *u) {
+    int n;
+    sds *args = describeUserArgs(u, &n);
+    sds s = sdscatfmt(sdsempty(), "user %S", u->name);
+    for (int j = 0; j < n; j++) {
+        s = sdscatlen(s, " ", 1);
+        s = sdscatsds(s, args[j]);
+    }
+    sdsfreesplitres(args, n);
     return s;
 }
 
@@ -1326,9 +1432,8 @@ static void disconnectRevokedSubscribers(user *u, client *caller) {
  * nothing. Returns NULL on success (the user is stored) or an error text
  * the caller frees, worded for ACL SETUSER or, from_file, for an ACL file
  * or user line. */
-static sds setUserFromArgs(const char *name, size_t nlen, robj **argv, int argc, client *caller, int from_file) {
-    for (size_t j = 0; j < nlen; j++)
-        if (name[j] == ' ' || name[j] == '\0') return sdsnew("Usernames can't contain spaces or null characters");
+static sds setUserFromArgs(const char *name, size_t nlen, sds *argv, int argc, client *caller, int from_file) {
+    if (aclStringHasSpaces(name, nlen)) return sdsnew("Usernames can't contain spaces or null characters");
     user *existing = findUser(name, nlen);
     user *u = existing ? userDup(existing) : userCreateDetached(name, nlen);
     sds bad = NULL;
@@ -1368,16 +1473,17 @@ static void deleteUser(user *u, client *caller) {
  * Configuration: `user` lines, aclfile, ACL LOAD / SAVE
  * ------------------------------------------------------------------------- */
 
-/* Applies the rules of argv (robj strings) to u, stopping at the first
- * error: returns NULL, or the error text with *bad set to a copy of the
- * rule refused (both for the caller to free). */
-static sds applyRules(user *u, robj **argv, int argc, sds *bad) {
+/* Applies the rules of argv to u, stopping at the first error: returns
+ * NULL, or the error text with *bad set to a copy of the rule refused
+ * (both for the caller to free; an unmatched parenthesis comes worded
+ * whole, as Valkey words it). */
+static sds applyRules(user *u, sds *argv, int argc, sds *bad) {
     sds err = NULL;
-    int n;
-    sds *ops = mergeSelectorArgs(argv, argc, &n, &err);
+    int n, open_at;
+    sds *ops = mergeSelectorArgs(argv, argc, &n, &open_at);
     if (!ops) {
-        *bad = sdsdup(objectGetVal(argv[argc - 1]));
-        return err;
+        *bad = sdsdup(argv[open_at]);
+        return sdscatprintf(sdsempty(), "Unmatched parenthesis in acl selector starting at '%s'.", argv[open_at]);
     }
     for (int j = 0; j < n && !err; j++) {
         const char *e = userRule(u, ops[j], sdslen(ops[j]));
@@ -1393,14 +1499,10 @@ static sds applyRules(user *u, robj **argv, int argc, sds *bad) {
 /* See acl.h. */
 sds aclStoreConfigUser(sds *argv, int argc) {
     /* Checked now, on a scratch user, so that the error names the line. */
-    robj **objs = zmalloc(sizeof(robj *) * argc);
-    for (int j = 0; j < argc; j++) objs[j] = createStringObject(argv[j], sdslen(argv[j]));
     user *scratch = userCreateDetached(argv[0], sdslen(argv[0]));
     sds bad = NULL;
-    sds err = applyRules(scratch, objs + 1, argc - 1, &bad);
+    sds err = applyRules(scratch, argv + 1, argc - 1, &bad);
     userFree(scratch);
-    for (int j = 0; j < argc; j++) decrRefCount(objs[j]);
-    zfree(objs);
     if (err) {
         sds msg = sdscatprintf(sdsempty(), "Error in user declaration '%s': %s", bad, err);
         sdsfree(bad);
@@ -1414,77 +1516,126 @@ sds aclStoreConfigUser(sds *argv, int argc) {
     return NULL;
 }
 
-/* Applies "name rule rule ..." words (one `user` line without the word
- * "user"). Returns NULL or an error text the caller frees. */
+/* Applies "name rule rule ..." words (one `user` line of the configuration
+ * without the word "user") to the user, reset first. Returns NULL or an
+ * error text the caller frees. */
 static sds applyUserWords(sds *w, int n) {
-    if (n < 1) return sdsnew("Syntax error");
-    robj **argv = zmalloc(sizeof(robj *) * (n + 1));
-    argv[0] = createStringObject("reset", 5);
-    for (int j = 1; j < n; j++) argv[j] = createStringObject(w[j], sdslen(w[j]));
+    sds *argv = zmalloc(sizeof(sds) * n);
+    argv[0] = sdsnew("reset");
+    for (int j = 1; j < n; j++) argv[j] = w[j];
     sds err = setUserFromArgs(w[0], sdslen(w[0]), argv, n, NULL, 1);
-    for (int j = 0; j < n; j++) decrRefCount(argv[j]);
+    sdsfree(argv[0]);
     zfree(argv);
     return err;
+}
+
+/* A new user with the rules of the built-in `default` user. */
+static user *defaultUserCreate(void) {
+    user *u = userCreateDetached("default", 7);
+    const char *rules[] = {"+@all", "~*", "&*", "on", "nopass"};
+    for (int j = 0; j < 5; j++) userRule(u, rules[j], strlen(rules[j]));
+    return u;
+}
+
+/* One line of an ACL file, already trimmed and split at single spaces:
+ * "user <name> <rule> ...". Adds the user to the list being loaded (the
+ * global users list while parseAclText runs) and appends to errors what
+ * Valkey would say of the line: an unknown command for every rule naming
+ * one, otherwise only the line's first error and not the rule itself (it
+ * may be a password). Returns the possibly moved errors. */
+static sds parseAclLine(sds errors, sds *w, int n, const char *name, int lineno) {
+    if (n < 2 || strcmp(w[0], "user"))
+        return sdscatprintf(errors, "%s:%d should start with user keyword followed by the username. ", name, lineno);
+    if (aclStringHasSpaces(w[1], sdslen(w[1])))
+        return sdscatprintf(errors, "'%s:%d: username '%s' contains invalid characters. ", name, lineno, w[1]);
+    if (findUser(w[1], sdslen(w[1])))
+        return sdscatprintf(errors, "WARNING: Duplicate user '%s' found on line %d. ", w[1], lineno);
+    user *u = userCreateDetached(w[1], sdslen(w[1]));
+    userInsert(u);
+    int nops, open_at;
+    sds *ops = mergeSelectorArgs(w + 2, n - 2, &nops, &open_at);
+    if (!ops) return sdscatprintf(errors, "%s:%d: Unmatched parenthesis in selector definition.", name, lineno);
+    int reported = 0;
+    for (int j = 0; j < nops; j++) {
+        ops[j] = sdstrim(ops[j], "\t\r\n");
+        const char *e = userRule(u, ops[j], sdslen(ops[j]));
+        if (e == ACL_ERR_UNKNOWN) {
+            errors = sdscatprintf(errors, "%s:%d: Error in applying operation '%s': %s. ", name, lineno, ops[j], e);
+        } else if (e && !reported) {
+            errors = sdscatprintf(errors, "%s:%d: %s. ", name, lineno, e);
+            reported = 1;
+        }
+    }
+    sdsfreesplitres(ops, nops);
+    return errors;
+}
+
+/* Parses the text of an ACL file into a fresh user list, as Valkey reads
+ * one: lines of any length, each trimmed and split at single spaces (no
+ * quoting: quotes and backslashes are bytes of the rules; inside a "(...)"
+ * selector, userAddSelector() reads quotes), every line checked, users
+ * not defined there dropped and the `default` user as built in unless the
+ * file defines it. Returns NULL and sets *out, or the error ACL LOAD
+ * replies (name names the file in it), a new sds. The live users are
+ * untouched either way. */
+static sds parseAclText(const char *text, size_t len, const char *name, list **out) {
+    list *saved = users;
+    users = listCreate();
+    sds errors = sdsempty();
+    int nlines;
+    sds *lines = sdssplitlen(text, (ssize_t)len, "\n", 1, &nlines);
+    for (int i = 0; i < nlines; i++) {
+        lines[i] = sdstrim(lines[i], " \t\r\n");
+        if (sdslen(lines[i]) == 0) continue;
+        int n;
+        sds *w = sdssplitlen(lines[i], (ssize_t)sdslen(lines[i]), " ", 1, &n);
+        if (n > 0) errors = parseAclLine(errors, w, n, name, i + 1);
+        sdsfreesplitres(w, n);
+    }
+    sdsfreesplitres(lines, nlines);
+    if (!findUser("default", 7)) userInsert(defaultUserCreate());
+    list *loaded = users;
+    users = saved;
+    if (sdslen(errors) == 0) {
+        sdsfree(errors);
+        *out = loaded;
+        return NULL;
+    }
+    listIter li;
+    listNode *ln;
+    listRewind(loaded, &li);
+    while ((ln = listNext(&li))) userFree(listNodeValue(ln));
+    listRelease(loaded);
+    return sdscat(errors, "WARNING: ACL errors detected, no change to the previously active ACL rules was performed");
+}
+
+/* Reads the whole file at path into a new sds. Returns NULL with errno
+ * set if it cannot be opened or read. */
+static sds readWholeFile(const char *path) {
+    FILE *fp = fopen(path, "r");
+    if (!fp) return NULL;
+    sds text = sdsempty();
+    char buf[16384];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) text = sdscatlen(text, buf, n);
+    int failed = ferror(fp);
+    fclose(fp);
+    if (failed) {
+        sdsfree(text);
+        errno = EIO;
+        return NULL;
+    }
+    return text;
 }
 
 /* Reads an ACL file into a fresh user list. Returns NULL and sets *out,
  * or an error text the caller frees. The live users are untouched. */
 static sds readAclFile(const char *path, list **out) {
-    FILE *fp = fopen(path, "r");
-    if (!fp) return sdscatprintf(sdsempty(), "Error loading ACLs, opening file '%s': %s", path, strerror(errno));
-    list *saved = users;
-    users = listCreate();
-    user *fresh_default = userCreateDetached("default", 7);
-    userInsert(fresh_default);
-    const char *defrules[] = {"+@all", "~*", "&*", "on", "nopass"};
-    for (int j = 0; j < 5; j++) userRule(fresh_default, defrules[j], strlen(defrules[j]));
-
-    sds err = NULL;
-    char buf[65536];
-    int lineno = 0;
-    dict *seen = dictCreate(&(dictType){.hashFunction = dictSdsHash, .keyCompare = dictSdsKeyCompare,
-                                        .keyDestructor = dictSdsDestructor});
-    while (!err && fgets(buf, sizeof(buf), fp)) {
-        lineno++;
-        sds line = sdstrim(sdsnew(buf), " \t\r\n");
-        if (sdslen(line) == 0) {
-            sdsfree(line);
-            continue;
-        }
-        int n;
-        sds *w = sdssplitargs(line, &n);
-        if (!w) {
-            err = sdscatprintf(sdsempty(), "%s:%d: unbalanced quotes in acl line. ", path, lineno);
-        } else if (n < 2 || strcmp(w[0], "user")) {
-            err = sdscatprintf(sdsempty(), "%s:%d should start with user keyword. ", path, lineno);
-        } else if (dictFind(seen, w[1])) {
-            err = sdscatprintf(sdsempty(), "%s:%d: duplicate user '%s' found. ", path, lineno, w[1]);
-        } else {
-            dictAdd(seen, sdsdup(w[1]), NULL);
-            sds e = applyUserWords(w + 1, n - 1);
-            if (e) {
-                err = sdscatprintf(sdsempty(), "%s:%d: %s. ", path, lineno, e);
-                sdsfree(e);
-            }
-        }
-        if (w) sdsfreesplitres(w, n);
-        sdsfree(line);
-    }
-    fclose(fp);
-    dictRelease(seen);
-    list *loaded = users;
-    users = saved;
-    if (err) err = sdscat(err, "WARNING: ACL errors detected, no change to the previously active ACL rules was performed");
-    if (err) {
-        listIter li;
-        listNode *ln;
-        listRewind(loaded, &li);
-        while ((ln = listNext(&li))) userFree(listNodeValue(ln));
-        listRelease(loaded);
-        return err;
-    }
-    *out = loaded;
-    return NULL;
+    sds text = readWholeFile(path);
+    if (!text) return sdscatprintf(sdsempty(), "Error loading ACLs, opening file '%s': %s", path, strerror(errno));
+    sds err = parseAclText(text, sdslen(text), path, out);
+    sdsfree(text);
+    return err;
 }
 
 /* Makes loaded the live user list: existing users keep their address with
@@ -1540,6 +1691,10 @@ void aclLoadConfiguredUsers(void) {
         sds *w = listNodeValue(ln);
         int n = 0;
         while (w[n]) n++;
+        if (aclStringHasSpaces(w[0], sdslen(w[0]))) {
+            serverLog(LL_WARNING, "Spaces not allowed in ACL usernames");
+            exit(1);
+        }
         sds err = applyUserWords(w, n);
         if (err) {
             serverLog(LL_WARNING, "Error in user declaration '%s': %s", w[0], err);
@@ -1557,6 +1712,44 @@ void aclLoadConfiguredUsers(void) {
     }
 }
 
+/* Appends w as one word of a configuration file line, which the config
+ * parser splits with sdssplitargs(): bare (as Valkey writes it) unless it
+ * holds a quote, then as a double-quoted string. A "(...)" selector is
+ * bare when it can be: the parser splits it at its spaces and
+ * mergeSelectorArgs() joins the pieces again. */
+static sds catConfigWord(sds s, const char *w, size_t len) {
+    if (memchr(w, '"', len) || memchr(w, '\'', len)) return sdscatrepr(s, w, len);
+    return sdscatlen(s, w, len);
+}
+
+/* u's `user` line for the configuration file. Returns a new sds. */
+static sds describeUserConfigLine(user *u) {
+    int n;
+    sds *args = describeUserArgs(u, &n);
+    sds s = catConfigWord(sdsnew("user "), u->name, sdslen(u->name));
+    for (int j = 0; j < n; j++) {
+        s = sdscatlen(s, " ", 1);
+        s = catConfigWord(s, args[j], sdslen(args[j]));
+    }
+    sdsfreesplitres(args, n);
+    return s;
+}
+
+/* 1 if u is the default user exactly as requirepass alone makes it. */
+static int isPlainDefaultUser(user *u) {
+    user *plain = defaultUserCreate();
+    user *saved = default_user;
+    default_user = plain;
+    aclUpdateDefaultUserPassword(server.requirepass);
+    default_user = saved;
+    sds expected = describeUser(plain), actual = describeUser(u);
+    userFree(plain);
+    int same = !strcmp(expected, actual);
+    sdsfree(expected);
+    sdsfree(actual);
+    return same;
+}
+
 /* See acl.h. */
 sds aclRewriteConfigUsers(sds buf) {
     if (server.acl_filename && server.acl_filename[0]) return buf;
@@ -1565,31 +1758,37 @@ sds aclRewriteConfigUsers(sds buf) {
     listRewind(users, &li);
     while ((ln = listNext(&li))) {
         user *u = listNodeValue(ln);
-        sds line = describeUser(u);
         /* A default user as requirepass alone makes it is not written:
          * the requirepass line already says it. */
-        if (u == default_user) {
-            user *plain = userCreateDetached("default", 7);
-            const char *rules[] = {"+@all", "~*", "&*", "on", "nopass"};
-            for (int j = 0; j < 5; j++) userRule(plain, rules[j], strlen(rules[j]));
-            user *saved = default_user;
-            default_user = plain;
-            aclUpdateDefaultUserPassword(server.requirepass);
-            default_user = saved;
-            sds expected = describeUser(plain);
-            userFree(plain);
-            int same = !strcmp(expected, line);
-            sdsfree(expected);
-            if (same) {
-                sdsfree(line);
-                continue;
-            }
-        }
-        buf = sdscatsds(buf, line);
+        if (u == default_user && isPlainDefaultUser(u)) continue;
+        buf = sdscatsds(buf, describeUserConfigLine(u));
         buf = sdscatlen(buf, "\n", 1);
-        sdsfree(line);
     }
     return buf;
+}
+
+/* See acl.h. */
+sds aclUsersFileText(void) {
+    sds text = sdsempty();
+    listIter li;
+    listNode *ln;
+    listRewind(users, &li);
+    while ((ln = listNext(&li))) {
+        sds line = describeUser(listNodeValue(ln));
+        text = sdscatsds(text, line);
+        text = sdscatlen(text, "\n", 1);
+        sdsfree(line);
+    }
+    return text;
+}
+
+/* See acl.h. */
+sds aclLoadUsersText(const char *text, size_t len, const char *name) {
+    list *loaded;
+    sds err = parseAclText(text, len, name, &loaded);
+    if (err) return err;
+    installUsers(loaded, NULL);
+    return NULL;
 }
 
 /* Writes every user to the ACL file (a temporary file renamed over it).
@@ -1603,16 +1802,11 @@ static sds saveAclFile(const char *path) {
         sdsfree(tmp);
         return err;
     }
-    listIter li;
-    listNode *ln;
-    listRewind(users, &li);
-    while ((ln = listNext(&li))) {
-        sds line = describeUser(listNodeValue(ln));
-        fprintf(fp, "%s\n", line);
-        sdsfree(line);
-    }
-    if (fflush(fp) != 0 || fsync(fileno(fp)) != 0)
+    sds text = aclUsersFileText();
+    size_t written = fwrite(text, 1, sdslen(text), fp);
+    if (written != sdslen(text) || fflush(fp) != 0 || fsync(fileno(fp)) != 0)
         err = sdscatprintf(sdsempty(), "Writing ACL file for ACL SAVE: %s", strerror(errno));
+    sdsfree(text);
     fclose(fp);
     if (!err && rename(tmp, path) != 0)
         err = sdscatprintf(sdsempty(), "Renaming ACL file for ACL SAVE: %s", strerror(errno));
@@ -1631,9 +1825,7 @@ void aclInit(void) {
     acl_log = listCreate();
     listSetFreeMethod(acl_log, freeLogEntry);
     config_users = listCreate();
-    default_user = userCreateDetached("default", 7);
-    const char *rules[] = {"+@all", "~*", "&*", "on", "nopass"};
-    for (int j = 0; j < 5; j++) userRule(default_user, rules[j], strlen(rules[j]));
+    default_user = defaultUserCreate();
     userInsert(default_user);
     nobody = userCreateDetached("", 0);
 }
@@ -1643,7 +1835,12 @@ void aclInit(void) {
  * ------------------------------------------------------------------------- */
 
 static void aclSetuserCommand(client *c) {
-    sds err = setUserFromArgs(objectGetVal(c->argv[2]), sdslen(objectGetVal(c->argv[2])), c->argv + 3, c->argc - 3, c, 0);
+    int n = c->argc - 3;
+    sds *rules = zmalloc(sizeof(sds) * (n ? n : 1));
+    for (int j = 0; j < n; j++) rules[j] = objectGetVal(c->argv[j + 3]);
+    sds name = objectGetVal(c->argv[2]);
+    sds err = setUserFromArgs(name, sdslen(name), rules, n, c, 0);
+    zfree(rules);
     if (err) {
         addReplyErrorSds(c, err);
         return;
@@ -1669,13 +1866,13 @@ static void aclDeluserCommand(client *c) {
 }
 
 static void addReplySelectorFields(client *c, aclSelector *s) {
-    sds cmds = describeCommands(sdsempty(), s);
+    sds cmds = describeCommands(sdsempty(), s, DESCRIBE_BARE);
     addReplyBulkCString(c, "commands");
     addReplyBulkSds(c, cmds);
     addReplyBulkCString(c, "keys");
-    addReplyBulkSds(c, describeKeys(sdsempty(), s));
+    addReplyBulkSds(c, describeKeys(sdsempty(), s, DESCRIBE_BARE));
     addReplyBulkCString(c, "channels");
-    addReplyBulkSds(c, describeChannels(sdsempty(), s));
+    addReplyBulkSds(c, describeChannels(sdsempty(), s, DESCRIBE_BARE));
 }
 
 static void aclGetuserCommand(client *c) {

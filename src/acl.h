@@ -44,6 +44,17 @@ sds aclStoreConfigUser(sds *argv, int argc);
  * user to buf and returns it (an aclfile keeps them instead: nothing). */
 sds aclRewriteConfigUsers(sds buf);
 
+/* The text ACL SAVE writes to the aclfile: one `user` line per user, as
+ * ACL LIST shows it. Returns a new sds. Event loop. */
+sds aclUsersFileText(void);
+
+/* Reads text (len bytes) as the contents of an aclfile, as ACL LOAD does:
+ * if every line is valid its users replace the live ones (clients of
+ * dropped users are disconnected). Returns NULL, or the error ACL LOAD
+ * replies, naming the file as name (a new sds; nothing changed then).
+ * Event loop; the aclfile fuzz target calls it directly. */
+sds aclLoadUsersText(const char *text, size_t len, const char *name);
+
 /* requirepass changed: the default user gets that password only ("" or
  * NULL: nopass). Config setter; any time. */
 void aclUpdateDefaultUserPassword(sds password);
