@@ -268,6 +268,16 @@ static void fcallGenericCommand(client *c, int readonly) {
     scriptRunEnd(&run);
 }
 
+/* See server.h. processCommand() judges FCALL by the function's flags: one
+ * without no-writes is a write (NOREPLICAS, READONLY, OOM...), one without
+ * allow-stale is refused by a stale replica. */
+uint64_t fcallGetCommandFlags(client *c, uint64_t cmd_flags) {
+    if (functionsByName == NULL || c->argc < 2) return cmd_flags;
+    functionInfo *fi = dictFetchValue(functionsByName, objectGetVal(c->argv[1]));
+    if (fi == NULL) return cmd_flags;
+    return scriptFlagsToCommandFlags(cmd_flags, fi->flags);
+}
+
 /* FCALL function numkeys [key ...] [arg ...] */
 void fcallCommand(client *c) {
     fcallGenericCommand(c, 0);

@@ -20,6 +20,8 @@
  *     the calling client with the normal addReply* functions. Each command
  *     is first checked against the caller's ACL rules (acl.c): the script
  *     client itself has no user;
+ *   - scriptFlagsToCommandFlags(): the command flags EVAL* and FCALL* are
+ *     admitted by (processCommand()), from the flags a script declares;
  *   - running a script: error handler that turns any error into the
  *     "<err> script: <name>, on @user_script:<line>." reply, a count hook
  *     that notices busy-reply-threshold, then keeps the event loop turning
@@ -1334,6 +1336,18 @@ static void scriptRunCheckpoint(lua_State *L) {
         luaRaiseNoPosition(L, (run->run_flags & SCRIPT_RUN_EVAL) ? "Script killed by user with SCRIPT KILL..."
                                                                  : "Script killed by user with FUNCTION KILL...");
     }
+}
+
+/* See script_lua.h. */
+uint64_t scriptFlagsToCommandFlags(uint64_t cmd_flags, int script_flags) {
+    if (script_flags & SCRIPT_FLAG_EVAL_COMPAT) return cmd_flags;
+    cmd_flags &= ~(CMD_WRITE | CMD_DENYOOM | CMD_STALE | CMD_MAY_REPLICATE);
+    if (!(script_flags & SCRIPT_FLAG_NO_WRITES)) {
+        cmd_flags |= CMD_WRITE;
+        if (!(script_flags & SCRIPT_FLAG_ALLOW_OOM)) cmd_flags |= CMD_DENYOOM;
+    }
+    if (script_flags & SCRIPT_FLAG_ALLOW_STALE) cmd_flags |= CMD_STALE;
+    return cmd_flags;
 }
 
 void scriptRunStart(scriptRunCtx *ctx, client *caller, const char *funcname, int script_flags, int is_eval,

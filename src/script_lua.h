@@ -81,6 +81,14 @@ void scriptLuaPushStrictProxy(lua_State *lua, int real_idx);
  * function and its arguments. Event loop; may process events while busy. */
 void scriptLuaRun(lua_State *lua, scriptRunCtx *ctx, int nargs);
 
+/* The CMD_* flags a script with the given SCRIPT_FLAG_* runs under, from
+ * cmd_flags (EVAL's or FCALL's own): CMD_WRITE unless no-writes, CMD_DENYOOM
+ * unless no-writes or allow-oom, CMD_STALE only with allow-stale, never
+ * CMD_MAY_REPLICATE (the flags say whether it writes). processCommand()
+ * admits EVAL* and FCALL* by these (getCommandFlags()); a script without a
+ * shebang (EVAL_COMPAT) keeps cmd_flags. */
+uint64_t scriptFlagsToCommandFlags(uint64_t cmd_flags, int script_flags);
+
 /* Prepares ctx for a run by caller (creating the shared script client on
  * first use). Call scriptRunEnd() after scriptLuaRun(). */
 void scriptRunStart(scriptRunCtx *ctx, client *caller, const char *funcname, int script_flags, int is_eval,
