@@ -9,7 +9,9 @@
  *
  * Admission: processCommand() judges EVAL* by the flags the script declares
  * (evalGetCommandFlags(): a script without no-writes is a write, refused
- * by NOREPLICAS, READONLY, OOM... before it starts).
+ * by NOREPLICAS, READONLY, OOM... before it starts); scriptRunAllowed()
+ * checks them again when it starts, for what changed since a MULTI queued
+ * it. A script without a shebang is judged as it writes (script_lua.c).
  *
  * Running a script: KEYS and ARGV are stored as globals of the VM (written
  * into the real globals table behind the read-only proxy), then
@@ -235,16 +237,7 @@ static void evalGenericCommand(client *c, int evalsha, int readonly) {
         if ((es = evalCreateScript(c, sha, c->argv[1])) == NULL) return;
     }
 
-    int compat = es->flags & SCRIPT_FLAG_EVAL_COMPAT;
-    if (readonly && !compat && !(es->flags & SCRIPT_FLAG_NO_WRITES)) {
-        addReplyError(c, "Can not execute a script with write flag using *_ro command.");
-        return;
-    }
-    if (!compat && !(es->flags & (SCRIPT_FLAG_NO_WRITES | SCRIPT_FLAG_ALLOW_OOM)) && server.maxmemory &&
-        performEvictions() == EVICT_FAIL) {
-        addReplyErrorObject(c, shared.oomerr);
-        return;
-    }
+    if (scriptRunAllowed(c, es->flags, readonly) != C_OK) return;
 
     evalSetGlobalArray("KEYS", c->argv + 3, (int)numkeys);
     evalSetGlobalArray("ARGV", c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);

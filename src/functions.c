@@ -250,15 +250,7 @@ static void fcallGenericCommand(client *c, int readonly) {
         addReplyError(c, "Number of keys can't be negative");
         return;
     }
-    if (readonly && !(fi->flags & SCRIPT_FLAG_NO_WRITES)) {
-        addReplyError(c, "Can not execute a script with write flag using *_ro command.");
-        return;
-    }
-    if (!(fi->flags & (SCRIPT_FLAG_NO_WRITES | SCRIPT_FLAG_ALLOW_OOM)) && server.maxmemory &&
-        performEvictions() == EVICT_FAIL) {
-        addReplyErrorObject(c, shared.oomerr);
-        return;
-    }
+    if (scriptRunAllowed(c, fi->flags, readonly) != C_OK) return;
     scriptRunCtx run;
     scriptRunStart(&run, c, fi->name, fi->flags, 0, readonly);
     runningFunction = fi;
