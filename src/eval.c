@@ -7,6 +7,12 @@
  * its first write instead of before it starts. Bodies are compiled with
  * the shebang line blanked, so reported line numbers match the source.
  *
+ * Admission: processCommand() judges EVAL* by the flags the script declares
+ * (evalGetCommandFlags(): a script without no-writes is a write, refused
+ * by NOREPLICAS, READONLY, OOM... before it starts); scriptRunAllowed()
+ * checks them again when it starts, for what changed since a MULTI queued
+ * it. A script without a shebang is judged as it writes (script_lua.c).
+ *
  * Running a script: KEYS and ARGV are stored as globals of the VM (written
  * into the real globals table behind the read-only proxy), then
  * script_lua.c runs the function and writes the reply. SCRIPT FLUSH
@@ -231,16 +237,7 @@ static void evalGenericCommand(client *c, int evalsha, int readonly) {
         if ((es = evalCreateScript(c, sha, c->argv[1])) == NULL) return;
     }
 
-    int compat = es->flags & SCRIPT_FLAG_EVAL_COMPAT;
-    if (readonly && !compat && !(es->flags & SCRIPT_FLAG_NO_WRITES)) {
-        addReplyError(c, "Can not execute a script with write flag using *_ro command.");
-        return;
-    }
-    if (!compat && !(es->flags & (SCRIPT_FLAG_NO_WRITES | SCRIPT_FLAG_ALLOW_OOM)) && server.maxmemory &&
-        performEvictions() == EVICT_FAIL) {
-        addReplyErrorObject(c, shared.oomerr);
-        return;
-    }
+    if (scriptRunAllowed(c, es->flags, readonly) != C_OK) return;
 
     evalSetGlobalArray("KEYS", c->argv + 3, (int)numkeys);
     evalSetGlobalArray("ARGV", c->argv + 3 + numkeys, c->argc - 3 - (int)numkeys);
@@ -250,6 +247,39 @@ static void evalGenericCommand(client *c, int evalsha, int readonly) {
     scriptRunStart(&run, c, sha, es->flags, 1, readonly);
     scriptLuaRun(evalLua, &run, 0);
     scriptRunEnd(&run);
+}
+
+/* The SCRIPT_FLAG_* of the script EVAL* of c would run: its shebang's
+ * (EVAL parses the body's first line: the same flags the cache would give
+ * it, without hashing the body), or the cached script's (EVALSHA).
+ * Returns C_ERR when there is nothing to judge by: no such script, or a
+ * bad shebang (the command itself then replies the error). */
+static int evalScriptFlagsOf(client *c, int *flags) {
+    sds arg = objectGetVal(c->argv[1]);
+    if (c->cmd->proc == evalCommand || c->cmd->proc == evalRoCommand) {
+        size_t shebang_len;
+        sds err = evalParseShebang(arg, sdslen(arg), flags, &shebang_len);
+        if (err == NULL) return C_OK;
+        sdsfree(err);
+        return C_ERR;
+    }
+    if (evalScripts == NULL || sdslen(arg) != 40) return C_ERR;
+    char sha[41];
+    for (int j = 0; j < 40; j++) sha[j] = tolower((unsigned char)arg[j]);
+    sha[40] = '\0';
+    sds key = sdsnewlen(sha, 40);
+    evalScript *es = dictFetchValue(evalScripts, key);
+    sdsfree(key);
+    if (es == NULL) return C_ERR;
+    *flags = es->flags;
+    return C_OK;
+}
+
+/* See server.h. */
+uint64_t evalGetCommandFlags(client *c, uint64_t cmd_flags) {
+    int flags;
+    if (c->argc < 2 || evalScriptFlagsOf(c, &flags) != C_OK) return cmd_flags;
+    return scriptFlagsToCommandFlags(cmd_flags, flags);
 }
 
 /* EVAL script numkeys [key ...] [arg ...] */

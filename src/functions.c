@@ -250,15 +250,7 @@ static void fcallGenericCommand(client *c, int readonly) {
         addReplyError(c, "Number of keys can't be negative");
         return;
     }
-    if (readonly && !(fi->flags & SCRIPT_FLAG_NO_WRITES)) {
-        addReplyError(c, "Can not execute a script with write flag using *_ro command.");
-        return;
-    }
-    if (!(fi->flags & (SCRIPT_FLAG_NO_WRITES | SCRIPT_FLAG_ALLOW_OOM)) && server.maxmemory &&
-        performEvictions() == EVICT_FAIL) {
-        addReplyErrorObject(c, shared.oomerr);
-        return;
-    }
+    if (scriptRunAllowed(c, fi->flags, readonly) != C_OK) return;
     scriptRunCtx run;
     scriptRunStart(&run, c, fi->name, fi->flags, 0, readonly);
     runningFunction = fi;
@@ -266,6 +258,16 @@ static void fcallGenericCommand(client *c, int readonly) {
                     c->argc - 3 - (int)numkeys);
     runningFunction = NULL;
     scriptRunEnd(&run);
+}
+
+/* See server.h. processCommand() judges FCALL by the function's flags: one
+ * without no-writes is a write (NOREPLICAS, READONLY, OOM...), one without
+ * allow-stale is refused by a stale replica. */
+uint64_t fcallGetCommandFlags(client *c, uint64_t cmd_flags) {
+    if (functionsByName == NULL || c->argc < 2) return cmd_flags;
+    functionInfo *fi = dictFetchValue(functionsByName, objectGetVal(c->argv[1]));
+    if (fi == NULL) return cmd_flags;
+    return scriptFlagsToCommandFlags(cmd_flags, fi->flags);
 }
 
 /* FCALL function numkeys [key ...] [arg ...] */

@@ -3,13 +3,20 @@
  * Queueing. After MULTI, processCommand() (server.c) still looks up and
  * checks every command, but instead of calling it hands it to
  * queueMultiCommand(), which takes over the argument vector. A command
- * refused at that stage (unknown, wrong arity, NOAUTH, NOPERM, OOM, no-multi such
- * as a nested MULTI or WATCH, BUSY while a script runs...) flags the
- * transaction with CLIENT_DIRTY_EXEC via multiCommandRejected(), and EXEC
- * then answers EXECABORT, as Valkey 8 does. EXEC runs the queue through call(), one
- * command after the other with nothing in between (each checked against
- * the user's ACL rules again: they may have changed since it was queued), with server.in_exec set
- * so that blocking commands answer at once (t_list.c checks it).
+ * refused at that stage (unknown, wrong arity, NOAUTH, NOPERM, OOM,
+ * NOREPLICAS, no-multi such as a nested MULTI or WATCH, BUSY while a script
+ * runs...) flags the transaction with CLIENT_DIRTY_EXEC via
+ * multiCommandRejected(), and EXEC then answers EXECABORT, as Valkey 8
+ * does. The queue also remembers its commands' flags (a script's or
+ * function's declared ones for EVAL* and FCALL*, getCommandFlags()), so
+ * that processCommand() judges EXEC by what it would run: EXEC of queued
+ * writes once too few replicas are left, or of commands that may not run
+ * stale once the primary link is down, is refused with "EXECABORT
+ * Transaction discarded because of: <the error>". EXEC runs the queue
+ * through call(), one command after the other with nothing in between
+ * (each checked against the user's ACL rules again: they may have changed
+ * since it was queued), with server.in_exec set so that blocking commands
+ * answer at once (t_list.c checks it).
  *
  * Optimistic locking. WATCH records (db index, key) pairs. Each is in two
  * lists: the client's (c->mstate->watched) and the watchers of that key in
@@ -55,7 +62,8 @@ typedef struct watchedKey {
 struct clientMultiState {
     queuedCommand *queue;
     int count, alloc;
-    uint64_t queued_flags; /* union of the queued commands' CMD_* flags */
+    uint64_t queued_flags; /* union of the queued commands' CMD_* flags (getCommandFlags()) */
+    uint64_t queued_lacking_flags; /* union of their complements: a flag here is missing from one of them */
     size_t queued_bytes;   /* argument bytes held by the queue */
     list *watched;         /* watchedKey * */
 };
@@ -168,7 +176,9 @@ void queueMultiCommand(client *c) {
     q->argv = c->argv;
     q->argc = c->argc;
     q->argv_len = c->argv_len;
-    st->queued_flags |= c->cmd->flags;
+    uint64_t flags = getCommandFlags(c);
+    st->queued_flags |= flags;
+    st->queued_lacking_flags |= ~flags;
     st->queued_bytes += c->argv_len_sum + sizeof(robj *) * c->argv_len;
     /* The queue owns the arguments now; the client parses into a new vector. */
     c->argv = NULL;
@@ -198,9 +208,14 @@ int multiCommandRejected(client *c, const char *err) {
 
 /* See multi.h. */
 uint64_t multiEffectiveCommandFlags(client *c) {
-    uint64_t flags = c->cmd->flags;
+    uint64_t flags = getCommandFlags(c);
     if (c->cmd->proc == execCommand) {
-        if (c->mstate) flags |= c->mstate->queued_flags;
+        if (c->mstate) {
+            /* CMD_STALE is a permission: EXEC has it only if every queued
+             * command has it. The others are needs: any one counts. */
+            flags |= c->mstate->queued_flags;
+            flags &= ~(c->mstate->queued_lacking_flags & CMD_STALE);
+        }
     } else if ((c->flags & CLIENT_MULTI) && c->cmd->proc != discardCommand &&
                !(c->cmd->parent == NULL && (!strcmp(c->cmd->name, "quit") || !strcmp(c->cmd->name, "reset")))) {
         /* Queueing takes memory too, whatever the command. */
@@ -217,6 +232,7 @@ void discardTransaction(client *c) {
         st->queue = NULL;
         st->count = st->alloc = 0;
         st->queued_flags = 0;
+        st->queued_lacking_flags = 0;
         st->queued_bytes = 0;
     }
     c->flags &= ~(CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC);

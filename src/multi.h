@@ -34,9 +34,12 @@ void queueMultiCommand(client *c);
  * returns 1 in that case (the reply is sent), 0 otherwise. */
 int multiCommandRejected(client *c, const char *err);
 
-/* The flags processCommand() should judge c's command by: c->cmd->flags,
+/* The flags processCommand() should judge c's command by: getCommandFlags()
+ * (c->cmd->flags, or a script's declared ones for EVAL* and FCALL*),
  * plus, for EXEC, those of every queued command (so that EXEC of writes is
- * refused on OOM and held by CLIENT PAUSE WRITE like the writes would),
+ * refused on OOM, NOREPLICAS or READONLY and held by CLIENT PAUSE WRITE like
+ * the writes would) and CMD_STALE only if every queued command has it (so
+ * that a stale replica refuses EXEC of what it would refuse alone),
  * and CMD_DENYOOM for any command that would be queued (a queue can grow
  * without bound; DISCARD, QUIT and RESET are never refused). */
 uint64_t multiEffectiveCommandFlags(client *c);

@@ -20,6 +20,14 @@
  *     the calling client with the normal addReply* functions. Each command
  *     is first checked against the caller's ACL rules (acl.c): the script
  *     client itself has no user;
+ *   - the server's state, as processCommand() checks it for a client:
+ *     scriptFlagsToCommandFlags() gives EVAL* and FCALL* the command flags
+ *     the script declares, scriptRunAllowed() checks them again as a run
+ *     starts (stale or read-only replica, min-replicas-to-write, OOM), and
+ *     server.call refuses a command a stale replica may not run and the
+ *     first write of a script without a shebang that a client's write
+ *     would get READONLY, MISCONF or NOREPLICAS for. What our primary or
+ *     an AOF being loaded sends is obeyed;
  *   - running a script: error handler that turns any error into the
  *     "<err> script: <name>, on @user_script:<line>." reply, a count hook
  *     that notices busy-reply-threshold, then keeps the event loop turning
@@ -32,6 +40,7 @@
 #include "multi.h"
 #include "snapshot.h"
 #include "acl.h"
+#include "replication.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -618,6 +627,34 @@ static int luaAclDenied(client *caller, struct serverCommand *cmd, robj **argv, 
     return 1;
 }
 
+/* 1 if what caller runs must run whatever our state: commands from our
+ * primary, and those of an AOF being loaded (its client has no
+ * connection). A replica's state is its primary's business, and an AOF
+ * holds what was accepted already. */
+static int scriptCallerIsObeyed(client *caller) {
+    return caller && ((caller->flags & CLIENT_PRIMARY) || (server.loading && caller->conn == NULL));
+}
+
+/* Returns 1 and sets *err (a constant) when the script of run may not make
+ * a write now. A script that wrote already goes on: failing it half-way
+ * would leave half its work done. Before its first write, what refuses a
+ * write command from a client refuses it here too (a script without a
+ * shebang declared nothing, so processCommand() let it start): a
+ * read-only replica, a failed background save, too few good replicas. */
+static int luaWriteDenied(scriptRunCtx *run, const char **err) {
+    if (run->run_flags & SCRIPT_RUN_WROTE) return 0;
+    int obeyed = scriptCallerIsObeyed(run->caller);
+    if (server.primary_host && server.repl_replica_ro && !obeyed)
+        *err = "READONLY You can't write against a read only replica.";
+    else if (writeCommandsDeniedByDiskError())
+        *err = SNAPSHOT_MISCONF_ERR; /* snapshot.c */
+    else if (replicationDeniesWrites() && !obeyed)
+        *err = "NOREPLICAS Not enough good replicas to write.";
+    else
+        return 0;
+    return 1;
+}
+
 static int luaServerCallGeneric(lua_State *L, int raise) {
     scriptRunCtx *run = curRun;
     int argc = lua_gettop(L);
@@ -652,13 +689,15 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
         err = "ERR Wrong number of args calling command from script";
     else if ((cmd->flags & CMD_NOSCRIPT) && !server.script_disable_deny_script) /* DEBUG SET-DISABLE-DENY-SCRIPTS */
         err = "ERR This Redis command is not allowed from script";
+    else if (serverIsStaleReplica() && !(cmd->flags & CMD_STALE) && !scriptCallerIsObeyed(run->caller))
+        err = "ERR Can not execute the command on a stale replica"; /* an allow-stale script */
     else if (run->caller && luaAclDenied(run->caller, cmd, argv, argc, &aclerr))
         err = aclerr;
     else if ((cmd->flags & CMD_WRITE) &&
              ((run->run_flags & SCRIPT_RUN_READONLY) || (run->script_flags & SCRIPT_FLAG_NO_WRITES)))
         err = "ERR Write commands are not allowed from read-only scripts.";
-    else if ((cmd->flags & CMD_WRITE) && writeCommandsDeniedByDiskError())
-        err = SNAPSHOT_MISCONF_ERR; /* the last background save failed (snapshot.c) */
+    else if ((cmd->flags & CMD_WRITE) && luaWriteDenied(run, &err))
+        ; /* err is set */
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && (run->script_flags & SCRIPT_FLAG_EVAL_COMPAT) &&
              !(run->run_flags & SCRIPT_RUN_WROTE) && performEvictions() == EVICT_FAIL)
         err = "OOM command not allowed when used memory > 'maxmemory'.";
@@ -1334,6 +1373,63 @@ static void scriptRunCheckpoint(lua_State *L) {
         luaRaiseNoPosition(L, (run->run_flags & SCRIPT_RUN_EVAL) ? "Script killed by user with SCRIPT KILL..."
                                                                  : "Script killed by user with FUNCTION KILL...");
     }
+}
+
+/* See script_lua.h. */
+uint64_t scriptFlagsToCommandFlags(uint64_t cmd_flags, int script_flags) {
+    if (script_flags & SCRIPT_FLAG_EVAL_COMPAT) return cmd_flags;
+    cmd_flags &= ~(CMD_WRITE | CMD_DENYOOM | CMD_STALE | CMD_MAY_REPLICATE);
+    if (!(script_flags & SCRIPT_FLAG_NO_WRITES)) {
+        cmd_flags |= CMD_WRITE;
+        if (!(script_flags & SCRIPT_FLAG_ALLOW_OOM)) cmd_flags |= CMD_DENYOOM;
+    }
+    if (script_flags & SCRIPT_FLAG_ALLOW_STALE) cmd_flags |= CMD_STALE;
+    return cmd_flags;
+}
+
+/* The part of scriptRunAllowed() for a script that declared it may write. */
+static int scriptWriteRunAllowed(client *caller, int readonly, int obeyed) {
+    if (server.primary_host && server.repl_replica_ro && !obeyed) {
+        addReplyError(caller, "-READONLY Can not run script with write flag on readonly replica");
+        return C_ERR;
+    }
+    if (readonly) {
+        addReplyError(caller, "Can not execute a script with write flag using *_ro command.");
+        return C_ERR;
+    }
+    if (replicationDeniesWrites() && !obeyed) {
+        addReplyErrorObject(caller, shared.noreplicaserr);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* See script_lua.h. */
+int scriptRunAllowed(client *caller, int script_flags, int readonly) {
+    int obeyed = scriptCallerIsObeyed(caller);
+    int stale = serverIsStaleReplica() && !obeyed;
+    if (script_flags & SCRIPT_FLAG_EVAL_COMPAT) {
+        /* Nothing declared: refused whole while stale, as a command would
+         * be; its writes are checked as it makes them (server.call). */
+        if (stale) {
+            addReplyErrorObject(caller, shared.primarydownerr);
+            return C_ERR;
+        }
+        return C_OK;
+    }
+    if (stale && !(script_flags & SCRIPT_FLAG_ALLOW_STALE)) {
+        addReplyError(caller, "-MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and "
+                              "'allow-stale' flag is not set on the script.");
+        return C_ERR;
+    }
+    if (!(script_flags & SCRIPT_FLAG_NO_WRITES) && scriptWriteRunAllowed(caller, readonly, obeyed) != C_OK)
+        return C_ERR;
+    if (!(script_flags & (SCRIPT_FLAG_NO_WRITES | SCRIPT_FLAG_ALLOW_OOM)) && server.maxmemory &&
+        performEvictions() == EVICT_FAIL) {
+        addReplyErrorObject(caller, shared.oomerr);
+        return C_ERR;
+    }
+    return C_OK;
 }
 
 void scriptRunStart(scriptRunCtx *ctx, client *caller, const char *funcname, int script_flags, int is_eval,

@@ -81,6 +81,26 @@ void scriptLuaPushStrictProxy(lua_State *lua, int real_idx);
  * function and its arguments. Event loop; may process events while busy. */
 void scriptLuaRun(lua_State *lua, scriptRunCtx *ctx, int nargs);
 
+/* The CMD_* flags a script with the given SCRIPT_FLAG_* runs under, from
+ * cmd_flags (EVAL's or FCALL's own): CMD_WRITE unless no-writes, CMD_DENYOOM
+ * unless no-writes or allow-oom, CMD_STALE only with allow-stale, never
+ * CMD_MAY_REPLICATE (the flags say whether it writes). processCommand()
+ * admits EVAL* and FCALL* by these (getCommandFlags()); a script without a
+ * shebang (EVAL_COMPAT) keeps cmd_flags. */
+uint64_t scriptFlagsToCommandFlags(uint64_t cmd_flags, int script_flags);
+
+/* The checks before caller's script or function with script_flags may
+ * start (readonly: EVAL_RO, EVALSHA_RO, FCALL_RO), against the state of
+ * the server now: a stale replica (replica-serve-stale-data no, link
+ * down) refuses a script without a shebang and one without allow-stale;
+ * one without no-writes is refused by a read-only replica, by the _RO
+ * commands, without enough good replicas (min-replicas-to-write) and,
+ * unless allow-oom, over maxmemory. processCommand() refused most of these
+ * already by getCommandFlags(); this catches what changed since a MULTI
+ * queued the command. Commands from our primary or an AOF are obeyed.
+ * Returns C_OK, or C_ERR with the error replied to caller. Event loop. */
+int scriptRunAllowed(client *caller, int script_flags, int readonly);
+
 /* Prepares ctx for a run by caller (creating the shared script client on
  * first use). Call scriptRunEnd() after scriptLuaRun(). */
 void scriptRunStart(scriptRunCtx *ctx, client *caller, const char *funcname, int script_flags, int is_eval,

@@ -20,7 +20,8 @@
  *                  the loop polls for up to event-loop-busy-poll
  *                  microseconds before sleeping (ae.c, "Busy polling").
  * processCommand() is the gate every parsed request goes through (lookup,
- * arity, auth, ACL permissions (acl.c), client and key eviction, OOM, pause) before call() executes
+ * arity, auth, ACL permissions (acl.c), the replication state (read-only or
+ * stale replica, min-replicas-to-write), client and key eviction, OOM, pause) before call() executes
  * it, accounts for it, remembers the keys it read for client-side caching
  * and hands what it changed to propagation (propagate.c).
  *
@@ -454,6 +455,21 @@ static sds unknownCommandArgs(client *c) {
     return args;
 }
 
+/* See server.h. */
+uint64_t getCommandFlags(client *c) {
+    uint64_t flags = c->cmd->flags;
+    void (*proc)(client *) = c->cmd->proc;
+    if (proc == evalCommand || proc == evalRoCommand || proc == evalShaCommand || proc == evalShaRoCommand)
+        return evalGetCommandFlags(c, flags);
+    if (proc == fcallCommand || proc == fcallroCommand) return fcallGetCommandFlags(c, flags);
+    return flags;
+}
+
+/* See server.h. */
+int serverIsStaleReplica(void) {
+    return server.primary_host && repl.state != REPL_STATE_CONNECTED && !server.repl_serve_stale_data;
+}
+
 /* The gate for every request. Returns C_OK if the client may go on reading
  * (the command ran, was rejected, or is held by a pause); C_ERR if the
  * client is being closed. */
@@ -532,14 +548,20 @@ int processCommand(client *c) {
     /* Replication: a read-only replica refuses writes from clients, a
      * replica without its primary may refuse everything (serve-stale-data
      * no), a primary without enough good replicas refuses writes
-     * (min-replicas-to-write). Commands from our primary always run. */
+     * (min-replicas-to-write). Commands from our primary always run. The
+     * flags judged are multiEffectiveCommandFlags(): a script's or a
+     * function's declared flags for EVAL* and FCALL* (getCommandFlags()),
+     * and for EXEC those of the whole queue, so that EXEC of a transaction
+     * queued while the link was up is refused once it is down. A script
+     * without a shebang declares nothing: its writes are checked one by
+     * one as it makes them (script_lua.c). */
     if (server.primary_host && !(c->flags & CLIENT_PRIMARY)) {
         uint64_t flags = multiEffectiveCommandFlags(c);
         if (server.repl_replica_ro && (flags & CMD_WRITE)) {
             rejectCommand(c, shared.roreplicaerr);
             return C_OK;
         }
-        if (!server.repl_serve_stale_data && repl.state != REPL_STATE_CONNECTED && !(c->cmd->flags & CMD_STALE)) {
+        if (serverIsStaleReplica() && !(flags & CMD_STALE)) {
             rejectCommand(c, shared.primarydownerr);
             return C_OK;
         }

@@ -762,6 +762,15 @@ extern struct valkeyServer server;
 void initServerEmbedded(void);
 void call(client *c, int flags);
 int processCommand(client *c);
+/* The CMD_* flags c's command is admitted by: c->cmd->flags, except that
+ * EVAL* and FCALL* take theirs from the flags the script or function
+ * declares (a shebang, register_function's flags): one without no-writes
+ * counts as CMD_WRITE (and CMD_DENYOOM unless allow-oom), one with
+ * allow-stale as CMD_STALE. Event loop; c->cmd must be set. */
+uint64_t getCommandFlags(client *c);
+/* 1 when this server is a replica whose link to its primary is not up and
+ * replica-serve-stale-data is no: clients get MASTERDOWN. */
+int serverIsStaleReplica(void);
 struct serverCommand *lookupCommand(robj **argv, int argc);
 struct serverCommand *lookupCommandBySds(sds s);
 mstime_t commandTimeSnapshot(void);
@@ -1171,6 +1180,20 @@ const char *evictPolicyToString(void);
 int scriptIsBusyAndDenied(client *c);
 int scriptIsTimedout(void);
 void scriptingInit(void);
+void evalCommand(client *c);
+void evalRoCommand(client *c);
+void evalShaCommand(client *c);
+void evalShaRoCommand(client *c);
+/* The CMD_* flags EVAL* of c runs under (see getCommandFlags()): from the
+ * shebang of the script in argv[1] (EVAL) or of the cached script argv[1]
+ * names (EVALSHA); cmd_flags for a script without a shebang, with a bad
+ * one, or not in the cache. Event loop. */
+uint64_t evalGetCommandFlags(client *c, uint64_t cmd_flags);
+/* functions.c: FCALL and FCALL_RO, and their flags as above from the
+ * function argv[1] names (cmd_flags if there is no such function). */
+void fcallCommand(client *c);
+void fcallroCommand(client *c);
+uint64_t fcallGetCommandFlags(client *c, uint64_t cmd_flags);
 
 /* What scripting holds, for INFO memory and MEMORY STATS: the Lua VMs'
  * own heaps (0 for a VM not created yet), the script and library caches

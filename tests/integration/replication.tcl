@@ -14,8 +14,9 @@ foreach mode {disk diskless} {
 
             test "Full sync ($mode) of every data type" {
                 repl_populate_all_types 300 -1
+                # no-writes: a read-only replica refuses any other function.
                 r -1 function load {#!lua name=replib
-                    server.register_function('rf', function() return 1 end)}
+                    server.register_function{function_name='rf', callback=function() return 1 end, flags={'no-writes'}}}
                 assert_equal OK [r replicaof $phost $pport]
                 wait_for_sync
                 wait_replicas_online 1 -1
