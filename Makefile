@@ -35,16 +35,18 @@ test-tls: all
 # which fails its test. Leak checking is off: what only exit() frees would
 # drown real reports; allocations too big to satisfy return NULL as they
 # do without ASan (tests of the ztry* allocators rely on it). The tools the
-# suite drives are the normal build's.
+# suite drives are the normal build's, and so is the Lua archive
+# (deps/build/liblua.a, which `all` has built): LUA_DEPS points the copy at it.
 SANITIZE_OPT = -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SANITIZE_ASAN = detect_leaks=0:allocator_may_return_null=1
 SANITIZE_DIR = build-sanitize
+SANITIZE_MAKE = $(MAKE) -C $(SANITIZE_DIR)/src $(JOBS) OPT="$(SANITIZE_OPT)" LUA_DEPS=$(CURDIR)/deps
 
 test-sanitize: all
 	rm -rf $(SANITIZE_DIR) && mkdir -p $(SANITIZE_DIR)/src/unit
 	cp src/*.c src/*.h src/Makefile $(SANITIZE_DIR)/src/ && cp src/unit/*.c src/unit/*.h $(SANITIZE_DIR)/src/unit/
-	$(MAKE) -C $(SANITIZE_DIR)/src $(JOBS) OPT="$(SANITIZE_OPT)" valkey-server
-	ASAN_OPTIONS=$(SANITIZE_ASAN) $(MAKE) -C $(SANITIZE_DIR)/src $(JOBS) OPT="$(SANITIZE_OPT)" unit
+	$(SANITIZE_MAKE) valkey-server
+	ASAN_OPTIONS=$(SANITIZE_ASAN) $(SANITIZE_MAKE) unit
 	ASAN_OPTIONS=$(SANITIZE_ASAN) ./runtest --server-binary $(SANITIZE_DIR)/src/valkey-server
 
 # The whole Tcl suite over RDMA (./runtest --rdma: every test client is an

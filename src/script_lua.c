@@ -1,7 +1,7 @@
 /* script_lua.c - the Lua 5.1 VM glue shared by EVAL and FUNCTION.
  *
  * What lives here:
- *   - building a sandboxed VM: base/table/string/math, Debian's cjson, our
+ *   - building a sandboxed VM: base/table/string/math, cjson, our
  *     own bit, cmsgpack and struct (lua_*.c), os with clock only, no file access, a
  *     deterministic drand48 math.random, and read-only globals (library
  *     tables are replaced by read-only proxies, since stock Lua 5.1 has no
@@ -51,8 +51,8 @@
 #include "lua_libs.h"
 #include "sha1.h"
 
-/* Debian's lua-cjson (deps/install) exports this; `bit` is ours
- * (lua_bit.c, lua_libs.h). */
+/* lua-cjson, compiled from Debian's source package into the server's Lua
+ * archive (deps/Makefile), exports this; `bit` is ours (lua_bit.c, lua_libs.h). */
 int luaopen_cjson(lua_State *L);
 
 #define LUA_HOOK_INSTRUCTIONS 100000
