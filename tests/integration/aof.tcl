@@ -372,6 +372,84 @@ tags {"aof" "external:skip"} {
         assert_match "*Invalid AOF manifest file format*" $log
     }
 
+    # A directory whose incr file holds a key, and whose manifest is then
+    # replaced by $manifest. Returns the incr file's path.
+    proc aof_dir_with_manifest {dir manifest} {
+        aof_make_dir $dir [aof_resp {set k v}]
+        aof_write [file join $dir appendonlydir appendonly.aof.manifest] $manifest
+        return [file join $dir appendonlydir appendonly.aof.1.incr.aof]
+    }
+
+    test "An empty manifest stops the server as Valkey does, the AOF files left as they are" {
+        set dir [tmp_path empty-manifest]
+        set incr [aof_dir_with_manifest $dir ""]
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*FATAL AOF MANIFEST FILE ERROR*Found an empty AOF manifest*" $log
+        # Nothing replaced it, no new base orphaning the incr file.
+        assert_equal "" [aof_manifest $dir]
+        assert_equal {appendonly.aof.1.incr.aof appendonly.aof.manifest} [aof_dir_files $dir]
+        assert_equal [aof_resp {set k v}] [aof_read $incr]
+    }
+
+    test "A manifest whose first line is binary junk stops the server with the line number" {
+        set good "file appendonly.aof.1.incr.aof seq 1 type i\n"
+        foreach junk [list "\x00\x00\x00\x00\n" "\x01\xfe\x80\x7f junk\x00\xff\n" "\x89PNG\r\n"] {
+            set dir [tmp_path junk-manifest]
+            file delete -force $dir
+            aof_dir_with_manifest $dir "$junk$good"
+            lassign [aof_start_by_hand $dir] status log
+            assert_equal 1 $status
+            assert_match "*Reading the manifest file, at line 1*>>> '*'*Invalid AOF manifest file format*" $log
+            assert_equal "$junk$good" [aof_manifest $dir]
+        }
+    }
+
+    test "A manifest whose last line has no newline stops the server with the line number" {
+        set dir [tmp_path unterminated-manifest]
+        set manifest "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i"
+        aof_dir_with_manifest $dir $manifest
+        aof_write [file join $dir appendonlydir appendonly.aof.1.base.aof] [aof_resp {set b 1}]
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*Reading the manifest file, at line 2*>>> 'file appendonly.aof.1.incr.aof seq 1 type i'*The AOF manifest file contains too long line*" $log
+        assert_equal $manifest [aof_manifest $dir]
+    }
+
+    test "A blank line in the manifest stops the server, as Valkey refuses it" {
+        set dir [tmp_path blank-manifest]
+        aof_dir_with_manifest $dir "\nfile appendonly.aof.1.incr.aof seq 1 type i\n"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*at line 1*Invalid AOF manifest file format*" $log
+    }
+
+    test "A manifest naming a path instead of a file name stops the server" {
+        set dir [tmp_path path-manifest]
+        foreach name {../outside.aof /etc/hostname appendonlydir/../x .. .} {
+            file delete -force $dir
+            aof_dir_with_manifest $dir "file appendonly.aof.1.incr.aof seq 1 type i\nfile $name seq 2 type i\n"
+            lassign [aof_start_by_hand $dir] status log
+            assert_equal 1 $status
+            assert_match "*at line 2*>>> 'file $name seq 2 type i'*File can't be a path, just a filename*" $log
+        }
+    }
+
+    test "CONFIG SET appendonly yes refuses an empty manifest instead of writing over it" {
+        set dir [tmp_path empty-manifest-runtime]
+        set incr [aof_dir_with_manifest $dir ""]
+        start_server [list overrides [list dir $dir]] {
+            assert_error "*Unable to turn on AOF*" {r config set appendonly yes}
+            assert_equal PONG [r ping]
+            assert_match "*Found an empty AOF manifest*" [aof_log]
+            assert_error "*Can't execute an AOF background rewriting*" {r bgrewriteaof}
+            assert_equal 0 [aof_info aof_rewrite_in_progress]
+        }
+        assert_equal "" [aof_manifest $dir]
+        assert_equal {appendonly.aof.1.incr.aof appendonly.aof.manifest} [aof_dir_files $dir]
+        assert_equal [aof_resp {set k v}] [aof_read $incr]
+    }
+
     test "A truncated file that is not the last one stops the server" {
         set dir [tmp_path notlast]
         file mkdir [file join $dir appendonlydir]
