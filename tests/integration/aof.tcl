@@ -868,6 +868,47 @@ tags {"aof" "external:skip"} {
         assert_match "*RDB preamble of*is not valid*" $out
     }
 
+    test "valkey-check-aof refuses a manifest naming a file outside its directory, reading and truncating nothing" {
+        set edir [tmp_path check-escape]
+        file mkdir [file join $edir appendonlydir]
+        set sentinel [file join $edir outside.txt]
+        set keep "not an AOF: --fix would cut all of it\n"
+        aof_write $sentinel $keep
+        set emanifest [file join $edir appendonlydir appendonly.aof.manifest]
+        foreach name [list ../outside.txt [file normalize $sentinel] sub/../../outside.txt ./../outside.txt] {
+            foreach type {i b} {
+                aof_write $emanifest "file $name seq 1 type $type\n"
+                foreach fix {{} --fix} {
+                    lassign [aof_check -stdin "y\n" {*}$fix $emanifest] status out
+                    assert_equal 1 $status
+                    assert_match "*at line 1*File can't be a path, just a filename*" $out
+                    assert ![string match "*AOF analyzed*" $out] $out
+                    assert ![string match "*truncated*" $out] $out
+                    assert_equal $keep [aof_read $sentinel]
+                }
+            }
+        }
+    }
+
+    test "valkey-check-aof refuses an empty or unterminated manifest as the server does" {
+        set edir [tmp_path check-empty]
+        file mkdir [file join $edir appendonlydir]
+        set emanifest [file join $edir appendonlydir appendonly.aof.manifest]
+        aof_write $emanifest ""
+        lassign [aof_check $emanifest] status out
+        assert_equal 1 $status
+        assert_match "*Found an empty AOF manifest*" $out
+        aof_write [file join $edir appendonlydir appendonly.aof.1.incr.aof] [aof_resp {set a 1}]
+        aof_write $emanifest "file appendonly.aof.1.incr.aof seq 1 type i"
+        lassign [aof_check $emanifest] status out
+        assert_equal 1 $status
+        assert_match "*at line 1*The AOF manifest file contains too long line*" $out
+        aof_write $emanifest "file appendonly.aof.1.incr.aof seq 1 type i\n"
+        lassign [aof_check $emanifest] status out
+        assert_equal 0 $status
+        assert_match "*All AOF files and manifest are valid*" $out
+    }
+
     test "valkey-check-aof --truncate-to-timestamp cuts the last file before a later annotation" {
         set f [tmp_path ts.aof]
         aof_write $f "#TS:100\r\n[aof_resp {set a 1}]#TS:200\r\n[aof_resp {set b 2}]"
