@@ -875,6 +875,7 @@ typedef struct aofReader {
     size_t len, next;
     off_t pos;     /* file offset of buf[next] */
     off_t base;    /* bytes of the AOF loaded before this file (progress) */
+    off_t cmd_start; /* file offset of the command parsed last ("*<argc>") */
 } aofReader;
 
 #define AOF_READ_BUF (128 * 1024)
@@ -969,6 +970,7 @@ static int aofParseCommand(aofReader *r, client *fc) {
     char line[130];
     int ok;
     for (;;) {
+        r->cmd_start = r->pos;
         ok = aofReadLine(r, line, 128);
         if (ok == 0) return r->len - r->next == 0 ? 0 : -1;
         if (ok < 0) return -2;
@@ -1018,6 +1020,30 @@ static int aofHandleTruncated(const char *filename, const char *path, off_t vali
     return C_ERR;
 }
 
+/* The command in fc, parsed from filename by r: its command, or NULL
+ * when it is unknown or has a wrong number of arguments (logged with its
+ * offset), which no command procedure may see. */
+static struct serverCommand *aofLookupCommand(client *fc, aofReader *r, const char *filename) {
+    struct serverCommand *cmd;
+    int res = lookupCommandCheckArity(fc->argv, fc->argc, &cmd);
+    if (res == CMD_LOOKUP_OK) return cmd;
+    sds name = objectGetVal(fc->argv[0]);
+    size_t len = sdslen(name) > 128 ? 128 : sdslen(name);
+    int plain = 1;
+    for (size_t j = 0; j < len; j++)
+        if ((unsigned char)name[j] < ' ' || (unsigned char)name[j] > '~') plain = 0;
+    sds shown = plain ? sdsnewlen(name, len) : sdscatrepr(sdsempty(), name, len);
+    if (res == CMD_LOOKUP_UNKNOWN)
+        serverLog(LL_WARNING, "Unknown command '%s' reading the append only file %s", shown, filename);
+    else
+        serverLog(LL_WARNING, "Wrong number of arguments for '%s' command reading the append only file %s",
+                  cmd->fullname, filename);
+    serverLog(LL_WARNING, "The command is at offset %lld of the append only file %s: AOF loading aborted",
+              (long long)r->cmd_start, filename);
+    sdsfree(shown);
+    return NULL;
+}
+
 /* Executes the commands of one file from the reader's position. Returns
  * AOF_OK, AOF_TRUNCATED or AOF_FAILED (logged). */
 static int aofLoadCommands(aofReader *r, const char *filename, const char *path, int last_file) {
@@ -1026,11 +1052,11 @@ static int aofLoadCommands(aofReader *r, const char *filename, const char *path,
     unsigned long count = 0;
     int ret = AOF_OK, res;
     while ((res = aofParseCommand(r, fc)) == 1) {
-        struct serverCommand *cmd = lookupCommand(fc->argv, fc->argc);
+        struct serverCommand *cmd = aofLookupCommand(fc, r, filename);
         if (cmd == NULL) {
-            serverLog(LL_WARNING, "Unknown command '%.128s' reading the append only file %s",
-                      (char *)objectGetVal(fc->argv[0]), filename);
-            exit(1);
+            freeClientArgv(fc);
+            aofFreeFakeClient(fc);
+            return AOF_FAILED;
         }
         if (!strcasecmp(cmd->name, "multi")) valid_before_multi = valid_up_to;
         fc->cmd = fc->lastcmd = fc->realcmd = cmd;

@@ -361,6 +361,41 @@ tags {"aof" "external:skip"} {
         lassign [aof_start_by_hand $dir] status log
         assert_equal 1 $status
         assert_match "*Unknown command 'nosuchcmd' reading the append only file appendonly.aof.1.incr.aof*" $log
+        assert_match "*The command is at offset 0 of the append only file appendonly.aof.1.incr.aof*" $log
+    }
+
+    # Each of these reached its command procedure, which read past its
+    # arguments (SET k: AddressSanitizer heap-buffer-overflow in setCommand).
+    foreach {cmd fullname} {{SET k} set {GET} get {HSET h f} hset {EXPIRE k} expire {CONFIG} config
+                            {CONFIG GET} config|get {OBJECT ENCODING} object|encoding {ZADD z 1} zadd
+                            {PFCOUNT} pfcount {SELECT 0 1} select} {
+        test "A command with the wrong number of arguments in the AOF stops the server: $cmd" {
+            set dir [tmp_path arity]
+            file delete -force $dir
+            set before [aof_resp {SELECT 0} {set a 1}]
+            aof_make_dir $dir "$before[aof_resp $cmd {set b 2}]"
+            lassign [aof_start_by_hand $dir] status log
+            assert_equal 1 $status
+            assert_match "*Wrong number of arguments for '$fullname' command reading the append only file appendonly.aof.1.incr.aof*" $log
+            assert_match "*The command is at offset [string length $before] of the append only file appendonly.aof.1.incr.aof: AOF loading aborted*" $log
+        }
+    }
+
+    test "... also inside a transaction, before it is queued" {
+        set dir [tmp_path arity-multi]
+        set before "[aof_resp {set a 1}]#TS:1700000000\r\n[aof_resp MULTI]"
+        aof_make_dir $dir "$before[aof_resp {SET k} EXEC]"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*Wrong number of arguments for 'set' command*at offset [string length $before] of*" $log
+    }
+
+    test "... and in an unknown command, a name that is not text is escaped in the log" {
+        set dir [tmp_path unknown-binary]
+        aof_make_dir $dir [aof_resp [list "bad\nname\x01" x]]
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match {*Unknown command '"bad\\nname\\x01"' reading the append only file appendonly.aof.1.incr.aof*} $log
     }
 
     test "A bad manifest stops the server" {
