@@ -1117,7 +1117,7 @@ static int aofLoadFile(const char *filename, off_t loaded_before, int last_file)
         rioInitFdReader(&rdb, fd);
         aof_rdb_base_offset = loaded_before;
         rdb.progress = aofRdbLoadProgress;
-        int ok = rdbLoadRioWithFlags(&rdb, RDBFLAGS_NONE);
+        int ok = rdbLoadRioWithFlags(&rdb, RDBFLAGS_EXIT_ON_ERROR); /* a failed load ends the process */
         off_t end = (off_t)rdb.processed_bytes;
         rioRelease(&rdb);
         if (ok != C_OK) {
