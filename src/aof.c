@@ -276,8 +276,14 @@ static const char *aofManifestParseLine(sds line, aofInfo *ai) {
 }
 
 /* Adds a parsed entry to m (taking ai->name). Returns NULL, or Valkey's
- * message when it does not fit with the entries before it. */
+ * message when it does not fit with the entries before it, or when the
+ * line this server would write for it does not fit in a line (a long name
+ * of bytes written escaped): a manifest it could not read back. */
 static const char *aofManifestAdd(aofManifest *m, aofInfo *ai) {
+    sds written = aofInfoCat(sdsempty(), ai);
+    size_t wlen = sdslen(written);
+    sdsfree(written);
+    if (wlen > AOF_MANIFEST_MAX_LINE) return "The AOF manifest file contains too long line";
     if (ai->type == AOF_FILE_BASE) {
         if (m->base) return "Found duplicate base file information";
         m->base = aofInfoCreate(ai->name, ai->seq, ai->type);

@@ -465,6 +465,19 @@ tags {"aof" "external:skip"} {
         }
     }
 
+    tags {valkey-only} {
+        test "A manifest entry whose name this server would write back too long for a line stops the server" {
+            # 300 bytes that the manifest writer escapes as \xff: 1200 bytes
+            # on a line, which the next start would refuse.
+            set dir [tmp_path long-written-manifest]
+            set name [string repeat "\xff" 300]
+            aof_dir_with_manifest $dir "file $name seq 1 type h\nfile appendonly.aof.1.incr.aof seq 1 type i\n"
+            lassign [aof_start_by_hand $dir --aof-disable-auto-gc yes] status log
+            assert_equal 1 $status
+            assert_match "*at line 1*The AOF manifest file contains too long line*" $log
+        }
+    }
+
     test "A blank line in the manifest stops the server, as Valkey refuses it" {
         set dir [tmp_path blank-manifest]
         aof_dir_with_manifest $dir "\nfile appendonly.aof.1.incr.aof seq 1 type i\n"
