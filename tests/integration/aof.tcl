@@ -478,6 +478,22 @@ tags {"aof" "external:skip"} {
         }
     }
 
+    tags {valkey-only needs:debug} {
+        start_server {overrides {appendonly yes enable-debug-command yes}} {
+            test "DEBUG LOADAOF with an unreadable manifest on disk is an error, the dataset kept" {
+                set manifest [file join [srv dir] appendonlydir appendonly.aof.manifest]
+                r set kept 1
+                set good [aof_read $manifest]
+                aof_write $manifest ""
+                assert_error "*Error reading the AOF manifest*" {r debug loadaof}
+                assert_equal 1 [r get kept]
+                aof_write $manifest $good
+                assert_equal OK [r debug loadaof]
+                assert_equal 1 [r get kept]
+            }
+        }
+    }
+
     test "A blank line in the manifest stops the server, as Valkey refuses it" {
         set dir [tmp_path blank-manifest]
         aof_dir_with_manifest $dir "\nfile appendonly.aof.1.incr.aof seq 1 type i\n"
