@@ -15,7 +15,14 @@
  *                               type <b|i|h>" (base, incr, history), base
  *                               first, incr files in the order they load.
  *                               Always replaced whole (temp file, fsync,
- *                               rename, fsync of the directory).
+ *                               rename, fsync of the directory). Read by
+ *                               aofManifestParse (also valkey-check-aof's),
+ *                               which refuses what Valkey refuses (an
+ *                               unterminated or too long line, a name that
+ *                               is a path, ...) with the line number, and
+ *                               an empty file rather than read it as
+ *                               listing nothing, which would orphan the
+ *                               files the real manifest lists.
  *
  * Writing: the propagation path (propagate.c) feeds every command a unit
  * of execution propagated to aofFeed(), which appends it to a buffer;
@@ -40,7 +47,9 @@
  *
  * Loading (start-up with appendonly yes, DEBUG LOADAOF): the base (the
  * RDB loader for an RDB, or commands) then each incr file, commands
- * executed by a fake client. A truncated last file loads with
+ * executed by a fake client, each one looked up and its arity checked
+ * first (lookupCommandCheckArity: the procedures trust that check, which
+ * clients get in processCommand). A truncated last file loads with
  * aof-load-truncated yes (it is truncated to its last complete command);
  * anything else wrong stops the server with Valkey's messages pointing at
  * valkey-check-aof. An AOF of Redis before 7.0 (the single file

@@ -18,7 +18,8 @@
  * manifest's directory.
  *
  * Commands are checked for their RESP framing (the server refuses unknown
- * commands only when it loads), MULTI/EXEC pairing and "#" annotations.
+ * commands and wrong numbers of arguments only when it loads), MULTI/EXEC
+ * pairing and "#" annotations.
  * The first bad offset is reported; with --fix the last file (only it) is
  * truncated to its last complete command after asking; with
  * --truncate-to-timestamp the last file is cut before the first "#TS:"
