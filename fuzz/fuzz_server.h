@@ -1,8 +1,8 @@
 /* fuzz_server.h - start-up shared by the fuzz targets that link the whole
- * server (request, restore, rdb, config): the server set up as main() sets
- * it up with the default configuration (initServerEmbedded), without
- * listeners, data or event loop, so that a target can call into
- * networking.c, rdb.c or config.c directly. The log goes to /dev/null at
+ * server (request, restore, rdb, config, manifest): the server set up as
+ * main() sets it up with the default configuration (initServerEmbedded),
+ * without listeners, data or event loop, so that a target can call into
+ * networking.c, rdb.c, config.c or aof.c directly. The log goes to /dev/null at
  * the level the target asks for (its code paths still run). */
 #ifndef FUZZ_SERVER_H
 #define FUZZ_SERVER_H

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # fuzz/seeds.sh - writes the seed corpora fuzz/corpus/<target>/ (committed;
-# rerun only to refresh them). Hand-written protocol samples for resp,
-# request, reply and rdma; DUMP payloads and RDB files of every type and
-# encoding, made by the server itself (src/valkey-server, built); config
-# files cut from tests/assets/. Also dict/config.dict (option names, from
+# rerun only to refresh them). Hand-written samples for resp, request,
+# reply, rdma and manifest (AOF manifests); DUMP payloads and RDB files of
+# every type and encoding, made by the server itself (src/valkey-server,
+# built); config files cut from tests/assets/. Also dict/config.dict (option names, from
 # the server); the other dict/*.dict files are written by hand.
 set -euo pipefail
 cd "$(dirname "$0")"
 C=corpus
-rm -rf $C && mkdir -p $C/{resp,request,reply,rdma,restore,rdb,config}
+rm -rf $C && mkdir -p $C/{resp,request,reply,rdma,restore,rdb,config,manifest}
 
 # resp, request: one option byte, then client bytes (see the targets).
 n=0
@@ -41,6 +41,15 @@ printf '\000\000\000\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000
 printf '\000\001\000\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\001' > $C/rdma/set-feature
 printf '\000\002\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' > $C/rdma/keepalive
 printf '\000\003\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\177\022\064\126\000\000\000\020\000\000\000\000\022\064' > $C/rdma/register
+
+# manifest: AOF manifests as Valkey writes them, and the refused kinds.
+seed manifest '' 'file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n'
+seed manifest '' 'file appendonly.aof.3.base.aof seq 3 type b\nfile appendonly.aof.2.base.rdb seq 2 type h\nfile appendonly.aof.4.incr.aof seq 4 type h\nfile appendonly.aof.5.incr.aof seq 5 type i\nfile appendonly.aof.6.incr.aof seq 6 type i\n'
+seed manifest '' '# a comment\nfile "name with spaces\\x01\\xff" seq 1 type i future-key future-value\n'
+seed manifest '' 'file appendonly.aof.1.incr.aof seq 1 type i'
+seed manifest '' 'file ../outside.aof seq 1 type i\nfile /etc/passwd seq 2 type i\n'
+seed manifest '' '\000\001\377junk\n\nfile x seq 2 type i\nfile y seq 1 type i\nfile z seq 1 type q\n'
+printf '' > $C/manifest/empty
 
 # config: valkey.conf's directives, a few per file, and a full Valkey 8.0 file.
 grep -v -E "^(#|$|include |dir )" ../tests/assets/default.conf | split -l 8 - $C/config/default-conf-

@@ -15,7 +15,14 @@
  *                               type <b|i|h>" (base, incr, history), base
  *                               first, incr files in the order they load.
  *                               Always replaced whole (temp file, fsync,
- *                               rename, fsync of the directory).
+ *                               rename, fsync of the directory). Read by
+ *                               aofManifestParse (also valkey-check-aof's),
+ *                               which refuses what Valkey refuses (an
+ *                               unterminated or too long line, a name that
+ *                               is a path, ...) with the line number, and
+ *                               an empty file rather than read it as
+ *                               listing nothing, which would orphan the
+ *                               files the real manifest lists.
  *
  * Writing: the propagation path (propagate.c) feeds every command a unit
  * of execution propagated to aofFeed(), which appends it to a buffer;
@@ -40,7 +47,9 @@
  *
  * Loading (start-up with appendonly yes, DEBUG LOADAOF): the base (the
  * RDB loader for an RDB, or commands) then each incr file, commands
- * executed by a fake client. A truncated last file loads with
+ * executed by a fake client, each one looked up and its arity checked
+ * first (lookupCommandCheckArity: the procedures trust that check, which
+ * clients get in processCommand). A truncated last file loads with
  * aof-load-truncated yes (it is truncated to its last complete command);
  * anything else wrong stops the server with Valkey's messages pointing at
  * valkey-check-aof. An AOF of Redis before 7.0 (the single file
@@ -78,24 +87,8 @@ int aof_state = AOF_OFF;
  * The manifest
  * ------------------------------------------------------------------------- */
 
-#define AOF_FILE_BASE 'b'
-#define AOF_FILE_INCR 'i'
-#define AOF_FILE_HIST 'h'
+/* A manifest line holds at most this many bytes, its '\n' included. */
 #define AOF_MANIFEST_MAX_LINE 1024
-
-typedef struct aofInfo {
-    sds name;
-    long long seq;
-    char type; /* AOF_FILE_* */
-} aofInfo;
-
-typedef struct aofManifest {
-    aofInfo *base;      /* NULL when there is none yet */
-    list *incr;         /* of aofInfo, in loading order */
-    list *history;      /* of aofInfo, to be removed */
-    long long base_seq; /* last sequence numbers used */
-    long long incr_seq;
-} aofManifest;
 
 /* Everything else the AOF keeps. */
 static struct {
@@ -157,7 +150,8 @@ static aofManifest *aofManifestCreate(void) {
     return m;
 }
 
-static void aofManifestFree(aofManifest *m) {
+/* See aof.h. */
+void aofManifestFree(aofManifest *m) {
     if (m == NULL) return;
     if (m->base) aofInfoFree(m->base);
     listRelease(m->incr);
@@ -194,7 +188,8 @@ static sds aofInfoCat(sds s, aofInfo *ai) {
     return sdscatprintf(s, " seq %lld type %c\n", ai->seq, ai->type);
 }
 
-static sds aofManifestToString(aofManifest *m) {
+/* See aof.h. */
+sds aofManifestToString(aofManifest *m) {
     sds s = sdsempty();
     if (m->base) s = aofInfoCat(s, m->base);
     listIter li;
@@ -224,105 +219,173 @@ static void aofFsyncDir(void) {
     close(fd);
 }
 
-/* Parses the manifest text; returns NULL with *why set on a bad one. */
-static aofManifest *aofManifestParse(FILE *fp, const char **why) {
-    aofManifest *m = aofManifestCreate();
-    char line[AOF_MANIFEST_MAX_LINE + 1];
-    *why = NULL;
-    while (fgets(line, sizeof(line), fp) != NULL) {
-        size_t len = strlen(line);
-        if (len == AOF_MANIFEST_MAX_LINE && line[len - 1] != '\n') {
-            *why = "The AOF manifest file contains too long line";
-            break;
-        }
-        if (line[0] == '#') continue;
-        sds trimmed = sdstrim(sdsnew(line), " \t\r\n");
-        if (sdslen(trimmed) == 0) {
-            sdsfree(trimmed);
-            continue;
-        }
-        int argc;
-        sds *argv = sdssplitargs(trimmed, &argc);
-        sdsfree(trimmed);
-        if (argv == NULL || argc < 6 || argc % 2) {
-            if (argv) sdsfreesplitres(argv, argc);
-            *why = "Invalid AOF manifest file format";
-            break;
-        }
-        sds name = NULL;
-        long long seq = 0;
-        char type = 0;
-        for (int j = 0; j < argc; j += 2) {
-            if (!strcasecmp(argv[j], "file")) {
-                sdsfree(name);
-                name = sdsdup(argv[j + 1]);
-            } else if (!strcasecmp(argv[j], "seq")) {
-                if (!string2ll(argv[j + 1], sdslen(argv[j + 1]), &seq)) seq = 0;
-            } else if (!strcasecmp(argv[j], "type")) {
-                type = argv[j + 1][0];
-            } /* unknown keys are ignored, as Valkey does */
-        }
-        sdsfreesplitres(argv, argc);
-        if (name == NULL || seq <= 0 || (type != AOF_FILE_BASE && type != AOF_FILE_INCR && type != AOF_FILE_HIST) ||
-            strchr(name, '/') != NULL) {
-            sdsfree(name);
-            *why = "Invalid AOF manifest file format";
-            break;
-        }
-        aofInfo *ai = aofInfoCreate(name, seq, type);
-        if (type == AOF_FILE_BASE) {
-            if (m->base) {
-                aofInfoFree(ai);
-                *why = "Found duplicate base file information";
-                break;
-            }
-            m->base = ai;
-            m->base_seq = seq;
-        } else if (type == AOF_FILE_HIST) {
-            listAddNodeTail(m->history, ai);
-        } else {
-            if (seq <= m->incr_seq) {
-                aofInfoFree(ai);
-                *why = "Found a non-monotonic sequence number";
-                break;
-            }
-            listAddNodeTail(m->incr, ai);
-            m->incr_seq = seq;
+/* Valkey's messages for a manifest it refuses. */
+#define AOF_MANIFEST_ERR_FORMAT "Invalid AOF manifest file format"
+#define AOF_MANIFEST_ERR_PATH "File can't be a path, just a filename"
+
+/* Reads one line of fp, its '\n' included, into buf (size bytes at most).
+ * Returns its length; 0 at the end of the file or on a read error
+ * (ferror() tells). A line that does not fit is cut there, so that a line
+ * too long and a last line without its '\n' both end in another byte. */
+static size_t aofManifestReadLine(FILE *fp, char *buf, size_t size) {
+    size_t len = 0;
+    int ch;
+    while (len < size && (ch = getc(fp)) != EOF) {
+        buf[len++] = (char)ch;
+        if (ch == '\n') break;
+    }
+    return len;
+}
+
+/* 1 when name (len bytes, not empty, without NUL) joined to the AOF
+ * directory names a file inside it: no '/' (nor '\\', which Valkey refuses
+ * too), and neither "." nor "..". */
+static int aofNameIsPlain(const char *name, size_t len) {
+    if (memchr(name, '/', len) || memchr(name, '\\', len)) return 0;
+    return !(len == 1 && name[0] == '.') && !(len == 2 && name[0] == '.' && name[1] == '.');
+}
+
+/* Fills err for line number linenum, whose len bytes are at line. */
+static void aofManifestSetError(aofManifestError *err, const char *msg, int linenum, const char *line, size_t len) {
+    err->msg = msg;
+    err->line = linenum;
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
+    int plain = 1;
+    for (size_t j = 0; j < len; j++)
+        if ((unsigned char)line[j] < ' ' || (unsigned char)line[j] > '~') plain = 0;
+    err->text = plain ? sdsnewlen(line, len) : sdscatrepr(sdsempty(), line, len);
+}
+
+/* Parses one line, trimmed and not empty, into *ai (whose name the caller
+ * frees). Returns NULL when it is a valid entry, else Valkey's message. */
+static const char *aofManifestParseLine(sds line, aofInfo *ai) {
+    int argc;
+    sds *argv = sdssplitargs(line, &argc);
+    const char *why = NULL;
+    /* Three key/value pairs at least; more are ignored, as Valkey does, for
+     * the fields a later version may add. */
+    if (argv == NULL || argc < 6 || argc % 2) why = AOF_MANIFEST_ERR_FORMAT;
+    for (int j = 0; why == NULL && j < argc; j += 2) {
+        sds key = argv[j], val = argv[j + 1];
+        size_t vlen = sdslen(val);
+        if (!strcasecmp(key, "file")) {
+            if (vlen == 0 || memchr(val, '\0', vlen)) why = AOF_MANIFEST_ERR_FORMAT;
+            else if (!aofNameIsPlain(val, vlen)) why = AOF_MANIFEST_ERR_PATH;
+            sdsfree(ai->name);
+            ai->name = sdsdup(val);
+        } else if (!strcasecmp(key, "seq")) {
+            if (!string2ll(val, vlen, &ai->seq) || ai->seq <= 0) why = AOF_MANIFEST_ERR_FORMAT;
+        } else if (!strcasecmp(key, "type")) {
+            ai->type = val[0];
         }
     }
-    if (*why) {
+    if (why == NULL && (ai->name == NULL || ai->seq <= 0 || ai->type == 0)) why = AOF_MANIFEST_ERR_FORMAT;
+    if (argv) sdsfreesplitres(argv, argc);
+    return why;
+}
+
+/* Adds a parsed entry to m (taking ai->name). Returns NULL, or Valkey's
+ * message when it does not fit with the entries before it, or when the
+ * line this server would write for it does not fit in a line (a long name
+ * of bytes written escaped): a manifest it could not read back. */
+static const char *aofManifestAdd(aofManifest *m, aofInfo *ai) {
+    sds written = aofInfoCat(sdsempty(), ai);
+    size_t wlen = sdslen(written);
+    sdsfree(written);
+    if (wlen > AOF_MANIFEST_MAX_LINE) return "The AOF manifest file contains too long line";
+    if (ai->type == AOF_FILE_BASE) {
+        if (m->base) return "Found duplicate base file information";
+        m->base = aofInfoCreate(ai->name, ai->seq, ai->type);
+        m->base_seq = ai->seq;
+    } else if (ai->type == AOF_FILE_HIST) {
+        listAddNodeTail(m->history, aofInfoCreate(ai->name, ai->seq, ai->type));
+    } else if (ai->type == AOF_FILE_INCR) {
+        if (ai->seq <= m->incr_seq) return "Found a non-monotonic sequence number";
+        listAddNodeTail(m->incr, aofInfoCreate(ai->name, ai->seq, ai->type));
+        m->incr_seq = ai->seq;
+    } else {
+        return "Unknown AOF file type";
+    }
+    ai->name = NULL;
+    return NULL;
+}
+
+/* See aof.h. */
+aofManifest *aofManifestParse(FILE *fp, aofManifestError *err) {
+    aofManifest *m = aofManifestCreate();
+    char buf[AOF_MANIFEST_MAX_LINE];
+    int linenum = 0;
+    memset(err, 0, sizeof(*err));
+    for (;;) {
+        size_t len = aofManifestReadLine(fp, buf, sizeof(buf));
+        if (len == 0) {
+            if (ferror(fp)) err->msg = "Read AOF manifest failed";
+            else if (linenum == 0) err->msg = "Found an empty AOF manifest";
+            break;
+        }
+        linenum++;
+        if (buf[len - 1] != '\n') {
+            aofManifestSetError(err, "The AOF manifest file contains too long line", linenum, buf, len);
+            break;
+        }
+        if (buf[0] == '#') continue;
+        const char *why = NULL;
+        aofInfo ai = {0};
+        sds line = sdstrim(sdsnewlen(buf, len), " \t\r\n");
+        if (sdslen(line) == 0 || memchr(line, '\0', sdslen(line))) why = AOF_MANIFEST_ERR_FORMAT;
+        if (why == NULL) why = aofManifestParseLine(line, &ai);
+        if (why == NULL) why = aofManifestAdd(m, &ai);
+        sdsfree(ai.name);
+        if (why) aofManifestSetError(err, why, linenum, line, sdslen(line));
+        sdsfree(line);
+        if (why) break;
+    }
+    if (err->msg) {
         aofManifestFree(m);
         return NULL;
     }
     return m;
 }
 
-/* Reads the manifest from the AOF directory into aof.manifest (an empty
- * one when there is no manifest). Exits on a bad one, as Valkey does. */
-static void aofLoadManifestFromDisk(void) {
-    aofManifestFree(aof.manifest);
-    aof.manifest = NULL;
+/* See aof.h. */
+void aofManifestErrorLog(aofManifestError *err) {
+    serverLog(LL_WARNING, "\n*** FATAL AOF MANIFEST FILE ERROR ***\n");
+    if (err->line) {
+        serverLog(LL_WARNING, "Reading the manifest file, at line %d\n", err->line);
+        serverLog(LL_WARNING, ">>> '%s'\n", err->text);
+    }
+    serverLog(LL_WARNING, "%s\n", err->msg);
+    sdsfree(err->text);
+    err->text = NULL;
+}
+
+/* Reads the manifest of the AOF directory into aof.manifest; an empty one
+ * when there is no manifest file (a first start, or a single-file AOF of
+ * Redis before 7.0 to upgrade). Returns C_OK, or C_ERR when it cannot be
+ * read or Valkey would refuse it (logged as Valkey logs it; aof.manifest is
+ * left as it was): the caller must not go on with an empty manifest in its
+ * place, which would orphan the files the real one lists. Event loop. */
+static int aofLoadManifestFromDisk(void) {
+    aofManifest *m = NULL;
     sds name = aofManifestName();
     sds path = aofPath(name);
     FILE *fp = fopen(path, "r");
     if (fp == NULL) {
-        if (errno != ENOENT) {
-            serverLog(LL_WARNING, "Fatal error: can't open the AOF manifest %s for reading: %s", name,
-                      strerror(errno));
-            exit(1);
-        }
-        aof.manifest = aofManifestCreate();
+        if (errno == ENOENT) m = aofManifestCreate();
+        else serverLog(LL_WARNING, "Fatal error: can't open the AOF manifest file %s for reading: %s", path,
+                       strerror(errno));
     } else {
-        const char *why;
-        aof.manifest = aofManifestParse(fp, &why);
+        aofManifestError err;
+        m = aofManifestParse(fp, &err);
         fclose(fp);
-        if (aof.manifest == NULL) {
-            serverLog(LL_WARNING, "%s", why);
-            exit(1);
-        }
+        if (m == NULL) aofManifestErrorLog(&err);
     }
     sdsfree(name);
     sdsfree(path);
+    if (m == NULL) return C_ERR;
+    aofManifestFree(aof.manifest);
+    aof.manifest = m;
+    return C_OK;
 }
 
 /* Replaces the manifest on disk with m. C_OK or C_ERR (logged). */
@@ -827,6 +890,7 @@ typedef struct aofReader {
     size_t len, next;
     off_t pos;     /* file offset of buf[next] */
     off_t base;    /* bytes of the AOF loaded before this file (progress) */
+    off_t cmd_start; /* file offset of the command parsed last ("*<argc>") */
 } aofReader;
 
 #define AOF_READ_BUF (128 * 1024)
@@ -921,6 +985,7 @@ static int aofParseCommand(aofReader *r, client *fc) {
     char line[130];
     int ok;
     for (;;) {
+        r->cmd_start = r->pos;
         ok = aofReadLine(r, line, 128);
         if (ok == 0) return r->len - r->next == 0 ? 0 : -1;
         if (ok < 0) return -2;
@@ -970,6 +1035,30 @@ static int aofHandleTruncated(const char *filename, const char *path, off_t vali
     return C_ERR;
 }
 
+/* The command in fc, parsed from filename by r: its command, or NULL
+ * when it is unknown or has a wrong number of arguments (logged with its
+ * offset), which no command procedure may see. */
+static struct serverCommand *aofLookupCommand(client *fc, aofReader *r, const char *filename) {
+    struct serverCommand *cmd;
+    int res = lookupCommandCheckArity(fc->argv, fc->argc, &cmd);
+    if (res == CMD_LOOKUP_OK) return cmd;
+    sds name = objectGetVal(fc->argv[0]);
+    size_t len = sdslen(name) > 128 ? 128 : sdslen(name);
+    int plain = 1;
+    for (size_t j = 0; j < len; j++)
+        if ((unsigned char)name[j] < ' ' || (unsigned char)name[j] > '~') plain = 0;
+    sds shown = plain ? sdsnewlen(name, len) : sdscatrepr(sdsempty(), name, len);
+    if (res == CMD_LOOKUP_UNKNOWN)
+        serverLog(LL_WARNING, "Unknown command '%s' reading the append only file %s", shown, filename);
+    else
+        serverLog(LL_WARNING, "Wrong number of arguments for '%s' command reading the append only file %s",
+                  cmd->fullname, filename);
+    serverLog(LL_WARNING, "The command is at offset %lld of the append only file %s: AOF loading aborted",
+              (long long)r->cmd_start, filename);
+    sdsfree(shown);
+    return NULL;
+}
+
 /* Executes the commands of one file from the reader's position. Returns
  * AOF_OK, AOF_TRUNCATED or AOF_FAILED (logged). */
 static int aofLoadCommands(aofReader *r, const char *filename, const char *path, int last_file) {
@@ -978,11 +1067,11 @@ static int aofLoadCommands(aofReader *r, const char *filename, const char *path,
     unsigned long count = 0;
     int ret = AOF_OK, res;
     while ((res = aofParseCommand(r, fc)) == 1) {
-        struct serverCommand *cmd = lookupCommand(fc->argv, fc->argc);
+        struct serverCommand *cmd = aofLookupCommand(fc, r, filename);
         if (cmd == NULL) {
-            serverLog(LL_WARNING, "Unknown command '%.128s' reading the append only file %s",
-                      (char *)objectGetVal(fc->argv[0]), filename);
-            exit(1);
+            freeClientArgv(fc);
+            aofFreeFakeClient(fc);
+            return AOF_FAILED;
         }
         if (!strcasecmp(cmd->name, "multi")) valid_before_multi = valid_up_to;
         fc->cmd = fc->lastcmd = fc->realcmd = cmd;
@@ -1043,7 +1132,7 @@ static int aofLoadFile(const char *filename, off_t loaded_before, int last_file)
         rioInitFdReader(&rdb, fd);
         aof_rdb_base_offset = loaded_before;
         rdb.progress = aofRdbLoadProgress;
-        int ok = rdbLoadRioWithFlags(&rdb, RDBFLAGS_NONE);
+        int ok = rdbLoadRioWithFlags(&rdb, RDBFLAGS_EXIT_ON_ERROR); /* a failed load ends the process */
         off_t end = (off_t)rdb.processed_bytes;
         rioRelease(&rdb);
         if (ok != C_OK) {
@@ -1392,7 +1481,7 @@ void aofRewriteDone(pid_t pid, int ok, int bysignal) {
  * commands go to a temp incr file. C_OK or C_ERR (logged). */
 static int aofStart(void) {
     if (aofCreateDir() != C_OK) return C_ERR;
-    if (aof.manifest == NULL) aofLoadManifestFromDisk();
+    if (aof.manifest == NULL && aofLoadManifestFromDisk() != C_OK) return C_ERR;
     aof_state = AOF_WAIT_REWRITE;
     aof.last_fsync_ms = server.mstime;
     if (hasActiveChildProcess() && !aofRewriteInProgress()) {
@@ -1544,8 +1633,7 @@ static void aofUpgradeOldFile(void) {
 
 /* See aof.h. */
 void aofLoadOnStartup(void) {
-    if (aofCreateDir() != C_OK) exit(1);
-    aofLoadManifestFromDisk();
+    if (aofCreateDir() != C_OK || aofLoadManifestFromDisk() != C_OK) exit(1);
     if (aofNeedsUpgrade(aof.manifest)) aofUpgradeOldFile();
     int ret = aofLoadFiles(aof.manifest);
     if (ret == AOF_FAILED || ret == AOF_OPEN_ERR) exit(1);
@@ -1665,8 +1753,8 @@ void bgrewriteaofCommand(client *c) {
         addReplyStatus(c, "Background append only file rewriting scheduled");
     } else if (aof_state == AOF_OFF) {
         /* Valkey writes a rewrite of the dataset even with appendonly no. */
-        if (aofCreateDir() == C_OK && aof.manifest == NULL) aofLoadManifestFromDisk();
-        if (aofRewriteBackground() == C_OK) addReplyStatus(c, "Background append only file rewriting started");
+        int ready = aofCreateDir() == C_OK && (aof.manifest != NULL || aofLoadManifestFromDisk() == C_OK);
+        if (ready && aofRewriteBackground() == C_OK) addReplyStatus(c, "Background append only file rewriting started");
         else addReplyError(c, "Can't execute an AOF background rewriting. Please check the server logs for more "
                               "information.");
     } else if (aofRewriteBackground() == C_OK) {
@@ -1678,17 +1766,21 @@ void bgrewriteaofCommand(client *c) {
 }
 
 /* DEBUG LOADAOF: writes out the buffer, empties the dataset and loads the
- * AOF back. Exits if the AOF cannot be loaded, as Valkey does. */
+ * AOF back. Exits if the AOF cannot be loaded, as Valkey does; a manifest
+ * that cannot be read is an error reply, the dataset untouched. */
 void debugLoadAofCommand(client *c) {
     if (aof_state != AOF_ON) {
         addReplyError(c, "AOF is not enabled");
         return;
     }
     aofFlush(1);
+    if (aofLoadManifestFromDisk() != C_OK) {
+        addReplyError(c, "Error reading the AOF manifest, check server logs.");
+        return;
+    }
     emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
     functionsEmpty();
     aof_state = AOF_OFF; /* what loads is not appended again */
-    aofLoadManifestFromDisk();
     int ret = aofLoadFiles(aof.manifest);
     aof_state = AOF_ON;
     if (ret != AOF_OK && ret != AOF_EMPTY) exit(1);

@@ -5,8 +5,10 @@
 #ifndef VK_AOF_H
 #define VK_AOF_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
+#include "adlist.h"
 #include "sds.h"
 
 /* aof.state: what appending does. */
@@ -23,6 +25,55 @@
 #define AOF_TRUNCATED 5
 
 extern int aof_state; /* AOF_*: read by the propagation path on every command */
+
+/* ---- The manifest: appenddirname/<appendfilename>.manifest ---------------- */
+
+#define AOF_FILE_BASE 'b'
+#define AOF_FILE_INCR 'i'
+#define AOF_FILE_HIST 'h'
+
+/* One file the manifest lists. name is a plain file name, never a path:
+ * the parser refuses anything the AOF directory joined with it would not
+ * name a file inside that directory. */
+typedef struct aofInfo {
+    sds name;
+    long long seq;
+    char type; /* AOF_FILE_* */
+} aofInfo;
+
+typedef struct aofManifest {
+    aofInfo *base;      /* NULL when there is none yet */
+    list *incr;         /* of aofInfo, in loading order */
+    list *history;      /* of aofInfo, to be removed */
+    long long base_seq; /* last sequence numbers used */
+    long long incr_seq;
+} aofManifest;
+
+/* Why aofManifestParse() refused a manifest. */
+typedef struct aofManifestError {
+    const char *msg; /* Valkey's message (static) */
+    int line;        /* 1-based number of the line at fault; 0 when no line is (empty file, read error) */
+    sds text;        /* that line for the log, non-printable bytes escaped; NULL with line 0 */
+} aofManifestError;
+
+/* Parses the manifest text read from fp (server start-up, valkey-check-aof,
+ * the fuzz target), touching nothing else. Returns the manifest, which the
+ * caller frees with aofManifestFree(), or NULL with *err filled when Valkey
+ * would refuse it too: an empty file, a read error, a line longer than
+ * 1024 bytes or without its '\n' (the last one included), an empty line, a
+ * line that is not "file <name> seq <n> type <b|h|i>" (more key/value
+ * pairs are ignored), a name that is a path, two bases, incr sequence
+ * numbers that do not grow. Comment lines ("#...") are skipped. The caller
+ * passes err to aofManifestErrorLog() or frees err->text. */
+aofManifest *aofManifestParse(FILE *fp, aofManifestError *err);
+/* Logs a refused manifest as Valkey does ("*** FATAL AOF MANIFEST FILE
+ * ERROR ***", the line number and the line, the message) at LL_WARNING,
+ * and frees err->text. */
+void aofManifestErrorLog(aofManifestError *err);
+/* The manifest's text, one line per file as Valkey writes it: the base,
+ * then history, then incr files. sds the caller frees. */
+sds aofManifestToString(aofManifest *m);
+void aofManifestFree(aofManifest *m);
 
 /* 1 while propagated commands must reach the AOF (propagate.c). */
 static inline int aofIsFed(void) {

@@ -11,8 +11,15 @@
  * initialising the dataset, so that an RDB base is checked by loading it
  * with the server's own RDB loader.
  *
+ * The manifest is read with the server's own parser (aofManifestParse)
+ * before any file it names is opened, so the tool refuses what the server
+ * refuses: among others a name that is a path ("../x", "/etc/x"), which
+ * would have the tool read, or with --fix truncate, a file outside the
+ * manifest's directory.
+ *
  * Commands are checked for their RESP framing (the server refuses unknown
- * commands only when it loads), MULTI/EXEC pairing and "#" annotations.
+ * commands and wrong numbers of arguments only when it loads), MULTI/EXEC
+ * pairing and "#" annotations.
  * The first bad offset is reported; with --fix the last file (only it) is
  * truncated to its last complete command after asking; with
  * --truncate-to-timestamp the last file is cut before the first "#TS:"
@@ -27,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aof.h"
 #include "rdb.h"
 
 /* What checking one file found. */
@@ -277,97 +285,64 @@ static int checkReport(const char *path, const char *name, aofCheckResult *res, 
     return 1;
 }
 
-/* The files a manifest lists, base first: names into *names (the caller
- * frees them). Exits on a bad manifest. */
-static int checkReadManifest(const char *path, sds **names, char **types) {
+/* Reads the manifest at path with the server's own parser, so that the
+ * tool refuses what the server refuses (a name that is a path among them)
+ * before it opens any file the manifest names. Returns the manifest, or
+ * NULL when it cannot be opened or is not valid (printed). */
+static aofManifest *checkReadManifest(const char *path) {
     FILE *fp = fopen(path, "r");
     if (fp == NULL) {
         printf("Cannot open file %s: %s, aborting...\n", path, strerror(errno));
-        exit(1);
+        return NULL;
     }
-    char line[1100];
-    int n = 0, cap = 8, base = -1;
-    *names = zmalloc(sizeof(sds) * cap);
-    *types = zmalloc(cap);
-    while (fgets(line, sizeof(line), fp)) {
-        if (line[0] == '#') continue;
-        sds l = sdstrim(sdsnew(line), " \t\r\n");
-        int argc;
-        sds *argv = sdslen(l) ? sdssplitargs(l, &argc) : NULL;
-        sdsfree(l);
-        if (argv == NULL) continue;
-        sds name = NULL;
-        char type = 0;
-        for (int j = 0; j + 1 < argc; j += 2) {
-            if (!strcasecmp(argv[j], "file")) name = sdsdup(argv[j + 1]);
-            else if (!strcasecmp(argv[j], "type")) type = argv[j + 1][0];
-        }
-        sdsfreesplitres(argv, argc);
-        if (name == NULL || (type != 'b' && type != 'i' && type != 'h')) {
-            printf("Invalid AOF manifest file format\n");
-            exit(1);
-        }
-        if (type == 'h') {
-            sdsfree(name);
-            continue;
-        }
-        if (n == cap) {
-            cap *= 2;
-            *names = zrealloc(*names, sizeof(sds) * cap);
-            *types = zrealloc(*types, cap);
-        }
-        if (type == 'b') base = n;
-        (*names)[n] = name;
-        (*types)[n++] = type;
-    }
+    aofManifestError err;
+    aofManifest *m = aofManifestParse(fp, &err);
     fclose(fp);
-    if (base > 0) { /* the base loads first */
-        sds b = (*names)[base];
-        memmove(*names + 1, *names, sizeof(sds) * base);
-        (*names)[0] = b;
-        memmove(*types + 1, *types, base);
-        (*types)[0] = 'b';
-    }
-    return n;
+    if (m == NULL) aofManifestErrorLog(&err);
+    return m;
 }
 
-/* Checks every file of a manifest. Exit status. */
+/* Checks one file the manifest lists, in dir; last when it is the last one
+ * (the only one --fix may truncate). Returns 1 when it is (now) valid. */
+static int checkManifestFile(const char *dir, aofInfo *ai, int last, int fix) {
+    sds path = sdscatfmt(sdsempty(), "%s/%s", dir, ai->name);
+    aofCheckResult res;
+    int is_rdb;
+    if (ai->type == AOF_FILE_BASE) {
+        FILE *fp = fopen(path, "r");
+        char magic[5] = {0};
+        if (fp) {
+            if (fread(magic, 1, 5, fp) != 5) magic[0] = 0;
+            fclose(fp);
+        }
+        printf("Start to check BASE AOF (%s format).\n", memcmp(magic, "REDIS", 5) ? "AOF" : "RDB");
+    }
+    checkFile(path, &res, &is_rdb);
+    int valid = checkReport(path, ai->name, &res, last, fix);
+    if (valid && !res.error[0]) printf("%s AOF %s is valid\n", ai->type == AOF_FILE_BASE ? "BASE" : "INCR", ai->name);
+    sdsfree(path);
+    return valid;
+}
+
+/* Checks every file of a manifest, the base first. Exit status. */
 static int checkMultiPart(const char *manifest, int fix) {
-    sds *names;
-    char *types;
-    int n = checkReadManifest(manifest, &names, &types);
+    printf("Start checking Multi Part AOF\n");
+    aofManifest *m = checkReadManifest(manifest);
+    if (m == NULL) return 1;
     char *copy = zstrdup(manifest);
     sds dir = sdsnew(dirname(copy));
     zfree(copy);
-    printf("Start checking Multi Part AOF\n");
-    int valid = 1, incr_started = 0;
-    for (int j = 0; j < n && valid; j++) {
-        sds path = sdscatfmt(sdsempty(), "%s/%s", dir, names[j]);
-        aofCheckResult res;
-        int is_rdb;
-        if (types[j] == 'i' && !incr_started) {
-            printf("Start to check INCR files.\n");
-            incr_started = 1;
-        }
-        if (types[j] == 'b') {
-            FILE *fp = fopen(path, "r");
-            char magic[5] = {0};
-            if (fp) {
-                if (fread(magic, 1, 5, fp) != 5) magic[0] = 0;
-                fclose(fp);
-            }
-            printf("Start to check BASE AOF (%s format).\n", memcmp(magic, "REDIS", 5) ? "AOF" : "RDB");
-        }
-        checkFile(path, &res, &is_rdb);
-        valid = checkReport(path, names[j], &res, j == n - 1, fix);
-        if (valid && !res.error[0])
-            printf("%s AOF %s is valid\n", types[j] == 'b' ? "BASE" : "INCR", names[j]);
-        sdsfree(path);
+    int n = (m->base ? 1 : 0) + (int)listLength(m->incr), checked = 0, valid = 1;
+    if (m->base) valid = checkManifestFile(dir, m->base, ++checked == n, fix);
+    listIter li;
+    listNode *ln;
+    listRewind(m->incr, &li);
+    while (valid && (ln = listNext(&li))) {
+        if (ln == listFirst(m->incr)) printf("Start to check INCR files.\n");
+        valid = checkManifestFile(dir, listNodeValue(ln), ++checked == n, fix);
     }
     if (valid) printf("All AOF files and manifest are valid\n");
-    for (int j = 0; j < n; j++) sdsfree(names[j]);
-    zfree(names);
-    zfree(types);
+    aofManifestFree(m);
     sdsfree(dir);
     return valid ? 0 : 1;
 }
@@ -399,6 +374,7 @@ int aofCheckMain(int argc, char **argv) {
         return 1;
     }
     serverLogConfig.verbosity = LL_WARNING; /* the RDB loader's notices are not the tool's output */
+    setvbuf(stdout, NULL, _IOLBF, 0);       /* its lines and the log's (written directly) in order */
     size_t len = strlen(file);
     if (len > 9 && !strcmp(file + len - 9, ".manifest")) return checkMultiPart(file, fix);
     printf("Start checking Old-Style AOF\n");

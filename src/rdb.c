@@ -655,9 +655,13 @@ static int rdbLoadKeyValue(rio *r, rdbLoadState *st, int rdbtype) {
 
 /* Reads the trailer after EOF (files from version 5 on) and checks it
  * against the running checksum, unless it is zero (saved with rdbchecksum
- * no) or rdbchecksum is off here. */
-static int rdbLoadChecksum(rio *r, int rdbver) {
-    if (rdbver < 5) return C_OK;
+ * no) or rdbchecksum is off here. A mismatch is logged as Valkey logs it:
+ * "expected" the checksum of the bytes read, "got" the one the file
+ * stores, then the "RDB CRC error"; "Aborting now." only when the caller
+ * exits (RDBFLAGS_EXIT_ON_ERROR). Returns C_OK, or C_ERR (errno set) on a
+ * short read (not logged here) or a mismatch. */
+static int rdbLoadChecksum(rio *r, rdbLoadState *st) {
+    if (st->rdbver < 5) return C_OK;
     uint64_t expected = r->cksum, stored = 0;
     unsigned char buf[8];
     if (!rioRead(r, buf, 8)) return C_ERR;
@@ -668,8 +672,9 @@ static int rdbLoadChecksum(rio *r, int rdbver) {
         return C_OK;
     }
     if (stored != expected) {
-        serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) got (%llx). Aborting now.",
-                  (unsigned long long)stored, (unsigned long long)expected);
+        serverLog(LL_WARNING, "Wrong RDB checksum expected: (%llx) but got (%llx).%s", (unsigned long long)expected,
+                  (unsigned long long)stored, (st->rdbflags & RDBFLAGS_EXIT_ON_ERROR) ? " Aborting now." : "");
+        rdbLoadCorrupt(r, "RDB CRC error");
         errno = EINVAL;
         return C_ERR;
     }
@@ -722,12 +727,16 @@ int rdbLoadRioWithFlags(rio *r, int rdbflags) {
     st.now = mstime();
     rioEnableChecksum(r);
     if (rdbLoadHeader(r, &st.rdbver) != C_OK) {
-        if (r->error) goto short_read; /* not even a header */
+        if (r->error) goto failed; /* not even a header */
         return C_ERR;
     }
     int more;
     while ((more = rdbLoadRecord(r, &st)) == 1);
-    if (more == 0 && rdbLoadChecksum(r, st.rdbver) == C_OK) {
+    if (more == 0 && rdbLoadChecksum(r, &st) != C_OK) {
+        if (r->error == RIO_OK) return C_ERR; /* a checksum mismatch, logged */
+        more = -1;                            /* the checksum came short */
+    }
+    if (more == 0) {
         rdbLastLoadKeysLoaded = st.keys_loaded;
         rdbLastLoadKeysExpired = st.keys_expired;
         if (st.empty_keys_skipped)
@@ -738,10 +747,16 @@ int rdbLoadRioWithFlags(rio *r, int rdbflags) {
                       st.keys_expired);
         return C_OK;
     }
-short_read:
+failed:
+    /* Valkey's line for a load that ends the process; a replica that
+     * retries its sync, DEBUG RELOAD or valkey-check-aof go on and must
+     * not say they abort. What went wrong was logged where it was found,
+     * except a read that came short, logged here in both cases. */
+    if (rdbflags & RDBFLAGS_EXIT_ON_ERROR)
+        serverLog(LL_WARNING, "Short read or OOM loading DB. Unrecoverable error, aborting now.");
+    if (r->error) rdbLoadCorrupt(r, "Unexpected EOF reading RDB file");
     if (r->error == RIO_ERR_IO) errno = r->sys_errno;
     else errno = EINVAL;
-    serverLog(LL_WARNING, "Short read or OOM loading DB. Unrecoverable error, aborting now.");
     return C_ERR;
 }
 

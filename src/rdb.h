@@ -149,6 +149,9 @@ int rdbLoadRio(rio *r);                /* replaces nothing: loads into the curre
 #define RDBFLAGS_NONE 0
 #define RDBFLAGS_ALLOW_DUP (1 << 0)
 #define RDBFLAGS_REPLICATION ((1 << 1) | RDBFLAGS_ALLOW_DUP) /* a full sync's snapshot: libraries replaced */
+/* The caller ends the process when the load fails (start-up, the AOF's
+ * base): only then do the loader's log lines say it aborts, as Valkey's do. */
+#define RDBFLAGS_EXIT_ON_ERROR (1 << 2)
 int rdbLoadRioWithFlags(rio *r, int rdbflags);
 /* Keys the last successful load added and skipped as already expired
  * (INFO persistence: rdb_last_load_keys_loaded / _expired). */

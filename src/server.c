@@ -287,6 +287,24 @@ struct serverCommand *lookupCommand(robj **argv, int argc) {
     return dictFetchValue(cmd->subcommands_dict, objectGetVal(argv[1]));
 }
 
+/* Looks up the command argv names, and checks its number of arguments,
+ * for a source whose commands do not go through processCommand(): an AOF
+ * being loaded, the replication stream of a primary. A command procedure
+ * trusts that check (setCommand reads argv[2] without looking at argc), so
+ * a damaged or hostile source must be stopped here. Returns
+ * CMD_LOOKUP_OK with *cmd the command; CMD_LOOKUP_UNKNOWN (*cmd NULL) when
+ * there is no such command or subcommand; CMD_LOOKUP_WRONG_ARITY (*cmd the
+ * command found) when argc does not fit its arity, or a container such as
+ * CONFIG comes without a subcommand. argc must be at least 1. Touches
+ * nothing but *cmd. */
+int lookupCommandCheckArity(robj **argv, int argc, struct serverCommand **cmd) {
+    *cmd = lookupCommand(argv, argc);
+    if (*cmd == NULL) return CMD_LOOKUP_UNKNOWN;
+    int arity = (*cmd)->arity;
+    if ((*cmd)->proc == NULL || (arity > 0 && argc != arity) || argc < -arity) return CMD_LOOKUP_WRONG_ARITY;
+    return CMD_LOOKUP_OK;
+}
+
 /* lookupCommand() for the request in c->argv. A connection usually sends
  * the same few commands over and over, so the one it ran last is tried
  * first: when argv[0] names it, and it is a top-level command without

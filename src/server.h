@@ -772,6 +772,11 @@ uint64_t getCommandFlags(client *c);
  * replica-serve-stale-data is no: clients get MASTERDOWN. */
 int serverIsStaleReplica(void);
 struct serverCommand *lookupCommand(robj **argv, int argc);
+/* What lookupCommandCheckArity() found (see server.c). */
+#define CMD_LOOKUP_OK 0
+#define CMD_LOOKUP_UNKNOWN 1
+#define CMD_LOOKUP_WRONG_ARITY 2
+int lookupCommandCheckArity(robj **argv, int argc, struct serverCommand **cmd);
 struct serverCommand *lookupCommandBySds(sds s);
 mstime_t commandTimeSnapshot(void);
 void updateCachedTime(int update_daylight_info);

@@ -713,7 +713,7 @@ void loadDataFromDisk(void) {
     long long start = ustime();
     snapshot.loading_serves_clients = 1;
     repl.loading_own_file = server.primary_host != NULL; /* its replication id and offset count */
-    int ret = snapshotLoadFile(server.rdb_filename, RDBFLAGS_NONE);
+    int ret = snapshotLoadFile(server.rdb_filename, RDBFLAGS_EXIT_ON_ERROR);
     repl.loading_own_file = 0;
     snapshot.loading_serves_clients = 0;
     if (ret == C_OK) {

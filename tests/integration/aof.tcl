@@ -363,6 +363,52 @@ tags {"aof" "external:skip"} {
         assert_match "*Unknown command 'nosuchcmd' reading the append only file appendonly.aof.1.incr.aof*" $log
     }
 
+    # Redis 7.0 runs these (and crashes) or logs no offset.
+    tags {valkey-only} {
+        test "... the log gives its offset" {
+            set dir [tmp_path unknown-offset]
+            set before [aof_resp {set a 1}]
+            aof_make_dir $dir "$before[aof_resp {nosuchcmd a}]"
+            lassign [aof_start_by_hand $dir] status log
+            assert_equal 1 $status
+            assert_match "*Unknown command 'nosuchcmd' reading the append only file appendonly.aof.1.incr.aof*The command is at offset [string length $before] of the append only file appendonly.aof.1.incr.aof: AOF loading aborted*" $log
+        }
+
+        # Each of these reached its command procedure, which read past its
+        # arguments (SET k: AddressSanitizer heap-buffer-overflow in setCommand).
+        foreach {cmd fullname} {{SET k} set {GET} get {HSET h f} hset {EXPIRE k} expire {CONFIG} config
+                                {CONFIG GET} config|get {OBJECT ENCODING} object|encoding {ZADD z 1} zadd
+                                {PFCOUNT} pfcount {SELECT 0 1} select} {
+            test "A command with the wrong number of arguments in the AOF stops the server: $cmd" {
+                set dir [tmp_path arity]
+                file delete -force $dir
+                set before [aof_resp {SELECT 0} {set a 1}]
+                aof_make_dir $dir "$before[aof_resp $cmd {set b 2}]"
+                lassign [aof_start_by_hand $dir] status log
+                assert_equal 1 $status
+                assert_match "*Wrong number of arguments for '$fullname' command reading the append only file appendonly.aof.1.incr.aof*" $log
+                assert_match "*The command is at offset [string length $before] of the append only file appendonly.aof.1.incr.aof: AOF loading aborted*" $log
+            }
+        }
+
+        test "... also inside a transaction, before it is queued" {
+            set dir [tmp_path arity-multi]
+            set before "[aof_resp {set a 1}]#TS:1700000000\r\n[aof_resp MULTI]"
+            aof_make_dir $dir "$before[aof_resp {SET k} EXEC]"
+            lassign [aof_start_by_hand $dir] status log
+            assert_equal 1 $status
+            assert_match "*Wrong number of arguments for 'set' command*at offset [string length $before] of*" $log
+        }
+
+        test "... and in an unknown command, a name that is not text is escaped in the log" {
+            set dir [tmp_path unknown-binary]
+            aof_make_dir $dir [aof_resp [list "bad\nname\x01" x]]
+            lassign [aof_start_by_hand $dir] status log
+            assert_equal 1 $status
+            assert_match {*Unknown command '"bad\\nname\\x01"' reading the append only file appendonly.aof.1.incr.aof*} $log
+        }
+    }
+
     test "A bad manifest stops the server" {
         set dir [tmp_path badmanifest]
         file mkdir [file join $dir appendonlydir]
@@ -370,6 +416,119 @@ tags {"aof" "external:skip"} {
         lassign [aof_start_by_hand $dir] status log
         assert_equal 1 $status
         assert_match "*Invalid AOF manifest file format*" $log
+    }
+
+    # A directory whose incr file holds a key, and whose manifest is then
+    # replaced by $manifest. Returns the incr file's path.
+    proc aof_dir_with_manifest {dir manifest} {
+        aof_make_dir $dir [aof_resp {set k v}]
+        aof_write [file join $dir appendonlydir appendonly.aof.manifest] $manifest
+        return [file join $dir appendonlydir appendonly.aof.1.incr.aof]
+    }
+
+    test "An empty manifest stops the server as Valkey does, the AOF files left as they are" {
+        set dir [tmp_path empty-manifest]
+        set incr [aof_dir_with_manifest $dir ""]
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*FATAL AOF MANIFEST FILE ERROR*Found an empty AOF manifest*" $log
+        # Nothing replaced it, no new base orphaning the incr file.
+        assert_equal "" [aof_manifest $dir]
+        assert_equal {appendonly.aof.1.incr.aof appendonly.aof.manifest} [aof_dir_files $dir]
+        assert_equal [aof_resp {set k v}] [aof_read $incr]
+    }
+
+    # Redis 7.0 logs no line number for these.
+    tags {valkey-only} {
+        test "A manifest whose first line is binary junk stops the server with the line number" {
+            set good "file appendonly.aof.1.incr.aof seq 1 type i\n"
+            foreach junk [list "\x00\x00\x00\x00\n" "\x01\xfe\x80\x7f junk\x00\xff\n" "\x89PNG\r\n"] {
+                set dir [tmp_path junk-manifest]
+                file delete -force $dir
+                aof_dir_with_manifest $dir "$junk$good"
+                lassign [aof_start_by_hand $dir] status log
+                assert_equal 1 $status
+                assert_match "*Reading the manifest file, at line 1*>>> '*'*Invalid AOF manifest file format*" $log
+                assert_equal "$junk$good" [aof_manifest $dir]
+            }
+        }
+
+        test "A manifest whose last line has no newline stops the server with the line number" {
+            set dir [tmp_path unterminated-manifest]
+            set manifest "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i"
+            aof_dir_with_manifest $dir $manifest
+            aof_write [file join $dir appendonlydir appendonly.aof.1.base.aof] [aof_resp {set b 1}]
+            lassign [aof_start_by_hand $dir] status log
+            assert_equal 1 $status
+            assert_match "*Reading the manifest file, at line 2*>>> 'file appendonly.aof.1.incr.aof seq 1 type i'*The AOF manifest file contains too long line*" $log
+            assert_equal $manifest [aof_manifest $dir]
+        }
+    }
+
+    tags {valkey-only} {
+        test "A manifest entry whose name this server would write back too long for a line stops the server" {
+            # 300 bytes that the manifest writer escapes as \xff: 1200 bytes
+            # on a line, which the next start would refuse.
+            set dir [tmp_path long-written-manifest]
+            set name [string repeat "\xff" 300]
+            aof_dir_with_manifest $dir "file $name seq 1 type h\nfile appendonly.aof.1.incr.aof seq 1 type i\n"
+            lassign [aof_start_by_hand $dir --aof-disable-auto-gc yes] status log
+            assert_equal 1 $status
+            assert_match "*at line 1*The AOF manifest file contains too long line*" $log
+        }
+    }
+
+    tags {valkey-only needs:debug} {
+        start_server {overrides {appendonly yes enable-debug-command yes}} {
+            test "DEBUG LOADAOF with an unreadable manifest on disk is an error, the dataset kept" {
+                set manifest [file join [srv dir] appendonlydir appendonly.aof.manifest]
+                r set kept 1
+                set good [aof_read $manifest]
+                aof_write $manifest ""
+                assert_error "*Error reading the AOF manifest*" {r debug loadaof}
+                assert_equal 1 [r get kept]
+                aof_write $manifest $good
+                assert_equal OK [r debug loadaof]
+                assert_equal 1 [r get kept]
+            }
+        }
+    }
+
+    test "A blank line in the manifest stops the server, as Valkey refuses it" {
+        set dir [tmp_path blank-manifest]
+        aof_dir_with_manifest $dir "\nfile appendonly.aof.1.incr.aof seq 1 type i\n"
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal 1 $status
+        assert_match "*at line 1*Invalid AOF manifest file format*" $log
+    }
+
+    # Redis 7.0 loads "." and "..", and writes over an empty manifest at run time.
+    tags {valkey-only} {
+        test "A manifest naming a path instead of a file name stops the server" {
+            set dir [tmp_path path-manifest]
+            foreach name {../outside.aof /etc/hostname appendonlydir/../x .. .} {
+                file delete -force $dir
+                aof_dir_with_manifest $dir "file appendonly.aof.1.incr.aof seq 1 type i\nfile $name seq 2 type i\n"
+                lassign [aof_start_by_hand $dir] status log
+                assert_equal 1 $status
+                assert_match "*at line 2*>>> 'file $name seq 2 type i'*File can't be a path, just a filename*" $log
+            }
+        }
+
+        test "CONFIG SET appendonly yes refuses an empty manifest instead of writing over it" {
+            set dir [tmp_path empty-manifest-runtime]
+            set incr [aof_dir_with_manifest $dir ""]
+            start_server [list overrides [list dir $dir]] {
+                assert_error "*Unable to turn on AOF*" {r config set appendonly yes}
+                assert_equal PONG [r ping]
+                assert_match "*Found an empty AOF manifest*" [aof_log]
+                assert_error "*Can't execute an AOF background rewriting*" {r bgrewriteaof}
+                assert_equal 0 [aof_info aof_rewrite_in_progress]
+            }
+            assert_equal "" [aof_manifest $dir]
+            assert_equal {appendonly.aof.1.incr.aof appendonly.aof.manifest} [aof_dir_files $dir]
+            assert_equal [aof_resp {set k v}] [aof_read $incr]
+        }
     }
 
     test "A truncated file that is not the last one stops the server" {
@@ -788,6 +947,47 @@ tags {"aof" "external:skip"} {
         lassign [aof_check $f] status out
         assert_equal 1 $status
         assert_match "*RDB preamble of*is not valid*" $out
+    }
+
+    test "valkey-check-aof refuses a manifest naming a file outside its directory, reading and truncating nothing" {
+        set edir [tmp_path check-escape]
+        file mkdir [file join $edir appendonlydir]
+        set sentinel [file join $edir outside.txt]
+        set keep "not an AOF: --fix would cut all of it\n"
+        aof_write $sentinel $keep
+        set emanifest [file join $edir appendonlydir appendonly.aof.manifest]
+        foreach name [list ../outside.txt [file normalize $sentinel] sub/../../outside.txt ./../outside.txt] {
+            foreach type {i b} {
+                aof_write $emanifest "file $name seq 1 type $type\n"
+                foreach fix {{} --fix} {
+                    lassign [aof_check -stdin "y\n" {*}$fix $emanifest] status out
+                    assert_equal 1 $status
+                    assert_match "*at line 1*File can't be a path, just a filename*" $out
+                    assert ![string match "*AOF analyzed*" $out] $out
+                    assert ![string match "*truncated*" $out] $out
+                    assert_equal $keep [aof_read $sentinel]
+                }
+            }
+        }
+    }
+
+    test "valkey-check-aof refuses an empty or unterminated manifest as the server does" {
+        set edir [tmp_path check-empty]
+        file mkdir [file join $edir appendonlydir]
+        set emanifest [file join $edir appendonlydir appendonly.aof.manifest]
+        aof_write $emanifest ""
+        lassign [aof_check $emanifest] status out
+        assert_equal 1 $status
+        assert_match "*Found an empty AOF manifest*" $out
+        aof_write [file join $edir appendonlydir appendonly.aof.1.incr.aof] [aof_resp {set a 1}]
+        aof_write $emanifest "file appendonly.aof.1.incr.aof seq 1 type i"
+        lassign [aof_check $emanifest] status out
+        assert_equal 1 $status
+        assert_match "*at line 1*The AOF manifest file contains too long line*" $out
+        aof_write $emanifest "file appendonly.aof.1.incr.aof seq 1 type i\n"
+        lassign [aof_check $emanifest] status out
+        assert_equal 0 $status
+        assert_match "*All AOF files and manifest are valid*" $out
     }
 
     test "valkey-check-aof --truncate-to-timestamp cuts the last file before a later annotation" {

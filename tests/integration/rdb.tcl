@@ -584,6 +584,59 @@ tags {"external:skip" "rdma:skip:own-server"} {
             }
         }
     }
+
+    # A file whose every record is intact but one byte of a value changed:
+    # only the checksum can tell.
+    set crcdir [tmp_path bad-crc]
+    file mkdir $crcdir
+    start_server [list overrides [list dir $crcdir rdbcompression no]] {
+        r set k [string repeat a 40]
+        r save
+    }
+    set fh [open [file join $crcdir dump.rdb] rb]
+    set crcbytes [read $fh]
+    close $fh
+    set at [string first [string repeat a 40] $crcbytes]
+    set crcbytes [string replace $crcbytes $at $at b]
+    set fh [open [file join $crcdir dump.rdb] wb]
+    puts -nonewline $fh $crcbytes
+    close $fh
+    binary scan [string range $crcbytes end-7 end] wu stored
+    set stored [format %llx $stored]
+
+    test "A dump.rdb with a wrong checksum is refused at start-up naming the CRC error, expected and got as Valkey says" {
+        lassign [start_server_by_hand $crcdir] status log
+        assert_equal 1 $status
+        # "expected" is the checksum of what was read, "got" the one the file holds.
+        assert_match "*Wrong RDB checksum expected: (*) but got ($stored). Aborting now.*" $log
+        assert ![string match "*expected: ($stored)*" $log] $log
+        assert_match "*Internal error in RDB reading offset * -> RDB CRC error*" $log
+        assert ![string match "*Short read*" $log] $log
+    }
+
+    tags {valkey-only} {
+        start_server {overrides {enable-debug-command yes}} {
+            test "DEBUG RELOAD of a damaged dump.rdb says what is wrong, and not that it aborts: the server goes on" {
+                set d [srv dir]
+                foreach {content expect} [list [rdb_damaged $bytes "truncated before the checksum"] \
+                                              "*Internal error in RDB reading offset * -> Unexpected EOF reading RDB file*" \
+                                              $crcbytes "*Wrong RDB checksum expected: (*) but got ($stored).*RDB CRC error*"] {
+                    set fh [open [file join $d dump.rdb] wb]
+                    puts -nonewline $fh $content
+                    close $fh
+                    set offset [file size [srv stdout]]
+                    assert_error "*Error trying to load the RDB dump*" {r debug reload nosave}
+                    assert_equal PONG [r ping]
+                    set fh [open [srv stdout]]
+                    seek $fh $offset
+                    set log [read $fh]
+                    close $fh
+                    assert ![string match -nocase "*abort*" $log] $log
+                    assert_match $expect $log
+                }
+            }
+        }
+    }
 }
 
 }
