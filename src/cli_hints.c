@@ -420,6 +420,7 @@ static int matchArg(char **words, int numwords, cliCmdArg *arg) {
         } else {
             once = matchArgOnce(words + taken, numwords - taken, arg);
         }
+        if (once == 0) break; /* An empty block "matches" nothing forever. */
         taken += once;
     }
     arg->matched_all = 0; /* More repetitions may follow. */

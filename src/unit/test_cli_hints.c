@@ -428,6 +428,17 @@ int main(int argc, char **argv) {
         zfree(c);
     }
 
+    TEST("cli_hints: odd docs (an empty repeated block) do not hang the hint") {
+        cliReply *odd = agg(CLI_REPLY_MAP, str("odd"),
+                            cmd("generic", LIST(arg("empty", "block", NULL, "multiple", EMPTY)), NULL), NULL);
+        cliHelp *oh = cliHelpCreate(odd);
+        sds hint = cliHelpHint(oh, "ODD a b ");
+        ASSERT(hint != NULL);
+        sdsfree(hint);
+        cliHelpFree(oh);
+        cliReplyFree(odd);
+    }
+
     TEST("cli_hints: a reply that is not COMMAND DOCS gives an empty table") {
         cliReply *bad = str("ERR unknown command");
         cliHelp *empty = cliHelpCreate(bad);
