@@ -69,6 +69,7 @@
 #define CLI_SLOW_COMMAND_MS 500    /* The REPL prints how long slower commands took. */
 #define CLI_PROGRESS_EVERY 1000000 /* --bigkeys/--hotkeys: a progress line per this many keys. */
 #define CLI_MAX_REDIRECTS 16       /* -c: MOVED/ASK followed for one command. */
+#define CLI_SYNC_LINE_MAX 4096     /* Longest line a primary may answer SYNC with. */
 
 /* cliConnect() flags. */
 #define CLI_CONNECT_QUIET (1 << 0) /* Do not report a failure. */
@@ -1433,6 +1434,8 @@ static cliReply *cliScanStep(sds *cursor) {
     if (r->type != CLI_REPLY_ARRAY) cliFatal("Non ARRAY response from SCAN!");
     if (r->elements != 2 || !r->element[0]->str || !cliReplyIsAggregate(r->element[1]))
         cliFatal("Invalid element count from SCAN!");
+    for (size_t j = 0; j < r->element[1]->elements; j++)
+        if (r->element[1]->element[j]->type != CLI_REPLY_STRING) cliFatal("Non STRING key in the SCAN reply!");
     *cursor = sdscpylen(*cursor, r->element[0]->str, r->element[0]->len);
     return r;
 }
@@ -1447,7 +1450,6 @@ static int scanMode(void) {
         const cliReply *keys = r->element[1];
         for (size_t j = 0; j < keys->elements; j++) {
             const cliReply *k = keys->element[j];
-            if (!k->str) continue;
             if (cli.output == CLI_OUTPUT_STANDARD) {
                 sds q = sdscatrepr(sdsempty(), k->str, k->len);
                 printf("%s\n", q);
@@ -2125,9 +2127,11 @@ static int cliReplconf(const char *opt, const char *value) {
 
 /* Reads the next line of the primary's answer (keep-alive newlines
  * skipped) into a new sds without its line end, or NULL when the
- * connection failed. Bytes after it stay in cli.ibuf. */
+ * connection failed or no line end came within CLI_SYNC_LINE_MAX bytes.
+ * Bytes after it stay in cli.ibuf. */
 static sds cliReadSyncLine(void) {
     for (;;) {
+        if (sdslen(cli.ibuf) > CLI_SYNC_LINE_MAX) return NULL;
         while (sdslen(cli.ibuf) && cli.ibuf[0] == '\n') sdsrange(cli.ibuf, 1, -1);
         char *nl = memchr(cli.ibuf, '\n', sdslen(cli.ibuf));
         if (nl) {

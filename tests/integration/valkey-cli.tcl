@@ -647,6 +647,22 @@ start_server {tags {"cli external:skip rdma:skip:tcp-tool"}} {
         ::vk::kill_pid $tpid
     }
 
+    test "valkey-cli: a server answering SYNC or SCAN with nonsense gets a clear error" {
+        lassign [vcli_fake_node junk "+junk"] pid port log
+        assert_equal "1 {sending REPLCONF capa eof\nsending REPLCONF rdb-only 1\nUnexpected answer to SYNC from primary: '+junk'}" \
+            [vcli_exec -h 127.0.0.1 -p $port --rdb [tmp_path junk.rdb]]
+        ::vk::kill_pid $pid
+        lassign [vcli_fake_node long "+[string repeat x 5000]"] pid port log
+        lassign [vcli_exec -h 127.0.0.1 -p $port --rdb [tmp_path junk.rdb]] code out
+        assert_equal 1 $code
+        assert_match "*\nError reading bulk length while SYNCing" $out
+        ::vk::kill_pid $pid
+        lassign [vcli_fake_node scan "*2\r\n\$1\r\n0\r\n*1\r\n:5"] pid port log
+        set r [vcli_exec -h 127.0.0.1 -p $port --scan]
+        ::vk::kill_pid $pid
+        set r
+    } {1 {Non STRING key in the SCAN reply!}}
+
     test "valkey-cli: -c gives up on nodes that redirect in circles" {
         lassign [vcli_fake_node loop "-MOVED 1 127.0.0.1:%PORT%"] pid port log
         set r [vcli_exec -c -h 127.0.0.1 -p $port get k]
