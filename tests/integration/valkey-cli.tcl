@@ -458,7 +458,7 @@ start_server {tags {"cli rdma:skip:tcp-tool"}} {
 
     test "valkey-cli: -t connects within the timeout, -4 and -6 pick the address family" {
         assert_equal {0 PONG} [run_vcli -t 0.5 ping]
-        lassign [vcli_exec -4 -h localhost -p [srv port] client info] code out
+        lassign [vcli_exec -4 -h localhost -p [srv port] {*}[::vk::transport_cli_args] client info] code out
         assert_equal 0 $code
         assert_match "*addr=127.0.0.1:*" $out
     }
@@ -466,15 +466,16 @@ start_server {tags {"cli rdma:skip:tcp-tool"}} {
     test "valkey-cli: -u sets user, password, host, port and database" {
         r acl setuser cliuser on >p@ss:word allkeys allcommands
         set uri "valkey://cliuser:p%40ss%3Aword@[srv host]:[srv port]/3"
-        lassign [vcli_exec -u $uri set uri:key 1] code out
+        set tr [::vk::transport_cli_args]
+        lassign [vcli_exec {*}$tr -u $uri set uri:key 1] code out
         assert_equal 0 $code
         assert_equal "Warning: Using a password with '-a' or '-u' option on the command line interface may not be safe.\nOK" $out
-        assert_equal {0 OK} [vcli_exec --no-auth-warning -u $uri set uri:key 2]
+        assert_equal {0 OK} [vcli_exec {*}$tr --no-auth-warning -u $uri set uri:key 2]
         r select 3
         set v [r get uri:key]
         r select 0
         assert_equal 2 $v
-        lassign [vcli_exec --no-auth-warning -u "valkey://cliuser:wrong@[srv host]:[srv port]" ping] code out
+        lassign [vcli_exec {*}$tr --no-auth-warning -u "valkey://cliuser:wrong@[srv host]:[srv port]" ping] code out
         assert_match "AUTH failed: WRONGPASS*" $out
     }
 
@@ -499,9 +500,10 @@ start_server {tags {"cli rdma:skip:tcp-tool"}} {
         # Valkey's example: a DUMP payload kept byte for byte, then RESTOREd with -X.
         r set dumped "binary\x00\r\nvalue"
         set f [tmp_path key.dump]
-        exec $::vcli_binary -h [srv host] -p [srv port] -D "" --raw dump dumped > $f
+        set cli [list $::vcli_binary -h [srv host] -p [srv port] {*}[::vk::transport_cli_args]]
+        exec {*}$cli -D "" --raw dump dumped > $f
         r del restored
-        exec $::vcli_binary -h [srv host] -p [srv port] -X dump_tag restore restored 0 dump_tag replace < $f
+        exec {*}$cli -X dump_tag restore restored 0 dump_tag replace < $f
         r get restored
     } "binary\x00\r\nvalue"
 
@@ -532,7 +534,7 @@ start_server {tags {"cli rdma:skip:tcp-tool"}} {
 
     test "valkey-cli: INFO and friends print their text even with --no-raw" {
         lassign [run_vcli --no-raw info server] code out
-        assert_match "# Server\n*tcp_port:[srv port]\n*" $out
+        assert_match "# Server\n*\nprocess_id:[srv pid]\n*" $out
         lassign [run_vcli --no-raw client list] code out
         assert_match "id=*" $out
     }
@@ -621,7 +623,8 @@ proc vcli_fake_node {name reply} {
     return [list $pid [string trim [vcli_read_file $portfile]] $portfile.cmds]
 }
 
-start_server {tags {"cli external:skip rdma:skip:tcp-tool"}} {
+# The fake nodes speak plain TCP.
+start_server {tags {"cli external:skip rdma:skip:tcp-tool tls:skip:own-server"}} {
     test "valkey-cli: -c follows MOVED to the node named, keeping the host when it is empty" {
         r set moved:key here
         lassign [vcli_fake_node moved "-MOVED 3999 127.0.0.1:[srv port]"] pid port log
@@ -916,7 +919,7 @@ start_server {tags {"cli repl rdma:skip:tcp-tool"} overrides {repl-diskless-sync
     test "valkey-cli: --rdb - writes the snapshot to stdout" {
         r config set repl-diskless-sync yes
         set f [tmp_path stdout.rdb]
-        exec $::vcli_binary -h [srv host] -p [srv port] --rdb - > $f 2> [tmp_path stdout.err]
+        exec $::vcli_binary -h [srv host] -p [srv port] {*}[::vk::transport_cli_args] --rdb - > $f 2> [tmp_path stdout.err]
         set err [vcli_read_file [tmp_path stdout.err]]
         assert {[regexp {after ([0-9]+) bytes} $err -> size]} $err
         assert_equal $size [file size $f]
