@@ -1628,10 +1628,11 @@ static void bigKeysSummary(keyTypeStats *types, size_t ntypes, int memkeys, unsi
  * type and size of each batch of keys, prints each type's biggest key as
  * found, then a summary. Ctrl-C stops the scan and prints the summary. */
 static int bigKeysMode(int memkeys) {
+    /* In the order Valkey's cli lists them (its hash table's order). */
     static const struct {
         const char *name, *sizecmd, *unit;
-    } known[] = {{"string", "STRLEN", "bytes"}, {"list", "LLEN", "items"},   {"set", "SCARD", "members"},
-                 {"hash", "HLEN", "fields"},    {"zset", "ZCARD", "members"}, {"stream", "XLEN", "entries"}};
+    } known[] = {{"list", "LLEN", "items"},      {"hash", "HLEN", "fields"}, {"string", "STRLEN", "bytes"},
+                 {"stream", "XLEN", "entries"}, {"set", "SCARD", "members"}, {"zset", "ZCARD", "members"}};
     size_t ntypes = 0;
     keyTypeStats *types = NULL;
     for (size_t j = 0; j < sizeof(known) / sizeof(known[0]); j++) {
