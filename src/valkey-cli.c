@@ -895,7 +895,8 @@ static int cliTestHintFile(const char *file) {
         if (config.verbose) printf("Input: '%s', Expected: '%s', Hint: '%s'\n", argv[0], argv[1], hint ? hint : "");
         while (hint && sdslen(hint) > 0 && hint[sdslen(hint) - 1] == ' ') sdsrange(hint, 0, -2);
         if (!hint || strcmp(hint, argv[1])) {
-            fprintf(stderr, "Test case '%s' FAILED: expected '%s', got '%s'\n", argv[0], argv[1], hint ? hint : "(null)");
+            fprintf(stderr, "Test case '%s' FAILED: expected '%s', got '%s'\n", argv[0], argv[1],
+                    hint ? hint : "(null)");
             fail++;
         } else {
             pass++;
@@ -985,7 +986,9 @@ static unsigned char replComplete(EditLine *el, int ch) {
         size_t common = sdslen(c[0]);
         for (size_t j = 1; j < n; j++) {
             size_t k = 0;
-            while (k < common && k < sdslen(c[j]) && tolower((unsigned char)c[0][k]) == tolower((unsigned char)c[j][k])) k++;
+            while (k < common && k < sdslen(c[j]) &&
+                   tolower((unsigned char)c[0][k]) == tolower((unsigned char)c[j][k]))
+                k++;
             common = k;
         }
         if (n > 1 && common <= sdslen(buf)) {
@@ -2642,7 +2645,8 @@ int main(int argc, char **argv) {
     case CLI_MODE_SCAN: return cliRunConnectedMode(scanMode);
     case CLI_MODE_LRU_TEST: return cliRunConnectedMode(lruTestMode);
     case CLI_MODE_INTRINSIC_LATENCY: return intrinsicLatencyMode();
-    case CLI_MODE_TEST_HINT: return config.test_hint ? cliTestHint(config.test_hint) : cliTestHintFile(config.test_hint_file);
+    case CLI_MODE_TEST_HINT:
+        return config.test_hint ? cliTestHint(config.test_hint) : cliTestHintFile(config.test_hint_file);
     default: break;
     }
 

@@ -221,13 +221,16 @@ int main(int argc, char **argv) {
     }
 
     TEST("cli_args: --cluster <command> and the --cluster-* options") {
-        ASSERT_EQ_LL(PARSE(&o, err, "--cluster", "create", "h1:1", "h2:2", "--cluster-replicas", "1", "--cluster-yes"), 8);
+        ASSERT_EQ_LL(PARSE(&o, err, "--cluster", "create", "h1:1", "h2:2", "--cluster-replicas", "1", "--cluster-yes"),
+                     8);
         ASSERT_EQ_LL(o.mode, CLI_MODE_CLUSTER);
         ASSERT_STREQ(o.cluster_command, "create");
         ASSERT_EQ_LL(o.cluster_argc, 2);
         ASSERT_STREQ(o.cluster_argv[0], "h1:1");
         ASSERT_STREQ(o.cluster_argv[1], "h2:2");
-        ASSERT_EQ_LL(PARSE(&o, err, "--cluster", "rebalance", "h:1", "--cluster-weight", "a=1", "b=2", "--cluster-simulate"), 8);
+        ASSERT_EQ_LL(PARSE(&o, err, "--cluster", "rebalance", "h:1", "--cluster-weight", "a=1", "b=2",
+                           "--cluster-simulate"),
+                     8);
         ASSERT_EQ_LL(PARSE(&o, err, "--cluster"), 2); /* usage, as an error */
         ASSERT_EQ_LL(o.mode, CLI_MODE_HELP);
         ASSERT_EQ_LL(o.usage_error, 1);
@@ -240,7 +243,8 @@ int main(int argc, char **argv) {
         ASSERT_EQ_LL(PARSE(&o, err, "-c", "-s", "/tmp/x"), -1);
         ASSERT_STREQ(err, "Options -c and -s are mutually exclusive.");
         ASSERT_EQ_LL(PARSE(&o, err, "--ldb"), -1);
-        ASSERT_STREQ(err, "Options --ldb and --ldb-sync-mode require --eval.\nTry valkey-cli --help for more information.");
+        ASSERT_STREQ(err,
+                     "Options --ldb and --ldb-sync-mode require --eval.\nTry valkey-cli --help for more information.");
         ASSERT_EQ_LL(PARSE(&o, err, "--rdb", "a", "--functions-rdb", "b"), -1);
         ASSERT_STREQ(err, "Option --functions-rdb and --rdb are mutually exclusive.");
         ASSERT_EQ_LL(PARSE(&o, err, "-x", "-X", "t"), -1);

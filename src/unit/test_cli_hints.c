@@ -148,9 +148,11 @@ static cliReply *buildDocs(void) {
         cmd("list",
             LIST(key("source"), key("destination"),
                  arg("wherefrom", "oneof", NULL, NULL,
-                     LIST(arg("left", "pure-token", "LEFT", NULL, NULL), arg("right", "pure-token", "RIGHT", NULL, NULL))),
+                     LIST(arg("left", "pure-token", "LEFT", NULL, NULL),
+                          arg("right", "pure-token", "RIGHT", NULL, NULL))),
                  arg("whereto", "oneof", NULL, NULL,
-                     LIST(arg("left", "pure-token", "LEFT", NULL, NULL), arg("right", "pure-token", "RIGHT", NULL, NULL))),
+                     LIST(arg("left", "pure-token", "LEFT", NULL, NULL),
+                          arg("right", "pure-token", "RIGHT", NULL, NULL))),
                  arg("timeout", "double", NULL, NULL, NULL)),
             NULL),
         str("zrange"),
@@ -192,7 +194,8 @@ static cliReply *buildDocs(void) {
                  arg("order", "oneof", NULL, "optional",
                      LIST(arg("asc", "pure-token", "ASC", NULL, NULL), arg("desc", "pure-token", "DESC", NULL, NULL))),
                  arg("store", "oneof", NULL, "optional",
-                     LIST(arg("storekey=key", "key", "STORE", NULL, NULL), arg("storedistkey=key", "key", "STOREDIST", NULL, NULL)))),
+                     LIST(arg("storekey=key", "key", "STORE", NULL, NULL),
+                          arg("storedistkey=key", "key", "STOREDIST", NULL, NULL)))),
             NULL),
         str("zadd"),
         cmd("sorted_set",
@@ -357,9 +360,12 @@ int main(int argc, char **argv) {
         snprintf(buf, sizeof(buf), "longitude latitude radius M|KM|FT|MI %s", rest);
         HINT("GEORADIUS key ", buf);
         HINT("GEORADIUS key 1 2 3 M ", rest);
-        HINT("GEORADIUS key 1 2 3 M COUNT ", "count [ANY] [WITHCOORD] [WITHDIST] [WITHHASH] [ASC|DESC] [STORE key|STOREDIST key]");
-        HINT("GEORADIUS key 1 2 3 M COUNT 12 ", "[ANY] [WITHCOORD] [WITHDIST] [WITHHASH] [ASC|DESC] [STORE key|STOREDIST key]");
-        HINT("GEORADIUS key 1 -2.345 3 M COUNT 12 ", "[ANY] [WITHCOORD] [WITHDIST] [WITHHASH] [ASC|DESC] [STORE key|STOREDIST key]");
+        const char *after_count = "[WITHCOORD] [WITHDIST] [WITHHASH] [ASC|DESC] [STORE key|STOREDIST key]";
+        snprintf(buf, sizeof(buf), "count [ANY] %s", after_count);
+        HINT("GEORADIUS key 1 2 3 M COUNT ", buf);
+        snprintf(buf, sizeof(buf), "[ANY] %s", after_count);
+        HINT("GEORADIUS key 1 2 3 M COUNT 12 ", buf);
+        HINT("GEORADIUS key 1 -2.345 3 M COUNT 12 ", buf);
         HINT("GEORADIUS key 1 X ", "");
         HINT("GEORADIUS key 1 2 3 M COUNT 12 ASC ", "[WITHCOORD] [WITHDIST] [WITHHASH] [STORE key|STOREDIST key]");
     }
