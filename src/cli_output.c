@@ -8,7 +8,8 @@
  *     "1~ " sets, "1# key => value" maps) whose continuation lines are
  *     indented under the first element, and "(empty array)" and friends;
  *   - RAW, the default when stdout is not a terminal: bytes as they are,
- *     aggregates one element per line, map pairs as "key value";
+ *     aggregates one element per line (or per -d delimiter), map pairs as
+ *     "key value";
  *   - CSV: one line, elements separated by commas, strings quoted;
  *   - JSON / QUOTED_JSON: arrays, objects for maps (keys made strings),
  *     null, booleans; errors as error:"...".
@@ -41,6 +42,15 @@ static const char *emptyName(const cliReply *r) {
 /* ---------------------------------------------------------------------------
  * Terminal format
  * ------------------------------------------------------------------------- */
+
+/* True when the terminal format of r takes more than one line: an
+ * aggregate of several elements (pairs for a map), or of one multi-line
+ * element. A multi-line map value starts on its own line. */
+static int isMultiline(const cliReply *r) {
+    if (!cliReplyIsAggregate(r) || r->elements == 0) return 0;
+    if (r->type == CLI_REPLY_MAP) return r->elements > 2 || isMultiline(r->element[1]);
+    return r->elements > 1 || isMultiline(r->element[0]);
+}
 
 /* Formats r for a terminal. The first line continues wherever the caller
  * left off (after a parent's "1) "); every further line starts with indent
@@ -94,7 +104,7 @@ sds cliFormatTTY(sds out, const cliReply *r, size_t indent) {
             out = sdscatsds(out, k);
             sdsfree(k);
             out = sdscat(out, " => ");
-            if (cliReplyIsAggregate(val) && val->elements > 0) {
+            if (isMultiline(val)) {
                 out = sdscat(out, "\n");
                 out = catSpaces(out, child_indent);
             }
@@ -110,9 +120,9 @@ sds cliFormatTTY(sds out, const cliReply *r, size_t indent) {
  * Raw format
  * ------------------------------------------------------------------------- */
 
-/* Formats r as raw bytes without a final newline: aggregates put one
- * element per line, map pairs as "key value". */
-sds cliFormatRaw(sds out, const cliReply *r) {
+/* Formats r as raw bytes without a final newline: aggregates put delim
+ * (-d, "\n" by default) between their elements, map pairs as "key value". */
+sds cliFormatRawDelim(sds out, const cliReply *r, const char *delim) {
     switch (r->type) {
     case CLI_REPLY_STRING:
     case CLI_REPLY_STATUS:
@@ -129,19 +139,24 @@ sds cliFormatRaw(sds out, const cliReply *r) {
     case CLI_REPLY_BOOL: return sdscat(out, r->integer ? "(true)" : "(false)");
     case CLI_REPLY_MAP:
         for (size_t j = 0; j + 1 < r->elements; j += 2) {
-            if (j) out = sdscat(out, "\n");
-            out = cliFormatRaw(out, r->element[j]);
+            if (j) out = sdscat(out, delim);
+            out = cliFormatRawDelim(out, r->element[j], delim);
             out = sdscat(out, " ");
-            out = cliFormatRaw(out, r->element[j + 1]);
+            out = cliFormatRawDelim(out, r->element[j + 1], delim);
         }
         return out;
     default:
         for (size_t j = 0; j < r->elements; j++) {
-            if (j) out = sdscat(out, "\n");
-            out = cliFormatRaw(out, r->element[j]);
+            if (j) out = sdscat(out, delim);
+            out = cliFormatRawDelim(out, r->element[j], delim);
         }
         return out;
     }
+}
+
+/* cliFormatRawDelim() with the default delimiter, a newline. */
+sds cliFormatRaw(sds out, const cliReply *r) {
+    return cliFormatRawDelim(out, r, "\n");
 }
 
 /* ---------------------------------------------------------------------------

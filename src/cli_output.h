@@ -18,6 +18,7 @@ typedef enum {
 sds cliFormatReply(sds out, const cliReply *r, cliOutputMode mode);
 sds cliFormatTTY(sds out, const cliReply *r, size_t indent);
 sds cliFormatRaw(sds out, const cliReply *r);
+sds cliFormatRawDelim(sds out, const cliReply *r, const char *delim);
 sds cliFormatCSV(sds out, const cliReply *r);
 sds cliFormatJSON(sds out, const cliReply *r, int quoted);
 

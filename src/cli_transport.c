@@ -26,6 +26,10 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "anet.h"
 #include "cli_transport.h"
@@ -137,9 +141,26 @@ static cliConn *sockWrap(const cliConnType *ct, int fd, int blocking, long long 
     return c;
 }
 
+/* With -4/-6, the first address of host in the preferred family, as a
+ * numeric string in buf; host itself when it has none (or no preference). */
+static const char *tcpPreferredAddress(const cliConnAddr *addr, char *buf, size_t len) {
+    const char *host = addr->host ? addr->host : "127.0.0.1";
+    if (addr->prefer_family != 4 && addr->prefer_family != 6) return host;
+    struct addrinfo hints, *info;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = addr->prefer_family == 4 ? AF_INET : AF_INET6;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, NULL, &hints, &info) != 0) return host;
+    const void *sa = info->ai_family == AF_INET ? (const void *)&((struct sockaddr_in *)info->ai_addr)->sin_addr
+                                                : (const void *)&((struct sockaddr_in6 *)info->ai_addr)->sin6_addr;
+    const char *ip = inet_ntop(info->ai_family, sa, buf, (socklen_t)len);
+    freeaddrinfo(info);
+    return ip ? ip : host;
+}
+
 static cliConn *tcpConnect(const cliConnAddr *addr, int blocking, long long timeout_ms, char *err, size_t errlen) {
-    char aerr[ANET_ERR_LEN];
-    int fd = anetTcpNonBlockConnect(aerr, addr->host ? addr->host : "127.0.0.1", addr->port);
+    char aerr[ANET_ERR_LEN], ip[64];
+    int fd = anetTcpNonBlockConnect(aerr, tcpPreferredAddress(addr, ip, sizeof(ip)), addr->port);
     if (fd == ANET_ERR) {
         sockCopyReason(err, errlen, aerr);
         return NULL;
@@ -160,6 +181,14 @@ static cliConn *unixConnect(const cliConnAddr *addr, int blocking, long long tim
         return NULL;
     }
     return sockWrap(&cliConnTypeUnix, fd, blocking, timeout_ms, err, errlen);
+}
+
+/* Async-signal-safe (valkey-cli's Ctrl-C handler calls it): makes a read
+ * blocked on c return 0 by shutting the socket down. Transports whose fd
+ * is not a socket (RDMA's event channel) are left as they are. The
+ * connection must still be closed with cliConnClose(). */
+void cliConnInterrupt(cliConn *c) {
+    if (c && c->fd != -1) shutdown(c->fd, SHUT_RDWR);
 }
 
 /* Writability after a non-blocking connect: SO_ERROR tells the outcome. */

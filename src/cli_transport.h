@@ -91,6 +91,7 @@ typedef struct cliConnAddr {
     int port;
     const char *path; /* Socket path (unix). */
     const cliTlsOptions *tls; /* "tls" only */
+    int prefer_family;        /* 4 or 6: resolve host to IPv4 / IPv6 first (-4/-6); 0 = as the resolver orders */
 } cliConnAddr;
 
 /* The transport vtable. Unless marked optional every entry is required. */
@@ -185,6 +186,7 @@ cliConn *cliConnConnect(const cliConnType *ct,
                         char *err,
                         size_t errlen);
 void cliConnClose(cliConn *c);
+void cliConnInterrupt(cliConn *c);
 
 /* I/O. */
 ssize_t cliConnRead(cliConn *c, void *buf, size_t len);

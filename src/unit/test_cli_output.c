@@ -104,9 +104,14 @@ int main(int argc, char **argv) {
         CHECK("*2\r\n$1\r\n1\r\n*2\r\n$1\r\nx\r\n$1\r\ny\r\n", STD, "1) \"1\"\n2) 1) \"x\"\n   2) \"y\"\n");
         CHECK("~2\r\n:0\r\n:1\r\n", STD, "1~ (integer) 0\n2~ (integer) 1\n");
         CHECK("%2\r\n:0\r\n#f\r\n:1\r\n#t\r\n", STD, "1# (integer) 0 => (false)\n2# (integer) 1 => (true)\n");
-        /* A map value that is an aggregate starts on its own line. */
+        /* A map value that takes several lines starts on its own line; one
+         * that fits on one line (a single scalar pair) stays, as in Valkey. */
+        CHECK("%1\r\n$3\r\nget\r\n%2\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$1\r\na\r\n:1\r\n", STD,
+              "1# \"get\" => \n   1# \"since\" => \"1.0.0\"\n   2# \"a\" => (integer) 1\n");
         CHECK("%1\r\n$3\r\nget\r\n%1\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n", STD,
-              "1# \"get\" => \n   1# \"since\" => \"1.0.0\"\n");
+              "1# \"get\" => 1# \"since\" => \"1.0.0\"\n");
+        CHECK("%1\r\n$1\r\nk\r\n*1\r\n*2\r\n:1\r\n:2\r\n", STD,
+              "1# \"k\" => \n   1) 1) (integer) 1\n      2) (integer) 2\n");
         CHECK("%1\r\n$1\r\nm\r\n*0\r\n", STD, "1# \"m\" => (empty array)\n");
     }
 
@@ -137,6 +142,20 @@ int main(int argc, char **argv) {
         CHECK("*0\r\n", RAW, "\n");
         CHECK("%2\r\n:0\r\n#f\r\n:1\r\n#t\r\n", RAW, "0 (false)\n1 (true)\n");
         CHECK(",1.5\r\n", RAW, "1.5\n");
+    }
+
+    TEST("cli_output: raw format with a -d delimiter") {
+        cliReply *r;
+        char err[128];
+        const char *wire = "*3\r\n$1\r\na\r\n*2\r\n:1\r\n:2\r\n%1\r\n$1\r\nk\r\n$1\r\nv\r\n";
+        ASSERT(cliReplyParse(wire, strlen(wire), &r, err, sizeof(err)) > 0);
+        sds s = cliFormatRawDelim(sdsempty(), r, "|");
+        ASSERT_STREQ(s, "a|1|2|k v");
+        sdsfree(s);
+        s = cliFormatRawDelim(sdsempty(), r, "");
+        ASSERT_STREQ(s, "a12k v");
+        sdsfree(s);
+        cliReplyFree(r);
     }
 
     TEST("cli_output: CSV") {
