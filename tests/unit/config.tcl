@@ -1101,7 +1101,6 @@ tags {valkey-only} {
         "loadmodule" "loadmodule /usr/lib/nosuch.so a b\n" "loadmodule: this server has no module support, it cannot load the module '/usr/lib/nosuch.so'"
         "rename-command of an unknown command" "rename-command nosuch other\n" "No such command in rename-command"
         "rename-command to an existing name" "rename-command set get\n" "Target command name already exists"
-        "activedefrag yes" "activedefrag yes\n" "-DISABLED Active defragmentation cannot be enabled*"
         "a bad CPU list" "server-cpulist 3-1\n" "Invalid CPU list (taskset syntax, e.g. 0-3,8 or 0-7:2)"
         "a bad user line" "user alice on >pw nosuchrule\n" "Error in user declaration 'nosuchrule': Syntax error"
     } {

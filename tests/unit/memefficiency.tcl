@@ -116,6 +116,8 @@ start_server {tags {"memefficiency needs:debug"} overrides {enable-debug-command
         }
     }
 
+    set ::jemalloc_serves [jemalloc_serves]
+
     test "INFO reports the defragmenter's fields, idle" {
         set info [r info all]
         foreach field {active_defrag_running active_defrag_hits active_defrag_misses active_defrag_key_hits
@@ -150,6 +152,17 @@ start_server {tags {"memefficiency needs:debug"} overrides {enable-debug-command
         assert_error "*arenas.page is not a string option*" {r debug mallctl-str arenas.page}
         assert_error "*No such file or directory*" {r debug mallctl-str no.such.option}
         assert_error "*wrong number of arguments*" {r debug mallctl}
+    }
+}
+
+# activedefrag yes in the config file: taken at start-up where jemalloc
+# serves malloc (elsewhere start-up stops, as Valkey's does without it).
+if {$::jemalloc_serves} {
+    start_server {tags {"memefficiency"} overrides {activedefrag yes active-defrag-cycle-max 30}} {
+        test "activedefrag yes in the config file is taken at start-up" {
+            assert_equal {activedefrag yes} [r config get activedefrag]
+            assert_equal {active-defrag-cycle-max 30} [r config get active-defrag-cycle-max]
+        }
     }
 }
 
