@@ -20,9 +20,9 @@
  *
  * The table covers every directive of Valkey 8.0's valkey.conf. Options of
  * features this server does not have yet (cluster) are stored for them; a
- * value that would turn such a feature on (cluster-enabled yes,
- * activedefrag yes) is refused by a
- * check with a message naming it. Three directives are not options and are
+ * value that would turn such a feature on (cluster-enabled yes) is refused
+ * by a check with a message naming it (activedefrag yes too, in a build
+ * whose malloc is not jemalloc). Three directives are not options and are
  * handled by the file parser alone: include (wildcards allowed),
  * rename-command, user (ACL users, handed to acl.c and written back by
  * CONFIG REWRITE) and loadmodule, which stops start-up.
@@ -39,6 +39,7 @@
 #include "aof.h"
 #include "config.h"
 #include "acl.h"
+#include "defrag.h"
 #include "replication.h"
 
 #include <ctype.h>
@@ -1083,14 +1084,23 @@ static int checkClusterEnabled(const char *v, const char **err) {
     return 1;
 }
 
-/* As in a Valkey built without its patched jemalloc (Debian's has no
- * defragmentation hints). */
+/* activedefrag yes needs jemalloc behind our allocations (defrag.c asks
+ * it which blocks to move); a build whose malloc is another (the ASan
+ * build, valgrind) refuses it as a Valkey built without jemalloc does. */
 static int checkActiveDefrag(const char *v, const char **err) {
-    if (yesnotoi(v) == 1) {
+    if (yesnotoi(v) == 1 && !defragSupported()) {
         *err = "-DISABLED Active defragmentation cannot be enabled: it requires a Valkey server compiled with a "
                "modified Jemalloc like the one shipped by default with the Valkey source distribution";
         return 0;
     }
+    return 1;
+}
+
+/* Any activedefrag option: the defragmenter decides again at the next
+ * cron tick (start, stop, CPU share). */
+static int applyActiveDefrag(const char **err) {
+    (void)err;
+    defragConfigChanged();
     return 1;
 }
 
@@ -1581,17 +1591,19 @@ static configOption configTable[] = {
     /* Event loop and memory housekeeping */
     BOOL_CFG("activerehashing", NULL, 0, server.active_rehashing, 1, NULL),
     {.name = "activedefrag", .kind = CFG_BOOL, .field = &server.active_defrag_enabled, .def = 0,
-     .check = checkActiveDefrag},
+     .check = checkActiveDefrag, .apply = applyActiveDefrag},
     NUM_CFG("active-defrag-ignore-bytes", NULL, CFG_MEMORY, NUM_ULONG_LONG, server.active_defrag_ignore_bytes, 1,
-            LLONG_MAX, 100 * MB, NULL),
+            LLONG_MAX, 100 * MB, applyActiveDefrag),
     NUM_CFG("active-defrag-threshold-lower", NULL, 0, NUM_INT, server.active_defrag_threshold_lower, 0, 1000, 10,
-            NULL),
+            applyActiveDefrag),
     NUM_CFG("active-defrag-threshold-upper", NULL, 0, NUM_INT, server.active_defrag_threshold_upper, 0, 1000, 100,
-            NULL),
-    NUM_CFG("active-defrag-cycle-min", NULL, 0, NUM_INT, server.active_defrag_cycle_min, 1, 99, 1, NULL),
-    NUM_CFG("active-defrag-cycle-max", NULL, 0, NUM_INT, server.active_defrag_cycle_max, 1, 99, 25, NULL),
+            applyActiveDefrag),
+    NUM_CFG("active-defrag-cycle-min", NULL, 0, NUM_INT, server.active_defrag_cycle_min, 1, 99, 1,
+            applyActiveDefrag),
+    NUM_CFG("active-defrag-cycle-max", NULL, 0, NUM_INT, server.active_defrag_cycle_max, 1, 99, 25,
+            applyActiveDefrag),
     NUM_CFG("active-defrag-max-scan-fields", NULL, 0, NUM_ULONG, server.active_defrag_max_scan_fields, 1,
-            LONG_MAX, 1000, NULL),
+            LONG_MAX, 1000, applyActiveDefrag),
     NUM_CFG("max-new-connections-per-cycle", NULL, 0, NUM_INT, server.max_new_conns_per_cycle, 1, 1000, 10, NULL),
     NUM_CFG("max-new-tls-connections-per-cycle", NULL, 0, NUM_INT, server.max_new_tls_conns_per_cycle, 1, 1000, 1,
             NULL),

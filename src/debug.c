@@ -5,8 +5,9 @@
  * fingerprint the dataset (DIGEST, DIGEST-VALUE) so that a primary and its
  * replica can be compared, save and load the dataset back (RELOAD, whose
  * work is in snapshot.c), emit every RESP type (PROTOCOL), fill a database
- * (POPULATE) and crash on purpose (SEGFAULT, PANIC, ASSERT) so that the
- * crash report itself can be tested. It is a protected command: whether a
+ * (POPULATE), read and tune jemalloc (MALLCTL, MALLCTL-STR), drive the
+ * active defragmenter (DEFRAG-MOVE-ALL) and crash on purpose (SEGFAULT,
+ * PANIC, ASSERT) so that the crash report itself can be tested. It is a protected command: whether a
  * client may run it is decided by debugCommandAllowed(), which
  * processCommand() (server.c) consults for enable-debug-command.
  *
@@ -28,8 +29,10 @@
 #include "server.h"
 
 #include "aof.h"
+#include "defrag.h"
 
 #include <errno.h>
+#include <jemalloc/jemalloc.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <strings.h>
@@ -378,6 +381,118 @@ static void debugReplyBuffer(client *c) {
     addReply(c, shared.ok);
 }
 
+/* ---------------------------------------------------------------------------
+ * DEBUG MALLCTL / MALLCTL-STR: jemalloc's mallctl() namespace, as in Valkey
+ * ------------------------------------------------------------------------- */
+
+/* Names whose values are code or structure pointers: writing a number
+ * there would crash the server later, so they are refused. */
+static int mallctlNameRefused(const char *name) {
+    return strstr(name, "hooks") != NULL;
+}
+
+/* DEBUG MALLCTL <key> [<val>]: a numeric option of any width (bool,
+ * unsigned, size_t, ...; tried from 8 bytes down until jemalloc accepts
+ * the size). Replies the value before any write, +OK for an option that
+ * can only be written, or the error's text. */
+static void debugMallctlInt(client *c) {
+    const char *name = objectGetVal(c->argv[2]);
+    int write = c->argc > 3;
+    int64_t val = 0;
+    if (write) {
+        long long ll;
+        if (getLongLongFromObjectOrReply(c, c->argv[3], &ll, NULL) != C_OK) return;
+        if (mallctlNameRefused(name)) {
+            addReplyErrorFormat(c, "%s", strerror(EPERM));
+            return;
+        }
+        val = ll;
+    }
+    for (size_t width = sizeof(int64_t); width >= 1; width /= 2) {
+        int64_t old = 0; /* little-endian: a narrower value fills the low bytes */
+        size_t oldlen = width;
+        int ret = mallctl(name, &old, &oldlen, write ? &val : NULL, write ? width : 0);
+        if (ret == EPERM && write) {
+            /* Write-only (or void) options: just write. */
+            ret = mallctl(name, NULL, NULL, &val, width);
+            if (ret == 0) {
+                addReply(c, shared.ok);
+                return;
+            }
+        }
+        if (ret == 0) {
+            addReplyLongLong(c, old);
+            return;
+        }
+        if (ret != EINVAL) {
+            addReplyErrorFormat(c, "%s", strerror(ret));
+            return;
+        }
+    }
+    addReplyErrorFormat(c, "%s", strerror(EINVAL));
+}
+
+/* Copies the NUL-terminated string at p into buf (cap bytes) without
+ * trusting p: the bytes go through a pipe, whose write() fails with EFAULT
+ * instead of faulting, one page-bounded piece at a time. Returns 0, or -1
+ * if p is not a readable string shorter than cap. */
+static int copyStringSafely(const char *p, char *buf, size_t cap) {
+    int fds[2];
+    if (p == NULL || pipe(fds) == -1) return -1;
+    size_t len = 0;
+    int ok = 0;
+    while (len < cap) {
+        size_t page = 4096, chunk = page - ((uintptr_t)(p + len) % page);
+        if (chunk > cap - len) chunk = cap - len;
+        if (write(fds[1], p + len, chunk) != (ssize_t)chunk || read(fds[0], buf + len, chunk) != (ssize_t)chunk) break;
+        char *nul = memchr(buf + len, '\0', chunk);
+        len += chunk;
+        if (nul) {
+            ok = 1;
+            break;
+        }
+    }
+    close(fds[0]);
+    close(fds[1]);
+    return ok ? 0 : -1;
+}
+
+/* DEBUG MALLCTL-STR <key> [<val>]: a string option. <val> VOID writes
+ * nothing but triggers the option (thread.tcache.flush, arena.<i>.purge).
+ * Replies the value read before any write, or +OK when the option cannot
+ * be read, or the error's text. */
+static void debugMallctlStr(client *c) {
+    const char *name = objectGetVal(c->argv[2]);
+    int write = c->argc > 3;
+    if (write && mallctlNameRefused(name)) {
+        addReplyErrorFormat(c, "%s", strerror(EPERM));
+        return;
+    }
+    char *old = NULL;
+    size_t oldlen = sizeof(old);
+    int rret = mallctl(name, &old, &oldlen, NULL, 0);
+    if (rret != 0 && !(rret == EPERM && write)) {
+        addReplyErrorFormat(c, "%s", strerror(rret));
+        return;
+    }
+    /* A read option that is not a string (a size_t is as wide as a
+     * pointer) must not be followed as one. */
+    char value[1024];
+    if (rret == 0 && copyStringSafely(old, value, sizeof(value)) != 0) {
+        addReplyErrorFormat(c, "%s is not a string option", name);
+        return;
+    }
+    int wret = 0;
+    if (write) {
+        char *val = objectGetVal(c->argv[3]);
+        if (!strcmp(val, "VOID")) wret = mallctl(name, NULL, NULL, NULL, 0);
+        else wret = mallctl(name, NULL, NULL, &val, sizeof(val));
+    }
+    if (rret == 0) addReplyBulkCString(c, value);
+    else if (wret != 0) addReplyErrorFormat(c, "%s", strerror(wret));
+    else addReply(c, shared.ok);
+}
+
 static void debugHelp(client *c) {
     const char *help[] = {
         "ASSERT",
@@ -388,6 +503,10 @@ static void debugHelp(client *c) {
         "    Like CONFIG REWRITE but writes every option, those at their default too.",
         "DIGEST",
         "    Return a 40 hex digit fingerprint of the whole dataset (zeros when empty).",
+        "DEFRAG-MOVE-ALL <0|1>",
+        "    Make active defrag (activedefrag yes) run a pass that moves every block it visits,",
+        "    whatever the fragmentation and even where malloc is not jemalloc (for tests); the",
+        "    pass in progress or the next one. 0 disarms it.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Return a fingerprint of the value of each key, ignoring its name and TTL.",
         "HTSTATS <dbid> [FULL]",
@@ -396,6 +515,10 @@ static void debugHelp(client *c) {
         "    Like HTSTATS but for the hash table stored at <key>'s value.",
         "LOG <message>",
         "    Write <message> to the server log.",
+        "MALLCTL <key> [<val>]",
+        "    Get or set a malloc tuning integer.",
+        "MALLCTL-STR <key> [<val>]",
+        "    Get or set a malloc tuning string.",
         "OBJECT <key>",
         "    Show low level information about the value stored at <key>.",
         "PANIC",
@@ -528,6 +651,14 @@ void debugCommand(client *c) {
             addReplyError(c, "argument must be a memory value bigger than 1 and smaller than 4gb");
         else
             addReply(c, shared.ok);
+    } else if (!strcasecmp(sub, "mallctl") && (c->argc == 3 || c->argc == 4)) {
+        debugMallctlInt(c);
+    } else if (!strcasecmp(sub, "mallctl-str") && (c->argc == 3 || c->argc == 4)) {
+        debugMallctlStr(c);
+    } else if (!strcasecmp(sub, "defrag-move-all") && c->argc == 3) {
+        defrag.move_all = atoi(objectGetVal(c->argv[2])) != 0;
+        defragConfigChanged(); /* decide at the next cron tick */
+        addReply(c, shared.ok);
     } else if (!strcasecmp(sub, "pause-cron") && c->argc == 3) {
         server.pause_cron = atoi(objectGetVal(c->argv[2]));
         addReply(c, shared.ok);

@@ -781,6 +781,63 @@ unsigned long dictScan(dict *d, unsigned long v, dictScanFunction *fn, void *pri
     return v;
 }
 
+/* Moves the entries of the chain whose first link is *ref through
+ * defragfn, relinking each moved one and telling moved() about it. */
+static void defragBucket(dictEntry **ref, void *(*defragfn)(void *), dictScanFunction *moved, void *privdata) {
+    while (*ref) {
+        dictEntry *de = *ref;
+        int kind = dictEntryKind(de);
+        void *block = defragfn(dictEntryUntag(de));
+        if (block) {
+            de = dictEntryTag(block, kind);
+            *ref = de;
+            if (moved) moved(privdata, de);
+        }
+        ref = dictEntryNextRef(de);
+    }
+}
+
+/* dictScan() for active defragmentation (defrag.c): each entry of the
+ * step's buckets is offered to defragfn, which returns the entry block's
+ * new address (the old one is then freed) or NULL when it stays; moved
+ * entries are relinked here and handed to moved(privdata, de) (if not
+ * NULL) so that the owner can re-point whatever borrows from them (a
+ * sorted set's skiplist node borrows its member from the entry). Returns
+ * the next cursor, 0 when done. */
+unsigned long dictScanDefrag(dict *d, unsigned long v, void *(*defragfn)(void *), dictScanFunction *moved,
+                             void *privdata) {
+    if (dictSize(d) == 0) return 0;
+    dictPauseRehashing(d);
+    if (!dictIsRehashing(d)) {
+        unsigned long m0 = DICTHT_SIZE_MASK(d->ht_size_exp[0]);
+        defragBucket(&d->ht_table[0][v & m0], defragfn, moved, privdata);
+        v = scanNextCursor(v, m0);
+    } else {
+        int small = d->ht_size_exp[0] <= d->ht_size_exp[1] ? 0 : 1, large = 1 - small;
+        unsigned long m0 = DICTHT_SIZE_MASK(d->ht_size_exp[small]);
+        unsigned long m1 = DICTHT_SIZE_MASK(d->ht_size_exp[large]);
+        defragBucket(&d->ht_table[small][v & m0], defragfn, moved, privdata);
+        do {
+            defragBucket(&d->ht_table[large][v & m1], defragfn, moved, privdata);
+            v = scanNextCursor(v, m1);
+        } while (v & (m0 ^ m1));
+    }
+    dictResumeRehashing(d);
+    return v;
+}
+
+/* Offers d's bucket arrays to defragfn (see dictScanDefrag()). Does
+ * nothing while rehashing is paused: a scan or safe iterator may hold
+ * bucket pointers. The dict struct itself is its owner's to move. */
+void dictDefragTables(dict *d, void *(*defragfn)(void *)) {
+    if (d->pauserehash > 0) return;
+    for (int t = 0; t < 2; t++) {
+        if (d->ht_table[t] == NULL) continue;
+        dictEntry **moved = defragfn(d->ht_table[t]);
+        if (moved) d->ht_table[t] = moved;
+    }
+}
+
 /* -------------------------------- sampling ------------------------------- */
 
 /* Bucket v of the buckets a rehashing dict still uses: table 0 from

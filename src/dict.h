@@ -220,6 +220,10 @@ void dictResetIterator(dictIterator *iter);
 dictEntry *dictNext(dictIterator *iter);
 void dictReleaseIterator(dictIterator *iter);
 unsigned long dictScan(dict *d, unsigned long v, dictScanFunction *fn, void *privdata);
+/* Active defragmentation (defrag.c): moves entries / bucket arrays. */
+unsigned long dictScanDefrag(dict *d, unsigned long v, void *(*defragfn)(void *), dictScanFunction *moved,
+                             void *privdata);
+void dictDefragTables(dict *d, void *(*defragfn)(void *));
 
 /* Sampling. */
 dictEntry *dictGetRandomKey(dict *d);

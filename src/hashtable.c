@@ -767,14 +767,16 @@ static inline size_t nextCursor(size_t v, size_t m) {
     return reverseBits(v);
 }
 
-/* Calls fn on every entry of table t whose home bucket is idx: those of
- * bucket idx and of the buckets its probe chain continues into. An entry
- * found there may belong to another home bucket (displaced from an earlier
- * one, or further along a longer chain): it is left to that bucket's step,
- * so that a scan of an unchanging table returns each entry once. Only
- * buckets an earlier chain may reach need the entries' hashes. fn may
- * delete entries. */
-static void scanChain(hashtable *ht, int t, size_t idx, hashtableScanFunction fn, void *privdata) {
+/* Calls fn(privdata, entry), or reffn(privdata, &slot) when fn is NULL,
+ * on every entry of table t whose home bucket is idx: those of bucket idx
+ * and of the buckets its probe chain continues into. An entry found there
+ * may belong to another home bucket (displaced from an earlier one, or
+ * further along a longer chain): it is left to that bucket's step, so that
+ * a scan of an unchanging table returns each entry once. Only buckets an
+ * earlier chain may reach need the entries' hashes. fn may delete entries;
+ * reffn may store another entry with the same key in the slot. */
+static void scanChain(hashtable *ht, int t, size_t idx, hashtableScanFunction fn, hashtableScanRefFunction reffn,
+                      void *privdata) {
     size_t mask = bucketMask(ht->exp[t]), start = idx;
     bucket *table = ht->tables[t];
     int check_home = mask != 0 && (table[(idx - 1) & mask].meta & EVER_FULL);
@@ -784,12 +786,37 @@ static void scanChain(hashtable *ht, int t, size_t idx, hashtableScanFunction fn
             if (!(b->meta & (1u << s))) continue;
             void *entry = b->entries[s];
             if (check_home && (hashKey(ht, entryKey(ht, entry)) & mask) != start) continue;
-            fn(privdata, entry);
+            if (fn) fn(privdata, entry);
+            else reffn(privdata, &b->entries[s]);
         }
         if (!(b->meta & EVER_FULL)) break;
         idx = (idx + 1) & mask;
         check_home = mask != 0;
     } while (idx != start);
+}
+
+/* One cursor step of hashtableScan() / hashtableScanRefs(). */
+static size_t scanStep(hashtable *ht, size_t cursor, hashtableScanFunction fn, hashtableScanRefFunction reffn,
+                       void *privdata) {
+    if (hashtableSize(ht) == 0) return 0;
+    hashtablePauseRehashing(ht);
+    if (!isRehashing(ht)) {
+        size_t m0 = bucketMask(ht->exp[0]);
+        scanChain(ht, 0, cursor & m0, fn, reffn, privdata);
+        cursor = nextCursor(cursor, m0);
+    } else {
+        int small = ht->exp[0] <= ht->exp[1] ? 0 : 1, large = 1 - small;
+        size_t m0 = bucketMask(ht->exp[small]), m1 = bucketMask(ht->exp[large]);
+        scanChain(ht, small, cursor & m0, fn, reffn, privdata);
+        /* Every large-table bucket with the small bucket's low bits. */
+        do {
+            scanChain(ht, large, cursor & m1, fn, reffn, privdata);
+            cursor = nextCursor(cursor, m1);
+        } while (cursor & (m0 ^ m1));
+    }
+    hashtableResumeRehashing(ht);
+    hashtableShrinkIfNeeded(ht);
+    return cursor;
 }
 
 /* Visits one cursor step: calls fn(privdata, entry) for the entries whose
@@ -801,25 +828,29 @@ static void scanChain(hashtable *ht, int t, size_t idx, hashtableScanFunction fn
  * only a table that changes between steps may have some visited more than
  * once. fn may delete entries. */
 size_t hashtableScan(hashtable *ht, size_t cursor, hashtableScanFunction fn, void *privdata) {
-    if (hashtableSize(ht) == 0) return 0;
-    hashtablePauseRehashing(ht);
-    if (!isRehashing(ht)) {
-        size_t m0 = bucketMask(ht->exp[0]);
-        scanChain(ht, 0, cursor & m0, fn, privdata);
-        cursor = nextCursor(cursor, m0);
-    } else {
-        int small = ht->exp[0] <= ht->exp[1] ? 0 : 1, large = 1 - small;
-        size_t m0 = bucketMask(ht->exp[small]), m1 = bucketMask(ht->exp[large]);
-        scanChain(ht, small, cursor & m0, fn, privdata);
-        /* Every large-table bucket with the small bucket's low bits. */
-        do {
-            scanChain(ht, large, cursor & m1, fn, privdata);
-            cursor = nextCursor(cursor, m1);
-        } while (cursor & (m0 ^ m1));
+    return scanStep(ht, cursor, fn, NULL, privdata);
+}
+
+/* hashtableScan() whose callback gets the address of each entry's slot
+ * instead of the entry, so that it may replace the entry with another
+ * pointer to an equal key (active defragmentation moves entries: defrag.c).
+ * The callback must not add or delete entries. Returns the next cursor. */
+size_t hashtableScanRefs(hashtable *ht, size_t cursor, hashtableScanRefFunction fn, void *privdata) {
+    return scanStep(ht, cursor, NULL, fn, privdata);
+}
+
+/* Offers the table's bucket arrays to defragfn, which returns a block's
+ * new address (the old one is then gone) or NULL when it left it in place
+ * (defrag.c). The hashtable struct itself is the caller's to move: it
+ * holds the pointer. Does nothing while rehashing is paused (a scan, a
+ * safe iterator or a two-phase operation may hold bucket pointers). */
+void hashtableDefragTables(hashtable *ht, void *(*defragfn)(void *)) {
+    if (ht->pause_rehash > 0) return;
+    for (int t = 0; t < 2; t++) {
+        if (ht->tables[t] == NULL) continue;
+        bucket *moved = defragfn(ht->tables[t]);
+        if (moved) ht->tables[t] = moved;
     }
-    hashtableResumeRehashing(ht);
-    hashtableShrinkIfNeeded(ht);
-    return cursor;
 }
 
 /* -------------------------------- sampling ------------------------------- */

@@ -70,6 +70,8 @@ typedef struct hashtableIterator {
 } hashtableIterator;
 
 typedef void (*hashtableScanFunction)(void *privdata, void *entry);
+/* hashtableScanRefs(): gets the address of the slot holding the entry. */
+typedef void (*hashtableScanRefFunction)(void *privdata, void **entryref);
 
 /* Create / destroy. */
 hashtable *hashtableCreate(hashtableType *type);
@@ -116,6 +118,10 @@ hashtableIterator *hashtableCreateIterator(hashtable *ht, int flags);
 void hashtableReleaseIterator(hashtableIterator *iter);
 int hashtableNext(hashtableIterator *iter, void **entry);
 size_t hashtableScan(hashtable *ht, size_t cursor, hashtableScanFunction fn, void *privdata);
+size_t hashtableScanRefs(hashtable *ht, size_t cursor, hashtableScanRefFunction fn, void *privdata);
+
+/* Active defragmentation (defrag.c): moves the bucket arrays. */
+void hashtableDefragTables(hashtable *ht, void *(*defragfn)(void *));
 
 /* Sampling. */
 int hashtableRandomEntry(hashtable *ht, void **found);

@@ -26,6 +26,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "blocked.h"
+#include "defrag.h"
 #include "migrate.h"
 #include "multi.h"
 #include "pubsub.h"
@@ -132,7 +133,7 @@ void resetServerStats(void) {
     server.stat_client_outbuf_limit_disconnections = 0;
     server.stat_reply_buffer_shrinks = 0;
     server.stat_reply_buffer_expands = 0;
-    server.stat_total_active_defrag_time = 0;
+    defragResetStats();
     memset(server.inst_metric, 0, sizeof(server.inst_metric));
     memset(server.el_duration, 0, sizeof(server.el_duration));
     server.el_cmd_per_cycle_max = 0;
@@ -396,8 +397,11 @@ void getMemoryOverhead(memoryOverhead *m) {
     m->net = m->used > m->startup ? m->used - m->startup : 0;
     m->dataset_perc = m->net ? (double)m->dataset * 100 / m->net : 0;
     m->peak_perc = m->peak ? (double)m->used * 100 / m->peak : 0;
-    m->alloc_frag = m->allocated ? (double)m->active / m->allocated : 0;
-    m->alloc_frag_bytes = (long long)m->active - (long long)m->allocated;
+    /* As Valkey 8: only the free regions of small-class slabs count as the
+     * allocator's fragmentation (what active defragmentation recovers). */
+    size_t frag_smallbins = zmalloc_get_frag_smallbins();
+    m->alloc_frag = m->allocated ? (double)frag_smallbins / m->allocated + 1 : 0;
+    m->alloc_frag_bytes = (long long)frag_smallbins;
     m->alloc_rss = m->active ? (double)m->resident / m->active : 0;
     m->alloc_rss_bytes = (long long)m->resident - (long long)m->active;
     m->rss_overhead = m->resident ? (double)m->rss / m->resident : 0;
@@ -480,7 +484,7 @@ static sds infoMemory(sds info) {
         "mem_aof_buffer:%zu\r\n"
         "mem_allocator:%s\r\n"
         "mem_overhead_db_hashtable_rehashing:%zu\r\n"
-        "active_defrag_running:0\r\n"
+        "active_defrag_running:%d\r\n"
         "lazyfree_pending_objects:%zu\r\n"
         "lazyfreed_objects:%zu\r\n",
         used, used_h, rss, rss_h, peak, (long long)server.stat_peak_memory_time, peak_h, mo.peak_perc, overhead,
@@ -490,7 +494,8 @@ static sds infoMemory(sds info) {
         server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), mo.alloc_frag,
         mo.alloc_frag_bytes, mo.alloc_rss, mo.alloc_rss_bytes, mo.rss_overhead, mo.rss_overhead_bytes, mo.frag,
         mo.frag_bytes, clients_replicas,
-        clients_normal, aofBufferLength(), infoAllocatorName(), mo.db_rehashing, lazyfreeGetPendingObjectsCount(),
+        clients_normal, aofBufferLength(), infoAllocatorName(), mo.db_rehashing, defrag.running,
+        lazyfreeGetPendingObjectsCount(),
         lazyfreeGetFreedObjectsCount());
 }
 
@@ -539,12 +544,12 @@ static sds infoStats(sds info) {
         "total_forks:%lld\r\n"
         "migrate_cached_sockets:%zu\r\n"
         "slave_expires_tracked_keys:0\r\n"
-        "active_defrag_hits:0\r\n"
-        "active_defrag_misses:0\r\n"
-        "active_defrag_key_hits:0\r\n"
-        "active_defrag_key_misses:0\r\n"
+        "active_defrag_hits:%lld\r\n"
+        "active_defrag_misses:%lld\r\n"
+        "active_defrag_key_hits:%lld\r\n"
+        "active_defrag_key_misses:%lld\r\n"
         "total_active_defrag_time:%lld\r\n"
-        "current_active_defrag_time:0\r\n"
+        "current_active_defrag_time:%lld\r\n"
         "tracking_total_keys:%llu\r\n"
         "tracking_total_items:%llu\r\n"
         "tracking_total_prefixes:%llu\r\n"
@@ -582,7 +587,9 @@ static sds infoStats(sds info) {
         server.stat_total_eviction_exceeded_time / 1000, server.stat_keyspace_hits, server.stat_keyspace_misses,
         pubsubTotal(PUBSUB_CHANNEL), pubsubTotal(PUBSUB_PATTERN), pubsubTotal(PUBSUB_SHARD),
         snapshot.stat_fork_time, snapshot.stat_total_forks, migrateCachedSocketsCount(),
-        server.stat_total_active_defrag_time / 1000,
+        defrag.stat_hits, defrag.stat_misses, defrag.stat_key_hits, defrag.stat_key_misses,
+        defrag.stat_total_time_us / 1000,
+        defragCurrentTimeMs(),
         tracked_keys, tracked_items, tracked_prefixes, server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
         server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,

@@ -6,7 +6,8 @@
  * fuzz/ that drive the server's code directly). Two hooks drive everything
  * that is not a reaction to a client's bytes:
  *   serverCron()   a timer running server.hz times per second: stats,
- *                  client housekeeping, active expiry, shutdown requests,
+ *                  client housekeeping, active expiry and defragmentation,
+ *                  shutdown requests,
  *                  snapshots (snapshot.c: save points, reaping a BGSAVE
  *                  child);
  *   beforeSleep()  runs before the loop waits for events: first the
@@ -41,6 +42,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "blocked.h"
+#include "defrag.h"
 #include "latency.h"
 #include "migrate.h"
 #include "multi.h"
@@ -718,6 +720,7 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
      * a snapshot child runs: rehashing would copy every page it touches).
      * With activerehashing no, tables only rehash as commands touch them. */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
+    activeDefragCycle(); /* activedefrag: moves blocks out of sparse slabs (defrag.c) */
     for (int j = 0; j < server.dbnum && !hasActiveChildProcess(); j++) {
         hashtableShrinkIfNeeded(server.db[j].keys);
         hashtableShrinkIfNeeded(server.db[j].expires);

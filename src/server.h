@@ -589,7 +589,6 @@ struct valkeyServer {
     long long stat_client_outbuf_limit_disconnections;
     long long stat_total_reads_processed, stat_total_writes_processed;
     long long stat_expire_cycle_time_used;
-    long long stat_total_active_defrag_time;
     long long stat_total_eviction_exceeded_time;
     dict *errors;               /* error prefix -> count, for INFO errorstats */
     int errors_enabled;         /* 0 once too many distinct codes were seen, until CONFIG RESETSTAT */
@@ -700,7 +699,7 @@ struct valkeyServer {
     int disable_thp;                /* disable-thp */
     int jemalloc_bg_thread;         /* jemalloc-bg-thread */
     int active_rehashing;           /* activerehashing */
-    int active_defrag_enabled;      /* activedefrag (refused: no defrag-capable jemalloc) */
+    int active_defrag_enabled;      /* activedefrag (defrag.c; refused when malloc is not jemalloc) */
     unsigned long long active_defrag_ignore_bytes;
     int active_defrag_threshold_lower, active_defrag_threshold_upper;
     int active_defrag_cycle_min, active_defrag_cycle_max;
@@ -1157,6 +1156,15 @@ void zsetConvert(robj *zobj, int encoding);
 void zsetConvertToListpackIfNeeded(robj *zobj, size_t maxelelen, size_t totelelen);
 int zsetTypeAddNew(robj *zobj, const char *ele, size_t len, double score);
 struct zskiplist *zsetTypeSkiplist(robj *zobj);
+/* Active defragmentation (defrag.c): where zsetTypeDefragPart() goes on
+ * from (zeroed to start). */
+typedef struct zsetDefragCursor {
+    unsigned long rank; /* skiplist: rank of the last node done */
+    unsigned long scan; /* dict: scan cursor */
+    int in_dict;        /* the skiplist is done, the dict's entries go on */
+} zsetDefragCursor;
+void zsetTypeDefragStructs(robj *zobj, void *(*defragfn)(void *));
+int zsetTypeDefragPart(robj *zobj, zsetDefragCursor *cur, unsigned long budget, void *(*defragfn)(void *));
 /* For the GEO commands (geo.c): a member's score (C_OK, or C_ERR if not a
  * member); the members with min <= score < max in score order, until
  * visit returns 0; storing a computed result the way the STORE commands
@@ -1221,7 +1229,10 @@ typedef struct memoryOverhead {
     size_t net;                         /* used - startup */
     double dataset_perc, peak_perc;     /* dataset of net, used of peak, in % */
     /* Fragmentation ratios, each with its difference in bytes. */
-    double alloc_frag, alloc_rss, rss_overhead, frag; /* active/allocated, resident/active, rss/resident, rss/used */
+    /* alloc_frag: 1 + free bytes inside small-class slabs / allocated (what
+     * active defragmentation can recover); resident/active, rss/resident,
+     * rss/used. */
+    double alloc_frag, alloc_rss, rss_overhead, frag;
     long long alloc_frag_bytes, alloc_rss_bytes, rss_overhead_bytes, frag_bytes;
     scriptingMemory scripts;
     /* The databases' hash tables: bucket arrays of all of them (lut), the

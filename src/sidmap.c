@@ -230,3 +230,41 @@ size_t sidmapMemory(const sidmap *m) {
     size_t per_node = sizeof(sidmapNode) + sizeof(sidmapNode *) * 4 / 3;
     return sizeof(*m) + sizeof(sidmapNode) + sizeof(sidmapNode *) * SIDMAP_MAXLEVEL + per_node * m->len;
 }
+
+/* ---------------------------------------------------------------------------
+ * Active defragmentation
+ * ------------------------------------------------------------------------- */
+
+/* See sidmap.h. */
+int sidmapDefrag(sidmap *m, int first, streamID after, unsigned long count, void *(*defragfn)(void *),
+                 void (*visit)(sidmapNode *node, void *privdata), void *privdata, streamID *last) {
+    if (first) {
+        sidmapNode *h = defragfn(m->header);
+        if (h) m->header = h;
+    }
+    /* update[i]: the last node on level i before the next node to offer
+     * (whose ID is the first after `after`). */
+    sidmapNode *update[SIDMAP_MAXLEVEL];
+    sidmapNode *x = m->header;
+    for (int i = m->level - 1; i >= 0; i--) {
+        while (!first && x->next[i] && streamCompareID(&x->next[i]->id, &after) <= 0) x = x->next[i];
+        update[i] = x;
+    }
+    x = update[0]->next[0];
+    while (x && count--) {
+        sidmapNode *next = x->next[0];
+        int level = x->level;
+        sidmapNode *moved = defragfn(x);
+        if (moved) {
+            for (int i = 0; i < level; i++) update[i]->next[i] = moved;
+            if (next) next->prev = moved;
+            else m->tail = moved;
+            x = moved;
+        }
+        visit(x, privdata);
+        for (int i = 0; i < level; i++) update[i] = x;
+        *last = x->id;
+        x = next;
+    }
+    return x != NULL;
+}

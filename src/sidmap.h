@@ -104,4 +104,15 @@ static inline sidmapNode *sidmapPrev(const sidmapNode *n) { return n->prev; }
 /* Approximate bytes used by the map's own nodes (not the values). */
 size_t sidmapMemory(const sidmap *m);
 
+/* Active defragmentation (defrag.c): offers the header (when first), then
+ * up to count nodes in ID order, starting with the first node (first) or
+ * the first whose ID is after `after`, to defragfn, which returns a
+ * block's new address (the old one is then freed) or NULL when it stays.
+ * Moved nodes are relinked here (forward and back links, header, tail);
+ * visit(node, privdata) is then called with each node offered, so the
+ * caller may move its value. Returns 1 if nodes are left, *last being the
+ * ID of the last one offered; 0 at the end. */
+int sidmapDefrag(sidmap *m, int first, streamID after, unsigned long count, void *(*defragfn)(void *),
+                 void (*visit)(sidmapNode *node, void *privdata), void *privdata, streamID *last);
+
 #endif

@@ -302,6 +302,57 @@ zskiplist *zsetTypeSkiplist(robj *zobj) {
     return ((zset *)objectGetVal(zobj))->zsl;
 }
 
+/* Active defragmentation of a skiplist-encoded set (defrag.c): moves the
+ * zset struct (zobj's value), its dict and skiplist structs and the dict's
+ * bucket arrays. defragfn returns a block's new address or NULL. */
+void zsetTypeDefragStructs(robj *zobj, void *(*defragfn)(void *)) {
+    serverAssert(zobj->encoding == OBJ_ENCODING_SKIPLIST);
+    zset *zs = defragfn(objectGetVal(zobj));
+    if (zs) objectSetVal(zobj, zs);
+    else zs = objectGetVal(zobj);
+    dict *d = defragfn(zs->dict);
+    if (d) zs->dict = d;
+    zskiplist *zsl = defragfn(zs->zsl);
+    if (zsl) zs->zsl = zsl;
+    dictDefragTables(zs->dict, defragfn);
+}
+
+/* A skiplist node moved: its dict entry's value points at its score. */
+static void zsetDefragNodeMoved(zskiplistNode *node, void *privdata) {
+    zset *zs = privdata;
+    dictEntry *de = zsetDictFind(zs, node->ele, sdslen(node->ele));
+    serverAssert(de != NULL);
+    dictSetVal(zs->dict, de, &node->score);
+}
+
+/* A dict entry moved: its node borrows the member the entry holds (the
+ * entry's value leads to the node: it points at the node's score). */
+static void zsetDefragEntryMoved(void *privdata, const dictEntry *de) {
+    (void)privdata;
+    zskiplistNode *node = (zskiplistNode *)((char *)dictGetVal(de) - offsetof(zskiplistNode, score));
+    node->ele = dictGetKey(de);
+}
+
+/* Moves up to about budget of the set's blocks from cur (zeroed to start):
+ * first the skiplist's header and nodes in rank order, then the dict's
+ * entries by scan cursor. Returns 1 when the whole set was done. */
+int zsetTypeDefragPart(robj *zobj, zsetDefragCursor *cur, unsigned long budget, void *(*defragfn)(void *)) {
+    serverAssert(zobj->encoding == OBJ_ENCODING_SKIPLIST);
+    zset *zs = objectGetVal(zobj);
+    if (!cur->in_dict) {
+        cur->rank = zslDefrag(zs->zsl, cur->rank, budget, defragfn, zsetDefragNodeMoved, zs);
+        if (cur->rank) return 0;
+        cur->in_dict = 1;
+        cur->scan = 0;
+        if (budget != ULONG_MAX) return 0; /* the entries in the next part */
+    }
+    unsigned long steps = 0;
+    do {
+        cur->scan = dictScanDefrag(zs->dict, cur->scan, defragfn, zsetDefragEntryMoved, NULL);
+    } while (cur->scan && ++steps < budget);
+    return cur->scan == 0;
+}
+
 static void zsetFreeSkiplist(zset *zs) {
     dictRelease(zs->dict);
     zslFree(zs->zsl);

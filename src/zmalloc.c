@@ -21,6 +21,7 @@
 #include "zmalloc.h"
 
 #include <jemalloc/jemalloc.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,4 +305,159 @@ size_t zmalloc_get_memory_size(void) {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0) return 0;
     return (size_t)pages * (size_t)page;
+}
+
+/* ------------------------------ defragmentation -------------------------- */
+
+/* Debian's jemalloc 5.3 has no defragmentation hint of its own, but its
+ * experimental.utilization.query mallctl tells, for any pointer, how full
+ * the slab holding it is, how full its size class (bin) is on average, and
+ * which slab new blocks of that class come from. That is all defrag.c
+ * needs to decide whether moving a block helps; the move itself allocates
+ * and frees past the thread cache (MALLOCX_TCACHE_NONE), so the new block
+ * comes from the arena's current slab and the old region goes back to its
+ * own slab, which is released once empty.
+ *
+ * None of this works when the process's malloc is not jemalloc (the ASan
+ * build, valgrind): the query would look the pointer up in jemalloc's
+ * tables, which do not know it, and crash. zmalloc_defrag_available()
+ * finds out once whether malloc() feeds jemalloc's per-thread allocation
+ * counter, and everything here answers "no" when it does not. */
+
+/* What experimental.utilization.query writes for one pointer: the address
+ * of the bin's current slab, then five counts (jemalloc's ctl.c documents
+ * this layout; oldlen must be exactly its size). */
+typedef struct jeUtilization {
+    void *slabcur;    /* first region of the slab new blocks come from, or NULL */
+    size_t nfree;     /* free regions in the pointer's slab */
+    size_t nregs;     /* regions per slab of its class (1: a large block) */
+    size_t size;      /* bytes of the slab (or of the large block) */
+    size_t bin_nfree; /* free regions in every slab of the class */
+    size_t bin_nregs; /* regions in every slab of the class */
+} jeUtilization;
+
+_Static_assert(sizeof(jeUtilization) == sizeof(void *) + 5 * sizeof(size_t), "utilization query layout");
+
+/* Looked up once by defragInit(): the query's MIB, and per small size
+ * class its region size, regions per slab and the MIBs of its current
+ * region and slab counts summed over all arenas. */
+static int defrag_available = -1; /* -1: not decided yet */
+static size_t util_mib[3], util_miblen = 3;
+static unsigned defrag_nbins;
+static size_t *bin_region_size;
+static uint32_t *bin_slab_regions;
+static size_t curregs_mib[6], curslabs_mib[6], bin_miblen = 6;
+
+/* 1 if malloc() is jemalloc's: the thread's allocated-bytes counter moves
+ * when we allocate. The volatile accesses keep the compiler from assuming
+ * malloc leaves the counter alone or dropping the malloc/free pair. */
+static int jemallocServesMalloc(void) {
+    volatile uint64_t *counter;
+    size_t sz = sizeof(counter);
+    if (mallctl("thread.allocatedp", (void *)&counter, &sz, NULL, 0) != 0) return 0;
+    uint64_t before = *counter;
+    void *volatile p = malloc(64);
+    uint64_t after = *counter;
+    free(p);
+    return after != before;
+}
+
+/* Reads size_t (or uint32_t, by sz) named value; 0 on success. */
+static int mallctlRead(const char *name, void *out, size_t sz) {
+    size_t len = sz;
+    return mallctl(name, out, &len, NULL, 0) == 0 && len == sz ? 0 : -1;
+}
+
+/* Fills the per-bin tables; returns 1 if every name answered. */
+static int defragLoadBins(void) {
+    if (mallctlRead("arenas.nbins", &defrag_nbins, sizeof(defrag_nbins)) != 0 || defrag_nbins == 0) return 0;
+    if (mallctlnametomib("stats.arenas.0.bins.0.curregs", curregs_mib, &bin_miblen) != 0 || bin_miblen != 6)
+        return 0;
+    if (mallctlnametomib("stats.arenas.0.bins.0.curslabs", curslabs_mib, &bin_miblen) != 0 || bin_miblen != 6)
+        return 0;
+    curregs_mib[2] = curslabs_mib[2] = MALLCTL_ARENAS_ALL;
+    bin_region_size = malloc(sizeof(size_t) * defrag_nbins);
+    bin_slab_regions = malloc(sizeof(uint32_t) * defrag_nbins);
+    if (!bin_region_size || !bin_slab_regions) return 0;
+    for (unsigned j = 0; j < defrag_nbins; j++) {
+        char name[64];
+        snprintf(name, sizeof(name), "arenas.bin.%u.size", j);
+        if (mallctlRead(name, &bin_region_size[j], sizeof(size_t)) != 0) return 0;
+        snprintf(name, sizeof(name), "arenas.bin.%u.nregs", j);
+        if (mallctlRead(name, &bin_slab_regions[j], sizeof(uint32_t)) != 0) return 0;
+    }
+    return 1;
+}
+
+/* Decides defrag_available: jemalloc serves malloc, keeps statistics (the
+ * bin counts need them) and answers the utilization query for a small
+ * block as documented. */
+static int defragInit(void) {
+    bool stats = false;
+    if (!jemallocServesMalloc() || mallctlRead("config.stats", &stats, sizeof(stats)) != 0 || !stats) return 0;
+    if (mallctlnametomib("experimental.utilization.query", util_mib, &util_miblen) != 0) return 0;
+    if (!defragLoadBins()) return 0;
+    void *probe = malloc(48);
+    jeUtilization u;
+    size_t sz = sizeof(u);
+    int ok = mallctlbymib(util_mib, util_miblen, &u, &sz, &probe, sizeof(probe)) == 0 && sz == sizeof(u) &&
+             u.nregs > 1 && u.nfree < u.nregs && u.bin_nregs >= u.nregs;
+    free(probe);
+    return ok;
+}
+
+/* See zmalloc.h. */
+int zmalloc_defrag_available(void) {
+    if (defrag_available < 0) defrag_available = defragInit();
+    return defrag_available;
+}
+
+/* See zmalloc.h. */
+int zmalloc_defrag_hint(void *ptr) {
+    if (!zmalloc_defrag_available()) return 0;
+    jeUtilization u;
+    size_t sz = sizeof(u);
+    if (mallctlbymib(util_mib, util_miblen, &u, &sz, &ptr, sizeof(ptr)) != 0) return 0;
+    /* A large block (no slab), or a full slab: moving frees nothing. */
+    if (u.nregs <= 1 || u.nfree == 0 || u.bin_nregs == 0) return 0;
+    /* The current slab is where the moved block would land. */
+    char *cur = u.slabcur;
+    if (cur && (char *)ptr >= cur && (char *)ptr < cur + u.size) return 0;
+    /* Move out of slabs used no more than the class's average: the
+     * slab's used regions over nregs <= the bin's used over its regions,
+     * cross-multiplied (slabs = bin_nregs / nregs). */
+    size_t slabs = u.bin_nregs / u.nregs, bin_used = u.bin_nregs - u.bin_nfree;
+    if (slabs < 2) return 0;
+    return (u.nregs - u.nfree) * slabs <= bin_used;
+}
+
+/* See zmalloc.h. */
+void *zmalloc_defrag_move(void *ptr) {
+    size_t size = malloc_usable_size(ptr);
+    void *p = zmalloc_defrag_available() ? mallocx(size, MALLOCX_TCACHE_NONE) : malloc(size);
+    if (!p) oom(size);
+    memcpy(p, ptr, size);
+    if (zmalloc_defrag_available()) dallocx(ptr, MALLOCX_TCACHE_NONE);
+    else free(ptr);
+    updateUsed((ptrdiff_t)malloc_usable_size(p) - (ptrdiff_t)size);
+    return p;
+}
+
+/* See zmalloc.h. */
+size_t zmalloc_get_frag_smallbins(void) {
+    if (!zmalloc_defrag_available()) return 0;
+    uint64_t epoch = 1;
+    size_t sz = sizeof(epoch);
+    if (mallctl("epoch", &epoch, &sz, &epoch, sz) != 0) return 0;
+    size_t frag = 0;
+    for (unsigned j = 0; j < defrag_nbins; j++) {
+        size_t curregs, curslabs, len = sizeof(size_t);
+        curregs_mib[4] = curslabs_mib[4] = j;
+        if (mallctlbymib(curregs_mib, bin_miblen, &curregs, &len, NULL, 0) != 0) return 0;
+        len = sizeof(size_t);
+        if (mallctlbymib(curslabs_mib, bin_miblen, &curslabs, &len, NULL, 0) != 0) return 0;
+        size_t regions = curslabs * bin_slab_regions[j];
+        if (regions > curregs) frag += (regions - curregs) * bin_region_size[j];
+    }
+    return frag;
 }

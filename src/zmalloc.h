@@ -59,4 +59,34 @@ typedef struct zmallocStatsCallback {
 void zmalloc_stats_print(zmallocStatsCallback *cb);
 size_t zmalloc_get_memory_size(void);
 
+/* ---- Active defragmentation (defrag.c) ----------------------------------
+ * jemalloc keeps small blocks in slabs of equal-sized regions; once most
+ * regions of many slabs are freed, those slabs stay mapped for the few
+ * that remain. These calls let defrag.c find such blocks and move them. */
+
+/* 1 if jemalloc is the allocator behind z*() (not ASan's or valgrind's)
+ * and answers the queries below (experimental.utilization.query, bin
+ * statistics). Decided once, at the first call; any thread. */
+int zmalloc_defrag_available(void);
+
+/* 1 if moving ptr (a live z*() block) would help: it sits in a slab that
+ * has free regions, is not the slab new blocks come from, and is no more
+ * used than the average slab of its size class. 0 for large blocks, full
+ * slabs, or when zmalloc_defrag_available() is 0. */
+int zmalloc_defrag_hint(void *ptr);
+
+/* Moves ptr's block: a fresh block of the same size class, taken from the
+ * arena directly (past the thread cache, so it fills the fullest slabs),
+ * gets ptr's bytes, and ptr is freed past the cache too (so its slab can
+ * empty and be released). Returns the new block; used memory is unchanged.
+ * Without jemalloc (sanitizer builds) it is a plain malloc, copy, free.
+ * Never NULL: on OOM the handler runs. */
+void *zmalloc_defrag_move(void *ptr);
+
+/* Bytes of free regions in the slabs of every small size class, over all
+ * arenas: the fragmentation that moving blocks can recover (INFO
+ * allocator_frag_bytes). Refreshes jemalloc's statistics first. 0 when
+ * zmalloc_defrag_available() is 0. */
+size_t zmalloc_get_frag_smallbins(void);
+
 #endif

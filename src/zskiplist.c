@@ -101,6 +101,56 @@ void zslFree(zskiplist *zsl) {
 }
 
 /* ---------------------------------------------------------------------------
+ * Active defragmentation
+ * ------------------------------------------------------------------------- */
+
+/* path[i] = the last node on level i whose rank is at most rank (the
+ * header, rank 0, when none). */
+static void zslDescendToRank(zskiplist *zsl, unsigned long rank, zskiplistNode **path) {
+    zskiplistNode *x = zsl->header;
+    unsigned long r = 0;
+    for (int i = zsl->level - 1; i >= 0; i--) {
+        while (x->level[i].forward && r + x->level[i].span <= rank) {
+            r += x->level[i].span;
+            x = x->level[i].forward;
+        }
+        path[i] = x;
+    }
+}
+
+/* See zskiplist.h. */
+unsigned long zslDefrag(zskiplist *zsl, unsigned long from, unsigned long count, void *(*defragfn)(void *),
+                        zslMovedCallback *moved, void *privdata) {
+    if (from == 0) {
+        zskiplistNode *h = defragfn(zsl->header);
+        if (h) zsl->header = h;
+    }
+    zskiplistNode *path[ZSKIPLIST_MAXLEVEL];
+    zslDescendToRank(zsl, from, path);
+    zskiplistNode *x = path[0]->level[0].forward;
+    unsigned long rank = from;
+    while (x && count--) {
+        /* The node's height: the levels on which its predecessor links
+         * to it (heights are not stored). */
+        int height = 0;
+        while (height < zsl->level && path[height]->level[height].forward == x) height++;
+        zskiplistNode *next = x->level[0].forward;
+        zskiplistNode *m = defragfn(x);
+        if (m) {
+            for (int i = 0; i < height; i++) path[i]->level[i].forward = m;
+            if (next) next->backward = m;
+            else zsl->tail = m;
+            x = m;
+            moved(x, privdata);
+        }
+        for (int i = 0; i < height; i++) path[i] = x;
+        rank++;
+        x = next;
+    }
+    return x ? rank : 0;
+}
+
+/* ---------------------------------------------------------------------------
  * Insert, unlink, update
  * ------------------------------------------------------------------------- */
 

@@ -113,6 +113,21 @@ zskiplistNode *zslLastInRange(zskiplist *zsl, const zrangeSpec *range);
 zskiplistNode *zslFirstInLexRange(zskiplist *zsl, const zlexRange *range);
 zskiplistNode *zslLastInLexRange(zskiplist *zsl, const zlexRange *range);
 
+/* ---- Active defragmentation (defrag.c, through t_zset.c) --------------- */
+
+/* Called with each node zslDefrag() moved, so the owner can re-point what
+ * points at the node from outside the list. */
+typedef void zslMovedCallback(zskiplistNode *node, void *privdata);
+
+/* Offers the header (when from is 0), then up to count nodes starting at
+ * 1-based rank from + 1, to defragfn, which returns a block's new address
+ * (the old block is then freed) or NULL when it stays. Moved nodes are
+ * relinked here (forward links, the next node's backward link, header and
+ * tail) and handed to moved(). Returns the rank of the last node offered,
+ * to pass back as `from`, or 0 when the end of the list was reached. */
+unsigned long zslDefrag(zskiplist *zsl, unsigned long from, unsigned long count, void *(*defragfn)(void *),
+                        zslMovedCallback *moved, void *privdata);
+
 /* ---- Ranges ------------------------------------------------------------- */
 
 /* 1 if value satisfies the lower / upper bound of range. */

@@ -135,6 +135,23 @@ static void setValueOfKeyOnlyEntry(void) {
 
 static void createNoValueWithoutEmbed(void) { dictCreate(&noValueWithoutEmbedType); }
 
+/* --- defragmentation helpers: every entry offered moves --- */
+
+static long defrag_moves, defrag_told;
+static void *moveBlock(void *ptr) {
+    defrag_moves++;
+    return zmalloc_defrag_move(ptr);
+}
+static void *keepBlock(void *ptr) {
+    (void)ptr;
+    defrag_moves++;
+    return NULL;
+}
+static void countMoved(void *privdata, const dictEntry *de) {
+    (void)privdata;
+    if (layoutIndex(de) >= 0) defrag_told++;
+}
+
 static void emptyCallback(dict *d) {
     (void)d;
     val_frees += 1000000;
@@ -807,6 +824,38 @@ int main(int argc, char **argv) {
         dict *empty = dictCreate(&intDictType);
         ASSERT(dictScan(empty, 0, scanCollect, &st) == 0);
         dictRelease(empty);
+    }
+
+    TEST("dict: dictScanDefrag moves every entry of every layout, mid-rehash too, and relinks it") {
+        for (int l = 0; l < 3; l++) {
+            dict *d = dictCreate(layoutTypes[l]);
+            long n = 2000, next = n;
+            for (long i = 0; i < n; i++) layoutAdd(d, i);
+            defrag_moves = defrag_told = 0;
+            unsigned long cursor = 0;
+            do {
+                cursor = dictScanDefrag(d, cursor, moveBlock, countMoved, NULL);
+                for (int j = 0; j < 10 && next < 3 * n; j++) layoutAdd(d, next++); /* grows: rehashes between steps */
+                dictDefragTables(d, moveBlock);
+            } while (cursor);
+            ASSERT(defrag_told >= n);
+            long bad = 0;
+            for (long i = 0; i < next; i++) {
+                sds k = key(i);
+                dictEntry *de = dictFind(d, k);
+                if (de == NULL || layoutIndex(de) != i) bad++;
+                sdsfree(k);
+            }
+            if (bad) printf("layout %s: %ld entries lost\n", layoutNames[l], bad);
+            ASSERT_EQ_LL(bad, 0);
+            ASSERT_EQ_LL(dictSize(d), next);
+            defrag_moves = 0;
+            dictPauseRehashing(d);
+            dictDefragTables(d, keepBlock);
+            dictResumeRehashing(d);
+            ASSERT_EQ_LL(defrag_moves, 0);
+            dictRelease(d);
+        }
     }
 
     TEST("dict: random key sampling is spread out") {

@@ -92,6 +92,26 @@ static void scanCount(void *privdata, void *entry) {
 
 static void scanDelete(void *privdata, void *entry) { hashtableDelete(privdata, entry); }
 
+/* --- defragmentation helpers: every block offered moves --- */
+
+static long defrag_moves;
+static void *moveBlock(void *ptr) {
+    defrag_moves++;
+    return zmalloc_defrag_move(ptr);
+}
+static void *keepBlock(void *ptr) {
+    (void)ptr;
+    defrag_moves++;
+    return NULL;
+}
+/* hashtableScanRefs() callback: moves the member sds in its slot. */
+static void moveMemberRef(void *privdata, void **ref) {
+    (void)privdata;
+    char *alloc = sdsAllocPtr(*ref);
+    char *moved = moveBlock(alloc);
+    *ref = moved + ((char *)*ref - alloc);
+}
+
 static void modifyUnderUnsafeIterator(void) {
     hashtable *ht = hashtableCreate(&intType);
     fill(ht, 0, 100);
@@ -657,6 +677,45 @@ int main(int argc, char **argv) {
         for (long i = 0; i < 100000; i++) hashtableFind(ht, E(-5 - i), NULL);
         ASSERT(nowSeconds() - s < 1.0);
         hashtableRelease(ht);
+    }
+
+    TEST("hashtable: SCAN with slot references moves every member, tables too, while the table grows") {
+        long n = 3000, extra = 20000;
+        hashtable *ht = hashtableCreate(&sdsType);
+        for (long i = 0; i < n; i++) hashtableAdd(ht, member(i));
+        size_t used = zmalloc_used_memory(), cursor = 0;
+        long next = n;
+        defrag_moves = 0;
+        do {
+            cursor = hashtableScanRefs(ht, cursor, moveMemberRef, NULL);
+            for (int j = 0; j < 20 && next < n + extra; j++) hashtableAdd(ht, member(next++));
+            hashtableDefragTables(ht, moveBlock); /* mid-rehash too: both tables */
+        } while (cursor != 0);
+        ASSERT(defrag_moves >= n);
+        /* Each member is where its key says and holds its own bytes. */
+        long bad = 0;
+        for (long i = 0; i < next; i++) {
+            sds m = member(i);
+            void *found = NULL;
+            if (!hashtableFind(ht, m, &found) || sdslen(found) != sdslen(m) || memcmp(found, m, sdslen(m))) bad++;
+            sdsfree(m);
+        }
+        ASSERT_EQ_LL(bad, 0);
+        ASSERT_EQ_LL(hashtableSize(ht), next);
+        /* Moving leaves used memory as it was (the table grew meanwhile). */
+        ASSERT(zmalloc_used_memory() >= used);
+        /* While rehashing is paused nothing is offered: scans and safe
+         * iterators hold bucket pointers. */
+        defrag_moves = 0;
+        hashtablePauseRehashing(ht);
+        hashtableDefragTables(ht, keepBlock);
+        hashtableResumeRehashing(ht);
+        ASSERT_EQ_LL(defrag_moves, 0);
+        hashtableDefragTables(ht, keepBlock);
+        ASSERT(defrag_moves >= 1);
+        sds_frees = 0;
+        hashtableRelease(ht);
+        ASSERT_EQ_LL(sds_frees, next);
     }
 
     TEST("hashtable: stats") {

@@ -27,6 +27,19 @@ static int cmpIDs(const void *a, const void *b) {
     return streamCompareID(a, b);
 }
 
+/* --- defragmentation helpers: every block offered moves --- */
+
+static long visited;
+static void *moveBlock(void *ptr) {
+    return zmalloc_defrag_move(ptr);
+}
+/* Moves the node's value too, as the stream index does with its nodes. */
+static void visitMoveValue(sidmapNode *node, void *pd) {
+    (void)pd;
+    visited++;
+    if (node->value) node->value = zmalloc_defrag_move(node->value);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     UT_BEGIN(argv[0]);
@@ -105,6 +118,48 @@ int main(int argc, char **argv) {
         for (uint64_t i = 0; i < 10; i++) sidmapInsert(m, (streamID){i, 0}, zmalloc(16));
         sidmapFree(m, zfree); /* leak-free under valgrind/jemalloc stats */
         ASSERT(1);
+    }
+
+    TEST("map: sidmapDefrag moves the header and every node in parts, with inserts and deletes between") {
+        sidmap *m = sidmapNew();
+        uint64_t n = 3000;
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t *v = zmalloc(sizeof(*v));
+            *v = i * 2;
+            sidmapInsert(m, (streamID){i * 2, 0}, v);
+        }
+        visited = 0;
+        streamID after = {0, 0}, last = {0, 0};
+        int first = 1, parts = 0, more;
+        do {
+            more = sidmapDefrag(m, first, after, 41, moveBlock, visitMoveValue, NULL, &last);
+            first = 0;
+            after = last;
+            /* The map changes between parts: an insert behind, one ahead,
+             * a delete ahead. */
+            uint64_t *v = zmalloc(sizeof(*v));
+            uint64_t behind = (uint64_t)parts * 2 + 1, ahead = n * 2 + (uint64_t)parts * 2 + 1;
+            *v = behind;
+            if (!sidmapInsert(m, (streamID){behind, 0}, v)) zfree(v);
+            v = zmalloc(sizeof(*v));
+            *v = ahead;
+            if (!sidmapInsert(m, (streamID){ahead, 0}, v)) zfree(v);
+            void *old;
+            if (sidmapDelete(m, (streamID){last.ms + 4, 0}, &old)) zfree(old);
+            parts++;
+        } while (more && parts < 1000);
+        ASSERT(!more);
+        ASSERT(parts > 50);
+        ASSERT(visited >= (long)n / 2);
+        ASSERT(mapCheck(m));
+        int values_ok = 1;
+        for (sidmapNode *x = sidmapFirst(m); x; x = sidmapNext(x)) values_ok &= *(uint64_t *)x->value == x->id.ms;
+        ASSERT(values_ok);
+        /* Every level still finds every node. */
+        int found = 1;
+        for (sidmapNode *x = sidmapFirst(m); x; x = sidmapNext(x)) found &= sidmapFind(m, x->id) == x;
+        ASSERT(found);
+        sidmapFree(m, zfree);
     }
 
     TEST("map: randomized against a sorted array") {

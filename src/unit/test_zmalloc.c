@@ -88,5 +88,78 @@ int main(int argc, char **argv) {
         ASSERT(zmalloc_get_memory_size() > 0);
     }
 
+    TEST("zmalloc: defragmentation support follows who serves malloc") {
+        ASSERT_EQ_LL(zmalloc_defrag_available(), jemalloc_serves);
+        if (!jemalloc_serves) {
+            void *p = zmalloc(48);
+            ASSERT_EQ_LL(zmalloc_defrag_hint(p), 0);
+            ASSERT_EQ_LL(zmalloc_get_frag_smallbins(), 0);
+            zfree(p);
+        }
+    }
+
+    TEST("zmalloc: a moved block keeps its bytes and used memory stays the same") {
+        size_t base = zmalloc_used_memory();
+        unsigned char *p = zmalloc(200);
+        for (int i = 0; i < 200; i++) p[i] = (unsigned char)(i * 7);
+        size_t before = zmalloc_used_memory(), size = zmalloc_size(p);
+        unsigned char *q = zmalloc_defrag_move(p);
+        int same = 1;
+        for (int i = 0; i < 200; i++) same &= q[i] == (unsigned char)(i * 7);
+        ASSERT(same);
+        ASSERT_EQ_LL(zmalloc_size(q), size);
+        ASSERT_EQ_LL(zmalloc_used_memory(), before);
+        zfree(q);
+        ASSERT_EQ_LL(zmalloc_used_memory(), base);
+    }
+
+    if (jemalloc_serves) TEST("zmalloc: sparse slabs are found, and moving their blocks frees them") {
+        /* 40,000 blocks of one class, 9 in 10 freed at random: nearly
+         * every slab keeps a few. */
+        enum { N = 40000 };
+        static void *blocks[N];
+        srand(77);
+        for (int i = 0; i < N; i++) {
+            blocks[i] = zmalloc(80);
+            memset(blocks[i], i & 0xff, 80);
+        }
+        size_t frag_full = zmalloc_get_frag_smallbins();
+        int kept = 0;
+        for (int i = 0; i < N; i++) {
+            if (rand() % 10) {
+                zfree(blocks[i]);
+                blocks[i] = NULL;
+            } else {
+                kept++;
+            }
+        }
+        size_t frag_sparse = zmalloc_get_frag_smallbins();
+        ASSERT(frag_sparse > frag_full + (size_t)N / 2 * 80); /* at least half the freed bytes stay in slabs */
+        /* Two passes, as the defragmenter makes while fragmentation stays
+         * high: blocks the hint picks move to fuller slabs. */
+        int hinted = 0, intact = 1;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < N; i++) {
+                if (!blocks[i] || !zmalloc_defrag_hint(blocks[i])) continue;
+                hinted++;
+                blocks[i] = zmalloc_defrag_move(blocks[i]);
+            }
+        }
+        for (int i = 0; i < N; i++) {
+            if (!blocks[i]) continue;
+            unsigned char *b = blocks[i];
+            intact &= b[0] == (i & 0xff) && b[79] == (i & 0xff);
+        }
+        size_t frag_after = zmalloc_get_frag_smallbins();
+        ASSERT(hinted > kept / 4);
+        ASSERT(intact);
+        ASSERT(frag_after * 4 < frag_sparse);
+        /* A large block never needs moving (it has no slab). */
+        void *big = zmalloc(1 << 20);
+        ASSERT_EQ_LL(zmalloc_defrag_hint(big), 0);
+        zfree(big);
+        for (int i = 0; i < N; i++) zfree(blocks[i]);
+    }
+
     return UT_END();
 }
