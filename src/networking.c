@@ -40,6 +40,7 @@
 #include "blocked.h"
 #include "multi.h"
 #include "pubsub.h"
+#include "redirect.h"
 #include "replication.h"
 #include "tracking.h"
 
@@ -1611,6 +1612,7 @@ static char *clientFlagsString(client *c, char *buf) {
     if (c->flags & CLIENT_UNBLOCKED) *p++ = 'u';
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
     if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
+    if (c->flags & CLIENT_READONLY) *p++ = 'r';
     if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
     if (c->flags & CLIENT_NO_TOUCH) *p++ = 'T';
     if (p == buf) *p++ = 'N';
@@ -2220,6 +2222,9 @@ void clientHelpCommand(client *c) {
         "    Protect current client connection from eviction.",
         "NO-TOUCH (ON|OFF)",
         "    Will not touch LRU/LFU stats when this mode is on.",
+        "CAPA <capability> [<capability> ...]",
+        "    Declare what this connection can handle (unknown ones are ignored):",
+        "    * REDIRECT: a replica answers data commands with -REDIRECT <primary host:port>.",
         "CACHING (YES|NO)",
         "    With tracking in OPTIN (YES) or OPTOUT (NO) mode: track the keys of the next command, or not.",
         "GETREDIR",
@@ -2282,6 +2287,8 @@ struct serverCommand clientSubcommands[] = {
                "Controls server-assisted client-side caching for the connection.",
                .args = "status=<ON | OFF> [REDIRECT client-id:integer] [PREFIX prefix [prefix ...]] [BCAST] "
                        "[OPTIN] [OPTOUT] [NOLOOP]"),
+    CLIENT_SUB("capa", clientCapaCommand, -3, "A client claims its capability.",
+               .since = "8.0.0", .args = "capability [capability ...]"),
     CLIENT_SUB_BUSY("caching", clientCachingCommand, 3,
                "Instructs the server whether to track the keys in the next request.",
                .args = "mode=<YES | NO>"),
