@@ -1899,11 +1899,14 @@ void blockClientForPause(client *c) {
     listAddNodeTail(server.paused_clients, c);
 }
 
-/* Resumes clients held by a pause that ended. */
+/* Resumes clients held by a pause that ended. Only those held when it
+ * starts: one held again meanwhile (redirect.c holds redirects while a
+ * failover is in progress) waits for the next unpause, not for this loop. */
 void processUnpausedClients(void) {
     if (isPausedActions() && mstime() < server.client_pause_end_time) return;
     server.client_pause_end_time = 0;
-    while (listLength(server.paused_clients)) {
+    unsigned long held = listLength(server.paused_clients);
+    while (held-- > 0 && listLength(server.paused_clients)) {
         listNode *ln = listFirst(server.paused_clients);
         client *c = listNodeValue(ln);
         listDelNode(server.paused_clients, ln);

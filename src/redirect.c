@@ -22,14 +22,25 @@
  * the commands were queued) drops the transaction and answers -REDIRECT.
  * multiCommandRedirected() (multi.c) does both.
  *
+ * FAILOVER: while the old primary hands its role over
+ * (failover-in-progress), it is already a replica but its target may not
+ * be the primary yet, so a redirect could bounce back here. A command that
+ * would be redirected then is held like a paused client (networking.c's
+ * paused list) and processed again when replication.c ends the failover
+ * and unpauses clients: it is redirected to the new primary then, or runs
+ * if the failover was aborted. Writes sent earlier, while the failover
+ * waited for the replica to catch up, were already held by FAILOVER's
+ * implicit CLIENT PAUSE WRITE and go through the same check when resumed.
+ *
  * Called from processCommand() (server.c) and the command table (CLIENT
  * CAPA in networking.c, READONLY and READWRITE in admin.c). Reads
- * server.primary_host/port; changes nothing of the replication state. */
+ * server.primary_host/port and repl.failover_state; changes neither. */
 #include "redirect.h"
 
 #include <strings.h>
 
 #include "multi.h"
+#include "replication.h"
 
 /* 1 if c's command is one a redirect-capable client must send to the
  * primary: a write, or a read unless the client sent READONLY. */
@@ -44,6 +55,10 @@ int redirectCommandIfNeeded(client *c) {
     if (!(c->capa & CLIENT_CAPA_REDIRECT) || server.primary_host == NULL) return 0;
     if (c->flags & CLIENT_PRIMARY) return 0;
     if (!redirectCommandIsDataAccess(c)) return 0;
+    if (repl.failover_state == FAILOVER_IN_PROGRESS) {
+        blockClientForPause(c);
+        return 1;
+    }
     c->cmd->rejected_calls++;
     multiCommandRedirected(c);
     addReplyErrorSds(c, sdscatprintf(sdsempty(), "-REDIRECT %s:%d", server.primary_host, server.primary_port));

@@ -11,7 +11,11 @@
 /* Called by processCommand() once the command is known to be authorized
  * (after the NOAUTH, ACL and no-multi checks), before anything that could
  * run or queue it. Returns 1 when it took charge of c's command: c got
- * "-REDIRECT host:port" (the replicaof address of this replica). Returns 0 when the command goes on
+ * "-REDIRECT host:port" (the replicaof address of this replica), or, while
+ * a FAILOVER is handing the primary role over (failover-in-progress), c is
+ * held like a paused client and the command is processed again when the
+ * failover ends (redirected then, since this server is a replica by then,
+ * or run if the failover was aborted). Returns 0 when the command goes on
  * through processCommand(). Event loop, for c's own command. */
 int redirectCommandIfNeeded(client *c);
 

@@ -4,9 +4,11 @@
 # "-REDIRECT host:port", the primary's address as the replica knows it
 # (its replicaof host and port). Scripts and functions are judged by the
 # flags they declare, EXEC by its queue; a command redirected inside MULTI
-# aborts the transaction, an EXEC redirected drops it. Other clients, and
-# every client of a primary, see no change. Every test asserts the exact
-# replies.
+# aborts the transaction, an EXEC redirected drops it. During a FAILOVER
+# the commands a capable client sends while the old primary hands its
+# role over are held, then redirected to the new primary once it has it
+# (or run, if the failover is aborted). Other clients, and every client of
+# a primary, see no change. Every test asserts the exact replies.
 # Helpers: tests/lib/replication.tcl.
 
 set ::rd_readonly {READONLY You can't write against a read only replica.}
@@ -238,6 +240,132 @@ start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
             assert_equal 1 [r get from:primary]
             assert_equal 2 [r get from:function]
             assert_digests_equal {-1 0}
+        }
+    }
+}
+
+# ---------------------------------------------------------------------------
+# FAILOVER between two of our servers: -1 starts as the primary, 0 as its
+# replica. The replica is stopped (SIGSTOP) so that the failover stays in
+# each of its states while the test sends commands.
+# ---------------------------------------------------------------------------
+
+start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+        set rhost [srv 0 host]
+        set rport [srv 0 port]
+        set rpid [srv 0 pid]
+        r replicaof [srv -1 host] [srv -1 port]
+        wait_for_sync
+        wait_replicas_online 1 -1
+
+        # Stops the replica, leaves the primary a write it never acked and
+        # starts a forced FAILOVER to it after timeout ms.
+        proc rd_start_stuck_failover {rhost rport rpid timeout} {
+            exec kill -STOP $rpid
+            r -1 set unacked 1
+            assert_equal OK [r -1 failover to $rhost $rport timeout $timeout force]
+        }
+
+        # Waits until the old primary is in the failover state given.
+        proc rd_wait_failover_state {state} {
+            wait_for_condition 200 20 {[repl_info master_failover_state -1] eq $state} {
+                fail "the failover did not reach $state: [r -1 info replication]"
+            }
+        }
+
+        # Runs body in the caller; if it fails, the stopped replica is
+        # resumed before the error goes on, so that the block can end.
+        proc rd_resuming {rpid body} {
+            set code [catch {uplevel 1 $body} result opts]
+            if {$code == 1} { catch {exec kill -CONT $rpid} }
+            return -options $opts $result
+        }
+
+        test "FAILOVER aborted while in progress: the commands held meanwhile run on the primary again" {
+            r -1 set foo before
+            wait_for_ofs_sync -1 0
+            rd_resuming $rpid {
+                rd_start_stuck_failover $rhost $rport $rpid 100
+                rd_wait_failover_state failover-in-progress
+                assert_equal slave [lindex [r -1 role] 0]
+                # A capable client's read and write are held; other clients
+                # are answered at once, as by any replica.
+                set reader [rd_capable_deferring_client -1]
+                $reader get foo
+                set writer [rd_capable_deferring_client -1]
+                $writer set foo during
+                rd_wait_blocked 2 -1
+                assert_equal before [r -1 get foo]
+                rd_assert_error $::rd_readonly {r -1 set foo plain}
+                assert_equal OK [r -1 failover abort]
+                assert_equal before [$reader read]
+                assert_equal OK [$writer read]
+                assert_equal master [lindex [r -1 role] 0]
+                assert_equal during [r -1 get foo]
+                exec kill -CONT $rpid
+            }
+            wait_for_sync
+            wait_for_ofs_sync -1 0
+            assert_digests_equal {-1 0}
+        }
+
+        test "FAILOVER: commands held while it went on are redirected to the new primary once it completes" {
+            r -1 set foo bar
+            wait_for_ofs_sync -1 0
+            rd_resuming $rpid {
+                rd_start_stuck_failover $rhost $rport $rpid 1000
+                assert_equal waiting-for-sync [repl_info master_failover_state -1]
+                # While it waits for the replica, writes are paused (FAILOVER's
+                # implicit CLIENT PAUSE WRITE), a capable client's as any other.
+                set paused_capable [rd_capable_deferring_client -1]
+                $paused_capable set paused:capable 1
+                set paused_plain [vk_deferring_client -1]
+                $paused_plain set paused:plain 1
+                rd_wait_blocked 2 -1
+                assert_equal bar [r -1 get foo]
+                # Forced at the timeout: the old primary is a replica of a
+                # target that does not answer yet.
+                rd_wait_failover_state failover-in-progress
+                assert_equal slave [lindex [r -1 role] 0]
+                set held_read [rd_capable_deferring_client -1]
+                $held_read client id
+                set held_id [$held_read read]
+                $held_read get foo
+                set readonly [rd_capable_deferring_client -1]
+                $readonly readonly
+                assert_equal OK [$readonly read]
+                $readonly get foo
+                assert_equal bar [$readonly read]
+                $readonly set held:readonly 1
+                rd_wait_blocked 4 -1
+                rd_assert_error $::rd_readonly {r -1 set plain:now 1}
+                # CLIENT UNPAUSE does not end the failover: the commands held
+                # for it stay held, the server keeps answering.
+                assert_equal OK [r -1 client unpause]
+                assert_equal PONG [r -1 ping]
+                assert_equal failover-in-progress [repl_info master_failover_state -1]
+                assert_equal b [rd_client_flags $held_id -1]
+                exec kill -CONT $rpid
+            }
+            rd_wait_failover_state no-failover
+            assert_equal master [lindex [r 0 role] 0]
+            assert_equal slave [lindex [r -1 role] 0]
+            set new_primary "REDIRECT $rhost:$rport"
+            rd_assert_error $new_primary {$paused_capable read}
+            rd_assert_error $new_primary {$held_read read}
+            rd_assert_error $new_primary {$readonly read}
+            rd_assert_error $::rd_readonly {$paused_plain read}
+            # Nothing of it ran anywhere; the new primary serves the client.
+            assert_equal 0 [r exists paused:capable paused:plain held:readonly plain:now]
+            set c [rd_capable_client 0]
+            assert_equal OK [$c set after:failover 1]
+            set c [rd_capable_client -1]
+            rd_assert_error $new_primary {$c set after:failover 2}
+            wait_for_sync -1
+            wait_for_ofs_sync 0 -1
+            assert_equal 1 [r -1 get after:failover]
+            assert_digests_equal {0 -1}
         }
     }
 }
