@@ -1,5 +1,5 @@
 /* admin.c - small server-wide commands (TIME, LASTSAVE, SHUTDOWN, MONITOR,
- * WAITAOF, and CLUSTER & co. answering that cluster support is
+ * WAITAOF, and CLUSTER and ASKING answering that cluster support is
  * off) and the command table rows of the introspection subsystem.
  *
  * WAITAOF counts AOF fsyncs, locally (aof.c tells when every write made
@@ -35,6 +35,7 @@
 #include "aof.h"
 #include "blocked.h"
 #include "latency.h"
+#include "redirect.h"
 #include "replication.h"
 #include "slowlog.h"
 
@@ -51,9 +52,9 @@ void lastsaveCommand(client *c) {
     addReplyLongLong(c, server.lastsave);
 }
 
-/* CLUSTER, READONLY, READWRITE and ASKING on a server without cluster
- * support (cluster-enabled no): Valkey's answer, which cluster-aware
- * clients take as "standalone". */
+/* CLUSTER and ASKING on a server without cluster support (cluster-enabled
+ * no): Valkey's answer, which cluster-aware clients take as "standalone".
+ * READONLY and READWRITE serve standalone replicas too (redirect.c). */
 void clusterDisabledCommand(client *c) {
     addReplyError(c, "This instance has cluster support disabled");
 }
@@ -349,10 +350,10 @@ struct serverCommand serverAdminCommands[] = {
     {.name = "cluster", .proc = clusterDisabledCommand, .arity = -2, .group = "cluster", .since = "3.0.0",
      .summary = "A container for Valkey Cluster commands.", .complexity = "Depends on subcommand.",
      .args = "subcommand [argument [argument ...]]"},
-    {.name = "readonly", .proc = clusterDisabledCommand, .arity = 1, .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
+    {.name = "readonly", .proc = readonlyCommand, .arity = 1, .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "cluster", .since = "3.0.0",
      .summary = "Enables read-only queries for a connection to a Valkey replica node.", .complexity = "O(1)"},
-    {.name = "readwrite", .proc = clusterDisabledCommand, .arity = 1, .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
+    {.name = "readwrite", .proc = readwriteCommand, .arity = 1, .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "cluster", .since = "3.0.0",
      .summary = "Enables read-write queries for a connection to a Valkey replica node.", .complexity = "O(1)"},
     {.name = "asking", .proc = clusterDisabledCommand, .arity = 1, .flags = CMD_FAST,

@@ -16,7 +16,9 @@
  * through call(), one command after the other with nothing in between
  * (each checked against the user's ACL rules again: they may have changed
  * since it was queued), with server.in_exec set so that blocking commands
- * answer at once (t_list.c checks it).
+ * answer at once (t_list.c checks it). A replica's -REDIRECT (redirect.c)
+ * marks the transaction too, and a redirected EXEC drops it without
+ * running it (multiCommandRedirected()).
  *
  * Optimistic locking. WATCH records (db index, key) pairs. Each is in two
  * lists: the client's (c->mstate->watched) and the watchers of that key in
@@ -204,6 +206,17 @@ int multiCommandRejected(client *c, const char *err) {
     }
     c->flags |= CLIENT_DIRTY_EXEC;
     return 0;
+}
+
+/* See multi.h. */
+void multiCommandRedirected(client *c) {
+    if (!(c->flags & CLIENT_MULTI)) return;
+    if (c->cmd->proc == execCommand) {
+        discardTransaction(c);
+        releaseIdleState(c);
+    } else {
+        c->flags |= CLIENT_DIRTY_EXEC;
+    }
 }
 
 /* See multi.h. */

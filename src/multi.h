@@ -34,6 +34,13 @@ void queueMultiCommand(client *c);
  * returns 1 in that case (the reply is sent), 0 otherwise. */
 int multiCommandRejected(client *c, const char *err);
 
+/* processCommand() answered c's command with -REDIRECT (redirect.c)
+ * instead of running or queueing it. Inside MULTI, a redirected EXEC drops
+ * the transaction (the client runs it again at the primary); any other
+ * redirected command marks it, so that EXEC answers EXECABORT. Outside
+ * MULTI nothing changes. */
+void multiCommandRedirected(client *c);
+
 /* The flags processCommand() should judge c's command by: getCommandFlags()
  * (c->cmd->flags, or a script's declared ones for EVAL* and FCALL*),
  * plus, for EXEC, those of every queued command (so that EXEC of writes is

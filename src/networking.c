@@ -40,6 +40,7 @@
 #include "blocked.h"
 #include "multi.h"
 #include "pubsub.h"
+#include "redirect.h"
 #include "replication.h"
 #include "tracking.h"
 
@@ -1611,6 +1612,7 @@ static char *clientFlagsString(client *c, char *buf) {
     if (c->flags & CLIENT_UNBLOCKED) *p++ = 'u';
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
     if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
+    if (c->flags & CLIENT_READONLY) *p++ = 'r';
     if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
     if (c->flags & CLIENT_NO_TOUCH) *p++ = 'T';
     if (p == buf) *p++ = 'N';
@@ -1897,11 +1899,14 @@ void blockClientForPause(client *c) {
     listAddNodeTail(server.paused_clients, c);
 }
 
-/* Resumes clients held by a pause that ended. */
+/* Resumes clients held by a pause that ended. Only those held when it
+ * starts: one held again meanwhile (redirect.c holds redirects while a
+ * failover is in progress) waits for the next unpause, not for this loop. */
 void processUnpausedClients(void) {
     if (isPausedActions() && mstime() < server.client_pause_end_time) return;
     server.client_pause_end_time = 0;
-    while (listLength(server.paused_clients)) {
+    unsigned long held = listLength(server.paused_clients);
+    while (held-- > 0 && listLength(server.paused_clients)) {
         listNode *ln = listFirst(server.paused_clients);
         client *c = listNodeValue(ln);
         listDelNode(server.paused_clients, ln);
@@ -2220,6 +2225,9 @@ void clientHelpCommand(client *c) {
         "    Protect current client connection from eviction.",
         "NO-TOUCH (ON|OFF)",
         "    Will not touch LRU/LFU stats when this mode is on.",
+        "CAPA <capability> [<capability> ...]",
+        "    Declare what this connection can handle (unknown ones are ignored):",
+        "    * REDIRECT: a replica answers data commands with -REDIRECT <primary host:port>.",
         "CACHING (YES|NO)",
         "    With tracking in OPTIN (YES) or OPTOUT (NO) mode: track the keys of the next command, or not.",
         "GETREDIR",
@@ -2282,6 +2290,8 @@ struct serverCommand clientSubcommands[] = {
                "Controls server-assisted client-side caching for the connection.",
                .args = "status=<ON | OFF> [REDIRECT client-id:integer] [PREFIX prefix [prefix ...]] [BCAST] "
                        "[OPTIN] [OPTOUT] [NOLOOP]"),
+    CLIENT_SUB("capa", clientCapaCommand, -3, "A client claims its capability.",
+               .since = "8.0.0", .args = "capability [capability ...]"),
     CLIENT_SUB_BUSY("caching", clientCachingCommand, 3,
                "Instructs the server whether to track the keys in the next request.",
                .args = "mode=<YES | NO>"),

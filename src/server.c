@@ -48,6 +48,7 @@
 #include "multi.h"
 #include "propagate.h"
 #include "pubsub.h"
+#include "redirect.h"
 #include "replication.h"
 #include "slowlog.h"
 #include "snapshot.h"
@@ -535,6 +536,9 @@ int processCommand(client *c) {
         rejectCommandSds(c, sdsnew("Command not allowed inside a transaction"));
         return C_OK;
     }
+
+    /* A replica sends clients with CLIENT CAPA redirect to its primary. */
+    if (redirectCommandIfNeeded(c)) return C_OK;
 
     /* RESP2 has no push type: a subscribed connection only talks Pub/Sub. */
     if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !pubsubAllowedInSubscribedMode(c->cmd)) {
@@ -1241,7 +1245,8 @@ void resetCommand(client *c) {
     discardTransaction(c);
     pubsubUnsubscribeAll(c, 0);
     disableTracking(c);
-    c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH);
+    c->flags &= ~(CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP | CLIENT_REPLY_SKIP_NEXT | CLIENT_NO_EVICT | CLIENT_NO_TOUCH |
+                  CLIENT_READONLY);
     if (c->flags & CLIENT_MONITOR) {
         listNode *ln = listSearchKey(server.monitors, c);
         if (ln) listDelNode(server.monitors, ln);

@@ -204,6 +204,7 @@ typedef struct serverDb {
 #define CLIENT_CLOSE_ASAP (1ULL << 10)
 #define CLIENT_UNIX_SOCKET (1ULL << 11)
 #define CLIENT_DIRTY_EXEC (1ULL << 12)
+#define CLIENT_READONLY (1ULL << 17) /* READONLY: a redirect-capable client reads on this replica (redirect.c) */
 #define CLIENT_FORCE_REPL (1ULL << 15)   /* propagate the running command even if it changed nothing */
 #define CLIENT_PREVENT_PROP (1ULL << 20) /* don't propagate the running command as itself */
 #define CLIENT_PUBSUB (1ULL << 18)
@@ -229,6 +230,9 @@ typedef struct serverDb {
 #define CLIENT_REJECT_MAXCLIENTS (1ULL << 51) /* Accepted over maxclients: refused with an error. */
 #define CLIENT_PRIMARY_FORCE_REPLY (1ULL << 52) /* The primary's client: this reply goes out (REPLCONF ACK). */
 #define CLIENT_PRE_PSYNC (1ULL << 53)           /* A replica that asked with SYNC: no +FULLRESYNC line. */
+
+/* Client capabilities (CLIENT CAPA, c->capa). */
+#define CLIENT_CAPA_REDIRECT (1 << 0) /* follows -REDIRECT from a standalone replica */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -264,6 +268,7 @@ typedef struct client {
     serverDb *db;
     robj *name;                 /* CLIENT SETNAME, or NULL. */
     robj *lib_name, *lib_ver;   /* CLIENT SETINFO. */
+    int capa;                   /* CLIENT CAPA: CLIENT_CAPA_* bits (redirect.c) */
     sds querybuf;               /* Bytes read and not yet parsed. */
     size_t qb_pos;              /* How far querybuf has been parsed. */
     size_t querybuf_peak;

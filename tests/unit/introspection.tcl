@@ -253,11 +253,21 @@ start_server {tags {introspection}} {
         assert_error "*wrong number of arguments for 'role'*" {r role x}
     }
 
-    test "CLUSTER, READONLY, READWRITE, ASKING: cluster support is disabled" {
-        foreach cmd {{cluster info} {cluster slots} {cluster nodes} readonly readwrite asking} {
+    test "CLUSTER and ASKING: cluster support is disabled" {
+        foreach cmd {{cluster info} {cluster slots} {cluster nodes} asking} {
             assert_error "ERR This instance has cluster support disabled" [list r {*}$cmd]
         }
         assert_error "*wrong number of arguments for 'cluster'*" {r cluster}
+    }
+
+    tags {valkey-only} {
+        # Valkey 8 serves them outside cluster mode too (standalone
+        # replicas, tests/integration/replication-redirect.tcl).
+        test "READONLY and READWRITE answer OK without cluster support" {
+            assert_equal OK [r readonly]
+            assert_equal OK [r readwrite]
+            assert_error "*wrong number of arguments for 'readonly'*" {r readonly x}
+        }
     }
 }
 
