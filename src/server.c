@@ -537,8 +537,9 @@ int processCommand(client *c) {
         return C_OK;
     }
 
-    /* A replica sends clients with CLIENT CAPA redirect to its primary. */
-    if (redirectCommandIfNeeded(c)) return C_OK;
+    /* A replica sends clients with CLIENT CAPA redirect to its primary
+     * (tested here first: the call would cost every request ~16 instructions). */
+    if ((c->capa & CLIENT_CAPA_REDIRECT) && redirectCommandIfNeeded(c)) return C_OK;
 
     /* RESP2 has no push type: a subscribed connection only talks Pub/Sub. */
     if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !pubsubAllowedInSubscribedMode(c->cmd)) {
