@@ -994,11 +994,17 @@ static int aofParseCommand(aofReader *r, client *fc) {
     long long argc;
     if (line[0] != '*' || !string2ll(line + 1, strlen(line + 1), &argc) || argc < 1 || argc > INT_MAX / 2)
         return -2;
-    fc->argv = zmalloc(sizeof(robj *) * (size_t)argc);
-    fc->argv_len = (int)argc;
+    /* The vector grows as arguments arrive, so that a damaged count such
+     * as "*1000000000" costs no more memory than the file holds. */
+    fc->argv_len = argc < 1024 ? (int)argc : 1024;
+    fc->argv = zmalloc(sizeof(robj *) * (size_t)fc->argv_len);
     fc->argc = 0;
     for (long long j = 0; j < argc; j++) {
         long long len;
+        if (fc->argc == fc->argv_len) {
+            fc->argv_len = argc - fc->argc < fc->argv_len ? (int)argc : fc->argv_len * 2;
+            fc->argv = zrealloc(fc->argv, sizeof(robj *) * (size_t)fc->argv_len);
+        }
         ok = aofReadLine(r, line, 128);
         if (ok <= 0) return ok == 0 ? -1 : -2;
         if (line[0] != '$' || !string2ll(line + 1, strlen(line + 1), &len) || len < 0 ||

@@ -347,6 +347,28 @@ tags {"aof" "external:skip"} {
         assert_equal [aof_resp {set a 1}] [aof_read [file join $dir appendonlydir appendonly.aof.1.incr.aof]]
     }
 
+    # The argument vector of a command grows as its arguments arrive: a
+    # damaged count such as *1000000000 (8 GB of pointers) at the end of the
+    # last file is truncated away like any short command, without asking the
+    # allocator for what the count claims. Run under a 3 GB address-space
+    # limit, when the build can start under one at all (ASan cannot).
+    test "A huge argument count costs only what the file holds" {
+        set ::vk::by_hand_prefix {sh -c {ulimit -v 3000000; exec "$0" "$@"}}
+        set dir [tmp_path hugecount-control]
+        file mkdir $dir
+        set status [lindex [start_server_by_hand $dir] 0]
+        if {$status eq "running"} {
+            set dir [tmp_path hugecount]
+            set good [aof_resp {set a 1}]
+            aof_make_dir $dir "$good*1000000000\r\n\$3\r\nSET\r\n"
+            lassign [aof_start_by_hand $dir] status log
+        }
+        set ::vk::by_hand_prefix {}
+        if {$status ne "running" && ![info exists log]} { skip "this build does not start under ulimit -v" }
+        assert_equal running $status
+        assert_match "*Truncating the AOF appendonly.aof.1.incr.aof at offset [string length $good]*" $log
+    }
+
     test "Garbage in the middle stops the server pointing at valkey-check-aof" {
         set dir [tmp_path corrupt]
         aof_make_dir $dir "[aof_resp {set a 1}]xxx[aof_resp {set b 2}]"

@@ -455,11 +455,14 @@ proc ::vk::conf_quote {value} {
 # Starts the server by hand on dir (not through start_server: for tests of
 # start-up itself) with extra command-line arguments, and waits until it
 # is ready or exits. Returns {status log}: its exit status, or "running"
-# (it is then stopped), and what it printed.
+# (it is then stopped), and what it printed. ::vk::by_hand_prefix, a
+# command prefix (e.g. {sh -c {ulimit -v N; exec "$0" "$@"}}), runs the
+# server under it.
+namespace eval ::vk { variable by_hand_prefix {} }
 proc start_server_by_hand {dir args} {
     set port [::vk::alloc_port]
     set out [file join $dir out.log]
-    set chan [open [list | $::vk::cfg(binary) --port $port --bind 127.0.0.1 --save "" --dir $dir \
+    set chan [open [list | {*}$::vk::by_hand_prefix $::vk::cfg(binary) --port $port --bind 127.0.0.1 --save "" --dir $dir \
                         {*}$args >& $out] w]
     set pid [pid $chan]
     set status running
