@@ -681,7 +681,7 @@ int snapshotLoadRio(rio *r, off_t total_bytes, int rdbflags) {
     snapshot.loading_total_bytes = total_bytes;
     snapshot.loading_loaded_bytes = 0;
     int serves = snapshot.loading_serves_clients;
-    if (rdbflags & RDBFLAGS_REPLICATION) snapshot.loading_serves_clients = 1;
+    if ((rdbflags & RDBFLAGS_REPLICATION) == RDBFLAGS_REPLICATION) snapshot.loading_serves_clients = 1;
     r->progress = snapshotLoadingProgress;
     int ret = rdbLoadRioWithFlags(r, rdbflags);
     int err = errno;
