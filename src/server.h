@@ -746,7 +746,7 @@ struct valkeyServer {
     int cluster_preferred_endpoint_type;
     int cluster_announce_port, cluster_announce_bus_port, cluster_announce_tls_port;
     int cluster_slot_stats_enabled;
-    int cluster_blacklist_ttl;
+    unsigned long cluster_blacklist_ttl;
     char *cluster_announce_client_ipv4, *cluster_announce_client_ipv6;
     int prefetch_batch_max_size;    /* prefetch-batch-max-size (stored) */
     /* ---- end of config.c fields ---- */

@@ -365,12 +365,13 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
     }
 
     tags {valkey-only} {
-        test "Immutable RDMA options refuse CONFIG SET" {
-            foreach name {rdma-rx-size rdma-completion-vector} {
-                assert_error "*argument '$name') - can't set immutable config" {
-                    r config set $name 1
-                }
+        test "rdma-completion-vector refuses CONFIG SET; rdma-rx-size takes it (for new connections)" {
+            assert_error "*argument 'rdma-completion-vector') - can't set immutable config" {
+                r config set rdma-completion-vector 1
             }
+            assert_equal OK [r config set rdma-rx-size 65536]
+            assert_equal {rdma-rx-size 65536} [r config get rdma-rx-size]
+            r config set rdma-rx-size 1048576
         }
     }
 
@@ -755,7 +756,7 @@ tags {valkey-only} {
         } {{primaryauth pw1} {primaryuser u1} {replica-priority 7} {min-replicas-to-write 1} {min-replicas-max-lag 4} {repl-ping-replica-period 2} {replica-announce-ip 1.2.3.4} {replica-announce-port 1234} {replica-lazy-flush no} {replica-ignore-maxmemory no} {masterauth pw1}}
 
         test "Bad values of the new options are refused with Valkey's errors" {
-            assert_error "*shutdown can't have both 'save' and 'nosave' flags*" \
+            assert_error "*shutdown options SAVE and NOSAVE can't be used simultaneously*" \
                 {r config set shutdown-on-sigterm "save nosave"}
             assert_error "*must be one of the following: default, save, nosave, now, force*" \
                 {r config set shutdown-on-sigint "soon"}
