@@ -21,7 +21,11 @@
  * What a value may be, and the error when it may not, follow Valkey 8 (see
  * "Generic value kinds" and tests/assets/config-set-table.txt): numbers are
  * read strictly, memory sizes take units and no sign, a multi-word value
- * is split at every single space.
+ * is split at every single space. Valkey's hidden test directives
+ * (use-exit-on-panic, watchdog-period, key-load-delay, ...) are options
+ * too, which CONFIG GET finds by exact name only; the directives Valkey 8
+ * dropped but still reads in old files (lua-replicate-commands,
+ * list-max-ziplist-*) are accepted and ignored by the file parser.
  *
  * The table covers every directive of Valkey 8.0's valkey.conf. Options of
  * features this server does not have yet (cluster) are stored for them; a
@@ -1782,7 +1786,6 @@ static configOption configTable[] = {
             server.loading_process_events_interval_bytes, 1024, INT_MAX, 2 * MB, NULL),
     BOOL_CFG("io-threads-do-reads", NULL, IMM, server.io_threads_do_reads, 0, NULL),
     NUM_CFG("prefetch-batch-max-size", NULL, 0, NUM_INT, server.prefetch_batch_max_size, 0, 128, 16, NULL),
-    BOOL_CFG("lua-replicate-commands", NULL, 0, server.lua_always_replicate_commands, 1, NULL),
     SPECIAL_CFG("latency-tracking-info-percentiles", NULL, CFG_MULTI_ARG, "50 99 99.9", setLatencyPercentiles,
                 getLatencyPercentiles, rewriteLatencyPercentiles, NULL),
     /* Security: ACL users (acl.c) */
@@ -1843,8 +1846,14 @@ static configOption configTable[] = {
     NUM_CFG("cluster-blacklist-ttl", NULL, 0, NUM_ULONG, server.cluster_blacklist_ttl, 0, ULONG_MAX, 60, NULL),
     STRING_CFG("cluster-announce-client-ipv4", NULL, 0, server.cluster_announce_client_ipv4, "", checkIpv4, NULL),
     STRING_CFG("cluster-announce-client-ipv6", NULL, 0, server.cluster_announce_client_ipv6, "", checkIpv6, NULL),
+    /* Hidden: for tests and debugging, found by CONFIG GET only by exact name */
     NUM_CFG("rdb-key-save-delay", NULL, CFG_HIDDEN, NUM_INT, server.rdb_key_save_delay, INT_MIN, INT_MAX, 0, NULL),
     NUM_CFG("key-load-delay", NULL, CFG_HIDDEN, NUM_INT, server.key_load_delay, INT_MIN, INT_MAX, 0, NULL),
+    BOOL_CFG("use-exit-on-panic", NULL, CFG_HIDDEN, server.use_exit_on_panic, 0, NULL), /* debug.c */
+    NUM_CFG("watchdog-period", NULL, CFG_HIDDEN, NUM_INT, server.watchdog_period, 0, INT_MAX, 0, NULL),
+    NUM_CFG("cluster-ping-interval", NULL, CFG_HIDDEN, NUM_LONG_LONG, server.cluster_ping_interval, 0, LLONG_MAX, 0,
+            NULL),
+    NUM_CFG("events-per-io-thread", NULL, CFG_HIDDEN, NUM_INT, server.events_per_io_thread, 0, INT_MAX, 2, NULL),
 };
 
 #undef MB
@@ -2010,6 +2019,16 @@ static int renameCommand(const char *name, const char *newname, const char **err
     return 1;
 }
 
+/* Directives Valkey 8 still accepts in a config file, with one argument,
+ * and ignores: they are options no more (CONFIG GET/SET do not know them). */
+static int isDeprecatedDirective(const char *name) {
+    static const char *names[] = {"list-max-ziplist-entries", "list-max-ziplist-value", "lua-replicate-commands",
+                                  NULL};
+    for (int j = 0; names[j]; j++)
+        if (!strcmp(name, names[j])) return 1;
+    return 0;
+}
+
 /* One directive, already split into argv (argv[0] lower-cased), of line
  * linenum. Returns C_OK, or C_ERR with e set. */
 static int loadConfigDirective(sds *argv, int argc, int linenum, const char *line, configLoadError *e) {
@@ -2034,6 +2053,7 @@ static int loadConfigDirective(sds *argv, int argc, int linenum, const char *lin
     }
 
     configOption *o = lookupConfig(argv[0]);
+    if (o == NULL && argc == 2 && isDeprecatedDirective(argv[0])) return C_OK;
     if (o == NULL) return configLoadFail(e, linenum, line, "Bad directive or wrong number of arguments");
 
     int ok;
