@@ -495,8 +495,9 @@ proc cfg_set_table_unmet {} {
     set unmet {}
     # tlsidle: TLS built in but not in use (no TLS port, no certificate).
     set tls_in_use [expr {[lindex [r config get tls-port] 1] != 0 || [lindex [r config get tls-cert-file] 1] ne ""}]
+    set protocols [lindex [r config get tls-protocols] 1]
     set built [expr {![catch {r config set tls-protocols TLSv1.2}]}]
-    if {$built} { r config set tls-protocols "" }
+    if {$built} { r config set tls-protocols $protocols }
     if {$tls_in_use || !$built} { lappend unmet tlsidle }
     return $unmet
 }
