@@ -18,6 +18,15 @@
  * function once; if any step fails, the snapshots are parsed back in and
  * the apply functions run again, so a multi-option SET is all or nothing.
  *
+ * What a value may be, and the error when it may not, follow Valkey 8 (see
+ * "Generic value kinds" and tests/assets/config-set-table.txt): numbers are
+ * read strictly, memory sizes take units and no sign, a multi-word value
+ * is split at every single space. Valkey's hidden test directives
+ * (use-exit-on-panic, watchdog-period, key-load-delay, ...) are options
+ * too, which CONFIG GET finds by exact name only; the directives Valkey 8
+ * dropped but still reads in old files (lua-replicate-commands,
+ * list-max-ziplist-*) are accepted and ignored by the file parser.
+ *
  * The table covers every directive of Valkey 8.0's valkey.conf. Options of
  * features this server does not have yet (cluster) are stored for them; a
  * value that would turn such a feature on (cluster-enabled yes) is refused
@@ -42,9 +51,11 @@
 #include "defrag.h"
 #include "replication.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <jemalloc/jemalloc.h>
 #include <locale.h>
+#include <math.h>
 #include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +88,7 @@ extern connTlsConfig *tlsConfigFromServer(void);
 #define CFG_MULTI_ARG (1 << 7)      /* Value is a list of words. */
 #define CFG_EMPTY_IS_NULL (1 << 8)  /* String: "" stores NULL. */
 #define CFG_ALWAYS_REWRITE (1 << 9) /* REWRITE writes it even at default. */
+#define CFG_PERCENT (1 << 10)       /* Memory value may be "<n>%" (kept negated). */
 
 typedef enum {
     CFG_BOOL,    /* int, yes/no */
@@ -193,7 +205,7 @@ static const configEnum propagationErrorEnum[] = {
 };
 
 static const configEnum oomScoreAdjEnum[] = {
-    {"no", OOM_SCORE_ADJ_NO}, {"yes", OOM_SCORE_ADJ_YES}, {"relative", OOM_SCORE_RELATIVE},
+    {"no", OOM_SCORE_ADJ_NO}, {"yes", OOM_SCORE_RELATIVE}, {"relative", OOM_SCORE_RELATIVE},
     {"absolute", OOM_SCORE_ABSOLUTE}, {NULL, 0},
 };
 
@@ -239,6 +251,20 @@ static int yesnotoi(const char *s) {
     if (!strcasecmp(s, "yes")) return 1;
     if (!strcasecmp(s, "no")) return 0;
     return -1;
+}
+
+/* Reads a whole word as a decimal number the way strtoll() does, which is
+ * what Valkey uses for the words of save, client-output-buffer-limit and
+ * oom-score-adj-values: leading blanks and a sign are allowed, and an empty
+ * word is 0. Returns 1 with *out set, or 0 for trailing junk or a value
+ * outside the long long range. */
+static int strtollWhole(const char *s, long long *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end != '\0' || errno == ERANGE) return 0;
+    *out = v;
+    return 1;
 }
 
 /* True if a word must be quoted to be read back as one word by
@@ -292,102 +318,138 @@ static void syncLogConfig(void) {
  * Generic value kinds: bool, numbers, enums, strings
  * ------------------------------------------------------------------------- */
 
-/* Reads the numeric field as a signed or unsigned 64-bit value. */
-static int numIsSigned(const configOption *o) {
-    return o->storage == NUM_INT || o->storage == NUM_LONG_LONG;
-}
+/* Numbers follow Valkey's rules, because scripts and operators rely on what
+ * is accepted and on the error texts:
+ *
+ *   - a plain number is read strictly (string2ll: no sign '+', no spaces,
+ *     no leading zeros), so a value beyond the long long range is
+ *     "couldn't be parsed", whatever the option's own type;
+ *   - a memory value (CFG_MEMORY) is digits and an optional unit (b, k, kb,
+ *     m, mb, g, gb, any case); never negative; no digits at all is 0, and
+ *     digits beyond 2^64-1 stand for 2^64-1;
+ *   - a percentage (CFG_PERCENT, with CFG_MEMORY) "<n>%" is kept negated;
+ *   - octal (CFG_OCTAL) is what strtoll(, 8) reads whole;
+ *   - the parsed value is then checked against the bounds as a signed
+ *     number, or as an unsigned one when the upper bound is above
+ *     LLONG_MAX (a negative value then wraps to a large unsigned one). */
 
-static long long numGetSigned(const configOption *o) {
+/* Reads the numeric field, whatever its width, as a long long (an unsigned
+ * value above LLONG_MAX comes back negative, as it was stored). */
+static long long numGet(const configOption *o) {
     switch (o->storage) {
     case NUM_INT: return *(int *)o->field;
+    case NUM_UINT: return (long long)*(unsigned int *)o->field;
     case NUM_LONG_LONG: return *(long long *)o->field;
-    default: return 0;
+    case NUM_ULONG_LONG: return (long long)*(unsigned long long *)o->field;
+    case NUM_ULONG: return (long long)*(unsigned long *)o->field;
+    }
+    return 0;
+}
+
+/* Stores v (already within the option's bounds) into the field. */
+static void numStore(const configOption *o, long long v) {
+    switch (o->storage) {
+    case NUM_INT: *(int *)o->field = (int)v; break;
+    case NUM_UINT: *(unsigned int *)o->field = (unsigned int)v; break;
+    case NUM_LONG_LONG: *(long long *)o->field = v; break;
+    case NUM_ULONG_LONG: *(unsigned long long *)o->field = (unsigned long long)v; break;
+    case NUM_ULONG: *(unsigned long *)o->field = (unsigned long)v; break;
     }
 }
 
-static unsigned long long numGetUnsigned(const configOption *o) {
-    switch (o->storage) {
-    case NUM_UINT: return *(unsigned int *)o->field;
-    case NUM_ULONG_LONG: return *(unsigned long long *)o->field;
-    case NUM_ULONG: return *(unsigned long *)o->field;
-    default: return 0;
+/* Parses a memory value ("100", "1gb", "64K"). Returns 1 with *out set, or
+ * 0. A product that does not fit in 64 bits is refused (Valkey would wrap
+ * it around). */
+static int parseMemoryValue(const char *s, unsigned long long *out) {
+    static const struct {
+        const char *unit;
+        unsigned long long mul;
+    } units[] = {
+        {"", 1},          {"b", 1},        {"k", 1000},           {"kb", 1024},
+        {"m", 1000000},   {"mb", 1 << 20}, {"g", 1000000000ULL}, {"gb", 1ULL << 30},
+    };
+    const char *u = s;
+    while (*u >= '0' && *u <= '9') u++;
+    size_t digits = (size_t)(u - s);
+    if (digits >= 128) return 0; /* Valkey's digit buffer */
+    unsigned long long mul = 0;
+    for (size_t j = 0; j < sizeof(units) / sizeof(units[0]); j++)
+        if (!strcasecmp(u, units[j].unit)) mul = units[j].mul;
+    if (mul == 0) return 0;
+    unsigned long long v = 0;
+    for (size_t j = 0; j < digits; j++) {
+        unsigned d = (unsigned)(s[j] - '0');
+        v = (v > (ULLONG_MAX - d) / 10) ? ULLONG_MAX : v * 10 + d;
     }
+    if (v > ULLONG_MAX / mul) return 0;
+    *out = v * mul;
+    return 1;
 }
 
-static void numStore(const configOption *o, long long sv, unsigned long long uv) {
-    switch (o->storage) {
-    case NUM_INT: *(int *)o->field = (int)sv; break;
-    case NUM_LONG_LONG: *(long long *)o->field = sv; break;
-    case NUM_UINT: *(unsigned int *)o->field = (unsigned int)uv; break;
-    case NUM_ULONG_LONG: *(unsigned long long *)o->field = uv; break;
-    case NUM_ULONG: *(unsigned long *)o->field = (unsigned long)uv; break;
+/* Turns v into the option's number. Returns 1 with *out set, or 0 with
+ * *err set to Valkey's message for a value that is not a number. */
+static int numParse(const configOption *o, const char *v, long long *out, const char **err) {
+    size_t len = strlen(v);
+    unsigned long long mem;
+    long long pct;
+    if ((o->flags & CFG_MEMORY) && parseMemoryValue(v, &mem)) {
+        *out = (long long)mem;
+        return 1;
     }
+    if ((o->flags & CFG_PERCENT) && len > 1 && v[len - 1] == '%' && string2ll(v, len - 1, &pct) && pct >= 0) {
+        *out = -pct;
+        return 1;
+    }
+    if (o->flags & CFG_OCTAL) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(v, &end, 8);
+        if (errno == 0 && *end == '\0') {
+            *out = x;
+            return 1;
+        }
+    }
+    if (!(o->flags & (CFG_MEMORY | CFG_PERCENT | CFG_OCTAL)) && string2ll(v, len, out)) return 1;
+
+    if ((o->flags & CFG_MEMORY) && (o->flags & CFG_PERCENT))
+        *err = "argument must be a memory or percent value";
+    else if (o->flags & CFG_MEMORY)
+        *err = "argument must be a memory value";
+    else if (o->flags & CFG_OCTAL)
+        *err = "argument couldn't be parsed as an octal number";
+    else
+        *err = "argument couldn't be parsed into an integer";
+    return 0;
+}
+
+/* Checks v against the option's bounds. Returns 1, or 0 with *err set. */
+static int numCheckBounds(const configOption *o, long long v, const char **err) {
+    const char *fmt = (o->flags & CFG_OCTAL) ? "argument must be between %llo and %llo inclusive"
+                                             : "argument must be between %llu and %llu inclusive";
+    if (o->max > (unsigned long long)LLONG_MAX) {
+        unsigned long long uv = (unsigned long long)v, lo = (unsigned long long)o->min;
+        if (uv >= lo && uv <= o->max) return 1;
+        snprintf(errbuf, sizeof(errbuf), fmt, lo, o->max);
+    } else if ((o->flags & CFG_PERCENT) && v < 0) {
+        if (v >= o->min) return 1;
+        snprintf(errbuf, sizeof(errbuf), "percentage argument must be less or equal to %lld", -o->min);
+    } else {
+        long long hi = (long long)o->max;
+        if (v >= o->min && v <= hi) return 1;
+        if (o->min >= 0)
+            snprintf(errbuf, sizeof(errbuf), fmt, (unsigned long long)o->min, (unsigned long long)hi);
+        else
+            snprintf(errbuf, sizeof(errbuf), "argument must be between %lld and %lld inclusive", o->min, hi);
+    }
+    *err = errbuf;
+    return 0;
 }
 
 /* Parses one numeric value, checks its bounds, stores it. */
 static int numSet(configOption *o, const char *v, const char **err) {
-    long long sv = 0;
-    unsigned long long uv = 0;
-    int bad = 0;
-    size_t len = strlen(v);
-
-    if (o->flags & CFG_MEMORY) {
-        if (numIsSigned(o) && v[0] == '-') {
-            sv = memtoll(v, &bad);
-        } else {
-            uv = memtoull(v, &bad);
-            sv = (long long)uv;
-            if (!bad && numIsSigned(o) && uv > (unsigned long long)LLONG_MAX) bad = 1;
-        }
-        if (bad) {
-            *err = "argument must be a memory value";
-            return 0;
-        }
-    } else if (o->flags & CFG_OCTAL) {
-        char *end;
-        errno = 0;
-        long long x = strtoll(v, &end, 8);
-        if (len == 0 || *end != '\0' || errno || x < 0) bad = 1;
-        sv = x;
-        uv = (unsigned long long)x;
-    } else if (numIsSigned(o)) {
-        bad = !string2ll(v, len, &sv);
-        uv = (unsigned long long)sv;
-    } else if (string2ll(v, len, &sv) && sv < 0) {
-        /* A negative value for an unsigned option is out of range, not
-         * unparsable: report the bounds. */
-        snprintf(errbuf, sizeof(errbuf), "argument must be between %llu and %llu inclusive",
-                 (unsigned long long)o->min, o->max);
-        *err = errbuf;
-        return 0;
-    } else {
-        bad = !string2ull(v, len, &uv);
-        sv = (long long)uv;
-    }
-    if (bad) {
-        *err = "argument couldn't be parsed into an integer";
-        return 0;
-    }
-
-    if (numIsSigned(o)) {
-        long long hi = (long long)o->max;
-        if (sv < o->min || sv > hi) {
-            snprintf(errbuf, sizeof(errbuf), "argument must be between %lld and %lld inclusive", o->min, hi);
-            *err = errbuf;
-            return 0;
-        }
-    } else {
-        unsigned long long lo = (unsigned long long)o->min;
-        if (uv < lo || uv > o->max) {
-            if (o->flags & CFG_OCTAL)
-                snprintf(errbuf, sizeof(errbuf), "argument must be between %llo and %llo inclusive", lo, o->max);
-            else
-                snprintf(errbuf, sizeof(errbuf), "argument must be between %llu and %llu inclusive", lo, o->max);
-            *err = errbuf;
-            return 0;
-        }
-    }
-    numStore(o, sv, uv);
+    long long n;
+    if (!numParse(o, v, &n, err) || !numCheckBounds(o, n, err)) return 0;
+    numStore(o, n);
     return 1;
 }
 
@@ -455,10 +517,13 @@ static int optionSet(configOption *o, sds *argv, int argc, const char **err) {
 static sds optionGet(configOption *o) {
     switch (o->kind) {
     case CFG_BOOL: return sdsnew(*(int *)o->field ? "yes" : "no");
-    case CFG_NUM:
-        if (o->flags & CFG_OCTAL) return sdscatprintf(sdsempty(), "%llo", numGetUnsigned(o));
-        if (numIsSigned(o)) return sdsfromlonglong(numGetSigned(o));
-        return sdscatprintf(sdsempty(), "%llu", numGetUnsigned(o));
+    case CFG_NUM: {
+        long long v = numGet(o);
+        if ((o->flags & CFG_PERCENT) && v < 0) return sdscatprintf(sdsempty(), "%lld%%", -v);
+        if (o->flags & CFG_MEMORY) return sdscatprintf(sdsempty(), "%llu", (unsigned long long)v);
+        if (o->flags & CFG_OCTAL) return sdscatprintf(sdsempty(), "%llo", (unsigned long long)v);
+        return sdsfromlonglong(v); /* as Valkey: an unsigned value is shown as signed */
+    }
     case CFG_ENUM: return sdsnew(enumName(o, *(int *)o->field));
     case CFG_STRING: {
         char *s = *(char **)o->field;
@@ -477,12 +542,10 @@ static sds optionGet(configOption *o) {
 static sds optionRewrite(configOption *o, sds buf) {
     switch (o->kind) {
     case CFG_NUM:
+        if ((o->flags & CFG_PERCENT) && numGet(o) < 0) return sdscatprintf(buf, "%s %lld%%\n", o->name, -numGet(o));
         if (o->flags & CFG_MEMORY) {
             buf = sdscatprintf(buf, "%s ", o->name);
-            if (numIsSigned(o) && numGetSigned(o) < 0)
-                buf = sdscatprintf(buf, "%lld", numGetSigned(o));
-            else
-                buf = catMemory(buf, numIsSigned(o) ? (unsigned long long)numGetSigned(o) : numGetUnsigned(o));
+            buf = catMemory(buf, (unsigned long long)numGet(o));
             return sdscat(buf, "\n");
         }
         break;
@@ -600,16 +663,18 @@ void appendServerSaveParams(time_t seconds, int changes) {
     server.saveparamslen++;
 }
 
+/* Each rule needs seconds >= 1 and changes >= 0 (Valkey's rule); any bad
+ * word refuses the whole value before the current rules are touched. */
 static int setSave(configOption *o, sds *argv, int argc, const char **err) {
     if (argc == 1 && sdslen(argv[0]) == 0) argc = 0;
     if (argc & 1) {
         *err = "Invalid save parameters";
         return 0;
     }
-    /* Validate everything before touching the current rules. */
     for (int j = 0; j < argc; j++) {
         long long v;
-        if (!string2ll(argv[j], sdslen(argv[j]), &v) || v < 0 || v > INT_MAX) {
+        int seconds = (j & 1) == 0;
+        if (!strtollWhole(argv[j], &v) || v < (seconds ? 1 : 0) || (!seconds && v > INT_MAX)) {
             *err = "Invalid save parameters";
             return 0;
         }
@@ -617,9 +682,9 @@ static int setSave(configOption *o, sds *argv, int argc, const char **err) {
     if (!loading_config || !save_seen_in_load || argc == 0) resetServerSaveParams();
     if (loading_config) save_seen_in_load = 1;
     for (int j = 0; j < argc; j += 2) {
-        long long secs, changes;
-        string2ll(argv[j], sdslen(argv[j]), &secs);
-        string2ll(argv[j + 1], sdslen(argv[j + 1]), &changes);
+        long long secs = 0, changes = 0;
+        strtollWhole(argv[j], &secs);
+        strtollWhole(argv[j + 1], &changes);
         appendServerSaveParams((time_t)secs, (int)changes);
     }
     return 1;
@@ -644,7 +709,7 @@ static sds rewriteSave(configOption *o, sds buf) {
 
 /* client-output-buffer-limit: groups of "<class> <hard> <soft> <seconds>". */
 static int setObufLimits(configOption *o, sds *argv, int argc, const char **err) {
-    if (argc == 0 || argc % 4) {
+    if (argc % 4) { /* no words at all is valid and changes nothing, as in Valkey */
         *err = "Wrong number of arguments in buffer limit configuration.";
         return 0;
     }
@@ -662,11 +727,10 @@ static int setObufLimits(configOption *o, sds *argv, int argc, const char **err)
             *err = "Invalid client class specified in buffer limit configuration.";
             return 0;
         }
-        int e1, e2;
-        unsigned long long hard = memtoull(argv[j + 1], &e1);
-        unsigned long long soft = memtoull(argv[j + 2], &e2);
+        unsigned long long hard, soft;
         long long secs;
-        if (e1 || e2 || !string2ll(argv[j + 3], sdslen(argv[j + 3]), &secs) || secs < 0) {
+        if (!parseMemoryValue(argv[j + 1], &hard) || !parseMemoryValue(argv[j + 2], &soft) ||
+            !strtollWhole(argv[j + 3], &secs) || secs < 0 || secs > INT_MAX) {
             *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
             return 0;
         }
@@ -770,50 +834,16 @@ static sds getNotify(configOption *o) {
     return s;
 }
 
-/* Writes "name <value>" with the value always quoted, like strings. */
-/* maxmemory-clients: a memory value, or "<n>%" of maxmemory (kept negated). */
-static int setMaxmemoryClients(configOption *o, sds *argv, int argc, const char **err) {
-    (void)o;
-    if (argc != 1) {
-        *err = "wrong number of arguments";
-        return 0;
-    }
-    size_t len = sdslen(argv[0]);
-    long long pct;
-    if (len > 1 && argv[0][len - 1] == '%' && string2ll(argv[0], len - 1, &pct) && pct >= 0) {
-        if (pct > 100) {
-            *err = "percentage argument must be less or equal to 100";
-            return 0;
-        }
-        server.maxmemory_clients = -pct;
-        return 1;
-    }
-    int bad = 0;
-    unsigned long long v = memtoull(argv[0], &bad);
-    if (bad) {
-        *err = "argument must be a memory or percent value";
-        return 0;
-    }
-    if (v > LLONG_MAX) {
-        *err = "argument must be between -100 and 9223372036854775807 inclusive";
-        return 0;
-    }
-    server.maxmemory_clients = (long long)v;
-    return 1;
-}
-
-static sds getMaxmemoryClients(configOption *o) {
-    (void)o;
-    long long v = server.maxmemory_clients;
-    return v < 0 ? sdscatfmt(sdsempty(), "%I%%", -v) : sdsfromlonglong(v);
-}
-
+/* maxmemory-clients: a memory value, or "<n>%" of maxmemory (a generic
+ * number with CFG_PERCENT); clients' memory is recounted under the new
+ * limit. */
 static int applyMaxmemoryClients(const char **err) {
     (void)err;
     recountClientsMemUsage();
     return 1;
 }
 
+/* Writes "name <value>" with the value always quoted, like strings. */
 static sds rewriteQuoted(configOption *o, sds buf) {
     sds v = o->get(o);
     buf = sdscatprintf(buf, "%s ", o->name);
@@ -826,6 +856,10 @@ static sds rewriteQuoted(configOption *o, sds buf) {
 static int setDir(configOption *o, sds *argv, int argc, const char **err) {
     if (argc != 1) {
         *err = "wrong number of arguments";
+        return 0;
+    }
+    if (argv[0][0] == '\0') {
+        *err = "dir can't be empty";
         return 0;
     }
     if (chdir(argv[0]) == -1) {
@@ -851,13 +885,10 @@ static sds rewriteDir(configOption *o, sds buf) {
     return sdscat(buf, "\n");
 }
 
-/* replicaof / slaveof: "<host> <port>" or "no one". Replication is not
- * built yet, so only "no one" (the default) is accepted: a server told to
- * replicate must not start as a writable primary that merely claims to be
- * a replica. */
+/* replicaof / slaveof: "<host> <port>" or "no one", from the config file
+ * only (immutable for CONFIG SET; REPLICAOF changes it at run time). */
 static int setReplicaof(configOption *o, sds *argv, int argc, const char **err) {
     (void)o;
-    if (argc == 1 && sdslen(argv[0]) == 0) return 1;
     if (argc != 2) {
         *err = "wrong number of arguments";
         return 0;
@@ -962,24 +993,24 @@ static const configEnum shutdownFlagNames[] = {
     {NULL, 0},
 };
 
+/* One or more words, OR-ed together; "default" is no flag, so "default
+ * save" is "save". No words at all, or an unknown one, is refused. */
 static int setShutdownOnSig(configOption *o, sds *argv, int argc, const char **err) {
-    int flags = 0;
-    if (argc == 1 && !strcasecmp(argv[0], "default")) {
-        *(int *)o->field = 0;
-        return 1;
-    }
-    for (int j = 0; j < argc; j++) {
-        int f = 0;
-        for (const configEnum *e = shutdownFlagNames; e->name; e++)
-            if (!strcasecmp(argv[j], e->name)) f = e->val;
-        if (f == 0) {
-            *err = "argument(s) must be one of the following: default, save, nosave, now, force";
-            return 0;
+    int flags = 0, known = argc > 0;
+    for (int j = 0; j < argc && known; j++) {
+        known = !strcasecmp(argv[j], "default");
+        for (const configEnum *e = shutdownFlagNames; e->name; e++) {
+            if (strcasecmp(argv[j], e->name)) continue;
+            flags |= e->val;
+            known = 1;
         }
-        flags |= f;
+    }
+    if (!known) {
+        *err = "argument(s) must be one of the following: default, save, nosave, now, force";
+        return 0;
     }
     if ((flags & SHUTDOWN_SAVE) && (flags & SHUTDOWN_NOSAVE)) {
-        *err = "shutdown can't have both 'save' and 'nosave' flags";
+        *err = "shutdown options SAVE and NOSAVE can't be used simultaneously";
         return 0;
     }
     *(int *)o->field = flags;
@@ -1009,12 +1040,16 @@ static int setOomScoreAdjValues(configOption *o, sds *argv, int argc, const char
     }
     for (int j = 0; j < argc; j++) {
         long long v;
-        if (!string2ll(argv[j], sdslen(argv[j]), &v) || v < -2000 || v > 2000) {
+        if (!strtollWhole(argv[j], &v) || v < -2000 || v > 2000) {
             *err = "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
             return 0;
         }
         vals[j] = (int)v;
     }
+    /* Allowed, but an unprivileged process cannot lower its score later. */
+    if (vals[CONFIG_OOM_REPLICA] < vals[CONFIG_OOM_PRIMARY] || vals[CONFIG_OOM_BGCHILD] < vals[CONFIG_OOM_REPLICA])
+        serverLog(LL_WARNING, "The oom-score-adj-values configuration may not work for non-privileged processes! "
+                              "Please consult the documentation.");
     memcpy(server.oom_score_adj_values, vals, sizeof(vals));
     return 1;
 }
@@ -1025,15 +1060,41 @@ static sds getOomScoreAdjValues(configOption *o) {
                         server.oom_score_adj_values[2]);
 }
 
-/* latency-tracking-info-percentiles: doubles in [0, 100], kept as the
- * normalised string latency.c reads ("" : no percentiles in INFO). */
+/* latency-tracking-info-percentiles: numbers in [0, 100], kept at full
+ * precision in the string latency.c reads ("": no percentiles in INFO).
+ * CONFIG GET and REWRITE show each as Valkey does: "%f" without trailing
+ * zeros (so 12.3456789 reads back as 12.345679). */
 static sds catShortestDouble(sds s, double v) {
     char buf[64];
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, sizeof(buf), "%.*g", prec, v);
-        if (strchr(buf, 'e') == NULL && strtod(buf, NULL) == v) break;
+        if (strtod(buf, NULL) == v) break;
     }
     return sdscat(s, buf);
+}
+
+/* Appends v as "%f" with the trailing zeros (and a bare '.') removed. */
+static sds catTrimmedDouble(sds s, double v) {
+    char buf[400];
+    int len = snprintf(buf, sizeof(buf), "%f", v);
+    if (len > 0 && strchr(buf, '.')) {
+        while (len > 0 && buf[len - 1] == '0') len--;
+        if (len > 0 && buf[len - 1] == '.') len--;
+    }
+    return sdscatlen(s, buf, (size_t)(len > 0 ? len : 0));
+}
+
+/* Reads a whole word as a double the way Valkey's string2d() does: no
+ * blanks, no junk, no NaN, nothing that overflows (or underflows to 0).
+ * Returns 1 with *out set, else 0. */
+static int parseStrictDouble(const char *w, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(w, &end);
+    if (w[0] == '\0' || isspace((unsigned char)w[0]) || *end != '\0' || isnan(v)) return 0;
+    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || v == 0.0)) return 0;
+    *out = v;
+    return 1;
 }
 
 static int setLatencyPercentiles(configOption *o, sds *argv, int argc, const char **err) {
@@ -1041,16 +1102,18 @@ static int setLatencyPercentiles(configOption *o, sds *argv, int argc, const cha
     if (argc == 1 && sdslen(argv[0]) == 0) argc = 0;
     sds norm = sdsempty();
     for (int j = 0; j < argc; j++) {
-        char *end;
-        errno = 0;
-        double v = strtod(argv[j], &end);
-        if (sdslen(argv[j]) == 0 || *end != '\0' || errno || v < 0.0 || v > 100.0 || v != v) {
-            sdsfree(norm);
-            *err = "latency-tracking-info-percentiles: each value must be a number between 0 and 100";
-            return 0;
+        double v;
+        if (!parseStrictDouble(argv[j], &v)) {
+            *err = "Invalid latency-tracking-info-percentiles parameters";
+        } else if (v > 100.0 || v < 0.0) {
+            *err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+        } else {
+            if (j) norm = sdscat(norm, " ");
+            norm = catShortestDouble(norm, v);
+            continue;
         }
-        if (j) norm = sdscat(norm, " ");
-        norm = catShortestDouble(norm, v);
+        sdsfree(norm);
+        return 0;
     }
     zfree(server.latency_tracking_info_percentiles_str);
     server.latency_tracking_info_percentiles_str = zstrdup(norm);
@@ -1058,10 +1121,20 @@ static int setLatencyPercentiles(configOption *o, sds *argv, int argc, const cha
     return 1;
 }
 
+/* The stored values, each formatted by catTrimmedDouble(). */
 static sds getLatencyPercentiles(configOption *o) {
     (void)o;
-    const char *v = server.latency_tracking_info_percentiles_str;
-    return sdsnew(v ? v : "");
+    const char *p = server.latency_tracking_info_percentiles_str;
+    sds s = sdsempty();
+    while (p && *p) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p) break;
+        if (sdslen(s)) s = sdscat(s, " ");
+        s = catTrimmedDouble(s, v);
+        p = end;
+    }
+    return s;
 }
 
 static sds rewriteLatencyPercentiles(configOption *o, sds buf) {
@@ -1104,32 +1177,114 @@ static int applyActiveDefrag(const char **err) {
     return 1;
 }
 
-/* proc-title-template: only the documented {variables}, braces balanced,
- * and something left once expanded. */
+/* The text a proc-title-template variable expands to in the title this
+ * server would show now, with {title} empty (how Valkey checks a
+ * template); NULL for a name that is no variable. {unixsocket} counts as
+ * shown even when no socket is configured (Valkey would find it empty): a
+ * template must not turn invalid when a config file sets unixsocket after
+ * it, or when CONFIG REWRITE puts the lines in the other order. */
+static const char *procTitleVariable(const char *name, size_t len, char *buf, size_t bufsize) {
+    if (len == 5 && !strncmp(name, "title", len)) return "";
+    if (len == 11 && !strncmp(name, "server-mode", len)) return ""; /* standalone */
+    if (len == 11 && !strncmp(name, "listen-addr", len)) return "*"; /* never empty */
+    if (len == 4 && !strncmp(name, "port", len)) {
+        snprintf(buf, bufsize, "%d", server.port);
+        return buf;
+    }
+    if (len == 8 && !strncmp(name, "tls-port", len)) {
+        snprintf(buf, bufsize, "%d", server.tls_port);
+        return buf;
+    }
+    if (len == 10 && !strncmp(name, "unixsocket", len)) return "unixsocket";
+    if (len == 11 && !strncmp(name, "config-file", len)) return server.configfile ? server.configfile : "";
+    return NULL;
+}
+
+/* proc-title-template, checked as Valkey checks it: "{name}" must be one of
+ * the variables, "{{" is a literal '{' (a lone '}' is just text), a '{'
+ * must be closed, and the title must not come out empty or only spaces. */
 static int checkProcTitleTemplate(const char *v, const char **err) {
-    static const char *vars[] = {"title", "listen-addr", "server-mode", "port", "tls-port", "unixsocket",
-                                 "config-file", NULL};
-    int nonblank = 0;
+    int shown = 0; /* a character other than a space would be shown */
+    char num[32];
     for (const char *p = v; *p; p++) {
-        if (*p == '}') goto bad;
         if (*p != '{') {
-            if (!isspace((unsigned char)*p)) nonblank = 1;
+            if (*p != ' ') shown = 1;
             continue;
         }
-        const char *end = strchr(p, '}');
+        if (p[1] == '\0') goto bad;
+        if (p[1] == '{') {
+            shown = 1;
+            p++;
+            continue;
+        }
+        const char *end = strchr(p + 1, '}');
         if (end == NULL) goto bad;
-        int known = 0;
-        for (int j = 0; vars[j]; j++)
-            if ((size_t)(end - p - 1) == strlen(vars[j]) && !strncmp(p + 1, vars[j], strlen(vars[j]))) known = 1;
-        if (!known) goto bad;
-        nonblank = 1;
+        const char *val = procTitleVariable(p + 1, (size_t)(end - p - 1), num, sizeof(num));
+        if (val == NULL) goto bad;
+        for (; *val; val++)
+            if (*val != ' ') shown = 1;
         p = end;
     }
-    if (!nonblank) goto bad;
-    return 1;
+    if (shown) return 1;
 bad:
     *err = "template format is invalid or contains unknown variables";
     return 0;
+}
+
+/* cluster-announce-hostname: shorter than NET_HOST_STR_LEN (256), letters,
+ * digits, '-' and '.' only ("" clears it). */
+static int checkAnnouncedHostname(const char *v, const char **err) {
+    if (strlen(v) >= 256) {
+        *err = "Hostnames must be less than 256 characters";
+        return 0;
+    }
+    for (const char *p = v; *p; p++) {
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '.') {
+            *err = "Hostnames may only contain alphanumeric characters, hyphens or dots";
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* cluster-announce-human-nodename: any text without the characters that
+ * the cluster bus's auxiliary fields reserve. */
+static int checkAnnouncedNodename(const char *v, const char **err) {
+    for (const char *p = v; *p; p++) {
+        if (!isalnum((unsigned char)*p) && strchr("!#$%&()*+:;<>?@[]^{|}~", *p) != NULL) {
+            *err = "Announced human node name contained invalid character";
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* cluster-announce-client-ipv4 / -ipv6: "" or an address of that family. */
+static int checkIpv4(const char *v, const char **err) {
+    struct in_addr a;
+    if (v[0] != '\0' && inet_pton(AF_INET, v, &a) != 1) {
+        *err = "Invalid IPv4 address";
+        return 0;
+    }
+    return 1;
+}
+
+static int checkIpv6(const char *v, const char **err) {
+    struct in6_addr a;
+    if (v[0] != '\0' && inet_pton(AF_INET6, v, &a) != 1) {
+        *err = "Invalid IPv6 address";
+        return 0;
+    }
+    return 1;
+}
+
+/* cluster-config-file: a file name is needed even without cluster mode. */
+static int checkClusterConfigFile(const char *v, const char **err) {
+    if (v[0] == '\0') {
+        *err = "cluster-config-file can't be empty";
+        return 0;
+    }
+    return 1;
 }
 
 /* locale-collate: takes effect at once (it is only validated by setting it). */
@@ -1143,6 +1298,10 @@ static int checkLocaleCollate(const char *v, const char **err) {
 
 /* Validators for strings. */
 static int checkDbfilename(const char *v, const char **err) {
+    if (v[0] == '\0') {
+        *err = "dbfilename can't be empty";
+        return 0;
+    }
     if (!pathIsBaseName(v)) {
         *err = "dbfilename can't be a path, just a filename";
         return 0;
@@ -1160,6 +1319,10 @@ static int checkCpuList(const char *v, const char **err) {
 }
 
 static int checkAofFilename(const char *v, const char **err) {
+    if (v[0] == '\0') {
+        *err = "appendfilename can't be empty";
+        return 0;
+    }
     if (!pathIsBaseName(v)) {
         *err = "appendfilename can't be a path, just a filename";
         return 0;
@@ -1168,6 +1331,10 @@ static int checkAofFilename(const char *v, const char **err) {
 }
 
 static int checkAofDirname(const char *v, const char **err) {
+    if (v[0] == '\0') {
+        *err = "appenddirname can't be empty";
+        return 0;
+    }
     if (!pathIsBaseName(v)) {
         *err = "appenddirname can't be a path, just a dirname";
         return 0;
@@ -1222,7 +1389,12 @@ static int applyTlsPort(const char **err) {
  * TLS is in use (a bad one is refused and the old context stays). */
 static int applyTlsConfig(const char **err) {
     ConnectionType *ct = connTypeGetByName(CONN_NAME_TLS);
-    if (ct == NULL || server.tls_port == 0) return 1;
+    int in_use = server.tls_port || server.tls_replication || server.tls_cluster;
+    if (ct == NULL && in_use) {
+        *err = "TLS support is not built into this server (rebuild with BUILD_TLS=yes)";
+        return 0;
+    }
+    if (ct == NULL || !in_use) return 1;
     if (connTypeConfigure(ct, tlsConfigFromServer(), 1) != C_OK) {
         *err = "Unable to update TLS configuration. Check server logs.";
         return 0;
@@ -1249,6 +1421,17 @@ static int applyRdma(const char **err) {
         *err = "Unable to listen on this port. Check server logs.";
         return 0;
     }
+    return 1;
+}
+
+/* rdma-rx-size applies to RDMA connections set up from now on, accepted
+ * and outgoing alike: the transport reads the size from the listener's
+ * configuration (connRdmaListenerConfig, kept by server.c) each time it
+ * builds a connection. Connections already up keep their buffers. */
+static int applyRdmaRxSize(const char **err) {
+    (void)err;
+    connRdmaListenerConfig *cfg = listenerOf(CONN_TYPE_RDMA)->priv;
+    if (cfg) cfg->rx_size = server.rdma_rx_size;
     return 1;
 }
 
@@ -1355,10 +1538,14 @@ static int applyMaxclients(const char **err) {
     return 1;
 }
 
-/* repl-backlog-size: the backlog is resized (its history kept as far as
- * it fits) by replication.c. */
+/* repl-backlog-size: at least REPL_BACKLOG_MIN_SIZE once set at run time
+ * (Valkey raises a smaller value, and CONFIG GET then shows the minimum);
+ * the backlog is resized (its history kept as far as it fits) by
+ * replication.c. */
+#define REPL_BACKLOG_MIN_SIZE (16 * 1024)
 static int applyReplBacklogSize(const char **err) {
     (void)err;
+    if (server.repl_backlog_size < REPL_BACKLOG_MIN_SIZE) server.repl_backlog_size = REPL_BACKLOG_MIN_SIZE;
     resizeReplicationBacklog();
     return 1;
 }
@@ -1401,12 +1588,12 @@ static configOption configTable[] = {
     STRING_CFG("tls-ciphers", NULL, 0, server.tls_ciphers, NULL, TLS_CHECK, applyTlsConfig),
     STRING_CFG("tls-ciphersuites", NULL, 0, server.tls_ciphersuites, NULL, TLS_CHECK, applyTlsConfig),
     BOOL_CFG("tls-prefer-server-ciphers", NULL, 0, server.tls_prefer_server_ciphers, 0, applyTlsConfig),
-    BOOL_CFG("tls-replication", NULL, 0, server.tls_replication, 0, NULL),
+    BOOL_CFG("tls-replication", NULL, 0, server.tls_replication, 0, applyTlsConfig),
     BOOL_CFG("rdma-replication", NULL, 0, server.rdma_replication, 0, applyRdmaReplication),
     {.name = "rdma-port", .kind = CFG_SPECIAL, .field = &server.rdma_port, .storage = NUM_INT, .min = 0,
      .max = 65535, .def_str = "0", .set = setRdmaPort, .get = getPlainNum, .apply = applyRdma},
     SPECIAL_CFG("rdma-bind", NULL, CFG_MULTI_ARG, "", setRdmaBind, getRdmaBind, rewriteRdmaBind, applyRdma),
-    NUM_CFG("rdma-rx-size", NULL, IMM | CFG_MEMORY, NUM_INT, server.rdma_rx_size, 64 * 1024, 16 * MB, MB, NULL),
+    NUM_CFG("rdma-rx-size", NULL, 0, NUM_INT, server.rdma_rx_size, 64 * 1024, 16 * MB, MB, applyRdmaRxSize),
     NUM_CFG("rdma-completion-vector", NULL, IMM, NUM_INT, server.rdma_comp_vector, -1, 1024, -1, NULL),
     /* Process and logging */
     BOOL_CFG("daemonize", NULL, IMM, server.daemonize, 0, NULL),
@@ -1444,7 +1631,7 @@ static configOption configTable[] = {
     NUM_CFG("set-max-intset-entries", NULL, 0, NUM_ULONG, server.set_max_intset_entries, 0, LONG_MAX, 512, NULL),
     NUM_CFG("set-max-listpack-entries", NULL, 0, NUM_ULONG, server.set_max_listpack_entries, 0, LONG_MAX, 128,
             NULL),
-    NUM_CFG("set-max-listpack-value", NULL, CFG_MEMORY, NUM_ULONG, server.set_max_listpack_value, 0, LONG_MAX, 64,
+    NUM_CFG("set-max-listpack-value", NULL, 0, NUM_ULONG, server.set_max_listpack_value, 0, LONG_MAX, 64,
             NULL),
     NUM_CFG("hash-max-listpack-entries", "hash-max-ziplist-entries", 0, NUM_ULONG, server.hash_max_listpack_entries,
             0, LONG_MAX, 512, NULL),
@@ -1480,8 +1667,8 @@ static configOption configTable[] = {
             512 * MB, NULL),
     NUM_CFG("tracking-table-max-keys", NULL, 0, NUM_ULONG_LONG, server.tracking_table_max_keys, 0, LONG_MAX,
             1000000, NULL),
-    SPECIAL_CFG("maxmemory-clients", NULL, 0, "0", setMaxmemoryClients, getMaxmemoryClients, NULL,
-                applyMaxmemoryClients),
+    NUM_CFG("maxmemory-clients", NULL, CFG_MEMORY | CFG_PERCENT, NUM_LONG_LONG, server.maxmemory_clients, -100,
+            LLONG_MAX, 0, applyMaxmemoryClients),
     SPECIAL_CFG("client-output-buffer-limit", NULL, CFG_MULTI_ARG,
                 "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60", setObufLimits, getObufLimits,
                 rewriteObufLimits, NULL),
@@ -1496,7 +1683,7 @@ static configOption configTable[] = {
             NULL),
     SPECIAL_CFG("notify-keyspace-events", NULL, 0, "", setNotify, getNotify, rewriteQuoted, NULL),
     /* Replication */
-    SPECIAL_CFG("replicaof", "slaveof", IMM | CFG_MULTI_ARG, "", setReplicaof, getReplicaof, rewriteReplicaof,
+    SPECIAL_CFG("replicaof", "slaveof", IMM | CFG_MULTI_ARG, NULL, setReplicaof, getReplicaof, rewriteReplicaof,
                 NULL),
     BOOL_CFG("replica-serve-stale-data", "slave-serve-stale-data", 0, server.repl_serve_stale_data, 1, NULL),
     BOOL_CFG("replica-read-only", "slave-read-only", 0, server.repl_replica_ro, 1, NULL),
@@ -1507,7 +1694,7 @@ static configOption configTable[] = {
     NUM_CFG("repl-diskless-sync-delay", NULL, 0, NUM_INT, server.repl_diskless_sync_delay, 0, INT_MAX, 5, NULL),
     NUM_CFG("repl-diskless-sync-max-replicas", NULL, 0, NUM_INT, server.repl_diskless_sync_max_replicas, 0, INT_MAX,
             0, NULL),
-    ENUM_CFG("repl-diskless-load", NULL, 0, server.repl_diskless_load, replDisklessLoadEnum,
+    ENUM_CFG("repl-diskless-load", NULL, CFG_DENY_LOADING, server.repl_diskless_load, replDisklessLoadEnum,
              REPL_DISKLESS_LOAD_DISABLED, NULL),
     NUM_CFG("repl-backlog-size", NULL, CFG_MEMORY, NUM_LONG_LONG, server.repl_backlog_size, 1, LLONG_MAX, MB,
             applyReplBacklogSize),
@@ -1521,7 +1708,7 @@ static configOption configTable[] = {
     NUM_CFG("min-replicas-max-lag", "min-slaves-max-lag", 0, NUM_INT, server.repl_min_replicas_max_lag, 0, INT_MAX,
             10, applyMinReplicas),
     SDS_CFG("primaryauth", "masterauth", CFG_SENSITIVE | CFG_EMPTY_IS_NULL, server.primary_auth, NULL, NULL),
-    SDS_CFG("primaryuser", "masteruser", CFG_EMPTY_IS_NULL, server.primary_user, NULL, NULL),
+    SDS_CFG("primaryuser", "masteruser", CFG_SENSITIVE | CFG_EMPTY_IS_NULL, server.primary_user, NULL, NULL),
     STRING_CFG("replica-announce-ip", "slave-announce-ip", CFG_EMPTY_IS_NULL, server.replica_announce_ip, NULL, NULL,
                NULL),
     NUM_CFG("replica-announce-port", "slave-announce-port", 0, NUM_INT, server.replica_announce_port, 0, 65535, 0,
@@ -1532,7 +1719,7 @@ static configOption configTable[] = {
     /* Persistence (values kept; the subsystems come later) */
     SPECIAL_CFG("save", NULL, CFG_MULTI_ARG, "3600 1 300 100 60 10000", setSave, getSave, rewriteSave, NULL),
     STRING_CFG("dbfilename", NULL, CFG_PROTECTED, server.rdb_filename, "dump.rdb", checkDbfilename, NULL),
-    BOOL_CFG("appendonly", NULL, 0, server.aof_enabled, 0, aofApplyAppendonly), /* aof.c starts or stops it */
+    BOOL_CFG("appendonly", NULL, CFG_DENY_LOADING, server.aof_enabled, 0, aofApplyAppendonly), /* aof.c starts or stops it */
     BOOL_CFG("rdbcompression", NULL, 0, server.rdb_compression, 1, NULL),
     BOOL_CFG("rdbchecksum", NULL, IMM, server.rdb_checksum, 1, NULL),
     BOOL_CFG("rdb-del-sync-files", NULL, 0, server.rdb_del_sync_files, 0, NULL),
@@ -1611,7 +1798,6 @@ static configOption configTable[] = {
             server.loading_process_events_interval_bytes, 1024, INT_MAX, 2 * MB, NULL),
     BOOL_CFG("io-threads-do-reads", NULL, IMM, server.io_threads_do_reads, 0, NULL),
     NUM_CFG("prefetch-batch-max-size", NULL, 0, NUM_INT, server.prefetch_batch_max_size, 0, 128, 16, NULL),
-    BOOL_CFG("lua-replicate-commands", NULL, 0, server.lua_always_replicate_commands, 1, NULL),
     SPECIAL_CFG("latency-tracking-info-percentiles", NULL, CFG_MULTI_ARG, "50 99 99.9", setLatencyPercentiles,
                 getLatencyPercentiles, rewriteLatencyPercentiles, NULL),
     /* Security: ACL users (acl.c) */
@@ -1627,7 +1813,7 @@ static configOption configTable[] = {
     STRING_CFG("tls-client-key-file-pass", NULL, CFG_SENSITIVE, server.tls_client_key_file_pass, NULL, TLS_CHECK,
                NULL),
     STRING_CFG("tls-dh-params-file", NULL, 0, server.tls_dh_params_file, NULL, TLS_CHECK, applyTlsConfig),
-    BOOL_CFG("tls-cluster", NULL, 0, server.tls_cluster, 0, NULL),
+    BOOL_CFG("tls-cluster", NULL, 0, server.tls_cluster, 0, applyTlsConfig),
     BOOL_CFG("tls-session-caching", NULL, 0, server.tls_session_caching, 1, applyTlsConfig),
     NUM_CFG("tls-session-cache-size", NULL, 0, NUM_INT, server.tls_session_cache_size, 0, INT_MAX, 20 * 1024,
             applyTlsConfig),
@@ -1643,7 +1829,8 @@ static configOption configTable[] = {
     /* Cluster: no cluster mode; cluster-enabled yes is refused */
     {.name = "cluster-enabled", .flags = IMM, .kind = CFG_BOOL, .field = &server.cluster_enabled, .def = 0,
      .check = checkClusterEnabled},
-    STRING_CFG("cluster-config-file", NULL, IMM, server.cluster_configfile, "nodes.conf", NULL, NULL),
+    STRING_CFG("cluster-config-file", NULL, IMM, server.cluster_configfile, "nodes.conf", checkClusterConfigFile,
+               NULL),
     NUM_CFG("cluster-node-timeout", NULL, 0, NUM_LONG_LONG, server.cluster_node_timeout, 0, LLONG_MAX, 15000, NULL),
     NUM_CFG("cluster-port", NULL, IMM, NUM_INT, server.cluster_port, 0, 65535, 0, NULL),
     NUM_CFG("cluster-replica-validity-factor", "cluster-slave-validity-factor", 0, NUM_INT,
@@ -1656,9 +1843,11 @@ static configOption configTable[] = {
     BOOL_CFG("cluster-allow-reads-when-down", NULL, 0, server.cluster_allow_reads_when_down, 0, NULL),
     BOOL_CFG("cluster-allow-pubsubshard-when-down", NULL, 0, server.cluster_allow_pubsubshard_when_down, 1, NULL),
     NUM_CFG("cluster-link-sendbuf-limit", NULL, CFG_MEMORY, NUM_ULONG_LONG, server.cluster_link_msg_queue_limit_bytes,
-            0, LONG_MAX, 0, NULL),
-    STRING_CFG("cluster-announce-hostname", NULL, 0, server.cluster_announce_hostname, "", NULL, NULL),
-    STRING_CFG("cluster-announce-human-nodename", NULL, 0, server.cluster_announce_human_nodename, "", NULL, NULL),
+            0, ULLONG_MAX, 0, NULL),
+    STRING_CFG("cluster-announce-hostname", NULL, 0, server.cluster_announce_hostname, "", checkAnnouncedHostname,
+               NULL),
+    STRING_CFG("cluster-announce-human-nodename", NULL, 0, server.cluster_announce_human_nodename, "",
+               checkAnnouncedNodename, NULL),
     STRING_CFG("cluster-announce-ip", NULL, 0, server.cluster_announce_ip, "", NULL, NULL),
     ENUM_CFG("cluster-preferred-endpoint-type", NULL, 0, server.cluster_preferred_endpoint_type,
              clusterEndpointEnum, CLUSTER_ENDPOINT_TYPE_IP, NULL),
@@ -1666,11 +1855,17 @@ static configOption configTable[] = {
     NUM_CFG("cluster-announce-bus-port", NULL, 0, NUM_INT, server.cluster_announce_bus_port, 0, 65535, 0, NULL),
     NUM_CFG("cluster-announce-tls-port", NULL, 0, NUM_INT, server.cluster_announce_tls_port, 0, 65535, 0, NULL),
     BOOL_CFG("cluster-slot-stats-enabled", NULL, 0, server.cluster_slot_stats_enabled, 0, NULL),
-    NUM_CFG("cluster-blacklist-ttl", NULL, 0, NUM_INT, server.cluster_blacklist_ttl, 0, INT_MAX, 60, NULL),
-    STRING_CFG("cluster-announce-client-ipv4", NULL, 0, server.cluster_announce_client_ipv4, "", NULL, NULL),
-    STRING_CFG("cluster-announce-client-ipv6", NULL, 0, server.cluster_announce_client_ipv6, "", NULL, NULL),
+    NUM_CFG("cluster-blacklist-ttl", NULL, 0, NUM_ULONG, server.cluster_blacklist_ttl, 0, ULONG_MAX, 60, NULL),
+    STRING_CFG("cluster-announce-client-ipv4", NULL, 0, server.cluster_announce_client_ipv4, "", checkIpv4, NULL),
+    STRING_CFG("cluster-announce-client-ipv6", NULL, 0, server.cluster_announce_client_ipv6, "", checkIpv6, NULL),
+    /* Hidden: for tests and debugging, found by CONFIG GET only by exact name */
     NUM_CFG("rdb-key-save-delay", NULL, CFG_HIDDEN, NUM_INT, server.rdb_key_save_delay, INT_MIN, INT_MAX, 0, NULL),
     NUM_CFG("key-load-delay", NULL, CFG_HIDDEN, NUM_INT, server.key_load_delay, INT_MIN, INT_MAX, 0, NULL),
+    BOOL_CFG("use-exit-on-panic", NULL, CFG_HIDDEN, server.use_exit_on_panic, 0, NULL), /* debug.c */
+    NUM_CFG("watchdog-period", NULL, CFG_HIDDEN, NUM_INT, server.watchdog_period, 0, INT_MAX, 0, NULL),
+    NUM_CFG("cluster-ping-interval", NULL, CFG_HIDDEN, NUM_LONG_LONG, server.cluster_ping_interval, 0, LLONG_MAX, 0,
+            NULL),
+    NUM_CFG("events-per-io-thread", NULL, CFG_HIDDEN, NUM_INT, server.events_per_io_thread, 0, INT_MAX, 2, NULL),
 };
 
 #undef MB
@@ -1687,30 +1882,17 @@ static configOption *lookupConfig(const char *name) {
     return NULL;
 }
 
-/* Splits a CONFIG SET value of a multi-word option into words (empty words
- * dropped) and sets it. A single-word value is taken whole, len bytes (a
- * binary requirepass keeps the bytes after a NUL). */
+/* Sets an option from a CONFIG SET value (also used for defaults and to
+ * restore old values). A multi-word option's value is split at every
+ * single space, as Valkey splits it: empty words are kept (so "a  b" is
+ * three words and is refused where the count matters), and "" is no words
+ * at all. Any other value is taken whole, len bytes (a binary requirepass
+ * keeps the bytes after a NUL). */
 static int optionSetFromString(configOption *o, const char *value, size_t len, const char **err) {
     int argc, ok;
     sds *argv;
     if (o->flags & CFG_MULTI_ARG) {
         argv = sdssplitlen(value, (ssize_t)strlen(value), " ", 1, &argc);
-        int k = 0;
-        for (int j = 0; j < argc; j++) {
-            if (sdslen(argv[j]) == 0)
-                sdsfree(argv[j]);
-            else
-                argv[k++] = argv[j];
-        }
-        argc = k;
-        if (argc == 0) {
-            /* "" means "no value": give setters one empty word. */
-            sds empty = sdsempty();
-            ok = o->set(o, &empty, 1, err);
-            sdsfree(empty);
-            zfree(argv);
-            return ok;
-        }
     } else {
         argv = zmalloc(sizeof(sds));
         argv[0] = sdsnewlen(value, len);
@@ -1735,7 +1917,7 @@ void initConfigValues(void) {
         switch (o->kind) {
         case CFG_BOOL:
         case CFG_ENUM: *(int *)o->field = (int)o->def; break;
-        case CFG_NUM: numStore(o, o->def, (unsigned long long)o->def); break;
+        case CFG_NUM: numStore(o, o->def); break;
         case CFG_STRING: *(char **)o->field = o->def_str ? zstrdup(o->def_str) : NULL; break;
         case CFG_SDS: *(sds *)o->field = o->def_str ? sdsnew(o->def_str) : NULL; break;
         case CFG_SPECIAL:
@@ -1849,6 +2031,16 @@ static int renameCommand(const char *name, const char *newname, const char **err
     return 1;
 }
 
+/* Directives Valkey 8 still accepts in a config file, with one argument,
+ * and ignores: they are options no more (CONFIG GET/SET do not know them). */
+static int isDeprecatedDirective(const char *name) {
+    static const char *names[] = {"list-max-ziplist-entries", "list-max-ziplist-value", "lua-replicate-commands",
+                                  NULL};
+    for (int j = 0; names[j]; j++)
+        if (!strcmp(name, names[j])) return 1;
+    return 0;
+}
+
 /* One directive, already split into argv (argv[0] lower-cased), of line
  * linenum. Returns C_OK, or C_ERR with e set. */
 static int loadConfigDirective(sds *argv, int argc, int linenum, const char *line, configLoadError *e) {
@@ -1873,6 +2065,7 @@ static int loadConfigDirective(sds *argv, int argc, int linenum, const char *lin
     }
 
     configOption *o = lookupConfig(argv[0]);
+    if (o == NULL && argc == 2 && isDeprecatedDirective(argv[0])) return C_OK;
     if (o == NULL) return configLoadFail(e, linenum, line, "Bad directive or wrong number of arguments");
 
     int ok;
@@ -2074,11 +2267,35 @@ static void configRestore(configOption **opts, sds *old, int n) {
     }
 }
 
-/* CONFIG SET name value [name value ...]: validates every name first, sets
+/* The name an error about option o reports when the client called it
+ * `typed`: the option's own spelling of that name or of its alias. */
+static const char *configNameAsTyped(const configOption *o, const char *typed) {
+    return (o->alias && !strcasecmp(o->alias, typed)) ? o->alias : o->name;
+}
+
+/* Runs each distinct apply function of the options that changed, once.
+ * Returns -1 if all succeeded, else the index of the option whose apply
+ * function failed (*err set). */
+static int configApplyChanged(configOption **opts, const int *changed, int n, const char **err) {
+    for (int j = 0; j < n; j++) {
+        if (!changed[j] || !opts[j]->apply) continue;
+        int seen = 0;
+        for (int k = 0; k < j; k++)
+            if (changed[k] && opts[k]->apply == opts[j]->apply) seen = 1;
+        if (!seen && !opts[j]->apply(err)) return j;
+    }
+    return -1;
+}
+
+/* CONFIG SET name value [name value ...]: checks every name first, sets
  * all values, then runs each distinct apply function once for the options
- * whose value actually changed. Any failure restores every option. A name
- * given twice is refused; a name and its alias are not (the later wins),
- * as in Valkey. */
+ * whose value actually changed. Any failure restores every option. As in
+ * Valkey: the first problem met among the names is the one reported (an
+ * unknown name, an immutable or protected option, a name given twice -- a
+ * name and its alias are not the same name, the later one wins), a value
+ * refused or an apply function that fails names the option as the table
+ * spells it (or its alias), and a failed apply is logged. Runs in the event
+ * loop. */
 static void configSetCommand(client *c) {
     if ((c->argc & 1) != 0) {
         addReplyErrorObject(c, shared.syntaxerr);
@@ -2091,50 +2308,44 @@ static void configSetCommand(client *c) {
     const char *unknown = NULL, *bad_arg = NULL, *err = NULL;
     int deny_loading = 0, done = 0;
 
-    for (int j = 0; j < n; j++) {
+    for (int j = 0; j < n && !unknown && !bad_arg && !deny_loading; j++) {
         const char *name = objectGetVal(c->argv[2 + j * 2]);
         configOption *o = lookupConfig(name);
         if (o == NULL) {
-            if (!unknown) unknown = name;
-            continue;
-        }
-        if (unknown || bad_arg) continue;
-        if ((o->flags & CFG_IMMUTABLE) ||
-            ((o->flags & CFG_PROTECTED) && !allowProtectedAction(server.enable_protected_configs, c))) {
+            unknown = name;
+        } else if ((o->flags & CFG_IMMUTABLE) ||
+                   ((o->flags & CFG_PROTECTED) && !allowProtectedAction(server.enable_protected_configs, c))) {
             err = (o->flags & CFG_IMMUTABLE) ? "can't set immutable config" : "can't set protected config";
             bad_arg = name;
-            continue;
-        }
-        if (server.loading && (o->flags & CFG_DENY_LOADING)) {
+        } else if (server.loading && (o->flags & CFG_DENY_LOADING)) {
             deny_loading = 1;
-            bad_arg = name;
-            continue;
-        }
-        for (int k = 0; k < j; k++) {
-            if (opts[k] == o && !strcasecmp(objectGetVal(c->argv[2 + k * 2]), name)) {
-                err = "duplicate parameter";
-                bad_arg = name;
-                break;
+        } else {
+            for (int k = 0; k < j; k++) {
+                if (opts[k] == o && !strcasecmp(objectGetVal(c->argv[2 + k * 2]), name)) {
+                    err = "duplicate parameter";
+                    bad_arg = name;
+                }
             }
         }
         opts[j] = o;
     }
-    if (unknown) {
-        addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", unknown);
-        goto cleanup;
-    }
     if (deny_loading) {
         addReplyError(c, "LOADING Server is loading the dataset in memory");
+        goto cleanup;
+    }
+    if (unknown) {
+        addReplyErrorFormat(c, "Unknown option or number of arguments for CONFIG SET - '%s'", unknown);
         goto cleanup;
     }
     if (bad_arg) goto fail;
 
     /* Set every value, remembering the old one. */
     for (int j = 0; j < n; j++) {
+        const char *value = objectGetVal(c->argv[3 + j * 2]);
         old[j] = optionGet(opts[j]);
         done = j + 1;
-        if (!optionSetFromString(opts[j], objectGetVal(c->argv[3 + j * 2]), sdslen(objectGetVal(c->argv[3 + j * 2])), &err)) {
-            bad_arg = objectGetVal(c->argv[2 + j * 2]);
+        if (!optionSetFromString(opts[j], value, sdslen((sds)value), &err)) {
+            bad_arg = configNameAsTyped(opts[j], objectGetVal(c->argv[2 + j * 2]));
             configRestore(opts, old, j); /* opts[j] itself was not changed */
             goto fail;
         }
@@ -2143,18 +2354,15 @@ static void configSetCommand(client *c) {
         sdsfree(now);
     }
 
-    /* Apply, each function once, only for values that changed. */
-    for (int j = 0; j < n; j++) {
-        if (!changed[j] || !opts[j]->apply) continue;
-        int seen = 0;
-        for (int k = 0; k < j; k++)
-            if (changed[k] && opts[k]->apply == opts[j]->apply) seen = 1;
-        if (seen) continue;
-        if (!opts[j]->apply(&err)) {
-            bad_arg = objectGetVal(c->argv[2 + j * 2]);
-            configRestore(opts, old, done);
-            goto fail;
-        }
+    int failed = configApplyChanged(opts, changed, n, &err);
+    if (failed >= 0) {
+        bad_arg = configNameAsTyped(opts[failed], objectGetVal(c->argv[2 + failed * 2]));
+        serverLog(LL_WARNING,
+                  "Failed applying new configuration. Possibly related to new %s setting. Restoring previous "
+                  "settings.",
+                  bad_arg);
+        configRestore(opts, old, done);
+        goto fail;
     }
     addReply(c, shared.ok);
     goto cleanup;

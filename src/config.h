@@ -35,9 +35,9 @@ struct saveparam {
 #define PROPAGATION_ERR_BEHAVIOR_PANIC 1
 #define PROPAGATION_ERR_BEHAVIOR_PANIC_ON_REPLICAS 2
 
-/* Values of oom-score-adj, and the classes of oom-score-adj-values. */
+/* Values of oom-score-adj ("yes" is relative), and the classes of
+ * oom-score-adj-values. */
 #define OOM_SCORE_ADJ_NO 0
-#define OOM_SCORE_ADJ_YES 1 /* same as relative */
 #define OOM_SCORE_RELATIVE 2
 #define OOM_SCORE_ABSOLUTE 3
 #define CONFIG_OOM_PRIMARY 0

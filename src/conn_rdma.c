@@ -84,7 +84,7 @@ typedef struct connRdmaChannel {
     struct rdma_cm_id *ids[CONN_BINDADDR_MAX]; /* Listening ids. */
     int nids;
     int refs;                    /* 1 for the listener + 1 per connection. */
-    size_t rx_size;              /* For connections accepted here. */
+    const connRdmaListenerConfig *cfg; /* The listener's; read at each accept (NULL: defaults). */
     int comp_vector;
 } connRdmaChannel;
 
@@ -110,6 +110,13 @@ typedef struct rdmaConnection {
 
 static connRdmaChannel *rdmaChannels[RDMA_MAX_CHANNELS];
 static connRdmaListenerConfig *rdmaConfig; /* Sizes for outgoing connections (configure). */
+
+/* The RX window of a connection set up now: rdma-rx-size as it is at this
+ * moment, which CONFIG SET may have changed since the listener opened
+ * (config.c writes it into the listener's configuration). */
+static size_t rdmaRxSize(const connRdmaListenerConfig *cfg) {
+    return cfg && cfg->rx_size > 0 ? (size_t)cfg->rx_size : RDMA_DEFAULT_RX_SIZE;
+}
 static rdmaConnection *rdmaConns;   /* All live connections (keepalive). */
 static rdmaConnection *rdmaPending; /* Connections with handler work queued. */
 static long long rdmaKeepaliveTimer = -1;
@@ -371,7 +378,7 @@ static connection *connCreateRdma(void) {
  * left allocated, cm_id untouched) on failure. */
 static rdmaConnection *connRdmaCreateAccepted(connRdmaChannel *ch, struct rdma_cm_id *cm_id) {
     rdmaConnection *rc = (rdmaConnection *)connCreateRdma();
-    if (rdmaEndpointCreate(&rc->ep, cm_id, ch->rx_size, ch->comp_vector, 1) != C_OK) {
+    if (rdmaEndpointCreate(&rc->ep, cm_id, rdmaRxSize(ch->cfg), ch->comp_vector, 1) != C_OK) {
         serverLog(LL_WARNING, "RDMA: cannot set up an accepted connection: %s", rc->ep.err);
         zfree(rc);
         return NULL;
@@ -466,7 +473,7 @@ static int cmStatusErrno(int status, int fallback) {
  * the peer's first RegisterXferMemory always finds one), watches its
  * completion channel and sends the connect request. */
 static void connRdmaStartConnect(rdmaConnection *rc) {
-    size_t rx_size = rdmaConfig && rdmaConfig->rx_size > 0 ? (size_t)rdmaConfig->rx_size : RDMA_DEFAULT_RX_SIZE;
+    size_t rx_size = rdmaRxSize(rdmaConfig);
     int comp_vector = rdmaConfig ? rdmaConfig->comp_vector : -1;
     if (rdmaEndpointCreate(&rc->ep, rc->cm_id, rx_size, comp_vector, 0) != C_OK) {
         connRdmaConnectFailed(rc, EIO, "%s", rc->ep.err);
@@ -1065,7 +1072,7 @@ static int connRdmaListen(connListener *listener) {
         return C_ERR;
     }
     connRdmaChannel *ch = zcalloc(sizeof(*ch));
-    ch->rx_size = cfg && cfg->rx_size > 0 ? (size_t)cfg->rx_size : RDMA_DEFAULT_RX_SIZE;
+    ch->cfg = cfg;
     ch->comp_vector = cfg ? cfg->comp_vector : -1;
     ch->ec = openEventChannel();
     if (ch->ec == NULL) {
@@ -1109,7 +1116,7 @@ static int connRdmaListen(connListener *listener) {
     listener->fd[0] = ch->ec->fd;
     listener->count = 1;
     serverLog(LL_NOTICE, "RDMA: listening on port %d (%d address%s, RX buffer %zu bytes)", listener->port,
-              ch->nids, ch->nids == 1 ? "" : "es", ch->rx_size);
+              ch->nids, ch->nids == 1 ? "" : "es", rdmaRxSize(ch->cfg));
     return C_OK;
 
 fail_errno:

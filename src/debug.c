@@ -779,6 +779,7 @@ static void bugReportEnd(int sig) {
     crashLogString("\n=== VALKEY BUG REPORT END. Make sure to include from START to END. ===\n\n"
                    "       Please report the crash by opening an issue on github:\n\n"
                    "           https://github.com/valkey-io/valkey/issues\n\n");
+    if (server.use_exit_on_panic) _exit(1); /* use-exit-on-panic: exit, no abort or signal (tests) */
     removeSigSegvHandlers();
     if (sig == 0) abort();
     struct sigaction act;

@@ -717,7 +717,6 @@ struct valkeyServer {
     char *availability_zone;
     int syslog_facility;            /* LOG_LOCAL0 ... */
     int crashlog_memcheck_enabled;  /* crash-memcheck-enabled */
-    int lua_always_replicate_commands; /* lua-replicate-commands (always yes) */
     /* Security (ACLs come later: stored) */
     unsigned long acllog_max_len;
     char *acl_filename;
@@ -750,9 +749,14 @@ struct valkeyServer {
     int cluster_preferred_endpoint_type;
     int cluster_announce_port, cluster_announce_bus_port, cluster_announce_tls_port;
     int cluster_slot_stats_enabled;
-    int cluster_blacklist_ttl;
+    unsigned long cluster_blacklist_ttl;
+    long long cluster_ping_interval; /* cluster-ping-interval (hidden, stored) */
     char *cluster_announce_client_ipv4, *cluster_announce_client_ipv6;
     int prefetch_batch_max_size;    /* prefetch-batch-max-size (stored) */
+    /* Hidden directives of Valkey's test suite */
+    int use_exit_on_panic;          /* use-exit-on-panic: a crash report ends in _exit(1) */
+    int watchdog_period;            /* watchdog-period (stored: no software watchdog here) */
+    int events_per_io_thread;       /* events-per-io-thread (stored) */
     /* ---- end of config.c fields ---- */
 };
 

@@ -92,8 +92,6 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
             crash-log-enabled no no
             hz 20 20
             dynamic-hz no no
-            event-loop-busy-poll 0 0
-            event-loop-busy-poll 50 50
             maxmemory 10mb 10485760
             maxmemory 1gb 1073741824
             maxmemory 100 100
@@ -159,6 +157,16 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         r config set requirepass ""
         r config get requirepass
     } {requirepass {}}
+
+    tags {valkey-only} {
+        test "event-loop-busy-poll (this server's own option) reads back, bounded to 1000" {
+            cfg_roundtrip event-loop-busy-poll 0 0
+            cfg_roundtrip event-loop-busy-poll 50 50
+            assert_error "ERR CONFIG SET failed (possibly related to argument 'event-loop-busy-poll') - argument must be between 0 and 1000 inclusive" {
+                r config set event-loop-busy-poll 1001
+            }
+        }
+    }
 
     tags {valkey-only} {
         test "loglevel nothing is accepted" {
@@ -322,7 +330,6 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
             maxclients 0 "argument must be between 1 and 4294967295 inclusive"
             active-expire-effort 11 "argument must be between 1 and 10 inclusive"
             active-expire-effort 0 "argument must be between 1 and 10 inclusive"
-            event-loop-busy-poll 1001 "argument must be between 0 and 1000 inclusive"
             lfu-log-factor -1 "argument must be between 0 and 2147483647 inclusive"
             timeout -1 "argument must be between 0 and 2147483647 inclusive"
             slowlog-max-len -1 "argument must be between 0 and 9223372036854775807 inclusive"
@@ -365,12 +372,13 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
     }
 
     tags {valkey-only} {
-        test "Immutable RDMA options refuse CONFIG SET" {
-            foreach name {rdma-rx-size rdma-completion-vector} {
-                assert_error "*argument '$name') - can't set immutable config" {
-                    r config set $name 1
-                }
+        test "rdma-completion-vector refuses CONFIG SET; rdma-rx-size takes it (for new connections)" {
+            assert_error "*argument 'rdma-completion-vector') - can't set immutable config" {
+                r config set rdma-completion-vector 1
             }
+            assert_equal OK [r config set rdma-rx-size 65536]
+            assert_equal {rdma-rx-size 65536} [r config get rdma-rx-size]
+            r config set rdma-rx-size 1048576
         }
     }
 
@@ -464,6 +472,188 @@ start_server {tags {"config"} log_allow {"*listen*" "*bind*" "*Address already i
             r close
             list [r config get hz] [r config get port]
         } [list {hz 10} [list port [srv port]]]
+    }
+}
+
+# ---------------------------------------------------------------- CONFIG SET, value by value
+
+# Reads tests/assets/config-set-table.txt: a list of cases {name value
+# outcome text condition} (the file's header says what each word means).
+proc cfg_set_table {} {
+    set path [file join $::vk::cfg(root) tests assets config-set-table.txt]
+    set cases {}
+    foreach line [split [cfg_read_file $path] \n] {
+        if {$line eq "" || [string index $line 0] eq "#"} continue
+        if {[llength $line] != 5} { error "config-set-table.txt: bad line: $line" }
+        lappend cases $line
+    }
+    return $cases
+}
+
+# The table's conditions that do not hold for the server under test.
+proc cfg_set_table_unmet {} {
+    set unmet {}
+    # tlsidle: TLS built in but not in use (no TLS port, no certificate).
+    set tls_in_use [expr {[lindex [r config get tls-port] 1] != 0 || [lindex [r config get tls-cert-file] 1] ne ""}]
+    set protocols [lindex [r config get tls-protocols] 1]
+    set built [expr {![catch {r config set tls-protocols TLSv1.2}]}]
+    if {$built} { r config set tls-protocols $protocols }
+    if {$tls_in_use || !$built} { lappend unmet tlsidle }
+    return $unmet
+}
+
+# Runs the cases of one option; each is set, checked, and the option put
+# back. Returns the cases whose outcome differed, one line each.
+proc cfg_check_set_cases {name cases} {
+    set wrong {}
+    foreach case $cases {
+        lassign $case - value outcome text
+        set before [lindex [r config get $name] 1]
+        set code [catch {r config set $name $value} reply]
+        set after [lindex [r config get $name] 1]
+        if {$outcome eq "ok"} {
+            if {$code || $reply ne "OK" || $after ne $text} {
+                lappend wrong "'$value': expected OK and '$text', got '$reply' and '$after'"
+            }
+        } else {
+            set expected "ERR CONFIG SET failed (possibly related to argument '$name') - $text"
+            if {!$code || $reply ne $expected || $after ne $before} {
+                lappend wrong "'$value': expected '$expected', got '$reply' (value '$before' -> '$after')"
+            }
+        }
+        if {$after ne $before} { r config set $name $before }
+    }
+    return $wrong
+}
+
+# One test per option (and per alias): the values the table lists are
+# accepted or refused as Valkey 8 does, with its error texts, and CONFIG
+# GET shows what Valkey shows. Cases where Valkey 8 differs from Redis 7.0
+# are a second, valkey-only test, so that `--server-binary
+# /usr/bin/redis-server --tags -valkey-only` checks the rest of the table.
+start_server {tags {"config"} overrides {enable-protected-configs yes}
+              log_allow {"*maxmemory value set via CONFIG SET*" "*No tls-cert-file or tls-key-file configured*"
+                         "*Failed applying new configuration*" "*oom-score-adj-values configuration may not work*"}} {
+    set unmet [cfg_set_table_unmet]
+    set cases [cfg_set_table]
+    set names {}
+    foreach case $cases {
+        set name [lindex $case 0]
+        if {$name ni $names} { lappend names $name }
+        if {[lindex $case 4] in $unmet} continue
+        dict lappend by_kind $name,[expr {[lindex $case 4] eq "valkey" ? "valkey" : "common"}] $case
+    }
+    foreach name $names {
+        foreach kind {common valkey} {
+            if {![dict exists $by_kind $name,$kind]} continue
+            set these [dict get $by_kind $name,$kind]
+            set title "CONFIG SET $name accepts and refuses values as Valkey 8 does ([llength $these] cases)"
+            if {$kind eq "valkey"} {
+                tags {valkey-only} {
+                    test "$title (Valkey 8 only)" { assert_equal {} [cfg_check_set_cases $name $these] }
+                }
+            } else {
+                test $title { assert_equal {} [cfg_check_set_cases $name $these] }
+            }
+        }
+    }
+}
+
+start_server {tags {"config"}} {
+    test "CONFIG SET names a refused value's option as Valkey spells it (the alias if one was used)" {
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value" {
+            r config set MAXMEMORY abc
+        }
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'slave-read-only') - argument must be 'yes' or 'no'" {
+            r config set SLAVE-READ-ONLY maybe
+        }
+    }
+
+    test "CONFIG SET reports the first problem among the names" {
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'daemonize') - can't set immutable config" {
+            r config set daemonize no nosuch-option 1
+        }
+        assert_error "ERR Unknown option or number of arguments for CONFIG SET - 'nosuch-option'" {
+            r config set nosuch-option 1 daemonize no
+        }
+        # Names are all checked before any value.
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'hz') - duplicate parameter" {
+            r config set maxmemory abc hz 1 hz 2
+        }
+    }
+}
+
+tags {valkey-only rdma:skip:own-server} {
+    test "Hidden test directives load from the command line; CONFIG GET finds them by exact name only" {
+        set port [::vk::alloc_port]
+        set raw [cfg_start_raw $port --port $port --dir [tmp_path {}] --use-exit-on-panic yes --watchdog-period 0 \
+                     --events-per-io-thread 5 --cluster-ping-interval 100 --enable-debug-assert yes \
+                     --key-load-delay -10 --rdb-key-save-delay 7 --loading-process-events-interval-bytes 4096 \
+                     --aof-disable-auto-gc yes]
+        set c [lindex $raw 2]
+        set got {}
+        foreach name {use-exit-on-panic watchdog-period events-per-io-thread cluster-ping-interval
+                      enable-debug-assert key-load-delay rdb-key-save-delay loading-process-events-interval-bytes
+                      aof-disable-auto-gc} {
+            lappend got {*}[$c config get $name]
+        }
+        set all [dict keys [$c config get *]]
+        cfg_stop_raw $raw
+        assert_equal {use-exit-on-panic yes watchdog-period 0 events-per-io-thread 5 cluster-ping-interval 100 enable-debug-assert yes key-load-delay -10 rdb-key-save-delay 7 loading-process-events-interval-bytes 4096 aof-disable-auto-gc yes} $got
+        foreach name {use-exit-on-panic watchdog-period events-per-io-thread enable-debug-assert} {
+            assert {$name ni $all} "$name is hidden from CONFIG GET *"
+        }
+    }
+
+    test "Deprecated directives are accepted in a config file and are no options" {
+        set port [::vk::alloc_port]
+        set conf [cfg_write_file deprecated.conf "bind 127.0.0.1\nport $port\ndir [tmp_path {}]\nlist-max-ziplist-entries 5\nlist-max-ziplist-value 64\nlua-replicate-commands yes\n"]
+        set raw [cfg_start_raw $port $conf]
+        set c [lindex $raw 2]
+        set got [list [$c config get lua-replicate-commands] [$c config get list-max-ziplist-entries]]
+        set code [catch {$c config set lua-replicate-commands yes} err]
+        cfg_stop_raw $raw
+        assert_equal {{} {}} $got
+        assert_equal 1 $code
+        assert_equal "ERR Unknown option or number of arguments for CONFIG SET - 'lua-replicate-commands'" $err
+        # With any other number of arguments the line is an error, as in Valkey.
+        set conf [cfg_write_file deprecated.conf "lua-replicate-commands yes no\n"]
+        lassign [cfg_run_and_exit $conf] status out
+        assert_equal 1 $status
+        assert_match "*>>> 'lua-replicate-commands yes no'\nBad directive or wrong number of arguments*" $out
+    }
+
+    test "use-exit-on-panic yes: a panic ends the server with exit status 1 (no abort)" {
+        set port [::vk::alloc_port]
+        set out [tmp_path panic.out]
+        set status [tmp_path panic.status]
+        file delete $status
+        set cmd "'$::vk::cfg(binary)' --port $port --bind 127.0.0.1 --save '' --dir '[tmp_path {}]' --use-exit-on-panic yes --enable-debug-command yes --crash-log-enabled no >'$out' 2>&1; echo \$? >'$status'"
+        set pid [exec sh -c $cmd &]
+        lappend ::cfg_raw_pids $pid
+        wait_for_condition 100 50 {![catch {::vk::client_open 127.0.0.1 $port} c]} { fail "server did not start" }
+        catch {$c debug panic}
+        catch {$c close}
+        wait_for_condition 100 50 {[file exists $status] && [file size $status] > 0} { fail "server did not exit" }
+        assert_equal 1 [string trim [cfg_read_file $status]]
+    }
+}
+
+foreach {what text line shown err} {
+    "an empty dbfilename" "dbfilename \"\"\n" 1 {dbfilename ""} "dbfilename can't be empty"
+    "an empty appendfilename" "appendfilename \"\"\n" 1 {appendfilename ""} "appendfilename can't be empty"
+    "an empty appenddirname" "appenddirname \"\"\n" 1 {appenddirname ""} "appenddirname can't be empty"
+    "an empty cluster-config-file" "cluster-config-file \"\"\n" 1 {cluster-config-file ""} "cluster-config-file can't be empty"
+    "a hidden option out of range" "watchdog-period -1\n" 1 {watchdog-period -1} "argument must be between 0 and 2147483647 inclusive"
+    "a save rule of 0 seconds" "save 0 10\n" 1 {save 0 10} "Invalid save parameters"
+} {
+    tags {valkey-only} {
+        test "A config file with $what makes the server exit with a FATAL message" {
+            set conf [cfg_write_file fatal.conf $text]
+            lassign [cfg_run_and_exit $conf] status out
+            assert_equal 1 $status
+            assert_match "*Reading the configuration file, at line $line\n>>> '$shown'\n$err*" $out
+        }
     }
 }
 
@@ -755,7 +945,7 @@ tags {valkey-only} {
         } {{primaryauth pw1} {primaryuser u1} {replica-priority 7} {min-replicas-to-write 1} {min-replicas-max-lag 4} {repl-ping-replica-period 2} {replica-announce-ip 1.2.3.4} {replica-announce-port 1234} {replica-lazy-flush no} {replica-ignore-maxmemory no} {masterauth pw1}}
 
         test "Bad values of the new options are refused with Valkey's errors" {
-            assert_error "*shutdown can't have both 'save' and 'nosave' flags*" \
+            assert_error "*shutdown options SAVE and NOSAVE can't be used simultaneously*" \
                 {r config set shutdown-on-sigterm "save nosave"}
             assert_error "*must be one of the following: default, save, nosave, now, force*" \
                 {r config set shutdown-on-sigint "soon"}
