@@ -31,11 +31,14 @@
  *   - running a script: error handler that turns any error into the
  *     "<err> script: <name>, on @user_script:<line>." reply, a count hook
  *     that notices busy-reply-threshold, then keeps the event loop turning
- *     (so SCRIPT KILL / SHUTDOWN NOSAVE can arrive) and obeys a kill.
+ *     (so SCRIPT KILL / SHUTDOWN NOSAVE can arrive) and obeys a kill. In a
+ *     debugging session (script_debug.c) the debugger's hook replaces it,
+ *     and server.call tells the debugger what it runs and gets back.
  *
  * eval.c (script cache, EVAL*, SCRIPT) and functions.c/function_lua.c
  * (libraries, FCALL*, FUNCTION) sit on top. One run at a time: curRun. */
 #include "script_lua.h"
+#include "script_debug.h"
 #include "propagate.h"
 #include "multi.h"
 #include "snapshot.h"
@@ -677,9 +680,11 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
         } else {
             for (int k = 0; k < j; k++) decrRefCount(argv[k]);
             zfree(argv);
+            ldbLogError("ERR Command arguments must be strings or integers");
             return luaCallError(L, raise, "ERR Command arguments must be strings or integers");
         }
     }
+    ldbLogCommand(argv, argc); /* a debugging session shows what runs */
 
     const char *err = NULL;
     sds aclerr = NULL;
@@ -704,6 +709,7 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     if (err) {
         for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
         zfree(argv);
+        ldbLogError(err);
         luaPushErrorTable(L, err, strlen(err)); /* copies err: free aclerr before a raise jumps away */
         sdsfree(aclerr);
         return raise ? lua_error(L) : 1;
@@ -716,6 +722,7 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     if (cmd->flags & CMD_WRITE) run->run_flags |= SCRIPT_RUN_WROTE;
     call(sc, CALL_STATS);
     sds reply = scriptClientTakeReply(sc);
+    ldbLogReply(reply, sdslen(reply));
     for (int k = 0; k < sc->argc; k++) decrRefCount(sc->argv[k]);
     zfree(sc->argv);
     sc->argv = NULL;
@@ -744,6 +751,11 @@ static int luaServerCall(lua_State *L) {
 
 static int luaServerPcall(lua_State *L) {
     return luaServerCallGeneric(L, 0);
+}
+
+/* See script_lua.h. */
+void scriptLuaPushCall(lua_State *L) {
+    lua_pushcfunction(L, luaServerCall);
 }
 
 /* pcall that hands back an error table's text, like the reference server:
@@ -850,16 +862,6 @@ static int luaReplicateCommands(lua_State *L) {
     return 1;
 }
 
-static int luaBreakpoint(lua_State *L) {
-    lua_pushboolean(L, 0); /* No debugger session: nothing to stop in. */
-    return 1;
-}
-
-static int luaDebugNoop(lua_State *L) {
-    (void)L;
-    return 0;
-}
-
 static int luaAclCheckCmd(lua_State *L) {
     int argc = lua_gettop(L);
     if (argc == 0) return luaRaiseNoPosition(L, "Please specify at least one argument for this redis lib call");
@@ -898,8 +900,8 @@ void scriptLuaRegisterRunApi(lua_State *L, int idx) {
         {"setresp", luaSetresp},
         {"set_repl", luaSetRepl},
         {"replicate_commands", luaReplicateCommands},
-        {"breakpoint", luaBreakpoint},
-        {"debug", luaDebugNoop},
+        {"breakpoint", ldbLuaBreakpoint},
+        {"debug", ldbLuaDebug},
         {"acl_check_cmd", luaAclCheckCmd},
         {NULL, NULL},
     };
@@ -1473,7 +1475,8 @@ void scriptLuaRun(lua_State *L, scriptRunCtx *ctx, int nargs) {
     lua_insert(L, base);
     curRun = ctx;
     server.in_script = 1;
-    lua_sethook(L, luaTimeoutHook, LUA_MASKCOUNT, LUA_HOOK_INSTRUCTIONS);
+    if (ldbIsActive()) ldbInstallHook(L); /* a debugging session stops and times out its own way */
+    else lua_sethook(L, luaTimeoutHook, LUA_MASKCOUNT, LUA_HOOK_INSTRUCTIONS);
     int status = lua_pcall(L, nargs, 1, base);
     lua_sethook(L, NULL, 0, 0);
     server.in_script = 0;

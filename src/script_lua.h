@@ -75,6 +75,9 @@ void scriptLuaRegisterBaseApi(lua_State *lua);
  * lacks raises "Script attempted to access nonexistent global variable". */
 void scriptLuaPushStrictProxy(lua_State *lua, int real_idx);
 
+/* Pushes server.call itself (the debugger runs commands through it). */
+void scriptLuaPushCall(lua_State *lua);
+
 /* Runs the function on top of the stack (with nargs arguments above it)
  * under ctx: installs the timeout hook, calls it with an error handler
  * and writes the result or the error as the reply to ctx->caller. Pops the
