@@ -54,6 +54,7 @@ static dictType evalScriptsDictType = {
 
 static void evalCreateState(void) {
     evalLua = scriptLuaCreateVM();
+    scriptLuaAddErrorHandlerGlobal(evalLua);
     evalScripts = dictCreate(&evalScriptsDictType);
 }
 

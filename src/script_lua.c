@@ -249,6 +249,30 @@ static int luaSafeRawset(lua_State *L) {
     return 1;
 }
 
+/* setfenv(f, t) that refuses level 0, the environment of the thread:
+ * every chunk compiled later (the next scripts too) would get t as its
+ * globals, past the read-only ones. A function's own environment may
+ * change, as in Lua. */
+static int luaSafeSetfenv(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TNUMBER && lua_tonumber(L, 1) == 0)
+        return luaL_error(L, "'setfenv' cannot change environment of given object");
+    lua_pushvalue(L, lua_upvalueindex(1)); /* the original setfenv */
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* See script_lua.h. */
+void scriptLuaRegisterProxy(lua_State *L, int proxy_idx, int real_idx) {
+    if (proxy_idx < 0) proxy_idx = lua_gettop(L) + proxy_idx + 1;
+    if (real_idx < 0) real_idx = lua_gettop(L) + real_idx + 1;
+    lua_getfield(L, LUA_REGISTRYINDEX, "vk_proxies");
+    lua_pushvalue(L, proxy_idx);
+    lua_pushvalue(L, real_idx);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
 static int luaSafeSetmetatable(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     luaPushProxied(L, 1);
@@ -1217,9 +1241,9 @@ lua_State *scriptLuaCreateVM(void) {
     lua_call(L, 0, 0); /* "struct" */
     luaInstallGuards(L);
 
-    /* No file or environment access. */
-    static const char *removed[] = {"loadfile", "dofile", "print", "setfenv", "getfenv", "newproxy",
-                                    "module",   "require", "package", NULL};
+    /* No file access, no module system. getfenv, setfenv (guarded below)
+     * and newproxy stay, as in Valkey 8. */
+    static const char *removed[] = {"loadfile", "dofile", "print", "module", "require", "package", NULL};
     for (int j = 0; removed[j]; j++) {
         lua_pushnil(L);
         lua_setglobal(L, removed[j]);
@@ -1256,6 +1280,9 @@ lua_State *scriptLuaCreateVM(void) {
     lua_setglobal(L, "setmetatable");
     lua_pushcfunction(L, luaPcallWrapper);
     lua_setglobal(L, "pcall");
+    lua_getglobal(L, "setfenv");
+    lua_pushcclosure(L, luaSafeSetfenv, 1);
+    lua_setglobal(L, "setfenv");
 
     static const char *libs[] = {"string", "table", "math", "cjson", "bit", "cmsgpack", "struct", "coroutine", "os",
                                  NULL};
@@ -1331,6 +1358,14 @@ static int luaErrorHandler(lua_State *L) {
     }
     lua_settop(L, 1);
     return 1;
+}
+
+/* See script_lua.h. */
+void scriptLuaAddErrorHandlerGlobal(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "vk_globals");
+    lua_pushcfunction(L, luaErrorHandler);
+    lua_setfield(L, -2, "__redis__err__handler");
+    lua_pop(L, 1);
 }
 
 /* Serves other clients while a script is busy: accept, read (commands get

@@ -45,6 +45,15 @@ start_server {tags {scripting functions}} {
         assert_error {ERR Library names can only contain letters, numbers, or underscores(_)*} {r function load "#!lua name=a-b\n"}
     }
 
+    test {FUNCTION - the environment getfenv shows is read-only} {
+        r function load replace "#!lua name=envlib\nredis.register_function('envw', function() rawset(getfenv(1), 'redis', 1) end)\nredis.register_function('envm', function() setmetatable(getfenv(1), {}) end)\nredis.register_function('envr', function() local n = 0 for k in pairs(getfenv(1)) do n = n + 1 end return n > 10 and 1 or 0 end)"
+        assert_error {*Attempt to modify a readonly table*} {r fcall envw 0}
+        assert_error {*Attempt to modify a readonly table*} {r fcall envm 0}
+        set r [r fcall envr 0]
+        r function delete envlib
+        set r
+    } {1}
+
     test {FUNCTION - compile and registration errors} {
         assert_error {ERR Error compiling function: user_function:2:*} {r function load "#!lua name=bad\nredis.register_function('f', function() return 1 end"}
         assert_error {ERR No functions registered} {r function load "#!lua name=bad\nreturn 1"}

@@ -254,6 +254,37 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
     }
 
     tags {valkey-only} {
+        # Valkey 8 keeps every global of its allow lists: the Lua base
+        # functions but dofile/loadfile/print, the libraries, redis and its
+        # alias server, KEYS/ARGV and the EVAL error handler.
+        test {The global table holds exactly Valkey 8's names} {
+            r eval {local t = {} for k in pairs(_G) do t[#t + 1] = k end table.sort(t) return t} 0
+        } {ARGV KEYS _G _VERSION __redis__err__handler assert bit cjson cmsgpack collectgarbage coroutine error gcinfo getfenv getmetatable ipairs load loadstring math newproxy next os pairs pcall rawequal rawget rawset redis select server setfenv setmetatable string struct table tonumber tostring type unpack xpcall}
+
+        test {getfenv, setfenv and newproxy work, the globals stay read-only} {
+            assert_equal {1 1 userdata 1 7} [r eval {
+                local p = newproxy(true)
+                getmetatable(p).__index = function() return 7 end
+                local function f() return y end
+                setfenv(f, {y = 7})
+                return {getfenv(1) == _G and 1 or 0, getfenv(0) == _G and 1 or 0, type(p),
+                        type(getmetatable(p)) == 'table' and 1 or 0, f()}} 0]
+            assert_error {*Attempt to modify a readonly table*} {r eval {getfenv(1).x = 1} 0}
+            assert_error {*Attempt to modify a readonly table*} {r eval {rawset(getfenv(0), 'x', 1)} 0}
+            assert_error {*Attempt to modify a readonly table*} {r eval {setmetatable(getfenv(1), {})} 0}
+            # The thread's environment is what later scripts compile with.
+            assert_error {*'setfenv' cannot change environment of given object*} {r eval {setfenv(0, {})} 0}
+            assert_error {*'setfenv' cannot change environment of given object*} {r eval {setfenv(tostring, {})} 0}
+            r eval {return type(redis.call)} 0
+        } {function}
+
+        test {__redis__err__handler turns an error into the error table} {
+            r eval {local e = __redis__err__handler('boom') return {e.err, e.source, e.line}} 0
+        } {{ERR boom} @user_script 1}
+
+    }
+
+    tags {valkey-only} {
         test {os has clock and nothing else} {
             assert_equal 1 [r eval {return type(os.clock()) == 'number' and os.clock() >= 0} 0]
             foreach f {execute exit getenv remove rename time date tmpname setlocale} {
