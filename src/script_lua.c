@@ -886,28 +886,44 @@ static int luaReplicateCommands(lua_State *L) {
     return 1;
 }
 
+/* server.acl_check_cmd(cmd, arg, ...): whether the caller's user may run
+ * the command with these arguments, as server.call would check it. The
+ * arguments are converted as server.call converts them, with its errors;
+ * an unknown command is an error. */
 static int luaAclCheckCmd(lua_State *L) {
+    scriptRunCtx *run = curRun;
+    if (run == NULL) return luaCallError(L, 1, "ERR server.acl_check_cmd can only be called inside a script invocation");
     int argc = lua_gettop(L);
-    if (argc == 0) return luaRaiseNoPosition(L, "Please specify at least one argument for this redis lib call");
+    if (argc == 0) return luaCallError(L, 1, "ERR Please specify at least one argument for this call");
+    for (int j = 1; j <= argc; j++) {
+        int t = lua_type(L, j);
+        if (t != LUA_TNUMBER && t != LUA_TSTRING)
+            return luaCallError(L, 1, "ERR Command arguments must be strings or integers");
+    }
     robj **argv = zmalloc(sizeof(robj *) * argc);
     for (int j = 0; j < argc; j++) {
-        size_t len;
-        const char *s = lua_tolstring(L, j + 1, &len);
-        argv[j] = createStringObject(s ? s : "", s ? len : 0);
+        if (lua_type(L, j + 1) == LUA_TNUMBER) {
+            char nbuf[64];
+            size_t nlen = luaNumberToArg(lua_tonumber(L, j + 1), nbuf, sizeof(nbuf));
+            argv[j] = createStringObject(nbuf, nlen);
+        } else {
+            size_t len;
+            const char *s = lua_tolstring(L, j + 1, &len);
+            argv[j] = createStringObject(s, len);
+        }
     }
     struct serverCommand *cmd = lookupCommand(argv, argc);
     int allowed = 0, errpos = 0;
     if (cmd) {
-        scriptRunCtx *run = curRun;
-        user *u = run && run->caller ? aclClientUser(run->caller) : NULL;
+        user *u = run->caller ? aclClientUser(run->caller) : NULL;
         allowed = (cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity
                       ? aclCheckCommand(u, cmd, argv, 1, &errpos) == ACL_OK /* keys unknown: the command alone */
                       : aclCheckCommand(u, cmd, argv, argc, &errpos) == ACL_OK;
     }
     for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
     zfree(argv);
-    if (!cmd) return luaRaiseNoPosition(L, "Invalid command passed to redis.acl_check_cmd()");
-    lua_pushboolean(L, allowed); /* the caller's user, as server.call would check it */
+    if (!cmd) return luaCallError(L, 1, "ERR Invalid command passed to server.acl_check_cmd()");
+    lua_pushboolean(L, allowed);
     return 1;
 }
 

@@ -282,6 +282,13 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
             r eval {local e = __redis__err__handler('boom') return {e.err, e.source, e.line}} 0
         } {{ERR boom} @user_script 1}
 
+        test {server.acl_check_cmd argument errors} {
+            assert_error {ERR Please specify at least one argument for this call script:*} {r eval {return server.acl_check_cmd()} 0}
+            assert_error {ERR Command arguments must be strings or integers script:*} {r eval {return server.acl_check_cmd({})} 0}
+            assert_error {ERR Command arguments must be strings or integers script:*} {r eval {return server.acl_check_cmd('get', {})} 0}
+            assert_error {ERR Invalid command passed to server.acl_check_cmd() script:*} {r eval {return server.acl_check_cmd('nosuch')} 0}
+            r eval {return {server.acl_check_cmd('get', 'k') and 1 or 0, redis.acl_check_cmd('set', 'k', 1) and 1 or 0}} 0
+        } {1 1}
     }
 
     tags {valkey-only} {
