@@ -401,6 +401,8 @@ static void scriptHelpCommand(client *c) {
         "    Kill the currently executing Lua script.",
         "LOAD <script>",
         "    Load a script into the scripts cache without executing it.",
+        "SHOW <sha1>",
+        "    Show a script from the scripts cache.",
         NULL,
     };
     addReplyHelp(c, help);
@@ -408,6 +410,24 @@ static void scriptHelpCommand(client *c) {
 
 static void scriptDebugCommand(client *c) {
     ldbScriptDebugCommand(c, objectGetVal(c->argv[2]));
+}
+
+/* SCRIPT SHOW sha1: the body of a cached script, as it was sent. */
+static void scriptShowCommand(client *c) {
+    scriptingInit();
+    sds sha = objectGetVal(c->argv[2]);
+    evalScript *es = NULL;
+    if (sdslen(sha) == 40) {
+        sds key = sdsdup(sha);
+        sdstolower(key);
+        es = dictFetchValue(evalScripts, key);
+        sdsfree(key);
+    }
+    if (es == NULL) {
+        addReplyErrorObject(c, shared.noscripterr);
+        return;
+    }
+    addReplyBulkCBuffer(c, es->body, sdslen(es->body));
 }
 
 /* ---------------------------------------------------------------------------
@@ -446,6 +466,11 @@ static struct serverCommand scriptSubcommands[] = {
      .summary = "Loads a server-side Lua script to the script cache.",
      .complexity = "O(N) with N being the length in bytes of the script body.",
      .args = "script"},
+    {.name = "show", .proc = scriptShowCommand, .arity = 3, .flags = CMD_NOSCRIPT | CMD_STALE,
+     .acl_categories = ACL_CATEGORY_KEYSPACE | ACL_CATEGORY_READ | ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW,
+     .group = "scripting", .since = "8.0.0",
+     .summary = "Show server-side Lua script in the script cache.", .complexity = "O(1).",
+     .args = "sha1"},
     {0},
 };
 

@@ -291,6 +291,20 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
         } {1 1}
     }
 
+    test {SCRIPT SHOW returns the body of a cached script} {
+        set body "#!lua flags=no-writes\nreturn 'shown'"
+        set sha [r script load $body]
+        assert_equal $body [r script show $sha]
+        assert_equal $body [r script show [string toupper $sha]]
+        r eval {return 'by eval'} 0
+        assert_equal {return 'by eval'} [r script show [r eval {return redis.sha1hex("return 'by eval'")} 0]]
+        assert_error {NOSCRIPT*} {r script show ffffffffffffffffffffffffffffffffffffffff}
+        assert_error {NOSCRIPT*} {r script show short}
+        assert_error {ERR wrong number of arguments for 'script|show' command} {r script show}
+        r script flush
+        assert_error {NOSCRIPT*} {r script show $sha}
+    }
+
     tags {valkey-only} {
         test {os has clock and nothing else} {
             assert_equal 1 [r eval {return type(os.clock()) == 'number' and os.clock() >= 0} 0]
