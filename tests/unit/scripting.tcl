@@ -291,6 +291,16 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
         } {1 1}
     }
 
+    test {TIME returns the same value for the whole script} {
+        r eval {
+            local t0 = redis.call('time')
+            local stop = os.clock() + 0.02
+            while os.clock() < stop do end
+            local t1 = redis.call('time')
+            return t0[1] == t1[1] and t0[2] == t1[2]
+        } 0
+    } {1}
+
     test {SCRIPT SHOW returns the body of a cached script} {
         set body "#!lua flags=no-writes\nreturn 'shown'"
         set sha [r script load $body]
