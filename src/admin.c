@@ -41,7 +41,9 @@
 
 /* TIME: [unix seconds, microseconds] as two bulk strings. */
 void timeCommand(client *c) {
-    long long now = ustime();
+    /* The time the running command started at (call() caches it), as in
+     * Valkey: a script sees one time from its first line to its last. */
+    long long now = server.ustime;
     addReplyArrayLen(c, 2);
     addReplyBulkLongLong(c, now / 1000000);
     addReplyBulkLongLong(c, now % 1000000);

@@ -864,6 +864,13 @@ static int connRdmaIntegrityChecked(void) {
     return 1;
 }
 
+/* A forked child cannot serve an RDMA connection: the buffers the queue
+ * pair reads and writes are registered do-not-fork, so the child has no
+ * copy of them (and must not touch the verbs objects either). */
+static int connRdmaUsableAfterFork(void) {
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------
  * Keepalive
  * ------------------------------------------------------------------------- */
@@ -1180,6 +1187,7 @@ static ConnectionType CT_RDMA = {
     .get_last_error = connRdmaGetLastError,
     .get_info = connRdmaGetInfo,
     .integrity_checked = connRdmaIntegrityChecked,
+    .usable_after_fork = connRdmaUsableAfterFork,
 };
 
 /* Registers the RDMA transport (called by connTypeInitialize()). Returns

@@ -144,6 +144,10 @@ struct ConnectionType {
     /* 1 if the transport guarantees payload integrity itself, so RDB
      * checksums may be skipped (optional; default 0). */
     int (*integrity_checked)(void);
+    /* 0 if a forked child cannot go on serving a connection of this
+     * transport (its state lives in memory the child does not inherit,
+     * as RDMA's registered buffers); optional, default 1. */
+    int (*usable_after_fork)(void);
 };
 
 /* The part of every connection the server may rely on. Transports embed it
@@ -437,6 +441,21 @@ static inline void connCloseListener(connListener *listener) {
 /* Returns 1 if the connection's transport checks payload integrity. */
 static inline int connIsIntegrityChecked(connection *conn) {
     return conn->type->integrity_checked ? conn->type->integrity_checked() : 0;
+}
+
+/* Returns 1 if a forked child may keep serving conn with the conn*()
+ * calls (blocking I/O only: the child runs no event loop), 0 if the
+ * transport's state does not survive fork(). */
+static inline int connUsableAfterFork(connection *conn) {
+    return conn->type->usable_after_fork ? conn->type->usable_after_fork() : 1;
+}
+
+/* The parent's side of a connection whose session a forked child took
+ * over: the parent's later connClose() must release only its own copy
+ * (fd, memory) and say no protocol goodbye (TLS close_notify) that would
+ * end the child's session. Call before the parent closes conn. */
+static inline void connHandedToChild(connection *conn) {
+    conn->state = CONN_STATE_CLOSED;
 }
 
 /* ---------------------------------------------------------------------------

@@ -20,11 +20,16 @@
  * given neither, lazyfree-lazy-user-flush) a cache of more than
  * LAZYFREE_THRESHOLD scripts is freed by the lazy free thread.
  *
+ * Debugging: after SCRIPT DEBUG YES|SYNC an EVAL (or EVAL_RO) of that
+ * client runs as a debugging session of script_debug.c, which needs the
+ * source: EVALSHA is refused then.
+ *
  * The VM is created by scriptingInit() from initServer()-time code paths on
  * first use; nothing here runs outside the event loop thread. */
 #include <ctype.h>
 
 #include "script_lua.h"
+#include "script_debug.h"
 
 typedef struct evalScript {
     sds body;  /* The script as sent. */
@@ -49,6 +54,7 @@ static dictType evalScriptsDictType = {
 
 static void evalCreateState(void) {
     evalLua = scriptLuaCreateVM();
+    scriptLuaAddErrorHandlerGlobal(evalLua);
     evalScripts = dictCreate(&evalScriptsDictType);
 }
 
@@ -282,24 +288,47 @@ uint64_t evalGetCommandFlags(client *c, uint64_t cmd_flags) {
     return scriptFlagsToCommandFlags(cmd_flags, flags);
 }
 
-/* EVAL script numkeys [key ...] [arg ...] */
-void evalCommand(client *c) {
+static void evalPlain(client *c) {
     evalGenericCommand(c, 0, 0);
+}
+
+static void evalRoPlain(client *c) {
+    evalGenericCommand(c, 0, 1);
+}
+
+/* EVAL script numkeys [key ...] [arg ...]; after SCRIPT DEBUG YES|SYNC
+ * the run is a debugging session (script_debug.c). */
+void evalCommand(client *c) {
+    if (ldbWantsSession(c)) ldbRunEval(c, evalPlain);
+    else evalPlain(c);
 }
 
 /* EVAL_RO: as EVAL, writes refused. */
 void evalRoCommand(client *c) {
-    evalGenericCommand(c, 0, 1);
+    if (ldbWantsSession(c)) ldbRunEval(c, evalRoPlain);
+    else evalRoPlain(c);
+}
+
+/* EVALSHA and EVALSHA_RO: the debugger needs the source, so they refuse
+ * to run in debug mode. */
+static void evalShaGenericCommand(client *c, int readonly) {
+    if (ldbWantsSession(c)) {
+        replicationFeedMonitors(c, server.monitors, c->db->id, c->argv, c->argc);
+        if (sdslen(objectGetVal(c->argv[1])) != 40) addReplyErrorObject(c, shared.noscripterr);
+        else addReplyError(c, "Please use EVAL instead of EVALSHA for debugging");
+        return;
+    }
+    evalGenericCommand(c, 1, readonly);
 }
 
 /* EVALSHA sha1 numkeys [key ...] [arg ...] */
 void evalShaCommand(client *c) {
-    evalGenericCommand(c, 1, 0);
+    evalShaGenericCommand(c, 0);
 }
 
 /* EVALSHA_RO: as EVALSHA, writes refused. */
 void evalShaRoCommand(client *c) {
-    evalGenericCommand(c, 1, 1);
+    evalShaGenericCommand(c, 1);
 }
 
 /* Keys of EVAL-style commands: argv[2] is numkeys, the keys follow it. */
@@ -372,20 +401,33 @@ static void scriptHelpCommand(client *c) {
         "    Kill the currently executing Lua script.",
         "LOAD <script>",
         "    Load a script into the scripts cache without executing it.",
+        "SHOW <sha1>",
+        "    Show a script from the scripts cache.",
         NULL,
     };
     addReplyHelp(c, help);
 }
 
 static void scriptDebugCommand(client *c) {
-    const char *mode = objectGetVal(c->argv[2]);
-    if (!strcasecmp(mode, "no")) {
-        addReply(c, shared.ok);
-    } else if (!strcasecmp(mode, "yes") || !strcasecmp(mode, "sync")) {
-        addReplyError(c, "SCRIPT DEBUG is not supported by this server");
-    } else {
-        addReplyError(c, "Use SCRIPT DEBUG YES/SYNC/NO");
+    ldbScriptDebugCommand(c, objectGetVal(c->argv[2]));
+}
+
+/* SCRIPT SHOW sha1: the body of a cached script, as it was sent. */
+static void scriptShowCommand(client *c) {
+    scriptingInit();
+    sds sha = objectGetVal(c->argv[2]);
+    evalScript *es = NULL;
+    if (sdslen(sha) == 40) {
+        sds key = sdsdup(sha);
+        sdstolower(key);
+        es = dictFetchValue(evalScripts, key);
+        sdsfree(key);
     }
+    if (es == NULL) {
+        addReplyErrorObject(c, shared.noscripterr);
+        return;
+    }
+    addReplyBulkCBuffer(c, es->body, sdslen(es->body));
 }
 
 /* ---------------------------------------------------------------------------
@@ -424,6 +466,11 @@ static struct serverCommand scriptSubcommands[] = {
      .summary = "Loads a server-side Lua script to the script cache.",
      .complexity = "O(N) with N being the length in bytes of the script body.",
      .args = "script"},
+    {.name = "show", .proc = scriptShowCommand, .arity = 3, .flags = CMD_NOSCRIPT | CMD_STALE,
+     .acl_categories = ACL_CATEGORY_KEYSPACE | ACL_CATEGORY_READ | ACL_CATEGORY_SCRIPTING | ACL_CATEGORY_SLOW,
+     .group = "scripting", .since = "8.0.0",
+     .summary = "Show server-side Lua script in the script cache.", .complexity = "O(1).",
+     .args = "sha1"},
     {0},
 };
 

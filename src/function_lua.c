@@ -198,6 +198,11 @@ lua_State *functionLuaCreateVM(void) {
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
+    /* getfenv() hands E to scripts: rawset and setmetatable must refuse
+     * it (it is shared by every library), pairs shows the run view. */
+    lua_getfield(L, LUA_REGISTRYINDEX, "vk_globals");
+    scriptLuaRegisterProxy(L, -2, -1);
+    lua_pop(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, "vk_fenv");
     lua_settop(L, top);
     return L;

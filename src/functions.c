@@ -135,9 +135,22 @@ static void functionLibLink(functionLib *lib) {
     dictAdd(libraries, lib->name, lib);
 }
 
-/* Parses "#!lua name=<lib>" from the first line of code. Returns the
- * library name (caller frees) or NULL with *err set. */
+/* 1 if name is a valid library or function name: letters, digits and
+ * underscores, at least one. */
+static int functionsNameIsValid(const char *name, size_t len) {
+    if (len == 0) return 0;
+    for (size_t j = 0; j < len; j++)
+        if (!isalnum((unsigned char)name[j]) && name[j] != '_') return 0;
+    return 1;
+}
+
+/* Parses the shebang "#!<engine> name=<lib>" on the first line of code
+ * (split as the shell would, so quotes group), checking what Valkey
+ * checks in the order it does: the line itself, its options, the name,
+ * then the engine. Returns the library name (caller frees) or NULL with
+ * *err set (caller frees). */
 static sds functionParseMetadata(sds code, sds *err) {
+    *err = NULL;
     if (sdslen(code) < 2 || code[0] != '#' || code[1] != '!') {
         *err = sdsnew("Missing library metadata");
         return NULL;
@@ -147,38 +160,34 @@ static sds functionParseMetadata(sds code, sds *err) {
         *err = sdsnew("Invalid library metadata");
         return NULL;
     }
-    size_t llen = (size_t)(nl - code);
-    int argc;
-    sds *parts = sdssplitlen(code + 2, llen - 2, " ", 1, &argc);
+    sds line = sdsnewlen(code, nl - code);
+    int argc = 0;
+    sds *parts = sdssplitargs(line, &argc);
+    sdsfree(line);
+    if (parts == NULL || argc == 0) {
+        if (parts) sdsfreesplitres(parts, argc);
+        *err = sdsnew("Invalid library metadata");
+        return NULL;
+    }
     sds name = NULL;
-    *err = NULL;
-    int seen = 0;
-    for (int j = 0; j < argc && !*err; j++) {
-        if (sdslen(parts[j]) == 0) continue;
-        if (seen++ == 0) {
-            if (strcasecmp(parts[j], "lua")) *err = sdscatprintf(sdsempty(), "Engine '%s' not found", parts[j]);
-            continue;
-        }
-        if (!strncmp(parts[j], "name=", 5)) {
-            if (name) sdsfree(name);
-            name = sdsnew(parts[j] + 5);
-        } else {
+    for (int j = 1; j < argc && !*err; j++) {
+        if (strncasecmp(parts[j], "name=", 5)) {
             *err = sdscatprintf(sdsempty(), "Invalid metadata value given: %s", parts[j]);
+        } else if (name) {
+            *err = sdsnew("Invalid metadata value, name argument was given multiple times");
+        } else {
+            name = sdsnewlen(parts[j] + 5, sdslen(parts[j]) - 5);
         }
     }
-    if (!seen && !*err) *err = sdsnew("Engine '' not found");
-    sdsfreesplitres(parts, argc);
     if (!*err && !name) *err = sdsnew("Library name was not given");
-    if (!*err) {
-        int ok = sdslen(name) > 0;
-        for (size_t j = 0; ok && j < sdslen(name); j++)
-            if (!isalnum((unsigned char)name[j]) && name[j] != '_') ok = 0;
-        if (!ok)
-            *err = sdsnew("Library names can only contain letters, numbers, or underscores(_) and must be at least "
-                          "one character long");
-    }
+    if (!*err && !functionsNameIsValid(name, sdslen(name)))
+        *err = sdsnew("Library names can only contain letters, numbers, or underscores(_) and must be at least one "
+                      "character long");
+    if (!*err && strcasecmp(parts[0] + 2, "lua"))
+        *err = sdscatprintf(sdsempty(), "Engine '%s' not found", parts[0] + 2);
+    sdsfreesplitres(parts, argc);
     if (*err) {
-        if (name) sdsfree(name);
+        sdsfree(name);
         return NULL;
     }
     return name;

@@ -31,11 +31,14 @@
  *   - running a script: error handler that turns any error into the
  *     "<err> script: <name>, on @user_script:<line>." reply, a count hook
  *     that notices busy-reply-threshold, then keeps the event loop turning
- *     (so SCRIPT KILL / SHUTDOWN NOSAVE can arrive) and obeys a kill.
+ *     (so SCRIPT KILL / SHUTDOWN NOSAVE can arrive) and obeys a kill. In a
+ *     debugging session (script_debug.c) the debugger's hook replaces it,
+ *     and server.call tells the debugger what it runs and gets back.
  *
  * eval.c (script cache, EVAL*, SCRIPT) and functions.c/function_lua.c
  * (libraries, FCALL*, FUNCTION) sit on top. One run at a time: curRun. */
 #include "script_lua.h"
+#include "script_debug.h"
 #include "propagate.h"
 #include "multi.h"
 #include "snapshot.h"
@@ -244,6 +247,30 @@ static int luaSafeRawset(lua_State *L) {
     lua_settop(L, 3);
     lua_rawset(L, 1);
     return 1;
+}
+
+/* setfenv(f, t) that refuses level 0, the environment of the thread:
+ * every chunk compiled later (the next scripts too) would get t as its
+ * globals, past the read-only ones. A function's own environment may
+ * change, as in Lua. */
+static int luaSafeSetfenv(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TNUMBER && lua_tonumber(L, 1) == 0)
+        return luaL_error(L, "'setfenv' cannot change environment of given object");
+    lua_pushvalue(L, lua_upvalueindex(1)); /* the original setfenv */
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* See script_lua.h. */
+void scriptLuaRegisterProxy(lua_State *L, int proxy_idx, int real_idx) {
+    if (proxy_idx < 0) proxy_idx = lua_gettop(L) + proxy_idx + 1;
+    if (real_idx < 0) real_idx = lua_gettop(L) + real_idx + 1;
+    lua_getfield(L, LUA_REGISTRYINDEX, "vk_proxies");
+    lua_pushvalue(L, proxy_idx);
+    lua_pushvalue(L, real_idx);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
 }
 
 static int luaSafeSetmetatable(lua_State *L) {
@@ -677,9 +704,11 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
         } else {
             for (int k = 0; k < j; k++) decrRefCount(argv[k]);
             zfree(argv);
+            ldbLogError("ERR Command arguments must be strings or integers");
             return luaCallError(L, raise, "ERR Command arguments must be strings or integers");
         }
     }
+    ldbLogCommand(argv, argc); /* a debugging session shows what runs */
 
     const char *err = NULL;
     sds aclerr = NULL;
@@ -704,6 +733,7 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     if (err) {
         for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
         zfree(argv);
+        ldbLogError(err);
         luaPushErrorTable(L, err, strlen(err)); /* copies err: free aclerr before a raise jumps away */
         sdsfree(aclerr);
         return raise ? lua_error(L) : 1;
@@ -716,6 +746,7 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     if (cmd->flags & CMD_WRITE) run->run_flags |= SCRIPT_RUN_WROTE;
     call(sc, CALL_STATS);
     sds reply = scriptClientTakeReply(sc);
+    ldbLogReply(reply, sdslen(reply));
     for (int k = 0; k < sc->argc; k++) decrRefCount(sc->argv[k]);
     zfree(sc->argv);
     sc->argv = NULL;
@@ -744,6 +775,11 @@ static int luaServerCall(lua_State *L) {
 
 static int luaServerPcall(lua_State *L) {
     return luaServerCallGeneric(L, 0);
+}
+
+/* See script_lua.h. */
+void scriptLuaPushCall(lua_State *L) {
+    lua_pushcfunction(L, luaServerCall);
 }
 
 /* pcall that hands back an error table's text, like the reference server:
@@ -850,38 +886,44 @@ static int luaReplicateCommands(lua_State *L) {
     return 1;
 }
 
-static int luaBreakpoint(lua_State *L) {
-    lua_pushboolean(L, 0); /* No debugger session: nothing to stop in. */
-    return 1;
-}
-
-static int luaDebugNoop(lua_State *L) {
-    (void)L;
-    return 0;
-}
-
+/* server.acl_check_cmd(cmd, arg, ...): whether the caller's user may run
+ * the command with these arguments, as server.call would check it. The
+ * arguments are converted as server.call converts them, with its errors;
+ * an unknown command is an error. */
 static int luaAclCheckCmd(lua_State *L) {
+    scriptRunCtx *run = curRun;
+    if (run == NULL) return luaCallError(L, 1, "ERR server.acl_check_cmd can only be called inside a script invocation");
     int argc = lua_gettop(L);
-    if (argc == 0) return luaRaiseNoPosition(L, "Please specify at least one argument for this redis lib call");
+    if (argc == 0) return luaCallError(L, 1, "ERR Please specify at least one argument for this call");
+    for (int j = 1; j <= argc; j++) {
+        int t = lua_type(L, j);
+        if (t != LUA_TNUMBER && t != LUA_TSTRING)
+            return luaCallError(L, 1, "ERR Command arguments must be strings or integers");
+    }
     robj **argv = zmalloc(sizeof(robj *) * argc);
     for (int j = 0; j < argc; j++) {
-        size_t len;
-        const char *s = lua_tolstring(L, j + 1, &len);
-        argv[j] = createStringObject(s ? s : "", s ? len : 0);
+        if (lua_type(L, j + 1) == LUA_TNUMBER) {
+            char nbuf[64];
+            size_t nlen = luaNumberToArg(lua_tonumber(L, j + 1), nbuf, sizeof(nbuf));
+            argv[j] = createStringObject(nbuf, nlen);
+        } else {
+            size_t len;
+            const char *s = lua_tolstring(L, j + 1, &len);
+            argv[j] = createStringObject(s, len);
+        }
     }
     struct serverCommand *cmd = lookupCommand(argv, argc);
     int allowed = 0, errpos = 0;
     if (cmd) {
-        scriptRunCtx *run = curRun;
-        user *u = run && run->caller ? aclClientUser(run->caller) : NULL;
+        user *u = run->caller ? aclClientUser(run->caller) : NULL;
         allowed = (cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity
                       ? aclCheckCommand(u, cmd, argv, 1, &errpos) == ACL_OK /* keys unknown: the command alone */
                       : aclCheckCommand(u, cmd, argv, argc, &errpos) == ACL_OK;
     }
     for (int j = 0; j < argc; j++) decrRefCount(argv[j]);
     zfree(argv);
-    if (!cmd) return luaRaiseNoPosition(L, "Invalid command passed to redis.acl_check_cmd()");
-    lua_pushboolean(L, allowed); /* the caller's user, as server.call would check it */
+    if (!cmd) return luaCallError(L, 1, "ERR Invalid command passed to server.acl_check_cmd()");
+    lua_pushboolean(L, allowed);
     return 1;
 }
 
@@ -898,8 +940,8 @@ void scriptLuaRegisterRunApi(lua_State *L, int idx) {
         {"setresp", luaSetresp},
         {"set_repl", luaSetRepl},
         {"replicate_commands", luaReplicateCommands},
-        {"breakpoint", luaBreakpoint},
-        {"debug", luaDebugNoop},
+        {"breakpoint", ldbLuaBreakpoint},
+        {"debug", ldbLuaDebug},
         {"acl_check_cmd", luaAclCheckCmd},
         {NULL, NULL},
     };
@@ -1215,9 +1257,9 @@ lua_State *scriptLuaCreateVM(void) {
     lua_call(L, 0, 0); /* "struct" */
     luaInstallGuards(L);
 
-    /* No file or environment access. */
-    static const char *removed[] = {"loadfile", "dofile", "print", "setfenv", "getfenv", "newproxy",
-                                    "module",   "require", "package", NULL};
+    /* No file access, no module system. getfenv, setfenv (guarded below)
+     * and newproxy stay, as in Valkey 8. */
+    static const char *removed[] = {"loadfile", "dofile", "print", "module", "require", "package", NULL};
     for (int j = 0; removed[j]; j++) {
         lua_pushnil(L);
         lua_setglobal(L, removed[j]);
@@ -1254,6 +1296,9 @@ lua_State *scriptLuaCreateVM(void) {
     lua_setglobal(L, "setmetatable");
     lua_pushcfunction(L, luaPcallWrapper);
     lua_setglobal(L, "pcall");
+    lua_getglobal(L, "setfenv");
+    lua_pushcclosure(L, luaSafeSetfenv, 1);
+    lua_setglobal(L, "setfenv");
 
     static const char *libs[] = {"string", "table", "math", "cjson", "bit", "cmsgpack", "struct", "coroutine", "os",
                                  NULL};
@@ -1329,6 +1374,14 @@ static int luaErrorHandler(lua_State *L) {
     }
     lua_settop(L, 1);
     return 1;
+}
+
+/* See script_lua.h. */
+void scriptLuaAddErrorHandlerGlobal(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "vk_globals");
+    lua_pushcfunction(L, luaErrorHandler);
+    lua_setfield(L, -2, "__redis__err__handler");
+    lua_pop(L, 1);
 }
 
 /* Serves other clients while a script is busy: accept, read (commands get
@@ -1473,7 +1526,8 @@ void scriptLuaRun(lua_State *L, scriptRunCtx *ctx, int nargs) {
     lua_insert(L, base);
     curRun = ctx;
     server.in_script = 1;
-    lua_sethook(L, luaTimeoutHook, LUA_MASKCOUNT, LUA_HOOK_INSTRUCTIONS);
+    if (ldbIsActive()) ldbInstallHook(L); /* a debugging session stops and times out its own way */
+    else lua_sethook(L, luaTimeoutHook, LUA_MASKCOUNT, LUA_HOOK_INSTRUCTIONS);
     int status = lua_pcall(L, nargs, 1, base);
     lua_sethook(L, NULL, 0, 0);
     server.in_script = 0;

@@ -75,6 +75,18 @@ void scriptLuaRegisterBaseApi(lua_State *lua);
  * lacks raises "Script attempted to access nonexistent global variable". */
 void scriptLuaPushStrictProxy(lua_State *lua, int real_idx);
 
+/* Records the table at proxy_idx as a read-only view of the one at
+ * real_idx: pairs/next see through it, rawset and setmetatable refuse it
+ * with "Attempt to modify a readonly table". */
+void scriptLuaRegisterProxy(lua_State *lua, int proxy_idx, int real_idx);
+
+/* Adds the global __redis__err__handler (Valkey's EVAL error handler: it
+ * turns an error into the {err=, source=, line=} table) to the VM. */
+void scriptLuaAddErrorHandlerGlobal(lua_State *lua);
+
+/* Pushes server.call itself (the debugger runs commands through it). */
+void scriptLuaPushCall(lua_State *lua);
+
 /* Runs the function on top of the stack (with nargs arguments above it)
  * under ctx: installs the timeout hook, calls it with an error handler
  * and writes the result or the error as the reply to ctx->caller. Pops the

@@ -212,6 +212,8 @@ typedef struct serverDb {
 #define CLIENT_REPLY_OFF (1ULL << 22)
 #define CLIENT_REPLY_SKIP_NEXT (1ULL << 23)
 #define CLIENT_REPLY_SKIP (1ULL << 24)
+#define CLIENT_LUA_DEBUG (1ULL << 25)      /* SCRIPT DEBUG YES/SYNC: the next EVAL is debugged (script_debug.c) */
+#define CLIENT_LUA_DEBUG_SYNC (1ULL << 26) /* SCRIPT DEBUG SYNC: in this process, keeping its changes */
 #define CLIENT_PROTECTED (1ULL << 28)
 #define CLIENT_PENDING_COMMAND (1ULL << 30)
 #define CLIENT_TRACKING (1ULL << 31)              /* CLIENT TRACKING on (tracking.c) */

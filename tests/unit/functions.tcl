@@ -45,6 +45,34 @@ start_server {tags {scripting functions}} {
         assert_error {ERR Library names can only contain letters, numbers, or underscores(_)*} {r function load "#!lua name=a-b\n"}
     }
 
+    test {FUNCTION - metadata is checked in Valkey's order} {
+        # The shebang line first, then its options, the name, the engine.
+        assert_error {ERR Invalid library metadata} {r function load "#!lua name=x"}
+        assert_error {ERR Invalid library metadata} {r function load "#!lua name=\"x\n"}
+        assert_error {ERR Library name was not given} {r function load "#!luax\n"}
+        assert_error {ERR Library names can only contain letters, numbers, or underscores(_)*} {r function load "#!luax name=a-b\n"}
+        assert_error {ERR Library names can only contain letters, numbers, or underscores(_)*} {r function load "#!lua name=\n"}
+        assert_error {ERR Invalid metadata value, name argument was given multiple times} {r function load "#!lua name=a name=b\n"}
+        assert_error {ERR Invalid metadata value given: foo=bar} {r function load "#!luax name=x foo=bar\n"}
+        assert_error {ERR Invalid metadata value given: lua} {r function load "#! lua name=x\n"}
+        assert_error {ERR Engine '' not found} {r function load "#! name=x\n"}
+        # Quotes group as in a shell line; "name=" is case-insensitive.
+        r function load "#!LUA NAME=\"quoted\"\nredis.register_function('fq', function() return 'q' end)"
+        assert_error {ERR Library 'quoted' already exists} {r function load "#!lua name=quoted\nredis.register_function('fq', function() return 1 end)"}
+        set r [r fcall fq 0]
+        r function delete quoted
+        set r
+    } {q}
+
+    test {FUNCTION - the environment getfenv shows is read-only} {
+        r function load replace "#!lua name=envlib\nredis.register_function('envw', function() rawset(getfenv(1), 'redis', 1) end)\nredis.register_function('envm', function() setmetatable(getfenv(1), {}) end)\nredis.register_function('envr', function() local n = 0 for k in pairs(getfenv(1)) do n = n + 1 end return n > 10 and 1 or 0 end)"
+        assert_error {*Attempt to modify a readonly table*} {r fcall envw 0}
+        assert_error {*Attempt to modify a readonly table*} {r fcall envm 0}
+        set r [r fcall envr 0]
+        r function delete envlib
+        set r
+    } {1}
+
     test {FUNCTION - compile and registration errors} {
         assert_error {ERR Error compiling function: user_function:2:*} {r function load "#!lua name=bad\nredis.register_function('f', function() return 1 end"}
         assert_error {ERR No functions registered} {r function load "#!lua name=bad\nreturn 1"}

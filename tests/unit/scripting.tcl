@@ -254,6 +254,68 @@ start_server {tags {scripting} log_allow {"*maxmemory value set via CONFIG SET*"
     }
 
     tags {valkey-only} {
+        # Valkey 8 keeps every global of its allow lists: the Lua base
+        # functions but dofile/loadfile/print, the libraries, redis and its
+        # alias server, KEYS/ARGV and the EVAL error handler.
+        test {The global table holds exactly Valkey 8's names} {
+            r eval {local t = {} for k in pairs(_G) do t[#t + 1] = k end table.sort(t) return t} 0
+        } {ARGV KEYS _G _VERSION __redis__err__handler assert bit cjson cmsgpack collectgarbage coroutine error gcinfo getfenv getmetatable ipairs load loadstring math newproxy next os pairs pcall rawequal rawget rawset redis select server setfenv setmetatable string struct table tonumber tostring type unpack xpcall}
+
+        test {getfenv, setfenv and newproxy work, the globals stay read-only} {
+            assert_equal {1 1 userdata 1 7} [r eval {
+                local p = newproxy(true)
+                getmetatable(p).__index = function() return 7 end
+                local function f() return y end
+                setfenv(f, {y = 7})
+                return {getfenv(1) == _G and 1 or 0, getfenv(0) == _G and 1 or 0, type(p),
+                        type(getmetatable(p)) == 'table' and 1 or 0, f()}} 0]
+            assert_error {*Attempt to modify a readonly table*} {r eval {getfenv(1).x = 1} 0}
+            assert_error {*Attempt to modify a readonly table*} {r eval {rawset(getfenv(0), 'x', 1)} 0}
+            assert_error {*Attempt to modify a readonly table*} {r eval {setmetatable(getfenv(1), {})} 0}
+            # The thread's environment is what later scripts compile with.
+            assert_error {*'setfenv' cannot change environment of given object*} {r eval {setfenv(0, {})} 0}
+            assert_error {*'setfenv' cannot change environment of given object*} {r eval {setfenv(tostring, {})} 0}
+            r eval {return type(redis.call)} 0
+        } {function}
+
+        test {__redis__err__handler turns an error into the error table} {
+            r eval {local e = __redis__err__handler('boom') return {e.err, e.source, e.line}} 0
+        } {{ERR boom} @user_script 1}
+
+        test {server.acl_check_cmd argument errors} {
+            assert_error {ERR Please specify at least one argument for this call script:*} {r eval {return server.acl_check_cmd()} 0}
+            assert_error {ERR Command arguments must be strings or integers script:*} {r eval {return server.acl_check_cmd({})} 0}
+            assert_error {ERR Command arguments must be strings or integers script:*} {r eval {return server.acl_check_cmd('get', {})} 0}
+            assert_error {ERR Invalid command passed to server.acl_check_cmd() script:*} {r eval {return server.acl_check_cmd('nosuch')} 0}
+            r eval {return {server.acl_check_cmd('get', 'k') and 1 or 0, redis.acl_check_cmd('set', 'k', 1) and 1 or 0}} 0
+        } {1 1}
+    }
+
+    test {TIME returns the same value for the whole script} {
+        r eval {
+            local t0 = redis.call('time')
+            local stop = os.clock() + 0.02
+            while os.clock() < stop do end
+            local t1 = redis.call('time')
+            return t0[1] == t1[1] and t0[2] == t1[2]
+        } 0
+    } {1}
+
+    test {SCRIPT SHOW returns the body of a cached script} {
+        set body "#!lua flags=no-writes\nreturn 'shown'"
+        set sha [r script load $body]
+        assert_equal $body [r script show $sha]
+        assert_equal $body [r script show [string toupper $sha]]
+        r eval {return 'by eval'} 0
+        assert_equal {return 'by eval'} [r script show [r eval {return redis.sha1hex("return 'by eval'")} 0]]
+        assert_error {NOSCRIPT*} {r script show ffffffffffffffffffffffffffffffffffffffff}
+        assert_error {NOSCRIPT*} {r script show short}
+        assert_error {ERR wrong number of arguments for 'script|show' command} {r script show}
+        r script flush
+        assert_error {NOSCRIPT*} {r script show $sha}
+    }
+
+    tags {valkey-only} {
         test {os has clock and nothing else} {
             assert_equal 1 [r eval {return type(os.clock()) == 'number' and os.clock() >= 0} 0]
             foreach f {execute exit getenv remove rename time date tmpname setlocale} {
