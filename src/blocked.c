@@ -212,9 +212,11 @@ static void nokeyWaitersAdjust(serverDb *db, robj *key, int delta) {
     }
 }
 
-/* See blocked.h. */
+/* See blocked.h. Our primary's client must never wait: its stream would
+ * stall behind the command while the link looks up. */
 int blockingDenied(client *c) {
-    return (c->flags & (CLIENT_MULTI | CLIENT_SCRIPT | CLIENT_FAKE)) || server.in_exec || server.in_script;
+    return (c->flags & (CLIENT_MULTI | CLIENT_SCRIPT | CLIENT_FAKE | CLIENT_PRIMARY)) || server.in_exec ||
+           server.in_script;
 }
 
 /* Blocks c on keys; with wake_on_delete the keys' deletion wakes it too. */

@@ -51,7 +51,8 @@ void blockedInit(void);
 void addReplyWaitAcks(client *c, int btype);
 
 /* 1 if c may not block now: blocking commands answer at once inside
- * MULTI/EXEC, scripts and fake clients. */
+ * MULTI/EXEC, scripts, fake clients and from our primary (its stream must
+ * never wait: BLPOP from it runs as LPOP would). */
 int blockingDenied(client *c);
 
 /* Blocks c (whose command stays in argv) on keys[0..numkeys) of c->db
