@@ -501,6 +501,21 @@ void blockedBeforeSleep(void) {
     }
 }
 
+/* See blocked.h. Clients paused by CLIENT PAUSE are not in `blocked` (they
+ * have no bstate): their command has not started, it runs or is refused
+ * once the pause ends, as Valkey leaves its postponed clients. */
+void disconnectAllBlockedClients(void) {
+    if (!blocked) return;
+    while (listLength(blocked)) {
+        client *c = listNodeValue(listFirst(blocked));
+        addReplyError(c, "-UNBLOCKED force unblock from blocking operation, instance state changed "
+                         "(master -> replica?)");
+        if (c->lastcmd) c->lastcmd->failed_calls++;
+        unblockClient(c, 0);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    }
+}
+
 /* ---------------------------------------------------------------------------
  * CLIENT UNBLOCK
  * ------------------------------------------------------------------------- */

@@ -55,6 +55,15 @@ void addReplyWaitAcks(client *c, int btype);
  * never wait: BLPOP from it runs as LPOP would). */
 int blockingDenied(client *c);
 
+/* This server turns into a replica (or follows another primary): every
+ * client blocked on keys or in WAIT/WAITAOF gets Valkey's "-UNBLOCKED force
+ * unblock from blocking operation, instance state changed (master ->
+ * replica?)" and is closed once it is written. A client left waiting would
+ * later be served by the new primary's writes, popping on a replica what
+ * the primary keeps. Clients paused by CLIENT PAUSE stay paused. Event
+ * loop. */
+void disconnectAllBlockedClients(void);
+
 /* Blocks c (whose command stays in argv) on keys[0..numkeys) of c->db
  * until one of them is served, timeout (absolute ms, 0 = never) passes,
  * or CLIENT UNBLOCK. Duplicate keys are ignored. Must only be called from

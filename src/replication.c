@@ -2042,6 +2042,10 @@ static void replicationSetPrimary(const char *host, int port) {
     server.primary_host = zstrdup(host);
     server.primary_port = port;
     if (repl.primary) freeClient(repl.primary);
+    /* Clients blocked on this server's keys or in WAIT get an error and
+     * are closed, as Valkey does: served later by the new primary's
+     * writes, they would pop on a replica what its primary keeps. */
+    disconnectAllBlockedClients();
     cancelReplicationHandshake();
     if (was_primary) {
         /* Our own history continues under the new primary if it has it. */
