@@ -80,7 +80,6 @@ static void replicationCachePrimaryState(void);
 static void replicationPrimaryFeedApplied(client *c);
 static void replicationAbortSyncTransfer(void);
 static void replicationStartFullSyncs(void);
-static client *replicationCreatePrimaryClient(connection *conn, int dbid);
 static void replicationDisconnectReplicas(void);
 static void replicationDiscardBacklog(void);
 static void replicationCreateBacklog(void);
@@ -1802,8 +1801,8 @@ static void readSyncBulkPayload(connection *conn) {
  * Replica side: the primary's client
  * ------------------------------------------------------------------------- */
 
-/* Turns the link into the client the primary's stream is executed from. */
-static client *replicationCreatePrimaryClient(connection *conn, int dbid) {
+/* See replication.h. */
+client *replicationCreatePrimaryClient(connection *conn, int dbid) {
     client *c = createClient(conn);
     c->flags |= CLIENT_PRIMARY;
     /* Its own query buffer, kept for life: the shared one of ordinary

@@ -191,6 +191,13 @@ static inline int replicationStreamIsActive(void) {
     return repl.backlog != NULL && server.primary_host == NULL;
 }
 
+/* Turns the link conn, whose handshake and snapshot are done, into the
+ * client the primary's stream is executed from, selecting dbid; it
+ * becomes repl.primary (owned by the client list, freed like any client)
+ * and the link is up. The stream continues from our offset. Event loop;
+ * fuzz/fuzz_primary.c calls it with conn NULL. */
+client *replicationCreatePrimaryClient(connection *conn, int dbid);
+
 /* Hooks of the client lifecycle (networking.c). */
 void replicationFreeClient(client *c);        /* c is a replica or the primary */
 int replicationClientMayWrite(client *c);     /* 0: accumulate replies, don't send yet */
