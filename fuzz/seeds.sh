@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # fuzz/seeds.sh - writes the seed corpora fuzz/corpus/<target>/ (committed;
 # rerun only to refresh them). Hand-written samples for resp, request,
-# reply, rdma and manifest (AOF manifests); DUMP payloads and RDB files of
-# every type and encoding, made by the server itself (src/valkey-server,
-# built); config files cut from tests/assets/. Also dict/config.dict (option names, from
+# reply, rdma, manifest (AOF manifests) and primary (replication streams);
+# DUMP payloads and RDB files of every type and encoding, made by the
+# server itself (src/valkey-server, built); config files cut from
+# tests/assets/. Also dict/config.dict (option names, from
 # the server); the other dict/*.dict files are written by hand.
 set -euo pipefail
 cd "$(dirname "$0")"
 C=corpus
-rm -rf $C && mkdir -p $C/{resp,request,reply,rdma,restore,rdb,config,manifest}
+rm -rf $C && mkdir -p $C/{resp,request,reply,rdma,restore,rdb,config,manifest,primary}
 
 # resp, request: one option byte, then client bytes (see the targets).
 n=0
@@ -34,6 +35,28 @@ seed reply '' '%%2\r\n+k1\r\n:1\r\n+k2\r\n~2\r\n,3.14\r\n,inf\r\n'
 seed reply '' '_\r\n#t\r\n#f\r\n(123456789012345678901234567890\r\n=15\r\ntxt:Some string\r\n!9\r\nERR oops\r\n'
 seed reply '' '|1\r\n+key-popularity\r\n%%2\r\n$1\r\na\r\n,0.19\r\n$1\r\nb\r\n,0.03\r\n*2\r\n:2039123\r\n:9543892\r\n'
 seed reply '' '>3\r\n$7\r\nmessage\r\n$3\r\nch1\r\n$5\r\nhello\r\n'
+
+# primary: one option byte (see fuzz_primary.c), then a replication
+# stream: what a primary sends, blocking commands, and bad bytes.
+mb() { # mb ARG... : one RESP multibulk command
+    printf '*%d\r\n' $#
+    for a in "$@"; do printf '$%d\r\n%s\r\n' ${#a} "$a"; done
+}
+pseed() { # pseed <name> <option byte as \ooo> <stream bytes ending in \r\n>
+    # (the command substitution that made them ate the final \n)
+    { printf "$2"; printf '%s\n' "$3"; } > "$C/primary/$1"
+}
+pseed writes '\200' "$(mb SELECT 0; mb SET k v; mb MULTI; mb INCR n; mb RPUSH l a b; mb EXEC; mb PING)$(mb REPLCONF GETACK '*'; mb PEXPIREAT k 99999999999999)"
+pseed types '\003' "$(mb HSET h f v; mb SADD s m; mb ZADD z 1 m; mb XADD x 1-1 f v; mb XGROUP CREATE x g '$'; mb PFADD p a; mb SETRANGE r 10 x; mb SWAPDB 0 1; mb DEL k; mb FLUSHALL)"
+pseed blocking '\200' "$(mb BLPOP nolist 0; mb RPUSH l a; mb BLMOVE l d LEFT RIGHT 0; mb BZPOPMIN z 0; mb XREAD BLOCK 0 STREAMS x '$'; mb XREADGROUP GROUP g c BLOCK 0 STREAMS x '>'; mb WAIT 1 0; mb SET after 1)"
+pseed keepalive '\000' "$(printf '\n\r\n'; mb SET k v; printf '\n'; mb GET k)"
+pseed bad-arity '\200' "$(mb SET a 1; printf '*2\r\n$3\r\nSET\r\n$1\r\nk\r\n'; mb SET b 2)"
+pseed bad-multi '\200' "$(mb MULTI; mb SET a 1; mb GET; mb EXEC)"
+pseed unknown '\200' "$(mb SET a 1; mb NOSUCHCMD x; mb OBJECT NOSUCHSUB k)"
+pseed inline '\007' "$(mb SET a 1; printf 'SET k v\r\n+OK\r\n')"
+pseed link '\200' "$(mb SET a 1; mb SUBSCRIBE ch; mb REPLICAOF NO ONE; mb PSYNC '?' -1; mb QUIT)"
+pseed bigarg '\001' "$(mb SET big "$(head -c 300 /dev/zero | tr '\0' x)"; mb APPEND big y)"
+pseed proto-error '\200' "$(mb SET a 1; printf '*2\r\n$3\r\nGET\r\n$x\r\n*-x\r\n')"
 
 # rdma: 32-byte control messages (u16 opcode, u16 selector, reserved,
 # u64 address, u32 length, u32 rkey; big endian).

@@ -212,9 +212,11 @@ static void nokeyWaitersAdjust(serverDb *db, robj *key, int delta) {
     }
 }
 
-/* See blocked.h. */
+/* See blocked.h. Our primary's client must never wait: its stream would
+ * stall behind the command while the link looks up. */
 int blockingDenied(client *c) {
-    return (c->flags & (CLIENT_MULTI | CLIENT_SCRIPT | CLIENT_FAKE)) || server.in_exec || server.in_script;
+    return (c->flags & (CLIENT_MULTI | CLIENT_SCRIPT | CLIENT_FAKE | CLIENT_PRIMARY)) || server.in_exec ||
+           server.in_script;
 }
 
 /* Blocks c on keys; with wake_on_delete the keys' deletion wakes it too. */
@@ -496,6 +498,21 @@ void blockedBeforeSleep(void) {
             c->flags &= ~CLIENT_PROTECTED;
         }
         handleClientsBlockedOnKeys();
+    }
+}
+
+/* See blocked.h. Clients paused by CLIENT PAUSE are not in `blocked` (they
+ * have no bstate): their command has not started, it runs or is refused
+ * once the pause ends, as Valkey leaves its postponed clients. */
+void disconnectAllBlockedClients(void) {
+    if (!blocked) return;
+    while (listLength(blocked)) {
+        client *c = listNodeValue(listFirst(blocked));
+        addReplyError(c, "-UNBLOCKED force unblock from blocking operation, instance state changed "
+                         "(master -> replica?)");
+        if (c->lastcmd) c->lastcmd->failed_calls++;
+        unblockClient(c, 0);
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
     }
 }
 

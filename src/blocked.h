@@ -51,8 +51,18 @@ void blockedInit(void);
 void addReplyWaitAcks(client *c, int btype);
 
 /* 1 if c may not block now: blocking commands answer at once inside
- * MULTI/EXEC, scripts and fake clients. */
+ * MULTI/EXEC, scripts, fake clients and from our primary (its stream must
+ * never wait: BLPOP from it runs as LPOP would). */
 int blockingDenied(client *c);
+
+/* This server turns into a replica (or follows another primary): every
+ * client blocked on keys or in WAIT/WAITAOF gets Valkey's "-UNBLOCKED force
+ * unblock from blocking operation, instance state changed (master ->
+ * replica?)" and is closed once it is written. A client left waiting would
+ * later be served by the new primary's writes, popping on a replica what
+ * the primary keeps. Clients paused by CLIENT PAUSE stay paused. Event
+ * loop. */
+void disconnectAllBlockedClients(void);
 
 /* Blocks c (whose command stays in argv) on keys[0..numkeys) of c->db
  * until one of them is served, timeout (absolute ms, 0 = never) passes,

@@ -1103,19 +1103,27 @@ int closeClientOnOutputBufferLimitReached(client *c, int async) {
  * Reading and parsing requests
  * ------------------------------------------------------------------------- */
 
+/* The client sent what the protocol does not allow: logged (at WARNING
+ * for our primary, whose link then drops at once and whose bytes are not
+ * applied, as replication.c explains; else only at verbose level) and the
+ * client is closed once its error reply is written. */
 static void setProtocolError(const char *errstr, client *c) {
-    if (server.verbosity <= LL_VERBOSE) {
+    int primary = (c->flags & CLIENT_PRIMARY) != 0;
+    if (server.verbosity <= LL_VERBOSE || primary) {
         sds info = catClientInfoString(sdsempty(), c);
         char buf[256];
         size_t avail = sdslen(c->querybuf) - c->qb_pos;
         size_t n = avail < 64 ? avail : 64;
         sds q = sdscatrepr(sdsempty(), c->querybuf + c->qb_pos, n);
         snprintf(buf, sizeof(buf), "Query buffer during protocol error: '%s'", q);
-        serverLog(LL_VERBOSE, "Protocol error (%s) from client: %s. %s", errstr, info, buf);
+        /* The parser's errors are reply texts: the log has the reason alone. */
+        if (!strncmp(errstr, "Protocol error: ", 16)) errstr += 16;
+        serverLog(primary ? LL_WARNING : LL_VERBOSE, "Protocol error (%s) from client: %s. %s", errstr, info, buf);
         sdsfree(q);
         sdsfree(info);
     }
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    if (primary) replicationPrimaryStreamBroken(c); /* it gets no replies to wait for */
 }
 
 /* Most argument slots a multibulk count reserves before its arguments
@@ -1155,6 +1163,14 @@ static int processInlineBuffer(client *c) {
     }
     size_t linelen = newline - start;
     if (linelen && start[linelen - 1] == '\r') linelen--;
+    /* A primary only sends multibulk commands, and empty lines to keep
+     * the link alive: a command line means the stream is out of step. */
+    if (linelen && (c->flags & CLIENT_PRIMARY)) {
+        serverLog(LL_WARNING, "WARNING: Receiving inline protocol from primary, primary stream corruption? Closing the "
+                              "primary connection and discarding the cached primary.");
+        setProtocolError("Master using the inline protocol. Desync?", c);
+        return C_ERR;
+    }
 
     int argc;
     sds line = sdsnewlen(start, linelen);
@@ -1416,6 +1432,9 @@ void processInputBuffer(client *c) {
         if (c->argc == 0) {
             resetClient(c);
         } else {
+            /* Our primary's commands are checked before they run: a bad
+             * one drops the link and is not counted as applied. */
+            if ((c->flags & CLIENT_PRIMARY) && replicationCheckPrimaryCommand(c) != C_OK) break;
             if (processCommandAndResetClient(c) == C_ERR) {
                 server.pipeline_clock = 0;
                 return;
@@ -1427,6 +1446,10 @@ void processInputBuffer(client *c) {
     server.pipeline_clock = 0;
     if (c->flags & CLIENT_PRIMARY) {
         replicationPrimaryProcessed(c); /* it keeps what it has not proxied yet */
+        /* Our primary gets no replies (but ACKs, which a pre-PSYNC one
+         * never gets): closing it "after the reply" (QUIT) is now, not at
+         * the next ACK, or never, while its stream waits unread. */
+        if (c->flags & CLIENT_CLOSE_AFTER_REPLY) freeClientAsync(c);
     } else if (c->qb_pos) {
         /* Usually every byte was consumed: then there is nothing to move. */
         if (c->qb_pos == sdslen(c->querybuf)) sdsclear(c->querybuf);

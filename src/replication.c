@@ -80,7 +80,6 @@ static void replicationCachePrimaryState(void);
 static void replicationPrimaryFeedApplied(client *c);
 static void replicationAbortSyncTransfer(void);
 static void replicationStartFullSyncs(void);
-static client *replicationCreatePrimaryClient(connection *conn, int dbid);
 static void replicationDisconnectReplicas(void);
 static void replicationDiscardBacklog(void);
 static void replicationCreateBacklog(void);
@@ -706,6 +705,9 @@ void replicationFreeClient(client *c) {
         serverLog(LL_NOTICE, "Connection with primary lost.");
         replicationPrimaryFeedApplied(c); /* what we applied is in our history */
         replicationCachePrimaryState();
+        /* After a corrupt stream a partial resync would get the same bytes
+         * again: ask for a full one (Valkey discards its cached primary). */
+        if (c->repl->stream_broken) repl.psync_possible = 0;
         repl.primary = NULL;
         if (server.primary_host) {
             repl.state = REPL_STATE_CONNECT;
@@ -1799,8 +1801,8 @@ static void readSyncBulkPayload(connection *conn) {
  * Replica side: the primary's client
  * ------------------------------------------------------------------------- */
 
-/* Turns the link into the client the primary's stream is executed from. */
-static client *replicationCreatePrimaryClient(connection *conn, int dbid) {
+/* See replication.h. */
+client *replicationCreatePrimaryClient(connection *conn, int dbid) {
     client *c = createClient(conn);
     c->flags |= CLIENT_PRIMARY;
     /* Its own query buffer, kept for life: the shared one of ordinary
@@ -1908,6 +1910,99 @@ void replicationPrimaryProcessed(client *c) {
     c->qb_pos -= keep_from;
 }
 
+/* ---------------------------------------------------------------------------
+ * Checking the primary's stream
+ *
+ * A primary sends nothing but complete RESP multibulk commands that exist
+ * here, with a number of arguments their arity allows (and the odd empty
+ * line as a keepalive), and never one that would change what the link is
+ * (SUBSCRIBE, MONITOR, SYNC, REPLICAOF...). Anything else means the stream
+ * is corrupt or the peer is not a primary we can follow: the bytes are
+ * not applied, not counted into the offset and not passed on to our
+ * replicas; the link is dropped and the next sync is a full one. A
+ * command is checked before it runs, so no command proc ever sees an
+ * argument vector shorter than its arity promises. Valkey keeps the link
+ * for an unknown command and logs an error reply to the primary; the log
+ * line is Valkey's, then ours says what happens instead. Blocking
+ * commands are allowed: they run as their non-blocking form, as inside
+ * MULTI (blockingDenied()). Protocol errors and inline commands are found
+ * by the parser (networking.c), which calls
+ * replicationPrimaryStreamBroken() too.
+ * ------------------------------------------------------------------------- */
+
+/* The error processCommand() would reply to the command in c->argv: an
+ * unknown subcommand, an unknown command or a wrong arity, in Valkey's
+ * words. cmd is what the table holds for it, NULL if nothing. */
+static sds replicationBadCommandError(client *c, struct serverCommand *cmd) {
+    const char *name = objectGetVal(c->argv[0]);
+    if (cmd) return sdscatprintf(sdsempty(), "wrong number of arguments for '%s' command", cmd->fullname);
+    struct serverCommand *parent = dictFetchValue(server.commands, name);
+    if (parent && parent->subcommands_dict && c->argc >= 2) {
+        sds upper = sdsnew(name);
+        sdstoupper(upper);
+        sds err = sdscatprintf(sdsempty(), "unknown subcommand '%.128s'. Try %s HELP.",
+                               (char *)objectGetVal(c->argv[1]), upper);
+        sdsfree(upper);
+        return err;
+    }
+    sds args = sdsempty();
+    for (int j = 1; j < c->argc && sdslen(args) < 128; j++)
+        args = sdscatprintf(args, "'%.*s' ", 128 - (int)sdslen(args), (char *)objectGetVal(c->argv[j]));
+    sds err = sdscatprintf(sdsempty(), "unknown command '%.128s', with args beginning with: %s", name, args);
+    sdsfree(args);
+    return err;
+}
+
+/* 1 if cmd would change what the primary's link is: subscribed (every
+ * later write refused in RESP2, while the link looks up), a monitor, a
+ * replica's link (SYNC, PSYNC), or closed and replaced by another
+ * (REPLICAOF, whose own bytes would then be counted into the history of
+ * the primary we no longer follow). No primary sends these in a stream.
+ * Their names, not the ones rename-command gave them. */
+static int replicationCommandChangesLink(struct serverCommand *cmd) {
+    static const char *names[] = {"subscribe", "psubscribe", "ssubscribe", "monitor",
+                                  "sync",      "psync",      "replicaof",  "slaveof"};
+    if (!(cmd->flags & CMD_NOSCRIPT) || !(cmd->flags & (CMD_ADMIN | CMD_PUBSUB)) || cmd->parent) return 0;
+    for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++)
+        if (!strcmp(cmd->name, names[j])) return 1;
+    return 0;
+}
+
+/* See replication.h: the whole check, for a command that is not the
+ * client's last one. */
+int replicationCheckPrimaryCommandSlow(client *c) {
+    struct serverCommand *cmd = lookupCommand(c->argv, c->argc);
+    if (cmd && ((cmd->arity > 0 && cmd->arity == c->argc) || (cmd->arity < 0 && c->argc >= -cmd->arity))) {
+        if (!replicationCommandChangesLink(cmd)) return C_OK;
+        serverLog(LL_WARNING, "The primary sent %s, which would change what the replication link is: closing the "
+                              "primary connection and discarding the cached primary (replication offset %lld, the "
+                              "command not counted).",
+                  cmd->fullname, c->repl->reploff);
+        replicationPrimaryStreamBroken(c);
+        return C_ERR;
+    }
+    sds err = replicationBadCommandError(c, cmd);
+    for (size_t j = 0; j < sdslen(err); j++)
+        if (err[j] == '\r' || err[j] == '\n') err[j] = ' '; /* one log line */
+    serverLog(LL_WARNING,
+              "== CRITICAL == This replica is sending an error to its primary: '%s' after processing the command "
+              "'%s'",
+              err, cmd ? cmd->fullname : "<unknown>");
+    server.stat_unexpected_error_replies++;
+    serverLog(LL_WARNING, "The primary sent a command this replica cannot run: closing the primary connection and "
+                          "discarding the cached primary (replication offset %lld, the command not counted).",
+              c->repl->reploff);
+    sdsfree(err);
+    replicationPrimaryStreamBroken(c);
+    return C_ERR;
+}
+
+/* See replication.h. */
+void replicationPrimaryStreamBroken(client *c) {
+    c->repl->stream_broken = 1;
+    freeClientAsync(c);
+}
+
 /* REPLCONF ACK <offset> [FACK <aof offset>] to our primary (every second,
  * on GETACK, and after the fsync a GETACK waits for). FACK, the offset our
  * AOF has fsynced, only with appendonly yes, as Valkey sends it. */
@@ -1946,6 +2041,10 @@ static void replicationSetPrimary(const char *host, int port) {
     server.primary_host = zstrdup(host);
     server.primary_port = port;
     if (repl.primary) freeClient(repl.primary);
+    /* Clients blocked on this server's keys or in WAIT get an error and
+     * are closed, as Valkey does: served later by the new primary's
+     * writes, they would pop on a replica what its primary keeps. */
+    disconnectAllBlockedClients();
     cancelReplicationHandshake();
     if (was_primary) {
         /* Our own history continues under the new primary if it has it. */

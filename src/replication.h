@@ -79,6 +79,8 @@ typedef struct replClientData {
     long long read_reploff;     /* stream bytes read */
     long long unfed;            /* applied bytes not yet proxied to our backlog (they end where the
                                    query buffer's unapplied bytes start) */
+    int stream_broken;          /* dropped for a corrupt stream: its state is not cached, the next
+                                   sync is a full one (replicationPrimaryStreamBroken()) */
 } replClientData;
 
 /* How a snapshot reaches replicas. One implementation per way; a sync is
@@ -189,6 +191,13 @@ static inline int replicationStreamIsActive(void) {
     return repl.backlog != NULL && server.primary_host == NULL;
 }
 
+/* Turns the link conn, whose handshake and snapshot are done, into the
+ * client the primary's stream is executed from, selecting dbid; it
+ * becomes repl.primary (owned by the client list, freed like any client)
+ * and the link is up. The stream continues from our offset. Event loop;
+ * fuzz/fuzz_primary.c calls it with conn NULL. */
+client *replicationCreatePrimaryClient(connection *conn, int dbid);
+
 /* Hooks of the client lifecycle (networking.c). */
 void replicationFreeClient(client *c);        /* c is a replica or the primary */
 int replicationClientMayWrite(client *c);     /* 0: accumulate replies, don't send yet */
@@ -209,6 +218,42 @@ static inline void replicationPrimaryApplied(client *c) {
 }
 void replicationPrimaryProcessed(client *c);  /* replaces the query buffer's trimming */
 int replicationPrimaryMustWait(void);         /* 1: leave the primary's stream unprocessed for now */
+/* Checks the command parsed into c->argv, c being our primary's client,
+ * before it runs (processInputBuffer()): it must exist, have a number of
+ * arguments its arity allows, and not be one that changes what the link
+ * is (SUBSCRIBE, MONITOR, SYNC, PSYNC, REPLICAOF: replication.c says why).
+ * Returns C_OK if so. Otherwise logs it, drops the link
+ * (replicationPrimaryStreamBroken()) and returns C_ERR: the command
+ * neither runs nor counts into the replication offset. Event loop.
+ * Inline: a stream is mostly the same command over and over, so when
+ * argv[0] names the command the client ran last (which passed this check,
+ * or the link would be gone), compared as processCommand() compares it,
+ * only the arity is left to check; a table lookup per command made a
+ * replica's SET 15% dearer. */
+int replicationCheckPrimaryCommandSlow(client *c);
+static inline int replicationCheckPrimaryCommand(client *c) {
+    struct serverCommand *last = c->lastcmd;
+    if (__builtin_expect(last == NULL || last->parent != NULL || last->subcommands_dict != NULL, 0) ||
+        (last->arity > 0 ? last->arity != c->argc : c->argc < -last->arity))
+        return replicationCheckPrimaryCommandSlow(c);
+    const unsigned char *name = objectGetVal(c->argv[0]), *lname = (const unsigned char *)last->fullname;
+    size_t len = sdslen((sds)name), j;
+    for (j = 0; j < len && lname[j]; j++) {
+        unsigned char ch = name[j];
+        if (ch >= 'A' && ch <= 'Z') ch |= 0x20;
+        if (ch != lname[j]) break;
+    }
+    if (__builtin_expect(j != len || lname[j] != '\0', 0)) return replicationCheckPrimaryCommandSlow(c);
+    return C_OK;
+}
+/* Our primary sent bytes that are no command of a replication stream (a
+ * protocol error, an inline command, an unknown command or a wrong
+ * arity; the caller logged what). Closes the link (asynchronously: c
+ * stays valid until the event loop frees it) and forgets the position in
+ * the primary's history, so that the next sync is a full one: a partial
+ * one would resend the same bytes. The offset stays where the last
+ * command applied ends. Event loop. */
+void replicationPrimaryStreamBroken(client *c);
 
 /* The backlog (config.c: repl-backlog-size). */
 void resizeReplicationBacklog(void);

@@ -13,11 +13,21 @@
 #   nopsync    a primary older than PSYNC: PSYNC and REPLCONF get
 #              "-ERR unknown command", SYNC gets "$<length>\r\n" and the
 #              file (no +FULLRESYNC line), then the stream: SET from:stream 1
+#              and, after the n-th SYNC, <payload-file>.stream.<n> if it
+#              exists
 #   loading    PSYNC gets "-LOADING ..." (a primary loading its data);
 #              SYNC is served as in bulk
+#   stream     the n-th PSYNC (n = 1, 2, ...) is served as in bulk, then
+#              the bytes of <payload-file>.stream.<n> follow as the
+#              replication stream, when that file exists; without it the
+#              PSYNC gets "-LOADING ..." and the replica retries later. So
+#              a test lets the replica sync again by writing the next file.
 # Every connection is served the same way; the count of PSYNCs and SYNCs
-# received is written to <payload-file>.psyncs after each one, and the
-# name of every command received is appended to <payload-file>.cmds.
+# received is written to <payload-file>.psyncs after each one, the name
+# of every command received is appended to <payload-file>.cmds and the
+# arguments of each PSYNC to <payload-file>.psync-args. REPLCONF ACK gets
+# no reply, as from a real primary: a reply would land in the replica's
+# replication stream.
 
 lassign $argv port mode payload_file
 
@@ -56,7 +66,17 @@ proc serve {chan addr rport} {
             puts -nonewline $chan "-ERR unknown command '[lindex $cmd 0]'\r\n"
             continue
         }
+        if {$name eq "psync"} {
+            set f [open $payload_file.psync-args a]
+            puts $f [lrange $cmd 1 end]
+            close $f
+        }
+        if {$name eq "replconf" && [string tolower [lindex $cmd 1]] eq "ack"} continue
         if {$mode eq "loading" && $name eq "psync"} {
+            puts -nonewline $chan "-LOADING Redis is loading the dataset in memory\r\n"
+            continue
+        }
+        if {$mode eq "stream" && $name eq "psync" && ![file exists $payload_file.stream.[expr {$psyncs + 1}]]} {
             puts -nonewline $chan "-LOADING Redis is loading the dataset in memory\r\n"
             continue
         }
@@ -74,9 +94,20 @@ proc serve {chan addr rport} {
                 switch -- $mode {
                     loading -
                     bulk    { puts -nonewline $chan "\$[string length $payload]\r\n$payload" }
+                    stream  {
+                        set fh [open $payload_file.stream.$psyncs rb]
+                        set bytes [read $fh]
+                        close $fh
+                        puts -nonewline $chan "\$[string length $payload]\r\n$payload$bytes"
+                    }
                     nopsync {
                         puts -nonewline $chan "\$[string length $payload]\r\n$payload"
                         puts -nonewline $chan "*3\r\n\$3\r\nSET\r\n\$11\r\nfrom:stream\r\n\$1\r\n1\r\n"
+                        if {[file exists $payload_file.stream.$psyncs]} {
+                            set fh [open $payload_file.stream.$psyncs rb]
+                            puts -nonewline $chan [read $fh]
+                            close $fh
+                        }
                     }
                     short   { puts -nonewline $chan "\$[expr {[string length $payload] + 1000}]\r\n$payload" }
                     eof     { puts -nonewline $chan "\$EOF:$mark\r\n$payload$mark" }

@@ -4,7 +4,10 @@
 # stops answering past repl-timeout. Nothing crashes, nothing is lost:
 # after recovery the digests match. Also primaries that refuse PSYNC: the
 # replica falls back to SYNC, or retries later when the refusal is
-# transient.
+# transient. And hostile primaries: a stream with commands of the wrong
+# arity, unknown commands, inline commands or protocol errors drops the
+# link without applying or counting the bad bytes; blocking commands in
+# the stream run without blocking.
 
 # Starts tests/assets/fake-primary.tcl on a free port with the given mode
 # and payload bytes; returns {pid port payload-file}.
@@ -15,7 +18,9 @@ proc fake_primary_start {mode payload} {
     puts -nonewline $fh $payload
     close $fh
     set script [file join $::vk::cfg(root) tests assets fake-primary.tcl]
-    set pid [exec tclsh $script $port $mode $f &]
+    # Its output goes to a file: a fake primary left running must not
+    # hold the worker's output open (the runner waits for its end).
+    set pid [exec tclsh $script $port $mode $f >$f.log 2>@1 &]
     wait_for_condition 100 20 {![::vk::port_is_free $port]} { fail "fake primary did not start" }
     return [list $pid $port $f]
 }
@@ -41,6 +46,24 @@ proc fake_primary_cmds {h} {
 
 proc fake_primary_stop {h} {
     catch {exec kill -KILL [lindex $h 0]}
+}
+
+# Stream mode: the bytes the fake primary sends after its n-th snapshot.
+proc fake_primary_set_stream {h n bytes} {
+    set fh [open "[lindex $h 2].stream.$n.tmp" wb]
+    puts -nonewline $fh $bytes
+    close $fh
+    file rename -force "[lindex $h 2].stream.$n.tmp" "[lindex $h 2].stream.$n"
+}
+
+# The arguments of every PSYNC the fake primary received, in order.
+proc fake_primary_psync_args {h} {
+    set f "[lindex $h 2].psync-args"
+    if {![file exists $f]} { return {} }
+    set fh [open $f]
+    set lines [split [string trim [read $fh]] "\n"]
+    close $fh
+    return $lines
 }
 
 # Makes the replica (level 0) sync from a fake primary sending payload
@@ -329,6 +352,149 @@ tags {repl external:skip} {
             assert_replication_stream $s {{select *} {set after:timeout 1}}
             assert_equal 1 [repl_info connected_slaves]
             repl_stream_close $s
+        }
+    }
+}
+
+# A hostile primary: what follows the snapshot is no replication stream.
+# The reference server (level -1) gets the snapshot's keys and the
+# commands the replica (level 0) should have applied, for DEBUG DIGEST.
+tags {repl needs:debug external:skip rdma:skip:own-server} {
+    set good [valid_rdb_payload]
+    set set_good [resp_multibulk SET good 1]
+
+    start_server {overrides {enable-debug-command yes}} {
+        start_server {overrides {enable-debug-command yes tls-replication no}
+                      log_allow {"*== CRITICAL == This replica is sending an error to its primary*"
+                                 "*The primary sent a command this replica cannot run*"
+                                 "*which would change what the replication link is*"
+                                 "*Protocol error*from client*"
+                                 "*Receiving inline protocol from primary*"}} {
+            foreach {what bad logged} [list \
+                "a command with too few arguments" "*2\r\n\$3\r\nSET\r\n\$1\r\nk\r\n" \
+                    "*CRITICAL*'wrong number of arguments for 'set' command' after processing the command 'set'" \
+                "a command with too many arguments" [resp_multibulk GET k extra] \
+                    "*CRITICAL*'wrong number of arguments for 'get' command'*" \
+                "an unknown command" [resp_multibulk NOSUCHCMD a b] \
+                    "*CRITICAL*'unknown command 'NOSUCHCMD', with args beginning with: 'a' 'b' ' after*'<unknown>'" \
+                "an unknown subcommand" [resp_multibulk OBJECT NOSUCHSUB k] \
+                    "*CRITICAL*'unknown subcommand 'NOSUCHSUB'. Try OBJECT HELP.'*" \
+                "a bad command inside MULTI" \
+                    "[resp_multibulk MULTI][resp_multibulk SET inmulti 1]*1\r\n\$3\r\nSET\r\n[resp_multibulk EXEC]" \
+                    "*CRITICAL*wrong number of arguments for 'set' command*" \
+                "an inline command" "SET k v\r\n" "*Receiving inline protocol from primary*" \
+                "a reply" "+OK\r\n" "*Receiving inline protocol from primary*" \
+                "a bad bulk length" "*2\r\n\$3\r\nGET\r\n\$x\r\n" \
+                    "*Protocol error (*) from client: *flags=M*" \
+                "a bad multibulk count" "*-x\r\n" "*Protocol error (*) from client: *flags=M*" \
+                "SUBSCRIBE (later writes would be refused)" [resp_multibulk SUBSCRIBE ch] \
+                    "*The primary sent subscribe, which would change what the replication link is*" \
+                "REPLICAOF NO ONE" [resp_multibulk REPLICAOF NO ONE] "*The primary sent replicaof, *" \
+                "PSYNC" [resp_multibulk PSYNC ? -1] "*The primary sent psync, *"] {
+                test "A primary that sends $what: the link drops, the bad bytes are neither applied nor counted" {
+                    r -1 flushall
+                    r -1 set from:fake primary
+                    r -1 rpush from:fake:list a b c
+                    r -1 set good 1
+                    set h [fake_primary_start stream $good]
+                    try {
+                        fake_primary_set_stream $h 1 "$set_good$bad[resp_multibulk SET after 1]"
+                        r replicaof 127.0.0.1 [lindex $h 1]
+                        # The replica drops the link and asks again (refused
+                        # with -LOADING until the next stream is there).
+                        wait_for_condition 100 50 {[llength [fake_primary_psync_args $h]] >= 2} {
+                            fail "the link was not dropped: [r info replication]"
+                        }
+                        assert_equal 1 [log_has_line $logged] "no log line like $logged"
+                        assert_equal [string length $set_good] [repl_info master_repl_offset]
+                        assert_equal 0 [r exists after]
+                        assert_equal 0 [r exists inmulti]
+                        assert_digests_equal {-1 0}
+                        # It forgot its place in the primary's history: a
+                        # partial resync would get the same bytes again.
+                        assert_equal {? -1} [lindex [fake_primary_psync_args $h] 1]
+                        # With a sound stream the full sync brings it back.
+                        fake_primary_set_stream $h 2 [resp_multibulk SET recovered 1]
+                        wait_for_sync
+                        wait_for_condition 100 50 {[r exists recovered]} { fail "the stream did not resume" }
+                        assert_equal [string length [resp_multibulk SET recovered 1]] [repl_info master_repl_offset]
+                        r -1 del good
+                        r -1 set recovered 1
+                        assert_digests_equal {-1 0}
+                    } finally {
+                        fake_primary_stop $h
+                        r replicaof no one
+                        r flushall
+                    }
+                }
+            }
+
+            test "A primary that sends QUIT (without ever getting an ACK): the link closes at once" {
+                # A pre-PSYNC primary gets no REPLCONF ACK, the only reply
+                # a primary's client writes: closing "after the reply"
+                # must not wait for one, with the stream unread meanwhile.
+                r -1 flushall
+                r -1 set from:fake primary
+                r -1 rpush from:fake:list a b c
+                r -1 set from:stream 1
+                set h [fake_primary_start nopsync $good]
+                try {
+                    fake_primary_set_stream $h 1 "[resp_multibulk QUIT][resp_multibulk SET after 1]"
+                    r replicaof 127.0.0.1 [lindex $h 1]
+                    wait_for_condition 100 50 {[fake_primary_psyncs $h] >= 2} {
+                        fail "the link was not closed: [r info replication]"
+                    }
+                    wait_for_sync
+                    wait_for_condition 100 50 {[r exists from:stream]} { fail "no stream after the new sync" }
+                    assert_equal 0 [r exists after]
+                    assert_digests_equal {-1 0}
+                } finally {
+                    fake_primary_stop $h
+                    r replicaof no one
+                    r flushall
+                }
+            }
+
+            test "A primary's blocking commands never block: each runs as inside MULTI, the stream goes on" {
+                r -1 flushall
+                r -1 set from:fake primary
+                r -1 rpush from:fake:list a b c
+                set cmds {
+                    {set a 1}
+                    {blpop nolist 0} {brpop nolist 0} {brpoplpush nolist dst 0} {blmove nolist dst left right 0}
+                    {blmpop 0 1 nolist left} {bzpopmin nozset 0} {bzpopmax nozset 0} {bzmpop 0 1 nozset min}
+                    {xread block 0 streams nostream $} {xgroup create s g $ mkstream}
+                    {xreadgroup group g c block 0 streams s >}
+                    {rpush list x y} {blpop list 0} {zadd z 1 m} {bzpopmin z 0}
+                    {set b 2}
+                }
+                set stream ""
+                foreach c $cmds { append stream [resp_multibulk {*}$c] }
+                # WAIT and WAITAOF are refused on a replica (no data);
+                # empty lines are a primary's keepalives.
+                append stream [resp_multibulk WAIT 1 0] [resp_multibulk WAITAOF 0 1 0] "\n\r\n"
+                append stream [resp_multibulk SET c 3]
+                r -1 multi
+                foreach c $cmds { r -1 {*}$c }
+                r -1 exec
+                r -1 set c 3
+                set h [fake_primary_start stream $good]
+                try {
+                    fake_primary_set_stream $h 1 $stream
+                    r replicaof 127.0.0.1 [lindex $h 1]
+                    wait_for_condition 100 50 {[r exists c]} { fail "the stream stalled: [r client list]" }
+                    assert_equal up [repl_info master_link_status]
+                    assert_equal [string length $stream] [repl_info master_repl_offset]
+                    assert_equal 0 [repl_info blocked_clients 0 clients]
+                    assert_equal y [r lindex list 0]
+                    assert_digests_equal {-1 0}
+                    assert_equal 1 [llength [fake_primary_psync_args $h]]
+                } finally {
+                    fake_primary_stop $h
+                    r replicaof no one
+                    r flushall
+                }
+            }
         }
     }
 }

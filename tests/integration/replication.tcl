@@ -1,7 +1,8 @@
 # Replication: full sync (through the file and streamed), the command
 # stream, partial resync after a dropped link and after a restart,
 # PSYNC2 across a promotion, chained replicas, WAIT, min-replicas-to-write,
-# read-only replicas. Every scenario ends with equal DEBUG DIGESTs.
+# read-only replicas, clients blocked on a primary that becomes a replica.
+# Every scenario ends with equal DEBUG DIGESTs.
 # Helpers: tests/lib/replication.tcl.
 
 foreach mode {disk diskless} {
@@ -449,6 +450,82 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-d
             assert_equal 1 [r get during]
             assert_equal 2 [r get during:tx]
             assert_digests_equal {-1 0}
+        }
+    }
+}
+
+# A primary turned into a replica: clients blocked on its keys would later
+# be served by the new primary's writes, popping on a replica what the
+# primary keeps. As Valkey does, they (and WAIT) get an UNBLOCKED error
+# and are closed; a client held by CLIENT PAUSE stays held.
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+        start_server {overrides {enable-debug-command yes}} {
+            set unblocked "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
+
+            # Sends each command of cmds on a deferring client of its own
+            # to level 0 and waits until n clients are blocked there.
+            proc block_clients {cmds n} {
+                set clients {}
+                foreach cmd $cmds {
+                    set rd [vk_deferring_client]
+                    $rd timeout 10
+                    $rd send {*}$cmd
+                    lappend clients $rd
+                }
+                wait_for_condition 100 20 {[repl_info blocked_clients 0 clients] == $n} {
+                    fail "expected $n blocked clients: [r client list]"
+                }
+                return $clients
+            }
+
+            test "A primary that becomes a replica unblocks its blocked clients with an error and closes them" {
+                r -1 flushall
+                r xadd s 1-1 f v
+                r -1 xadd s 1-1 f v
+                set clients [block_clients {{blpop mylist 0} {bzpopmin myzset 0} {xread block 0 streams s $}
+                                            {blmove mylist dst left right 0} {wait 1 0}} 5]
+                r set untouched 1
+                r -1 set untouched 1
+                # A write held by CLIENT PAUSE has not started: it stays
+                # held, and is refused once the server is a replica.
+                r client pause 100000 write
+                set held [vk_deferring_client]
+                $held send set paused 1
+                after 100
+                assert_equal OK [r replicaof [srv -1 host] [srv -1 port]]
+                foreach rd $clients {
+                    assert_error $unblocked {$rd read}
+                    assert_error "*" {$rd read} ;# closed after the error
+                }
+                assert_equal 1 [repl_info blocked_clients 0 clients] ;# the held write
+                wait_for_sync
+                r client unpause
+                assert_error "READONLY*" {$held read}
+                assert_equal 0 [repl_info blocked_clients 0 clients]
+                # The new primary's writes are not popped by anyone here.
+                r -1 rpush mylist a b
+                r -1 zadd myzset 1 m
+                r -1 xadd s 2-1 f v
+                wait_for_ofs_sync -1 0
+                assert_equal {a b} [r lrange mylist 0 -1]
+                assert_equal 1 [r zcard myzset]
+                assert_equal 0 [r exists paused]
+                assert_digests_equal {-1 0}
+            }
+
+            test "A replica that follows another primary unblocks its blocked readers too" {
+                r -2 flushall
+                r -2 xadd s 1-1 f v
+                set clients [block_clients {{xread block 0 streams s $}} 1]
+                assert_equal OK [r replicaof [srv -2 host] [srv -2 port]]
+                assert_error $unblocked {[lindex $clients 0] read}
+                wait_for_sync
+                r -2 xadd s 2-1 f v
+                wait_for_ofs_sync -2 0
+                assert_digests_equal {-2 0}
+                r replicaof no one
+            }
         }
     }
 }

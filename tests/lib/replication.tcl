@@ -114,3 +114,21 @@ proc restart_server_at {level {kill9 0}} {
     dict set s stdout $stdout
     lset ::vk::servers $idx $s
 }
+
+# A command as RESP multibulk bytes, as a primary sends it in its stream.
+proc resp_multibulk {args} {
+    set out "*[llength $args]\r\n"
+    foreach a $args { append out "\$[string length $a]\r\n$a\r\n" }
+    return $out
+}
+
+# 1 if the log of the server at level holds a line matching glob pattern.
+proc log_has_line {pattern {level 0}} {
+    set fh [open [srv $level stdout]]
+    set log [read $fh]
+    close $fh
+    foreach line [split $log "\n"] {
+        if {[string match $pattern $line]} { return 1 }
+    }
+    return 0
+}
