@@ -541,6 +541,12 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
 /* SYNC and PSYNC <replid> <offset>: a replica asks for the stream. */
 void syncCommand(client *c) {
     if (c->flags & CLIENT_REPLICA) return; /* already one: ignore */
+    /* A client without a connection (an AOF being loaded) cannot be fed a
+     * snapshot and a stream: its SYNC is refused and loading goes on. */
+    if (c->conn == NULL) {
+        addReplyError(c, "SYNC and PSYNC need a connection");
+        return;
+    }
     /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over. */
     if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[0]), "psync")) {
         if (strcasecmp(objectGetVal(c->argv[3]), "failover")) {

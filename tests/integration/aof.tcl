@@ -369,6 +369,16 @@ tags {"aof" "external:skip"} {
         assert_match "*Truncating the AOF appendonly.aof.1.incr.aof at offset [string length $good]*" $log
     }
 
+    # The AOF's client has no connection to feed a snapshot to (PSYNC used
+    # to dereference it and crash the server).
+    test "SYNC and PSYNC in the AOF are refused and loading goes on" {
+        set dir [tmp_path psync]
+        aof_make_dir $dir [aof_resp {psync ? -1} SYNC {set a 1}]
+        lassign [aof_start_by_hand $dir] status log
+        assert_equal running $status
+        assert_match "*DB loaded from append only file*" $log
+    }
+
     test "Garbage in the middle stops the server pointing at valkey-check-aof" {
         set dir [tmp_path corrupt]
         aof_make_dir $dir "[aof_resp {set a 1}]xxx[aof_resp {set b 2}]"
