@@ -137,7 +137,6 @@ void resetServerStats(void) {
     memset(server.el_duration, 0, sizeof(server.el_duration));
     server.el_cmd_per_cycle_max = 0;
     if (server.errors) dictEmpty(server.errors, NULL);
-    server.errors_enabled = 1;
     server.stat_peak_memory = 0;
     lazyfreeResetStats();
     server.stat_peak_memory_time = server.unixtime;

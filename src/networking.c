@@ -490,35 +490,24 @@ void addReplySds(client *c, sds s) {
     sdsfree(s);
 }
 
-#define ERROR_STATS_NUMBER 128 /* distinct error codes INFO errorstats tracks */
+#define ERRORSTATS_LIMIT 128                         /* kinds of error a script may add to INFO errorstats */
+#define ERRORSTATS_OVERFLOW_ERR "ERRORSTATS_OVERFLOW" /* where further new kinds from scripts are counted */
 
-/* Counts one more error of code `name` in INFO errorstats. Past
- * ERROR_STATS_NUMBER distinct codes (a script inventing codes, say) the
- * table is emptied, tracking stops until CONFIG RESETSTAT, and one
- * ERRORSTATS_DISABLED entry says so, as Valkey does. */
-static void incrementErrorCount(const char *name, size_t len) {
-    if (!server.errors || !server.errors_enabled) return;
+/* Counts one more error of code `name` in INFO errorstats. The server's
+ * own codes are a short fixed list and are always counted under their
+ * name. A custom code (one a script chose: custom set) is counted under
+ * its name while it is already known or the table holds fewer than
+ * ERRORSTATS_LIMIT codes, and under ERRORSTATS_OVERFLOW otherwise, so a
+ * script that makes up a code per call cannot grow the table (and INFO)
+ * without bound. As in Valkey 8. */
+static void incrementErrorCount(const char *name, size_t len, int custom) {
+    if (!server.errors) return;
     sds code = sdsnewlen(name, len);
     dictEntry *de = dictFind(server.errors, code);
-    if (!de && dictSize(server.errors) >= ERROR_STATS_NUMBER) {
-        sds list = sdsempty();
-        dictIterator *di = dictGetIterator(server.errors);
-        dictEntry *e;
-        while ((e = dictNext(di))) {
-            if (sdslen(list)) list = sdscatlen(list, ", ", 2);
-            list = sdscatsds(list, dictGetKey(e));
-        }
-        dictReleaseIterator(di);
-        serverLog(LL_WARNING, "Errorstats stopped adding new errors because the number of errors reached the limit, "
-                              "may be misuse of lua error_reply, please check INFO ERRORSTATS, more info about "
-                              "error codes: %d", ERROR_STATS_NUMBER);
-        serverLog(LL_WARNING, "Current errors code list: %s", list);
-        sdsfree(list);
-        dictEmpty(server.errors, NULL);
+    if (!de && custom && dictSize(server.errors) >= ERRORSTATS_LIMIT) {
         sdsfree(code);
-        code = sdsnew("ERRORSTATS_DISABLED");
-        de = NULL;
-        server.errors_enabled = 0;
+        code = sdsnew(ERRORSTATS_OVERFLOW_ERR);
+        de = dictFind(server.errors, code);
     }
     if (!de) {
         de = dictAddRaw(server.errors, code, NULL);
@@ -534,22 +523,24 @@ static void incrementErrorCount(const char *name, size_t len) {
  * without one (then it is an "ERR"; so is a code with no space in its first
  * 32 bytes). With ERR_REPLY_FLAG_NO_STATS_UPDATE (an error already counted
  * where it arose, e.g. by the command a script ran) only the failed call of
- * the command replying is counted. Failed calls are otherwise counted by
- * call(), rejected ones at rejection. */
+ * the command replying is counted. ERR_REPLY_FLAG_CUSTOM marks a code a
+ * script chose (see incrementErrorCount()). Failed calls are otherwise
+ * counted by call(), rejected ones at rejection. */
 void afterErrorReply(client *c, const char *s, size_t len, int flags) {
     if (flags & ERR_REPLY_FLAG_NO_STATS_UPDATE) {
         if (c->realcmd) c->realcmd->failed_calls++;
         return;
     }
     server.stat_total_error_replies++;
+    int custom = (flags & ERR_REPLY_FLAG_CUSTOM) != 0;
     if (len && s[0] == '-') {
         const char *spc = memchr(s, ' ', len < 32 ? len : 32);
         if (spc) {
-            incrementErrorCount(s + 1, spc - s - 1);
+            incrementErrorCount(s + 1, spc - s - 1, custom);
             return;
         }
     }
-    incrementErrorCount("ERR", 3);
+    incrementErrorCount("ERR", 3, custom);
 }
 
 static void addReplyErrorLength(client *c, const char *s, size_t len) {

@@ -972,7 +972,6 @@ static void initServer(void) {
     server.paused_clients = listCreate();
     server.next_client_id = 1;
     server.errors = dictCreate(&errorStatsDictType);
-    server.errors_enabled = 1;
     server.reply_buffer_peak_reset_time = REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME;
     server.reply_buffer_resizing_enabled = 1;
     createSharedObjects();

@@ -592,7 +592,6 @@ struct valkeyServer {
     long long stat_total_active_defrag_time;
     long long stat_total_eviction_exceeded_time;
     dict *errors;               /* error prefix -> count, for INFO errorstats */
-    int errors_enabled;         /* 0 once too many distinct codes were seen, until CONFIG RESETSTAT */
     long long stat_evictedscripts;
     long long stat_reply_buffer_shrinks, stat_reply_buffer_expands; /* clients cron resizing (networking.c) */
     mstime_t reply_buffer_peak_reset_time; /* DEBUG REPLYBUFFER PEAK-RESET-TIME; -1 never */
@@ -789,6 +788,7 @@ void bytesToHuman(char *s, size_t size, unsigned long long n);
 sds genValkeyInfoString(dict *section_dict, int all_sections, int everything);
 void durationAddSample(int type, unsigned long long duration);
 #define ERR_REPLY_FLAG_NO_STATS_UPDATE (1 << 0) /* afterErrorReply: the error was counted already */
+#define ERR_REPLY_FLAG_CUSTOM (1 << 1)          /* afterErrorReply: a code a script chose (ERRORSTATS_OVERFLOW) */
 void afterErrorReply(client *c, const char *s, size_t len, int flags);
 void resetCommandTableStats(dict *commands);
 void resetServerStats(void);
