@@ -67,7 +67,7 @@ extern connTlsConfig *tlsConfigFromServer(void);
 
 /* Option flags. */
 #define CFG_IMMUTABLE (1 << 0)      /* Refused by CONFIG SET. */
-#define CFG_SENSITIVE (1 << 1)      /* Value is a secret (never logged by us). */
+#define CFG_SENSITIVE (1 << 1)      /* Value is a secret: CONFIG SET shows it as (redacted) in SLOWLOG. */
 #define CFG_HIDDEN (1 << 2)         /* Not listed by CONFIG GET globs. */
 #define CFG_PROTECTED (1 << 3)      /* Needs enable-protected-configs. */
 #define CFG_DENY_LOADING (1 << 4)   /* Refused while a dataset is loading. */
@@ -1382,7 +1382,7 @@ static configOption configTable[] = {
     {.name = "tls-port", .kind = CFG_SPECIAL, .field = &server.tls_port, .storage = NUM_INT, .min = 0,
      .max = 65535, .def_str = "0", .set = setTlsPort, .get = getPlainNum, .apply = applyTlsPort},
     STRING_CFG("tls-cert-file", NULL, 0, server.tls_cert_file, NULL, TLS_CHECK, applyTlsConfig),
-    STRING_CFG("tls-key-file", NULL, CFG_SENSITIVE, server.tls_key_file, NULL, TLS_CHECK, applyTlsConfig),
+    STRING_CFG("tls-key-file", NULL, 0, server.tls_key_file, NULL, TLS_CHECK, applyTlsConfig),
     STRING_CFG("tls-ca-cert-file", NULL, 0, server.tls_ca_cert_file, NULL, TLS_CHECK, applyTlsConfig),
     STRING_CFG("tls-ca-cert-dir", NULL, 0, server.tls_ca_cert_dir, NULL, TLS_CHECK, applyTlsConfig),
     ENUM_CFG("tls-auth-clients", NULL, 0, server.tls_auth_clients, tlsAuthClientsEnum, TLS_CLIENT_AUTH_YES,
@@ -1511,7 +1511,7 @@ static configOption configTable[] = {
     NUM_CFG("min-replicas-max-lag", "min-slaves-max-lag", 0, NUM_INT, server.repl_min_replicas_max_lag, 0, INT_MAX,
             10, applyMinReplicas),
     SDS_CFG("primaryauth", "masterauth", CFG_SENSITIVE | CFG_EMPTY_IS_NULL, server.primary_auth, NULL, NULL),
-    SDS_CFG("primaryuser", "masteruser", CFG_EMPTY_IS_NULL, server.primary_user, NULL, NULL),
+    SDS_CFG("primaryuser", "masteruser", CFG_SENSITIVE | CFG_EMPTY_IS_NULL, server.primary_user, NULL, NULL),
     STRING_CFG("replica-announce-ip", "slave-announce-ip", CFG_EMPTY_IS_NULL, server.replica_announce_ip, NULL, NULL,
                NULL),
     NUM_CFG("replica-announce-port", "slave-announce-port", 0, NUM_INT, server.replica_announce_port, 0, 65535, 0,
@@ -1611,7 +1611,7 @@ static configOption configTable[] = {
      * into the TLS context; client certificates and tls-cluster are stored */
     STRING_CFG("tls-key-file-pass", NULL, CFG_SENSITIVE, server.tls_key_file_pass, NULL, TLS_CHECK, applyTlsConfig),
     STRING_CFG("tls-client-cert-file", NULL, 0, server.tls_client_cert_file, NULL, TLS_CHECK, NULL),
-    STRING_CFG("tls-client-key-file", NULL, CFG_SENSITIVE, server.tls_client_key_file, NULL, TLS_CHECK, NULL),
+    STRING_CFG("tls-client-key-file", NULL, 0, server.tls_client_key_file, NULL, TLS_CHECK, NULL),
     STRING_CFG("tls-client-key-file-pass", NULL, CFG_SENSITIVE, server.tls_client_key_file_pass, NULL, TLS_CHECK,
                NULL),
     STRING_CFG("tls-dh-params-file", NULL, 0, server.tls_dh_params_file, NULL, TLS_CHECK, applyTlsConfig),
@@ -2086,6 +2086,7 @@ static void configSetCommand(client *c) {
             if (!unknown) unknown = name;
             continue;
         }
+        if (o->flags & CFG_SENSITIVE) redactClientCommandArgument(c, 3 + j * 2); /* even if refused */
         if (unknown || bad_arg) continue;
         if ((o->flags & CFG_IMMUTABLE) ||
             ((o->flags & CFG_PROTECTED) && !allowProtectedAction(server.enable_protected_configs, c))) {

@@ -1702,6 +1702,19 @@ static void retainOriginalCommandVector(client *c) {
     }
 }
 
+/* Shows argument j of the running command as "(redacted)" wherever the
+ * command is reported as it was sent (SLOWLOG), while argv keeps the
+ * secret for the command itself. j indexes the command as sent. Called by
+ * commands that take secrets: AUTH, HELLO AUTH, ACL SETUSER/GETUSER/
+ * DELUSER, CONFIG SET of a sensitive option; before they validate
+ * anything, so that a refused command is redacted too. */
+void redactClientCommandArgument(client *c, int j) {
+    retainOriginalCommandVector(c);
+    if (j < 0 || j >= c->original_argc || c->original_argv[j] == shared.redacted) return;
+    decrRefCount(c->original_argv[j]);
+    c->original_argv[j] = shared.redacted; /* shared: no reference to take */
+}
+
 /* Releases what retainOriginalCommandVector() kept, if anything. Called by
  * call() once the command is accounted for. */
 void discardOriginalCommandVector(client *c) {

@@ -120,6 +120,7 @@ static void createSharedObjects(void) {
     shared.err = makeSharedProto("-ERR\r\n");
     shared.nokeyerr = makeSharedProto("-ERR no such key\r\n");
     shared.syntaxerr = makeSharedProto("-ERR syntax error\r\n");
+    shared.redacted = makeObjectShared(createStringObject("(redacted)", 10)); /* SLOWLOG's stand-in for a secret */
     shared.sameobjecterr = makeSharedProto("-ERR source and destination objects are the same\r\n");
     shared.outofrangeerr = makeSharedProto("-ERR index out of range\r\n");
     shared.noscripterr = makeSharedProto("-NOSCRIPT No matching script. Please use EVAL.\r\n");
@@ -1214,6 +1215,7 @@ void resetCommand(client *c) {
 }
 
 void authCommand(client *c) {
+    for (int j = 1; j < c->argc; j++) redactClientCommandArgument(c, j);
     if (c->argc > 3) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
@@ -1249,6 +1251,8 @@ void helloCommand(client *c) {
         int moreargs = (c->argc - 1) - j;
         const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "AUTH") && moreargs >= 2) {
+            redactClientCommandArgument(c, j + 1);
+            redactClientCommandArgument(c, j + 2);
             username = c->argv[j + 1];
             password = c->argv[j + 2];
             j += 2;

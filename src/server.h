@@ -418,7 +418,7 @@ struct sharedObjectsStruct {
     robj *crlf, *ok, *err, *emptybulk, *czero, *cone, *pong, *space, *queued, *null[4], *nullarray[4],
         *emptymap[4], *emptyset[4], *emptyarray, *wrongtypeerr, *nokeyerr, *syntaxerr, *sameobjecterr,
         *outofrangeerr, *noscripterr, *loadingerr, *slowevalerr, *slowscripterr, *bgsaveerr, *oomerr,
-        *execaborterr, *noautherr, *noreplicaserr, *roreplicaerr, *primarydownerr, *busykeyerr, *colon, *minstring, *maxstring, *del, *unlink,
+        *execaborterr, *noautherr, *redacted, *noreplicaserr, *roreplicaerr, *primarydownerr, *busykeyerr, *colon, *minstring, *maxstring, *del, *unlink,
         *rpop, *lpop, *lpush, *persist, *set, *pexpireat, *keepttl, *absttl, *px, *ex, *select[PROTO_SHARED_SELECT_CMDS],
         *integers[OBJ_SHARED_INTEGERS], *mbulkhdr[OBJ_SHARED_BULKHDR_LEN], *bulkhdr[OBJ_SHARED_BULKHDR_LEN],
         *maphdr[OBJ_SHARED_BULKHDR_LEN], *sethdr[OBJ_SHARED_BULKHDR_LEN];
@@ -882,6 +882,7 @@ void addReplyOrErrorObject(client *c, robj *obj);
 void rewriteClientCommandVector(client *c, int argc, ...);
 void replaceClientCommandVector(client *c, int argc, robj **argv);
 void discardOriginalCommandVector(client *c);
+void redactClientCommandArgument(client *c, int j);
 void rewriteClientCommandArgument(client *c, int i, robj *newval);
 sds catClientInfoString(sds s, client *c);
 sds getAllClientsInfoString(int type);

@@ -345,6 +345,65 @@ start_server {tags {introspection slowlog} overrides {enable-debug-command yes}}
         assert_equal 1 [r slowlog len]
         assert_equal {debug sleep 0.2} [lindex [r slowlog get] 0 3]
     }
+
+    # The arguments of every entry, oldest first.
+    proc slowlog_commands {} {
+        set cmds {}
+        foreach e [r slowlog get -1] { set cmds [linsert $cmds 0 [lindex $e 3]] }
+        return $cmds
+    }
+
+    tags {valkey-only} {
+        test "SLOWLOG shows secrets as (redacted): AUTH, HELLO AUTH, ACL users, sensitive CONFIG SET" {
+            r config set slowlog-log-slower-than 0
+            r slowlog reset
+            catch {r auth badpass} e
+            assert_match "*without any password configured*" $e
+            catch {r auth someuser somepass}
+            catch {r auth a b c}
+            catch {r hello 2 auth someuser somepass setname shown}
+            r acl setuser slowlog-user on >supersecret +get
+            catch {r acl setuser "bad name" >badsecret}
+            set c [vk_client]
+            assert_equal OK [$c auth slowlog-user supersecret]
+            $c close
+            r acl getuser slowlog-user
+            r acl deluser slowlog-user nosuchuser
+            r config set primaryauth "" masterauth ""
+            r config set primaryuser ""
+            r config set requirepass ""
+            catch {r config set tls-key-file-pass ""}
+            catch {r config set tls-client-key-file-pass ""}
+            catch {r config set requirepass notset nosuch-option y} e
+            assert_match "*Unknown option*nosuch-option*" $e
+            assert_equal {requirepass {}} [r config get requirepass]
+            r config set slowlog-log-slower-than -1
+            set cmds [slowlog_commands]
+            set expected {
+                {slowlog reset}
+                {auth (redacted)}
+                {auth (redacted) (redacted)}
+                {auth (redacted) (redacted) (redacted)}
+                {hello 2 auth (redacted) (redacted) setname shown}
+                {acl setuser (redacted) (redacted) (redacted) (redacted)}
+                {acl setuser (redacted) (redacted)}
+                {auth (redacted) (redacted)}
+                {acl getuser (redacted)}
+                {acl deluser (redacted) (redacted)}
+                {config set primaryauth (redacted) masterauth (redacted)}
+                {config set primaryuser (redacted)}
+                {config set requirepass (redacted)}
+                {config set tls-key-file-pass (redacted)}
+                {config set tls-client-key-file-pass (redacted)}
+                {config set requirepass (redacted) nosuch-option y}
+                {config get requirepass}
+            }
+            assert_equal [list {*}$expected] $cmds
+            foreach secret {badpass somepass supersecret badsecret notset} {
+                assert {![string match "*$secret*" $cmds]} "$secret in SLOWLOG"
+            }
+        }
+    }
 }
 
 start_server {tags {introspection latency} overrides {enable-debug-command yes}} {
