@@ -676,7 +676,7 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     sc->argc = sc->argv_len = argc;
     sc->cmd = sc->lastcmd = sc->realcmd = cmd;
     if (cmd->flags & CMD_WRITE) run->run_flags |= SCRIPT_RUN_WROTE;
-    call(sc, CALL_STATS);
+    call(sc, CALL_FULL); /* SLOWLOG and LATENCY see it too, as in Valkey 8 */
     sds reply = scriptClientTakeReply(sc);
     for (int k = 0; k < sc->argc; k++) decrRefCount(sc->argv[k]);
     zfree(sc->argv);

@@ -403,6 +403,41 @@ start_server {tags {introspection slowlog} overrides {enable-debug-command yes}}
                 assert {![string match "*$secret*" $cmds]} "$secret in SLOWLOG"
             }
         }
+
+        test "SLOWLOG logs the commands a script runs, with the address and name of its caller" {
+            r function load replace {#!lua name=slowlib
+                server.register_function('slowfunc', function(keys, args) return server.call('incr', keys[1]) end)}
+            r client setname script-caller
+            r config set slowlog-log-slower-than 0
+            foreach {kind run} {
+                eval {r eval {return server.call('set', KEYS[1], 'v')} 1 evalkey}
+                fcall {r fcall slowfunc 1 fcallkey}
+            } {
+                r slowlog reset
+                eval $run
+                r config set slowlog-log-slower-than -1
+                set entries [r slowlog get 3]
+                r config set slowlog-log-slower-than 0
+                # Newest first: the script, then the command it ran (the
+                # CONFIG SET that turned logging off is not logged).
+                set script [lindex $entries 0]
+                set inner [lindex $entries 1]
+                if {$kind eq "eval"} {
+                    assert_equal {eval {return server.call('set', KEYS[1], 'v')} 1 evalkey} [lindex $script 3]
+                    assert_equal {set evalkey v} [lindex $inner 3]
+                } else {
+                    assert_equal {fcall slowfunc 1 fcallkey} [lindex $script 3]
+                    assert_equal {incr fcallkey} [lindex $inner 3]
+                }
+                assert_equal [lindex $script 4] [lindex $inner 4]
+                assert_match "[::vk::transport_client_addr]:*" [lindex $inner 4]
+                assert_equal script-caller [lindex $script 5]
+                assert_equal script-caller [lindex $inner 5]
+                assert {[lindex $inner 0] < [lindex $script 0]}
+            }
+            r client setname ""
+            r function flush
+        }
     }
 }
 
