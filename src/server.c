@@ -331,6 +331,22 @@ struct serverCommand *lookupCommandBySds(sds s) {
  * ran (nested ones included): errors past it belong to the next to end. */
 static long long call_errors_seen;
 
+/* 1 while c's command is blocked waiting for data on keys (BLPOP,
+ * BZPOPMIN, XREAD BLOCK...): it has not completed yet. WAIT and WAITAOF
+ * are accounted for when they block. */
+static int commandAwaitsKeys(client *c) {
+    if (c->bstate == NULL) return 0;
+    int t = c->bstate->btype;
+    return t == BLOCKED_LIST || t == BLOCKED_ZSET || t == BLOCKED_STREAM;
+}
+
+/* Logs c's command in SLOWLOG as the client sent it (its original argv if
+ * it rewrote itself or redacted a secret), with duration in usec. */
+static void slowlogPushCurrentCommand(client *c, long long duration) {
+    if (c->original_argv) slowlogPushEntryIfNeeded(c, c->original_argv, c->original_argc, duration);
+    else slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
+}
+
 /* Executes c->cmd with c->argv and accounts for it: stats, slowlog,
  * latency, MONITOR feed. */
 void call(client *c, int flags) {
@@ -348,11 +364,12 @@ void call(client *c, int flags) {
      * echoed back to it, and EXEC comes after its commands) but with the
      * arguments as the client sent them: commands may rewrite argv. Keep
      * references to the originals. A blocked command run again once its
-     * keys are ready (CALL_NONE) was shown when it first ran. Skip-monitor
+     * keys are ready (CALL_REPROCESSING) was shown when it first ran. Skip-monitor
      * commands that run scripts (EVAL*, FCALL*) feed themselves first. */
     robj **monitor_argv = NULL;
     int monitor_argc = c->argc, monitor_dbid = c->db->id;
-    if (listLength(server.monitors) && (flags & CALL_STATS) && !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) {
+    if (listLength(server.monitors) && (flags & CALL_STATS) && !(flags & CALL_REPROCESSING) &&
+        !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) {
         monitor_argv = zmalloc(sizeof(robj *) * monitor_argc);
         for (int j = 0; j < monitor_argc; j++) {
             monitor_argv[j] = c->argv[j];
@@ -378,6 +395,11 @@ void call(client *c, int flags) {
     c->cmd->proc(c);
     long long end = ustime();
     long long duration = end - start;
+    c->duration += duration;
+    /* A command that blocked on keys is accounted for when it completes:
+     * served by a later run (CALL_REPROCESSING), timed out or unblocked
+     * (updateStatsOnUnblock()), with the time of all its runs. */
+    int pending = commandAwaitsKeys(c);
     if (prev_client == NULL) updatePeakMemory();
     if (prev_client == NULL && server.pipeline_clock != 0) server.pipeline_clock = end;
 
@@ -411,23 +433,44 @@ void call(client *c, int flags) {
 
     if (flags & CALL_SLOWLOG && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) {
         latencyAddSampleIfNeeded(real_cmd->flags & CMD_FAST ? "fast-command" : "command", duration / 1000);
-        if (c->original_argv) slowlogPushEntryIfNeeded(c, c->original_argv, c->original_argc, duration);
-        else slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
+        if (!pending) slowlogPushCurrentCommand(c, c->duration);
     }
-    if (c->original_argv) discardOriginalCommandVector(c);
+    if (c->original_argv && !pending) discardOriginalCommandVector(c);
     if (prev_client == NULL) durationAddSample(EL_DURATION_TYPE_CMD, duration);
-    if (flags & CALL_STATS) {
-        real_cmd->microseconds += duration;
+    if ((flags & CALL_STATS) && !pending) {
+        real_cmd->microseconds += c->duration;
         real_cmd->calls++;
         if (failed) real_cmd->failed_calls++;
         if (server.latency_tracking_enabled && !(c->flags & CLIENT_BLOCKED))
-            latencyRecordCommand(real_cmd, duration);
+            latencyRecordCommand(real_cmd, c->duration);
     }
+    if (!pending) c->duration = 0;
     c->lastcmd = real_cmd;
+    if (pending) return;
     server.stat_numcommands++;
     /* CLIENT LIST tot-cmds: commands that ran, not rejected ones; a command
      * that blocked is counted when it completes. */
     if (!(c->flags & CLIENT_BLOCKED)) c->commands_processed++;
+}
+
+/* See server.h. Called by blocked.c when a command blocked on keys ends
+ * without running again: its timeout passed or CLIENT UNBLOCK ended it
+ * (the reply is queued already; an UNBLOCKED error counted the failure).
+ * Counts it as call() counts a completed command: commandstats calls and
+ * time, latencystats, SLOWLOG, total_commands_processed and tot-cmds, with
+ * the time of all its runs. Event loop. */
+void updateStatsOnUnblock(client *c) {
+    struct serverCommand *cmd = c->lastcmd;
+    if (cmd) {
+        cmd->calls++;
+        cmd->microseconds += c->duration;
+        if (server.latency_tracking_enabled) latencyRecordCommand(cmd, c->duration);
+        if (!(cmd->flags & CMD_SKIP_SLOWLOG)) slowlogPushCurrentCommand(c, c->duration);
+    }
+    discardOriginalCommandVector(c);
+    c->duration = 0;
+    server.stat_numcommands++;
+    c->commands_processed++;
 }
 
 /* A refused command also spoils the transaction it was sent in; a refused

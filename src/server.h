@@ -275,6 +275,8 @@ typedef struct client {
      * for propagation (SLOWLOG shows these); NULL otherwise. */
     robj **original_argv;
     int original_argc;
+    long long duration;          /* usec the current command ran so far: call() sums the runs of a
+                                    command blocked on keys and accounts for it when it completes */
     /* Argument objects kept for the next request (networking.c): EMBSTR
      * strings nothing else referenced when their command ended. */
     robj *spare_args[CLIENT_SPARE_ARGS];
@@ -799,6 +801,7 @@ void trackInstantaneousMetric(int metric, long long current_value, long long cur
 #define CALL_SLOWLOG (1 << 0)
 #define CALL_STATS (1 << 1)
 #define CALL_FULL (CALL_SLOWLOG | CALL_STATS)
+#define CALL_REPROCESSING (1 << 2) /* a command blocked on keys runs again: MONITOR showed it already */
 #define SHUTDOWN_NOFLAGS 0
 #define SHUTDOWN_SAVE 1
 #define SHUTDOWN_NOSAVE 2
@@ -883,6 +886,7 @@ void rewriteClientCommandVector(client *c, int argc, ...);
 void replaceClientCommandVector(client *c, int argc, robj **argv);
 void discardOriginalCommandVector(client *c);
 void redactClientCommandArgument(client *c, int j);
+void updateStatsOnUnblock(client *c);
 void rewriteClientCommandArgument(client *c, int i, robj *newval);
 sds catClientInfoString(sds s, client *c);
 sds getAllClientsInfoString(int type);

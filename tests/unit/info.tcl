@@ -353,6 +353,55 @@ start_server {tags {info errorstats}} {
         $rd close
     }
 
+    proc client_tot_cmds {id} {
+        regexp {tot-cmds=(\d+)} [r client list id $id] -> n
+        return $n
+    }
+
+    # Valkey 8 accounts for a command blocked on keys once, when it
+    # completes (served, timed out or unblocked), with its own CPU time:
+    # commandstats, latencystats, total_commands_processed, tot-cmds.
+    tags {valkey-only} {
+        test "commandstats and latencystats count a blocking command once, when it completes" {
+            r config resetstat
+            r config set latency-tracking yes
+            r del bl
+            set rd [vk_deferring_client]
+            $rd client id
+            set id [$rd read]
+            $rd blpop bl 0
+            wait_for_condition 50 20 {[info_field blocked_clients clients] == 1} { fail "not blocked" }
+            assert_equal "" [info_field cmdstat_blpop commandstats]
+            assert_equal "" [info_field latency_percentiles_usec_blpop latencystats]
+            assert_equal 1 [client_tot_cmds $id]
+            r rpush bl a
+            assert_equal {bl a} [$rd read]
+            assert_match {calls=1,*,rejected_calls=0,failed_calls=0} [info_field cmdstat_blpop commandstats]
+            assert_match {p50=*,p99=*,p99.9=*} [info_field latency_percentiles_usec_blpop latencystats]
+            assert_equal 2 [client_tot_cmds $id]
+            # A timeout completes it too.
+            $rd blpop bl 0.05
+            assert_equal {} [$rd read]
+            assert_match {calls=2,*,failed_calls=0} [info_field cmdstat_blpop commandstats]
+            assert_equal 3 [client_tot_cmds $id]
+            # And CLIENT UNBLOCK, with or without an error.
+            $rd bzpopmin z 0
+            wait_for_condition 50 20 {[info_field blocked_clients clients] == 1} { fail "not blocked" }
+            assert_equal "" [info_field cmdstat_bzpopmin commandstats]
+            r client unblock $id
+            assert_equal {} [$rd read]
+            assert_match {calls=1,*,failed_calls=0} [info_field cmdstat_bzpopmin commandstats]
+            assert_equal 4 [client_tot_cmds $id]
+            # A client that goes away while blocked never completes its command.
+            $rd xread block 0 streams s $
+            wait_for_condition 50 20 {[info_field blocked_clients clients] == 1} { fail "not blocked" }
+            $rd close
+            wait_for_condition 50 20 {[info_field blocked_clients clients] == 0} { fail "still blocked" }
+            assert_equal "" [info_field cmdstat_xread commandstats]
+            r config set latency-tracking no
+        }
+    }
+
     test "errorstats: a code with no space in its first 32 bytes counts as ERR" {
         r config resetstat
         catch {r eval "return redis.error_reply('[string repeat X 40] y')" 0} e

@@ -346,6 +346,10 @@ start_server {tags {introspection slowlog} overrides {enable-debug-command yes}}
         assert_equal {debug sleep 0.2} [lindex [r slowlog get] 0 3]
     }
 
+    proc assert_no_blpop {cmds} {
+        foreach cmd $cmds { assert {[lindex $cmd 0] ne "blpop"} "blpop logged: $cmds" }
+    }
+
     # The arguments of every entry, oldest first.
     proc slowlog_commands {} {
         set cmds {}
@@ -402,6 +406,43 @@ start_server {tags {introspection slowlog} overrides {enable-debug-command yes}}
             foreach secret {badpass somepass supersecret badsecret notset} {
                 assert {![string match "*$secret*" $cmds]} "$secret in SLOWLOG"
             }
+        }
+
+        test "SLOWLOG logs a blocking command once, when it is served, times out or is unblocked" {
+            r config set slowlog-log-slower-than 0
+            r del bl src dst
+            set rd [vk_deferring_client]
+            $rd client setname blocked-client
+            $rd read
+            $rd client id
+            set id [$rd read]
+            r slowlog reset
+            $rd blpop bl 0
+            wait_for_condition 50 20 {[string match "*flags=b*" [r client list id $id]]} { fail "not blocked" }
+            assert_no_blpop [slowlog_commands]
+            r rpush bl x
+            assert_equal {bl x} [$rd read]
+            # Served: logged with the command as sent, its client and name.
+            set e [lsearch -inline -index 3 [r slowlog get -1] {blpop bl 0}]
+            assert_equal {blpop bl 0} [lindex $e 3]
+            assert_equal blocked-client [lindex $e 5]
+            # A timeout and CLIENT UNBLOCK complete it too; BLMOVE is shown as
+            # sent although it is propagated as LMOVE.
+            $rd blpop bl 0.05
+            assert_equal {} [$rd read]
+            $rd bzpopmin z 0
+            wait_for_condition 50 20 {[string match "*flags=b*" [r client list id $id]]} { fail "not blocked" }
+            r client unblock $id
+            assert_equal {} [$rd read]
+            $rd blmove src dst left right 0
+            wait_for_condition 50 20 {[string match "*flags=b*" [r client list id $id]]} { fail "not blocked" }
+            r rpush src y
+            assert_equal y [$rd read]
+            set cmds [slowlog_commands]
+            foreach cmd {{blpop bl 0} {blpop bl 0.05} {bzpopmin z 0} {blmove src dst left right 0}} {
+                assert_equal 1 [llength [lsearch -all -exact $cmds $cmd]] "$cmd in $cmds"
+            }
+            $rd close
         }
 
         test "SLOWLOG logs the commands a script runs, with the address and name of its caller" {
