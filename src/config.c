@@ -1290,6 +1290,11 @@ static int applyHz(const char **err) {
     return 1;
 }
 
+static int applyWatchdog(const char **err) {
+    applyWatchdogPeriod();
+    return 1;
+}
+
 static int applyBusyPoll(const char **err) {
     if (server.el) aeSetBusyPoll(server.el, server.busy_poll_us);
     return 1;
@@ -1563,6 +1568,7 @@ static configOption configTable[] = {
     {.name = "shutdown-on-sigint", .flags = CFG_MULTI_ARG, .kind = CFG_SPECIAL, .field = &server.shutdown_on_sigint,
      .def_str = "default", .set = setShutdownOnSig, .get = getShutdownOnSig},
     NUM_CFG("shutdown-timeout", NULL, 0, NUM_INT, server.shutdown_timeout, 0, INT_MAX, 10, NULL),
+    NUM_CFG("watchdog-period", NULL, CFG_HIDDEN, NUM_INT, server.watchdog_period, 0, INT_MAX, 0, applyWatchdog),
     ENUM_CFG("oom-score-adj", NULL, 0, server.oom_score_adj, oomScoreAdjEnum, OOM_SCORE_ADJ_NO, applyOomScoreAdj),
     SPECIAL_CFG("oom-score-adj-values", NULL, CFG_MULTI_ARG, "0 200 800", setOomScoreAdjValues,
                 getOomScoreAdjValues, NULL, applyOomScoreAdj),

@@ -653,6 +653,7 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     (void)clientData;
     if (server.pause_cron) return 1000 / server.hz; /* DEBUG PAUSE-CRON: skip the work, keep the timer */
     long long cron_start = aeMonotonicUs();
+    watchdogCron(); /* the alarm fires only if we do not come back here in time */
     updateCachedTime(1);
     server.lru_clock = getLRUClock();
     updatePeakMemory();

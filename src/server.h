@@ -689,6 +689,7 @@ struct valkeyServer {
     int shutdown_on_sigterm;        /* SHUTDOWN_* flags; SHUTDOWN_NOFLAGS is "default" */
     int shutdown_on_sigint;
     int shutdown_timeout;           /* shutdown-timeout, seconds */
+    int watchdog_period;            /* watchdog-period, ms; 0 = no software watchdog (debug.c) */
     char *proc_title_template;      /* proc-title-template */
     char *locale_collate;           /* locale-collate ("" : from the environment) */
     int extended_redis_compat;      /* extended-redis-compatibility */
@@ -1231,6 +1232,8 @@ void mixDigest(unsigned char *digest, const void *ptr, size_t len);
 void debugCommand(client *c);
 void setupSigSegvAction(void);
 void removeSigSegvHandlers(void);
+void applyWatchdogPeriod(void); /* debug.c: CONFIG SET watchdog-period */
+void watchdogCron(void);        /* debug.c: serverCron re-arms the watchdog */
 void serverLogHexDump(int level, char *descr, void *value, size_t len);
 void _serverAssert(const char *estr, const char *file, int line);
 void _serverPanic(const char *file, int line, const char *msg, ...);

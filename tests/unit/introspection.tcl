@@ -981,3 +981,54 @@ tags {introspection crash needs:debug external:skip valkey-only rdma:skip:crash}
         assert_match "*BUG REPORT END*" $text
     }
 }
+
+# The software watchdog (watchdog-period, hidden as in Valkey): a command
+# that keeps the event loop away from its cron for longer than the period
+# gets a stack trace in the log, and the server goes on.
+start_server {tags {introspection watchdog needs:debug valkey-only} overrides {enable-debug-command yes}} {
+    proc watchdog_log {} {
+        set fd [open [srv stdout]]
+        set text [read $fd]
+        close $fd
+        return $text
+    }
+
+    test "Watchdog: a command longer than watchdog-period logs where the server is" {
+        assert_equal {watchdog-period 0} [r config get watchdog-period]
+        assert_equal {} [r config get *watchdog*]
+        r config set watchdog-period 200
+        assert_equal {watchdog-period 200} [r config get watchdog-period]
+        r debug sleep 1
+        wait_for_condition 50 20 {[string match "*--- WATCHDOG TIMER EXPIRED ---*" [watchdog_log]]} {
+            fail "no watchdog report in the log"
+        }
+        set text [watchdog_log]
+        assert_match "*WATCHDOG TIMER EXPIRED*STACK TRACE*debugCommand*--------*" $text
+        r config set watchdog-period 0
+        assert_equal PONG [r ping]
+    }
+
+    test "Watchdog: an idle server does not trigger it, and 0 turns it off" {
+        set before [regexp -all {WATCHDOG TIMER EXPIRED} [watchdog_log]]
+        r config set watchdog-period 300
+        after 1000
+        r config set watchdog-period 0
+        r debug sleep 0.5
+        assert_equal $before [regexp -all {WATCHDOG TIMER EXPIRED} [watchdog_log]]
+    }
+
+    test "Watchdog: a period under two cron ticks is raised to two ticks" {
+        set hz [lindex [r config get hz] 1]
+        r config set watchdog-period 1
+        assert_equal [expr {2 * (1000 / $hz)}] [lindex [r config get watchdog-period] 1]
+        r config set watchdog-period 0
+    }
+
+    test "SIGALRM sent by hand logs a stack trace, and the server goes on" {
+        exec kill -ALRM [srv pid]
+        wait_for_condition 50 20 {[string match "*Received SIGALRM*" [watchdog_log]]} {
+            fail "no SIGALRM report in the log"
+        }
+        assert_equal PONG [r ping]
+    }
+}
