@@ -927,6 +927,26 @@ static void adjustOpenFilesLimit(void) {
     }
 }
 
+/* Removes temp-<pid>.rdb of this process: the file a SAVE running in the
+ * event loop (rdb.c) is writing, which nobody would rename or remove once
+ * we exit from a signal handler. No stdio, so it is async-signal-safe. */
+static void removeOwnTempRdbFromHandler(void) {
+    char name[32] = "temp-", digits[20];
+    size_t len = 5;
+    int n = 0;
+    unsigned long pid = (unsigned long)getpid();
+    do {
+        digits[n++] = (char)('0' + pid % 10);
+        pid /= 10;
+    } while (pid && n < (int)sizeof(digits));
+    while (n) name[len++] = digits[--n];
+    memcpy(name + len, ".rdb", 5);
+    unlink(name);
+}
+
+/* SIGTERM and SIGINT: schedule a shutdown (serverCron runs it). A second
+ * SIGINT while one is pending exits at once, with status 1, removing the
+ * temp file of a SAVE in progress. Signal handler. */
 static void sigShutdownHandler(int sig) {
     const char *msg;
     switch (sig) {
@@ -936,6 +956,7 @@ static void sigShutdownHandler(int sig) {
     }
     if (server.shutdown_asap && sig == SIGINT) {
         serverLogFromHandler(LL_WARNING, "You insist... exiting now.");
+        removeOwnTempRdbFromHandler();
         exit(1);
     }
     if (server.loading) msg = "Received shutdown signal during loading, scheduling shutdown.";
