@@ -1958,6 +1958,7 @@ static void replicationSetPrimary(const char *host, int port) {
     repl.down_since = server.unixtime;
     serverLog(LL_NOTICE, "Connecting to PRIMARY %s:%d", host, port);
     connectWithPrimary();
+    setOOMScoreAdj(-1); /* oom-score-adj-values: a replica's score now */
 }
 
 /* REPLICAOF NO ONE: keep the data, start a new history that partial
@@ -1975,6 +1976,7 @@ static void replicationUnsetPrimary(void) {
     /* Replicas reconnect and PSYNC with the old id: replid2 serves them. */
     replicationDisconnectReplicas();
     repl.no_replicas_since = server.unixtime;
+    setOOMScoreAdj(-1); /* oom-score-adj-values: a primary's score now */
 }
 
 /* REPLICAOF host port | NO ONE (and SLAVEOF). */
