@@ -2037,11 +2037,13 @@ void clientKillCommand(client *c) {
         addr = objectGetVal(c->argv[2]);
         skipme = 0;
     } else {
-        if ((c->argc - 2) % 2 != 0) {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
+        /* Filters are checked in order, as Valkey does: an error in one
+         * is reported before a missing value at the end. */
         for (int i = 2; i < c->argc; i += 2) {
+            if (i + 1 >= c->argc) {
+                addReplyErrorObject(c, shared.syntaxerr);
+                return;
+            }
             const char *opt = objectGetVal(c->argv[i]);
             robj *val = c->argv[i + 1];
             if (!strcasecmp(opt, "id")) {
@@ -2077,9 +2079,10 @@ void clientKillCommand(client *c) {
                     return;
                 }
             } else if (!strcasecmp(opt, "maxage")) {
-                if (getLongLongFromObjectOrReply(c, val, &maxage, NULL) != C_OK) return;
+                if (getLongLongFromObjectOrReply(c, val, &maxage, "maxage is not an integer or out of range") != C_OK)
+                    return;
                 if (maxage <= 0) {
-                    addReplyErrorObject(c, shared.syntaxerr);
+                    addReplyError(c, "maxage should be greater than 0");
                     return;
                 }
             } else {

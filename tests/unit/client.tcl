@@ -276,6 +276,17 @@ start_server {tags {"client"}} {
     }
 
     tags {valkey-only} {
+        test "CLIENT KILL errors: MAXAGE values, and filters checked in order" {
+            assert_error "ERR maxage is not an integer or out of range" {r client kill maxage abc}
+            assert_error "ERR maxage should be greater than 0" {r client kill maxage 0}
+            assert_error "ERR maxage should be greater than 0" {r client kill maxage -1}
+            # A bad filter value is reported before a filter missing its value.
+            assert_error "ERR client-id should be greater than 0" {r client kill id 0 type}
+            assert_error "ERR Unknown client type 'x'" {r client kill type x maxage}
+            assert_error "ERR syntax error" {r client kill id 1 maxage}
+            assert_equal PONG [r ping]
+        }
+
         test "CLIENT KILL MAXAGE closes connections older than the age" {
             set c [vk_client]
             $c ping
