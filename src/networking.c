@@ -1886,13 +1886,18 @@ int areClientsPaused(void) {
 }
 
 /* Returns 1 if the command in c's argv must wait for CLIENT UNPAUSE (or
- * the pause to end): every command for PAUSE ALL, writes for PAUSE WRITE.
- * Replicas and the primary are never held. */
+ * the pause to end): every command for PAUSE ALL; for PAUSE WRITE what
+ * may write or be propagated, as in Valkey: write commands, EXEC of a
+ * transaction holding one, PUBLISH, PFCOUNT, EVAL/EVALSHA/FCALL unless the
+ * script or function declares no-writes (EVAL_RO and FCALL_RO of one that
+ * does not are held too). Replicas and the primary are never held. */
 int isClientPaused(client *c) {
     if (!isPausedActions() || c->flags & (CLIENT_REPLICA | CLIENT_PRIMARY)) return 0;
     if (mstime() >= server.client_pause_end_time) return 0;
     if (!server.client_pause_write_only) return 1;
-    return c->cmd && (multiEffectiveCommandFlags(c) & (CMD_WRITE | CMD_MAY_REPLICATE));
+    if (!c->cmd) return 0;
+    uint64_t flags = scriptGetCommandFlags(c, multiEffectiveCommandFlags(c));
+    return (flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
 }
 
 /* Holds c, whose parsed command stays in argv, until the pause ends. */

@@ -923,6 +923,11 @@ void pauseActions(mstime_t end, int write_only);
 void unpauseActions(void);
 int areClientsPaused(void);
 int isClientPaused(client *c);
+/* eval.c: cmd_flags (c's command's) with those a script declares (EVAL*
+ * shebang, FCALL* function flags) in place of write/deny-oom/stale/
+ * may-replicate; cmd_flags as given for other commands and for scripts
+ * without declared flags. */
+uint64_t scriptGetCommandFlags(client *c, uint64_t cmd_flags);
 void blockClientForPause(client *c);
 void processUnpausedClients(void);
 void clientsCron(void);
