@@ -278,6 +278,11 @@ static void queueUnblockedClient(client *c) {
     if (!listSearchKey(unblocked, c)) listAddNodeTail(unblocked, c);
 }
 
+/* See blocked.h. */
+void blockedQueueResume(client *c) {
+    queueUnblockedClient(c);
+}
+
 /* Removes c from its keys' wait lists and frees its bstate. */
 static void forgetBlockedClient(client *c) {
     blockingState *bs = c->bstate;

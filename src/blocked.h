@@ -105,6 +105,11 @@ int blockedHasReadyKeys(void);
  * and runs the pending input of clients unblocked since the last call. */
 void blockedBeforeSleep(void);
 
+/* Queues c, whose blocking wait of another kind just ended (a SHUTDOWN
+ * that waited for replicas, server.c), to have its pending input processed
+ * before the loop sleeps, as an unblocked client's. */
+void blockedQueueResume(client *c);
+
 /* freeClient hook: forgets c (unblocks without a reply, drops it from the
  * unblocked queue). */
 void blockedClientFreed(client *c);

@@ -1867,18 +1867,44 @@ void clientsCron(void) {
  * CLIENT PAUSE
  * ------------------------------------------------------------------------- */
 
-void pauseActions(mstime_t end, int write_only) {
-    if (end > server.client_pause_end_time || !isPausedActions()) {
-        server.client_pause_end_time = end;
-        server.client_pause_write_only = write_only;
-    } else if (!write_only) {
-        server.client_pause_write_only = 0;
+/* See server.h. Recomputes the pause in effect (server.client_pause_*,
+ * which isPausedActions() reads) from the pause of every purpose,
+ * forgetting those whose end passed. Called by the cron and whenever a
+ * pause starts or ends. */
+void updatePausedActions(void) {
+    mstime_t now = mstime(), end = 0;
+    int write_only = 1;
+    for (int p = 0; p < PAUSE_PURPOSES; p++) {
+        if (server.pause_end[p] && server.pause_end[p] <= now) {
+            server.pause_end[p] = 0;
+            server.pause_write_only[p] = 0;
+        }
+        if (!server.pause_end[p]) continue;
+        if (server.pause_end[p] > end) end = server.pause_end[p];
+        if (!server.pause_write_only[p]) write_only = 0;
     }
+    server.client_pause_end_time = end;
+    server.client_pause_write_only = end ? write_only : 0;
 }
 
-void unpauseActions(void) {
-    server.client_pause_end_time = 0;
-    processUnpausedClients();
+/* See server.h. Pauses writes (write_only) or every command until end
+ * (unix ms) for purpose. A pause of the same purpose in effect keeps the
+ * later end; CLIENT PAUSE also keeps ALL over a new WRITE, as Valkey does.
+ * Held clients are resumed from beforeSleep once nothing holds them. */
+void pauseActions(int purpose, mstime_t end, int write_only) {
+    updatePausedActions();
+    if (purpose == PAUSE_BY_CLIENT_COMMAND && server.pause_end[purpose] && !server.pause_write_only[purpose])
+        write_only = 0;
+    server.pause_write_only[purpose] = write_only;
+    if (end > server.pause_end[purpose]) server.pause_end[purpose] = end;
+    updatePausedActions();
+}
+
+/* See server.h. Ends the pause of purpose (others stay). */
+void unpauseActions(int purpose) {
+    server.pause_end[purpose] = 0;
+    server.pause_write_only[purpose] = 0;
+    updatePausedActions();
 }
 
 int areClientsPaused(void) {
@@ -1893,9 +1919,15 @@ int areClientsPaused(void) {
  * does not are held too). Replicas and the primary are never held. */
 int isClientPaused(client *c) {
     if (!isPausedActions() || c->flags & (CLIENT_REPLICA | CLIENT_PRIMARY)) return 0;
-    if (mstime() >= server.client_pause_end_time) return 0;
-    if (!server.client_pause_write_only) return 1;
-    if (!c->cmd) return 0;
+    mstime_t now = mstime();
+    int all = 0, writes = 0;
+    for (int p = 0; p < PAUSE_PURPOSES; p++) {
+        if (server.pause_end[p] <= now) continue;
+        if (server.pause_write_only[p]) writes = 1;
+        else all = 1;
+    }
+    if (all) return 1;
+    if (!writes || !c->cmd) return 0;
     uint64_t flags = scriptGetCommandFlags(c, multiEffectiveCommandFlags(c));
     return (flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
 }
@@ -1906,14 +1938,24 @@ void blockClientForPause(client *c) {
     listAddNodeTail(server.paused_clients, c);
 }
 
-/* Resumes clients held by a pause that ended. */
+/* Resumes, in arrival order, the held clients that no pause holds any
+ * more (a pause ended, or became WRITE only). Those still held go back to
+ * the end of the list in the same order; a resumed client whose next
+ * command is held joins them, and a client freed meanwhile has left the
+ * list, so the loop looks at each client once. Called before the event
+ * loop sleeps. */
 void processUnpausedClients(void) {
-    if (isPausedActions() && mstime() < server.client_pause_end_time) return;
-    server.client_pause_end_time = 0;
-    while (listLength(server.paused_clients)) {
+    unsigned long todo = listLength(server.paused_clients);
+    if (todo == 0) return;
+    updatePausedActions();
+    while (todo-- && listLength(server.paused_clients)) {
         listNode *ln = listFirst(server.paused_clients);
         client *c = listNodeValue(ln);
         listDelNode(server.paused_clients, ln);
+        if (isClientPaused(c)) {
+            listAddNodeTail(server.paused_clients, c);
+            continue;
+        }
         c->flags &= ~(CLIENT_BLOCKED | CLIENT_PENDING_COMMAND);
         c->lastinteraction = server.unixtime; /* Not idle: see queueUnblockedClient(). */
         c->flags |= CLIENT_PROTECTED;
@@ -2138,12 +2180,12 @@ void clientPauseCommand(client *c) {
         addReplyError(c, "timeout is negative");
         return;
     }
-    pauseActions(mstime() + duration, write_only);
+    pauseActions(PAUSE_BY_CLIENT_COMMAND, mstime() + duration, write_only);
     addReply(c, shared.ok);
 }
 
 void clientUnpauseCommand(client *c) {
-    unpauseActions();
+    unpauseActions(PAUSE_BY_CLIENT_COMMAND);
     addReply(c, shared.ok);
 }
 

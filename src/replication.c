@@ -2222,7 +2222,8 @@ void replicationForgetWaitingClient(client *c) {
  * ROLE and INFO
  * ------------------------------------------------------------------------- */
 
-static const char *replicaStateName(client *r) {
+/* See replication.h. */
+const char *replicaStateName(client *r) {
     switch (r->repl->state) {
     case REPLICA_STATE_WAIT_BGSAVE_START:
     case REPLICA_STATE_WAIT_BGSAVE_END: return "wait_bgsave";
@@ -2452,7 +2453,7 @@ static void failoverReset(void) {
     zfree(repl.failover_host);
     repl.failover_host = NULL;
     repl.failover_port = 0;
-    unpauseActions();
+    unpauseActions(PAUSE_DURING_FAILOVER);
 }
 
 /* Ends a failover that did not happen; back to (or still) a primary. */
@@ -2555,7 +2556,7 @@ void failoverCommand(client *c) {
     repl.failover_state = FAILOVER_WAIT_FOR_SYNC;
     serverLog(LL_NOTICE, "FAILOVER requested to %s:%ld.", host ? host : "any replica", port);
     /* Writes wait; the replicas are asked where they are. */
-    pauseActions(LLONG_MAX, 1);
+    pauseActions(PAUSE_DURING_FAILOVER, LLONG_MAX, 1);
     repl.get_ack_needed = 1;
     addReply(c, shared.ok);
 }

@@ -25,7 +25,18 @@
  * and hands what it changed to propagation (propagate.c).
  *
  * The connection-level commands (PING, ECHO, QUIT, RESET, HELLO, AUTH) live
- * here too, as they are about the session rather than the data. */
+ * here too, as they are about the session rather than the data.
+ *
+ * Shutdown (SHUTDOWN, SIGTERM, SIGINT; the signal handler only sets
+ * shutdown_asap, the cron acts on it): with replicas that have not
+ * acknowledged the whole stream, shutdown-timeout > 0 and no NOW flag, the
+ * server first waits for them, up to shutdown-timeout seconds, with writes
+ * paused (PAUSE_DURING_SHUTDOWN) and the SHUTDOWN clients blocked; the cron
+ * finishes the shutdown when they caught up or time is up. SHUTDOWN ABORT
+ * cancels a wait (or a signal's request not acted on yet): writes resume
+ * and the waiting SHUTDOWN clients get an error. finishShutdown() saves
+ * (snapshot.c) and closes; if the save fails without FORCE the shutdown is
+ * cancelled the same way and the server goes on. As in Valkey. */
 #include "server.h"
 
 #include <errno.h>
@@ -55,6 +66,12 @@ struct sharedObjectsStruct shared;
 
 /* The signal that asked for the pending shutdown (SIGTERM or SIGINT). */
 static volatile sig_atomic_t last_shutdown_signal = SIGTERM;
+
+/* A shutdown waiting for lagging replicas: its deadline (0 when none
+ * waits) and its SHUTDOWN_* flags. */
+static mstime_t shutdown_deadline = 0;
+static int shutdown_pending_flags = 0;
+static int replicasCaughtUp(void);
 
 extern int debugCommandAllowed(client *c);
 void pingCommand(client *c);
@@ -688,13 +705,16 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
                                  server.el_duration[EL_DURATION_TYPE_EL].cnt, 1);
     }
 
-    if (server.shutdown_asap) {
+    if (server.shutdown_asap && !isShutdownInitiated()) {
         /* shutdown-on-sigint / shutdown-on-sigterm choose the flags. */
         int flags = last_shutdown_signal == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
         if (prepareForShutdown(flags) == C_OK) exit(0);
-        serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for "
-                              "more information");
-        server.shutdown_asap = 0;
+    } else if (isShutdownInitiated()) {
+        /* Waiting for replicas: done when they all caught up, or at the
+         * deadline whatever they acknowledged. */
+        if (server.mstime >= shutdown_deadline || replicasCaughtUp()) {
+            if (finishShutdown() == C_OK) exit(0);
+        }
     }
 
     run_with_period(5000) {
@@ -713,7 +733,7 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     run_with_period(1000) {
         migrateCloseTimedoutSockets(); /* idle cached MIGRATE connections */
     }
-    if (isPausedActions() && mstime() >= server.client_pause_end_time) unpauseActions();
+    if (isPausedActions()) updatePausedActions(); /* pauses whose time is up end */
 
     snapshotCron();
     aofCron();
@@ -749,6 +769,7 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
      * replies written below, in this iteration, not after the next sleep. */
     connTypesProcessPendingData();
     blockedBeforeSleep(); /* blocked clients: timeouts, ready keys, input left after unblocking */
+    processUnpausedClients(); /* clients held by CLIENT PAUSE & co that nothing holds any more */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
     trackingBeforeSleep(); /* BCAST invalidations, tracking-table-max-keys */
     replicationBeforeSleep(); /* GETACK for new WAIT clients, WAIT clients whose replicas acked */
@@ -1000,15 +1021,123 @@ static void daemonize(void) {
     }
 }
 
-/* Stops a running snapshot child and saves the dataset when flags or the
- * save points ask for it (snapshot.c), then closes listeners, removes the
- * pid file and Unix socket, and logs the goodbye. Returns C_OK when the
- * caller may exit, C_ERR if the final save failed (without FORCE): the
- * server then goes on serving as before. */
+/* 1 when no replica lags: each one acknowledged the whole replication
+ * stream (with no replica, trivially). */
+static int replicasCaughtUp(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        if (r->repl->ack_off != server.primary_repl_offset) return 0;
+    }
+    return 1;
+}
+
+/* Logs each replica that did not acknowledge the whole stream and how many
+ * are in sync, as Valkey does before the final save. */
+static void logLaggingReplicas(void) {
+    int replicas = 0, lagging = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        replicas++;
+        if (r->repl->ack_off == server.primary_repl_offset) continue;
+        lagging++;
+        long lag = r->repl->state == REPLICA_STATE_ONLINE ? (long)(time(NULL) - r->repl->ack_time) : 0;
+        serverLog(LL_WARNING, "Lagging replica %s reported offset %lld behind primary, lag=%ld, state=%s.",
+                  replicaName(r), server.primary_repl_offset - r->repl->ack_off, lag, replicaStateName(r));
+    }
+    if (replicas) serverLog(LL_NOTICE, "%d of %d replicas are in sync when shutting down.", replicas - lagging, replicas);
+}
+
+/* See server.h. */
+int isShutdownInitiated(void) {
+    return shutdown_deadline != 0;
+}
+
+/* Gives every client whose SHUTDOWN waits the error of a failed shutdown
+ * and lets it go on reading. */
+static void replyToClientsBlockedOnShutdown(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (!(c->flags & CLIENT_SHUTDOWN_WAIT)) continue;
+        c->flags &= ~(CLIENT_SHUTDOWN_WAIT | CLIENT_BLOCKED);
+        addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
+        resetClient(c);
+        blockedQueueResume(c);
+    }
+}
+
+/* Back to serving after a shutdown that failed or was aborted: writes
+ * resume, waiting SHUTDOWN clients get an error, a signal's request is
+ * forgotten. */
+static void cancelShutdown(void) {
+    server.shutdown_asap = 0;
+    shutdown_deadline = 0;
+    shutdown_pending_flags = 0;
+    replyToClientsBlockedOnShutdown();
+    unpauseActions(PAUSE_DURING_SHUTDOWN);
+}
+
+/* See server.h. */
+int abortShutdown(void) {
+    if (isShutdownInitiated()) {
+        cancelShutdown();
+    } else if (server.shutdown_asap) {
+        server.shutdown_asap = 0; /* a signal's request the cron has not acted on yet */
+    } else {
+        return C_ERR;
+    }
+    serverLog(LL_NOTICE, "Shutdown manually aborted.");
+    return C_OK;
+}
+
+/* See server.h. */
+void blockClientOnShutdown(client *c) {
+    c->flags |= CLIENT_SHUTDOWN_WAIT | CLIENT_BLOCKED;
+}
+
+/* See server.h. Starts a shutdown with flags (SHUTDOWN_*). If replicas lag,
+ * shutdown-timeout is not 0 and NOW is not given, only starts waiting for
+ * them (writes paused, GETACK sent) and returns C_ERR: the cron finishes
+ * the shutdown. C_ERR also when one is already under way. Otherwise it is
+ * finishShutdown()'s answer. */
 int prepareForShutdown(int flags) {
+    if (isShutdownInitiated()) return C_ERR;
+    /* Never save a half-loaded dataset over the file it comes from. */
+    if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE;
+    shutdown_pending_flags = flags;
     serverLog(LL_NOTICE, "User requested shutdown...");
+    if (!(flags & SHUTDOWN_NOW) && server.shutdown_timeout != 0 && !replicasCaughtUp()) {
+        shutdown_deadline = mstime() + (mstime_t)server.shutdown_timeout * 1000;
+        /* GETACK goes into the stream: not while writes are paused (a
+         * failover or CLIENT PAUSE counts on a still offset). */
+        if (!isPausedActions()) replicationRequestAck();
+        pauseActions(PAUSE_DURING_SHUTDOWN, LLONG_MAX, 1);
+        serverLog(LL_NOTICE, "Waiting for replicas before shutting down.");
+        return C_ERR;
+    }
+    return finishShutdown();
+}
+
+/* See server.h. Stops a running snapshot child and saves the dataset when
+ * the flags or the save points ask for it (snapshot.c), then closes
+ * listeners, removes the pid file and Unix socket, and logs the goodbye.
+ * Returns C_OK when the caller may exit; C_ERR if the final save failed
+ * (without FORCE): the shutdown is then cancelled and the server goes on
+ * serving as before. */
+int finishShutdown(void) {
+    int flags = shutdown_pending_flags;
+    logLaggingReplicas();
     if (snapshotPrepareForShutdown(flags) != C_OK) {
         serverLog(LL_WARNING, "Errors trying to shut down the server. Check the logs for more information.");
+        cancelShutdown();
         return C_ERR;
     }
     for (int j = 0; j < CONN_TYPE_MAX; j++)

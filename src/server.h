@@ -229,6 +229,7 @@ typedef struct serverDb {
 #define CLIENT_REJECT_MAXCLIENTS (1ULL << 51) /* Accepted over maxclients: refused with an error. */
 #define CLIENT_PRIMARY_FORCE_REPLY (1ULL << 52) /* The primary's client: this reply goes out (REPLCONF ACK). */
 #define CLIENT_PRE_PSYNC (1ULL << 53)           /* A replica that asked with SYNC: no +FULLRESYNC line. */
+#define CLIENT_SHUTDOWN_WAIT (1ULL << 57)       /* Its SHUTDOWN waits for lagging replicas (with CLIENT_BLOCKED). */
 
 #define PROTO_REQ_INLINE 1
 #define PROTO_REQ_MULTIBULK 2
@@ -416,6 +417,15 @@ struct serverCommand {
 /* ---------------------------------------------------------------------------
  * Shared objects: replies built once and referenced from every client.
  * ------------------------------------------------------------------------- */
+/* Why clients are paused. Each purpose has its own end and mode; the
+ * pause in effect is their union (networking.c). */
+typedef enum {
+    PAUSE_BY_CLIENT_COMMAND = 0, /* CLIENT PAUSE, until CLIENT UNPAUSE or its timeout */
+    PAUSE_DURING_SHUTDOWN,       /* a shutdown waits for lagging replicas (writes) */
+    PAUSE_DURING_FAILOVER,       /* FAILOVER waits for a replica to catch up (writes) */
+    PAUSE_PURPOSES
+} pausePurpose;
+
 struct sharedObjectsStruct {
     robj *crlf, *ok, *err, *emptybulk, *czero, *cone, *pong, *space, *queued, *null[4], *nullarray[4],
         *emptymap[4], *emptyset[4], *emptyarray, *wrongtypeerr, *nokeyerr, *syntaxerr, *sameobjecterr,
@@ -507,8 +517,10 @@ struct valkeyServer {
     long long proto_max_bulk_len;
     clientBufferLimitsConfig client_obuf_limits[CLIENT_TYPE_OBUF_COUNT];
     int io_threads_num;
-    mstime_t client_pause_end_time;
-    int client_pause_write_only;  /* CLIENT PAUSE WRITE vs ALL */
+    mstime_t pause_end[PAUSE_PURPOSES];    /* per purpose: when it ends, 0 = not paused (networking.c) */
+    int pause_write_only[PAUSE_PURPOSES];  /* per purpose: writes only (WRITE) or everything (ALL) */
+    mstime_t client_pause_end_time;        /* latest end of the pauses in effect, 0 = none */
+    int client_pause_write_only;           /* every pause in effect holds writes only */
     list *paused_clients;
 
     /* Limits / memory */
@@ -772,6 +784,10 @@ void updatePeakMemory(void);
 unsigned int getLRUClock(void);
 unsigned int LRU_CLOCK(void);
 int prepareForShutdown(int flags);
+int finishShutdown(void);
+int isShutdownInitiated(void);          /* a shutdown waits for lagging replicas */
+int abortShutdown(void);                /* SHUTDOWN ABORT: C_ERR if none to abort */
+void blockClientOnShutdown(client *c);  /* c's SHUTDOWN waits with the shutdown */
 int setOOMScoreAdj(int process_class);
 void serverSetProcTitle(const char *title);
 
@@ -919,8 +935,9 @@ void clientCommand(client *c);
 void helloCommand(client *c);
 void resetCommand(client *c);
 void securityWarningCommand(client *c);
-void pauseActions(mstime_t end, int write_only);
-void unpauseActions(void);
+void pauseActions(int purpose, mstime_t end, int write_only);
+void unpauseActions(int purpose);
+void updatePausedActions(void);
 int areClientsPaused(void);
 int isClientPaused(client *c);
 /* eval.c: cmd_flags (c's command's) with those a script declares (EVAL*

@@ -364,6 +364,23 @@ start_server {tags {"client"}} {
         }
     }
 
+    tags {valkey-only} {
+        test "CLIENT PAUSE: a later WRITE pause keeps an ALL pause in effect, until the later end" {
+            r set k v2
+            r multi
+            r client pause 100 all
+            r client pause 600 write
+            r exec
+            set start [clock milliseconds]
+            set c [vk_deferring_client]
+            $c get k
+            assert_equal v2 [$c read]
+            # Held by ALL until the second pause's end, not 100 ms.
+            assert {[clock milliseconds] - $start >= 400}
+            $c close
+        }
+    }
+
     test "CLIENT PAUSE WRITE: held writes run in arrival order once the pause ends" {
         r del k
         set clients {}
