@@ -1058,6 +1058,12 @@ int isShutdownInitiated(void) {
     return shutdown_deadline != 0;
 }
 
+/* See server.h. 0 once the deadline passed (the cron then finishes). */
+mstime_t shutdownMillisecondsLeft(void) {
+    mstime_t left = shutdown_deadline - commandTimeSnapshot();
+    return left > 0 ? left : 0;
+}
+
 /* Gives every client whose SHUTDOWN waits the error of a failed shutdown
  * and lets it go on reading. */
 static void replyToClientsBlockedOnShutdown(void) {

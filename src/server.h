@@ -786,6 +786,7 @@ unsigned int LRU_CLOCK(void);
 int prepareForShutdown(int flags);
 int finishShutdown(void);
 int isShutdownInitiated(void);          /* a shutdown waits for lagging replicas */
+mstime_t shutdownMillisecondsLeft(void); /* ... until this many ms from now at most */
 int abortShutdown(void);                /* SHUTDOWN ABORT: C_ERR if none to abort */
 void blockClientOnShutdown(client *c);  /* c's SHUTDOWN waits with the shutdown */
 int setOOMScoreAdj(int process_class);

@@ -20,6 +20,10 @@ proc wait_log_count {pattern count {level 0}} {
     }
 }
 
+proc assert_no_match_info {field} {
+    assert {![string match "*$field*" [r info server]]} "$field in INFO"
+}
+
 # Waits until the client with this id is blocked (CLIENT LIST flags b).
 proc wait_client_blocked {id} {
     wait_for_condition 100 20 {[string match "*flags=b*" [r client list id $id]]} {
@@ -39,6 +43,9 @@ tags {shutdown repl external:skip valkey-only rdma:skip:process} {
             $sd shutdown
             wait_log_count {Waiting for replicas before shutting down\.} 1
             wait_client_blocked $sd_id
+            # INFO says how long it may still wait.
+            regexp {shutdown_in_milliseconds:(\d+)} [r info server] -> left
+            assert_range $left 1 60000
             # Reads are served, writes wait for the end of the wait.
             assert_equal v [r get k]
             set w [vk_deferring_client]
@@ -60,6 +67,7 @@ tags {shutdown repl external:skip valkey-only rdma:skip:process} {
             assert_equal v2 [r get k]
             assert_match "*Shutdown manually aborted.*" [shutdown_log]
             assert_error "ERR No shutdown in progress." {r shutdown abort}
+            assert_no_match_info shutdown_in_milliseconds
             # The clients go on.
             foreach c [list $sd $sd2] {
                 $c ping
