@@ -2079,6 +2079,12 @@ static void configSetCommand(client *c) {
         return;
     }
     int n = (c->argc - 2) / 2;
+    /* Secrets never reach SLOWLOG, not even those of a CONFIG SET that is
+     * refused (redactClientCommandArgument(), networking.c). */
+    for (int j = 0; j < n; j++) {
+        configOption *o = lookupConfig(objectGetVal(c->argv[2 + j * 2]));
+        if (o && (o->flags & CFG_SENSITIVE)) redactClientCommandArgument(c, 3 + j * 2);
+    }
     configOption **opts = zcalloc(sizeof(configOption *) * n);
     sds *old = zcalloc(sizeof(sds) * n);
     int *changed = zcalloc(sizeof(int) * n);
@@ -2092,7 +2098,6 @@ static void configSetCommand(client *c) {
             if (!unknown) unknown = name;
             continue;
         }
-        if (o->flags & CFG_SENSITIVE) redactClientCommandArgument(c, 3 + j * 2); /* even if refused */
         if (unknown || bad_arg) continue;
         if ((o->flags & CFG_IMMUTABLE) ||
             ((o->flags & CFG_PROTECTED) && !allowProtectedAction(server.enable_protected_configs, c))) {
