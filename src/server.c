@@ -1050,7 +1050,8 @@ static void logLaggingReplicas(void) {
         serverLog(LL_WARNING, "Lagging replica %s reported offset %lld behind primary, lag=%ld, state=%s.",
                   replicaName(r), server.primary_repl_offset - r->repl->ack_off, lag, replicaStateName(r));
     }
-    if (replicas) serverLog(LL_NOTICE, "%d of %d replicas are in sync when shutting down.", replicas - lagging, replicas);
+    if (replicas)
+        serverLog(LL_NOTICE, "%d of %d replicas are in sync when shutting down.", replicas - lagging, replicas);
 }
 
 /* See server.h. */

@@ -427,10 +427,11 @@ typedef enum {
 } pausePurpose;
 
 struct sharedObjectsStruct {
+    robj *redacted; /* "(redacted)": SLOWLOG's stand-in for a secret */
     robj *crlf, *ok, *err, *emptybulk, *czero, *cone, *pong, *space, *queued, *null[4], *nullarray[4],
         *emptymap[4], *emptyset[4], *emptyarray, *wrongtypeerr, *nokeyerr, *syntaxerr, *sameobjecterr,
         *outofrangeerr, *noscripterr, *loadingerr, *slowevalerr, *slowscripterr, *bgsaveerr, *oomerr,
-        *execaborterr, *noautherr, *redacted, *noreplicaserr, *roreplicaerr, *primarydownerr, *busykeyerr, *colon, *minstring, *maxstring, *del, *unlink,
+        *execaborterr, *noautherr, *noreplicaserr, *roreplicaerr, *primarydownerr, *busykeyerr, *colon, *minstring, *maxstring, *del, *unlink,
         *rpop, *lpop, *lpush, *persist, *set, *pexpireat, *keepttl, *absttl, *px, *ex, *select[PROTO_SHARED_SELECT_CMDS],
         *integers[OBJ_SHARED_INTEGERS], *mbulkhdr[OBJ_SHARED_BULKHDR_LEN], *bulkhdr[OBJ_SHARED_BULKHDR_LEN],
         *maphdr[OBJ_SHARED_BULKHDR_LEN], *sethdr[OBJ_SHARED_BULKHDR_LEN];
