@@ -495,7 +495,7 @@ void addReplySds(client *c, sds s) {
 
 /* Counts one more error of code `name` in INFO errorstats. The server's
  * own codes are a short fixed list and are always counted under their
- * name. A custom code (one a script chose: custom set) is counted under
+ * name. A custom code (one a script chose: `custom` is set) is counted under
  * its name while it is already known or the table holds fewer than
  * ERRORSTATS_LIMIT codes, and under ERRORSTATS_OVERFLOW otherwise, so a
  * script that makes up a code per call cannot grow the table (and INFO)
@@ -1867,7 +1867,7 @@ void clientsCron(void) {
  * CLIENT PAUSE
  * ------------------------------------------------------------------------- */
 
-/* See server.h. Recomputes the pause in effect (server.client_pause_*,
+/* Recomputes the pause in effect (server.client_pause_*,
  * which isPausedActions() reads) from the pause of every purpose,
  * forgetting those whose end passed. Called by the cron and whenever a
  * pause starts or ends. */
@@ -1887,7 +1887,7 @@ void updatePausedActions(void) {
     server.client_pause_write_only = end ? write_only : 0;
 }
 
-/* See server.h. Pauses writes (write_only) or every command until end
+/* Pauses writes (write_only) or every command until end
  * (unix ms) for purpose. A pause of the same purpose in effect keeps the
  * later end; CLIENT PAUSE also keeps ALL over a new WRITE, as Valkey does.
  * Held clients are resumed from beforeSleep once nothing holds them. */
@@ -1900,7 +1900,8 @@ void pauseActions(int purpose, mstime_t end, int write_only) {
     updatePausedActions();
 }
 
-/* See server.h. Ends the pause of purpose (others stay). */
+/* Ends the pause of purpose (others stay); held clients are resumed from
+ * beforeSleep. */
 void unpauseActions(int purpose) {
     server.pause_end[purpose] = 0;
     server.pause_write_only[purpose] = 0;
