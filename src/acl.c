@@ -1834,7 +1834,13 @@ void aclInit(void) {
  * The ACL command
  * ------------------------------------------------------------------------- */
 
+/* ACL SETUSER, GETUSER and DELUSER show no user name or rule in SLOWLOG. */
+static void aclRedactArguments(client *c) {
+    for (int j = 2; j < c->argc; j++) redactClientCommandArgument(c, j);
+}
+
 static void aclSetuserCommand(client *c) {
+    aclRedactArguments(c);
     int n = c->argc - 3;
     sds *rules = zmalloc(sizeof(sds) * (n ? n : 1));
     for (int j = 0; j < n; j++) rules[j] = objectGetVal(c->argv[j + 3]);
@@ -1849,6 +1855,7 @@ static void aclSetuserCommand(client *c) {
 }
 
 static void aclDeluserCommand(client *c) {
+    aclRedactArguments(c);
     for (int j = 2; j < c->argc; j++) {
         if (!strcmp(objectGetVal(c->argv[j]), "default")) {
             addReplyError(c, "The 'default' user cannot be removed");
@@ -1876,6 +1883,7 @@ static void addReplySelectorFields(client *c, aclSelector *s) {
 }
 
 static void aclGetuserCommand(client *c) {
+    aclRedactArguments(c);
     user *u = findUser(objectGetVal(c->argv[2]), sdslen(objectGetVal(c->argv[2])));
     if (!u) {
         addReplyNull(c);

@@ -21,8 +21,9 @@
  * and password, MIGRATE's AUTH password and AUTH2 user and password.
  * freeClient() must remove a monitor from server.monitors.
  *
- * SHUTDOWN parses its options here and leaves the actual work (saving,
- * closing listeners, removing files) to prepareForShutdown() in server.c.
+ * SHUTDOWN parses its options here and leaves the actual work (waiting
+ * for lagging replicas, saving, closing listeners, removing files) to
+ * prepareForShutdown() in server.c; SHUTDOWN ABORT cancels a wait.
  *
  * The table at the bottom, serverAdminCommands[], declares the commands of
  * info.c, cmdinfo.c, debug.c, slowlog.c, latency.c and this file; commands.c
@@ -210,8 +211,14 @@ void shutdownCommand(client *c) {
         return;
     }
     if (abort_requested) {
-        /* Shutdown is synchronous for now: there is never one to abort. */
-        addReplyError(c, "No shutdown in progress.");
+        if (abortShutdown() == C_OK) addReply(c, shared.ok);
+        else addReplyError(c, "No shutdown in progress.");
+        return;
+    }
+    /* A client that cannot wait (a script's, a transaction's) must not
+     * start a shutdown that may wait. */
+    if (!(flags & SHUTDOWN_NOW) && ((c->flags & (CLIENT_MULTI | CLIENT_SCRIPT | CLIENT_FAKE)) || server.in_exec)) {
+        addReplyError(c, "SHUTDOWN without NOW or ABORT isn't allowed for DENY BLOCKING client");
         return;
     }
     /* Never save a half-loaded dataset over the file it comes from. */
@@ -221,6 +228,12 @@ void shutdownCommand(client *c) {
         return;
     }
     if (prepareForShutdown(flags) == C_OK) exit(0);
+    /* Waiting for lagging replicas (this shutdown or one already under
+     * way): the client waits too, and gets no reply if the server exits. */
+    if (isShutdownInitiated()) {
+        blockClientOnShutdown(c);
+        return;
+    }
     addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
 }
 

@@ -280,6 +280,11 @@ static void queueUnblockedClient(client *c) {
     if (!listSearchKey(unblocked, c)) listAddNodeTail(unblocked, c);
 }
 
+/* See blocked.h. */
+void blockedQueueResume(client *c) {
+    queueUnblockedClient(c);
+}
+
 /* Removes c from its keys' wait lists and frees its bstate. */
 static void forgetBlockedClient(client *c) {
     blockingState *bs = c->bstate;
@@ -309,7 +314,10 @@ static void forgetBlockedClient(client *c) {
 void unblockClient(client *c, int reply_timeout) {
     if (!c->bstate) return;
     if (reply_timeout) replyToBlockedClientTimedOut(c);
+    int btype = c->bstate->btype;
     forgetBlockedClient(c);
+    /* A command waiting for data ends here: count it now (server.c). */
+    if (btype == BLOCKED_LIST || btype == BLOCKED_ZSET || btype == BLOCKED_STREAM) updateStatsOnUnblock(c);
     /* The blocked command is over: drop its argv and go on reading. */
     resetClient(c);
     queueUnblockedClient(c);
@@ -414,12 +422,9 @@ static void reprocessBlockedClient(client *c) {
     server.current_client = c;
     c->flags |= CLIENT_PROTECTED; /* an output limit must not free it under us */
     updateCachedTime(0);
-    long long errors = server.stat_total_error_replies;
-    call(c, CALL_NONE);
-    /* The call was counted when the command blocked; an error it ends with
-     * now (NOGROUP, WRONGTYPE after a deleted key) still makes it failed. */
-    if (server.stat_total_error_replies > errors && !(c->flags & CLIENT_BLOCKED) && c->lastcmd)
-        c->lastcmd->failed_calls++;
+    /* This run completes the command (unless it blocks again): call()
+     * accounts for it then, an error it ends with (NOGROUP...) included. */
+    call(c, CALL_FULL | CALL_REPROCESSING);
     reprocessing = NULL;
     c->flags &= ~CLIENT_PROTECTED;
     server.current_client = old;

@@ -77,9 +77,10 @@ void blockForKeys(client *c, int btype, robj **keys, int numkeys, mstime_t timeo
 void blockForKeysWakeOnDelete(client *c, int btype, robj **keys, int numkeys, mstime_t timeout);
 
 /* Removes c from every key it is blocked on and clears CLIENT_BLOCKED.
- * If reply_timeout, first sends the btype's timeout (null) reply. Queues
- * c so its pending input is processed before the loop sleeps. No-op if c
- * is not blocked on keys. */
+ * If reply_timeout, first sends the btype's timeout (null) reply. A
+ * command waiting for data (not WAIT/WAITAOF) ends here and is accounted
+ * for (updateStatsOnUnblock()). Queues c so its pending input is processed
+ * before the loop sleeps. No-op if c is not blocked on keys. */
 void unblockClient(client *c, int reply_timeout);
 
 /* Called when key is created in db (dbAdd): if clients wait on it, queue
@@ -113,6 +114,11 @@ int blockedHasReadyKeys(void);
 /* beforeSleep hook: replies to expired blocked clients, serves ready keys,
  * and runs the pending input of clients unblocked since the last call. */
 void blockedBeforeSleep(void);
+
+/* Queues c, whose blocking wait of another kind just ended (a SHUTDOWN
+ * that waited for replicas, server.c), to have its pending input processed
+ * before the loop sleeps, as an unblocked client's. */
+void blockedQueueResume(client *c);
 
 /* freeClient hook: forgets c (unblocks without a reply, drops it from the
  * unblocked queue). */

@@ -79,7 +79,7 @@ extern connTlsConfig *tlsConfigFromServer(void);
 
 /* Option flags. */
 #define CFG_IMMUTABLE (1 << 0)      /* Refused by CONFIG SET. */
-#define CFG_SENSITIVE (1 << 1)      /* Value is a secret (never logged by us). */
+#define CFG_SENSITIVE (1 << 1)      /* Value is a secret: CONFIG SET shows it as (redacted) in SLOWLOG. */
 #define CFG_HIDDEN (1 << 2)         /* Not listed by CONFIG GET globs. */
 #define CFG_PROTECTED (1 << 3)      /* Needs enable-protected-configs. */
 #define CFG_DENY_LOADING (1 << 4)   /* Refused while a dataset is loading. */
@@ -1483,6 +1483,11 @@ static int applyHz(const char **err) {
     return 1;
 }
 
+static int applyWatchdog(const char **err) {
+    applyWatchdogPeriod();
+    return 1;
+}
+
 static int applyBusyPoll(const char **err) {
     if (server.el) aeSetBusyPoll(server.el, server.busy_poll_us);
     return 1;
@@ -1579,7 +1584,7 @@ static configOption configTable[] = {
     {.name = "tls-port", .kind = CFG_SPECIAL, .field = &server.tls_port, .storage = NUM_INT, .min = 0,
      .max = 65535, .def_str = "0", .set = setTlsPort, .get = getPlainNum, .apply = applyTlsPort},
     STRING_CFG("tls-cert-file", NULL, 0, server.tls_cert_file, NULL, TLS_CHECK, applyTlsConfig),
-    STRING_CFG("tls-key-file", NULL, CFG_SENSITIVE, server.tls_key_file, NULL, TLS_CHECK, applyTlsConfig),
+    STRING_CFG("tls-key-file", NULL, 0, server.tls_key_file, NULL, TLS_CHECK, applyTlsConfig),
     STRING_CFG("tls-ca-cert-file", NULL, 0, server.tls_ca_cert_file, NULL, TLS_CHECK, applyTlsConfig),
     STRING_CFG("tls-ca-cert-dir", NULL, 0, server.tls_ca_cert_dir, NULL, TLS_CHECK, applyTlsConfig),
     ENUM_CFG("tls-auth-clients", NULL, 0, server.tls_auth_clients, tlsAuthClientsEnum, TLS_CLIENT_AUTH_YES,
@@ -1760,6 +1765,7 @@ static configOption configTable[] = {
     {.name = "shutdown-on-sigint", .flags = CFG_MULTI_ARG, .kind = CFG_SPECIAL, .field = &server.shutdown_on_sigint,
      .def_str = "default", .set = setShutdownOnSig, .get = getShutdownOnSig},
     NUM_CFG("shutdown-timeout", NULL, 0, NUM_INT, server.shutdown_timeout, 0, INT_MAX, 10, NULL),
+    NUM_CFG("watchdog-period", NULL, CFG_HIDDEN, NUM_INT, server.watchdog_period, 0, INT_MAX, 0, applyWatchdog),
     ENUM_CFG("oom-score-adj", NULL, 0, server.oom_score_adj, oomScoreAdjEnum, OOM_SCORE_ADJ_NO, applyOomScoreAdj),
     SPECIAL_CFG("oom-score-adj-values", NULL, CFG_MULTI_ARG, "0 200 800", setOomScoreAdjValues,
                 getOomScoreAdjValues, NULL, applyOomScoreAdj),
@@ -1809,7 +1815,7 @@ static configOption configTable[] = {
      * into the TLS context; client certificates and tls-cluster are stored */
     STRING_CFG("tls-key-file-pass", NULL, CFG_SENSITIVE, server.tls_key_file_pass, NULL, TLS_CHECK, applyTlsConfig),
     STRING_CFG("tls-client-cert-file", NULL, 0, server.tls_client_cert_file, NULL, TLS_CHECK, NULL),
-    STRING_CFG("tls-client-key-file", NULL, CFG_SENSITIVE, server.tls_client_key_file, NULL, TLS_CHECK, NULL),
+    STRING_CFG("tls-client-key-file", NULL, 0, server.tls_client_key_file, NULL, TLS_CHECK, NULL),
     STRING_CFG("tls-client-key-file-pass", NULL, CFG_SENSITIVE, server.tls_client_key_file_pass, NULL, TLS_CHECK,
                NULL),
     STRING_CFG("tls-dh-params-file", NULL, 0, server.tls_dh_params_file, NULL, TLS_CHECK, applyTlsConfig),
@@ -1862,7 +1868,6 @@ static configOption configTable[] = {
     NUM_CFG("rdb-key-save-delay", NULL, CFG_HIDDEN, NUM_INT, server.rdb_key_save_delay, INT_MIN, INT_MAX, 0, NULL),
     NUM_CFG("key-load-delay", NULL, CFG_HIDDEN, NUM_INT, server.key_load_delay, INT_MIN, INT_MAX, 0, NULL),
     BOOL_CFG("use-exit-on-panic", NULL, CFG_HIDDEN, server.use_exit_on_panic, 0, NULL), /* debug.c */
-    NUM_CFG("watchdog-period", NULL, CFG_HIDDEN, NUM_INT, server.watchdog_period, 0, INT_MAX, 0, NULL),
     NUM_CFG("cluster-ping-interval", NULL, CFG_HIDDEN, NUM_LONG_LONG, server.cluster_ping_interval, 0, LLONG_MAX, 0,
             NULL),
     NUM_CFG("events-per-io-thread", NULL, CFG_HIDDEN, NUM_INT, server.events_per_io_thread, 0, INT_MAX, 2, NULL),
@@ -2302,6 +2307,12 @@ static void configSetCommand(client *c) {
         return;
     }
     int n = (c->argc - 2) / 2;
+    /* Secrets never reach SLOWLOG, not even those of a CONFIG SET that is
+     * refused (redactClientCommandArgument(), networking.c). */
+    for (int j = 0; j < n; j++) {
+        configOption *o = lookupConfig(objectGetVal(c->argv[2 + j * 2]));
+        if (o && (o->flags & CFG_SENSITIVE)) redactClientCommandArgument(c, 3 + j * 2);
+    }
     configOption **opts = zcalloc(sizeof(configOption *) * n);
     sds *old = zcalloc(sizeof(sds) * n);
     int *changed = zcalloc(sizeof(int) * n);

@@ -787,7 +787,8 @@ static int objectTypeByName(const char *name) {
  * (already looked up and type-checked by the caller). A hashtable-encoded
  * value is scanned like the keyspace; a compact one (intset, listpack) is
  * returned whole with cursor 0. HSCAN replies field, value pairs unless
- * NOVALUES; MATCH filters on the member/field. */
+ * NOVALUES; MATCH filters on the member/field. SCAN's TYPE filters on the
+ * value type (an unknown type name is an error, as in Valkey 8). */
 void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
     long count = 10;
     sds pat = NULL;
@@ -821,6 +822,10 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
         } else if (!strcasecmp(objectGetVal(c->argv[i]), "type") && o == NULL) {
             typename = objectGetVal(c->argv[i + 1]);
             typefilter = objectTypeByName(typename);
+            if (typefilter == -1) {
+                addReplyErrorFormat(c, "unknown type name '%s'", typename);
+                return;
+            }
         } else {
             addReplyErrorObject(c, shared.syntaxerr);
             return;
@@ -876,12 +881,13 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
             continue;
         }
         if (use_pattern && !stringmatchlen(pat, patlen, key, sdslen(key), 0)) continue;
+        /* TYPE filters before expiry: a key of another type is skipped
+         * untouched, even if it is logically expired. */
         if (typename) {
-            robj *val = lookupKeyReadWithFlags(c->db, &keyobj, LOOKUP_NOTOUCH | LOOKUP_NOSTATS | LOOKUP_NONOTIFY);
+            robj *val = dbFind(c->db, key);
             if (val == NULL || (int)val->type != typefilter) continue;
-        } else if (expireIfNeeded(c->db, &keyobj, 0)) {
-            continue;
         }
+        if (expireIfNeeded(c->db, &keyobj, 0)) continue;
         addReplyBulkCBuffer(c, key, sdslen(key));
         returned++;
     }

@@ -22,7 +22,16 @@
  * the log receives a report between the START/END banners: what happened,
  * a backtrace, the INFO output, the client list and the client being
  * served. The process then dies of the original signal (or SIGABRT for
- * asserts and panics), so the exit status still tells what happened. */
+ * asserts and panics), so the exit status still tells what happened.
+ *
+ * Software watchdog (watchdog-period, a hidden option, 0 = off): every
+ * serverCron() re-arms a one-shot SIGALRM timer one period ahead, so the
+ * signal only fires when the event loop has not come back to the cron for
+ * that long (a slow command, a stuck system call). Its handler logs
+ * "--- WATCHDOG TIMER EXPIRED ---" and where the main thread is (the same
+ * stack trace as a crash report), and returns: the server goes on. A
+ * SIGALRM sent by hand (kill -ALRM) logs "Received SIGALRM" and the trace.
+ * As in Valkey. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* REG_RIP and friends in <ucontext.h>. */
 #endif
@@ -37,6 +46,7 @@
 #include <signal.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -675,6 +685,7 @@ static volatile sig_atomic_t bugReportStarted = 0;
 static volatile sig_atomic_t crashing = 0;
 static void *crashAltStack = NULL;
 static const int crashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+static void setupSigalrmAction(void);
 
 /* Writes len bytes straight to the log destination: the report's big
  * blocks (INFO, client list) exceed a log line's size limit. */
@@ -811,7 +822,8 @@ static void sigsegvHandler(int sig, siginfo_t *info, void *secret) {
 
 /* Installs the crash-report handler for SIGSEGV, SIGBUS, SIGFPE, SIGILL
  * and SIGABRT, on an alternate stack so that stack overflows are reported
- * too. Called once from main() after logging is configured. */
+ * too, and the watchdog's SIGALRM handler. Called once from main() after
+ * logging is configured. */
 void setupSigSegvAction(void) {
     /* The first backtrace() call may load libgcc, which allocates: do it
      * now rather than inside a crash. */
@@ -831,6 +843,60 @@ void setupSigSegvAction(void) {
     act.sa_flags = flags;
     act.sa_sigaction = sigsegvHandler;
     for (size_t j = 0; j < sizeof(crashSignals) / sizeof(crashSignals[0]); j++) sigaction(crashSignals[j], &act, NULL);
+    setupSigalrmAction();
+}
+
+/* ---------------------------------------------------------------------------
+ * Software watchdog
+ * ------------------------------------------------------------------------- */
+
+/* SIGALRM: the watchdog timer expired (si_pid 0), or someone sent it. Logs
+ * the main thread's stack and returns. Signal handler. */
+static void sigalrmSignalHandler(int sig, siginfo_t *info, void *secret) {
+    (void)sig;
+    int saved = errno;
+    if (info->si_pid == 0) crashLogString("\n--- WATCHDOG TIMER EXPIRED ---\n");
+    else crashLogString("\nReceived SIGALRM\n");
+    logStackTrace(secret);
+    crashLogString("--------\n\n");
+    errno = saved;
+}
+
+/* Installs the SIGALRM handler (for the watchdog and kill -ALRM). Called
+ * once from setupSigSegvAction(). */
+static void setupSigalrmAction(void) {
+    struct sigaction act;
+    memset(&act, 0, sizeof(act));
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    act.sa_sigaction = sigalrmSignalHandler;
+    sigaction(SIGALRM, &act, NULL);
+}
+
+/* Arms the one-shot SIGALRM timer period ms from now (replacing one that
+ * is armed), or disarms it if period is 0. */
+static void watchdogScheduleSignal(int period) {
+    struct itimerval it = {.it_value = {.tv_sec = period / 1000, .tv_usec = (period % 1000) * 1000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* See server.h. Applies watchdog-period after CONFIG SET: 0 disarms the
+ * watchdog; a period shorter than two cron ticks (which would fire while
+ * the server is merely idle between ticks) is raised to that. Event loop. */
+void applyWatchdogPeriod(void) {
+    if (server.watchdog_period == 0) {
+        watchdogScheduleSignal(0);
+        return;
+    }
+    int min_period = (1000 / (server.hz > 0 ? server.hz : 1)) * 2;
+    if (server.watchdog_period < min_period) server.watchdog_period = min_period;
+    watchdogScheduleSignal(server.watchdog_period);
+}
+
+/* See server.h. Called at the start of every serverCron(): pushes the
+ * watchdog's alarm one period further. */
+void watchdogCron(void) {
+    if (server.watchdog_period) watchdogScheduleSignal(server.watchdog_period);
 }
 
 /* Restores the default action of the crash signals (before a deliberate

@@ -212,6 +212,61 @@ static int evalGetNumkeys(client *c, long long *numkeys) {
     return C_OK;
 }
 
+void evalCommand(client *c);
+void evalRoCommand(client *c);
+void evalShaCommand(client *c);
+void evalShaRoCommand(client *c);
+
+/* See script_lua.h. */
+int evalDeclaredScriptFlags(client *c, int *flags) {
+    if (c->argc < 2) return 0;
+    int evalsha = c->cmd->proc == evalShaCommand || c->cmd->proc == evalShaRoCommand;
+    if (!evalsha && c->cmd->proc != evalCommand && c->cmd->proc != evalRoCommand) return 0;
+    sds arg = objectGetVal(c->argv[1]);
+    char sha[41];
+    if (evalsha) {
+        if (sdslen(arg) != 40) return 0;
+        for (int j = 0; j < 40; j++) sha[j] = tolower((unsigned char)arg[j]);
+        sha[40] = '\0';
+    } else {
+        scriptSha1Hex(sha, arg, sdslen(arg));
+    }
+    evalScript *es = NULL;
+    if (evalScripts) {
+        sds key = sdsnew(sha);
+        es = dictFetchValue(evalScripts, key);
+        sdsfree(key);
+    }
+    int f;
+    if (es) {
+        f = es->flags;
+    } else {
+        size_t shebang_len;
+        if (evalsha) return 0;
+        sds err = evalParseShebang(arg, sdslen(arg), &f, &shebang_len);
+        if (err) {
+            sdsfree(err);
+            return 0;
+        }
+    }
+    if (f & SCRIPT_FLAG_EVAL_COMPAT) return 0;
+    *flags = f;
+    return 1;
+}
+
+/* See server.h. The flags a script declares replace its command's write,
+ * deny-oom, stale and may-replicate flags, as Valkey's getCommandFlags()
+ * does. */
+uint64_t scriptGetCommandFlags(client *c, uint64_t cmd_flags) {
+    int f;
+    if (!evalDeclaredScriptFlags(c, &f) && !fcallDeclaredScriptFlags(c, &f)) return cmd_flags;
+    cmd_flags &= ~(CMD_WRITE | CMD_DENYOOM | CMD_STALE | CMD_MAY_REPLICATE);
+    if (!(f & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES))) cmd_flags |= CMD_DENYOOM;
+    if (!(f & SCRIPT_FLAG_NO_WRITES)) cmd_flags |= CMD_WRITE;
+    if (f & SCRIPT_FLAG_ALLOW_STALE) cmd_flags |= CMD_STALE;
+    return cmd_flags;
+}
+
 static void evalGenericCommand(client *c, int evalsha, int readonly) {
     long long numkeys;
     /* EVAL* are skip-monitor: shown here, before the commands they run. */

@@ -240,6 +240,18 @@ fail:
  * FCALL
  * ------------------------------------------------------------------------- */
 
+void fcallCommand(client *c);
+void fcallroCommand(client *c);
+
+/* See script_lua.h. */
+int fcallDeclaredScriptFlags(client *c, int *flags) {
+    if (c->argc < 2 || (c->cmd->proc != fcallCommand && c->cmd->proc != fcallroCommand) || !functionsByName) return 0;
+    functionInfo *fi = dictFetchValue(functionsByName, objectGetVal(c->argv[1]));
+    if (!fi) return 0;
+    *flags = fi->flags;
+    return 1;
+}
+
 static void fcallGenericCommand(client *c, int readonly) {
     /* FCALL* are skip-monitor: shown here, before the commands they run. */
     replicationFeedMonitors(c, server.monitors, c->db->id, c->argv, c->argc);

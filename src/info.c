@@ -138,7 +138,6 @@ void resetServerStats(void) {
     memset(server.el_duration, 0, sizeof(server.el_duration));
     server.el_cmd_per_cycle_max = 0;
     if (server.errors) dictEmpty(server.errors, NULL);
-    server.errors_enabled = 1;
     server.stat_peak_memory = 0;
     lazyfreeResetStats();
     server.stat_peak_memory_time = server.unixtime;
@@ -302,6 +301,10 @@ static sds infoServer(sds info) {
                         uptime / 86400, server.hz, server.config_hz, (unsigned int)server.lru_clock,
                         server.executable ? server.executable : "", server.configfile ? server.configfile : "",
                         server.availability_zone ? server.availability_zone : "");
+    /* Only while a shutdown waits for lagging replicas: how long it may
+     * still wait. */
+    if (isShutdownInitiated())
+        info = sdscatprintf(info, "shutdown_in_milliseconds:%lld\r\n", (long long)shutdownMillisecondsLeft());
 
     /* One line per listener, numbered by its slot in server.listeners. */
     int nlisteners = (int)(sizeof(server.listeners) / sizeof(server.listeners[0]));

@@ -491,35 +491,24 @@ void addReplySds(client *c, sds s) {
     sdsfree(s);
 }
 
-#define ERROR_STATS_NUMBER 128 /* distinct error codes INFO errorstats tracks */
+#define ERRORSTATS_LIMIT 128                         /* kinds of error a script may add to INFO errorstats */
+#define ERRORSTATS_OVERFLOW_ERR "ERRORSTATS_OVERFLOW" /* where further new kinds from scripts are counted */
 
-/* Counts one more error of code `name` in INFO errorstats. Past
- * ERROR_STATS_NUMBER distinct codes (a script inventing codes, say) the
- * table is emptied, tracking stops until CONFIG RESETSTAT, and one
- * ERRORSTATS_DISABLED entry says so, as Valkey does. */
-static void incrementErrorCount(const char *name, size_t len) {
-    if (!server.errors || !server.errors_enabled) return;
+/* Counts one more error of code `name` in INFO errorstats. The server's
+ * own codes are a short fixed list and are always counted under their
+ * name. A custom code (one a script chose: `custom` is set) is counted under
+ * its name while it is already known or the table holds fewer than
+ * ERRORSTATS_LIMIT codes, and under ERRORSTATS_OVERFLOW otherwise, so a
+ * script that makes up a code per call cannot grow the table (and INFO)
+ * without bound. As in Valkey 8. */
+static void incrementErrorCount(const char *name, size_t len, int custom) {
+    if (!server.errors) return;
     sds code = sdsnewlen(name, len);
     dictEntry *de = dictFind(server.errors, code);
-    if (!de && dictSize(server.errors) >= ERROR_STATS_NUMBER) {
-        sds list = sdsempty();
-        dictIterator *di = dictGetIterator(server.errors);
-        dictEntry *e;
-        while ((e = dictNext(di))) {
-            if (sdslen(list)) list = sdscatlen(list, ", ", 2);
-            list = sdscatsds(list, dictGetKey(e));
-        }
-        dictReleaseIterator(di);
-        serverLog(LL_WARNING, "Errorstats stopped adding new errors because the number of errors reached the limit, "
-                              "may be misuse of lua error_reply, please check INFO ERRORSTATS, more info about "
-                              "error codes: %d", ERROR_STATS_NUMBER);
-        serverLog(LL_WARNING, "Current errors code list: %s", list);
-        sdsfree(list);
-        dictEmpty(server.errors, NULL);
+    if (!de && custom && dictSize(server.errors) >= ERRORSTATS_LIMIT) {
         sdsfree(code);
-        code = sdsnew("ERRORSTATS_DISABLED");
-        de = NULL;
-        server.errors_enabled = 0;
+        code = sdsnew(ERRORSTATS_OVERFLOW_ERR);
+        de = dictFind(server.errors, code);
     }
     if (!de) {
         de = dictAddRaw(server.errors, code, NULL);
@@ -535,22 +524,24 @@ static void incrementErrorCount(const char *name, size_t len) {
  * without one (then it is an "ERR"; so is a code with no space in its first
  * 32 bytes). With ERR_REPLY_FLAG_NO_STATS_UPDATE (an error already counted
  * where it arose, e.g. by the command a script ran) only the failed call of
- * the command replying is counted. Failed calls are otherwise counted by
- * call(), rejected ones at rejection. */
+ * the command replying is counted. ERR_REPLY_FLAG_CUSTOM marks a code a
+ * script chose (see incrementErrorCount()). Failed calls are otherwise
+ * counted by call(), rejected ones at rejection. */
 void afterErrorReply(client *c, const char *s, size_t len, int flags) {
     if (flags & ERR_REPLY_FLAG_NO_STATS_UPDATE) {
         if (c->realcmd) c->realcmd->failed_calls++;
         return;
     }
     server.stat_total_error_replies++;
+    int custom = (flags & ERR_REPLY_FLAG_CUSTOM) != 0;
     if (len && s[0] == '-') {
         const char *spc = memchr(s, ' ', len < 32 ? len : 32);
         if (spc) {
-            incrementErrorCount(s + 1, spc - s - 1);
+            incrementErrorCount(s + 1, spc - s - 1, custom);
             return;
         }
     }
-    incrementErrorCount("ERR", 3);
+    incrementErrorCount("ERR", 3, custom);
 }
 
 static void addReplyErrorLength(client *c, const char *s, size_t len) {
@@ -1736,6 +1727,19 @@ static void retainOriginalCommandVector(client *c) {
     }
 }
 
+/* Shows argument j of the running command as "(redacted)" wherever the
+ * command is reported as it was sent (SLOWLOG), while argv keeps the
+ * secret for the command itself. j indexes the command as sent. Called by
+ * commands that take secrets: AUTH, HELLO AUTH, ACL SETUSER/GETUSER/
+ * DELUSER, CONFIG SET of a sensitive option; before they validate
+ * anything, so that a refused command is redacted too. */
+void redactClientCommandArgument(client *c, int j) {
+    retainOriginalCommandVector(c);
+    if (j < 0 || j >= c->original_argc || c->original_argv[j] == shared.redacted) return;
+    decrRefCount(c->original_argv[j]);
+    c->original_argv[j] = shared.redacted; /* shared: no reference to take */
+}
+
 /* Releases what retainOriginalCommandVector() kept, if anything. Called by
  * call() once the command is accounted for. */
 void discardOriginalCommandVector(client *c) {
@@ -1888,18 +1892,45 @@ void clientsCron(void) {
  * CLIENT PAUSE
  * ------------------------------------------------------------------------- */
 
-void pauseActions(mstime_t end, int write_only) {
-    if (end > server.client_pause_end_time || !isPausedActions()) {
-        server.client_pause_end_time = end;
-        server.client_pause_write_only = write_only;
-    } else if (!write_only) {
-        server.client_pause_write_only = 0;
+/* Recomputes the pause in effect (server.client_pause_*,
+ * which isPausedActions() reads) from the pause of every purpose,
+ * forgetting those whose end passed. Called by the cron and whenever a
+ * pause starts or ends. */
+void updatePausedActions(void) {
+    mstime_t now = mstime(), end = 0;
+    int write_only = 1;
+    for (int p = 0; p < PAUSE_PURPOSES; p++) {
+        if (server.pause_end[p] && server.pause_end[p] <= now) {
+            server.pause_end[p] = 0;
+            server.pause_write_only[p] = 0;
+        }
+        if (!server.pause_end[p]) continue;
+        if (server.pause_end[p] > end) end = server.pause_end[p];
+        if (!server.pause_write_only[p]) write_only = 0;
     }
+    server.client_pause_end_time = end;
+    server.client_pause_write_only = end ? write_only : 0;
 }
 
-void unpauseActions(void) {
-    server.client_pause_end_time = 0;
-    processUnpausedClients();
+/* Pauses writes (write_only) or every command until end
+ * (unix ms) for purpose. A pause of the same purpose in effect keeps the
+ * later end; CLIENT PAUSE also keeps ALL over a new WRITE, as Valkey does.
+ * Held clients are resumed from beforeSleep once nothing holds them. */
+void pauseActions(int purpose, mstime_t end, int write_only) {
+    updatePausedActions();
+    if (purpose == PAUSE_BY_CLIENT_COMMAND && server.pause_end[purpose] && !server.pause_write_only[purpose])
+        write_only = 0;
+    server.pause_write_only[purpose] = write_only;
+    if (end > server.pause_end[purpose]) server.pause_end[purpose] = end;
+    updatePausedActions();
+}
+
+/* Ends the pause of purpose (others stay); held clients are resumed from
+ * beforeSleep. */
+void unpauseActions(int purpose) {
+    server.pause_end[purpose] = 0;
+    server.pause_write_only[purpose] = 0;
+    updatePausedActions();
 }
 
 int areClientsPaused(void) {
@@ -1907,13 +1938,24 @@ int areClientsPaused(void) {
 }
 
 /* Returns 1 if the command in c's argv must wait for CLIENT UNPAUSE (or
- * the pause to end): every command for PAUSE ALL, writes for PAUSE WRITE.
- * Replicas and the primary are never held. */
+ * the pause to end): every command for PAUSE ALL; for PAUSE WRITE what
+ * may write or be propagated, as in Valkey: write commands, EXEC of a
+ * transaction holding one, PUBLISH, PFCOUNT, EVAL/EVALSHA/FCALL unless the
+ * script or function declares no-writes (EVAL_RO and FCALL_RO of one that
+ * does not are held too). Replicas and the primary are never held. */
 int isClientPaused(client *c) {
     if (!isPausedActions() || c->flags & (CLIENT_REPLICA | CLIENT_PRIMARY)) return 0;
-    if (mstime() >= server.client_pause_end_time) return 0;
-    if (!server.client_pause_write_only) return 1;
-    return c->cmd && (multiEffectiveCommandFlags(c) & (CMD_WRITE | CMD_MAY_REPLICATE));
+    mstime_t now = mstime();
+    int all = 0, writes = 0;
+    for (int p = 0; p < PAUSE_PURPOSES; p++) {
+        if (server.pause_end[p] <= now) continue;
+        if (server.pause_write_only[p]) writes = 1;
+        else all = 1;
+    }
+    if (all) return 1;
+    if (!writes || !c->cmd) return 0;
+    uint64_t flags = scriptGetCommandFlags(c, multiEffectiveCommandFlags(c));
+    return (flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
 }
 
 /* Holds c, whose parsed command stays in argv, until the pause ends. */
@@ -1922,17 +1964,24 @@ void blockClientForPause(client *c) {
     listAddNodeTail(server.paused_clients, c);
 }
 
-/* Resumes clients held by a pause that ended. Only those held when it
- * starts: one held again meanwhile (redirect.c holds redirects while a
- * failover is in progress) waits for the next unpause, not for this loop. */
+/* Resumes, in arrival order, the held clients that no pause holds any
+ * more (a pause ended, or became WRITE only). Those still held go back to
+ * the end of the list in the same order; a resumed client whose next
+ * command is held joins them, and a client freed meanwhile has left the
+ * list, so the loop looks at each client once. Called before the event
+ * loop sleeps. */
 void processUnpausedClients(void) {
-    if (isPausedActions() && mstime() < server.client_pause_end_time) return;
-    server.client_pause_end_time = 0;
-    unsigned long held = listLength(server.paused_clients);
-    while (held-- > 0 && listLength(server.paused_clients)) {
+    unsigned long todo = listLength(server.paused_clients);
+    if (todo == 0) return;
+    updatePausedActions();
+    while (todo-- && listLength(server.paused_clients)) {
         listNode *ln = listFirst(server.paused_clients);
         client *c = listNodeValue(ln);
         listDelNode(server.paused_clients, ln);
+        if (isClientPaused(c)) {
+            listAddNodeTail(server.paused_clients, c);
+            continue;
+        }
         c->flags &= ~(CLIENT_BLOCKED | CLIENT_PENDING_COMMAND);
         c->lastinteraction = server.unixtime; /* Not idle: see queueUnblockedClient(). */
         c->flags |= CLIENT_PROTECTED;
@@ -2061,11 +2110,13 @@ void clientKillCommand(client *c) {
         addr = objectGetVal(c->argv[2]);
         skipme = 0;
     } else {
-        if ((c->argc - 2) % 2 != 0) {
-            addReplyErrorObject(c, shared.syntaxerr);
-            return;
-        }
+        /* Filters are checked in order, as Valkey does: an error in one
+         * is reported before a missing value at the end. */
         for (int i = 2; i < c->argc; i += 2) {
+            if (i + 1 >= c->argc) {
+                addReplyErrorObject(c, shared.syntaxerr);
+                return;
+            }
             const char *opt = objectGetVal(c->argv[i]);
             robj *val = c->argv[i + 1];
             if (!strcasecmp(opt, "id")) {
@@ -2101,9 +2152,10 @@ void clientKillCommand(client *c) {
                     return;
                 }
             } else if (!strcasecmp(opt, "maxage")) {
-                if (getLongLongFromObjectOrReply(c, val, &maxage, NULL) != C_OK) return;
+                if (getLongLongFromObjectOrReply(c, val, &maxage, "maxage is not an integer or out of range") != C_OK)
+                    return;
                 if (maxage <= 0) {
-                    addReplyErrorObject(c, shared.syntaxerr);
+                    addReplyError(c, "maxage should be greater than 0");
                     return;
                 }
             } else {
@@ -2154,12 +2206,12 @@ void clientPauseCommand(client *c) {
         addReplyError(c, "timeout is negative");
         return;
     }
-    pauseActions(mstime() + duration, write_only);
+    pauseActions(PAUSE_BY_CLIENT_COMMAND, mstime() + duration, write_only);
     addReply(c, shared.ok);
 }
 
 void clientUnpauseCommand(client *c) {
-    unpauseActions();
+    unpauseActions(PAUSE_BY_CLIENT_COMMAND);
     addReply(c, shared.ok);
 }
 

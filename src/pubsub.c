@@ -573,12 +573,14 @@ struct serverCommand pubsubCommands[] = {
      .group = "pubsub", .since = "7.0.0", .summary = "Stops listening to messages posted to shard channels.",
      .complexity = "O(N) where N is the number of shard channels to unsubscribe.",
      .args = "[shardchannel [shardchannel ...]]"},
-    {.name = "publish", .proc = publishCommand, .arity = 3, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
+    {.name = "publish", .proc = publishCommand, .arity = 3,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_MAY_REPLICATE, /* held by CLIENT PAUSE WRITE */
      .group = "pubsub", .since = "2.0.0", .summary = "Posts a message to a channel.",
      .complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total "
                    "number of subscribed patterns (by any client).",
      .args = "channel message"},
-    {.name = "spublish", .proc = spublishCommand, .arity = 3, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
+    {.name = "spublish", .proc = spublishCommand, .arity = 3,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_MAY_REPLICATE, /* held by CLIENT PAUSE WRITE */
      .key = {1, 1, 1}, .group = "pubsub", .since = "7.0.0", .summary = "Post a message to a shard channel",
      .complexity = "O(N) where N is the number of clients subscribed to the receiving shard channel.",
      .args = "shardchannel message"},

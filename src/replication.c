@@ -2063,6 +2063,7 @@ static void replicationSetPrimary(const char *host, int port) {
     repl.down_since = server.unixtime;
     serverLog(LL_NOTICE, "Connecting to PRIMARY %s:%d", host, port);
     connectWithPrimary();
+    setOOMScoreAdj(-1); /* oom-score-adj-values: a replica's score now */
 }
 
 /* REPLICAOF NO ONE: keep the data, start a new history that partial
@@ -2080,6 +2081,7 @@ static void replicationUnsetPrimary(void) {
     /* Replicas reconnect and PSYNC with the old id: replid2 serves them. */
     replicationDisconnectReplicas();
     repl.no_replicas_since = server.unixtime;
+    setOOMScoreAdj(-1); /* oom-score-adj-values: a primary's score now */
 }
 
 /* REPLICAOF host port | NO ONE (and SLAVEOF). */
@@ -2325,7 +2327,8 @@ void replicationForgetWaitingClient(client *c) {
  * ROLE and INFO
  * ------------------------------------------------------------------------- */
 
-static const char *replicaStateName(client *r) {
+/* See replication.h. */
+const char *replicaStateName(client *r) {
     switch (r->repl->state) {
     case REPLICA_STATE_WAIT_BGSAVE_START:
     case REPLICA_STATE_WAIT_BGSAVE_END: return "wait_bgsave";
@@ -2555,7 +2558,7 @@ static void failoverReset(void) {
     zfree(repl.failover_host);
     repl.failover_host = NULL;
     repl.failover_port = 0;
-    unpauseActions();
+    unpauseActions(PAUSE_DURING_FAILOVER);
 }
 
 /* Ends a failover that did not happen; back to (or still) a primary. */
@@ -2658,7 +2661,7 @@ void failoverCommand(client *c) {
     repl.failover_state = FAILOVER_WAIT_FOR_SYNC;
     serverLog(LL_NOTICE, "FAILOVER requested to %s:%ld.", host ? host : "any replica", port);
     /* Writes wait; the replicas are asked where they are. */
-    pauseActions(LLONG_MAX, 1);
+    pauseActions(PAUSE_DURING_FAILOVER, LLONG_MAX, 1);
     repl.get_ack_needed = 1;
     addReply(c, shared.ok);
 }

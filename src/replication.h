@@ -269,6 +269,7 @@ replSnapshotMethod *replicationSnapshotMethodFor(client *c);
 int replicasJoinSnapshot(replSnapshotMethod *m, long long offset, int max, client **joined);
 void replicaPutOnline(client *c, int wait_first_ack);
 char *replicaName(client *c);
+const char *replicaStateName(client *r); /* INFO's state=: wait_bgsave, send_bulk, online */
 
 /* REPLCONF ACK <offset> [FACK <aof offset>] to our primary. */
 void replicationSendAck(void);

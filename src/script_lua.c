@@ -459,11 +459,12 @@ static int luaGetTypedField(lua_State *L, const char *name, int type) {
     return 0;
 }
 
-/* Replies "-<err>" with newlines flattened. */
+/* Replies "-<err>" with newlines flattened. The code is the script's own
+ * choice, so INFO errorstats may file it under ERRORSTATS_OVERFLOW. */
 static void addReplyScriptError(client *c, const char *err, size_t len) {
     sds e = sdsnewlen("-", 1);
     e = sdscatlen(e, err, len);
-    addReplyErrorSds(c, e);
+    addReplyErrorSdsEx(c, e, ERR_REPLY_FLAG_CUSTOM);
 }
 
 static void luaReplyTable(client *c, lua_State *L, int resp) {
@@ -744,7 +745,7 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
     sc->argc = sc->argv_len = argc;
     sc->cmd = sc->lastcmd = sc->realcmd = cmd;
     if (cmd->flags & CMD_WRITE) run->run_flags |= SCRIPT_RUN_WROTE;
-    call(sc, CALL_STATS);
+    call(sc, CALL_FULL); /* SLOWLOG and LATENCY see it too, as in Valkey 8 */
     sds reply = scriptClientTakeReply(sc);
     ldbLogReply(reply, sdslen(reply));
     for (int k = 0; k < sc->argc; k++) decrRefCount(sc->argv[k]);
@@ -1550,7 +1551,7 @@ void scriptLuaRun(lua_State *L, scriptRunCtx *ctx, int nargs) {
         lua_getfield(L, -1, "ignore_err_stats_update");
         int counted = lua_toboolean(L, -1);
         lua_pop(L, 1);
-        addReplyErrorSdsEx(c, msg, counted ? ERR_REPLY_FLAG_NO_STATS_UPDATE : 0);
+        addReplyErrorSdsEx(c, msg, counted ? ERR_REPLY_FLAG_NO_STATS_UPDATE : ERR_REPLY_FLAG_CUSTOM);
     } else {
         const char *m = lua_tostring(L, -1);
         addReplyErrorFormat(c, "Error running script %s, %.100s", ctx->funcname, m ? m : "execution failure");

@@ -44,6 +44,15 @@ typedef struct scriptRunCtx {
 /* The run in progress, or NULL. */
 scriptRunCtx *scriptCurrentRun(void);
 
+/* If c's command is EVAL, EVAL_RO, EVALSHA or EVALSHA_RO of a script that
+ * declares its flags (a "#!lua" shebang, cached or in argv), or FCALL or
+ * FCALL_RO of an existing function, sets *flags to its SCRIPT_FLAG_* and
+ * returns 1. Returns 0 otherwise (other commands, scripts without a
+ * shebang, unknown or bad ones): the command's own flags then apply.
+ * For checks made before the command runs (CLIENT PAUSE WRITE). */
+int evalDeclaredScriptFlags(client *c, int *flags);
+int fcallDeclaredScriptFlags(client *c, int *flags);
+
 /* Parses the flag names of a shebang or register_function into
  * SCRIPT_FLAG_* bits. Returns C_OK, or C_ERR with *bad set to the unknown
  * name (pointer into the input). */

@@ -27,7 +27,18 @@
  * and hands what it changed to propagation (propagate.c).
  *
  * The connection-level commands (PING, ECHO, QUIT, RESET, HELLO, AUTH) live
- * here too, as they are about the session rather than the data. */
+ * here too, as they are about the session rather than the data.
+ *
+ * Shutdown (SHUTDOWN, SIGTERM, SIGINT; the signal handler only sets
+ * shutdown_asap, the cron acts on it): with replicas that have not
+ * acknowledged the whole stream, shutdown-timeout > 0 and no NOW flag, the
+ * server first waits for them, up to shutdown-timeout seconds, with writes
+ * paused (PAUSE_DURING_SHUTDOWN) and the SHUTDOWN clients blocked; the cron
+ * finishes the shutdown when they caught up or time is up. SHUTDOWN ABORT
+ * cancels a wait (or a signal's request not acted on yet): writes resume
+ * and the waiting SHUTDOWN clients get an error. finishShutdown() saves
+ * (snapshot.c) and closes; if the save fails without FORCE the shutdown is
+ * cancelled the same way and the server goes on. As in Valkey. */
 #include "server.h"
 
 #include <errno.h>
@@ -59,6 +70,12 @@ struct sharedObjectsStruct shared;
 
 /* The signal that asked for the pending shutdown (SIGTERM or SIGINT). */
 static volatile sig_atomic_t last_shutdown_signal = SIGTERM;
+
+/* A shutdown waiting for lagging replicas: its deadline (0 when none
+ * waits) and its SHUTDOWN_* flags. */
+static mstime_t shutdown_deadline = 0;
+static int shutdown_pending_flags = 0;
+static int replicasCaughtUp(void);
 
 extern int debugCommandAllowed(client *c);
 void pingCommand(client *c);
@@ -124,6 +141,7 @@ static void createSharedObjects(void) {
     shared.err = makeSharedProto("-ERR\r\n");
     shared.nokeyerr = makeSharedProto("-ERR no such key\r\n");
     shared.syntaxerr = makeSharedProto("-ERR syntax error\r\n");
+    shared.redacted = makeObjectShared(createStringObject("(redacted)", 10)); /* SLOWLOG's stand-in for a secret */
     shared.sameobjecterr = makeSharedProto("-ERR source and destination objects are the same\r\n");
     shared.outofrangeerr = makeSharedProto("-ERR index out of range\r\n");
     shared.noscripterr = makeSharedProto("-NOSCRIPT No matching script. Please use EVAL.\r\n");
@@ -352,6 +370,22 @@ struct serverCommand *lookupCommandBySds(sds s) {
  * ran (nested ones included): errors past it belong to the next to end. */
 static long long call_errors_seen;
 
+/* 1 while c's command is blocked waiting for data on keys (BLPOP,
+ * BZPOPMIN, XREAD BLOCK...): it has not completed yet. WAIT and WAITAOF
+ * are accounted for when they block. */
+static int commandAwaitsKeys(client *c) {
+    if (c->bstate == NULL) return 0;
+    int t = c->bstate->btype;
+    return t == BLOCKED_LIST || t == BLOCKED_ZSET || t == BLOCKED_STREAM;
+}
+
+/* Logs c's command in SLOWLOG as the client sent it (its original argv if
+ * it rewrote itself or redacted a secret), with duration in usec. */
+static void slowlogPushCurrentCommand(client *c, long long duration) {
+    if (c->original_argv) slowlogPushEntryIfNeeded(c, c->original_argv, c->original_argc, duration);
+    else slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
+}
+
 /* Executes c->cmd with c->argv and accounts for it: stats, slowlog,
  * latency, MONITOR feed. */
 void call(client *c, int flags) {
@@ -369,11 +403,12 @@ void call(client *c, int flags) {
      * echoed back to it, and EXEC comes after its commands) but with the
      * arguments as the client sent them: commands may rewrite argv. Keep
      * references to the originals. A blocked command run again once its
-     * keys are ready (CALL_NONE) was shown when it first ran. Skip-monitor
+     * keys are ready (CALL_REPROCESSING) was shown when it first ran. Skip-monitor
      * commands that run scripts (EVAL*, FCALL*) feed themselves first. */
     robj **monitor_argv = NULL;
     int monitor_argc = c->argc, monitor_dbid = c->db->id;
-    if (listLength(server.monitors) && (flags & CALL_STATS) && !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) {
+    if (listLength(server.monitors) && (flags & CALL_STATS) && !(flags & CALL_REPROCESSING) &&
+        !(c->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN))) {
         monitor_argv = zmalloc(sizeof(robj *) * monitor_argc);
         for (int j = 0; j < monitor_argc; j++) {
             monitor_argv[j] = c->argv[j];
@@ -399,6 +434,11 @@ void call(client *c, int flags) {
     c->cmd->proc(c);
     long long end = ustime();
     long long duration = end - start;
+    c->duration += duration;
+    /* A command that blocked on keys is accounted for when it completes:
+     * served by a later run (CALL_REPROCESSING), timed out or unblocked
+     * (updateStatsOnUnblock()), with the time of all its runs. */
+    int pending = commandAwaitsKeys(c);
     if (prev_client == NULL) updatePeakMemory();
     if (prev_client == NULL && server.pipeline_clock != 0) server.pipeline_clock = end;
 
@@ -432,23 +472,44 @@ void call(client *c, int flags) {
 
     if (flags & CALL_SLOWLOG && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) {
         latencyAddSampleIfNeeded(real_cmd->flags & CMD_FAST ? "fast-command" : "command", duration / 1000);
-        if (c->original_argv) slowlogPushEntryIfNeeded(c, c->original_argv, c->original_argc, duration);
-        else slowlogPushEntryIfNeeded(c, c->argv, c->argc, duration);
+        if (!pending) slowlogPushCurrentCommand(c, c->duration);
     }
-    if (c->original_argv) discardOriginalCommandVector(c);
+    if (c->original_argv && !pending) discardOriginalCommandVector(c);
     if (prev_client == NULL) durationAddSample(EL_DURATION_TYPE_CMD, duration);
-    if (flags & CALL_STATS) {
-        real_cmd->microseconds += duration;
+    if ((flags & CALL_STATS) && !pending) {
+        real_cmd->microseconds += c->duration;
         real_cmd->calls++;
         if (failed) real_cmd->failed_calls++;
         if (server.latency_tracking_enabled && !(c->flags & CLIENT_BLOCKED))
-            latencyRecordCommand(real_cmd, duration);
+            latencyRecordCommand(real_cmd, c->duration);
     }
+    if (!pending) c->duration = 0;
     c->lastcmd = real_cmd;
+    if (pending) return;
     server.stat_numcommands++;
     /* CLIENT LIST tot-cmds: commands that ran, not rejected ones; a command
      * that blocked is counted when it completes. */
     if (!(c->flags & CLIENT_BLOCKED)) c->commands_processed++;
+}
+
+/* See server.h. Called by blocked.c when a command blocked on keys ends
+ * without running again: its timeout passed or CLIENT UNBLOCK ended it
+ * (the reply is queued already; an UNBLOCKED error counted the failure).
+ * Counts it as call() counts a completed command: commandstats calls and
+ * time, latencystats, SLOWLOG, total_commands_processed and tot-cmds, with
+ * the time of all its runs. Event loop. */
+void updateStatsOnUnblock(client *c) {
+    struct serverCommand *cmd = c->lastcmd;
+    if (cmd) {
+        cmd->calls++;
+        cmd->microseconds += c->duration;
+        if (server.latency_tracking_enabled) latencyRecordCommand(cmd, c->duration);
+        if (!(cmd->flags & CMD_SKIP_SLOWLOG)) slowlogPushCurrentCommand(c, c->duration);
+    }
+    discardOriginalCommandVector(c);
+    c->duration = 0;
+    server.stat_numcommands++;
+    c->commands_processed++;
 }
 
 /* A refused command also spoils the transaction it was sent in; a refused
@@ -656,6 +717,7 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     (void)clientData;
     if (server.pause_cron) return 1000 / server.hz; /* DEBUG PAUSE-CRON: skip the work, keep the timer */
     long long cron_start = aeMonotonicUs();
+    watchdogCron(); /* the alarm fires only if we do not come back here in time */
     updateCachedTime(1);
     server.lru_clock = getLRUClock();
     updatePeakMemory();
@@ -690,13 +752,16 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
                                  server.el_duration[EL_DURATION_TYPE_EL].cnt, 1);
     }
 
-    if (server.shutdown_asap) {
+    if (server.shutdown_asap && !isShutdownInitiated()) {
         /* shutdown-on-sigint / shutdown-on-sigterm choose the flags. */
         int flags = last_shutdown_signal == SIGINT ? server.shutdown_on_sigint : server.shutdown_on_sigterm;
         if (prepareForShutdown(flags) == C_OK) exit(0);
-        serverLog(LL_WARNING, "SIGTERM received but errors trying to shut down the server, check the logs for "
-                              "more information");
-        server.shutdown_asap = 0;
+    } else if (isShutdownInitiated()) {
+        /* Waiting for replicas: done when they all caught up, or at the
+         * deadline whatever they acknowledged. */
+        if (server.mstime >= shutdown_deadline || replicasCaughtUp()) {
+            if (finishShutdown() == C_OK) exit(0);
+        }
     }
 
     run_with_period(5000) {
@@ -715,7 +780,7 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     run_with_period(1000) {
         migrateCloseTimedoutSockets(); /* idle cached MIGRATE connections */
     }
-    if (isPausedActions() && mstime() >= server.client_pause_end_time) unpauseActions();
+    if (isPausedActions()) updatePausedActions(); /* pauses whose time is up end */
 
     snapshotCron();
     aofCron();
@@ -752,6 +817,7 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
      * replies written below, in this iteration, not after the next sleep. */
     connTypesProcessPendingData();
     blockedBeforeSleep(); /* blocked clients: timeouts, ready keys, input left after unblocking */
+    processUnpausedClients(); /* clients held by CLIENT PAUSE & co that nothing holds any more */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
     trackingBeforeSleep(); /* BCAST invalidations, tracking-table-max-keys */
     replicationBeforeSleep(); /* GETACK for new WAIT clients, WAIT clients whose replicas acked */
@@ -930,6 +996,26 @@ static void adjustOpenFilesLimit(void) {
     }
 }
 
+/* Removes temp-<pid>.rdb of this process: the file a SAVE running in the
+ * event loop (rdb.c) is writing, which nobody would rename or remove once
+ * we exit from a signal handler. No stdio, so it is async-signal-safe. */
+static void removeOwnTempRdbFromHandler(void) {
+    char name[32] = "temp-", digits[20];
+    size_t len = 5;
+    int n = 0;
+    unsigned long pid = (unsigned long)getpid();
+    do {
+        digits[n++] = (char)('0' + pid % 10);
+        pid /= 10;
+    } while (pid && n < (int)sizeof(digits));
+    while (n) name[len++] = digits[--n];
+    memcpy(name + len, ".rdb", 5);
+    unlink(name);
+}
+
+/* SIGTERM and SIGINT: schedule a shutdown (serverCron runs it). A second
+ * SIGINT while one is pending exits at once, with status 1, removing the
+ * temp file of a SAVE in progress. Signal handler. */
 static void sigShutdownHandler(int sig) {
     const char *msg;
     switch (sig) {
@@ -939,6 +1025,7 @@ static void sigShutdownHandler(int sig) {
     }
     if (server.shutdown_asap && sig == SIGINT) {
         serverLogFromHandler(LL_WARNING, "You insist... exiting now.");
+        removeOwnTempRdbFromHandler();
         exit(1);
     }
     if (server.loading) msg = "Received shutdown signal during loading, scheduling shutdown.";
@@ -982,15 +1069,130 @@ static void daemonize(void) {
     }
 }
 
-/* Stops a running snapshot child and saves the dataset when flags or the
- * save points ask for it (snapshot.c), then closes listeners, removes the
- * pid file and Unix socket, and logs the goodbye. Returns C_OK when the
- * caller may exit, C_ERR if the final save failed (without FORCE): the
- * server then goes on serving as before. */
+/* 1 when no replica lags: each one acknowledged the whole replication
+ * stream (with no replica, trivially). */
+static int replicasCaughtUp(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        if (r->repl->ack_off != server.primary_repl_offset) return 0;
+    }
+    return 1;
+}
+
+/* Logs each replica that did not acknowledge the whole stream and how many
+ * are in sync, as Valkey does before the final save. */
+static void logLaggingReplicas(void) {
+    int replicas = 0, lagging = 0;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        replicas++;
+        if (r->repl->ack_off == server.primary_repl_offset) continue;
+        lagging++;
+        long lag = r->repl->state == REPLICA_STATE_ONLINE ? (long)(time(NULL) - r->repl->ack_time) : 0;
+        serverLog(LL_WARNING, "Lagging replica %s reported offset %lld behind primary, lag=%ld, state=%s.",
+                  replicaName(r), server.primary_repl_offset - r->repl->ack_off, lag, replicaStateName(r));
+    }
+    if (replicas)
+        serverLog(LL_NOTICE, "%d of %d replicas are in sync when shutting down.", replicas - lagging, replicas);
+}
+
+/* See server.h. */
+int isShutdownInitiated(void) {
+    return shutdown_deadline != 0;
+}
+
+/* See server.h. 0 once the deadline passed (the cron then finishes). */
+mstime_t shutdownMillisecondsLeft(void) {
+    mstime_t left = shutdown_deadline - commandTimeSnapshot();
+    return left > 0 ? left : 0;
+}
+
+/* Gives every client whose SHUTDOWN waits the error of a failed shutdown
+ * and lets it go on reading. */
+static void replyToClientsBlockedOnShutdown(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(server.clients, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        if (!(c->flags & CLIENT_SHUTDOWN_WAIT)) continue;
+        c->flags &= ~(CLIENT_SHUTDOWN_WAIT | CLIENT_BLOCKED);
+        addReplyError(c, "Errors trying to SHUTDOWN. Check logs.");
+        resetClient(c);
+        blockedQueueResume(c);
+    }
+}
+
+/* Back to serving after a shutdown that failed or was aborted: writes
+ * resume, waiting SHUTDOWN clients get an error, a signal's request is
+ * forgotten. */
+static void cancelShutdown(void) {
+    server.shutdown_asap = 0;
+    shutdown_deadline = 0;
+    shutdown_pending_flags = 0;
+    replyToClientsBlockedOnShutdown();
+    unpauseActions(PAUSE_DURING_SHUTDOWN);
+}
+
+/* See server.h. */
+int abortShutdown(void) {
+    if (isShutdownInitiated()) {
+        cancelShutdown();
+    } else if (server.shutdown_asap) {
+        server.shutdown_asap = 0; /* a signal's request the cron has not acted on yet */
+    } else {
+        return C_ERR;
+    }
+    serverLog(LL_NOTICE, "Shutdown manually aborted.");
+    return C_OK;
+}
+
+/* See server.h. */
+void blockClientOnShutdown(client *c) {
+    c->flags |= CLIENT_SHUTDOWN_WAIT | CLIENT_BLOCKED;
+}
+
+/* See server.h. Starts a shutdown with flags (SHUTDOWN_*). If replicas lag,
+ * shutdown-timeout is not 0 and NOW is not given, only starts waiting for
+ * them (writes paused, GETACK sent) and returns C_ERR: the cron finishes
+ * the shutdown. C_ERR also when one is already under way. Otherwise it is
+ * finishShutdown()'s answer. */
 int prepareForShutdown(int flags) {
+    if (isShutdownInitiated()) return C_ERR;
+    /* Never save a half-loaded dataset over the file it comes from. */
+    if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE;
+    shutdown_pending_flags = flags;
     serverLog(LL_NOTICE, "User requested shutdown...");
+    if (!(flags & SHUTDOWN_NOW) && server.shutdown_timeout != 0 && !replicasCaughtUp()) {
+        shutdown_deadline = mstime() + (mstime_t)server.shutdown_timeout * 1000;
+        /* GETACK goes into the stream: not while writes are paused (a
+         * failover or CLIENT PAUSE counts on a still offset). */
+        if (!isPausedActions()) replicationRequestAck();
+        pauseActions(PAUSE_DURING_SHUTDOWN, LLONG_MAX, 1);
+        serverLog(LL_NOTICE, "Waiting for replicas before shutting down.");
+        return C_ERR;
+    }
+    return finishShutdown();
+}
+
+/* See server.h. Stops a running snapshot child and saves the dataset when
+ * the flags or the save points ask for it (snapshot.c), then closes
+ * listeners, removes the pid file and Unix socket, and logs the goodbye.
+ * Returns C_OK when the caller may exit; C_ERR if the final save failed
+ * (without FORCE): the shutdown is then cancelled and the server goes on
+ * serving as before. */
+int finishShutdown(void) {
+    int flags = shutdown_pending_flags;
+    logLaggingReplicas();
     if (snapshotPrepareForShutdown(flags) != C_OK) {
         serverLog(LL_WARNING, "Errors trying to shut down the server. Check the logs for more information.");
+        cancelShutdown();
         return C_ERR;
     }
     for (int j = 0; j < CONN_TYPE_MAX; j++)
@@ -1020,7 +1222,6 @@ static void initServer(void) {
     server.paused_clients = listCreate();
     server.next_client_id = 1;
     server.errors = dictCreate(&errorStatsDictType);
-    server.errors_enabled = 1;
     server.reply_buffer_peak_reset_time = REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME;
     server.reply_buffer_resizing_enabled = 1;
     createSharedObjects();
@@ -1264,6 +1465,7 @@ void resetCommand(client *c) {
 }
 
 void authCommand(client *c) {
+    for (int j = 1; j < c->argc; j++) redactClientCommandArgument(c, j);
     if (c->argc > 3) {
         addReplyErrorObject(c, shared.syntaxerr);
         return;
@@ -1299,6 +1501,8 @@ void helloCommand(client *c) {
         int moreargs = (c->argc - 1) - j;
         const char *opt = objectGetVal(c->argv[j]);
         if (!strcasecmp(opt, "AUTH") && moreargs >= 2) {
+            redactClientCommandArgument(c, j + 1);
+            redactClientCommandArgument(c, j + 2);
             username = c->argv[j + 1];
             password = c->argv[j + 2];
             j += 2;

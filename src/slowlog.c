@@ -4,8 +4,12 @@
  * slowlogPushEntryIfNeeded(); commands at or above slowlog-log-slower-than
  * microseconds are copied into a new entry at the head of server.slowlog,
  * and the tail is trimmed to slowlog-max-len. A negative threshold disables
- * logging; 0 logs everything. Commands flagged CMD_SKIP_SLOWLOG (AUTH and
- * friends, whose arguments may be secret) are filtered by call(), not here.
+ * logging; 0 logs everything. Commands flagged CMD_SKIP_SLOWLOG (EXEC) are
+ * filtered by call(), not here; the commands inside a transaction or a
+ * script are logged one by one, and so is EVAL/FCALL itself. Secrets never
+ * reach the log: commands that take them (AUTH, HELLO AUTH, ACL SETUSER,
+ * CONFIG SET requirepass...) replace them in the original argv with
+ * "(redacted)" (redactClientCommandArgument(), networking.c).
  *
  * Entries never reference the client's argv: each argument is copied, long
  * strings are cut at SLOWLOG_ENTRY_MAX_STRING bytes with a note of how much
@@ -69,9 +73,13 @@ void slowlogInit(void) {
 
 /* Logs the command in argv if duration (microseconds) reaches the
  * threshold, then trims the log to slowlog-max-len. argv stays owned by the
- * caller (it is copied). Called by call() after every command. */
+ * caller (it is copied). A command a script ran is logged with the address
+ * and name of the client that ran the script (server.current_client).
+ * Called by call() after every command, nested ones included, and when a
+ * blocked command completes. */
 void slowlogPushEntryIfNeeded(client *c, robj **argv, int argc, long long duration) {
     if (server.slowlog_log_slower_than < 0 || server.slowlog == NULL) return;
+    if ((c->flags & CLIENT_SCRIPT) && server.current_client) c = server.current_client;
     if (duration >= server.slowlog_log_slower_than)
         listAddNodeHead(server.slowlog, slowlogCreateEntry(c, argv, argc, duration));
     while (listLength(server.slowlog) > server.slowlog_max_len) listDelNode(server.slowlog, listLast(server.slowlog));

@@ -86,6 +86,31 @@ tags {process external:skip rdma:skip:process} {
         assert_match "* is now ready to exit, bye bye...*" $log
     }
 
+    test "A second SIGINT exits at once and removes the temp file of a SAVE in progress" {
+        set dir [tmp_path sigint-save]
+        set port [::vk::alloc_port]
+        # 1000 keys at 10 ms each: the SAVE would take 10 s.
+        set p [proc_start $dir {*}[base_args $dir $port] --enable-debug-command yes --rdb-key-save-delay 10000]
+        set pid [dict get $p pid]
+        wait_log_ready [dict get $p out] $pid
+        set c [::vk::client_open 127.0.0.1 $port]
+        $c debug populate 1000
+        set d [::vk::client_open 127.0.0.1 $port 1]
+        $d save
+        set tmp [file join $dir temp-$pid.rdb]
+        wait_for_condition 250 20 {[file exists $tmp]} { fail "SAVE did not start writing $tmp" }
+        exec kill -INT $pid
+        after 100
+        exec kill -INT $pid
+        assert_equal 1 [proc_wait $p]
+        catch {$c close}
+        catch {$d close}
+        set log [file_text [dict get $p out]]
+        assert_match "*Received SIGINT scheduling shutdown...*You insist... exiting now.*" $log
+        assert {![file exists $tmp]} "$tmp left behind"
+        assert {![file exists [file join $dir dump.rdb]]}
+    }
+
     test "SHUTDOWN NOSAVE exits with status 0" {
         set dir [tmp_path shutdown-status]
         set port [::vk::alloc_port]

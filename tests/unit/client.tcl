@@ -276,6 +276,17 @@ start_server {tags {"client"}} {
     }
 
     tags {valkey-only} {
+        test "CLIENT KILL errors: MAXAGE values, and filters checked in order" {
+            assert_error "ERR maxage is not an integer or out of range" {r client kill maxage abc}
+            assert_error "ERR maxage should be greater than 0" {r client kill maxage 0}
+            assert_error "ERR maxage should be greater than 0" {r client kill maxage -1}
+            # A bad filter value is reported before a filter missing its value.
+            assert_error "ERR client-id should be greater than 0" {r client kill id 0 type}
+            assert_error "ERR Unknown client type 'x'" {r client kill type x maxage}
+            assert_error "ERR syntax error" {r client kill id 1 maxage}
+            assert_equal PONG [r ping]
+        }
+
         test "CLIENT KILL MAXAGE closes connections older than the age" {
             set c [vk_client]
             $c ping
@@ -304,6 +315,70 @@ start_server {tags {"client"}} {
         assert_equal OK [r client unpause]
         assert_equal OK [$writer read]
         assert_equal v2 [r get k]
+    }
+
+    # As in Valkey: PAUSE WRITE holds whatever may write or be propagated
+    # (PUBLISH, PFCOUNT, scripts that may write), and runs scripts and
+    # functions that declare no-writes.
+    tags {valkey-only} {
+        test "CLIENT PAUSE WRITE runs no-writes scripts, holds PUBLISH, PFCOUNT and scripts that may write" {
+            r function load replace {#!lua name=pauselib
+                server.register_function{function_name='ro', callback=function() return 'ro' end, flags={'no-writes'}}
+                server.register_function('rw', function() return 'rw' end)}
+            r script flush
+            set ro_sha [r script load "#!lua flags=no-writes\nreturn 'cached'"]
+            r client pause 100000 write
+            # These run at once.
+            set c [vk_deferring_client]
+            foreach {cmd reply} [list \
+                    {eval_ro {return 1} 0} 1 \
+                    [list eval "#!lua flags=no-writes\nreturn 2" 0] 2 \
+                    [list evalsha $ro_sha 0] cached \
+                    {fcall ro 0} ro \
+                    {fcall_ro ro 0} ro \
+                    {get pause:nokey} {}] {
+                $c {*}$cmd
+                assert_equal $reply [$c read]
+            }
+            $c close
+            # These wait for the pause to end, each on its own connection.
+            set held {}
+            foreach cmd [list {eval {return 3} 0} [list eval "#!lua\nreturn 4" 0] {fcall rw 0} \
+                             {publish ch m} {spublish ch m} {pfcount hll} {set pause:k v}] {
+                set h [vk_deferring_client]
+                $h {*}$cmd
+                lappend held $h
+                set name [string tolower [lindex $cmd 0]]
+                wait_for_condition 50 20 {[regexp -all "flags=b\[^\n\]*cmd=$name" [r client list]] >= 1} {
+                    fail "$cmd was not held"
+                }
+            }
+            assert_equal 7 [regexp -all {flags=b} [r client list]]
+            r client unpause
+            foreach h $held reply {3 4 rw 0 0 0 OK} {
+                assert_equal $reply [$h read]
+                $h close
+            }
+            r function flush
+            r script flush
+        }
+    }
+
+    tags {valkey-only} {
+        test "CLIENT PAUSE: a later WRITE pause keeps an ALL pause in effect, until the later end" {
+            r set k v2
+            r multi
+            r client pause 100 all
+            r client pause 600 write
+            r exec
+            set start [clock milliseconds]
+            set c [vk_deferring_client]
+            $c get k
+            assert_equal v2 [$c read]
+            # Held by ALL until the second pause's end, not 100 ms.
+            assert {[clock milliseconds] - $start >= 400}
+            $c close
+        }
     }
 
     test "CLIENT PAUSE WRITE: held writes run in arrival order once the pause ends" {

@@ -355,6 +355,141 @@ start_server {tags {introspection slowlog} overrides {enable-debug-command yes}}
         assert_equal 1 [r slowlog len]
         assert_equal {debug sleep 0.2} [lindex [r slowlog get] 0 3]
     }
+
+    proc assert_no_blpop {cmds} {
+        foreach cmd $cmds { assert {[lindex $cmd 0] ne "blpop"} "blpop logged: $cmds" }
+    }
+
+    # The arguments of every entry, oldest first.
+    proc slowlog_commands {} {
+        set cmds {}
+        foreach e [r slowlog get -1] { set cmds [linsert $cmds 0 [lindex $e 3]] }
+        return $cmds
+    }
+
+    tags {valkey-only} {
+        test "SLOWLOG shows secrets as (redacted): AUTH, HELLO AUTH, ACL users, sensitive CONFIG SET" {
+            r config set slowlog-log-slower-than 0
+            r slowlog reset
+            catch {r auth badpass} e
+            assert_match "*without any password configured*" $e
+            catch {r auth someuser somepass}
+            catch {r auth a b c}
+            catch {r hello 2 auth someuser somepass setname shown}
+            r acl setuser slowlog-user on >supersecret +get
+            catch {r acl setuser "bad name" >badsecret}
+            set c [vk_client]
+            assert_equal OK [$c auth slowlog-user supersecret]
+            $c close
+            r acl getuser slowlog-user
+            r acl deluser slowlog-user nosuchuser
+            r config set primaryauth "" masterauth ""
+            r config set primaryuser ""
+            r config set requirepass ""
+            catch {r config set tls-key-file-pass ""}
+            catch {r config set tls-client-key-file-pass ""}
+            catch {r config set requirepass notset nosuch-option y} e
+            assert_match "*Unknown option*nosuch-option*" $e
+            assert_equal {requirepass {}} [r config get requirepass]
+            r config set slowlog-log-slower-than -1
+            set cmds [slowlog_commands]
+            set expected {
+                {slowlog reset}
+                {auth (redacted)}
+                {auth (redacted) (redacted)}
+                {auth (redacted) (redacted) (redacted)}
+                {hello 2 auth (redacted) (redacted) setname shown}
+                {acl setuser (redacted) (redacted) (redacted) (redacted)}
+                {acl setuser (redacted) (redacted)}
+                {auth (redacted) (redacted)}
+                {acl getuser (redacted)}
+                {acl deluser (redacted) (redacted)}
+                {config set primaryauth (redacted) masterauth (redacted)}
+                {config set primaryuser (redacted)}
+                {config set requirepass (redacted)}
+                {config set tls-key-file-pass (redacted)}
+                {config set tls-client-key-file-pass (redacted)}
+                {config set requirepass (redacted) nosuch-option y}
+                {config get requirepass}
+            }
+            assert_equal [list {*}$expected] $cmds
+            foreach secret {badpass somepass supersecret badsecret notset} {
+                assert {![string match "*$secret*" $cmds]} "$secret in SLOWLOG"
+            }
+        }
+
+        test "SLOWLOG logs a blocking command once, when it is served, times out or is unblocked" {
+            r config set slowlog-log-slower-than 0
+            r del bl src dst
+            set rd [vk_deferring_client]
+            $rd client setname blocked-client
+            $rd read
+            $rd client id
+            set id [$rd read]
+            r slowlog reset
+            $rd blpop bl 0
+            wait_for_condition 50 20 {[string match "*flags=b*" [r client list id $id]]} { fail "not blocked" }
+            assert_no_blpop [slowlog_commands]
+            r rpush bl x
+            assert_equal {bl x} [$rd read]
+            # Served: logged with the command as sent, its client and name.
+            set e [lsearch -inline -index 3 [r slowlog get -1] {blpop bl 0}]
+            assert_equal {blpop bl 0} [lindex $e 3]
+            assert_equal blocked-client [lindex $e 5]
+            # A timeout and CLIENT UNBLOCK complete it too; BLMOVE is shown as
+            # sent although it is propagated as LMOVE.
+            $rd blpop bl 0.05
+            assert_equal {} [$rd read]
+            $rd bzpopmin z 0
+            wait_for_condition 50 20 {[string match "*flags=b*" [r client list id $id]]} { fail "not blocked" }
+            r client unblock $id
+            assert_equal {} [$rd read]
+            $rd blmove src dst left right 0
+            wait_for_condition 50 20 {[string match "*flags=b*" [r client list id $id]]} { fail "not blocked" }
+            r rpush src y
+            assert_equal y [$rd read]
+            set cmds [slowlog_commands]
+            foreach cmd {{blpop bl 0} {blpop bl 0.05} {bzpopmin z 0} {blmove src dst left right 0}} {
+                assert_equal 1 [llength [lsearch -all -exact $cmds $cmd]] "$cmd in $cmds"
+            }
+            $rd close
+        }
+
+        test "SLOWLOG logs the commands a script runs, with the address and name of its caller" {
+            r function load replace {#!lua name=slowlib
+                server.register_function('slowfunc', function(keys, args) return server.call('incr', keys[1]) end)}
+            r client setname script-caller
+            r config set slowlog-log-slower-than 0
+            foreach {kind run} {
+                eval {r eval {return server.call('set', KEYS[1], 'v')} 1 evalkey}
+                fcall {r fcall slowfunc 1 fcallkey}
+            } {
+                r slowlog reset
+                eval $run
+                r config set slowlog-log-slower-than -1
+                set entries [r slowlog get 3]
+                r config set slowlog-log-slower-than 0
+                # Newest first: the script, then the command it ran (the
+                # CONFIG SET that turned logging off is not logged).
+                set script [lindex $entries 0]
+                set inner [lindex $entries 1]
+                if {$kind eq "eval"} {
+                    assert_equal {eval {return server.call('set', KEYS[1], 'v')} 1 evalkey} [lindex $script 3]
+                    assert_equal {set evalkey v} [lindex $inner 3]
+                } else {
+                    assert_equal {fcall slowfunc 1 fcallkey} [lindex $script 3]
+                    assert_equal {incr fcallkey} [lindex $inner 3]
+                }
+                assert_equal [lindex $script 4] [lindex $inner 4]
+                assert_match "[::vk::transport_client_addr]:*" [lindex $inner 4]
+                assert_equal script-caller [lindex $script 5]
+                assert_equal script-caller [lindex $inner 5]
+                assert {[lindex $inner 0] < [lindex $script 0]}
+            }
+            r client setname ""
+            r function flush
+        }
+    }
 }
 
 start_server {tags {introspection latency} overrides {enable-debug-command yes}} {
@@ -854,5 +989,56 @@ tags {introspection crash needs:debug external:skip valkey-only rdma:skip:crash}
         assert_match "*=== ASSERTION FAILED ===*" $text
         assert_match "*==> debug.c:* '1 == 2' is not true*" $text
         assert_match "*BUG REPORT END*" $text
+    }
+}
+
+# The software watchdog (watchdog-period, hidden as in Valkey): a command
+# that keeps the event loop away from its cron for longer than the period
+# gets a stack trace in the log, and the server goes on.
+start_server {tags {introspection watchdog needs:debug valkey-only} overrides {enable-debug-command yes}} {
+    proc watchdog_log {} {
+        set fd [open [srv stdout]]
+        set text [read $fd]
+        close $fd
+        return $text
+    }
+
+    test "Watchdog: a command longer than watchdog-period logs where the server is" {
+        assert_equal {watchdog-period 0} [r config get watchdog-period]
+        assert_equal {} [r config get *watchdog*]
+        r config set watchdog-period 200
+        assert_equal {watchdog-period 200} [r config get watchdog-period]
+        r debug sleep 1
+        wait_for_condition 50 20 {[string match "*--- WATCHDOG TIMER EXPIRED ---*" [watchdog_log]]} {
+            fail "no watchdog report in the log"
+        }
+        set text [watchdog_log]
+        assert_match "*WATCHDOG TIMER EXPIRED*STACK TRACE*debugCommand*--------*" $text
+        r config set watchdog-period 0
+        assert_equal PONG [r ping]
+    }
+
+    test "Watchdog: an idle server does not trigger it, and 0 turns it off" {
+        set before [regexp -all {WATCHDOG TIMER EXPIRED} [watchdog_log]]
+        r config set watchdog-period 300
+        after 1000
+        r config set watchdog-period 0
+        r debug sleep 0.5
+        assert_equal $before [regexp -all {WATCHDOG TIMER EXPIRED} [watchdog_log]]
+    }
+
+    test "Watchdog: a period under two cron ticks is raised to two ticks" {
+        set hz [lindex [r config get hz] 1]
+        r config set watchdog-period 1
+        assert_equal [expr {2 * (1000 / $hz)}] [lindex [r config get watchdog-period] 1]
+        r config set watchdog-period 0
+    }
+
+    test "SIGALRM sent by hand logs a stack trace, and the server goes on" {
+        exec kill -ALRM [srv pid]
+        wait_for_condition 50 20 {[string match "*Received SIGALRM*" [watchdog_log]]} {
+            fail "no SIGALRM report in the log"
+        }
+        assert_equal PONG [r ping]
     }
 }

@@ -703,3 +703,41 @@ start_server {tags {"keyspace needs:debug"} overrides {enable-debug-command yes}
         }
     }
 }
+
+# SCAN ... TYPE in Valkey 8: a type name that names no type is an error
+# (Redis 7.0 returned nothing), and the filter looks at a key's type before
+# its TTL, so expired keys of other types are left for the expiry cycle.
+start_server {tags {"keyspace needs:debug"} overrides {enable-debug-command yes}} {
+    tags {valkey-only} {
+        test "SCAN TYPE with an unknown type name is an error" {
+            r flushall
+            r set s v
+            assert_error "ERR unknown type name 'string1'" {r scan 0 type string1}
+            assert_error "ERR unknown type name 'none'" {r scan 0 type none}
+            assert_error "ERR unknown type name ''" {r scan 0 type ""}
+            # The last TYPE given counts, and every one is checked.
+            assert_error "ERR unknown type name 'bogus'" {r scan 0 type string type bogus}
+            # Names are case-insensitive.
+            assert_equal {0 s} [r scan 0 type STRING]
+        }
+
+        test "SCAN TYPE expires only keys of the type it looks for" {
+            r flushall
+            r debug set-active-expire 0
+            r set s1 v
+            r set s2 v PX 1
+            r hset h f v
+            r pexpire h 1
+            after 20
+            assert_error "ERR unknown type name*" {r scan 0 type nosuchtype}
+            assert_equal 3 [r dbsize]
+            assert_equal {0 s1} [r scan 0 type string count 100]
+            # The expired string went, the expired hash stayed...
+            assert_equal 2 [r dbsize]
+            # ...until a scan for hashes meets it.
+            assert_equal {0 {}} [r scan 0 type hash count 100]
+            assert_equal 1 [r dbsize]
+            r debug set-active-expire 1
+        } {OK}
+    }
+}

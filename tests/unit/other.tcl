@@ -91,3 +91,57 @@ tags {other external:skip rdma:skip:own-server} {
         assert_match "*ready to exit, bye bye*" [exec cat $log]
     }
 }
+
+# oom-score-adj: the server writes /proc/self/oom_score_adj for its role
+# (oom-score-adj-values: primary, replica, background child), relative to
+# the score it started with unless "absolute", and puts the starting score
+# back with "no". Raising a score needs no privilege, so the values here
+# stay above the starting one.
+tags {other oom-score-adj external:skip} {
+    start_server {tags {needs:debug} overrides {enable-debug-command yes}} {
+        proc oom_score_adj {pid} {
+            set fd [open /proc/$pid/oom_score_adj]
+            set v [string trim [read $fd]]
+            close $fd
+            return $v
+        }
+
+        test "oom-score-adj: the primary, replica and child scores follow the role" {
+            if {![file exists /proc/self/oom_score_adj]} { skip "no /proc/self/oom_score_adj" }
+            set pid [srv pid]
+            set base [oom_score_adj $pid]
+            r config set oom-score-adj-values "10 20 30"
+            assert_equal $base [oom_score_adj $pid]
+            r config set oom-score-adj yes
+            assert_equal [expr {$base + 10}] [oom_score_adj $pid]
+            # A replica (of a port where nobody listens: the role counts,
+            # not the link).
+            r replicaof 127.0.0.1 [::vk::alloc_port]
+            assert_equal [expr {$base + 20}] [oom_score_adj $pid]
+            r replicaof no one
+            assert_equal [expr {$base + 10}] [oom_score_adj $pid]
+            # A background save's child.
+            r debug populate 1000
+            r config set rdb-key-save-delay 1000
+            r bgsave
+            wait_for_condition 50 20 {[regexp {rdb_bgsave_in_progress:1} [r info persistence]]} { fail "no bgsave" }
+            set child [lindex [regexp -inline {current_fork_pid:(\d+)} [r info persistence]] 1]
+            if {$child eq ""} {
+                set child [string trim [exec pgrep -P $pid]]
+            }
+            wait_for_condition 50 20 {[oom_score_adj $child] == $base + 30} {
+                fail "child score [oom_score_adj $child], expected [expr {$base + 30}]"
+            }
+            r config set rdb-key-save-delay 0
+            catch {r bgsave cancel}
+            wait_for_condition 100 50 {[regexp {rdb_bgsave_in_progress:0} [r info persistence]]} { fail "bgsave still running" }
+            # absolute takes the values as they are; no restores the start.
+            r config set oom-score-adj-values "[expr {$base + 5}] 20 30"
+            r config set oom-score-adj absolute
+            assert_equal [expr {$base + 5}] [oom_score_adj $pid]
+            r config set oom-score-adj no
+            assert_equal $base [oom_score_adj $pid]
+            r config set oom-score-adj-values "0 200 800"
+        }
+    }
+}
