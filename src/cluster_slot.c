@@ -26,6 +26,16 @@ unsigned int keyHashSlot(const char *key, size_t keylen) {
     return crc16(key, keylen) & (CLUSTER_SLOTS - 1);
 }
 
+void clusterSlotBitmapSetRange(unsigned char *bitmap, int first, int last) {
+    int s = first;
+    while (s <= last && (s & 7)) clusterSlotBitmapSet(bitmap, s++);
+    if (s + 7 <= last) {
+        memset(bitmap + (s >> 3), 0xff, (size_t)((last + 1 - s) >> 3));
+        s += ((last + 1 - s) >> 3) << 3;
+    }
+    while (s <= last) clusterSlotBitmapSet(bitmap, s++);
+}
+
 int clusterSlotBitmapCount(const unsigned char *bitmap) {
     int n = 0;
     for (int j = 0; j < CLUSTER_SLOT_BITMAP_LEN; j++) n += __builtin_popcount(bitmap[j]);

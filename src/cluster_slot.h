@@ -34,6 +34,10 @@ static inline void clusterSlotBitmapClear(unsigned char *bitmap, int slot) {
     bitmap[slot >> 3] &= (unsigned char)~(1 << (slot & 7));
 }
 
+/* Sets slots first..last (in range, first <= last) a byte at a time where
+ * it can. */
+void clusterSlotBitmapSetRange(unsigned char *bitmap, int first, int last);
+
 /* Returns the number of slots set in a bitmap. Pure. */
 int clusterSlotBitmapCount(const unsigned char *bitmap);
 

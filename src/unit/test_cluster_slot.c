@@ -421,6 +421,23 @@ int main(int argc, char **argv) {
         ASSERT(!clusterSlotBitmapNextRange(bm, &slot, &start, &end));
     }
 
+    TEST("slot bitmap: setting a range sets exactly its slots") {
+        unsigned char bm[CLUSTER_SLOT_BITMAP_LEN], want[CLUSTER_SLOT_BITMAP_LEN];
+        for (int round = 0; round < 2000; round++) {
+            int a = rand() % CLUSTER_SLOTS, b = rand() % CLUSTER_SLOTS;
+            if (round % 4 == 0) b = a + rand() % 20 < CLUSTER_SLOTS ? a + rand() % 20 : a;
+            int first = a < b ? a : b, last = a < b ? b : a;
+            memset(bm, 0, sizeof(bm));
+            memset(want, 0, sizeof(want));
+            clusterSlotBitmapSetRange(bm, first, last);
+            for (int s = first; s <= last; s++) clusterSlotBitmapSet(want, s);
+            ASSERT(memcmp(bm, want, sizeof(bm)) == 0);
+        }
+        memset(bm, 0, sizeof(bm));
+        clusterSlotBitmapSetRange(bm, 0, CLUSTER_SLOTS - 1);
+        ASSERT_EQ_LL(clusterSlotBitmapCount(bm), CLUSTER_SLOTS);
+    }
+
     TEST("slot bitmap: ranges agree with a slot-by-slot scan on random bitmaps") {
         unsigned char bm[CLUSTER_SLOT_BITMAP_LEN];
         for (int round = 0; round < 50; round++) {
