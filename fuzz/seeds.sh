@@ -9,7 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 C=corpus
-rm -rf $C && mkdir -p $C/{resp,request,reply,rdma,restore,rdb,config,manifest,primary}
+# Only the corpora this script writes are replaced: clustermsg and nodesconf
+# come from utils/cluster-capture (real redis-server 7.0 traffic and files).
+rm -rf $C/{resp,request,reply,rdma,restore,rdb,config,manifest,primary,aclfile}
+mkdir -p $C/{resp,request,reply,rdma,restore,rdb,config,manifest,primary}
 
 # resp, request: one option byte, then client bytes (see the targets).
 n=0
