@@ -132,7 +132,7 @@ c 0 DEBUG POPULATE 20000 key 100 > /dev/null
     echo "PEXPIRE volatile 100000000"
     echo "SELECT 5"
     echo "SET in-db-5 yes"
-    echo "FUNCTION LOAD \"#!lua name=lib\\nserver.register_function('f', function() return 1 end)\""
+    echo "FUNCTION LOAD \"#!lua name=lib\\nserver.register_function{function_name='f', callback=function() return 1 end, flags={'no-writes'}}\""
 } | c 0 > /dev/null
 check "primary has the data" "$(c 0 DBSIZE)" 20010
 mem0=$(field 0 memory used_memory)
