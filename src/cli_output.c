@@ -13,10 +13,14 @@
  *   - CSV: one line, elements separated by commas, strings quoted;
  *   - JSON / QUOTED_JSON: arrays, objects for maps (keys made strings),
  *     null, booleans; errors as error:"...".
+ * cliFormatLdbReply() renders what the Lua debugger answers in a --ldb
+ * session: its log lines one per line, coloured by their tag on a colour
+ * terminal, and it tells when the "<endsession>" mark came.
  * Verbatim strings are printed as their text in every format but CSV and
  * JSON, where they are strings. Callers own the returned sds.
  *
  * Pure code: no I/O, so unit/test_cli_output.c checks every format. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -274,5 +278,77 @@ sds cliFormatReply(sds out, const cliReply *r, cliOutputMode mode) {
     case CLI_OUTPUT_JSON: out = cliFormatJSON(out, r, 0); break;
     case CLI_OUTPUT_QUOTED_JSON: out = cliFormatJSON(out, r, 1); break;
     }
+    return sdscat(out, "\n");
+}
+
+/* ---------------------------------------------------------------------------
+ * The Lua debugger's answers (--ldb)
+ * ------------------------------------------------------------------------- */
+
+/* Colours of the debugger's log lines: SGR colour codes, as Valkey's cli
+ * picks them. */
+#define LDB_WHITE 37
+#define LDB_RED 31
+#define LDB_GREEN 32
+#define LDB_YELLOW 33
+#define LDB_MAGENTA 35
+#define LDB_CYAN 36
+
+static int hasPrefix(const char *s, size_t len, const char *prefix) {
+    size_t plen = strlen(prefix);
+    return len >= plen && !memcmp(s, prefix, plen);
+}
+
+/* The colour of one log line, by its tag: "<debug>" and "<hint>" bold,
+ * "<redis>" (a command the script ran) green, "<reply>" cyan, "<error>"
+ * red, "<value>"/"<retval>" magenta; in a source listing ("-> 3   ...",
+ * "  #5   ...": a digit in the fourth column) the current line yellow and
+ * a breakpoint bold; anything else white. */
+static int ldbLineColor(const char *s, size_t len, int *bold) {
+    *bold = 0;
+    if (len > 4 && isdigit((unsigned char)s[3])) {
+        if (s[1] == '>') return LDB_YELLOW;
+        if (s[2] == '#') *bold = 1;
+        return LDB_WHITE;
+    }
+    if (hasPrefix(s, len, "<debug>") || hasPrefix(s, len, "<hint>")) *bold = 1;
+    if (hasPrefix(s, len, "<redis>")) return LDB_GREEN;
+    if (hasPrefix(s, len, "<reply>")) return LDB_CYAN;
+    if (hasPrefix(s, len, "<error>")) return LDB_RED;
+    if (hasPrefix(s, len, "<value>") || hasPrefix(s, len, "<retval>")) return LDB_MAGENTA;
+    return LDB_WHITE;
+}
+
+/* Appends one element of a debugger answer: a log line (a status reply),
+ * coloured when color is set, or nothing for the end mark (which sets
+ * *ended); other replies as the raw format shows them. */
+static sds catLdbElement(sds out, const cliReply *r, int color, int *ended) {
+    if (r->type != CLI_REPLY_STATUS) {
+        if (!cliReplyIsAggregate(r) || r->type == CLI_REPLY_MAP) return cliFormatRaw(out, r);
+        for (size_t j = 0; j < r->elements; j++) {
+            if (j) out = sdscat(out, "\n");
+            out = catLdbElement(out, r->element[j], color, ended);
+        }
+        return out;
+    }
+    if (hasPrefix(r->str, r->len, CLI_LDB_END_MARK)) {
+        *ended = 1;
+        return out;
+    }
+    if (!color) return sdscatlen(out, r->str, r->len);
+    int bold;
+    int code = ldbLineColor(r->str, r->len, &bold);
+    out = sdscatprintf(out, "\033[%d;%d;49m", bold, code);
+    out = sdscatlen(out, r->str, r->len);
+    return sdscat(out, "\033[0m");
+}
+
+/* Appends a debugger answer (usually an array of status lines): one
+ * element per line, then a newline; the end mark adds nothing but its
+ * line break, so an answer of the mark alone is an empty line, as in
+ * Valkey's cli. *ended is set when the mark was there. */
+sds cliFormatLdbReply(sds out, const cliReply *r, int color, int *ended) {
+    *ended = 0;
+    out = catLdbElement(out, r, color, ended);
     return sdscat(out, "\n");
 }

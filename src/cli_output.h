@@ -22,4 +22,10 @@ sds cliFormatRawDelim(sds out, const cliReply *r, const char *delim);
 sds cliFormatCSV(sds out, const cliReply *r);
 sds cliFormatJSON(sds out, const cliReply *r, int quoted);
 
+/* The mark that ends a Lua debugging session: the last line of the
+ * debugger's last answer; the EVAL's own reply follows. */
+#define CLI_LDB_END_MARK "<endsession>"
+
+sds cliFormatLdbReply(sds out, const cliReply *r, int color, int *ended);
+
 #endif

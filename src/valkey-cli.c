@@ -21,7 +21,14 @@
  *     --latency-dist, --intrinsic-latency, --lru-test, --rdb /
  *     --functions-rdb and --replica (the replication handshake: REPLCONF,
  *     SYNC, then the payload framed as cli_sync.c reads it), --eval, and
- *     `--cluster help`.
+ *     `--cluster help`;
+ *   - --eval with --ldb / --ldb-sync-mode: a Lua debugging session (SCRIPT
+ *     DEBUG YES|SYNC, then EVAL) driven from the REPL with the prompt
+ *     "lua debugger> ": each line goes to the server's debugger, whose
+ *     answers are printed one line each, coloured on a terminal; `quit`
+ *     and `restart` (the file read again, a new session) are ours. After
+ *     "<endsession>" the EVAL's reply is printed and the REPL goes on as
+ *     the plain one on a new connection.
  *
  * Output formats, messages and exit codes are those of Valkey 8's cli.
  * Exit status: 0; 1 when the server cannot be reached, on a usage error,
@@ -71,6 +78,15 @@
 #define CLI_MAX_REDIRECTS 16       /* -c: MOVED/ASK followed for one command. */
 #define CLI_SYNC_LINE_MAX 4096     /* Longest line a primary may answer SYNC with. */
 
+/* Where a Lua debugging session (--ldb, --ldb-sync-mode) stands. */
+typedef enum {
+    LDB_IDLE,    /* No session: lines are commands (no --ldb, or the session ended). */
+    LDB_RUNNING, /* EVAL started one: lines go to the server's debugger,
+                  * except quit/exit and restart. */
+    LDB_RESTART  /* `restart` was typed: the REPL returns, evalLdbMode()
+                  * reconnects and starts the script again. */
+} ldbState;
+
 /* cliConnect() flags. */
 #define CLI_CONNECT_QUIET (1 << 0) /* Do not report a failure. */
 
@@ -101,6 +117,8 @@ static struct cliState {
     int blocking_cmd;     /* In MONITOR or SUBSCRIBE: Ctrl-C ends it. */
     char lasterr[CLI_ERR_LEN + 64]; /* Why the last I/O failed. */
     cliHelp *help;        /* From COMMAND DOCS, for help, hints, completion. */
+    ldbState ldb;         /* The Lua debugging session, with --ldb. */
+    int ldb_color;        /* Colour the debugger's lines (a colour terminal). */
 } cli;
 
 /* Set by SIGINT in the modes that stop cleanly on Ctrl-C. */
@@ -461,6 +479,7 @@ static int cliIsPubsubMessage(const cliReply *r) {
 
 static void cliOutputHelp(int argc, char **argv);
 static void replicaMode(int send_sync);
+static void ldbRunCommand(int argc, char **argv, long long times);
 
 /* Commands whose reply is text meant to be read as it is (INFO, CLIENT
  * LIST, ...): printed verbatim even on a terminal, except inside MULTI
@@ -841,7 +860,8 @@ static void cliLoadPreferences(void) {
  * cursor: with a leading space unless the line ends with one. A new sds,
  * or NULL for no hint. */
 static sds cliHintForLine(const char *line) {
-    if (!cli.hints || !cli.help) return NULL;
+    /* The debugger's commands are not the server's: no hints for them. */
+    if (!cli.hints || !cli.help || cli.ldb == LDB_RUNNING) return NULL;
     sds hint = cliHelpHint(cli.help, line);
     if (!hint || sdslen(hint) == 0) {
         sdsfree(hint);
@@ -920,8 +940,10 @@ static char *replHistFile;
 static char replPromptBuf[400];
 static char replHintBuf[400];
 
-/* "127.0.0.1:6379[2](TX)> ", "valkey /tmp/s.sock> " or "not connected> ". */
+/* "127.0.0.1:6379[2](TX)> ", "valkey /tmp/s.sock> ", "not connected> ", or
+ * "lua debugger> " in a debugging session. */
 static const char *replPromptText(void) {
+    if (cli.ldb == LDB_RUNNING) return "lua debugger> ";
     if (!cli.conn) return "not connected> ";
     char db[32] = "";
     if (cli.db) snprintf(db, sizeof(db), "[%d]", cli.db);
@@ -977,7 +999,7 @@ static unsigned char replSpace(EditLine *el, int ch) {
 static unsigned char replComplete(EditLine *el, int ch) {
     (void)ch;
     const LineInfo *li = el_line(el);
-    if (!cli.help || li->cursor != li->lastchar) return CC_ERROR;
+    if (!cli.help || cli.ldb == LDB_RUNNING || li->cursor != li->lastchar) return CC_ERROR;
     sds buf = sdsnewlen(li->buffer, (size_t)(li->lastchar - li->buffer));
     size_t n;
     sds *c = cliHelpCompletions(cli.help, buf, &n);
@@ -1113,10 +1135,28 @@ static long long replRepeatCount(int argc, char **argv, int *skip) {
     return n;
 }
 
+/* Splits a typed line into words, quotes and escapes understood (NULL
+ * for unbalanced quotes). In a debugging session the debugger's "eval
+ * <code>" and "e <code>" keep the code as it was typed, as one word, so
+ * that Lua's own quotes reach the server untouched (as in Valkey's cli). */
+static sds *replSplitLine(const char *line, int *argc) {
+    if (cli.ldb == LDB_RUNNING) {
+        size_t cmdlen = !strncmp(line, "e ", 2) ? 1 : !strncmp(line, "eval ", 5) ? 4 : 0;
+        if (cmdlen) {
+            sds *argv = zmalloc(sizeof(sds) * 2);
+            argv[0] = sdsnewlen(line, cmdlen);
+            argv[1] = sdsnew(line + cmdlen + 1);
+            *argc = 2;
+            return argv;
+        }
+    }
+    return sdssplitargs(line, argc);
+}
+
 /* Runs one line of the REPL. */
 static void replRunLine(sds line) {
     int argc;
-    sds *argv = sdssplitargs(line, &argc);
+    sds *argv = replSplitLine(line, &argc);
     if (!argv) {
         printf("Invalid argument(s)\n");
         fflush(stdout);
@@ -1137,21 +1177,29 @@ static void replRunLine(sds line) {
     }
     replAddHistory(line, replIsSensitive(argc - skip, argv + skip));
     if (!strcasecmp(argv[0], "quit") || !strcasecmp(argv[0], "exit")) {
+        /* In a debugging session too: closing the connection ends it. */
         sdsfreesplitres(argv, argc);
         replFree();
+        cliDisconnect();
         exit(0);
     } else if (argv[0][0] == ':') {
         cliSetPreferences(argc, argv, 1);
     } else if (!strcasecmp(argv[0], "restart")) {
-        printf("Use 'restart' only in Lua debugging mode.\n");
+        if (config.eval_ldb)
+            cli.ldb = LDB_RESTART; /* repl() returns to evalLdbMode(). */
+        else
+            printf("Use 'restart' only in Lua debugging mode.\n");
     } else if (argc == 3 && !strcasecmp(argv[0], "connect")) {
         if (!strcmp(cli.ct->name, CLI_CONN_UNIX)) cli.ct = cliConnTypeGetByName(CLI_CONN_TCP);
         cli.addr.path = NULL;
         cliSetAddress(argv[1], atoi(argv[2]));
         cli.want_db = 0;
+        cli.ldb = LDB_IDLE; /* A session dies with its connection. */
         if (cliConnect(0) == CLI_OK) cliLoadHelp();
     } else if (argc == 1 && !strcasecmp(argv[0], "clear")) {
         printf("\033[H\033[2J");
+    } else if (cli.ldb == LDB_RUNNING) {
+        ldbRunCommand(argc - skip, argv + skip, times);
     } else {
         long long start = mstime();
         cliIssueCommand(argc - skip, argv + skip, NULL, times);
@@ -1163,16 +1211,19 @@ static void replRunLine(sds line) {
     sdsfreesplitres(argv, argc);
 }
 
-/* The REPL: reads lines until EOF, quit or exit, then exits 0. Line
- * editing, history, preferences and hints only on a terminal. */
+/* The REPL: reads lines until EOF, quit or exit, then exits 0; returns
+ * only when `restart` asks for a new debugging session (the line editor
+ * stays set up for the next call). Line editing, history, preferences and
+ * hints only on a terminal; the server's help is not asked for during a
+ * debugging session, whose connection belongs to the debugger. */
 static void repl(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = cliInterruptBlockingCommand;
     sigemptyset(&sa.sa_mask);
     cli.interactive = 1;
-    if (isatty(STDIN_FILENO)) {
-        cliLoadHelp();
+    if (isatty(STDIN_FILENO) && !replEl) {
+        if (cli.ldb != LDB_RUNNING) cliLoadHelp();
         replInit();
         sigaction(SIGINT, &sa, NULL);
     }
@@ -1180,8 +1231,10 @@ static void repl(void) {
     while ((line = replReadLine()) != NULL) {
         replRunLine(line);
         sdsfree(line);
+        if (cli.ldb == LDB_RESTART) return;
     }
     replFree();
+    cliDisconnect();
     exit(0);
 }
 
@@ -2272,12 +2325,21 @@ static int rdbMode(void) {
 }
 
 /* ---------------------------------------------------------------------------
- * --eval
+ * --eval, and the Lua debugger (--ldb, --ldb-sync-mode)
  * ------------------------------------------------------------------------- */
 
-/* --eval file [key ...] [, arg ...]: EVAL with the file as the script;
- * the words before a lone "," are keys. Returns the exit status. */
-static int evalMode(int argc, char **argv) {
+/* The EVAL of --eval file [key ...] [, arg ...]: the file's text as the
+ * script, the words before a lone "," as keys, those after it as args. */
+typedef struct evalCommand {
+    int argc;
+    char **argv;  /* argv[1] is the script (owned), the rest borrowed. */
+    size_t *lens;
+    char numkeys[32];
+} evalCommand;
+
+/* Reads config.eval (exits with Valkey's message when it cannot be read)
+ * and builds the EVAL for the words of argv; free with evalCommandFree(). */
+static void evalCommandInit(evalCommand *ec, int argc, char **argv) {
     FILE *fp = fopen(config.eval, "r");
     if (!fp) cliFatal("Can't open file '%s': %s", config.eval, strerror(errno));
     sds script = sdsempty();
@@ -2285,36 +2347,195 @@ static int evalMode(int argc, char **argv) {
     size_t n;
     while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) script = sdscatlen(script, chunk, n);
     fclose(fp);
-    if (config.eval_ldb) {
-        fprintf(stderr, "--ldb is not supported: this server has no Lua debugger (SCRIPT DEBUG) yet.\n");
-        sdsfree(script);
-        return 1;
-    }
 
-    int numkeys = argc;
-    int got_comma = 0;
-    char **args = zmalloc(sizeof(char *) * (size_t)(argc + 3));
-    size_t *lens = zmalloc(sizeof(size_t) * (size_t)(argc + 3));
-    int k = 0;
-    char nkbuf[32];
-    args[k++] = "EVAL";
-    args[k++] = script;
-    args[k++] = nkbuf;
+    int numkeys = argc, got_comma = 0, k = 0;
+    ec->argv = zmalloc(sizeof(char *) * (size_t)(argc + 3));
+    ec->lens = zmalloc(sizeof(size_t) * (size_t)(argc + 3));
+    ec->argv[k++] = "EVAL";
+    ec->argv[k++] = script;
+    ec->argv[k++] = ec->numkeys;
     for (int j = 0; j < argc; j++) {
         if (!got_comma && !strcmp(argv[j], ",")) {
             numkeys = j;
             got_comma = 1;
             continue;
         }
-        args[k++] = argv[j];
+        ec->argv[k++] = argv[j];
     }
-    snprintf(nkbuf, sizeof(nkbuf), "%d", numkeys);
-    for (int j = 0; j < k; j++) lens[j] = j == 1 ? sdslen(script) : strlen(args[j]);
-    int ret = cliIssueCommand(k, args, lens, config.repeat);
-    zfree(args);
-    zfree(lens);
-    sdsfree(script);
+    snprintf(ec->numkeys, sizeof(ec->numkeys), "%d", numkeys);
+    for (int j = 0; j < k; j++) ec->lens[j] = j == 1 ? sdslen(script) : strlen(ec->argv[j]);
+    ec->argc = k;
+}
+
+static void evalCommandFree(evalCommand *ec) {
+    sdsfree(ec->argv[1]);
+    zfree(ec->argv);
+    zfree(ec->lens);
+}
+
+/* --eval without --ldb: runs the EVAL (-r/-i repeat it) and prints its
+ * reply. Returns the exit status. */
+static int evalMode(int argc, char **argv) {
+    evalCommand ec;
+    evalCommandInit(&ec, argc, argv);
+    int ret = cliIssueCommand(ec.argc, ec.argv, ec.lens, config.repeat);
+    evalCommandFree(&ec);
     return ret == CLI_ERR ? 1 : 0;
+}
+
+/* The session protocol (the server's side is script_debug.c): SCRIPT
+ * DEBUG YES (a forked session, its changes rolled back) or SYNC (in the
+ * server, changes kept) answers OK; the EVAL then answers with the
+ * debugger's log instead of its reply, an array of status lines ("*
+ * Stopped at 1, stop reason = step over", "-> 1   local a = 1"); every
+ * debugger command, a RESP array of the words typed, gets such an array,
+ * until one whose last line is "<endsession>". The EVAL's own reply (or
+ * error) follows it, and the server closes the connection. */
+
+/* Sends one command and reads its reply, printing push messages met on
+ * the way. The reply (owned by the caller), or NULL with the connection
+ * lost and the reason printed. */
+static cliReply *ldbRequest(int argc, char **argv, const size_t *lens) {
+    cliReply *r = NULL;
+    if (cliWriteCommand(argc, argv, lens) != CLI_OK || cliReadCommandReply("", &r) != CLI_OK) {
+        fprintf(stderr, "Error: %s\n", cli.lasterr);
+        return NULL;
+    }
+    return r;
+}
+
+/* Prints a debugger answer, one line per element; returns 1 when it held
+ * the end mark. */
+static int ldbPrintAnswer(const cliReply *r) {
+    int ended;
+    sds out = cliFormatLdbReply(sdsempty(), r, cli.ldb_color, &ended);
+    cliWriteOut(out);
+    sdsfree(out);
+    return ended;
+}
+
+/* Prints an EVAL's reply in the terminal format, as Valkey's cli does
+ * after a session whatever the output options. */
+static void ldbPrintEvalReply(const cliReply *r) {
+    sds out = cliFormatReply(sdsempty(), r, CLI_OUTPUT_STANDARD);
+    cliWriteOut(out);
+    sdsfree(out);
+}
+
+/* Reads and prints the reply of a debugged EVAL, which follows the end
+ * mark (a lost connection is reported instead). */
+static void ldbReadEvalReply(void) {
+    cliReply *r = NULL;
+    if (cliReadCommandReply("", &r) != CLI_OK) {
+        fprintf(stderr, "Error: %s\n", cli.lasterr);
+        return;
+    }
+    ldbPrintEvalReply(r);
+    cliReplyFree(r);
+}
+
+/* The session is over: lines are commands again, printed in the
+ * terminal format from now on (as Valkey's cli prints them after a
+ * session), with the help a terminal's hints need. */
+static void ldbLeaveSession(void) {
+    cli.ldb = LDB_IDLE;
+    cli.output = CLI_OUTPUT_STANDARD;
+    if (replEl) cliLoadHelp();
+}
+
+/* The debugger's answer held the end mark: prints the EVAL's reply and
+ * that the session ended (its changes rolled back, unless SYNC), then
+ * connects again, since the server has closed the connection. */
+static void ldbEndSession(void) {
+    ldbReadEvalReply();
+    printf("\n(Lua debugging session ended%s)\n\n", config.eval_ldb_sync ? "" : " -- dataset changes rolled back");
+    fflush(stdout);
+    cliConnect(0);
+    ldbLeaveSession();
+}
+
+/* A line typed in a session (not quit/exit or restart): sent to the
+ * debugger as it was split, `times` times (a leading count), each answer
+ * printed. An answer with the end mark ends the session; so does a lost
+ * connection (reported; the REPL reconnects for the next line, and
+ * `restart` starts a new session). */
+static void ldbRunCommand(int argc, char **argv, long long times) {
+    for (long long j = 0; j < times && cli.ldb == LDB_RUNNING; j++) {
+        cliReply *r = ldbRequest(argc, argv, NULL);
+        if (!r) {
+            ldbLeaveSession();
+            return;
+        }
+        int ended = ldbPrintAnswer(r);
+        cliReplyFree(r);
+        if (ended) ldbEndSession();
+    }
+}
+
+/* Return of ldbStartSession() when the session runs. */
+#define LDB_STARTED (-1)
+
+/* Starts a session on the current connection: SCRIPT DEBUG YES|SYNC, the
+ * banner, the EVAL of the file (read anew each time) and the debugger's
+ * first answer. Returns LDB_STARTED with cli.ldb == LDB_RUNNING, or the
+ * exit status when there is no session: 1 when SCRIPT DEBUG is refused
+ * (its error printed) or the connection is lost, 0 when the session ended
+ * at once ("Eval debugging session can't start:" and the EVAL's error,
+ * e.g. a script that does not compile, as Valkey's cli exits). */
+static int ldbStartSession(int argc, char **argv) {
+    evalCommand ec;
+    evalCommandInit(&ec, argc, argv);
+    char *mode = config.eval_ldb_sync ? "sync" : "yes";
+    char *debug_argv[] = {"SCRIPT", "DEBUG", mode};
+    cliReply *r = ldbRequest(3, debug_argv, NULL);
+    if (!r || r->type == CLI_REPLY_ERROR) {
+        /* e.g. YES on a transport a forked child cannot serve (RDMA), or
+         * a user without +script|debug. */
+        if (r) fprintf(stderr, "%s\n", r->str);
+        cliReplyFree(r);
+        evalCommandFree(&ec);
+        return 1;
+    }
+    cliReplyFree(r);
+
+    printf("Lua debugging session started, please use:\n"
+           "quit    -- End the session.\n"
+           "restart -- Restart the script in debug mode again.\n"
+           "help    -- Show Lua script debugging commands.\n\n");
+    fflush(stdout);
+    r = ldbRequest(ec.argc, ec.argv, ec.lens);
+    evalCommandFree(&ec);
+    if (!r) return 1;
+
+    int status = LDB_STARTED;
+    if (r->type != CLI_REPLY_ARRAY) {
+        /* The EVAL ran without a session (refused before it started). */
+        printf("Eval debugging session can't start:\n");
+        ldbPrintEvalReply(r);
+        status = 1;
+    } else if (ldbPrintAnswer(r)) {
+        printf("Eval debugging session can't start:\n");
+        ldbReadEvalReply();
+        status = 0;
+    } else {
+        cli.ldb = LDB_RUNNING;
+    }
+    cliReplyFree(r);
+    return status;
+}
+
+/* --eval with --ldb or --ldb-sync-mode: a debugging session driven from
+ * the REPL (`restart` starts it again on a new connection, re-reading the
+ * file). Returns the exit status when no session could start; otherwise
+ * the REPL exits (quit, exit, end of input). */
+static int evalLdbMode(int argc, char **argv) {
+    for (;;) {
+        int status = ldbStartSession(argc, argv);
+        if (status != LDB_STARTED) return status;
+        repl(); /* Returns for `restart` only. */
+        if (cliConnect(0) != CLI_OK && !cli.conn) return 1;
+        printf("\n");
+    }
 }
 
 /* ---------------------------------------------------------------------------
@@ -2588,6 +2809,10 @@ static void cliSetup(void) {
     int tty = isatty(STDOUT_FILENO) || getenv("FAKETTY");
     cli.output = config.output >= 0 ? (cliOutputMode)config.output : (tty ? CLI_OUTPUT_STANDARD : CLI_OUTPUT_RAW);
     cli.push_output = config.push_output >= 0 ? config.push_output : tty;
+    /* The debugger's lines in colour on a terminal that has it (Valkey's
+     * cli asks TERM for an xterm). */
+    const char *term = getenv("TERM");
+    cli.ldb_color = tty && term && strstr(term, "xterm");
 }
 
 /* Modes that need a connection: connect (exit 1 on failure), run. */
@@ -2656,7 +2881,7 @@ int main(int argc, char **argv) {
     }
     if (config.eval) {
         if (cliConnect(0) != CLI_OK) return 1;
-        return evalMode(cmd_argc, cmd_argv);
+        return config.eval_ldb ? evalLdbMode(cmd_argc, cmd_argv) : evalMode(cmd_argc, cmd_argv);
     }
     cliConnect(CLI_CONNECT_QUIET); /* The command reports a failure. */
     return cliRunArgvCommand(cmd_argc, cmd_argv);

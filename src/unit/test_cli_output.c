@@ -5,7 +5,8 @@
  * the expected texts are those of Valkey's cli (checked side by side with
  * redis-cli 7.0 against a server). Also: incomplete input asks for more,
  * bad input is refused with a message, attributes are skipped, and deep
- * nesting is refused. */
+ * nesting is refused; and the Lua debugger's answers (--ldb): one line per
+ * element, colours by tag, the end mark. */
 #include "cli_output.h"
 #include "cli_reply.h"
 #include "unittest.h"
@@ -177,6 +178,76 @@ int main(int argc, char **argv) {
         CHECK("$2\r\n\x01\xff\r\n", QJSON, "\"\\\\x01\\\\xff\"\n");
         CHECK(",3.141\r\n", JSON, "3.141\n");
         CHECK("~1\r\n$1\r\nx\r\n", JSON, "[\"x\"]\n");
+    }
+
+    TEST("cli_output: Lua debugger answers, one line each, the end mark") {
+        cliReply *r;
+        char err[128];
+        int ended = -1;
+        const char *wire = "*2\r\n+* Stopped at 1, stop reason = step over\r\n+-> 1   local a = 1\r\n";
+        cliReplyParse(wire, strlen(wire), &r, err, sizeof(err));
+        sds s = cliFormatLdbReply(sdsempty(), r, 0, &ended);
+        ASSERT_STREQ(s, "* Stopped at 1, stop reason = step over\n-> 1   local a = 1\n");
+        ASSERT_EQ_LL(ended, 0);
+        sdsfree(s);
+        cliReplyFree(r);
+
+        /* The mark alone is an empty line; after other lines, it adds a
+         * line break of its own (an empty line follows them). */
+        wire = "*1\r\n+<endsession>\r\n";
+        cliReplyParse(wire, strlen(wire), &r, err, sizeof(err));
+        s = cliFormatLdbReply(sdsempty(), r, 1, &ended);
+        ASSERT_STREQ(s, "\n");
+        ASSERT_EQ_LL(ended, 1);
+        sdsfree(s);
+        cliReplyFree(r);
+        wire = "*2\r\n+<debug> line 1: 5\r\n+<endsession>\r\n";
+        cliReplyParse(wire, strlen(wire), &r, err, sizeof(err));
+        s = cliFormatLdbReply(sdsempty(), r, 0, &ended);
+        ASSERT_STREQ(s, "<debug> line 1: 5\n\n");
+        ASSERT_EQ_LL(ended, 1);
+        sdsfree(s);
+        cliReplyFree(r);
+
+        /* Not the debugger's: as the raw format prints it. A bulk string
+         * with the mark's text is data, not the mark. */
+        wire = "*3\r\n:7\r\n$12\r\n<endsession>\r\n*1\r\n$1\r\nx\r\n";
+        cliReplyParse(wire, strlen(wire), &r, err, sizeof(err));
+        s = cliFormatLdbReply(sdsempty(), r, 1, &ended);
+        ASSERT_STREQ(s, "7\n<endsession>\nx\n");
+        ASSERT_EQ_LL(ended, 0);
+        sdsfree(s);
+        cliReplyFree(r);
+    }
+
+    TEST("cli_output: Lua debugger lines coloured by tag, as Valkey's cli") {
+        static const struct {
+            const char *line, *sgr;
+        } cases[] = {
+            {"* Stopped at 2, stop reason = step over", "0;37"},
+            {"-> 2   return a", "0;33"},         /* The current line. */
+            {"->#2   return a", "0;33"},         /* ... on a breakpoint. */
+            {"  #4   return a", "1;37"},         /* A breakpoint. */
+            {"   3   local b = '<error>'", "0;37"}, /* Source: not its text. */
+            {"<debug> line 1: \"x\"", "1;37"},
+            {"<hint> The above reply was trimmed.", "1;37"},
+            {"<redis> set k v", "0;32"},
+            {"<reply> \"+OK\"", "0;36"},
+            {"<error> ERR x", "0;31"},
+            {"<value> {1; 2}", "0;35"},
+            {"<retval> 2", "0;35"},
+            {"", "0;37"},
+        };
+        for (size_t j = 0; j < sizeof(cases) / sizeof(cases[0]); j++) {
+            cliReply *line = cliReplyCreateString(CLI_REPLY_STATUS, cases[j].line, strlen(cases[j].line));
+            int ended;
+            sds s = cliFormatLdbReply(sdsempty(), line, 1, &ended);
+            sds want = sdscatprintf(sdsempty(), "\033[%s;49m%s\033[0m\n", cases[j].sgr, cases[j].line);
+            ASSERT_STREQ(s, want);
+            sdsfree(want);
+            sdsfree(s);
+            cliReplyFree(line);
+        }
     }
     return UT_END();
 }

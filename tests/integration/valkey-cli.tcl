@@ -989,7 +989,7 @@ start_server {tags {"cli repl rdma:skip:tcp-tool"} overrides {repl-diskless-sync
 }
 
 # ---------------------------------------------------------------------------
-# --cluster, --ldb
+# --cluster (--ldb: valkey-cli-ldb.tcl)
 # ---------------------------------------------------------------------------
 
 start_server {tags {"cli rdma:skip:tcp-tool"}} {
@@ -1009,13 +1009,6 @@ start_server {tags {"cli rdma:skip:tcp-tool"}} {
         assert_match "child process exited abnormally" $stdout
     }
 
-    test "valkey-cli: --ldb is parsed but says the server has no Lua debugger" {
-        set f [tmp_path ldb.lua]
-        set fd [open $f w]
-        puts $fd "return 1"
-        close $fd
-        run_vcli --eval $f --ldb
-    } {1 {--ldb is not supported: this server has no Lua debugger (SCRIPT DEBUG) yet.}}
 }
 
 start_server [list tags {cli external:skip rdma:skip:unix} overrides [list unixsocket [tmp_path cli.sock]]] {
