@@ -14,10 +14,12 @@
  * written with 17 significant digits, which read back to the same value.
  *
  * Called by aof.c in the rewrite child (or at start-up for a first base);
- * it only reads the dataset. */
+ * it only reads the dataset. rdb-key-save-delay slows it down per key, as
+ * it does the RDB writer, for tests that need a rewrite to last. */
 #include "server.h"
 
 #include <math.h>
+#include <unistd.h>
 
 #include "functions.h"
 #include "intset.h"
@@ -341,7 +343,11 @@ int aofRewriteCommands(rio *r) {
         hashtableInitIterator(&iter, db->keys, 0);
         void *entry;
         int ok = 1;
-        while (ok && hashtableNext(&iter, &entry)) ok = aofRewriteKey(r, entry);
+        while (ok && hashtableNext(&iter, &entry)) {
+            ok = aofRewriteKey(r, entry);
+            /* rdb-key-save-delay (tests): a slow child, as the RDB writer has it */
+            if (server.rdb_key_save_delay > 0) usleep((useconds_t)server.rdb_key_save_delay);
+        }
         hashtableResetIterator(&iter);
         if (!ok) return C_ERR;
     }

@@ -48,6 +48,20 @@ proc wait_aof_rewrite_done {{level 0}} {
     }
 }
 
+# The pid of the last rewrite child the server started (from its log).
+proc aof_child_pid {{level 0}} {
+    return [lindex [regexp -all -inline {rewriting started by pid ([0-9]+)} [aof_log $level]] end]
+}
+
+# How many log lines of the server match the glob.
+proc aof_log_count {pattern {level 0}} {
+    set n 0
+    foreach line [split [aof_log $level] "\n"] {
+        if {[string match $pattern $line]} { incr n }
+    }
+    return $n
+}
+
 # RESP of each command (a list of words), as the AOF holds it.
 proc aof_resp {args} {
     set out ""
