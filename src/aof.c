@@ -9,8 +9,11 @@
  *                               (".base.aof", written by aof_rewrite.c);
  *   appendonly.aof.1.incr.aof   the commands executed since, in RESP, with
  *                               SELECT when the database changes and, with
- *                               aof-timestamp-enabled, "#TS:<unix time>"
- *                               annotation lines;
+ *                               aof-timestamp-enabled, a "#TS:<unix time>"
+ *                               annotation line before the first command
+ *                               of each new second (not again at the start
+ *                               of a new file within the same second; a
+ *                               base of commands opens with one);
  *   appendonly.aof.manifest     one line per file: "file <name> seq <n>
  *                               type <b|i|h>" (base, incr, history), base
  *                               first, incr files in the order they load.
@@ -652,7 +655,9 @@ void aofFeed(int dbid, robj **argv, int argc) {
     if (aof_state == AOF_OFF) return;
     if (aof_state == AOF_WAIT_REWRITE && !aof.wait_rewrite_temp_incr) return;
     if (aof.buf == NULL) aof.buf = sdsempty();
-    if (server.aof_timestamp_enabled && (long long)server.unixtime != aof.last_ts) {
+    /* A "#TS:" line when the second moved on since the last one written
+     * (in whichever file): never twice the same, never going back. */
+    if (server.aof_timestamp_enabled && (long long)server.unixtime > aof.last_ts) {
         aof.last_ts = (long long)server.unixtime;
         aof.buf = sdscatprintf(aof.buf, "#TS:%lld\r\n", aof.last_ts);
     }
@@ -1276,10 +1281,24 @@ static sds aofRewriteTempName(pid_t pid) {
     return sdscatprintf(sdsempty(), "temp-rewriteaof-bg-%d.aof", (int)pid);
 }
 
+/* The "#TS:" line a base written as commands opens with when
+ * aof-timestamp-enabled is yes, as Valkey writes it: the time the base
+ * was started. It counts as the last annotation written, so that commands
+ * appended in the same second add none (which matters in the event loop,
+ * for the first base at start-up; the child's copy is discarded). Returns
+ * 1, or 0 when the write failed. */
+static int aofWriteBaseTimestamp(rio *r) {
+    if (!server.aof_timestamp_enabled) return 1;
+    aof.last_ts = (long long)time(NULL);
+    char line[32];
+    int len = snprintf(line, sizeof(line), "#TS:%lld\r\n", aof.last_ts);
+    return rioWrite(r, line, (size_t)len);
+}
+
 /* Writes the dataset as the new base into fd: in RDB format with
  * rdb_format (aof-use-rdb-preamble yes when the rewrite started), else as
- * commands (aof_rewrite.c). C_OK or C_ERR with errno set. Child, or the
- * event loop on a first start. */
+ * commands (aof_rewrite.c) after a timestamp annotation. C_OK or C_ERR
+ * with errno set. Child, or the event loop on a first start. */
 static int aofWriteBase(int fd, int rdb_format) {
     rio r;
     rioInitFdWriter(&r, fd, server.aof_rewrite_incremental_fsync ? RIO_FSYNC_INTERVAL : 0);
@@ -1289,7 +1308,7 @@ static int aofWriteBase(int fd, int rdb_format) {
         ok = rdbSaveRio(&r) == C_OK;
         rdbSaveAofBase = 0;
     } else {
-        ok = aofRewriteCommands(&r) == C_OK;
+        ok = aofWriteBaseTimestamp(&r) && aofRewriteCommands(&r) == C_OK;
     }
     ok = ok && rioFlush(&r);
     int err = r.error == RIO_ERR_IO ? r.sys_errno : EIO;
@@ -1367,8 +1386,9 @@ static int aofOpenNewIncr(void) {
     aofCloseFd();
     aof.fd = fd;
     aof.fd_size = lseek(fd, 0, SEEK_END);
-    aof.selected_db = -1; /* a new file starts with SELECT */
-    aof.last_ts = 0;
+    /* A new file starts with SELECT. Not with a "#TS:" line of its own: as
+     * in Valkey, one comes when the second changes (aofFeed). */
+    aof.selected_db = -1;
     return C_OK;
 }
 

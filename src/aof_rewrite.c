@@ -13,7 +13,8 @@
  * Function libraries come first, as FUNCTION LOAD. Scores and doubles are
  * written with 17 significant digits, which read back to the same value.
  *
- * Called by aof.c in the rewrite child (or at start-up for a first base);
+ * Called by aof.c in the rewrite child (or at start-up for a first base),
+ * after the "#TS:" annotation aof.c writes first with aof-timestamp-enabled;
  * it only reads the dataset. rdb-key-save-delay slows it down per key, as
  * it does the RDB writer, for tests that need a rewrite to last. */
 #include "server.h"

@@ -265,6 +265,67 @@ tags {"aof" "external:skip"} {
         }
     }
 
+    # The incr file appended to, as the manifest says.
+    proc aof_current_incr {dir} {
+        regexp {file (\S+) seq \d+ type i\n$} [aof_manifest $dir] _ name
+        return [file join $dir appendonlydir $name]
+    }
+
+    # The "#TS:" values in the files, in order.
+    proc aof_timestamps {args} {
+        set out {}
+        foreach path $args {
+            foreach {_ ts} [regexp -all -inline {#TS:([0-9]+)\r\n} [aof_read $path]] { lappend out $ts }
+        }
+        return $out
+    }
+
+    start_server {overrides {appendonly yes aof-timestamp-enabled yes aof-use-rdb-preamble no aof-disable-auto-gc yes
+                             enable-debug-command yes}} {
+        set dir [srv dir]
+        set aofdir [file join $dir appendonlydir]
+        test "aof-timestamp-enabled with aof-use-rdb-preamble no: a base opens with a #TS line, as Valkey writes it" {
+            # The first base, written at start-up...
+            assert_match "#TS:*\r\n" [aof_read [file join $aofdir appendonly.aof.1.base.aof]]
+            r set a 1
+            r bgrewriteaof
+            wait_aof_rewrite_done
+            # ... and one a rewrite writes, which loads.
+            set base [aof_read [file join $aofdir appendonly.aof.2.base.aof]]
+            assert_match "#TS:*\r\n*SELECT*" $base
+            assert_equal "*" [string index $base [expr {[string first "\n" $base] + 1}]]
+            set digest [r debug digest]
+            r debug loadaof
+            assert_equal $digest [r debug digest]
+        }
+
+        test "A new incr file gets no #TS line of its own within the second; a later second gets one" {
+            # Into a second no annotation was written for yet (the first
+            # base counted as one)...
+            set known [aof_timestamps {*}[glob -directory $aofdir *.aof]]
+            set latest [lindex [lsort -integer $known] end]
+            wait_for_condition 300 10 {[lindex [r time] 0] > $latest} { fail "the clock did not move" }
+            # ... three commands in one round trip: they run within a few
+            # microseconds (a fork), the new incr file opening between.
+            set old [aof_current_incr $dir]
+            r_pipeline {{set b 1} {bgrewriteaof} {set c 2}}
+            wait_aof_rewrite_done
+            set new [aof_current_incr $dir]
+            assert_not_equal $old $new
+            assert_match "*\$1\r\nc\r\n*" [aof_read $new]
+            # Never the same second twice, whatever file it is in.
+            set seen [aof_timestamps $old $new]
+            assert {[llength $seen] > 0}
+            assert_equal [lsort -integer -unique $seen] $seen
+            set last [lindex $seen end]
+            wait_for_condition 300 10 {[lindex [r time] 0] > $last} { fail "the clock did not move" }
+            r set d 3
+            set now [aof_timestamps $new]
+            assert {[lindex $now end] > $last}
+            assert_match "*#TS:[lindex $now end]\r\n*\$1\r\nd\r\n*" [aof_read $new]
+        }
+    }
+
     test "An incomplete last command loads with aof-load-truncated yes, the file cut to the last command" {
         set dir [tmp_path truncated]
         set full [aof_resp {SELECT 0} {set a 1} {set b 2}]
