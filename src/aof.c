@@ -9,8 +9,11 @@
  *                               (".base.aof", written by aof_rewrite.c);
  *   appendonly.aof.1.incr.aof   the commands executed since, in RESP, with
  *                               SELECT when the database changes and, with
- *                               aof-timestamp-enabled, "#TS:<unix time>"
- *                               annotation lines;
+ *                               aof-timestamp-enabled, a "#TS:<unix time>"
+ *                               annotation line before the first command
+ *                               of each new second (not again at the start
+ *                               of a new file within the same second; a
+ *                               base of commands opens with one);
  *   appendonly.aof.manifest     one line per file: "file <name> seq <n>
  *                               type <b|i|h>" (base, incr, history), base
  *                               first, incr files in the order they load.
@@ -40,12 +43,27 @@
  * Rewriting (BGREWRITEAOF, auto-aof-rewrite-*, appendonly yes at run time):
  * the parent opens a new incr file (listed in the manifest at once) and a
  * child forked by snapshot.c's child machinery writes the whole dataset
- * to temp-rewriteaof-bg-<pid>.aof. When the child succeeds, that file
- * becomes the next base, the incr files before the new one and the old
- * base become history in a new manifest that replaces the old one, and
- * only then are the history files removed.
+ * to temp-rewriteaof-bg-<pid>.aof, in the format aof-use-rdb-preamble
+ * says when the rewrite starts (a change meanwhile is for the next one).
+ * When the child succeeds, that file becomes the next base, named after
+ * that format; the old base and the incr files before the new one become
+ * history, put in front of the history already listed (newest first, as
+ * Valkey writes it), in a new manifest that replaces the old one; only
+ * then are the history files removed, unless aof-disable-auto-gc is yes
+ * (setting it back to no removes them at once, and so does reading a
+ * manifest from disk: start-up, DEBUG LOADAOF). With appendonly no,
+ * BGREWRITEAOF writes a base alone and every incr file becomes history.
+ * A failed rewrite leaves its incr file listed; after three failures in
+ * a row the rewrites the server starts by itself wait 1, 2, 4 ... 60
+ * minutes between tries (aofRewriteLimited), BGREWRITEAOF does not.
+ * appendonly yes at run time writes commands to a temp incr file while
+ * its first rewrite runs (nothing while it waits for another child); if
+ * that rewrite fails, the file is removed and a new rewrite started.
+ * Sequence numbers go on from the manifest in memory, which is the one on
+ * disk after start-up or DEBUG LOADAOF.
  *
- * Loading (start-up with appendonly yes, DEBUG LOADAOF): the base (the
+ * Loading (start-up with appendonly yes, DEBUG LOADAOF whatever appendonly
+ * says, as long as the manifest on disk lists a file): the base (the
  * RDB loader for an RDB, or commands) then each incr file, commands
  * executed by a fake client, each one looked up and its arity checked
  * first (lookupCommandCheckArity: the procedures trust that check, which
@@ -58,8 +76,9 @@
  * moved into the directory under its own name (aofUpgradeOldFile).
  *
  * Everything runs in the event loop except aofRewriteChildWrite (the
- * child) and the fsync thread, which only calls fsync/close/unlink on
- * what it is handed and publishes the offset it made durable. */
+ * child) and the fsync thread, which only calls fsync/close on what it
+ * is handed (a removed file's blocks are freed at that close) and
+ * publishes the offset it made durable. */
 #include "server.h"
 
 #include <dirent.h>
@@ -114,10 +133,12 @@ static struct {
     int rewrite_scheduled;
     time_t rewrite_time_start;    /* -1 without a rewrite */
     time_t rewrite_time_last;     /* seconds the last rewrite took, -1 none */
-    time_t rewrite_last_try;      /* when the last rewrite was started (retry delay after a failure) */
+    int rewrite_use_rdb_preamble; /* aof-use-rdb-preamble when the running rewrite started: its base's format */
     int last_bgrewrite_status;
     long long stat_rewrites;
     long long rewrites_consecutive_failures;
+    int limit_delay_minutes;      /* the rewrite limit's last delay, 0 when not limited (aofRewriteLimited) */
+    time_t limit_next_try;        /* when the limited rewrites may run again, 0 none pending */
     int wait_rewrite_temp_incr;   /* AOF_WAIT_REWRITE: the temp incr file is open */
 } aof = {.fd = -1, .selected_db = -1, .last_write_status = C_OK, .rewrite_time_start = -1,
          .rewrite_time_last = -1, .last_bgrewrite_status = C_OK, .fsynced_reploff = -1, .fack_wanted = -1};
@@ -426,10 +447,11 @@ done:
     return ret;
 }
 
-/* Names of the next base and incr files ("appendonly.aof.2.base.rdb"). */
-static sds aofNewBaseName(aofManifest *m) {
+/* Names of the next base and incr files ("appendonly.aof.2.base.rdb"):
+ * a base's suffix says its format, rdb_format as the writer used it. */
+static sds aofNewBaseName(aofManifest *m, int rdb_format) {
     return sdscatprintf(sdsempty(), "%s.%lld.base.%s", server.aof_filename, m->base_seq + 1,
-                        server.aof_use_rdb_preamble ? "rdb" : "aof");
+                        rdb_format ? "rdb" : "aof");
 }
 
 static sds aofNewIncrName(aofManifest *m) {
@@ -442,11 +464,14 @@ static sds aofTempIncrName(void) {
     return sdscatfmt(sdsempty(), "temp-%s.incr", server.aof_filename);
 }
 
-/* Installs name as the base of m; the old base goes to history. */
+/* Installs name as the base of m; the old base goes to history. History
+ * is kept newest first, as Valkey writes it: what a rewrite retires is
+ * put in front of what earlier rewrites retired (aof-disable-auto-gc yes
+ * keeps them all). */
 static void aofManifestSetBase(aofManifest *m, sds name) {
     if (m->base) {
         m->base->type = AOF_FILE_HIST;
-        listAddNodeTail(m->history, m->base);
+        listAddNodeHead(m->history, m->base);
     }
     m->base = aofInfoCreate(name, ++m->base_seq, AOF_FILE_BASE);
 }
@@ -457,14 +482,21 @@ static aofInfo *aofManifestAddIncr(aofManifest *m, sds name) {
     return ai;
 }
 
-/* After a rewrite: every incr file but the last one is history. */
-static void aofManifestRetireIncr(aofManifest *m) {
-    while (listLength(m->incr) > 1) {
-        listNode *ln = listFirst(m->incr);
+/* After a rewrite the incr files its base covers become history: all of
+ * them but the last one, which is being appended to, or all of them when
+ * keep_last is 0 (appendonly no: no incr file is current). They go in
+ * front of the history in their own order, after the base that
+ * aofManifestSetBase() retired just before. */
+static void aofManifestRetireIncr(aofManifest *m, int keep_last) {
+    listNode *ln = listLast(m->incr);
+    if (keep_last && ln) ln = listPrevNode(ln);
+    while (ln) {
+        listNode *prev = listPrevNode(ln);
         aofInfo *ai = aofInfoDup(listNodeValue(ln));
         ai->type = AOF_FILE_HIST;
-        listAddNodeTail(m->history, ai);
+        listAddNodeHead(m->history, ai);
         listDelNode(m->incr, ln);
+        ln = prev;
     }
 }
 
@@ -482,8 +514,8 @@ static int aofCreateDir(void) {
  * ------------------------------------------------------------------------- */
 
 #define AOF_JOB_FSYNC 1
-#define AOF_JOB_CLOSE 2  /* fsync then close */
-#define AOF_JOB_UNLINK 3
+#define AOF_JOB_CLOSE 2          /* fsync then close */
+#define AOF_JOB_CLOSE_UNLINKED 3 /* close a file the event loop unlinked (aofUnlinkInBackground) */
 
 typedef struct aofJob {
     struct aofJob *next;
@@ -491,7 +523,6 @@ typedef struct aofJob {
     int fd;
     long long offset; /* AOF_JOB_FSYNC: written_offset it makes durable */
     long long reploff; /* AOF_JOB_FSYNC: the replication offset that reaches */
-    sds path;         /* AOF_JOB_UNLINK */
 } aofJob;
 
 static struct {
@@ -524,10 +555,9 @@ static void aofRunJob(aofJob *job) {
         }
         if (job->type == AOF_JOB_CLOSE) close(job->fd);
         if (job->type == AOF_JOB_FSYNC) __atomic_sub_fetch(&aof_fsync_pending, 1, __ATOMIC_RELEASE);
-    } else if (job->type == AOF_JOB_UNLINK) {
-        unlink(job->path);
+    } else if (job->type == AOF_JOB_CLOSE_UNLINKED) {
+        close(job->fd); /* the last reference: the file's blocks are freed here */
     }
-    sdsfree(job->path);
     zfree(job);
 }
 
@@ -568,13 +598,12 @@ static int aofStartThread(void) {
     return 1;
 }
 
-static void aofSubmitJob(int type, int fd, long long offset, sds path) {
+static void aofSubmitJob(int type, int fd, long long offset) {
     aofJob *job = zcalloc(sizeof(*job));
     job->type = type;
     job->fd = fd;
     job->offset = offset;
     job->reploff = aof.written_reploff;
-    job->path = path;
     if (type == AOF_JOB_FSYNC) __atomic_add_fetch(&aof_fsync_pending, 1, __ATOMIC_RELEASE);
     if (!aofStartThread()) {
         aofRunJob(job);
@@ -598,6 +627,19 @@ static void aofDrainFsyncs(void) {
     while (aofFsyncInProgress()) usleep(1000);
 }
 
+/* Removes the file path (in the AOF directory) at once, so that a file
+ * created under the same name right after is not the one removed, and
+ * leaves the costly part, freeing its blocks at the last close, to the
+ * thread: the file is opened before it is unlinked and that descriptor
+ * closed there, as Valkey's bg_unlink does. Takes path. Event loop. */
+static void aofUnlinkInBackground(sds path) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (unlink(path) == -1 && errno != ENOENT)
+        serverLog(LL_WARNING, "Can't remove the AOF file %s: %s", path, strerror(errno));
+    if (fd != -1) aofSubmitJob(AOF_JOB_CLOSE_UNLINKED, fd, 0);
+    sdsfree(path);
+}
+
 /* ---------------------------------------------------------------------------
  * Feeding and writing
  * ------------------------------------------------------------------------- */
@@ -613,7 +655,9 @@ void aofFeed(int dbid, robj **argv, int argc) {
     if (aof_state == AOF_OFF) return;
     if (aof_state == AOF_WAIT_REWRITE && !aof.wait_rewrite_temp_incr) return;
     if (aof.buf == NULL) aof.buf = sdsempty();
-    if (server.aof_timestamp_enabled && (long long)server.unixtime != aof.last_ts) {
+    /* A "#TS:" line when the second moved on since the last one written
+     * (in whichever file): never twice the same, never going back. */
+    if (server.aof_timestamp_enabled && (long long)server.unixtime > aof.last_ts) {
         aof.last_ts = (long long)server.unixtime;
         aof.buf = sdscatprintf(aof.buf, "#TS:%lld\r\n", aof.last_ts);
     }
@@ -703,7 +747,7 @@ static void aofFsyncAfterWrite(void) {
         aof.last_fsync_ms = server.mstime;
     } else if (server.aof_fsync == AOF_FSYNC_EVERYSEC && server.mstime - aof.last_fsync_ms >= 1000 &&
                !aofFsyncInProgress()) {
-        aofSubmitJob(AOF_JOB_FSYNC, aof.fd, aof.written_offset, NULL);
+        aofSubmitJob(AOF_JOB_FSYNC, aof.fd, aof.written_offset);
         aof.last_fsync_ms = server.mstime;
     }
 }
@@ -874,7 +918,7 @@ static void aofServeWaitingClients(void) {
  * have an fsync queued). */
 static void aofCloseFd(void) {
     if (aof.fd == -1) return;
-    aofSubmitJob(AOF_JOB_CLOSE, aof.fd, 0, NULL);
+    aofSubmitJob(AOF_JOB_CLOSE, aof.fd, 0);
     aof.fd = -1;
 }
 
@@ -1237,19 +1281,34 @@ static sds aofRewriteTempName(pid_t pid) {
     return sdscatprintf(sdsempty(), "temp-rewriteaof-bg-%d.aof", (int)pid);
 }
 
+/* The "#TS:" line a base written as commands opens with when
+ * aof-timestamp-enabled is yes, as Valkey writes it: the time the base
+ * was started. It counts as the last annotation written, so that commands
+ * appended in the same second add none (which matters in the event loop,
+ * for the first base at start-up; the child's copy is discarded). Returns
+ * 1, or 0 when the write failed. */
+static int aofWriteBaseTimestamp(rio *r) {
+    if (!server.aof_timestamp_enabled) return 1;
+    aof.last_ts = (long long)time(NULL);
+    char line[32];
+    int len = snprintf(line, sizeof(line), "#TS:%lld\r\n", aof.last_ts);
+    return rioWrite(r, line, (size_t)len);
+}
+
 /* Writes the dataset as the new base into fd: in RDB format with
- * aof-use-rdb-preamble yes, as commands (aof_rewrite.c) with no. C_OK or
- * C_ERR with errno set. Child, or the event loop on a first start. */
-static int aofWriteBase(int fd) {
+ * rdb_format (aof-use-rdb-preamble yes when the rewrite started), else as
+ * commands (aof_rewrite.c) after a timestamp annotation. C_OK or C_ERR
+ * with errno set. Child, or the event loop on a first start. */
+static int aofWriteBase(int fd, int rdb_format) {
     rio r;
     rioInitFdWriter(&r, fd, server.aof_rewrite_incremental_fsync ? RIO_FSYNC_INTERVAL : 0);
     int ok;
-    if (server.aof_use_rdb_preamble) {
+    if (rdb_format) {
         rdbSaveAofBase = 1;
         ok = rdbSaveRio(&r) == C_OK;
         rdbSaveAofBase = 0;
     } else {
-        ok = aofRewriteCommands(&r) == C_OK;
+        ok = aofWriteBaseTimestamp(&r) && aofRewriteCommands(&r) == C_OK;
     }
     ok = ok && rioFlush(&r);
     int err = r.error == RIO_ERR_IO ? r.sys_errno : EIO;
@@ -1261,15 +1320,16 @@ static int aofWriteBase(int fd) {
     return fsync(fd) == 0 ? C_OK : C_ERR;
 }
 
-/* Writes the base into a new file path. C_OK or C_ERR (logged). */
-static int aofWriteBaseFile(const char *path) {
+/* Writes the base into a new file path, in RDB format or as commands
+ * (rdb_format). C_OK or C_ERR (logged). */
+static int aofWriteBaseFile(const char *path, int rdb_format) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd == -1) {
         serverLog(LL_WARNING, "Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): %s",
                   strerror(errno));
         return C_ERR;
     }
-    if (aofWriteBase(fd) != C_OK) {
+    if (aofWriteBase(fd, rdb_format) != C_OK) {
         serverLog(LL_WARNING, "Write error writing append only file on disk: %s", strerror(errno));
         close(fd);
         unlink(path);
@@ -1282,7 +1342,7 @@ static int aofWriteBaseFile(const char *path) {
 /* See aof.h. */
 int aofRewriteChildWrite(void) {
     sds tmp = aofRewriteTempName(getpid());
-    int ret = aofWriteBaseFile(tmp);
+    int ret = aofWriteBaseFile(tmp, aof.rewrite_use_rdb_preamble);
     if (ret == C_OK) serverLog(LL_NOTICE, "Successfully created the temporary AOF base file %s", tmp);
     sdsfree(tmp);
     return ret;
@@ -1306,7 +1366,7 @@ static int aofOpenNewIncr(void) {
     }
     if (!temp) {
         aofManifest *m = aofManifestDup(aof.manifest);
-        aofManifestAddIncr(m, name);
+        aofManifestAddIncr(m, name); /* m owns name now */
         if (aofManifestPersist(m) != C_OK) {
             aofManifestFree(m);
             close(fd);
@@ -1316,7 +1376,9 @@ static int aofOpenNewIncr(void) {
         }
         aofManifestFree(aof.manifest);
         aof.manifest = m;
-    } else {
+    }
+    serverLog(LL_NOTICE, "Creating AOF incr file %s on background rewrite", name);
+    if (temp) {
         sdsfree(name);
         aof.wait_rewrite_temp_incr = 1;
     }
@@ -1324,8 +1386,9 @@ static int aofOpenNewIncr(void) {
     aofCloseFd();
     aof.fd = fd;
     aof.fd_size = lseek(fd, 0, SEEK_END);
-    aof.selected_db = -1; /* a new file starts with SELECT */
-    aof.last_ts = 0;
+    /* A new file starts with SELECT. Not with a "#TS:" line of its own: as
+     * in Valkey, one comes when the second changes (aofFeed). */
+    aof.selected_db = -1;
     return C_OK;
 }
 
@@ -1352,7 +1415,10 @@ static int aofRewriteBackground(void) {
         aof.fsynced_reploff = 0;
     }
     aof.stat_rewrites++;
-    aof.rewrite_last_try = time(NULL);
+    /* The child writes the format chosen now, and the base is named after
+     * it when it is installed, whatever aof-use-rdb-preamble says by then
+     * (Valkey 8 does the same). */
+    aof.rewrite_use_rdb_preamble = server.aof_use_rdb_preamble;
     if (snapshotForkAofRewrite() != C_OK) {
         aof.last_bgrewrite_status = C_ERR;
         return C_ERR;
@@ -1365,14 +1431,14 @@ static int aofRewriteBackground(void) {
 /* Removes the history files (in the thread) and the history from the
  * manifest. */
 static void aofDelHistoryFiles(void) {
-    if (server.aof_disable_auto_gc || listLength(aof.manifest->history) == 0) return;
+    if (server.aof_disable_auto_gc || aof.manifest == NULL || listLength(aof.manifest->history) == 0) return;
     listIter li;
     listNode *ln;
     listRewind(aof.manifest->history, &li);
     while ((ln = listNext(&li))) {
         aofInfo *ai = listNodeValue(ln);
         serverLog(LL_NOTICE, "Removing the history file %s in the background", ai->name);
-        aofSubmitJob(AOF_JOB_UNLINK, -1, 0, aofPath(ai->name));
+        aofUnlinkInBackground(aofPath(ai->name));
     }
     aofManifest *m = aofManifestDup(aof.manifest);
     listEmpty(m->history);
@@ -1384,45 +1450,51 @@ static void aofDelHistoryFiles(void) {
     }
 }
 
-/* A successful child: its file becomes the new base, atomically with the
- * manifest. C_OK, or C_ERR (logged) with the old manifest still in force. */
+/* A rewrite failed (the child, or installing its base): INFO says err,
+ * and it counts towards the limit on automatic rewrites
+ * (aofRewriteLimited). */
+static void aofRewriteFailed(void) {
+    aof.last_bgrewrite_status = C_ERR;
+    aof.rewrites_consecutive_failures++;
+}
+
+/* A successful child: its file becomes the new base, named after the
+ * format it was written in, atomically with the manifest. C_OK, or C_ERR
+ * (logged) with the old manifest still in force. */
 static int aofInstallRewrite(pid_t pid) {
     aofManifest *m = aofManifestDup(aof.manifest);
     sds tmp = aofRewriteTempName(pid);
-    sds base = aofNewBaseName(m);
+    sds base = aofNewBaseName(m, aof.rewrite_use_rdb_preamble);
     sds base_path = aofPath(base);
     sds incr_path = NULL, temp_incr_path = NULL;
     int ret = C_ERR;
-    aofManifestSetBase(m, base);
+    aofManifestSetBase(m, base); /* m owns base now */
     if (rename(tmp, base_path) == -1) {
-        serverLog(LL_WARNING, "Error trying to rename the temporary AOF base file %s into %s: %s", tmp, base,
+        serverLog(LL_WARNING, "Error trying to rename the temporary AOF base file %s into %s: %s", tmp, base_path,
                   strerror(errno));
         unlink(tmp);
         goto done;
     }
+    serverLog(LL_NOTICE, "Successfully renamed the temporary AOF base file %s into %s", tmp, base);
     if (aof_state == AOF_WAIT_REWRITE) {
         sds temp_incr = aofTempIncrName();
         temp_incr_path = aofPath(temp_incr);
-        sdsfree(temp_incr);
         sds incr = aofNewIncrName(m);
         incr_path = aofPath(incr);
-        aofManifestAddIncr(m, incr);
+        aofManifestAddIncr(m, incr); /* m owns incr now */
         if (rename(temp_incr_path, incr_path) == -1) {
             serverLog(LL_WARNING, "Error trying to rename the temporary AOF incr file %s into %s: %s",
                       temp_incr_path, incr_path, strerror(errno));
+            sdsfree(temp_incr);
             unlink(base_path);
             goto done;
         }
+        serverLog(LL_NOTICE, "Successfully renamed the temporary AOF incr file %s into %s", temp_incr, incr);
+        sdsfree(temp_incr);
     }
-    aofManifestRetireIncr(m);
-    if (aof_state == AOF_OFF) { /* no incr file is current: the base is the whole AOF */
-        while (listLength(m->incr)) {
-            aofInfo *ai = aofInfoDup(listNodeValue(listFirst(m->incr)));
-            ai->type = AOF_FILE_HIST;
-            listAddNodeTail(m->history, ai);
-            listDelNode(m->incr, listFirst(m->incr));
-        }
-    }
+    /* With appendonly no no incr file is current: the base is the whole
+     * AOF, and every incr file is history. */
+    aofManifestRetireIncr(m, aof_state != AOF_OFF);
     if (aofManifestPersist(m) != C_OK) {
         unlink(base_path);
         if (incr_path) rename(incr_path, temp_incr_path);
@@ -1442,41 +1514,56 @@ done:
     return ret;
 }
 
+/* A rewrite started by appendonly yes ended without installing a base:
+ * what was collected for it is dropped and its temp incr file removed
+ * (the next try opens a new one). Valkey's log line. */
+static void aofDropTempIncr(void) {
+    if (aof.buf) sdsclear(aof.buf);
+    aofCloseFd();
+    aof.wait_rewrite_temp_incr = 0;
+    sds name = aofTempIncrName();
+    serverLog(LL_NOTICE, "Removing the temp incr aof file %s in the background", name);
+    aofUnlinkInBackground(aofPath(name));
+    sdsfree(name);
+}
+
 /* See aof.h. Called by snapshot.c when it reaped the rewrite child. */
 void aofRewriteDone(pid_t pid, int ok, int bysignal) {
     aof.rewrite_time_last = aof.rewrite_time_start == -1 ? -1 : time(NULL) - aof.rewrite_time_start;
     aof.rewrite_time_start = -1;
-    if (!ok) {
+    if (ok) {
+        serverLog(LL_NOTICE, "Background AOF rewrite terminated with success");
+        ok = aofInstallRewrite(pid) == C_OK;
+        if (!ok) aofRewriteFailed();
+    } else {
         sds tmp = aofRewriteTempName(pid);
         unlink(tmp);
         sdsfree(tmp);
+        /* SIGUSR1 is how a rewrite is stopped on purpose: not a failure. */
+        if (bysignal != SIGUSR1) aofRewriteFailed();
         if (bysignal) serverLog(LL_WARNING, "Background AOF rewrite terminated by signal %d", bysignal);
         else serverLog(LL_WARNING, "Background AOF rewrite terminated with error");
-        if (bysignal != SIGUSR1) {
-            aof.last_bgrewrite_status = C_ERR;
-            aof.rewrites_consecutive_failures++;
+    }
+    if (!ok) {
+        /* appendonly yes still needs its first base: it starts over. */
+        if (aof_state == AOF_WAIT_REWRITE) {
+            aofDropTempIncr();
+            aof.rewrite_scheduled = 1;
         }
-        /* appendonly yes still needs its first base. */
-        if (aof_state == AOF_WAIT_REWRITE) aof.rewrite_scheduled = 1;
         return;
     }
-    serverLog(LL_NOTICE, "Background AOF rewrite terminated with success");
-    if (aofInstallRewrite(pid) != C_OK) {
-        aof.last_bgrewrite_status = C_ERR;
-        aof.rewrites_consecutive_failures++;
-        if (aof_state == AOF_WAIT_REWRITE) aof.rewrite_scheduled = 1;
-        return;
+    if (aof_state != AOF_OFF) {
+        aof.current_size = aofManifestTotalSize(aof.manifest);
+        aof.base_size = aof.current_size;
     }
+    aofDelHistoryFiles();
+    aof.last_bgrewrite_status = C_OK;
+    aof.rewrites_consecutive_failures = 0;
+    serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
     if (aof_state == AOF_WAIT_REWRITE) {
         aof_state = AOF_ON;
         aof.wait_rewrite_temp_incr = 0;
     }
-    aof.current_size = aofManifestTotalSize(aof.manifest);
-    aof.base_size = aof.current_size;
-    aof.last_bgrewrite_status = C_OK;
-    aof.rewrites_consecutive_failures = 0;
-    aofDelHistoryFiles();
-    serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
 }
 
 /* ---------------------------------------------------------------------------
@@ -1484,40 +1571,50 @@ void aofRewriteDone(pid_t pid, int ok, int bysignal) {
  * ------------------------------------------------------------------------- */
 
 /* appendonly yes at run time: a rewrite writes the first base while
- * commands go to a temp incr file. C_OK or C_ERR (logged). */
+ * commands go to a temp incr file. While another child runs (or within
+ * EXEC) the rewrite is scheduled and nothing is collected until it
+ * starts. C_OK or C_ERR (logged). */
 static int aofStart(void) {
     if (aofCreateDir() != C_OK) return C_ERR;
     if (aof.manifest == NULL && aofLoadManifestFromDisk() != C_OK) return C_ERR;
-    aof_state = AOF_WAIT_REWRITE;
     aof.last_fsync_ms = server.mstime;
     if (hasActiveChildProcess() && !aofRewriteInProgress()) {
+        aof_state = AOF_WAIT_REWRITE;
         aof.rewrite_scheduled = 1;
         serverLog(LL_NOTICE, "AOF was enabled but there is already another background operation. An AOF "
                              "background was scheduled to start when possible.");
-    } else if (server.in_exec) {
+        return C_OK;
+    }
+    if (server.in_exec) {
+        aof_state = AOF_WAIT_REWRITE;
         aof.rewrite_scheduled = 1;
         serverLog(LL_NOTICE, "AOF was enabled during a transaction. An AOF background was scheduled to start when "
                              "possible.");
-    } else {
-        if (aofRewriteInProgress()) {
-            serverLog(LL_NOTICE, "AOF was enabled but there is already an AOF rewriting in background. Stopping "
-                                 "background AOF and starting a rewrite now.");
-            killAofChild();
-        }
-        if (aofRewriteBackground() != C_OK) {
-            aof_state = AOF_OFF;
-            aof.wait_rewrite_temp_incr = 0;
-            aof.fsynced_reploff = -1;
-            serverLog(LL_WARNING, "Valkey needs to enable the AOF but can't trigger a background AOF rewrite "
-                                  "operation. Check the above logs for more info about the error.");
-            return C_ERR;
-        }
+        return C_OK;
+    }
+    if (aofRewriteInProgress()) {
+        /* A rewrite of BGREWRITEAOF with appendonly no collects nothing:
+         * it is stopped (as a rewrite of the AOF off, so that its end
+         * touches no temp incr file) and a new one started. */
+        serverLog(LL_NOTICE, "AOF was enabled but there is already an AOF rewriting in background. Stopping "
+                             "background AOF and starting a rewrite now.");
+        killAofChild();
+    }
+    aof_state = AOF_WAIT_REWRITE;
+    if (aofRewriteBackground() != C_OK) {
+        aof_state = AOF_OFF;
+        aof.wait_rewrite_temp_incr = 0;
+        aof.fsynced_reploff = -1;
+        serverLog(LL_WARNING, "Valkey needs to enable the AOF but can't trigger a background AOF rewrite "
+                              "operation. Check the above logs for more info about the error.");
+        return C_ERR;
     }
     return C_OK;
 }
 
 /* appendonly no at run time: what is buffered is written and fsynced, the
- * file closed, a rewrite stopped. */
+ * file closed, a rewrite stopped (and the temp incr file of one started by
+ * appendonly yes removed: no rewrite will name it). */
 static void aofStop(void) {
     aofFlush(1);
     if (aof.fd != -1) {
@@ -1527,13 +1624,19 @@ static void aofStop(void) {
             __atomic_store_n(&aof_fsynced_offset, aof.written_offset, __ATOMIC_RELEASE);
         aofCloseFd();
     }
+    int temp_incr = aof.wait_rewrite_temp_incr;
+    aof_state = AOF_OFF; /* the child's end below is that of a rewrite of the AOF off */
+    aof.wait_rewrite_temp_incr = 0;
     if (aofRewriteInProgress()) {
         serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)snapshot.child_pid);
         killAofChild();
     }
-    aof_state = AOF_OFF;
+    if (temp_incr) {
+        sds name = aofTempIncrName();
+        aofUnlinkInBackground(aofPath(name));
+        sdsfree(name);
+    }
     aof.rewrite_scheduled = 0;
-    aof.wait_rewrite_temp_incr = 0;
     aof.fsynced_reploff = -1; /* a replica stops sending FACK */
     aof.fack_wanted = -1;
     aof.last_write_status = C_OK;
@@ -1569,9 +1672,9 @@ void aofRestartAfterFullSync(void) {
 static void aofOpenOnStartup(void) {
     aofManifest *m = aof.manifest;
     if (m->base == NULL && listLength(m->incr) == 0) {
-        sds base = aofNewBaseName(m);
+        sds base = aofNewBaseName(m, server.aof_use_rdb_preamble);
         sds path = aofPath(base);
-        if (aofWriteBaseFile(path) != C_OK) exit(1);
+        if (aofWriteBaseFile(path, server.aof_use_rdb_preamble) != C_OK) exit(1);
         sdsfree(path);
         aofManifestSetBase(m, base);
         serverLog(LL_NOTICE, "Creating AOF base file %s on server start", base);
@@ -1583,6 +1686,7 @@ static void aofOpenOnStartup(void) {
         serverLog(LL_NOTICE, "Creating AOF incr file %s on server start", name);
     } else {
         name = ((aofInfo *)listNodeValue(listLast(m->incr)))->name;
+        serverLog(LL_NOTICE, "Opening AOF incr file %s on server start", name);
     }
     sds path = aofPath(name);
     aof.fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
@@ -1655,6 +1759,34 @@ void aofLoadOnStartup(void) {
  * Cron, shutdown, INFO, commands
  * ------------------------------------------------------------------------- */
 
+/* The limit on rewrites the server starts by itself (scheduled ones and
+ * automatic ones) after repeated failures, as Valkey has it: each failed
+ * rewrite opens one more incr file, so once AOF_REWRITE_LIMIT_FAILURES
+ * rewrites in a row failed, the next ones wait 1 minute, then 2, 4, ...
+ * up to AOF_REWRITE_LIMIT_MAX_MINUTES between tries, logging the delay
+ * when a wait starts. A successful rewrite (BGREWRITEAOF still runs at
+ * once) lifts it. Returns 1 when a rewrite must not start now. Cron. */
+#define AOF_REWRITE_LIMIT_FAILURES 3
+#define AOF_REWRITE_LIMIT_MAX_MINUTES 60
+static int aofRewriteLimited(void) {
+    if (aof.rewrites_consecutive_failures < AOF_REWRITE_LIMIT_FAILURES) {
+        aof.limit_delay_minutes = 0;
+        aof.limit_next_try = 0;
+        return 0;
+    }
+    if (aof.limit_next_try != 0) {
+        if (server.unixtime < aof.limit_next_try) return 1;
+        aof.limit_next_try = 0; /* this try goes ahead; if it fails too, the next wait is longer */
+        return 0;
+    }
+    int delay = aof.limit_delay_minutes ? aof.limit_delay_minutes * 2 : 1;
+    aof.limit_delay_minutes = delay > AOF_REWRITE_LIMIT_MAX_MINUTES ? AOF_REWRITE_LIMIT_MAX_MINUTES : delay;
+    aof.limit_next_try = server.unixtime + (time_t)aof.limit_delay_minutes * 60;
+    serverLog(LL_WARNING, "Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d "
+                          "minutes", aof.limit_delay_minutes);
+    return 1;
+}
+
 /* See aof.h. */
 void aofCron(void) {
     static long long last_start_try;
@@ -1669,17 +1801,16 @@ void aofCron(void) {
      * by itself once the disk works again, even with no traffic. */
     if (aof.last_write_status == C_ERR) aofFlush(0);
     if (__atomic_load_n(&aof_fsync_status, __ATOMIC_ACQUIRE) == C_ERR && !aofFsyncInProgress() && aof.fd != -1)
-        aofSubmitJob(AOF_JOB_FSYNC, aof.fd, aof.written_offset, NULL);
+        aofSubmitJob(AOF_JOB_FSYNC, aof.fd, aof.written_offset);
     if (hasActiveChildProcess()) return;
     if (aof.rewrite_scheduled) {
-        aofRewriteBackground();
+        if (!aofRewriteLimited()) aofRewriteBackground();
         return;
     }
     if (aof_state == AOF_ON && server.aof_rewrite_perc && aof.current_size > server.aof_rewrite_min_size) {
         long long base = aof.base_size ? aof.base_size : 1;
         long long growth = (aof.current_size * 100 / base) - 100;
-        if (growth >= server.aof_rewrite_perc &&
-            (aof.last_bgrewrite_status == C_OK || server.unixtime - aof.rewrite_last_try >= 5)) {
+        if (growth >= server.aof_rewrite_perc && !aofRewriteLimited()) {
             serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on %lld%% growth", growth);
             aofRewriteBackground();
         }
@@ -1756,6 +1887,9 @@ void bgrewriteaofCommand(client *c) {
         addReplyError(c, "Background append only file rewriting already in progress");
     } else if (hasActiveChildProcess() || server.in_exec) {
         aof.rewrite_scheduled = 1;
+        /* Asked for by hand: it starts as soon as it can, even when
+         * failures made the server limit its own rewrites. */
+        aof.rewrites_consecutive_failures = 0;
         addReplyStatus(c, "Background append only file rewriting scheduled");
     } else if (aof_state == AOF_OFF) {
         /* Valkey writes a rewrite of the dataset even with appendonly no. */
@@ -1772,27 +1906,41 @@ void bgrewriteaofCommand(client *c) {
 }
 
 /* DEBUG LOADAOF: writes out the buffer, empties the dataset and loads the
- * AOF back. Exits if the AOF cannot be loaded, as Valkey does; a manifest
- * that cannot be read is an error reply, the dataset untouched. */
+ * AOF on disk back, whether appendonly is yes or no (after BGREWRITEAOF
+ * with appendonly no, or once the AOF was turned off, its files are still
+ * there), as Valkey does; history files are removed first, as a manifest
+ * read from disk is handled at start-up. Exits if the AOF cannot be
+ * loaded, as Valkey 8 does. A manifest that cannot be read, or that lists
+ * no file, is an error reply with the dataset untouched. */
 void debugLoadAofCommand(client *c) {
-    if (aof_state != AOF_ON) {
-        addReplyError(c, "AOF is not enabled");
-        return;
-    }
-    aofFlush(1);
+    if (aof_state != AOF_OFF) aofFlush(1);
     if (aofLoadManifestFromDisk() != C_OK) {
         addReplyError(c, "Error reading the AOF manifest, check server logs.");
         return;
     }
+    if (aof.manifest->base == NULL && listLength(aof.manifest->incr) == 0) {
+        serverLog(LL_NOTICE, "DEBUG LOADAOF: the AOF manifest in %s lists no file to load", server.aof_dirname);
+        addReplyError(c, "Error trying to load the AOF files, check server logs.");
+        return;
+    }
+    aofDelHistoryFiles();
     emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
     functionsEmpty();
+    int state = aof_state;
     aof_state = AOF_OFF; /* what loads is not appended again */
     int ret = aofLoadFiles(aof.manifest);
-    aof_state = AOF_ON;
+    aof_state = state;
     if (ret != AOF_OK && ret != AOF_EMPTY) exit(1);
     server.dirty = 0;
     serverLog(LL_NOTICE, "Append Only File loaded by DEBUG LOADAOF");
     addReply(c, shared.ok);
+}
+
+/* See aof.h. */
+int aofApplyAutoGc(const char **err) {
+    (void)err;
+    aofDelHistoryFiles();
+    return 1;
 }
 
 struct serverCommand aofCommands[] = {

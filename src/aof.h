@@ -104,6 +104,10 @@ int aofPrepareForShutdown(int flags);
 /* CONFIG SET appendonly (config.c): starts (with a rewrite) or stops the
  * AOF so that the state matches server.aof_enabled. 1, or 0 with *err. */
 int aofApplyAppendonly(const char **err);
+/* CONFIG SET aof-disable-auto-gc (config.c): set back to no, it removes
+ * the history files the manifest kept meanwhile at once, as Valkey does.
+ * Always 1. Event loop. */
+int aofApplyAutoGc(const char **err);
 
 /* A replica loaded its primary's snapshot (replication.c): with
  * appendonly yes the AOF starts over with a rewrite of the new dataset

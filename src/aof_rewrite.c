@@ -13,11 +13,14 @@
  * Function libraries come first, as FUNCTION LOAD. Scores and doubles are
  * written with 17 significant digits, which read back to the same value.
  *
- * Called by aof.c in the rewrite child (or at start-up for a first base);
- * it only reads the dataset. */
+ * Called by aof.c in the rewrite child (or at start-up for a first base),
+ * after the "#TS:" annotation aof.c writes first with aof-timestamp-enabled;
+ * it only reads the dataset. rdb-key-save-delay slows it down per key, as
+ * it does the RDB writer, for tests that need a rewrite to last. */
 #include "server.h"
 
 #include <math.h>
+#include <unistd.h>
 
 #include "functions.h"
 #include "intset.h"
@@ -341,7 +344,11 @@ int aofRewriteCommands(rio *r) {
         hashtableInitIterator(&iter, db->keys, 0);
         void *entry;
         int ok = 1;
-        while (ok && hashtableNext(&iter, &entry)) ok = aofRewriteKey(r, entry);
+        while (ok && hashtableNext(&iter, &entry)) {
+            ok = aofRewriteKey(r, entry);
+            /* rdb-key-save-delay (tests): a slow child, as the RDB writer has it */
+            if (server.rdb_key_save_delay > 0) usleep((useconds_t)server.rdb_key_save_delay);
+        }
         hashtableResetIterator(&iter);
         if (!ok) return C_ERR;
     }

@@ -1744,7 +1744,7 @@ static configOption configTable[] = {
     BOOL_CFG("aof-use-rdb-preamble", NULL, 0, server.aof_use_rdb_preamble, 1, NULL),
     BOOL_CFG("aof-timestamp-enabled", NULL, 0, server.aof_timestamp_enabled, 0, NULL),
     BOOL_CFG("aof-rewrite-incremental-fsync", NULL, 0, server.aof_rewrite_incremental_fsync, 1, NULL),
-    BOOL_CFG("aof-disable-auto-gc", NULL, CFG_HIDDEN, server.aof_disable_auto_gc, 0, NULL),
+    BOOL_CFG("aof-disable-auto-gc", NULL, CFG_HIDDEN, server.aof_disable_auto_gc, 0, aofApplyAutoGc),
     /* Start-up and process (server.c) */
     BOOL_CFG("always-show-logo", NULL, IMM, server.always_show_logo, 0, NULL),
     BOOL_CFG("hide-user-data-from-log", NULL, 0, server.hide_user_data_from_log, 1, NULL),
