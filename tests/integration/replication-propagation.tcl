@@ -23,6 +23,13 @@ proc exact {text} {
     return [string map {* \\* ? \\? [ \\[ ] \\] \\ \\\\} $text]
 }
 
+# The commands of the stream up to marker (a command, excluded).
+proc repl_read_until {s marker} {
+    set got {}
+    while {[set cmd [repl_stream_read $s]] ne $marker} { lappend got $cmd }
+    return $got
+}
+
 # One field of INFO.
 proc info_field {field} {
     regexp "\r\n$field:(\[^\r\n\]*)" [r info] -> value
@@ -700,6 +707,171 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
             }
             repl_stream_close $s
         }
+    }
+}
+
+# With Valkey 8's defaults (lazyfree-lazy-* yes) and appendonly yes: the
+# replication stream and the AOF, read side by side.
+
+# Attaches to both consumers and brings them to the same state, database 0
+# selected: a fresh replication stream has none (its first command brings a
+# SELECT), the AOF has the one of its last command. Returns
+# {replication-handle aof-handle}.
+proc streams_attach {} {
+    r select 0
+    r set warm 1
+    set streams [list [repl_stream_attach] [aof_stream_attach]]
+    r set warm 2
+    assert_replication_stream [lindex $streams 0] {{select 0} {set warm 2}}
+    assert_replication_stream [lindex $streams 1] {{set warm 2}}
+    return $streams
+}
+
+# Checks the same patterns on both.
+proc assert_streams {streams patterns} {
+    foreach s $streams { assert_replication_stream $s $patterns }
+}
+
+proc streams_close {streams} {
+    foreach s $streams { repl_stream_close $s }
+}
+
+start_server {tags {"repl" "needs:debug"} overrides {enable-debug-command yes appendonly yes appendfsync always}} {
+    tags {"valkey-only"} {
+        test {SET with EXAT/PXAT already past is the SET, then UNLINK of the key} {
+            needs_repl_stream
+            set streams [streams_attach]
+            r set k1 v exat 1
+            wait_for_condition 100 20 {[r exists k1] == 0} { fail "k1 was not expired" }
+            r set k2 v pxat 1
+            wait_for_condition 100 20 {[r exists k2] == 0} { fail "k2 was not expired" }
+            r multi
+            r set k3 v exat 1
+            r get k3
+            r exec
+            r set sentinel 1
+            assert_streams $streams {
+                {set k1 v PXAT 1000}
+                {unlink k1}
+                {set k2 v pxat 1}
+                {unlink k2}
+                {multi}
+                {set k3 v PXAT 1000}
+                {unlink k3}
+                {exec}
+                {set sentinel 1}
+            }
+            streams_close $streams
+        }
+
+        test {A key a transaction finds expired is UNLINKed inside it, where the command met it} {
+            needs_repl_stream
+            r debug set-active-expire 0
+            r set e1 v px 1
+            r set e2 v px 1
+            after 20
+            set streams [streams_attach]
+            r multi
+            r set a 1
+            r get e1
+            r incr e2
+            r set b 1
+            r exec
+            r debug set-active-expire 1
+            assert_streams $streams {
+                {multi}
+                {set a 1}
+                {unlink e1}
+                {unlink e2}
+                {incr e2}
+                {set b 1}
+                {exec}
+            }
+            streams_close $streams
+        }
+
+        test {SWAPDB: a blocked client's key found expired in the database swapped in is UNLINKed after SWAPDB} {
+            needs_repl_stream
+            r flushall
+            r debug set-active-expire 0
+            set rd [vk_deferring_client]
+            $rd blpop l 0
+            wait_for_condition 50 20 {[info_field blocked_clients] == 1} { fail "not blocked" }
+            set streams [streams_attach]
+            r select 1
+            r rpush l x
+            r pexpire l 50
+            after 100
+            r swapdb 0 1
+            r select 0
+            r set sentinel 1
+            assert_equal 1 [info_field blocked_clients]
+            r debug set-active-expire 1
+            assert_streams $streams {
+                {select 1}
+                {rpush l x}
+                {pexpireat l *}
+                {swapdb 0 1}
+                {select 0}
+                {unlink l}
+                {set sentinel 1}
+            }
+            streams_close $streams
+            $rd close
+        }
+    }
+
+    test {The AOF holds the same commands as the replication stream} {
+        needs_repl_stream
+        set streams [streams_attach]
+        set rd [vk_deferring_client]
+        r select 9
+        r del l s1 st
+        r sadd s1 a b c
+        r set k1 v ex 100
+        r expire k1 200
+        r incrbyfloat f 1.5
+        r spop s1 3
+        r xadd st * f v
+        r eval {redis.call('set', 'e1', 1); redis.call('lpush', 'el', 'x')} 0
+        r multi
+        r incr n
+        r select 0
+        r set m 1
+        r exec
+        r select 9
+        $rd select 9
+        $rd read
+        $rd blpop l 0
+        wait_for_condition 50 20 {[info_field blocked_clients] == 1} { fail "not blocked" }
+        r rpush l a b
+        assert_equal {l a} [$rd read]
+        r set sentinel 1
+        assert_streams $streams {
+            {select 9}
+            {sadd s1 a b c}
+            {set k1 v PXAT *}
+            {pexpireat k1 *}
+            {set f 1.5 KEEPTTL}
+            {* s1}
+            {xadd st * f v}
+            {multi}
+            {set e1 1}
+            {lpush el x}
+            {exec}
+            {multi}
+            {incr n}
+            {select 0}
+            {set m 1}
+            {exec}
+            {select 9}
+            {rpush l a b}
+            {lpop l}
+            {set sentinel 1}
+        }
+        streams_close $streams
+        $rd close
+        r select 0
     }
 }
 
