@@ -16,7 +16,9 @@
  * adds SELECT itself):
  * one op as it is, several wrapped in MULTI ... EXEC so that a replica
  * applies them atomically too (except the expiries of a SCAN or RANDOMKEY,
- * as in Valkey). A blocked client served after a command is its own unit,
+ * as in Valkey). MULTI and EXEC carry no database: when the first op needs
+ * a SELECT it comes inside the transaction, after MULTI, as Valkey 8 sends
+ * it (Redis 7.0 put it before MULTI). A blocked client served after a command is its own unit,
  * as is each deletion made outside any command (active expiry, eviction
  * before a command runs).
  *
@@ -92,10 +94,11 @@ static void propagateFeed(int dbid, robj **argv, int argc) {
     aofFeed(dbid, argv, argc);
 }
 
-/* Feeds the consumers one command with no arguments (MULTI, EXEC). */
-static void propagateBareCommand(int dbid, robj **obj, const char *name) {
+/* Feeds the consumers one command with no arguments and no database
+ * (MULTI, EXEC): it never brings a SELECT. */
+static void propagateBareCommand(robj **obj, const char *name) {
     if (*obj == NULL) *obj = makeObjectShared(createStringObject(name, strlen(name)));
-    propagateFeed(dbid, obj, 1);
+    propagateFeed(-1, obj, 1);
 }
 
 /* 1 if the unit is a command run directly that may expire any key it
@@ -111,12 +114,10 @@ static int propagateUnitTouchesArbitraryKeys(void) {
 void propagatePendingCommands(void) {
     if (propagate_pending == 0) return;
     int wrap = propagate_pending > 1 && !propagateUnitTouchesArbitraryKeys();
-    /* MULTI goes to the first op's database, so that any SELECT comes
-     * before it; EXEC to the last one's, so that it needs none. */
-    if (wrap) propagateBareCommand(pending_ops[0].dbid, &multi_obj, "MULTI");
+    if (wrap) propagateBareCommand(&multi_obj, "MULTI");
     for (int j = 0; j < propagate_pending; j++)
         propagateFeed(pending_ops[j].dbid, pending_ops[j].argv, pending_ops[j].argc);
-    if (wrap) propagateBareCommand(pending_ops[propagate_pending - 1].dbid, &exec_obj, "EXEC");
+    if (wrap) propagateBareCommand(&exec_obj, "EXEC");
     for (int j = 0; j < propagate_pending; j++) {
         propagateOp *op = &pending_ops[j];
         for (int k = 0; k < op->argc; k++) decrRefCount(op->argv[k]);

@@ -27,9 +27,11 @@ extern int propagate_pending;
 void alsoPropagate(int dbid, robj **argv, int argc);
 
 /* Feeds the pending ops of the unit that just ended to the replication
- * stream and the AOF: nothing if there are none, one as it is, several wrapped in
- * MULTI ... EXEC (but not the expiries of a direct SCAN or RANDOMKEY).
- * Releases them. Called when the outermost call() returns and after a
+ * stream and the AOF: nothing if there are none, one as it is, several
+ * wrapped in MULTI ... EXEC (but not the expiries of a direct SCAN or
+ * RANDOMKEY). MULTI and EXEC carry no database: a SELECT the first op
+ * needs comes after MULTI, inside the transaction, as Valkey 8 sends it.
+ * Releases the ops. Called when the outermost call() returns and after a
  * deletion made outside any unit. Event loop. */
 void propagatePendingCommands(void);
 

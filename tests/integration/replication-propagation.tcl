@@ -88,6 +88,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
     test {MULTI/EXEC: several writes wrapped, one write alone, reads nothing} {
         needs_repl_stream
         set s [repl_stream_attach]
+        r set pre 1 ;# (the stream's SELECT, before or inside MULTI: see below)
         r multi
         r set x 1
         r get x
@@ -103,6 +104,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
         r set sentinel 1
         assert_replication_stream $s {
             {select 0}
+            {set pre 1}
             {multi}
             {set x 1}
             {incr x}
@@ -298,8 +300,8 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
             r sadd big {*}$members
             set s [repl_stream_attach]
             set popped [r spop big 2500]
-            repl_next $s {select 0}
             repl_next $s {multi}
+            repl_next $s {select 0}
             set removed {}
             foreach n {1024 1024 452} {
                 set cmd [repl_next $s {srem big *}]
@@ -416,6 +418,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
     test {redis.set_repl() keeps a script's commands out of the stream} {
         needs_repl_stream
         set s [repl_stream_attach]
+        r set pre 1
         r eval {
             redis.call('set', 'r1', 'a')
             redis.set_repl(redis.REPL_NONE)
@@ -429,6 +432,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
         r eval {redis.call('set', 'r6', 'f')} 0
         assert_replication_stream $s {
             {select 0}
+            {set pre 1}
             {multi}
             {set r1 a}
             {set r4 d}
@@ -442,12 +446,14 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
     test {A script inside MULTI joins the transaction} {
         needs_repl_stream
         set s [repl_stream_attach]
+        r set pre 1
         r multi
         r set t 1
         r eval {redis.call('incr', KEYS[1])} 1 t
         r exec
         assert_replication_stream $s {
             {select 0}
+            {set pre 1}
             {multi}
             {set t 1}
             {incr t}
@@ -697,8 +703,8 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
             r xreadgroup group g dave noack streams st >
             r set sentinel 1
             assert_replication_stream $s {
-                {select 0}
                 {multi}
+                {select 0}
                 {xclaim st g alice 0 1-0 TIME * RETRYCOUNT 1 FORCE JUSTID LASTID 1-0}
                 {xclaim st g alice 0 2-0 TIME * RETRYCOUNT 1 FORCE JUSTID LASTID 2-0}
                 {xgroup SETID st g 2-0 ENTRIESREAD 2}
@@ -749,6 +755,45 @@ proc streams_close {streams} {
 
 start_server {tags {"repl" "needs:debug"} overrides {enable-debug-command yes appendonly yes appendfsync always}} {
     tags {"valkey-only"} {
+        test {A transaction is sent as MULTI, SELECT if the database changes, its commands, EXEC} {
+            needs_repl_stream
+            set streams [streams_attach]
+            r select 9
+            r set a 1
+            r select 0
+            r multi
+            r set b 1
+            r select 3
+            r set c 1
+            r exec
+            r select 0
+            r eval {redis.call('set', 'x', 1); redis.call('set', 'y', 2)} 0
+            r multi
+            r set d 1
+            r set e 1
+            r exec
+            assert_streams $streams {
+                {select 9}
+                {set a 1}
+                {multi}
+                {select 0}
+                {set b 1}
+                {select 3}
+                {set c 1}
+                {exec}
+                {multi}
+                {select 0}
+                {set x 1}
+                {set y 2}
+                {exec}
+                {multi}
+                {set d 1}
+                {set e 1}
+                {exec}
+            }
+            streams_close $streams
+        }
+
         test {SET with EXAT/PXAT already past is the SET, then UNLINK of the key} {
             needs_repl_stream
             set streams [streams_attach]
@@ -799,6 +844,47 @@ start_server {tags {"repl" "needs:debug"} overrides {enable-debug-command yes ap
                 {exec}
             }
             streams_close $streams
+        }
+
+        test {A key that expired while a transaction slept is UNLINKed by the blocked client it woke, in its database} {
+            needs_repl_stream
+            r debug set-active-expire 0
+            set rd [vk_deferring_client]
+            $rd select 9
+            $rd read
+            $rd blpop l 0
+            wait_for_condition 50 20 {[info_field blocked_clients] == 1} { fail "not blocked" }
+            set streams [streams_attach]
+            r multi
+            r select 9
+            r rpush l a
+            r pexpire l 100
+            r select 0
+            r set z 1
+            r debug sleep 0.2
+            r exec
+            r set sentinel 1
+            # The woken BLPOP met the key expired, deleted it and blocks again.
+            assert_equal 1 [info_field blocked_clients]
+            r select 9
+            assert_equal 0 [r exists l]
+            r select 0
+            r debug set-active-expire 1
+            assert_streams $streams {
+                {multi}
+                {select 9}
+                {rpush l a}
+                {pexpireat l *}
+                {select 0}
+                {set z 1}
+                {exec}
+                {select 9}
+                {unlink l}
+                {select 0}
+                {set sentinel 1}
+            }
+            streams_close $streams
+            $rd close
         }
 
         test {SWAPDB: a blocked client's key found expired in the database swapped in is UNLINKed after SWAPDB} {
