@@ -794,6 +794,56 @@ start_server {tags {"repl" "needs:debug"} overrides {enable-debug-command yes ap
             streams_close $streams
         }
 
+        test {server.set_repl() and redis.set_repl(): REPL_AOF reaches the AOF only, REPL_REPLICA the replicas only} {
+            needs_repl_stream
+            set streams [streams_attach]
+            r eval {
+                redis.call('set', 'r1', 'a')
+                server.set_repl(server.REPL_NONE)
+                redis.call('set', 'r2', 'b')
+                redis.set_repl(redis.REPL_AOF)
+                redis.call('set', 'r3', 'c')
+                server.set_repl(server.REPL_REPLICA)
+                redis.call('set', 'r4', 'd')
+                redis.set_repl(redis.REPL_SLAVE)
+                redis.call('set', 'r5', 'e')
+                server.set_repl(server.REPL_ALL)
+                redis.call('set', 'r6', 'f')
+            } 0
+            # Whether to wrap counts the commands of both consumers, as
+            # Valkey does: the replicas get an empty transaction here.
+            r eval {server.set_repl(server.REPL_AOF); redis.call('set', 'a1', 1); redis.call('set', 'a2', 2)} 0
+            r eval {server.set_repl(server.REPL_REPLICA); redis.call('set', 'only-replicas', 1)} 0
+            r set sentinel 1
+            assert_equal {a b c d e f} [r mget r1 r2 r3 r4 r5 r6]
+            lassign $streams repl aof
+            assert_replication_stream $repl {
+                {multi}
+                {set r1 a}
+                {set r4 d}
+                {set r5 e}
+                {set r6 f}
+                {exec}
+                {multi}
+                {exec}
+                {set only-replicas 1}
+                {set sentinel 1}
+            }
+            assert_replication_stream $aof {
+                {multi}
+                {set r1 a}
+                {set r3 c}
+                {set r6 f}
+                {exec}
+                {multi}
+                {set a1 1}
+                {set a2 2}
+                {exec}
+                {set sentinel 1}
+            }
+            streams_close $streams
+        }
+
         test {SET with EXAT/PXAT already past is the SET, then UNLINK of the key} {
             needs_repl_stream
             set streams [streams_attach]
