@@ -627,7 +627,7 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
         r set marker 1
         set evicted 0
         foreach cmd [repl_read_until $s {set marker 1}] {
-            if {$cmd eq {select 0} || $cmd eq {set trigger 1} || $cmd in {multi exec}} continue
+            if {$cmd eq {select 0} || $cmd eq {set trigger 1}} continue
             assert_match {del *} $cmd
             incr evicted
         }
@@ -642,7 +642,7 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
         r set marker 2
         set evicted 0
         foreach cmd [repl_read_until $s {set marker 2}] {
-            if {$cmd eq {set trigger2 1} || $cmd in {multi exec}} continue
+            if {$cmd eq {set trigger2 1}} continue
             assert_match {unlink *} $cmd
             incr evicted
         }
@@ -755,6 +755,40 @@ proc streams_close {streams} {
 
 start_server {tags {"repl" "needs:debug"} overrides {enable-debug-command yes appendonly yes appendfsync always}} {
     tags {"valkey-only"} {
+        test {Valkey 8 defaults: deletions by expiry and eviction are UNLINKs} {
+            needs_repl_stream
+            foreach name {eviction expire server-del user-del user-flush} {
+                assert_equal yes [lindex [r config get lazyfree-lazy-$name] 1]
+            }
+            r set k1 v
+            r set k2 v
+            r set k3 v px 1
+            r debug set-active-expire 0
+            after 20
+            set streams [streams_attach]
+            r expire k1 -1
+            r getex k2 pxat 1
+            assert_equal {} [r get k3]
+            r set k4 v
+            r config set maxmemory-policy allkeys-lru
+            r config set maxmemory 1
+            wait_for_condition 100 20 {[r dbsize] == 0} { fail "keys were not evicted" }
+            r config set maxmemory 0
+            r config set maxmemory-policy noeviction
+            r debug set-active-expire 1
+            r set sentinel 1
+            assert_streams $streams {
+                {unlink k1}
+                {unlink k2}
+                {unlink k3}
+                {set k4 v}
+                {unlink *}
+                {unlink *}
+                {set sentinel 1}
+            }
+            streams_close $streams
+        }
+
         test {A transaction is sent as MULTI, SELECT if the database changes, its commands, EXEC} {
             needs_repl_stream
             set streams [streams_attach]
@@ -840,6 +874,48 @@ start_server {tags {"repl" "needs:debug"} overrides {enable-debug-command yes ap
                 {set a2 2}
                 {exec}
                 {set sentinel 1}
+            }
+            streams_close $streams
+        }
+
+        test {Evictions are lone UNLINKs; CONFIG SET maxmemory inside MULTI evicts after EXEC} {
+            needs_repl_stream
+            set streams [streams_attach]
+            r flushall
+            r set asdf1 1
+            r set asdf2 2
+            r set asdf3 3
+            r config set maxmemory-policy allkeys-lru
+            r config set maxmemory 1
+            wait_for_condition 100 20 {[r dbsize] == 0} { fail "keys were not evicted" }
+            r config set maxmemory 0
+            r set marker 1
+            r flushall
+            r multi
+            r incr x
+            r config set maxmemory 1
+            r incr x
+            assert_equal {1 OK 2} [r exec]
+            wait_for_condition 100 20 {[r dbsize] == 0} { fail "x was not evicted" }
+            r config set maxmemory 0
+            r config set maxmemory-policy noeviction
+            r set marker 2
+            assert_streams $streams {
+                {flushall}
+                {set asdf1 1}
+                {set asdf2 2}
+                {set asdf3 3}
+                {unlink *}
+                {unlink *}
+                {unlink *}
+                {set marker 1}
+                {flushall}
+                {multi}
+                {incr x}
+                {incr x}
+                {exec}
+                {unlink x}
+                {set marker 2}
             }
             streams_close $streams
         }
