@@ -1044,6 +1044,40 @@ start_server {tags {"repl" "needs:debug"} overrides {enable-debug-command yes ap
         }
     }
 
+    test {XADD and XTRIM with ~ and LIMIT: the replicas and the AOF get an exact trim, LIMIT kept} {
+        needs_repl_stream
+        r del trimmed emptied
+        r config set stream-node-max-entries 2
+        for {set i 1} {$i <= 9} {incr i} { r xadd trimmed $i-0 f $i }
+        for {set i 1} {$i <= 4} {incr i} { r xadd emptied $i-0 f $i }
+        set streams [streams_attach]
+        r xadd trimmed maxlen ~ 2 limit 4 10-0 f last
+        r xtrim trimmed minid ~ 100 limit 2
+        r xtrim emptied minid ~ 100
+        r config set stream-node-max-entries 100
+        # A MINID trim that emptied the stream sends the largest ID.
+        assert_streams $streams {
+            {xadd trimmed maxlen = 6 limit 4 10-0 f last}
+            {xtrim trimmed minid = 7-0 limit 2}
+            {xtrim emptied minid = 18446744073709551615-18446744073709551615}
+        }
+        streams_close $streams
+    }
+
+    test {The AOF replays "=" with LIMIT as the replicas do: DEBUG LOADAOF keeps the primary's exact stream} {
+        r del trimmed
+        r config set stream-node-max-entries 2
+        for {set i 1} {$i <= 9} {incr i} { r xadd trimmed $i-0 f $i }
+        r xadd trimmed maxlen ~ 2 limit 4 10-0 f last
+        r xtrim trimmed minid ~ 100 limit 2
+        r config set stream-node-max-entries 100
+        set entries [r xrange trimmed - +]
+        assert_equal 4 [llength $entries]
+        # LIMIT does not apply to a replayed command, and is no error there.
+        r debug loadaof
+        assert_equal $entries [r xrange trimmed - +]
+    }
+
     test {The AOF holds the same commands as the replication stream} {
         needs_repl_stream
         set streams [streams_attach]
