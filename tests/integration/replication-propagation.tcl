@@ -1,6 +1,8 @@
 # What a primary puts into its replication stream (src/propagate.c and the
 # rewrites in the commands): read the real stream through SYNC
-# (tests/lib/replstream.tcl) and compare with what Valkey sends.
+# (tests/lib/replstream.tcl) and compare with what Valkey sends. The AOF
+# receives the same commands: the last server reads its incr file too
+# (aof_stream_attach) and checks both against one list.
 #
 # Every test skips when the server does not answer SYNC (replication not
 # built in).
@@ -753,7 +755,7 @@ proc streams_close {streams} {
     foreach s $streams { repl_stream_close $s }
 }
 
-start_server {tags {"repl" "needs:debug"} overrides {enable-debug-command yes appendonly yes appendfsync always}} {
+start_server {tags {"repl" "needs:debug"} overrides {enable-debug-command yes appendonly yes appendfsync always} log_allow {"*WARNING: the new maxmemory value*"}} {
     tags {"valkey-only"} {
         test {Valkey 8 defaults: deletions by expiry and eviction are UNLINKs} {
             needs_repl_stream
