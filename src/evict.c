@@ -25,7 +25,11 @@
  * by freeMemoryGetNotCountedMemory(). Deletions go through db.c
  * (dbGenericDelete, honouring lazyfree-lazy-eviction) and are counted in
  * server.stat_evictedkeys; each fires an "evicted" keyspace event and is
- * propagated to replicas as DEL or UNLINK (propagate.c). */
+ * propagated to replicas as DEL or UNLINK (propagate.c). Evictions never
+ * run inside a command: each is its own execution unit, so its DEL or
+ * UNLINK is never wrapped in MULTI ... EXEC. A command that lowers the
+ * limit (CONFIG SET maxmemory) only starts the timer that evicts after
+ * it, as Valkey's does. */
 #include "server.h"
 #include "replication.h"
 
@@ -301,6 +305,28 @@ static long long evictKey(serverDb *db, sds key) {
     return freed;
 }
 
+/* What the last performEvictions() run outside a command returned: for
+ * processCommand()'s call, the state the running command started in. */
+static int eviction_result_before_command = EVICT_OK;
+
+static int evictionRun(void);
+
+/* performEvictions() asked from inside a command: CONFIG SET maxmemory
+ * (maybe within MULTI), or a script's first write checking for OOM. Keys
+ * deleted now would join that command's execution unit, wrapped in its
+ * MULTI ... EXEC. Like Valkey, nothing is evicted here: the timer is
+ * started so that each eviction is a unit of its own after the command
+ * (after EXEC), propagated as a lone DEL or UNLINK, and the answer is the
+ * state the command started in (Valkey's pre-command OOM state): EVICT_FAIL
+ * if nothing could be evicted then (or with noeviction), else
+ * EVICT_RUNNING. */
+static int evictionDeferFromCommand(void) {
+    if (getMaxmemoryState(NULL, NULL, NULL, NULL) == C_OK) return EVICT_OK;
+    if (server.maxmemory_policy == MAXMEMORY_NO_EVICTION) return EVICT_FAIL;
+    evictionStartTimer();
+    return eviction_result_before_command == EVICT_FAIL ? EVICT_FAIL : EVICT_RUNNING;
+}
+
 /* Evicts keys until used memory is back under maxmemory, if it is over.
  *
  * Returns:
@@ -313,12 +339,21 @@ static long long evictKey(serverDb *db, sds key) {
  *   EVICT_FAIL    - over the limit with nothing left to evict (noeviction,
  *                   or no suitable keys): CMD_DENYOOM commands must be
  *                   refused.
- * Main thread, from processCommand() and the continuation timer. */
+ * Main thread, from processCommand() (before the command runs) and the
+ * continuation timer; called while a command executes, it evicts nothing
+ * (see evictionDeferFromCommand()). */
 int performEvictions(void) {
     /* Deleting keys is a write: not while writes are paused, and not on a
      * replica (replica-ignore-maxmemory, whose default "yes" is all we
      * support), which waits for its primary's DELs instead. */
     if (!server.maxmemory || server.primary_host != NULL || isPausedActions()) return EVICT_OK;
+    if (server.executing_client != NULL) return evictionDeferFromCommand();
+    eviction_result_before_command = evictionRun();
+    return eviction_result_before_command;
+}
+
+/* The body of performEvictions() outside a command. */
+static int evictionRun(void) {
 
     size_t used, tofree;
     if (getMaxmemoryState(&used, NULL, &tofree, NULL) == C_OK) {

@@ -16,7 +16,11 @@
  * adds SELECT itself):
  * one op as it is, several wrapped in MULTI ... EXEC so that a replica
  * applies them atomically too (except the expiries of a SCAN or RANDOMKEY,
- * as in Valkey). A blocked client served after a command is its own unit,
+ * as in Valkey). MULTI and EXEC carry no database: when the first op needs
+ * a SELECT it comes inside the transaction, after MULTI, as Valkey 8 sends
+ * it (Redis 7.0 put it before MULTI). Each op has its consumers (its
+ * target): both, except the commands of a script that called
+ * redis.set_repl(), which go to the AOF, the replicas or neither. A blocked client served after a command is its own unit,
  * as is each deletion made outside any command (active expiry, eviction
  * before a command runs).
  *
@@ -40,6 +44,7 @@
 /* One command waiting for the end of its execution unit. */
 typedef struct propagateOp {
     int dbid;
+    int target; /* PROPAGATE_AOF | PROPAGATE_REPL: the consumers it goes to */
     int argc;
     int argv_cap; /* elements argv has room for: kept between units */
     robj **argv;  /* owned: one reference per element, array zmalloc'ed */
@@ -53,10 +58,10 @@ static propagateOp *pending_ops; /* the current unit's ops, in order */
 int propagate_pending;                /* ops in use (see propagate.h) */
 static int pending_cap;          /* ops allocated */
 static robj *multi_obj, *exec_obj;
-static int script_commands_off; /* redis.set_repl() without REPL_REPLICA */
+static int script_targets = PROPAGATE_ALL; /* redis.set_repl() of the running script */
 
-/* See propagate.h. */
-void alsoPropagate(int dbid, robj **argv, int argc) {
+/* Appends an op for target, which is not empty. */
+static void propagateAppendOp(int dbid, robj **argv, int argc, int target) {
     if (propagate_pending == pending_cap) {
         int old_cap = pending_cap;
         pending_cap = pending_cap ? pending_cap * 2 : 16;
@@ -65,6 +70,7 @@ void alsoPropagate(int dbid, robj **argv, int argc) {
     }
     propagateOp *op = &pending_ops[propagate_pending++];
     op->dbid = dbid;
+    op->target = target;
     op->argc = argc;
     /* The array of an earlier unit's op is reused: no allocation per
      * propagated command. */
@@ -83,19 +89,32 @@ void alsoPropagate(int dbid, robj **argv, int argc) {
             incrRefCount(argv[j]);
         }
     }
+}
+
+/* See propagate.h. */
+void alsoPropagateTo(int dbid, robj **argv, int argc, int target) {
+    target &= propagationActiveTargets();
+    if (target == PROPAGATE_NONE) return;
+    propagateAppendOp(dbid, argv, argc, target);
     if (server.executing_client == NULL) propagatePendingCommands();
 }
 
-/* Feeds one command to both consumers. */
-static void propagateFeed(int dbid, robj **argv, int argc) {
-    replicationFeedReplicas(dbid, argv, argc);
-    aofFeed(dbid, argv, argc);
+/* See propagate.h. */
+void alsoPropagate(int dbid, robj **argv, int argc) {
+    alsoPropagateTo(dbid, argv, argc, PROPAGATE_ALL);
 }
 
-/* Feeds the consumers one command with no arguments (MULTI, EXEC). */
-static void propagateBareCommand(int dbid, robj **obj, const char *name) {
+/* Feeds one command to the consumers in target. */
+static void propagateFeed(int dbid, robj **argv, int argc, int target) {
+    if (target & PROPAGATE_REPL) replicationFeedReplicas(dbid, argv, argc);
+    if (target & PROPAGATE_AOF) aofFeed(dbid, argv, argc);
+}
+
+/* Feeds both consumers one command with no arguments and no database
+ * (MULTI, EXEC): it never brings a SELECT. */
+static void propagateBareCommand(robj **obj, const char *name) {
     if (*obj == NULL) *obj = makeObjectShared(createStringObject(name, strlen(name)));
-    propagateFeed(dbid, obj, 1);
+    propagateFeed(-1, obj, 1, PROPAGATE_ALL);
 }
 
 /* 1 if the unit is a command run directly that may expire any key it
@@ -110,13 +129,14 @@ static int propagateUnitTouchesArbitraryKeys(void) {
 /* See propagate.h. */
 void propagatePendingCommands(void) {
     if (propagate_pending == 0) return;
+    /* Whether to wrap counts the ops of both consumers together, as Valkey
+     * does: a consumer that takes one op of the unit, or none, still gets
+     * MULTI ... EXEC when the other takes several. */
     int wrap = propagate_pending > 1 && !propagateUnitTouchesArbitraryKeys();
-    /* MULTI goes to the first op's database, so that any SELECT comes
-     * before it; EXEC to the last one's, so that it needs none. */
-    if (wrap) propagateBareCommand(pending_ops[0].dbid, &multi_obj, "MULTI");
+    if (wrap) propagateBareCommand(&multi_obj, "MULTI");
     for (int j = 0; j < propagate_pending; j++)
-        propagateFeed(pending_ops[j].dbid, pending_ops[j].argv, pending_ops[j].argc);
-    if (wrap) propagateBareCommand(pending_ops[propagate_pending - 1].dbid, &exec_obj, "EXEC");
+        propagateFeed(pending_ops[j].dbid, pending_ops[j].argv, pending_ops[j].argc, pending_ops[j].target);
+    if (wrap) propagateBareCommand(&exec_obj, "EXEC");
     for (int j = 0; j < propagate_pending; j++) {
         propagateOp *op = &pending_ops[j];
         for (int k = 0; k < op->argc; k++) decrRefCount(op->argv[k]);
@@ -142,13 +162,14 @@ void propagatePendingCommands(void) {
 void propagateCallEnd(client *c, long long dirty_before, int outermost) {
     uint64_t flags = c->flags;
     c->flags &= ~(CLIENT_PREVENT_PROP | CLIENT_FORCE_REPL);
-    if (script_commands_off && (flags & CLIENT_SCRIPT)) flags |= CLIENT_PREVENT_PROP;
     if (!(flags & CLIENT_PREVENT_PROP) && (server.dirty > dirty_before || (flags & CLIENT_FORCE_REPL))) {
+        int target = (flags & CLIENT_SCRIPT) ? script_targets : PROPAGATE_ALL;
+        target &= propagationActiveTargets();
         if (outermost && propagate_pending == 0) {
-            propagateFeed(c->db->id, c->argv, c->argc);
+            if (target != PROPAGATE_NONE) propagateFeed(c->db->id, c->argv, c->argc, target);
             return;
         }
-        alsoPropagate(c->db->id, c->argv, c->argc);
+        if (target != PROPAGATE_NONE) propagateAppendOp(c->db->id, c->argv, c->argc, target);
     }
     if (outermost) propagatePendingCommands();
 }
@@ -165,7 +186,12 @@ void forceCommandPropagation(client *c) {
 
 /* See propagate.h. */
 void propagateSetScriptCommands(int enabled) {
-    script_commands_off = !enabled;
+    script_targets = enabled ? PROPAGATE_ALL : PROPAGATE_NONE;
+}
+
+/* See propagate.h. */
+void propagateSetScriptTargets(int targets) {
+    script_targets = targets & PROPAGATE_ALL;
 }
 
 /* See propagate.h. */

@@ -878,7 +878,7 @@ static int luaSetRepl(lua_State *L) {
     int flags = luaNumberToInt(lua_tonumber(L, 1));
     if (flags < 0 || flags > 3)
         return luaRaiseNoPosition(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
-    propagateSetScriptCommands(flags & 2); /* REPL_REPLICA; there is no AOF */
+    propagateSetScriptTargets(flags); /* REPL_AOF and REPL_REPLICA are PROPAGATE_AOF and PROPAGATE_REPL */
     return 0;
 }
 

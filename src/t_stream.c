@@ -974,6 +974,13 @@ static robj *streamLookupCreateOrReply(client *c, robj *key, int no_create) {
  * XADD, XTRIM
  * ------------------------------------------------------------------------- */
 
+/* 1 if c replays commands a primary already executed: our primary's
+ * client, or the client that loads the AOF (no connection, while
+ * loading). Their trims were rewritten to exact ones. */
+static int streamClientReplays(client *c) {
+    return (c->flags & CLIENT_PRIMARY) || (server.loading && c->conn == NULL && !(c->flags & CLIENT_SCRIPT));
+}
+
 /* Parses the [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT n]] options
  * of XADD (xadd=1, stopping at the ID, whose position goes to *id_pos) or
  * XTRIM (all remaining arguments). Replies and returns C_ERR on error. */
@@ -1024,9 +1031,10 @@ static int streamParseAddOrTrimArgsOrReply(client *c, streamTrimArgs *a, int xad
             return C_ERR;
         }
     }
-    if (c->flags & CLIENT_PRIMARY) {
-        /* The primary sends "=" and the threshold its trim reached (see
-         * streamRewriteTrim()), with LIMIT left in: it must not apply. */
+    if (streamClientReplays(c)) {
+        /* The primary, and our own AOF, send "=" and the threshold the trim
+         * reached (see streamRewriteTrim()), with LIMIT left in: it must
+         * not apply, and "=" with LIMIT is no error there. */
         a->limit = 0;
     } else if (a->limit_given) {
         if (!a->approx) {
@@ -1085,7 +1093,11 @@ static int streamNextID(stream *s, const streamID *given, int auto_all, int auto
 }
 
 /* After an approximate trim ("~"), rewrites it for propagation as an exact
- * one ("=") to the length or first ID the trim reached here. */
+ * one ("=") to the length or first ID the trim reached here. LIMIT stays
+ * (as in Valkey's stream; a replica or the AOF loader ignores it). A MINID
+ * trim that emptied the stream is sent with the largest ID,
+ * 18446744073709551615-18446744073709551615, as Valkey does: it empties
+ * the stream anywhere. */
 static void streamRewriteTrim(client *c, stream *s, const streamTrimArgs *a) {
     if (!a->approx) return;
     robj *eq = createStringObject("=", 1);
@@ -1095,8 +1107,8 @@ static void streamRewriteTrim(client *c, stream *s, const streamTrimArgs *a) {
     if (a->strategy == TRIM_MAXLEN) {
         threshold = createStringObjectFromLongLong((long long)s->length);
     } else {
-        streamID first = s->length ? s->first_id : s->last_id;
-        if (!s->length && streamIncrID(&first) != 0) first = s->last_id;
+        streamID first = {UINT64_MAX, UINT64_MAX};
+        if (s->length) first = s->first_id;
         threshold = createStreamIDObject(&first);
     }
     rewriteClientCommandArgument(c, a->threshold_idx, threshold);

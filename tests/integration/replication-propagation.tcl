@@ -1,6 +1,8 @@
 # What a primary puts into its replication stream (src/propagate.c and the
 # rewrites in the commands): read the real stream through SYNC
-# (tests/lib/replstream.tcl) and compare with what Valkey sends.
+# (tests/lib/replstream.tcl) and compare with what Valkey sends. The AOF
+# receives the same commands: the last server reads its incr file too
+# (aof_stream_attach) and checks both against one list.
 #
 # Every test skips when the server does not answer SYNC (replication not
 # built in).
@@ -21,6 +23,13 @@ proc repl_next {s pattern} {
 # A pattern matching text exactly (glob characters escaped).
 proc exact {text} {
     return [string map {* \\* ? \\? [ \\[ ] \\] \\ \\\\} $text]
+}
+
+# The commands of the stream up to marker (a command, excluded).
+proc repl_read_until {s marker} {
+    set got {}
+    while {[set cmd [repl_stream_read $s]] ne $marker} { lappend got $cmd }
+    return $got
 }
 
 # One field of INFO.
@@ -81,6 +90,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
     test {MULTI/EXEC: several writes wrapped, one write alone, reads nothing} {
         needs_repl_stream
         set s [repl_stream_attach]
+        r set pre 1 ;# (the stream's SELECT, before or inside MULTI: see below)
         r multi
         r set x 1
         r get x
@@ -96,6 +106,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
         r set sentinel 1
         assert_replication_stream $s {
             {select 0}
+            {set pre 1}
             {multi}
             {set x 1}
             {incr x}
@@ -291,8 +302,8 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
             r sadd big {*}$members
             set s [repl_stream_attach]
             set popped [r spop big 2500]
-            repl_next $s {select 0}
             repl_next $s {multi}
+            repl_next $s {select 0}
             set removed {}
             foreach n {1024 1024 452} {
                 set cmd [repl_next $s {srem big *}]
@@ -409,6 +420,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
     test {redis.set_repl() keeps a script's commands out of the stream} {
         needs_repl_stream
         set s [repl_stream_attach]
+        r set pre 1
         r eval {
             redis.call('set', 'r1', 'a')
             redis.set_repl(redis.REPL_NONE)
@@ -422,6 +434,7 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
         r eval {redis.call('set', 'r6', 'f')} 0
         assert_replication_stream $s {
             {select 0}
+            {set pre 1}
             {multi}
             {set r1 a}
             {set r4 d}
@@ -435,12 +448,14 @@ start_server {tags {"repl"} overrides {lazyfree-lazy-expire no lazyfree-lazy-ser
     test {A script inside MULTI joins the transaction} {
         needs_repl_stream
         set s [repl_stream_attach]
+        r set pre 1
         r multi
         r set t 1
         r eval {redis.call('incr', KEYS[1])} 1 t
         r exec
         assert_replication_stream $s {
             {select 0}
+            {set pre 1}
             {multi}
             {set t 1}
             {incr t}
@@ -602,28 +617,39 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
         r flushall
         for {set i 0} {$i < 20} {incr i} { r set key$i [string repeat x 1000] }
         set s [repl_stream_attach]
+        set evicted_before [info_field evicted_keys]
         r config set maxmemory-policy allkeys-random
-        set used [info_field used_memory]
-        r config set maxmemory [expr {$used - 5000}]
+        r config set maxmemory [expr {[info_field used_memory] - 5000}]
         r set trigger 1
         r config set maxmemory 0
-        repl_next $s {select 0}
+        # Keys may be evicted until maxmemory is 0 again: by the timer
+        # CONFIG SET started, before SET runs, and before the last CONFIG
+        # SET runs (it is a command too). So every deletion up to a marker
+        # written after it counts, the trigger key included.
+        r set marker 1
         set evicted 0
-        # (CONFIG SET maxmemory evicts at once: its deletions come as one
-        # execution unit, in MULTI ... EXEC when there are several.)
-        while {[set cmd [repl_stream_read $s]] ne {set trigger 1}} {
-            if {$cmd in {multi exec}} continue
-            assert_match {del key*} $cmd
+        foreach cmd [repl_read_until $s {set marker 1}] {
+            if {$cmd eq {select 0} || $cmd eq {set trigger 1}} continue
+            assert_match {del *} $cmd
             incr evicted
         }
         assert {$evicted >= 1}
-        assert_equal [expr {21 - $evicted}] [r dbsize]
+        assert_equal $evicted [expr {[info_field evicted_keys] - $evicted_before}]
+        assert_equal [expr {22 - $evicted}] [r dbsize] ;# 20 keys, trigger, marker
         r config set lazyfree-lazy-eviction yes
+        set evicted_before [info_field evicted_keys]
         r config set maxmemory [expr {[info_field used_memory] - 3000}]
-        r set trigger 2
+        r set trigger2 1
         r config set maxmemory 0
-        while {[set cmd [repl_stream_read $s]] in {multi exec}} {}
-        assert_match {unlink *} $cmd
+        r set marker 2
+        set evicted 0
+        foreach cmd [repl_read_until $s {set marker 2}] {
+            if {$cmd eq {set trigger2 1}} continue
+            assert_match {unlink *} $cmd
+            incr evicted
+        }
+        assert {$evicted >= 1}
+        assert_equal $evicted [expr {[info_field evicted_keys] - $evicted_before}]
         repl_stream_close $s
         r config set lazyfree-lazy-eviction no
         r config set maxmemory-policy noeviction
@@ -679,8 +705,8 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
             r xreadgroup group g dave noack streams st >
             r set sentinel 1
             assert_replication_stream $s {
-                {select 0}
                 {multi}
+                {select 0}
                 {xclaim st g alice 0 1-0 TIME * RETRYCOUNT 1 FORCE JUSTID LASTID 1-0}
                 {xclaim st g alice 0 2-0 TIME * RETRYCOUNT 1 FORCE JUSTID LASTID 2-0}
                 {xgroup SETID st g 2-0 ENTRIESREAD 2}
@@ -700,6 +726,411 @@ redis.register_function('pset', function(keys, args) return redis.call('set', ke
             }
             repl_stream_close $s
         }
+    }
+}
+
+# With Valkey 8's defaults (lazyfree-lazy-* yes) and appendonly yes: the
+# replication stream and the AOF, read side by side.
+
+# Attaches to both consumers and brings them to the same state, database 0
+# selected: a fresh replication stream has none (its first command brings a
+# SELECT), the AOF has the one of its last command. Returns
+# {replication-handle aof-handle}.
+proc streams_attach {} {
+    r select 0
+    r set warm 1
+    set streams [list [repl_stream_attach] [aof_stream_attach]]
+    r set warm 2
+    assert_replication_stream [lindex $streams 0] {{select 0} {set warm 2}}
+    assert_replication_stream [lindex $streams 1] {{set warm 2}}
+    return $streams
+}
+
+# Checks the same patterns on both.
+proc assert_streams {streams patterns} {
+    foreach s $streams { assert_replication_stream $s $patterns }
+}
+
+proc streams_close {streams} {
+    foreach s $streams { repl_stream_close $s }
+}
+
+start_server {tags {"repl" "needs:debug"} overrides {enable-debug-command yes appendonly yes appendfsync always} log_allow {"*WARNING: the new maxmemory value*"}} {
+    tags {"valkey-only"} {
+        test {Valkey 8 defaults: deletions by expiry and eviction are UNLINKs} {
+            needs_repl_stream
+            foreach name {eviction expire server-del user-del user-flush} {
+                assert_equal yes [lindex [r config get lazyfree-lazy-$name] 1]
+            }
+            r set k1 v
+            r set k2 v
+            r set k3 v px 1
+            r debug set-active-expire 0
+            after 20
+            set streams [streams_attach]
+            r expire k1 -1
+            r getex k2 pxat 1
+            assert_equal {} [r get k3]
+            r set k4 v
+            r config set maxmemory-policy allkeys-lru
+            r config set maxmemory 1
+            wait_for_condition 100 20 {[r dbsize] == 0} { fail "keys were not evicted" }
+            r config set maxmemory 0
+            r config set maxmemory-policy noeviction
+            r debug set-active-expire 1
+            r set sentinel 1
+            assert_streams $streams {
+                {unlink k1}
+                {unlink k2}
+                {unlink k3}
+                {set k4 v}
+                {unlink *}
+                {unlink *}
+                {set sentinel 1}
+            }
+            streams_close $streams
+        }
+
+        test {A transaction is sent as MULTI, SELECT if the database changes, its commands, EXEC} {
+            needs_repl_stream
+            set streams [streams_attach]
+            r select 9
+            r set a 1
+            r select 0
+            r multi
+            r set b 1
+            r select 3
+            r set c 1
+            r exec
+            r select 0
+            r eval {redis.call('set', 'x', 1); redis.call('set', 'y', 2)} 0
+            r multi
+            r set d 1
+            r set e 1
+            r exec
+            assert_streams $streams {
+                {select 9}
+                {set a 1}
+                {multi}
+                {select 0}
+                {set b 1}
+                {select 3}
+                {set c 1}
+                {exec}
+                {multi}
+                {select 0}
+                {set x 1}
+                {set y 2}
+                {exec}
+                {multi}
+                {set d 1}
+                {set e 1}
+                {exec}
+            }
+            streams_close $streams
+        }
+
+        test {server.set_repl() and redis.set_repl(): REPL_AOF reaches the AOF only, REPL_REPLICA the replicas only} {
+            needs_repl_stream
+            set streams [streams_attach]
+            r eval {
+                redis.call('set', 'r1', 'a')
+                server.set_repl(server.REPL_NONE)
+                redis.call('set', 'r2', 'b')
+                redis.set_repl(redis.REPL_AOF)
+                redis.call('set', 'r3', 'c')
+                server.set_repl(server.REPL_REPLICA)
+                redis.call('set', 'r4', 'd')
+                redis.set_repl(redis.REPL_SLAVE)
+                redis.call('set', 'r5', 'e')
+                server.set_repl(server.REPL_ALL)
+                redis.call('set', 'r6', 'f')
+            } 0
+            # Whether to wrap counts the commands of both consumers, as
+            # Valkey does: the replicas get an empty transaction here.
+            r eval {server.set_repl(server.REPL_AOF); redis.call('set', 'a1', 1); redis.call('set', 'a2', 2)} 0
+            r eval {server.set_repl(server.REPL_REPLICA); redis.call('set', 'only-replicas', 1)} 0
+            r set sentinel 1
+            assert_equal {a b c d e f} [r mget r1 r2 r3 r4 r5 r6]
+            lassign $streams repl aof
+            assert_replication_stream $repl {
+                {multi}
+                {set r1 a}
+                {set r4 d}
+                {set r5 e}
+                {set r6 f}
+                {exec}
+                {multi}
+                {exec}
+                {set only-replicas 1}
+                {set sentinel 1}
+            }
+            assert_replication_stream $aof {
+                {multi}
+                {set r1 a}
+                {set r3 c}
+                {set r6 f}
+                {exec}
+                {multi}
+                {set a1 1}
+                {set a2 2}
+                {exec}
+                {set sentinel 1}
+            }
+            streams_close $streams
+        }
+
+        test {Evictions are lone UNLINKs; CONFIG SET maxmemory inside MULTI evicts after EXEC} {
+            needs_repl_stream
+            set streams [streams_attach]
+            r flushall
+            r set asdf1 1
+            r set asdf2 2
+            r set asdf3 3
+            r config set maxmemory-policy allkeys-lru
+            r config set maxmemory 1
+            wait_for_condition 100 20 {[r dbsize] == 0} { fail "keys were not evicted" }
+            r config set maxmemory 0
+            r set marker 1
+            r flushall
+            r multi
+            r incr x
+            r config set maxmemory 1
+            r incr x
+            assert_equal {1 OK 2} [r exec]
+            wait_for_condition 100 20 {[r dbsize] == 0} { fail "x was not evicted" }
+            r config set maxmemory 0
+            r config set maxmemory-policy noeviction
+            r set marker 2
+            assert_streams $streams {
+                {flushall}
+                {set asdf1 1}
+                {set asdf2 2}
+                {set asdf3 3}
+                {unlink *}
+                {unlink *}
+                {unlink *}
+                {set marker 1}
+                {flushall}
+                {multi}
+                {incr x}
+                {incr x}
+                {exec}
+                {unlink x}
+                {set marker 2}
+            }
+            streams_close $streams
+        }
+
+        test {SET with EXAT/PXAT already past is the SET, then UNLINK of the key} {
+            needs_repl_stream
+            set streams [streams_attach]
+            r set k1 v exat 1
+            wait_for_condition 100 20 {[r exists k1] == 0} { fail "k1 was not expired" }
+            r set k2 v pxat 1
+            wait_for_condition 100 20 {[r exists k2] == 0} { fail "k2 was not expired" }
+            r multi
+            r set k3 v exat 1
+            r get k3
+            r exec
+            r set sentinel 1
+            assert_streams $streams {
+                {set k1 v PXAT 1000}
+                {unlink k1}
+                {set k2 v pxat 1}
+                {unlink k2}
+                {multi}
+                {set k3 v PXAT 1000}
+                {unlink k3}
+                {exec}
+                {set sentinel 1}
+            }
+            streams_close $streams
+        }
+
+        test {A key a transaction finds expired is UNLINKed inside it, where the command met it} {
+            needs_repl_stream
+            r debug set-active-expire 0
+            r set e1 v px 1
+            r set e2 v px 1
+            after 20
+            set streams [streams_attach]
+            r multi
+            r set a 1
+            r get e1
+            r incr e2
+            r set b 1
+            r exec
+            r debug set-active-expire 1
+            assert_streams $streams {
+                {multi}
+                {set a 1}
+                {unlink e1}
+                {unlink e2}
+                {incr e2}
+                {set b 1}
+                {exec}
+            }
+            streams_close $streams
+        }
+
+        test {A key that expired while a transaction slept is UNLINKed by the blocked client it woke, in its database} {
+            needs_repl_stream
+            r debug set-active-expire 0
+            set rd [vk_deferring_client]
+            $rd select 9
+            $rd read
+            $rd blpop l 0
+            wait_for_condition 50 20 {[info_field blocked_clients] == 1} { fail "not blocked" }
+            set streams [streams_attach]
+            r multi
+            r select 9
+            r rpush l a
+            r pexpire l 100
+            r select 0
+            r set z 1
+            r debug sleep 0.2
+            r exec
+            r set sentinel 1
+            # The woken BLPOP met the key expired, deleted it and blocks again.
+            assert_equal 1 [info_field blocked_clients]
+            r select 9
+            assert_equal 0 [r exists l]
+            r select 0
+            r debug set-active-expire 1
+            assert_streams $streams {
+                {multi}
+                {select 9}
+                {rpush l a}
+                {pexpireat l *}
+                {select 0}
+                {set z 1}
+                {exec}
+                {select 9}
+                {unlink l}
+                {select 0}
+                {set sentinel 1}
+            }
+            streams_close $streams
+            $rd close
+        }
+
+        test {SWAPDB: a blocked client's key found expired in the database swapped in is UNLINKed after SWAPDB} {
+            needs_repl_stream
+            r flushall
+            r debug set-active-expire 0
+            set rd [vk_deferring_client]
+            $rd blpop l 0
+            wait_for_condition 50 20 {[info_field blocked_clients] == 1} { fail "not blocked" }
+            set streams [streams_attach]
+            r select 1
+            r rpush l x
+            r pexpire l 50
+            after 100
+            r swapdb 0 1
+            r select 0
+            r set sentinel 1
+            assert_equal 1 [info_field blocked_clients]
+            r debug set-active-expire 1
+            assert_streams $streams {
+                {select 1}
+                {rpush l x}
+                {pexpireat l *}
+                {swapdb 0 1}
+                {select 0}
+                {unlink l}
+                {set sentinel 1}
+            }
+            streams_close $streams
+            $rd close
+        }
+    }
+
+    test {XADD and XTRIM with ~ and LIMIT: the replicas and the AOF get an exact trim, LIMIT kept} {
+        needs_repl_stream
+        r del trimmed emptied
+        r config set stream-node-max-entries 2
+        for {set i 1} {$i <= 9} {incr i} { r xadd trimmed $i-0 f $i }
+        for {set i 1} {$i <= 4} {incr i} { r xadd emptied $i-0 f $i }
+        set streams [streams_attach]
+        r xadd trimmed maxlen ~ 2 limit 4 10-0 f last
+        r xtrim trimmed minid ~ 100 limit 2
+        r xtrim emptied minid ~ 100
+        r config set stream-node-max-entries 100
+        # A MINID trim that emptied the stream sends the largest ID.
+        assert_streams $streams {
+            {xadd trimmed maxlen = 6 limit 4 10-0 f last}
+            {xtrim trimmed minid = 7-0 limit 2}
+            {xtrim emptied minid = 18446744073709551615-18446744073709551615}
+        }
+        streams_close $streams
+    }
+
+    test {The AOF replays "=" with LIMIT as the replicas do: DEBUG LOADAOF keeps the primary's exact stream} {
+        r del trimmed
+        r config set stream-node-max-entries 2
+        for {set i 1} {$i <= 9} {incr i} { r xadd trimmed $i-0 f $i }
+        r xadd trimmed maxlen ~ 2 limit 4 10-0 f last
+        r xtrim trimmed minid ~ 100 limit 2
+        r config set stream-node-max-entries 100
+        set entries [r xrange trimmed - +]
+        assert_equal 4 [llength $entries]
+        # LIMIT does not apply to a replayed command, and is no error there.
+        r debug loadaof
+        assert_equal $entries [r xrange trimmed - +]
+    }
+
+    test {The AOF holds the same commands as the replication stream} {
+        needs_repl_stream
+        set streams [streams_attach]
+        set rd [vk_deferring_client]
+        r select 9
+        r del l s1 st
+        r sadd s1 a b c
+        r set k1 v ex 100
+        r expire k1 200
+        r incrbyfloat f 1.5
+        r spop s1 3
+        r xadd st * f v
+        r eval {redis.call('set', 'e1', 1); redis.call('lpush', 'el', 'x')} 0
+        r multi
+        r incr n
+        r select 0
+        r set m 1
+        r exec
+        r select 9
+        $rd select 9
+        $rd read
+        $rd blpop l 0
+        wait_for_condition 50 20 {[info_field blocked_clients] == 1} { fail "not blocked" }
+        r rpush l a b
+        assert_equal {l a} [$rd read]
+        r set sentinel 1
+        assert_streams $streams {
+            {select 9}
+            {sadd s1 a b c}
+            {set k1 v PXAT *}
+            {pexpireat k1 *}
+            {set f 1.5 KEEPTTL}
+            {* s1}
+            {xadd st * f v}
+            {multi}
+            {set e1 1}
+            {lpush el x}
+            {exec}
+            {multi}
+            {incr n}
+            {select 0}
+            {set m 1}
+            {exec}
+            {select 9}
+            {rpush l a b}
+            {lpop l}
+            {set sentinel 1}
+        }
+        streams_close $streams
+        $rd close
+        r select 0
     }
 }
 

@@ -23,6 +23,14 @@
 #
 # repl_stream_supported tells whether the server answers SYNC at all, so a
 # file can skip its tests on a server without replication.
+#
+# The AOF receives the same stream. aof_stream_attach opens the server's
+# current incr AOF file (the last "type i" file of its manifest) at its
+# end: repl_stream_read and assert_replication_stream then read, on that
+# handle, the commands appended from now on ("#TS:" annotations skipped),
+# so one list of patterns can be checked against both consumers. Unlike a
+# fresh SYNC, the AOF does not start with a SELECT: it has been writing in
+# the database of its last command.
 
 namespace eval ::vk {
     variable repl_stream_timeout 10 ;# seconds to wait for the next command
@@ -61,8 +69,28 @@ proc repl_stream_attach {{level 0}} {
     return $c
 }
 
+# Opens the incr AOF file of the server at level (appendonly yes) at its
+# end; returns a handle for repl_stream_read, assert_replication_stream and
+# repl_stream_close.
+proc aof_stream_attach {{level 0}} {
+    set dir [file join [srv $level dir] [lindex [r $level config get appenddirname] 1]]
+    set manifest [file join $dir [lindex [r $level config get appendfilename] 1].manifest]
+    set incr {}
+    set f [open $manifest r]
+    foreach line [split [read $f] "\n"] {
+        if {[regexp {^file (\S+) seq \d+ type i} $line -> name]} { set incr $name }
+    }
+    close $f
+    if {$incr eq {}} { error "no incr file in $manifest" }
+    set fd [open [file join $dir $incr] r]
+    fconfigure $fd -translation binary -blocking 0
+    seek $fd 0 end
+    return [list aof $fd]
+}
+
 # The next command of the stream, as a list (command name lowercased).
 proc repl_stream_read {s} {
+    if {[lindex $s 0] eq "aof"} { return [::vk::aof_stream_command [lindex $s 1]] }
     set fd [$s channel]
     while 1 {
         set cmd [::vk::repl_stream_command $fd]
@@ -92,7 +120,11 @@ proc assert_replication_stream {s patterns} {
 }
 
 proc repl_stream_close {s} {
-    $s close
+    if {[lindex $s 0] eq "aof"} {
+        close [lindex $s 1]
+    } else {
+        $s close
+    }
 }
 
 # ---------------------------------------------------------------- internals
@@ -147,4 +179,47 @@ proc ::vk::repl_stream_command {fd} {
         ::vk::repl_stream_exact $fd 2
     }
     return $cmd
+}
+
+# The AOF side: the file grows while we read it, so a read that finds too
+# few bytes waits and tries again until ::vk::repl_stream_timeout.
+
+# n bytes of the AOF file at fd.
+proc ::vk::aof_stream_exact {fd n} {
+    set deadline [expr {[clock milliseconds] + 1000 * $::vk::repl_stream_timeout}]
+    set got ""
+    while {[string length $got] < $n} {
+        append got [read $fd [expr {$n - [string length $got]}]]
+        if {[string length $got] == $n} break
+        if {[clock milliseconds] > $deadline} {
+            error "AOF stream: timeout after [string length $got] of $n bytes"
+        }
+        after 10
+        seek $fd 0 current ;# clears the end-of-file state
+    }
+    return $got
+}
+
+# One line of the AOF file without its CRLF.
+proc ::vk::aof_stream_line {fd} {
+    set line ""
+    while {![string match "*\r\n" $line]} {
+        append line [::vk::aof_stream_exact $fd 1]
+        if {[string length $line] > 1024} { error "AOF stream: line too long: [string range $line 0 60]..." }
+    }
+    return [string range $line 0 end-2]
+}
+
+# The next command of the AOF file, name lowercased, "#TS:" lines skipped.
+proc ::vk::aof_stream_command {fd} {
+    while {[string match {#*} [set line [::vk::aof_stream_line $fd]]]} {}
+    if {![string match {\**} $line]} { error "AOF stream: expected a multibulk, got '$line'" }
+    set cmd {}
+    for {set i 0} {$i < [string range $line 1 end]} {incr i} {
+        set hdr [::vk::aof_stream_line $fd]
+        if {![string match {$*} $hdr]} { error "AOF stream: expected a bulk, got '$hdr'" }
+        lappend cmd [::vk::aof_stream_exact $fd [string range $hdr 1 end]]
+        ::vk::aof_stream_exact $fd 2
+    }
+    return [lreplace $cmd 0 0 [string tolower [lindex $cmd 0]]]
 }
