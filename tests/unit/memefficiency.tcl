@@ -202,7 +202,7 @@ start_server {tags {"memefficiency needs:debug"} overrides {enable-debug-command
 
         r config set activedefrag yes
         wait_for_condition 600 100 {
-            [defrag_field active_defrag_running] == 0 && [defrag_field allocator_frag_ratio] < 1.1
+            [defrag_field active_defrag_running] == 0 && [defrag_field allocator_frag_ratio] < 1.2
         } {
             fail "fragmentation did not fall: allocator_frag_ratio\
                   [defrag_field allocator_frag_ratio] (was $frag_before)"
@@ -265,7 +265,7 @@ start_server {tags {"memefficiency needs:debug"} overrides {enable-debug-command
 
         r config set activedefrag yes
         wait_for_condition 600 100 {
-            [defrag_field active_defrag_running] == 0 && [defrag_field allocator_frag_ratio] < 1.15
+            [defrag_field active_defrag_running] == 0 && [defrag_field allocator_frag_ratio] < 1.25
         } {
             fail "fragmentation did not fall: allocator_frag_ratio\
                   [defrag_field allocator_frag_ratio] (was $frag_before)"
