@@ -1502,10 +1502,10 @@ static int applyMaxmemory(const char **err) {
     if (server.maxmemory) {
         size_t used = zmalloc_used_memory();
         if (server.maxmemory < used) {
-            serverLog(LL_NOTICE,
-                      "The new maxmemory value set via CONFIG SET (%llu) is smaller than the current "
-                      "memory usage (%zu): keys may be evicted and writes refused, depending on "
-                      "maxmemory-policy.",
+            serverLog(LL_WARNING,
+                      "WARNING: the new maxmemory value set via CONFIG SET (%llu) is smaller than the current "
+                      "memory usage (%zu). This will result in key eviction and/or the inability to accept new "
+                      "write commands depending on the maxmemory-policy.",
                       server.maxmemory, used);
         }
         performEvictions();

@@ -39,6 +39,7 @@ namespace eval ::vk {
         "*WARNING: Transparent Huge Pages*"
         "*WARNING supervised by*"
         "*WARNING: 32 bit instance detected*"
+        "*WARNING: the new maxmemory value set via CONFIG SET*"
     }
 }
 
