@@ -196,6 +196,7 @@ proc ::vk::tls_skip_reason {tags} {
         crash      "crash tests start their own TCP-only servers and are no transport tests"
         tls-transport "tests the TLS listener itself, next to TCP"
         tcp-port   "checks the TCP port, which a run over TLS turns off"
+        allocator  "measures the allocator's fragmentation, which OpenSSL's own buffers change; no transport test"
     }
     foreach t $tags {
         if {[string match *:skip:* $t]} {
