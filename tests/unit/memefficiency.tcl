@@ -223,6 +223,7 @@ start_server {tags {"memefficiency needs:debug tls:skip:allocator"} overrides {e
         }
     }
 }
+catch {unset ::env(MALLOC_CONF)} ;# when the block above was skipped
 
 # Every type and encoding, small values and big ones (done a part at a
 # time), with TTLs; freed blocks filled with junk as above.
@@ -290,6 +291,7 @@ start_server {tags {"memefficiency needs:debug tls:skip:allocator"} overrides {e
         r config set activedefrag no
     }
 }
+catch {unset ::env(MALLOC_CONF)} ;# when the block above was skipped
 
 # DEBUG DEFRAG-MOVE-ALL: passes that move every block whatever the
 # fragmentation, while clients change the dataset between the slices of a
