@@ -85,8 +85,8 @@ static void replicationDiscardBacklog(void);
 static void replicationCreateBacklog(void);
 static void replicationUnsetPrimary(void);
 static void failoverUpdate(void);
-static void failoverMaybeDone(void);
 static void failoverAbort(const char *why);
+static void failoverCompleted(void);
 static const char *failoverStateName(void);
 static replSnapshotMethod *replicationJoinableSnapshot(client *c);
 static replSnapshotMethod diskSnapshotMethod, socketSnapshotMethod; /* defined with their code below */
@@ -547,22 +547,28 @@ void syncCommand(client *c) {
         addReplyError(c, "SYNC and PSYNC need a connection");
         return;
     }
-    /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over. */
-    if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[0]), "psync")) {
-        if (strcasecmp(objectGetVal(c->argv[3]), "failover")) {
-            addReplyErrorObject(c, shared.syntaxerr);
+    /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over.
+     * Other words after the offset are ignored, as Valkey does. */
+    if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[0]), "psync") &&
+        !strcasecmp(objectGetVal(c->argv[3]), "failover")) {
+        serverLog(LL_NOTICE, "Failover request received for replid %s.", (char *)objectGetVal(c->argv[1]));
+        if (server.primary_host == NULL) {
+            addReplyError(c, "PSYNC FAILOVER can't be sent to a master.");
             return;
         }
         if (strcasecmp(objectGetVal(c->argv[1]), server.replid)) {
             addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
             return;
         }
-        if (server.primary_host) {
-            replicationUnsetPrimary();
-            sds client = catClientInfoString(sdsempty(), c);
-            serverLog(LL_NOTICE, "PRIMARY MODE enabled (failover request from '%s')", client);
-            sdsfree(client);
-        }
+        replicationUnsetPrimary();
+        sds client = catClientInfoString(sdsempty(), c);
+        serverLog(LL_NOTICE, "PRIMARY MODE enabled (failover request from '%s')", client);
+        sdsfree(client);
+    }
+    /* A primary handing its role over has no stream to give. */
+    if (repl.failover_state != FAILOVER_NONE) {
+        addReplyError(c, "-NOMASTERLINK Can't SYNC while failing over");
+        return;
     }
     if (server.primary_host && repl.state != REPL_STATE_CONNECTED) {
         addReplyError(c, "-NOMASTERLINK Can't SYNC while not connected with my master");
@@ -1352,10 +1358,13 @@ static psyncReply handlePsyncReply(connection *conn, sds reply) {
     int transient = !strncmp(reply, "-NOMASTERLINK", 13) || !strncmp(reply, "-LOADING", 8) ||
                     !strncmp(reply, "-BUSY", 5);
     int resync = !strncmp(reply, "+FULLRESYNC", 11) || !strncmp(reply, "+CONTINUE", 9);
-    if (repl.failover_state == FAILOVER_IN_PROGRESS && !resync) {
-        serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
-        failoverAbort("Failover target rejected psync request");
-        return PSYNC_REPLY_FAILOVER_ABORTED;
+    if (repl.failover_state == FAILOVER_IN_PROGRESS) {
+        if (!resync) {
+            serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
+            failoverAbort("Failover target rejected psync request");
+            return PSYNC_REPLY_FAILOVER_ABORTED;
+        }
+        failoverCompleted();
     }
     if (!strncmp(reply, "+FULLRESYNC", 11)) {
         char *id = strchr(reply, ' ');
@@ -2040,17 +2049,20 @@ static void replicationDisconnectReplicas(void) {
  * Changing role
  * ------------------------------------------------------------------------- */
 
-/* Becomes a replica of host:port (from a primary or another primary). */
-static void replicationSetPrimary(const char *host, int port) {
+/* Becomes a replica of host:port (from a primary or another primary).
+ * Clients blocked on this server's keys or in WAIT/WAITAOF get an error
+ * and are closed, as Valkey does (served later by the new primary's
+ * writes, they would pop on a replica what its primary keeps; a WAIT
+ * would wait for replicas that are gone), unless keep_blocked: FAILOVER
+ * releases them only once the target accepted us as its replica
+ * (failoverCompleted()), and leaves them blocked if it is aborted. */
+static void replicationSetPrimary(const char *host, int port, int keep_blocked) {
     int was_primary = server.primary_host == NULL;
     zfree(server.primary_host);
     server.primary_host = zstrdup(host);
     server.primary_port = port;
     if (repl.primary) freeClient(repl.primary);
-    /* Clients blocked on this server's keys or in WAIT get an error and
-     * are closed, as Valkey does: served later by the new primary's
-     * writes, they would pop on a replica what its primary keeps. */
-    disconnectAllBlockedClients();
+    if (!keep_blocked) disconnectAllBlockedClients();
     cancelReplicationHandshake();
     if (was_primary) {
         /* Our own history continues under the new primary if it has it. */
@@ -2110,7 +2122,7 @@ void replicaofCommand(client *c) {
         addReplyStatus(c, "OK Already connected to specified master");
         return;
     }
-    replicationSetPrimary(objectGetVal(c->argv[1]), (int)port);
+    replicationSetPrimary(objectGetVal(c->argv[1]), (int)port, 0);
     sds client = catClientInfoString(sdsempty(), c);
     serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", server.primary_host, server.primary_port,
               client);
@@ -2211,7 +2223,6 @@ void replicationCron(void) {
     if (server.primary_host) replicationReplicaCron();
     replicationPrimaryCron();
     failoverUpdate();
-    failoverMaybeDone();
 }
 
 /* ---------------------------------------------------------------------------
@@ -2312,7 +2323,6 @@ void replicationBeforeSleep(void) {
         if (listLength(repl.waiting_clients)) replicationServeWaitingClients();
         failoverUpdate();
     }
-    failoverMaybeDone();
 }
 
 /* See replication.h. */
@@ -2656,7 +2666,10 @@ void failoverCommand(client *c) {
     repl.failover_force = force;
     repl.failover_end_time = timeout ? mstime() + timeout : 0;
     repl.failover_state = FAILOVER_WAIT_FOR_SYNC;
-    serverLog(LL_NOTICE, "FAILOVER requested to %s:%ld.", host ? host : "any replica", port);
+    if (host)
+        serverLog(LL_NOTICE, "FAILOVER requested to %s:%ld.", host, port);
+    else
+        serverLog(LL_NOTICE, "FAILOVER requested to any replica.");
     /* Writes wait; the replicas are asked where they are. */
     pauseActions(LLONG_MAX, 1);
     repl.get_ack_needed = 1;
@@ -2671,7 +2684,7 @@ static void failoverUpdate(void) {
             failoverAbort("Replica never caught up before timeout");
             return;
         }
-        serverLog(LL_NOTICE, "FAILOVER timeout reached, forcing the failover to %s:%d", repl.failover_host,
+        serverLog(LL_NOTICE, "FAILOVER to %s:%d time out exceeded, failing over.", repl.failover_host,
                   repl.failover_port);
     } else {
         client *target = NULL;
@@ -2697,14 +2710,18 @@ static void failoverUpdate(void) {
     }
     repl.failover_state = FAILOVER_IN_PROGRESS;
     char *host = zstrdup(repl.failover_host);
-    replicationSetPrimary(host, repl.failover_port);
+    replicationSetPrimary(host, repl.failover_port, 1);
     zfree(host);
 }
 
-/* The link to the failover target is up: the failover is complete. */
-static void failoverMaybeDone(void) {
-    if (repl.failover_state == FAILOVER_IN_PROGRESS && repl.state == REPL_STATE_CONNECTED) {
-        serverLog(LL_NOTICE, "Failover target %s:%d is now the primary.", repl.failover_host, repl.failover_port);
-        failoverReset();
-    }
+/* The failover target accepted our PSYNC (+CONTINUE, or +FULLRESYNC in
+ * the odd case where it could not continue our history): it is the
+ * primary now, and this server stays its replica. The clients still
+ * blocked here get the error REPLICAOF gives them (replicationSetPrimary()
+ * kept them while the failover could still be aborted), then the writes
+ * held since FAILOVER run, as on any replica. */
+static void failoverCompleted(void) {
+    serverLog(LL_NOTICE, "Failover target %s:%d is now the primary.", repl.failover_host, repl.failover_port);
+    disconnectAllBlockedClients();
+    failoverReset();
 }
