@@ -1225,7 +1225,9 @@ static int connectWithPrimary(void) {
         return C_ERR;
     }
     repl.transfer = connCreate(ct);
-    if (connConnect(repl.transfer, server.primary_host, server.primary_port, NULL, syncWithPrimary) == C_ERR) {
+    /* bind-source-addr: the address the link leaves from (NULL: any). */
+    if (connConnect(repl.transfer, server.primary_host, server.primary_port, server.bind_source_addr,
+                    syncWithPrimary) == C_ERR) {
         serverLog(LL_WARNING, "Unable to connect to PRIMARY: %s", connGetLastError(repl.transfer));
         connClose(repl.transfer);
         repl.transfer = NULL;

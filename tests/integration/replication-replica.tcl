@@ -98,3 +98,19 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-d
         }
     }
 }
+
+start_server {tags {repl needs:debug rdma:skip:tcp-config} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes bind-source-addr 127.0.0.2}} {
+        test "bind-source-addr: the replica's link to its primary leaves from that address" {
+            r -1 set src:key 1
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_sync
+            wait_replicas_online 1 -1
+            assert_match "*slave0:ip=127.0.0.2,port=[srv 0 port],state=online*" [r -1 info replication]
+            assert_match "*addr=127.0.0.2:*flags=S*" [r -1 client list type replica]
+            wait_for_ofs_sync -1 0
+            assert_digests_equal {-1 0}
+            r replicaof no one
+        }
+    }
+}
