@@ -387,6 +387,7 @@ static int rdbSaveAuxFieldLongLong(rio *r, const char *key, long long val) {
 }
 
 int rdbSaveAofBase;
+int rdbSaveExclude;
 
 /* The aux fields Valkey writes after the header. redis-ver carries the
  * Redis version we are compatible with, for tools that only know it. */
@@ -470,8 +471,8 @@ int rdbSaveRio(rio *r) {
     if (server.rdb_checksum) rioEnableChecksum(r);
     if (!rioWrite(r, magic, 9)) return C_ERR;
     if (rdbSaveInfoAuxFields(r) != C_OK) return C_ERR;
-    if (functionsSaveRdb(r) != C_OK) return C_ERR;
-    for (int j = 0; j < server.dbnum; j++) {
+    if (!(rdbSaveExclude & RDB_SAVE_EXCLUDE_FUNCTIONS) && functionsSaveRdb(r) != C_OK) return C_ERR;
+    for (int j = 0; j < server.dbnum && !(rdbSaveExclude & RDB_SAVE_EXCLUDE_DATA); j++) {
         serverDb *db = server.db + j;
         if (hashtableSize(db->keys) == 0) continue;
         if (rdbSaveDb(r, db) != C_OK) return C_ERR;

@@ -143,6 +143,13 @@ int rdbSaveRio(rio *r);                /* the whole dataset, header to checksum 
 /* Set while rdbSaveRio() writes an AOF base: aux field aof-base 1 and no
  * replication info, as Valkey writes it. */
 extern int rdbSaveAofBase;
+/* What rdbSaveRio() leaves out while set (0: nothing), for a replica that
+ * asked with REPLCONF rdb-filter-only: the header and aux fields are
+ * always written. Set by the parent around the fork of the child that
+ * writes such a snapshot (replication.c). */
+#define RDB_SAVE_EXCLUDE_DATA (1 << 0)      /* no databases */
+#define RDB_SAVE_EXCLUDE_FUNCTIONS (1 << 1) /* no function libraries */
+extern int rdbSaveExclude;
 int rdbLoadRio(rio *r);                /* replaces nothing: loads into the current dataset */
 /* rdbLoadRio() with RDBFLAGS_*: with RDBFLAGS_ALLOW_DUP a key or library
  * already present is replaced instead of failing the load. */

@@ -89,6 +89,8 @@ static void failoverAbort(const char *why);
 static void failoverCompleted(void);
 static const char *failoverStateName(void);
 static replSnapshotMethod *replicationJoinableSnapshot(client *c);
+static int replicaWantsStream(client *r);
+static int snapshotMethodDelayed(replSnapshotMethod *m);
 static replSnapshotMethod diskSnapshotMethod, socketSnapshotMethod; /* defined with their code below */
 
 /* ---------------------------------------------------------------------------
@@ -246,7 +248,7 @@ static void replicationFeedBytes(const char *p, size_t len) {
             listRewind(repl.replicas, &li);
             while ((ln = listNext(&li))) {
                 client *r = listNodeValue(ln);
-                if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) continue;
+                if (!replicaWantsStream(r)) continue;
                 addReplyProto(r, p, len);
                 r->repl->fed_offset = server.primary_repl_offset;
             }
@@ -310,7 +312,7 @@ void replicationFlushReplicas(void) {
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
-        if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) continue;
+        if (!replicaWantsStream(r)) continue;
         long long from = r->repl->fed_offset + 1;
         if (from > server.primary_repl_offset) continue;
         if (from < repl.backlog->offset) {
@@ -449,13 +451,27 @@ int replicationClientMayWrite(client *c) {
     return c->repl->state == REPLICA_STATE_ONLINE && !c->repl->start_stream_on_ack;
 }
 
+/* 1 if r is fed the stream: its snapshot is under way or done, and it
+ * did not ask for the snapshot alone (REPLCONF rdb-only). */
+static int replicaWantsStream(client *r) {
+    return r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START && !r->repl->rdb_only;
+}
+
 /* Lets the output that accumulated for c go out. */
 static void replicaStartWriting(client *c) {
     if (clientHasPendingReplies(c)) prepareClientToWriteQueue(c);
 }
 
-/* The replica's snapshot is delivered: from now on it gets the stream. */
+/* The replica's snapshot is delivered: from now on it gets the stream;
+ * one that asked for the snapshot alone is closed instead. */
 void replicaPutOnline(client *c, int wait_first_ack) {
+    if (c->repl->rdb_only) {
+        c->repl->state = REPLICA_STATE_RDB_TRANSMITTED;
+        serverLog(LL_NOTICE, "RDB transfer completed, rdb only replica (%s) should be disconnected asap",
+                  replicaName(c));
+        freeClientAsync(c);
+        return;
+    }
     c->repl->state = REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
     c->repl->start_stream_on_ack = wait_first_ack;
@@ -583,6 +599,12 @@ void syncCommand(client *c) {
         return;
     }
     if (c->repl == NULL) c->repl = replClientDataCreate();
+    /* A filtered snapshot is never a file (dbfilename is the whole
+     * dataset): it is streamed, which takes the EOF framing. */
+    if (c->repl->rdb_exclude && !(c->repl->capa & REPLICA_CAPA_EOF)) {
+        addReplyError(c, "Filtered replica requires EOF capability");
+        return;
+    }
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
 
     if (!strcasecmp(objectGetVal(c->argv[0]), "psync")) {
@@ -616,15 +638,42 @@ void syncCommand(client *c) {
     if (m) {
         c->repl->method = m;
         if (replicaSetupFullResync(c, repl.snapshot_offset) != C_OK) return;
-        addReplyBacklogFrom(c, repl.snapshot_offset + 1);
+        if (replicaWantsStream(c)) addReplyBacklogFrom(c, repl.snapshot_offset + 1);
         if (m->attached) m->attached(c);
         serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
     } else if (!hasActiveChildProcess() &&
-               !(replicationSnapshotMethodFor(c)->delayed && server.repl_diskless_sync_delay > 0)) {
+               !(snapshotMethodDelayed(replicationSnapshotMethodFor(c)) && server.repl_diskless_sync_delay > 0)) {
         replicationStartFullSyncs();
     } else {
         serverLog(LL_NOTICE, "Delay next BGSAVE for diskless SYNC");
     }
+}
+
+/* REPLCONF rdb-filter-only "<filter> ...": what the replica's snapshot
+ * includes, everything else being left out; "functions" is the one filter
+ * there is (valkey-cli --functions-rdb), none at all leaves only the
+ * header and aux fields (valkey-cli --replica). Returns C_OK, or C_ERR
+ * after replying with Valkey's error. */
+static int replconfRdbFilter(client *c, sds value) {
+    int count;
+    sds *filters = sdssplitargs(value, &count);
+    if (filters == NULL) {
+        addReplyError(c, "Missing rdb-filter-only values");
+        return C_ERR;
+    }
+    int exclude = RDB_SAVE_EXCLUDE_DATA | RDB_SAVE_EXCLUDE_FUNCTIONS;
+    for (int j = 0; j < count; j++) {
+        if (strcasecmp(filters[j], "functions")) {
+            addReplyErrorFormat(c, "Unsupported rdb-filter-only option: %s", filters[j]);
+            sdsfreesplitres(filters, count);
+            return C_ERR;
+        }
+        exclude &= ~RDB_SAVE_EXCLUDE_FUNCTIONS;
+    }
+    sdsfreesplitres(filters, count);
+    if (c->repl == NULL) c->repl = replClientDataCreate();
+    c->repl->rdb_exclude = exclude;
+    return C_OK;
 }
 
 /* REPLCONF <option> <value> ...: what a replica tells about itself, and
@@ -687,10 +736,17 @@ void replconfCommand(client *c) {
                 aofAckWhenFsynced(c->repl->reploff);
             }
             return;
-        } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only") ||
-                   !strcasecmp(opt, "version") || !strcasecmp(opt, "rdb-channel")) {
-            /* Accepted and ignored: this primary always sends the whole
-             * dataset and the stream. */
+        } else if (!strcasecmp(opt, "rdb-only")) {
+            /* 1: the snapshot alone (valkey-cli --rdb); the link is closed
+             * once it is out, the stream is never sent. */
+            long rdb_only;
+            if (getRangeLongFromObjectOrReply(c, val, 0, 1, &rdb_only, NULL) != C_OK) return;
+            if (c->repl == NULL) c->repl = replClientDataCreate();
+            c->repl->rdb_only = (int)rdb_only;
+        } else if (!strcasecmp(opt, "rdb-filter-only")) {
+            if (replconfRdbFilter(c, objectGetVal(val)) != C_OK) return;
+        } else if (!strcasecmp(opt, "version") || !strcasecmp(opt, "rdb-channel")) {
+            /* Accepted and ignored: this primary has no dual-channel sync. */
         } else {
             addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
             return;
@@ -780,9 +836,26 @@ static replSnapshotMethod diskSnapshotMethod = {
     .can_attach = diskSnapshotCanAttach,
 };
 
-/* 1 if m serves c's full sync: it is c's method, or serves it too. */
+/* What the snapshot of method m leaves out (RDB_SAVE_EXCLUDE_*): only the
+ * socket method writes filtered snapshots, each for replicas that asked
+ * for the same filter. */
+static int snapshotMethodExclude(replSnapshotMethod *m) {
+    return m == &socketSnapshotMethod ? repl.snapshot_exclude : 0;
+}
+
+/* 1 if m serves c's full sync: it is c's method, or serves it too, and
+ * its snapshot has what c asked for (REPLCONF rdb-filter-only). */
 static int snapshotMethodServes(replSnapshotMethod *m, client *c) {
+    if (c->repl->rdb_exclude != snapshotMethodExclude(m)) return 0;
     return replicationSnapshotMethodFor(c) == m || (m->also_serves && m->also_serves(c));
+}
+
+/* 1 if a snapshot of method m waits repl-diskless-sync-delay for more
+ * replicas: a diskless sync does, and a filtered snapshot (streamed
+ * whatever repl-diskless-sync says) only with repl-diskless-sync yes, as
+ * Valkey decides. */
+static int snapshotMethodDelayed(replSnapshotMethod *m) {
+    return m->delayed && (m != &socketSnapshotMethod || server.repl_diskless_sync);
 }
 
 /* Every way a snapshot reaches replicas. */
@@ -1072,7 +1145,10 @@ static int socketSnapshotStart(void) {
     getRandomHexChars(mark, sizeof(mark));
     repl.snapshot_offset = server.primary_repl_offset;
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: replicas sockets");
-    if (rdbSaveToPipeBackground(fds[1], fds[0], mark) != C_OK) {
+    rdbSaveExclude = repl.snapshot_exclude; /* the child's copy filters its snapshot */
+    int forked = rdbSaveToPipeBackground(fds[1], fds[0], mark);
+    rdbSaveExclude = 0;
+    if (forked != C_OK) {
         close(fds[0]);
         close(fds[1]);
         return C_ERR;
@@ -1107,11 +1183,13 @@ static void socketSnapshotReplicaGone(client *c) {
  * Choosing and running a snapshot method
  * ------------------------------------------------------------------------- */
 
-/* The one place that decides how c's snapshot reaches it: READ from a
- * region when the replica can (repl_rdma.c), streamed when
- * repl-diskless-sync is on and the replica can read an EOF-framed
- * payload, else through the file. */
+/* The one place that decides how c's snapshot reaches it: streamed when
+ * it asked for a filtered one (REPLCONF rdb-filter-only; syncCommand()
+ * made sure it reads the EOF framing), READ from a region when the
+ * replica can (repl_rdma.c), streamed when repl-diskless-sync is on and
+ * the replica can read an EOF-framed payload, else through the file. */
 replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
+    if (c->repl->rdb_exclude) return &socketSnapshotMethod;
     if (replRdmaServes(c)) return &replRdmaRegionMethod;
     if (server.repl_diskless_sync && (c->repl->capa & REPLICA_CAPA_EOF)) return &socketSnapshotMethod;
     return &diskSnapshotMethod;
@@ -1120,8 +1198,10 @@ replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
 /* The method of the next snapshot: that of the first replica waiting for
  * one, unless the method of another waiting replica serves the first too
  * (a region with readers and stream targets), so that one sync serves
- * them all. NULL if nobody waits. */
-static replSnapshotMethod *replicationNextSnapshotMethod(void) {
+ * them all. *exclude gets what that snapshot leaves out: the first
+ * replica's filter, which the replicas it serves share (the others wait
+ * for a later one). NULL if nobody waits. */
+static replSnapshotMethod *replicationNextSnapshotMethod(int *exclude) {
     client *first = NULL;
     replSnapshotMethod *m = NULL;
     listIter li;
@@ -1134,10 +1214,12 @@ static replSnapshotMethod *replicationNextSnapshotMethod(void) {
         if (first == NULL) {
             first = r;
             m = rm;
-        } else if (rm != m && rm->also_serves && rm->also_serves(first)) {
+        } else if (rm != m && r->repl->rdb_exclude == first->repl->rdb_exclude && rm->also_serves &&
+                   rm->also_serves(first)) {
             m = rm;
         }
     }
+    *exclude = first ? first->repl->rdb_exclude : 0;
     return m;
 }
 
@@ -1145,9 +1227,11 @@ static replSnapshotMethod *replicationNextSnapshotMethod(void) {
  * waiting replica its method serves; others wait for the next. */
 static void replicationStartFullSyncs(void) {
     if (hasActiveChildProcess()) return;
-    replSnapshotMethod *m = replicationNextSnapshotMethod();
+    int exclude;
+    replSnapshotMethod *m = replicationNextSnapshotMethod(&exclude);
     if (m == NULL) return;
     if (m->busy && m->busy()) return; /* the cron tries again */
+    if (m == &socketSnapshotMethod) repl.snapshot_exclude = exclude;
     if (m->start() != C_OK) {
         serverLog(LL_WARNING, "BGSAVE for replication failed");
         listIter li;
@@ -1194,8 +1278,9 @@ static void replicationStartPendingSyncs(void) {
         if (idle > max_idle) max_idle = idle;
     }
     if (!waiting) return;
-    replSnapshotMethod *m = replicationNextSnapshotMethod();
-    if (m->delayed && max_idle < server.repl_diskless_sync_delay &&
+    int exclude;
+    replSnapshotMethod *m = replicationNextSnapshotMethod(&exclude);
+    if (snapshotMethodDelayed(m) && max_idle < server.repl_diskless_sync_delay &&
         !(server.repl_diskless_sync_max_replicas && waiting >= server.repl_diskless_sync_max_replicas))
         return;
     replicationStartFullSyncs();
@@ -2343,6 +2428,7 @@ static const char *replicaStateName(client *r) {
     case REPLICA_STATE_WAIT_BGSAVE_END: return "wait_bgsave";
     case REPLICA_STATE_SEND_BULK: return "send_bulk";
     case REPLICA_STATE_ONLINE: return "online";
+    case REPLICA_STATE_RDB_TRANSMITTED: return "rdb_transmitted";
     }
     return "unknown";
 }

@@ -39,6 +39,7 @@ typedef enum {
     REPLICA_STATE_WAIT_BGSAVE_END,       /* its snapshot is being produced; the stream accumulates */
     REPLICA_STATE_SEND_BULK,             /* the snapshot file is being sent */
     REPLICA_STATE_ONLINE,                /* gets the stream (after a streamed snapshot: from its first ACK) */
+    REPLICA_STATE_RDB_TRANSMITTED,       /* REPLCONF rdb-only 1: its snapshot is out, it is being closed */
 } replicaState;
 
 /* Where this server stands as a replica (INFO master_link_status...). */
@@ -69,6 +70,8 @@ typedef struct replClientData {
     long long aof_ack_off;      /* last FACK offset: its AOF is fsynced up to here (WAITAOF) */
     time_t ack_time;            /* when it came (or when the replica attached) */
     int start_stream_on_ack;    /* after a streamed snapshot: no writes until the first ACK */
+    int rdb_only;               /* REPLCONF rdb-only 1: the snapshot alone, never the stream */
+    int rdb_exclude;            /* REPLCONF rdb-filter-only: RDB_SAVE_EXCLUDE_* left out of its snapshot */
     struct replSnapshotMethod *method; /* what delivers its snapshot */
     struct replRdmaTarget *rdma; /* region method: its reading state (repl_rdma.c) */
     int dbfd;                   /* disk method: the snapshot file */
@@ -137,6 +140,8 @@ struct replicationState {
     int snapshot_running;       /* a child produces a snapshot for replicas */
     replSnapshotMethod *running_method;
     long long snapshot_offset;  /* the offset the running snapshot is taken at */
+    int snapshot_exclude;       /* RDB_SAVE_EXCLUDE_* of the socket method's snapshot (the only method
+                                   that serves filtered replicas), starting or running */
     list *waiting_clients;      /* clients blocked in WAIT */
     int primary_waits;          /* the primary's stream waits for a busy script to end */
     int get_ack_needed;         /* send REPLCONF GETACK before sleeping */

@@ -114,3 +114,220 @@ start_server {tags {repl needs:debug rdma:skip:tcp-config} overrides {enable-deb
         }
     }
 }
+
+# ---------------------------------------------------------------------------
+# REPLCONF rdb-only and rdb-filter-only (valkey-cli --rdb, --functions-rdb)
+# ---------------------------------------------------------------------------
+
+set ::vcli_binary [file join $::vk::cfg(root) src valkey-cli]
+# VALKEY_CLI_BINARY runs the valkey-cli tests with another build of it.
+if {[info exists ::env(VALKEY_CLI_BINARY)]} { set ::vcli_binary $::env(VALKEY_CLI_BINARY) }
+
+# Sends REPLCONF <k> <v> for each pair of opts, then SYNC, on a plain
+# connection to the server at level. Returns the client.
+proc sync_send {level opts} {
+    set c [::vk::client_open [srv $level host] [srv $level port]]
+    set fd [$c channel]
+    foreach {k v} $opts {
+        ::vk::send_command $fd [list replconf $k $v]
+        set reply [::vk::repl_stream_line $fd]
+        if {$reply ne "+OK"} {
+            $c close
+            error "REPLCONF $k $v: $reply"
+        }
+    }
+    ::vk::send_command $fd {sync}
+    return $c
+}
+
+# Reads the snapshot that answers the SYNC of client c; returns it
+# without its framing.
+proc sync_read_payload {c} {
+    set fd [$c channel]
+    set line [::vk::repl_stream_line $fd]
+    if {[string match {$EOF:*} $line]} {
+        set mark [string range $line 5 end]
+        set payload ""
+        while {[string range $payload end-39 end] ne $mark} {
+            append payload [::vk::repl_stream_exact $fd 1]
+        }
+        return [string range $payload 0 end-40]
+    }
+    if {[string match {$*} $line]} { return [::vk::repl_stream_exact $fd [string range $line 1 end]] }
+    error "SYNC: $line"
+}
+
+# sync_send, then sync_read_payload: returns {client payload}.
+proc sync_with_options {level opts} {
+    set c [sync_send $level $opts]
+    return [list $c [sync_read_payload $c]]
+}
+
+# What happens to the link of client c within ms milliseconds: "closed"
+# (the server closed it), "data: ..." (it sent more), or "open".
+proc link_fate {c ms} {
+    set fd [$c channel]
+    fconfigure $fd -blocking 0 -translation binary
+    set deadline [expr {[clock milliseconds] + $ms}]
+    while {[clock milliseconds] < $deadline} {
+        set d [read $fd]
+        if {$d ne ""} { return "data: [string range $d 0 80]" }
+        if {[eof $fd]} { return closed }
+        after 20
+    }
+    return open
+}
+
+# Writes data (a snapshot) to dir/dump.rdb.
+proc write_rdb {dir data} {
+    file mkdir $dir
+    set fh [open [file join $dir dump.rdb] wb]
+    puts -nonewline $fh $data
+    close $fh
+}
+
+# run_vcli args..: src/valkey-cli against the innermost server; returns
+# {exit_status output}.
+proc run_vcli {args} {
+    if {![file executable $::vcli_binary]} { skip "$::vcli_binary is not built (make)" }
+    if {[catch {::vk::transport_cli_args} transport_args]} { skip $transport_args }
+    set code [catch {exec $::vcli_binary -h [srv host] -p [srv port] {*}$transport_args {*}$args 2>@1} out opts]
+    set status 0
+    if {$code && [lindex [dict get $opts -errorcode] 0] eq "CHILDSTATUS"} {
+        set status [lindex [dict get $opts -errorcode] 2]
+    }
+    return [list $status $out]
+}
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    r function load {#!lua name=snaplib
+        server.register_function('snapfunc', function() return 'snap' end)}
+    repl_populate_all_types 30
+
+    test "REPLCONF rdb-only and rdb-filter-only: argument errors" {
+        set c [vk_client]
+        assert_error "*value is out of range*" {$c replconf rdb-only 2}
+        assert_error "*not an integer*" {$c replconf rdb-only yes}
+        assert_error "ERR Unsupported rdb-filter-only option: keys" {$c replconf rdb-filter-only "functions keys"}
+        assert_error "ERR Missing rdb-filter-only values" {$c replconf rdb-filter-only "\"functions"}
+        assert_equal OK [$c replconf rdb-filter-only functions]
+        # Without capa eof a filtered snapshot cannot be sent.
+        assert_error "ERR Filtered replica requires EOF capability" {$c sync}
+        $c close
+    }
+
+    foreach diskless {no yes} {
+        test "REPLCONF rdb-only 1 (repl-diskless-sync $diskless): the snapshot, then the link is closed, never the stream" {
+            r config set repl-diskless-sync $diskless
+            lassign [sync_with_options 0 {capa eof rdb-only 1}] c payload
+            r set rdbonly:after 1
+            assert_equal closed [link_fate $c 3000]
+            $c close
+            assert [log_has_line "*RDB transfer completed, rdb only replica (*) should be disconnected asap*"]
+            wait_for_condition 100 20 {[repl_info connected_slaves] == 0} { fail "the rdb-only client is still listed" }
+            r del rdbonly:after
+            set dir [tmp_path rdbonly-$diskless]
+            write_rdb $dir $payload
+            set digest [r debug digest]
+            start_server [list overrides [list dir $dir enable-debug-command yes]] {
+                assert_equal $digest [r debug digest]
+                assert_equal snap [r fcall snapfunc 0]
+            }
+        }
+    }
+
+    test "REPLCONF rdb-filter-only functions: a snapshot of the libraries alone (streamed even with repl-diskless-sync no)" {
+        r config set repl-diskless-sync no
+        lassign [sync_with_options 0 {capa eof rdb-only 1 rdb-filter-only functions}] c payload
+        assert_equal closed [link_fate $c 3000]
+        $c close
+        set dir [tmp_path functions-only]
+        write_rdb $dir $payload
+        start_server [list overrides [list dir $dir]] {
+            assert_equal 0 [r dbsize]
+            assert_equal snap [r fcall snapfunc 0]
+        }
+    }
+
+    test "REPLCONF rdb-filter-only with no filter (valkey-cli --replica): no keys and no libraries, then the stream" {
+        lassign [sync_with_options 0 {capa eof rdb-filter-only ""}] c payload
+        assert_match "REDIS0011*" $payload
+        assert_equal -1 [string first snaplib $payload]
+        # Not rdb-only: it gets the stream once it acknowledges.
+        ::vk::send_command [$c channel] {replconf ack 0}
+        r set filtered:after 1
+        wait_for_condition 100 20 {[string match "*slave0:*state=online*" [r info replication]]} {
+            fail "the replica did not go online"
+        }
+        set s $c
+        assert_replication_stream $s {{select *} {set filtered:after 1}}
+        $c close
+        set dir [tmp_path nothing]
+        write_rdb $dir $payload
+        start_server [list overrides [list dir $dir]] {
+            assert_equal 0 [r dbsize]
+            assert_equal {} [r function list]
+        }
+        r del filtered:after
+    }
+
+    test "Replicas asking for different filters at the same time get one snapshot each" {
+        r config set repl-diskless-sync yes
+        r config set repl-diskless-sync-delay 1
+        set forks [repl_info total_forks 0 stats]
+        set whole [sync_send 0 {capa eof rdb-only 1}]
+        set funcs [sync_send 0 {capa eof rdb-only 1 rdb-filter-only functions}]
+        set same [sync_send 0 {capa eof rdb-only 1}]
+        set p_whole [sync_read_payload $whole]
+        set p_same [sync_read_payload $same]
+        set p_funcs [sync_read_payload $funcs]
+        foreach c [list $whole $funcs $same] { $c close }
+        r config set repl-diskless-sync-delay 0
+        # The two that asked for the whole dataset shared one child.
+        assert_equal [expr {$forks + 2}] [repl_info total_forks 0 stats]
+        assert_equal $p_whole $p_same
+        set digest [r debug digest]
+        write_rdb [tmp_path shared-whole] $p_whole
+        write_rdb [tmp_path shared-funcs] $p_funcs
+        start_server [list overrides [list dir [tmp_path shared-whole] enable-debug-command yes]] {
+            assert_equal $digest [r debug digest]
+        }
+        start_server [list overrides [list dir [tmp_path shared-funcs]]] {
+            assert_equal 0 [r dbsize]
+            assert_equal snap [r fcall snapfunc 0]
+        }
+    }
+}
+
+start_server {tags {repl needs:debug rdma:skip:tcp-tool} overrides {enable-debug-command yes repl-diskless-sync yes
+                                                              repl-diskless-sync-delay 1}} {
+    r function load {#!lua name=clilib
+        server.register_function('clifunc', function() return 'cli' end)}
+    repl_populate_all_types 30
+
+    test "valkey-cli --rdb: the whole snapshot, the primary closes the link (with keep-alives before it)" {
+        set dir [tmp_path cli-rdb]
+        file mkdir $dir
+        lassign [run_vcli --rdb $dir/dump.rdb] code out
+        assert_equal 0 $code $out
+        assert_match "*Transfer finished with success*" $out
+        assert [log_has_line "*RDB transfer completed, rdb only replica (*) should be disconnected asap*"]
+        set digest [r debug digest]
+        start_server [list overrides [list dir $dir enable-debug-command yes]] {
+            assert_equal $digest [r debug digest]
+            assert_equal cli [r fcall clifunc 0]
+        }
+    }
+
+    test "valkey-cli --functions-rdb: the libraries and no keys" {
+        set dir [tmp_path cli-functions]
+        file mkdir $dir
+        r config set repl-diskless-sync no
+        lassign [run_vcli --functions-rdb $dir/dump.rdb] code out
+        assert_equal 0 $code $out
+        start_server [list overrides [list dir $dir]] {
+            assert_equal 0 [r dbsize]
+            assert_equal cli [r fcall clifunc 0]
+        }
+    }
+}
