@@ -168,7 +168,10 @@ static robj *dbInsertAtPosition(serverDb *db, sds key, robj *val, long long expi
     robj *o = dbNewEntry(val, key, expire != -1, expire, take);
     hashtablePauseRehashing(db->keys);
     hashtableInsertAtPosition(db->keys, o, pos);
-    if (expire != -1) hashtableAdd(db->expires, o);
+    if (expire != -1) {
+        hashtableAdd(db->expires, o);
+        expireRememberReplicaKey(db, key);
+    }
     return o;
 }
 
@@ -477,6 +480,7 @@ long long emptyData(int dbnum, int flags, void(callback)(hashtable *)) {
         db->avg_ttl = 0;
         db->expires_cursor = 0;
     }
+    if (dbnum == -1) expireForgetReplicaKeys(); /* FLUSHALL, a full sync */
     return removed;
 }
 
@@ -587,6 +591,7 @@ robj *setExpire(client *c, serverDb *db, robj *key, long long when) {
     robj *n = objectSetExpire(o, when); /* o is gone if n != o */
     *ref = n;
     if (!had_ttl) hashtableAdd(db->expires, n); /* (n != o only when o had no TTL) */
+    expireRememberReplicaKey(db, objectGetKey(n));
     return n;
 }
 

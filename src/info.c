@@ -543,7 +543,7 @@ static sds infoStats(sds info) {
         "latest_fork_usec:%lld\r\n"
         "total_forks:%lld\r\n"
         "migrate_cached_sockets:%zu\r\n"
-        "slave_expires_tracked_keys:0\r\n"
+        "slave_expires_tracked_keys:%zu\r\n"
         "active_defrag_hits:%lld\r\n"
         "active_defrag_misses:%lld\r\n"
         "active_defrag_key_hits:%lld\r\n"
@@ -587,6 +587,7 @@ static sds infoStats(sds info) {
         server.stat_total_eviction_exceeded_time / 1000, server.stat_keyspace_hits, server.stat_keyspace_misses,
         pubsubTotal(PUBSUB_CHANNEL), pubsubTotal(PUBSUB_PATTERN), pubsubTotal(PUBSUB_SHARD),
         snapshot.stat_fork_time, snapshot.stat_total_forks, migrateCachedSocketsCount(),
+        expireReplicaKeysTracked(),
         defrag.stat_hits, defrag.stat_misses, defrag.stat_key_hits, defrag.stat_key_misses,
         defrag.stat_total_time_us / 1000,
         defragCurrentTimeMs(),

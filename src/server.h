@@ -1111,6 +1111,13 @@ void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 void activeExpireCycle(int type);
 void expireGenericCommand(client *c, long long basetime, int unit);
 int checkAlreadyExpired(long long when);
+/* Writable replicas (replica-read-only no): the keys their own clients
+ * gave a TTL, expired by the cron since no DEL will come for them (see
+ * expire.c). db.c calls the first when a key gets a TTL and the second
+ * when every database is emptied. */
+void expireRememberReplicaKey(serverDb *db, sds key);
+void expireForgetReplicaKeys(void);
+size_t expireReplicaKeysTracked(void); /* INFO slave_expires_tracked_keys */
 #define ACTIVE_EXPIRE_CYCLE_SLOW 0
 #define ACTIVE_EXPIRE_CYCLE_FAST 1
 #define UNIT_SECONDS 0

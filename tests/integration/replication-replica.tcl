@@ -331,3 +331,106 @@ start_server {tags {repl needs:debug rdma:skip:tcp-tool} overrides {enable-debug
         }
     }
 }
+
+# ---------------------------------------------------------------------------
+# Expiry on replicas
+# ---------------------------------------------------------------------------
+
+# DBSIZE of database db on the server at level, without touching a key.
+proc dbsize_of {level db} {
+    set c [vk_client $level]
+    $c select $db
+    set n [$c dbsize]
+    $c close
+    return $n
+}
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes}} {
+        r replicaof [srv -1 host] [srv -1 port]
+        wait_for_sync
+
+        test "Writable replica: the keys its own clients give a TTL are expired actively" {
+            r -1 debug set-active-expire 0
+            r -1 set primary:key 1 px 100
+            wait_for_ofs_sync -1 0
+            r config set replica-read-only no
+            r select 5
+            r set w:px 1 px 100
+            r setex w:setex 1 v
+            r set w:persisted v
+            r expire w:persisted 1
+            r set w:restored v
+            r restore w:restore 100 [r dump w:restored]
+            r del w:restored
+            r select 9
+            r set w:db9 1 px 100
+            r select 0
+            assert_equal 5 [repl_info slave_expires_tracked_keys 0 stats]
+            wait_for_condition 100 50 {[dbsize_of 0 5] == 0 && [dbsize_of 0 9] == 0} {
+                fail "keys written on the replica did not expire: [r info keyspace]"
+            }
+            assert_equal 0 [repl_info slave_expires_tracked_keys 0 stats]
+            # The primary's key is left for the primary's DEL, however late.
+            after 200
+            assert_equal 1 [dbsize_of 0 0]
+            r -1 debug set-active-expire 1
+            wait_for_condition 100 50 {[dbsize_of 0 0] == 0} { fail "the primary's DEL did not come" }
+            wait_for_ofs_sync -1 0
+            assert_digests_equal {-1 0}
+        }
+
+        test "Writable replica: a key its client persists is forgotten, FLUSHALL forgets them all" {
+            r set w:kept v px 300
+            r persist w:kept
+            r set w:flushed v ex 100
+            assert_equal 2 [repl_info slave_expires_tracked_keys 0 stats]
+            after 500
+            assert_equal v [r get w:kept]
+            r flushall
+            assert_equal 0 [repl_info slave_expires_tracked_keys 0 stats]
+            r config set replica-read-only yes
+            wait_for_ofs_sync -1 0
+            assert_digests_equal {-1 0}
+        }
+
+        test "Writable replica: a write re-creates its primary's expired key, a read only misses it" {
+            r -1 debug set-active-expire 0
+            r -1 set k1 5 px 10
+            r -1 set k2 5 px 10
+            wait_for_ofs_sync -1 0
+            wait_for_condition 100 20 {[r exists k1 k2] == 0} { fail "the keys did not expire logically" }
+            r config set replica-read-only no
+            assert_equal 2 [dbsize_of 0 0]
+            assert_equal 1 [r incr k1]
+            assert_equal -1 [r ttl k1]
+            assert_equal {} [r get k2]
+            assert_equal 2 [dbsize_of 0 0]
+            r del k1 k2
+            r config set replica-read-only yes
+            r -1 debug set-active-expire 1
+            r -1 del k1 k2
+            wait_for_ofs_sync -1 0
+            assert_digests_equal {-1 0}
+        }
+
+        test "Read-only replica: PFCOUNT updates its cache, ignores a logically expired key, DBSIZE still counts it" {
+            r -1 pfadd hll a b c d e f g h i j k l m n o p q
+            wait_for_ofs_sync -1 0
+            set before [r get hll]
+            assert_equal 17 [r pfcount hll]
+            assert_not_equal $before [r get hll] ;# the cached cardinality was written
+            r -1 del hll
+            r -1 debug set-active-expire 0
+            r -1 pfadd hll a b c d e f g h i j k l m n o p q
+            r -1 pexpire hll 10
+            wait_for_ofs_sync -1 0
+            wait_for_condition 100 20 {[r exists hll] == 0} { fail "hll did not expire logically" }
+            assert_equal 0 [r pfcount hll]
+            assert_equal 1 [dbsize_of 0 0] ;# not deleted: the primary's DEL will come
+            r -1 debug set-active-expire 1
+            wait_for_condition 100 50 {[dbsize_of 0 0] == 0} { fail "the primary's DEL did not come" }
+            assert_digests_equal {-1 0}
+        }
+    }
+}
