@@ -122,6 +122,9 @@ void resetServerStats(void) {
     server.stat_rejected_conn = 0;
     server.stat_net_input_bytes = 0;
     server.stat_net_output_bytes = 0;
+    server.stat_net_repl_input_bytes = 0;
+    server.stat_net_repl_output_bytes = 0;
+    replicationResetStats(); /* sync_full, sync_partial_ok, sync_partial_err */
     server.stat_unexpected_error_replies = 0;
     server.stat_total_error_replies = 0;
     server.stat_dump_payload_sanitizations = 0;

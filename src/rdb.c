@@ -604,11 +604,21 @@ static int rdbLoadFunction(rio *r, rdbLoadState *st) {
     return ret;
 }
 
+/* A key of the current database dropped as expired is a deletion the
+ * replicas of a restarted primary must apply (RDBFLAGS_FEED_REPL). */
+static void rdbLoadFeedExpiredKey(rdbLoadState *st, sds key) {
+    robj *argv[2] = {server.lazyfree_lazy_expire ? shared.unlink : shared.del,
+                     createStringObject(key, sdslen(key))};
+    replicationFeedReplicas(st->db->id, argv, 2);
+    decrRefCount(argv[1]);
+}
+
 /* Adds a loaded key to the current database with its expiry and access
  * data, or drops it when it already expired (loading as a primary). */
 static int rdbLoadAddKey(rdbLoadState *st, sds key, robj *val) {
     if (server.primary_host == NULL && st->expiretime != -1 && st->expiretime < st->now) {
         st->keys_expired++;
+        if (st->rdbflags & RDBFLAGS_FEED_REPL) rdbLoadFeedExpiredKey(st, key);
         decrRefCount(val);
         return C_OK;
     }

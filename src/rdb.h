@@ -159,6 +159,11 @@ int rdbLoadRio(rio *r);                /* replaces nothing: loads into the curre
 /* The caller ends the process when the load fails (start-up, the AOF's
  * base): only then do the loader's log lines say it aborts, as Valkey's do. */
 #define RDBFLAGS_EXIT_ON_ERROR (1 << 2)
+/* A primary loading its own file at start-up: each key dropped because it
+ * expired meanwhile is fed to the replication backlog as a DEL (UNLINK
+ * with lazyfree-lazy-expire), so that replicas that kept it learn it is
+ * gone (replicationOwnFileLoadBegin()). */
+#define RDBFLAGS_FEED_REPL (1 << 3)
 int rdbLoadRioWithFlags(rio *r, int rdbflags);
 /* Keys the last successful load added and skipped as already expired
  * (INFO persistence: rdb_last_load_keys_loaded / _expired). */

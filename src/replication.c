@@ -2477,6 +2477,11 @@ void roleCommand(client *c) {
     addReplyLongLong(c, repl.primary ? repl.primary->repl->reploff : -1);
 }
 
+/* See replication.h. */
+void replicationResetStats(void) {
+    repl.stat_sync_full = repl.stat_sync_partial_ok = repl.stat_sync_partial_err = 0;
+}
+
 /* See replication.h: the "# Replication" section of INFO. */
 sds replicationCatInfo(sds info) {
     time_t now = server.unixtime;
@@ -2571,17 +2576,58 @@ int replicationGetSaveInfo(rdbReplInfo *ri) {
     return 1;
 }
 
-/* See replication.h: an aux field of a loaded RDB. repl-id/repl-offset
- * are taken only at start-up of a replica (loading its own file), where
- * they say which history the data belongs to. */
+/* See replication.h: an aux field of a loaded RDB. repl-stream-db is the
+ * database the stream after a full sync's snapshot starts in; repl-id and
+ * repl-offset count only in our own file at start-up, where they say which
+ * history the data belongs to (replicationOwnFileLoadEnd()). */
 void replicationLoadedInfo(const char *key, const char *val) {
+    long long n;
+    int number = string2ll(val, strlen(val), &n);
     if (!strcasecmp(key, "repl-stream-db")) {
-        repl.stream_db = atoi(val);
+        repl.stream_db = number && n >= 0 && n < server.dbnum ? (int)n : -1;
+        if (repl.loading_own_file) repl.loaded_stream_db = repl.stream_db;
     } else if (!strcasecmp(key, "repl-id") && repl.loading_own_file && strlen(val) == CONFIG_RUN_ID_SIZE) {
-        memcpy(server.replid, val, CONFIG_RUN_ID_SIZE + 1);
+        memcpy(repl.loaded_replid, val, CONFIG_RUN_ID_SIZE + 1);
+    } else if (!strcasecmp(key, "repl-offset") && repl.loading_own_file && number && n >= 0) {
+        repl.loaded_offset = n;
+    }
+}
+
+/* See replication.h. */
+void replicationOwnFileLoadBegin(void) {
+    repl.loading_own_file = 1;
+    repl.loaded_replid[0] = '\0';
+    repl.loaded_offset = -1;
+    repl.loaded_stream_db = -1;
+    if (server.primary_host == NULL && repl.backlog == NULL) replicationCreateBacklog();
+}
+
+/* A restarted primary takes up the history its file recorded: it stays
+ * reachable as replid2 up to the file's offset, and the stream (the DELs
+ * fed during the load, already in the backlog) continues after it under
+ * the new replid this run has. */
+static void replicationResumeOwnHistory(void) {
+    memcpy(repl.replid2, repl.loaded_replid, sizeof(repl.replid2));
+    repl.second_replid_offset = repl.loaded_offset + 1;
+    server.primary_repl_offset += repl.loaded_offset;
+    repl.backlog->offset = server.primary_repl_offset - repl.backlog->histlen + 1;
+    repl.fed_offset = server.primary_repl_offset; /* no replica is owed anything yet */
+    repl.no_replicas_since = server.unixtime;
+}
+
+/* See replication.h. */
+void replicationOwnFileLoadEnd(int ok) {
+    repl.loading_own_file = 0;
+    int valid = ok && repl.loaded_replid[0] && repl.loaded_offset >= 0 && repl.loaded_stream_db >= 0;
+    if (server.primary_host) {
+        if (!valid) return;
+        memcpy(server.replid, repl.loaded_replid, sizeof(server.replid));
+        server.primary_repl_offset = repl.loaded_offset;
+        repl.stream_db = repl.loaded_stream_db;
         repl.psync_possible = 1;
-    } else if (!strcasecmp(key, "repl-offset") && repl.loading_own_file) {
-        server.primary_repl_offset = strtoll(val, NULL, 10);
+    } else if (repl.backlog) {
+        if (valid) replicationResumeOwnHistory();
+        else replicationDiscardBacklog();
     }
 }
 

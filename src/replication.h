@@ -167,7 +167,10 @@ struct replicationState {
     time_t handshake_start;
     int stream_db;              /* repl-stream-db of a loaded RDB, -1 unknown */
     int psync_possible;         /* this dataset holds (replid, offset): PSYNC may continue it */
-    int loading_own_file;       /* start-up load of a replica: take repl-id/offset */
+    int loading_own_file;       /* start-up load of our own RDB: its repl-* aux fields are collected */
+    char loaded_replid[CONFIG_RUN_ID_SIZE + 1]; /* ... repl-id, "" if none */
+    long long loaded_offset;    /* ... repl-offset, -1 if none */
+    int loaded_stream_db;       /* ... repl-stream-db, -1 if none */
     /* FAILOVER */
     failoverState failover_state;
     mstime_t failover_end_time; /* 0 = no timeout */
@@ -294,9 +297,23 @@ typedef struct rdbReplInfo {
 } rdbReplInfo;
 int replicationGetSaveInfo(rdbReplInfo *ri);
 void replicationLoadedInfo(const char *key, const char *val);
+/* The start-up load of this server's own RDB (snapshot.c), around it.
+ * Begin: a primary gets a backlog, into which the loader feeds a DEL for
+ * each key that expired while the server was down (RDBFLAGS_FEED_REPL).
+ * End (ok: the load succeeded): the point of history the file recorded
+ * (repl-id, repl-offset) is taken up. A replica continues it with PSYNC;
+ * a primary keeps it as replid2, valid up to that offset, with the DELs
+ * after it in the backlog, so that its replicas continue with a partial
+ * resync, unless those DELs overflowed repl-backlog-size (then they need
+ * a full one), as Valkey does. Without those fields a primary drops the
+ * backlog. Event loop, before the server serves anyone. */
+void replicationOwnFileLoadBegin(void);
+void replicationOwnFileLoadEnd(int ok);
 
 /* INFO replication. */
 sds replicationCatInfo(sds info);
+/* CONFIG RESETSTAT: the sync counters of INFO stats. */
+void replicationResetStats(void);
 
 /* Commands. */
 void syncCommand(client *c);

@@ -712,9 +712,13 @@ void loadDataFromDisk(void) {
     if (stat(server.rdb_filename, &st) == -1 && errno == ENOENT) return;
     long long start = ustime();
     snapshot.loading_serves_clients = 1;
-    repl.loading_own_file = server.primary_host != NULL; /* its replication id and offset count */
-    int ret = snapshotLoadFile(server.rdb_filename, RDBFLAGS_EXIT_ON_ERROR);
-    repl.loading_own_file = 0;
+    /* Our own file: its replication id and offset say where our history
+     * stands; as a primary, keys that expired meanwhile go to the backlog
+     * as DELs for the replicas that still have them. */
+    replicationOwnFileLoadBegin();
+    int flags = RDBFLAGS_EXIT_ON_ERROR | (server.primary_host == NULL ? RDBFLAGS_FEED_REPL : 0);
+    int ret = snapshotLoadFile(server.rdb_filename, flags);
+    replicationOwnFileLoadEnd(ret == C_OK);
     snapshot.loading_serves_clients = 0;
     if (ret == C_OK) {
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(ustime() - start) / 1000000);

@@ -434,3 +434,134 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-d
         }
     }
 }
+
+# ---------------------------------------------------------------------------
+# A primary restarted from its RDB continues its history (PSYNC2)
+# ---------------------------------------------------------------------------
+
+# Waits until the primary at level 0 and its replica (-1) and sub-replica
+# (-2) have the same offset, the primary's own replica having
+# acknowledged it (a primary with a lagging replica may ask it for an ACK
+# at shutdown, which would move the offset past what the RDB records).
+proc wait_chain_synced {} {
+    set offset [repl_info master_repl_offset 0]
+    wait_for_condition 200 50 {
+        [string match "*slave0:*,offset=$offset,*" [r info replication]] &&
+        [repl_info master_repl_offset -1] == $offset &&
+        [repl_info master_repl_offset -2] == $offset
+    } {
+        fail "offsets differ: [repl_info master_repl_offset 0] [repl_info master_repl_offset -1]\
+              [repl_info master_repl_offset -2]"
+    }
+    return $offset
+}
+
+# Restarts the primary (level 0) and waits until both links are up again.
+proc restart_primary_of_chain {} {
+    restart_server_at 0
+    wait_for_condition 100 100 {[repl_info master_link_status -1] eq "up" && [repl_info master_link_status -2] eq "up"} {
+        fail "the replicas did not sync after the primary's restart"
+    }
+}
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes}} {
+    start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+        start_server {overrides {enable-debug-command yes repl-diskless-sync-delay 0}} {
+            # No PING and no time-out: the offsets move only when the tests
+            # write, and no link drops on its own.
+            r config set save "3600 1"
+            r config set repl-ping-replica-period 3600
+            r config set repl-timeout 3600
+            r config rewrite
+            r -1 config set repl-timeout 3600
+            r -2 config set repl-timeout 3600
+            r -1 replicaof [srv 0 host] [srv 0 port]
+            r -2 replicaof [srv -1 host] [srv -1 port]
+            wait_for_sync -1
+            wait_for_sync -2
+
+            test "Restarted primary, offset 0: the replicas continue with a partial resync (repl-id/repl-offset of its RDB)" {
+                assert_equal 0 [repl_info master_repl_offset 0]
+                set replid [repl_info master_replid 0]
+                r -1 config resetstat
+                restart_primary_of_chain
+                assert_not_equal $replid [repl_info master_replid 0]
+                assert_equal 0 [repl_info master_repl_offset 0]
+                assert_equal $replid [repl_info master_replid2 0]
+                assert_equal 1 [repl_info second_repl_offset 0]
+                assert_equal 1 [repl_info repl_backlog_active 0]
+                assert_equal 1 [repl_info repl_backlog_first_byte_offset 0]
+                assert_equal 0 [repl_info repl_backlog_histlen 0]
+                assert_equal 1 [repl_info sync_partial_ok 0 stats]
+                assert_equal 0 [repl_info sync_full 0 stats]
+                # The replica's own replica followed the id change the same way.
+                assert_equal 1 [repl_info sync_partial_ok -1 stats]
+            }
+
+            test "Restarted primary with data: partial resync from the offset its RDB recorded" {
+                repl_populate_all_types 100
+                set replid [repl_info master_replid 0]
+                set offset [wait_chain_synced]
+                r -1 config resetstat
+                restart_primary_of_chain
+                assert_equal $offset [repl_info master_repl_offset 0]
+                assert_equal $replid [repl_info master_replid2 0]
+                assert_equal [expr {$offset + 1}] [repl_info second_repl_offset 0]
+                assert_equal [expr {$offset + 1}] [repl_info repl_backlog_first_byte_offset 0]
+                assert_equal 0 [repl_info repl_backlog_histlen 0]
+                assert_equal 1 [repl_info sync_partial_ok 0 stats]
+                assert_equal 1 [repl_info sync_partial_ok -1 stats]
+                r set after:restart 1
+                wait_chain_synced
+                assert_digests_equal {0 -1 -2}
+            }
+
+            test "Restarted primary whose keys expired while it was down: their DELs follow the partial resync" {
+                r debug set-active-expire 0
+                for {set j 0} {$j < 1024} {incr j} {
+                    r select [expr {$j % 16}]
+                    r set exp:$j v px 10
+                }
+                r select 0
+                after 20
+                set offset [wait_chain_synced]
+                r -1 config resetstat
+                restart_primary_of_chain
+                assert_equal 1024 [repl_info rdb_last_load_keys_expired 0 persistence]
+                set dels [repl_info repl_backlog_histlen 0]
+                assert {$dels > 0}
+                assert_equal [expr {$offset + $dels}] [repl_info master_repl_offset 0]
+                assert_equal 1 [repl_info sync_partial_ok 0 stats]
+                assert_equal 0 [repl_info sync_full 0 stats]
+                assert_equal 1 [repl_info sync_partial_ok -1 stats]
+                wait_chain_synced
+                for {set db 0} {$db < 16} {incr db} {
+                    assert_equal [dbsize_of 0 $db] [dbsize_of -2 $db] "db $db"
+                }
+                assert_digests_equal {0 -1 -2}
+            }
+
+            test "Restarted primary whose expired keys' DELs overflow the backlog: the replicas need a full sync" {
+                r config set repl-backlog-size 16384
+                r config rewrite
+                r debug set-active-expire 0
+                for {set j 0} {$j < 2048} {incr j} {
+                    r select [expr {$j % 16}]
+                    r set exp:$j v px 10
+                }
+                r select 0
+                after 20
+                wait_chain_synced
+                r -1 config resetstat
+                restart_primary_of_chain
+                assert_equal 2048 [repl_info rdb_last_load_keys_expired 0 persistence]
+                assert {[repl_info repl_backlog_first_byte_offset 0] > [repl_info second_repl_offset 0]}
+                assert_equal 0 [repl_info sync_partial_ok 0 stats]
+                assert_equal 1 [repl_info sync_full 0 stats]
+                assert_equal 1 [repl_info sync_full -1 stats]
+                wait_chain_synced
+                assert_digests_equal {0 -1 -2}
+            }
+        }
+    }
+}
