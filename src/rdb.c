@@ -492,6 +492,8 @@ int rdbSaveRio(rio *r) {
 typedef struct rdbLoadState {
     int rdbver;
     int rdbflags;
+    serverDb *dbs;        /* where keys go: server.db, or a target's (rdbLoadRioTo()) */
+    functionsRegistry *functions; /* where libraries go, NULL: the current ones */
     serverDb *db;
     long long expiretime; /* of the next key, -1 for none */
     long long lfu_freq;   /* of the next key, -1 when not given */
@@ -574,7 +576,7 @@ static int rdbLoadSelectDb(rio *r, rdbLoadState *st) {
                   server.dbnum);
         return C_ERR;
     }
-    st->db = server.db + id;
+    st->db = st->dbs + id;
     return C_OK;
 }
 
@@ -595,7 +597,9 @@ static int rdbLoadFunction(rio *r, rdbLoadState *st) {
     sds code = rdbLoadString(r, RDB_LOAD_SDS, NULL);
     if (!code) return C_ERR;
     sds err = NULL;
-    int ret = functionsLoadLibraryFromRdb(code, st->rdbflags & RDBFLAGS_ALLOW_DUP, &err);
+    int replace = st->rdbflags & RDBFLAGS_ALLOW_DUP;
+    int ret = st->functions ? functionsRegistryLoadFromRdb(st->functions, code, replace, &err)
+                            : functionsLoadLibraryFromRdb(code, replace, &err);
     if (ret != C_OK) {
         serverLog(LL_WARNING, "Failed loading library, %s", err ? err : "unknown error");
         sdsfree(err);
@@ -645,7 +649,7 @@ static int rdbLoadKeyValue(rio *r, rdbLoadState *st, int rdbtype) {
         snprintf(why, sizeof(why), "Unknown RDB encoding type %d", rdbtype);
         return rdbLoadCorrupt(r, why);
     }
-    if (st->db == NULL) st->db = server.db; /* files before SELECTDB existed */
+    if (st->db == NULL) st->db = st->dbs; /* files before SELECTDB existed */
     sds key = rdbLoadString(r, RDB_LOAD_SDS, NULL);
     if (!key) return C_ERR;
     int empty;
@@ -716,7 +720,7 @@ static int rdbLoadRecord(rio *r, rdbLoadState *st) {
         return 1;
     case RDB_OPCODE_SELECTDB: return rdbLoadSelectDb(r, st) == C_OK ? 1 : -1;
     case RDB_OPCODE_RESIZEDB:
-        if (st->db == NULL) st->db = server.db;
+        if (st->db == NULL) st->db = st->dbs;
         return rdbLoadResizeDb(r, st) == C_OK ? 1 : -1;
     case RDB_OPCODE_AUX: return rdbLoadAuxField(r, st) == C_OK ? 1 : -1;
     case RDB_OPCODE_FUNCTION2: return rdbLoadFunction(r, st) == C_OK ? 1 : -1;
@@ -733,7 +737,13 @@ static int rdbLoadRecord(rio *r, rdbLoadState *st) {
 long long rdbLastLoadKeysLoaded = 0, rdbLastLoadKeysExpired = 0;
 
 int rdbLoadRioWithFlags(rio *r, int rdbflags) {
+    return rdbLoadRioTo(r, rdbflags, NULL);
+}
+
+int rdbLoadRioTo(rio *r, int rdbflags, const rdbLoadTarget *target) {
     rdbLoadState st = {.rdbflags = rdbflags, .expiretime = -1, .lfu_freq = -1, .lru_idle = -1};
+    st.dbs = target && target->dbs ? target->dbs : server.db;
+    st.functions = target ? target->functions : NULL;
     st.lru_clock = LRU_CLOCK();
     st.now = mstime();
     rioEnableChecksum(r);

@@ -165,6 +165,19 @@ int rdbLoadRio(rio *r);                /* replaces nothing: loads into the curre
  * gone (replicationOwnFileLoadBegin()). */
 #define RDBFLAGS_FEED_REPL (1 << 3)
 int rdbLoadRioWithFlags(rio *r, int rdbflags);
+/* Where a load puts what it reads: dbs, an array of server.dbnum
+ * databases numbered as the server's, and functions, a library set
+ * (server.h: functionsRegistry). NULL members: the server's own. A
+ * replica loading a full sync aside (repl-diskless-load swapdb) passes
+ * its own; nothing else in the server sees them during the load. */
+struct serverDb;
+struct functionsRegistry;
+typedef struct rdbLoadTarget {
+    struct serverDb *dbs;
+    struct functionsRegistry *functions;
+} rdbLoadTarget;
+/* rdbLoadRioWithFlags() into target (NULL: the server's own dataset). */
+int rdbLoadRioTo(rio *r, int rdbflags, const rdbLoadTarget *target);
 /* Keys the last successful load added and skipped as already expired
  * (INFO persistence: rdb_last_load_keys_loaded / _expired). */
 extern long long rdbLastLoadKeysLoaded, rdbLastLoadKeysExpired;

@@ -1641,7 +1641,10 @@ static void replicationFinishFullSync(connection *conn, const char *leftover, si
 }
 
 /* rio read callback over the link (diskless load): waits for data up to
- * repl-timeout, never reads past the announced length. */
+ * repl-timeout, never reads past the announced length. While it waits
+ * (a primary producing its snapshot slowly), clients are served every
+ * SNAPSHOT_LOADING_EVENTS_MS, as the load's progress would serve them: a
+ * replica loading asynchronously keeps answering from its current data. */
 static ssize_t replicationRioRead(void *ctx, void *buf, size_t len) {
     connection *conn = ctx;
     if (repl.transfer_size >= 0) {
@@ -1660,24 +1663,67 @@ static ssize_t replicationRioRead(void *ctx, void *buf, size_t len) {
         }
         if (n == 0) return 0;
         if (connGetState(conn) != CONN_STATE_CONNECTED) return -1;
-        if (connWait(conn, AE_READABLE, deadline) == C_ERR) return -1;
+        long long now = aeMonotonicUs(), turn = now + SNAPSHOT_LOADING_EVENTS_MS * 1000;
+        if (now >= deadline) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        if (connWait(conn, AE_READABLE, turn < deadline ? turn : deadline) == C_OK) continue;
+        if (errno != ETIMEDOUT || connGetState(conn) != CONN_STATE_CONNECTED) return -1;
+        snapshotLoadingWaitTurn();
     }
 }
 
-/* Diskless load: the snapshot is read straight from the link into the
- * dataset. With swapdb the old data is set aside and comes back if the
- * load fails; otherwise (on-empty-db) the dataset was empty anyway. */
+/* repl-diskless-load swapdb: the snapshot is loaded into databases and a
+ * library set of its own while the current ones stay; swapped in once it
+ * loaded, thrown away if it failed, as Valkey does. When the snapshot
+ * continues the history this dataset already belongs to (the same
+ * replication id: a full sync after the backlog lost our offset), the
+ * current data is still served meanwhile: the load is asynchronous (INFO
+ * async_loading:1), only no-async-loading commands get -LOADING. With
+ * another id (a new primary, the first sync) the old data is of another
+ * history: clients get -LOADING as in any load. */
+typedef struct replSwapLoad {
+    rdbLoadTarget target; /* where the snapshot goes */
+    int async;            /* the current data is served meanwhile */
+} replSwapLoad;
+
+static void replicationSwapLoadBegin(replSwapLoad *sl) {
+    sl->target.dbs = dbCreateTempArray();
+    sl->target.functions = functionsRegistryCreate();
+    sl->async = repl.new_replid[0] != '\0' && !memcmp(repl.new_replid, server.replid, CONFIG_RUN_ID_SIZE);
+}
+
+/* The load failed: the data and libraries of before stay. */
+static void replicationSwapLoadDiscard(replSwapLoad *sl) {
+    dbReleaseTempArray(sl->target.dbs);
+    functionsRegistryDiscard(sl->target.functions);
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Discarding temporary DB in background");
+}
+
+/* The load succeeded: the loaded data and libraries become the server's,
+ * the old ones are freed. This dataset no longer belongs to its former
+ * history: our own replicas resync. */
+static void replicationSwapLoadCommit(replSwapLoad *sl) {
+    replicationDisconnectReplicas();
+    replicationDiscardBacklog();
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Swapping active DB with loaded DB");
+    dbSwapWithTempArray(sl->target.dbs);
+    functionsRegistrySwapWithCurrent(sl->target.functions);
+    dbReleaseTempArray(sl->target.dbs);
+    functionsRegistryDiscard(sl->target.functions);
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Discarding old DB in background");
+}
+
+/* Diskless load: the snapshot is read straight from the link, aside with
+ * swapdb (above), into the emptied dataset otherwise (on-empty-db: it was
+ * empty anyway). */
 static void replicationLoadFromLink(connection *conn) {
     connSetReadHandler(conn, NULL);
     int swap = server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB;
-    serverDb *backup = NULL;
-    if (swap) {
-        backup = dbBackupAndReset();
-        replicationDisconnectReplicas();
-        replicationDiscardBacklog();
-    } else {
-        replicationEmptyForSync();
-    }
+    replSwapLoad sl = {{0}};
+    if (swap) replicationSwapLoadBegin(&sl);
+    else replicationEmptyForSync();
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Loading DB in memory");
     int region = repl.transfer_size == REPL_TRANSFER_REGION;
     rio r;
@@ -1685,7 +1731,8 @@ static void replicationLoadFromLink(connection *conn) {
     else rioInitFuncReader(&r, replicationRioRead, conn);
     repl.stream_db = -1;
     int ok = !region || replRdmaLoadBegin(conn) == C_OK;
-    ok = ok && snapshotLoadRio(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION) == C_OK;
+    ok = ok && snapshotLoadRioTo(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION,
+                                 swap ? &sl.target : NULL, sl.async) == C_OK;
     if (ok && repl.transfer_size == -1) {
         char mark[CONFIG_RUN_ID_SIZE];
         ok = rioRead(&r, mark, sizeof(mark)) && memcmp(mark, repl.eofmark, sizeof(mark)) == 0;
@@ -1703,20 +1750,13 @@ static void replicationLoadFromLink(connection *conn) {
     rioRelease(&r);
     if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the PRIMARY synchronization DB from socket");
-        if (backup) {
-            dbRestoreBackup(backup);
-            serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Discarding the loaded data, restoring the old one");
-        } else {
-            emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
-        }
+        if (swap) replicationSwapLoadDiscard(&sl);
+        else emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
         sdsfree(left);
         replicationAbortSyncTransfer();
         return;
     }
-    if (backup) {
-        dbDiscardBackup(backup);
-        replicationNewReplid(); /* overwritten below; the old history is gone */
-    }
+    if (swap) replicationSwapLoadCommit(&sl);
     replicationFinishFullSync(conn, left, sdslen(left));
     sdsfree(left);
 }
@@ -1821,6 +1861,11 @@ static int useDisklessLoad(void) {
 
 /* Read handler of the link in REPL_STATE_TRANSFER. */
 static void readSyncBulkPayload(connection *conn) {
+    /* A script past busy-reply-threshold serves events (script_lua.c):
+     * the load this may start must not run inside it (it replaces the
+     * dataset and the libraries under the script). The bytes wait in the
+     * socket until the script is over. */
+    if (scriptIsTimedout()) return;
     if (repl.transfer_size == -2) {
         int r = readPayloadHeader(conn);
         if (r < 0) {

@@ -680,6 +680,9 @@ struct valkeyServer {
     int tls_replication;
     int rdma_replication; /* rdma-replication: the link to the primary is RDMA. */
     int loading;                    /* 1 while a dataset is loading (DENY_LOADING configs). */
+    int async_loading;              /* ... into databases set aside while clients keep using the
+                                       server's (snapshot.c): only no-async-loading commands get
+                                       -LOADING. loading is 1 too. */
     int list_max_listpack_size;     /* list-max-listpack-size (t_list.c, quicklist fill) */
     int list_compress_depth;        /* list-compress-depth (stored, no effect yet) */
     long long stream_node_max_bytes;   /* stream-node-max-bytes (t_stream.c) */
@@ -1057,9 +1060,14 @@ robj *dbUnshareStringValue(serverDb *db, robj *key, robj *o);
 robj *dbRandomKey(serverDb *db);
 long long emptyData(int dbnum, int flags, void(callback)(hashtable *));
 long long dbTotalServerKeyCount(void);
-serverDb *dbBackupAndReset(void);
-void dbRestoreBackup(serverDb *backup);
-void dbDiscardBackup(serverDb *backup);
+/* Databases loaded aside (a replica's full sync with repl-diskless-load
+ * swapdb; db.c): Create returns server.dbnum empty ones numbered as the
+ * server's (the caller owns them), SwapWith makes their data the
+ * server's and leaves the server's in them, Release frees them. Event
+ * loop. */
+serverDb *dbCreateTempArray(void);
+void dbSwapWithTempArray(serverDb *temp);
+void dbReleaseTempArray(serverDb *temp);
 int selectDb(client *c, int id);
 void signalModifiedKey(client *c, serverDb *db, robj *key);
 void signalFlushedDb(int dbid, int async);
@@ -1272,6 +1280,18 @@ int functionsLoadLibraryFromRdb(sds code, int replace, sds *err);
 /* functions.c: drops every library, before a load replaces the dataset
  * (DEBUG RELOAD); FLUSHALL keeps them. */
 void functionsEmpty(void);
+/* functions.c: a set of libraries with its own Lua VM, built aside while
+ * FCALL keeps using the current one (a replica loading a full sync with
+ * repl-diskless-load swapdb). Create returns an empty one (the caller
+ * owns it); LoadFromRdb is functionsLoadLibraryFromRdb() into it;
+ * Swap makes its libraries the current ones and leaves the previous ones
+ * in it; Discard frees it (a big one in the lazy free thread). Event loop,
+ * never while a function runs. */
+typedef struct functionsRegistry functionsRegistry;
+functionsRegistry *functionsRegistryCreate(void);
+int functionsRegistryLoadFromRdb(functionsRegistry *r, sds code, int replace, sds *err);
+void functionsRegistrySwapWithCurrent(functionsRegistry *r);
+void functionsRegistryDiscard(functionsRegistry *r);
 
 /* admin.c: queues c's command line (argv, in db dictid) to every client in
  * monitors; see monitorCommand(). */

@@ -565,3 +565,146 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes}} {
         }
     }
 }
+
+# ---------------------------------------------------------------------------
+# repl-diskless-load swapdb: the snapshot is loaded aside
+# ---------------------------------------------------------------------------
+
+# Makes the primary at level drop its replicas and fill a small backlog
+# with new writes in one transaction: they reconnect with an offset the
+# backlog no longer holds, and get a full sync of the same history.
+proc force_full_sync_same_history {level} {
+    r $level multi
+    r $level client kill type replica
+    r $level config set repl-backlog-size 16384
+    for {set j 0} {$j < 10} {incr j} { r $level set fill:$j [string repeat A 16384] }
+    r $level exec
+}
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync yes
+                                                 repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes repl-diskless-load swapdb}} {
+        set phost [srv -1 host]
+        set pport [srv -1 port]
+        r replicaof $phost $pport
+        wait_for_sync
+        # Writable, so that a key of its own shows which dataset it serves.
+        r config set replica-read-only no
+        r debug populate 2000 replica 10
+        r -1 debug populate 2000 primary 1000
+        r set mykey myvalue
+        r function load {#!lua name=swaplib
+            server.register_function{function_name='which', callback=function() return 'replica' end,
+                                    flags={'no-writes'}}}
+        r -1 function load {#!lua name=swaplib
+            server.register_function{function_name='which', callback=function() return 'primary' end,
+                                    flags={'no-writes'}}}
+
+        test "swapdb, same history: the replica keeps serving its data while it loads (async_loading:1)" {
+            r -1 config set rdb-key-save-delay 10000 ;# 2000 keys: 20 s
+            set full [repl_info sync_full -1 stats]
+            force_full_sync_same_history -1
+            wait_for_condition 100 50 {[repl_info sync_full -1 stats] > $full} { fail "no full sync" }
+            wait_for_condition 100 50 {[repl_info async_loading 0 persistence] == 1} {
+                fail "the replica did not load asynchronously: [r info persistence]"
+            }
+            assert_equal 0 [repl_info loading 0 persistence]
+            assert_equal myvalue [r get mykey]
+            assert_equal replica [r fcall which 0]
+            assert_equal 2001 [r dbsize]
+            assert_equal 1 [repl_info async_loading 0 persistence]
+        }
+
+        test "swapdb, same history: what cannot run during the load gets -LOADING, a busy script can be killed" {
+            assert_error "LOADING*" {r replicaof no one}
+            assert_error "LOADING*" {r config set appendonly no}
+            assert_error "LOADING*" {r bgsave}
+            r multi
+            r get mykey
+            assert_error "LOADING*" {r bgsave}
+            assert_error "EXECABORT*" {r exec}
+            set rd [vk_deferring_client]
+            r config set busy-reply-threshold 10
+            $rd eval {while true do end} 0
+            wait_for_condition 100 20 {[catch {r ping} e] && [string match BUSY* $e]} {
+                fail "the script did not become busy"
+            }
+            r script kill
+            assert_error "*killed*" {$rd read}
+            $rd close
+            assert_equal PONG [r ping]
+            assert_equal 1 [repl_info async_loading 0 persistence]
+        }
+
+        test "swapdb, same history: a failed load leaves the old data and libraries" {
+            # The next attempt waits 5 s: time to look between the two.
+            r -1 config set repl-diskless-sync-delay 5
+            r -1 client kill type replica
+            wait_for_condition 100 50 {[repl_info async_loading 0 persistence] == 0} {
+                fail "the load did not stop"
+            }
+            assert_equal 0 [repl_info loading 0 persistence]
+            assert_equal myvalue [r get mykey]
+            assert_equal replica [r fcall which 0]
+            assert_equal 2001 [r dbsize]
+            assert [log_has_line "*Discarding temporary DB in background*"]
+        }
+
+        test "swapdb, same history: a completed load swaps the new data and libraries in" {
+            r -1 config set rdb-key-save-delay 0
+            r -1 config set repl-diskless-sync-delay 0
+            wait_for_sync 0 400
+            wait_for_ofs_sync -1 0
+            assert_equal {} [r get mykey]
+            assert_equal primary [r fcall which 0]
+            assert_equal [r -1 dbsize] [r dbsize]
+            assert [log_has_line "*Swapping active DB with loaded DB*"]
+            assert_digests_equal {-1 0}
+        }
+    }
+}
+
+start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-diskless-sync yes
+                                                 repl-diskless-sync-delay 0}} {
+    start_server {overrides {enable-debug-command yes repl-diskless-load swapdb}} {
+        r debug populate 200 replica 10
+        r set mykey myvalue
+        r function load {#!lua name=swaplib
+            server.register_function{function_name='which', callback=function() return 'replica' end,
+                                    flags={'no-writes'}}}
+        r -1 debug populate 1000 primary 1000
+        r -1 function load {#!lua name=swaplib
+            server.register_function{function_name='which', callback=function() return 'primary' end,
+                                    flags={'no-writes'}}}
+
+        test "swapdb, another history: the load is not asynchronous, clients get -LOADING" {
+            r -1 config set rdb-key-save-delay 10000 ;# 1000 keys: 10 s
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 100 50 {[repl_info loading 0 persistence] == 1} {
+                fail "the replica did not start loading: [r info persistence]"
+            }
+            assert_equal 0 [repl_info async_loading 0 persistence]
+            assert_error "LOADING*" {r get mykey}
+        }
+
+        test "swapdb, another history: a failed load leaves the old data and libraries" {
+            r -1 config set repl-diskless-sync-delay 5
+            r -1 client kill type replica
+            wait_for_condition 100 50 {[repl_info loading 0 persistence] == 0} { fail "the load did not stop" }
+            assert_equal myvalue [r get mykey]
+            assert_equal replica [r fcall which 0]
+            assert_equal 201 [r dbsize]
+        }
+
+        test "swapdb, another history: a completed load swaps the new data and libraries in" {
+            r -1 config set rdb-key-save-delay 0
+            r -1 config set repl-diskless-sync-delay 0
+            wait_for_sync 0 400
+            wait_for_ofs_sync -1 0
+            assert_equal {} [r get mykey]
+            assert_equal primary [r fcall which 0]
+            assert_equal 1000 [r dbsize]
+            assert_digests_equal {-1 0}
+        }
+    }
+}
