@@ -475,9 +475,11 @@ static dictType replicaKeysDictType = {
 
 /* See server.h. Remembers key of db when the client running the current
  * command is one of this writable replica's own (not our primary, not a
- * dataset being loaded). Event loop. */
+ * dataset being loaded: a load aside, async_loading, runs outside any
+ * client's command while clients keep writing the current data). Event
+ * loop. */
 void expireRememberReplicaKey(serverDb *db, sds key) {
-    if (server.primary_host == NULL || server.repl_replica_ro || server.loading) return;
+    if (server.primary_host == NULL || server.repl_replica_ro || (server.loading && !server.async_loading)) return;
     client *c = server.current_client;
     if (c == NULL || (c->flags & CLIENT_PRIMARY) || db->id > 63) return;
     if (replicaKeysWithExpire == NULL) replicaKeysWithExpire = dictCreate(&replicaKeysDictType);
