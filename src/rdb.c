@@ -736,10 +736,12 @@ static int rdbLoadRecord(rio *r, rdbLoadState *st) {
 
 long long rdbLastLoadKeysLoaded = 0, rdbLastLoadKeysExpired = 0;
 
+/* See rdb.h. */
 int rdbLoadRioWithFlags(rio *r, int rdbflags) {
     return rdbLoadRioTo(r, rdbflags, NULL);
 }
 
+/* See rdb.h. Event loop (or valkey-check-aof's process). */
 int rdbLoadRioTo(rio *r, int rdbflags, const rdbLoadTarget *target) {
     rdbLoadState st = {.rdbflags = rdbflags, .expiretime = -1, .lfu_freq = -1, .lru_idle = -1};
     st.dbs = target && target->dbs ? target->dbs : server.db;

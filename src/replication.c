@@ -43,6 +43,11 @@
  *           (replicationNextSnapshotMethod()).
  * Until its snapshot is delivered, a replica's stream accumulates in its
  * output buffer (replicationClientMayWrite() keeps it from being sent).
+ * A client may ask for the snapshot alone (REPLCONF rdb-only 1: it is
+ * closed once the snapshot is out and never fed the stream) and for a
+ * filtered one (REPLCONF rdb-filter-only: the libraries only, or nothing
+ * but the aux fields), always streamed and shared only by replicas that
+ * asked for the same filter (valkey-cli --rdb, --functions-rdb, --replica).
  *
  * On the replica, the primary is a client (CLIENT_PRIMARY) whose commands
  * run without replies; the bytes of the commands it applied are proxied
@@ -50,7 +55,11 @@
  * copy per read (replicationPrimaryProcessed()), so that a chain of
  * replicas sees exactly the primary's stream and its offsets, and a
  * promoted replica can serve partial resyncs of the old history through
- * replid2 (PSYNC2).
+ * replid2 (PSYNC2). A replica loading a snapshot from the link with
+ * repl-diskless-load swapdb loads it aside and swaps it in when complete;
+ * when it continues the history the old data belongs to, the old data is
+ * served meanwhile (async loading). A primary restarted from its own RDB
+ * takes up the history the file records (replicationOwnFileLoadEnd()).
  *
  * Everything here runs in the event loop, except the snapshot children
  * (snapshot.c). */
