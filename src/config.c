@@ -2341,7 +2341,9 @@ static void configSetCommand(client *c) {
         opts[j] = o;
     }
     if (deny_loading) {
-        addReplyError(c, "LOADING Server is loading the dataset in memory");
+        /* The -LOADING error itself, as for a refused command: clients
+         * know to retry it. */
+        addReplyErrorObject(c, shared.loadingerr);
         goto cleanup;
     }
     if (unknown) {

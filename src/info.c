@@ -122,6 +122,9 @@ void resetServerStats(void) {
     server.stat_rejected_conn = 0;
     server.stat_net_input_bytes = 0;
     server.stat_net_output_bytes = 0;
+    server.stat_net_repl_input_bytes = 0;
+    server.stat_net_repl_output_bytes = 0;
+    replicationResetStats(); /* sync_full, sync_partial_ok, sync_partial_err */
     server.stat_unexpected_error_replies = 0;
     server.stat_total_error_replies = 0;
     server.stat_dump_payload_sanitizations = 0;
@@ -546,7 +549,7 @@ static sds infoStats(sds info) {
         "latest_fork_usec:%lld\r\n"
         "total_forks:%lld\r\n"
         "migrate_cached_sockets:%zu\r\n"
-        "slave_expires_tracked_keys:0\r\n"
+        "slave_expires_tracked_keys:%zu\r\n"
         "active_defrag_hits:%lld\r\n"
         "active_defrag_misses:%lld\r\n"
         "active_defrag_key_hits:%lld\r\n"
@@ -590,6 +593,7 @@ static sds infoStats(sds info) {
         server.stat_total_eviction_exceeded_time / 1000, server.stat_keyspace_hits, server.stat_keyspace_misses,
         pubsubTotal(PUBSUB_CHANNEL), pubsubTotal(PUBSUB_PATTERN), pubsubTotal(PUBSUB_SHARD),
         snapshot.stat_fork_time, snapshot.stat_total_forks, migrateCachedSocketsCount(),
+        expireReplicaKeysTracked(),
         defrag.stat_hits, defrag.stat_misses, defrag.stat_key_hits, defrag.stat_key_misses,
         defrag.stat_total_time_us / 1000,
         defragCurrentTimeMs(),

@@ -43,6 +43,11 @@
  *           (replicationNextSnapshotMethod()).
  * Until its snapshot is delivered, a replica's stream accumulates in its
  * output buffer (replicationClientMayWrite() keeps it from being sent).
+ * A client may ask for the snapshot alone (REPLCONF rdb-only 1: it is
+ * closed once the snapshot is out and never fed the stream) and for a
+ * filtered one (REPLCONF rdb-filter-only: the libraries only, or nothing
+ * but the aux fields), always streamed and shared only by replicas that
+ * asked for the same filter (valkey-cli --rdb, --functions-rdb, --replica).
  *
  * On the replica, the primary is a client (CLIENT_PRIMARY) whose commands
  * run without replies; the bytes of the commands it applied are proxied
@@ -50,7 +55,11 @@
  * copy per read (replicationPrimaryProcessed()), so that a chain of
  * replicas sees exactly the primary's stream and its offsets, and a
  * promoted replica can serve partial resyncs of the old history through
- * replid2 (PSYNC2).
+ * replid2 (PSYNC2). A replica loading a snapshot from the link with
+ * repl-diskless-load swapdb loads it aside and swaps it in when complete;
+ * when it continues the history the old data belongs to, the old data is
+ * served meanwhile (async loading). A primary restarted from its own RDB
+ * takes up the history the file records (replicationOwnFileLoadEnd()).
  *
  * Everything here runs in the event loop, except the snapshot children
  * (snapshot.c). */
@@ -85,10 +94,12 @@ static void replicationDiscardBacklog(void);
 static void replicationCreateBacklog(void);
 static void replicationUnsetPrimary(void);
 static void failoverUpdate(void);
-static void failoverMaybeDone(void);
 static void failoverAbort(const char *why);
+static void failoverCompleted(void);
 static const char *failoverStateName(void);
 static replSnapshotMethod *replicationJoinableSnapshot(client *c);
+static int replicaWantsStream(client *r);
+static int snapshotMethodDelayed(replSnapshotMethod *m);
 static replSnapshotMethod diskSnapshotMethod, socketSnapshotMethod; /* defined with their code below */
 
 /* ---------------------------------------------------------------------------
@@ -246,7 +257,7 @@ static void replicationFeedBytes(const char *p, size_t len) {
             listRewind(repl.replicas, &li);
             while ((ln = listNext(&li))) {
                 client *r = listNodeValue(ln);
-                if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) continue;
+                if (!replicaWantsStream(r)) continue;
                 addReplyProto(r, p, len);
                 r->repl->fed_offset = server.primary_repl_offset;
             }
@@ -310,7 +321,7 @@ void replicationFlushReplicas(void) {
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
-        if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) continue;
+        if (!replicaWantsStream(r)) continue;
         long long from = r->repl->fed_offset + 1;
         if (from > server.primary_repl_offset) continue;
         if (from < repl.backlog->offset) {
@@ -449,13 +460,27 @@ int replicationClientMayWrite(client *c) {
     return c->repl->state == REPLICA_STATE_ONLINE && !c->repl->start_stream_on_ack;
 }
 
+/* 1 if r is fed the stream: its snapshot is under way or done, and it
+ * did not ask for the snapshot alone (REPLCONF rdb-only). */
+static int replicaWantsStream(client *r) {
+    return r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START && !r->repl->rdb_only;
+}
+
 /* Lets the output that accumulated for c go out. */
 static void replicaStartWriting(client *c) {
     if (clientHasPendingReplies(c)) prepareClientToWriteQueue(c);
 }
 
-/* The replica's snapshot is delivered: from now on it gets the stream. */
+/* The replica's snapshot is delivered: from now on it gets the stream;
+ * one that asked for the snapshot alone is closed instead. */
 void replicaPutOnline(client *c, int wait_first_ack) {
+    if (c->repl->rdb_only) {
+        c->repl->state = REPLICA_STATE_RDB_TRANSMITTED;
+        serverLog(LL_NOTICE, "RDB transfer completed, rdb only replica (%s) should be disconnected asap",
+                  replicaName(c));
+        freeClientAsync(c);
+        return;
+    }
     c->repl->state = REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
     c->repl->start_stream_on_ack = wait_first_ack;
@@ -547,22 +572,28 @@ void syncCommand(client *c) {
         addReplyError(c, "SYNC and PSYNC need a connection");
         return;
     }
-    /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over. */
-    if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[0]), "psync")) {
-        if (strcasecmp(objectGetVal(c->argv[3]), "failover")) {
-            addReplyErrorObject(c, shared.syntaxerr);
+    /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over.
+     * Other words after the offset are ignored, as Valkey does. */
+    if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[0]), "psync") &&
+        !strcasecmp(objectGetVal(c->argv[3]), "failover")) {
+        serverLog(LL_NOTICE, "Failover request received for replid %s.", (char *)objectGetVal(c->argv[1]));
+        if (server.primary_host == NULL) {
+            addReplyError(c, "PSYNC FAILOVER can't be sent to a master.");
             return;
         }
         if (strcasecmp(objectGetVal(c->argv[1]), server.replid)) {
             addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
             return;
         }
-        if (server.primary_host) {
-            replicationUnsetPrimary();
-            sds client = catClientInfoString(sdsempty(), c);
-            serverLog(LL_NOTICE, "PRIMARY MODE enabled (failover request from '%s')", client);
-            sdsfree(client);
-        }
+        replicationUnsetPrimary();
+        sds client = catClientInfoString(sdsempty(), c);
+        serverLog(LL_NOTICE, "PRIMARY MODE enabled (failover request from '%s')", client);
+        sdsfree(client);
+    }
+    /* A primary handing its role over has no stream to give. */
+    if (repl.failover_state != FAILOVER_NONE) {
+        addReplyError(c, "-NOMASTERLINK Can't SYNC while failing over");
+        return;
     }
     if (server.primary_host && repl.state != REPL_STATE_CONNECTED) {
         addReplyError(c, "-NOMASTERLINK Can't SYNC while not connected with my master");
@@ -577,6 +608,12 @@ void syncCommand(client *c) {
         return;
     }
     if (c->repl == NULL) c->repl = replClientDataCreate();
+    /* A filtered snapshot is never a file (dbfilename is the whole
+     * dataset): it is streamed, which takes the EOF framing. */
+    if (c->repl->rdb_exclude && !(c->repl->capa & REPLICA_CAPA_EOF)) {
+        addReplyError(c, "Filtered replica requires EOF capability");
+        return;
+    }
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
 
     if (!strcasecmp(objectGetVal(c->argv[0]), "psync")) {
@@ -610,15 +647,42 @@ void syncCommand(client *c) {
     if (m) {
         c->repl->method = m;
         if (replicaSetupFullResync(c, repl.snapshot_offset) != C_OK) return;
-        addReplyBacklogFrom(c, repl.snapshot_offset + 1);
+        if (replicaWantsStream(c)) addReplyBacklogFrom(c, repl.snapshot_offset + 1);
         if (m->attached) m->attached(c);
         serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
     } else if (!hasActiveChildProcess() &&
-               !(replicationSnapshotMethodFor(c)->delayed && server.repl_diskless_sync_delay > 0)) {
+               !(snapshotMethodDelayed(replicationSnapshotMethodFor(c)) && server.repl_diskless_sync_delay > 0)) {
         replicationStartFullSyncs();
     } else {
         serverLog(LL_NOTICE, "Delay next BGSAVE for diskless SYNC");
     }
+}
+
+/* REPLCONF rdb-filter-only "<filter> ...": what the replica's snapshot
+ * includes, everything else being left out; "functions" is the one filter
+ * there is (valkey-cli --functions-rdb), none at all leaves only the
+ * header and aux fields (valkey-cli --replica). Returns C_OK, or C_ERR
+ * after replying with Valkey's error. */
+static int replconfRdbFilter(client *c, sds value) {
+    int count;
+    sds *filters = sdssplitargs(value, &count);
+    if (filters == NULL) {
+        addReplyError(c, "Missing rdb-filter-only values");
+        return C_ERR;
+    }
+    int exclude = RDB_SAVE_EXCLUDE_DATA | RDB_SAVE_EXCLUDE_FUNCTIONS;
+    for (int j = 0; j < count; j++) {
+        if (strcasecmp(filters[j], "functions")) {
+            addReplyErrorFormat(c, "Unsupported rdb-filter-only option: %s", filters[j]);
+            sdsfreesplitres(filters, count);
+            return C_ERR;
+        }
+        exclude &= ~RDB_SAVE_EXCLUDE_FUNCTIONS;
+    }
+    sdsfreesplitres(filters, count);
+    if (c->repl == NULL) c->repl = replClientDataCreate();
+    c->repl->rdb_exclude = exclude;
+    return C_OK;
 }
 
 /* REPLCONF <option> <value> ...: what a replica tells about itself, and
@@ -681,10 +745,17 @@ void replconfCommand(client *c) {
                 aofAckWhenFsynced(c->repl->reploff);
             }
             return;
-        } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only") ||
-                   !strcasecmp(opt, "version") || !strcasecmp(opt, "rdb-channel")) {
-            /* Accepted and ignored: this primary always sends the whole
-             * dataset and the stream. */
+        } else if (!strcasecmp(opt, "rdb-only")) {
+            /* 1: the snapshot alone (valkey-cli --rdb); the link is closed
+             * once it is out, the stream is never sent. */
+            long rdb_only;
+            if (getRangeLongFromObjectOrReply(c, val, 0, 1, &rdb_only, NULL) != C_OK) return;
+            if (c->repl == NULL) c->repl = replClientDataCreate();
+            c->repl->rdb_only = (int)rdb_only;
+        } else if (!strcasecmp(opt, "rdb-filter-only")) {
+            if (replconfRdbFilter(c, objectGetVal(val)) != C_OK) return;
+        } else if (!strcasecmp(opt, "version") || !strcasecmp(opt, "rdb-channel")) {
+            /* Accepted and ignored: this primary has no dual-channel sync. */
         } else {
             addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
             return;
@@ -774,9 +845,26 @@ static replSnapshotMethod diskSnapshotMethod = {
     .can_attach = diskSnapshotCanAttach,
 };
 
-/* 1 if m serves c's full sync: it is c's method, or serves it too. */
+/* What the snapshot of method m leaves out (RDB_SAVE_EXCLUDE_*): only the
+ * socket method writes filtered snapshots, each for replicas that asked
+ * for the same filter. */
+static int snapshotMethodExclude(replSnapshotMethod *m) {
+    return m == &socketSnapshotMethod ? repl.snapshot_exclude : 0;
+}
+
+/* 1 if m serves c's full sync: it is c's method, or serves it too, and
+ * its snapshot has what c asked for (REPLCONF rdb-filter-only). */
 static int snapshotMethodServes(replSnapshotMethod *m, client *c) {
+    if (c->repl->rdb_exclude != snapshotMethodExclude(m)) return 0;
     return replicationSnapshotMethodFor(c) == m || (m->also_serves && m->also_serves(c));
+}
+
+/* 1 if a snapshot of method m waits repl-diskless-sync-delay for more
+ * replicas: a diskless sync does, and a filtered snapshot (streamed
+ * whatever repl-diskless-sync says) only with repl-diskless-sync yes, as
+ * Valkey decides. */
+static int snapshotMethodDelayed(replSnapshotMethod *m) {
+    return m->delayed && (m != &socketSnapshotMethod || server.repl_diskless_sync);
 }
 
 /* Every way a snapshot reaches replicas. */
@@ -1066,7 +1154,10 @@ static int socketSnapshotStart(void) {
     getRandomHexChars(mark, sizeof(mark));
     repl.snapshot_offset = server.primary_repl_offset;
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: replicas sockets");
-    if (rdbSaveToPipeBackground(fds[1], fds[0], mark) != C_OK) {
+    rdbSaveExclude = repl.snapshot_exclude; /* the child's copy filters its snapshot */
+    int forked = rdbSaveToPipeBackground(fds[1], fds[0], mark);
+    rdbSaveExclude = 0;
+    if (forked != C_OK) {
         close(fds[0]);
         close(fds[1]);
         return C_ERR;
@@ -1101,11 +1192,13 @@ static void socketSnapshotReplicaGone(client *c) {
  * Choosing and running a snapshot method
  * ------------------------------------------------------------------------- */
 
-/* The one place that decides how c's snapshot reaches it: READ from a
- * region when the replica can (repl_rdma.c), streamed when
- * repl-diskless-sync is on and the replica can read an EOF-framed
- * payload, else through the file. */
+/* The one place that decides how c's snapshot reaches it: streamed when
+ * it asked for a filtered one (REPLCONF rdb-filter-only; syncCommand()
+ * made sure it reads the EOF framing), READ from a region when the
+ * replica can (repl_rdma.c), streamed when repl-diskless-sync is on and
+ * the replica can read an EOF-framed payload, else through the file. */
 replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
+    if (c->repl->rdb_exclude) return &socketSnapshotMethod;
     if (replRdmaServes(c)) return &replRdmaRegionMethod;
     if (server.repl_diskless_sync && (c->repl->capa & REPLICA_CAPA_EOF)) return &socketSnapshotMethod;
     return &diskSnapshotMethod;
@@ -1114,8 +1207,10 @@ replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
 /* The method of the next snapshot: that of the first replica waiting for
  * one, unless the method of another waiting replica serves the first too
  * (a region with readers and stream targets), so that one sync serves
- * them all. NULL if nobody waits. */
-static replSnapshotMethod *replicationNextSnapshotMethod(void) {
+ * them all. *exclude gets what that snapshot leaves out: the first
+ * replica's filter, which the replicas it serves share (the others wait
+ * for a later one). NULL if nobody waits. */
+static replSnapshotMethod *replicationNextSnapshotMethod(int *exclude) {
     client *first = NULL;
     replSnapshotMethod *m = NULL;
     listIter li;
@@ -1128,10 +1223,12 @@ static replSnapshotMethod *replicationNextSnapshotMethod(void) {
         if (first == NULL) {
             first = r;
             m = rm;
-        } else if (rm != m && rm->also_serves && rm->also_serves(first)) {
+        } else if (rm != m && r->repl->rdb_exclude == first->repl->rdb_exclude && rm->also_serves &&
+                   rm->also_serves(first)) {
             m = rm;
         }
     }
+    *exclude = first ? first->repl->rdb_exclude : 0;
     return m;
 }
 
@@ -1139,9 +1236,11 @@ static replSnapshotMethod *replicationNextSnapshotMethod(void) {
  * waiting replica its method serves; others wait for the next. */
 static void replicationStartFullSyncs(void) {
     if (hasActiveChildProcess()) return;
-    replSnapshotMethod *m = replicationNextSnapshotMethod();
+    int exclude;
+    replSnapshotMethod *m = replicationNextSnapshotMethod(&exclude);
     if (m == NULL) return;
     if (m->busy && m->busy()) return; /* the cron tries again */
+    if (m == &socketSnapshotMethod) repl.snapshot_exclude = exclude;
     if (m->start() != C_OK) {
         serverLog(LL_WARNING, "BGSAVE for replication failed");
         listIter li;
@@ -1188,8 +1287,9 @@ static void replicationStartPendingSyncs(void) {
         if (idle > max_idle) max_idle = idle;
     }
     if (!waiting) return;
-    replSnapshotMethod *m = replicationNextSnapshotMethod();
-    if (m->delayed && max_idle < server.repl_diskless_sync_delay &&
+    int exclude;
+    replSnapshotMethod *m = replicationNextSnapshotMethod(&exclude);
+    if (snapshotMethodDelayed(m) && max_idle < server.repl_diskless_sync_delay &&
         !(server.repl_diskless_sync_max_replicas && waiting >= server.repl_diskless_sync_max_replicas))
         return;
     replicationStartFullSyncs();
@@ -1219,7 +1319,9 @@ static int connectWithPrimary(void) {
         return C_ERR;
     }
     repl.transfer = connCreate(ct);
-    if (connConnect(repl.transfer, server.primary_host, server.primary_port, NULL, syncWithPrimary) == C_ERR) {
+    /* bind-source-addr: the address the link leaves from (NULL: any). */
+    if (connConnect(repl.transfer, server.primary_host, server.primary_port, server.bind_source_addr,
+                    syncWithPrimary) == C_ERR) {
         serverLog(LL_WARNING, "Unable to connect to PRIMARY: %s", connGetLastError(repl.transfer));
         connClose(repl.transfer);
         repl.transfer = NULL;
@@ -1352,10 +1454,13 @@ static psyncReply handlePsyncReply(connection *conn, sds reply) {
     int transient = !strncmp(reply, "-NOMASTERLINK", 13) || !strncmp(reply, "-LOADING", 8) ||
                     !strncmp(reply, "-BUSY", 5);
     int resync = !strncmp(reply, "+FULLRESYNC", 11) || !strncmp(reply, "+CONTINUE", 9);
-    if (repl.failover_state == FAILOVER_IN_PROGRESS && !resync) {
-        serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
-        failoverAbort("Failover target rejected psync request");
-        return PSYNC_REPLY_FAILOVER_ABORTED;
+    if (repl.failover_state == FAILOVER_IN_PROGRESS) {
+        if (!resync) {
+            serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
+            failoverAbort("Failover target rejected psync request");
+            return PSYNC_REPLY_FAILOVER_ABORTED;
+        }
+        failoverCompleted();
     }
     if (!strncmp(reply, "+FULLRESYNC", 11)) {
         char *id = strchr(reply, ' ');
@@ -1545,7 +1650,10 @@ static void replicationFinishFullSync(connection *conn, const char *leftover, si
 }
 
 /* rio read callback over the link (diskless load): waits for data up to
- * repl-timeout, never reads past the announced length. */
+ * repl-timeout, never reads past the announced length. While it waits
+ * (a primary producing its snapshot slowly), clients are served every
+ * SNAPSHOT_LOADING_EVENTS_MS, as the load's progress would serve them: a
+ * replica loading asynchronously keeps answering from its current data. */
 static ssize_t replicationRioRead(void *ctx, void *buf, size_t len) {
     connection *conn = ctx;
     if (repl.transfer_size >= 0) {
@@ -1564,24 +1672,67 @@ static ssize_t replicationRioRead(void *ctx, void *buf, size_t len) {
         }
         if (n == 0) return 0;
         if (connGetState(conn) != CONN_STATE_CONNECTED) return -1;
-        if (connWait(conn, AE_READABLE, deadline) == C_ERR) return -1;
+        long long now = aeMonotonicUs(), turn = now + SNAPSHOT_LOADING_EVENTS_MS * 1000;
+        if (now >= deadline) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        if (connWait(conn, AE_READABLE, turn < deadline ? turn : deadline) == C_OK) continue;
+        if (errno != ETIMEDOUT || connGetState(conn) != CONN_STATE_CONNECTED) return -1;
+        snapshotLoadingWaitTurn();
     }
 }
 
-/* Diskless load: the snapshot is read straight from the link into the
- * dataset. With swapdb the old data is set aside and comes back if the
- * load fails; otherwise (on-empty-db) the dataset was empty anyway. */
+/* repl-diskless-load swapdb: the snapshot is loaded into databases and a
+ * library set of its own while the current ones stay; swapped in once it
+ * loaded, thrown away if it failed, as Valkey does. When the snapshot
+ * continues the history this dataset already belongs to (the same
+ * replication id: a full sync after the backlog lost our offset), the
+ * current data is still served meanwhile: the load is asynchronous (INFO
+ * async_loading:1), only no-async-loading commands get -LOADING. With
+ * another id (a new primary, the first sync) the old data is of another
+ * history: clients get -LOADING as in any load. */
+typedef struct replSwapLoad {
+    rdbLoadTarget target; /* where the snapshot goes */
+    int async;            /* the current data is served meanwhile */
+} replSwapLoad;
+
+static void replicationSwapLoadBegin(replSwapLoad *sl) {
+    sl->target.dbs = dbCreateTempArray();
+    sl->target.functions = functionsRegistryCreate();
+    sl->async = repl.new_replid[0] != '\0' && !memcmp(repl.new_replid, server.replid, CONFIG_RUN_ID_SIZE);
+}
+
+/* The load failed: the data and libraries of before stay. */
+static void replicationSwapLoadDiscard(replSwapLoad *sl) {
+    dbReleaseTempArray(sl->target.dbs);
+    functionsRegistryDiscard(sl->target.functions);
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Discarding temporary DB in background");
+}
+
+/* The load succeeded: the loaded data and libraries become the server's,
+ * the old ones are freed. This dataset no longer belongs to its former
+ * history: our own replicas resync. */
+static void replicationSwapLoadCommit(replSwapLoad *sl) {
+    replicationDisconnectReplicas();
+    replicationDiscardBacklog();
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Swapping active DB with loaded DB");
+    dbSwapWithTempArray(sl->target.dbs);
+    functionsRegistrySwapWithCurrent(sl->target.functions);
+    dbReleaseTempArray(sl->target.dbs);
+    functionsRegistryDiscard(sl->target.functions);
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Discarding old DB in background");
+}
+
+/* Diskless load: the snapshot is read straight from the link, aside with
+ * swapdb (above), into the emptied dataset otherwise (on-empty-db: it was
+ * empty anyway). */
 static void replicationLoadFromLink(connection *conn) {
     connSetReadHandler(conn, NULL);
     int swap = server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB;
-    serverDb *backup = NULL;
-    if (swap) {
-        backup = dbBackupAndReset();
-        replicationDisconnectReplicas();
-        replicationDiscardBacklog();
-    } else {
-        replicationEmptyForSync();
-    }
+    replSwapLoad sl = {{0}};
+    if (swap) replicationSwapLoadBegin(&sl);
+    else replicationEmptyForSync();
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Loading DB in memory");
     int region = repl.transfer_size == REPL_TRANSFER_REGION;
     rio r;
@@ -1589,7 +1740,8 @@ static void replicationLoadFromLink(connection *conn) {
     else rioInitFuncReader(&r, replicationRioRead, conn);
     repl.stream_db = -1;
     int ok = !region || replRdmaLoadBegin(conn) == C_OK;
-    ok = ok && snapshotLoadRio(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION) == C_OK;
+    ok = ok && snapshotLoadRioTo(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION,
+                                 swap ? &sl.target : NULL, sl.async) == C_OK;
     if (ok && repl.transfer_size == -1) {
         char mark[CONFIG_RUN_ID_SIZE];
         ok = rioRead(&r, mark, sizeof(mark)) && memcmp(mark, repl.eofmark, sizeof(mark)) == 0;
@@ -1607,20 +1759,13 @@ static void replicationLoadFromLink(connection *conn) {
     rioRelease(&r);
     if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the PRIMARY synchronization DB from socket");
-        if (backup) {
-            dbRestoreBackup(backup);
-            serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Discarding the loaded data, restoring the old one");
-        } else {
-            emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
-        }
+        if (swap) replicationSwapLoadDiscard(&sl);
+        else emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
         sdsfree(left);
         replicationAbortSyncTransfer();
         return;
     }
-    if (backup) {
-        dbDiscardBackup(backup);
-        replicationNewReplid(); /* overwritten below; the old history is gone */
-    }
+    if (swap) replicationSwapLoadCommit(&sl);
     replicationFinishFullSync(conn, left, sdslen(left));
     sdsfree(left);
 }
@@ -1725,6 +1870,11 @@ static int useDisklessLoad(void) {
 
 /* Read handler of the link in REPL_STATE_TRANSFER. */
 static void readSyncBulkPayload(connection *conn) {
+    /* A script past busy-reply-threshold serves events (script_lua.c):
+     * the load this may start must not run inside it (it replaces the
+     * dataset and the libraries under the script). The bytes wait in the
+     * socket until the script is over. */
+    if (scriptIsTimedout()) return;
     if (repl.transfer_size == -2) {
         int r = readPayloadHeader(conn);
         if (r < 0) {
@@ -2040,17 +2190,20 @@ static void replicationDisconnectReplicas(void) {
  * Changing role
  * ------------------------------------------------------------------------- */
 
-/* Becomes a replica of host:port (from a primary or another primary). */
-static void replicationSetPrimary(const char *host, int port) {
+/* Becomes a replica of host:port (from a primary or another primary).
+ * Clients blocked on this server's keys or in WAIT/WAITAOF get an error
+ * and are closed, as Valkey does (served later by the new primary's
+ * writes, they would pop on a replica what its primary keeps; a WAIT
+ * would wait for replicas that are gone), unless keep_blocked: FAILOVER
+ * releases them only once the target accepted us as its replica
+ * (failoverCompleted()), and leaves them blocked if it is aborted. */
+static void replicationSetPrimary(const char *host, int port, int keep_blocked) {
     int was_primary = server.primary_host == NULL;
     zfree(server.primary_host);
     server.primary_host = zstrdup(host);
     server.primary_port = port;
     if (repl.primary) freeClient(repl.primary);
-    /* Clients blocked on this server's keys or in WAIT get an error and
-     * are closed, as Valkey does: served later by the new primary's
-     * writes, they would pop on a replica what its primary keeps. */
-    disconnectAllBlockedClients();
+    if (!keep_blocked) disconnectAllBlockedClients();
     cancelReplicationHandshake();
     if (was_primary) {
         /* Our own history continues under the new primary if it has it. */
@@ -2112,7 +2265,7 @@ void replicaofCommand(client *c) {
         addReplyStatus(c, "OK Already connected to specified master");
         return;
     }
-    replicationSetPrimary(objectGetVal(c->argv[1]), (int)port);
+    replicationSetPrimary(objectGetVal(c->argv[1]), (int)port, 0);
     sds client = catClientInfoString(sdsempty(), c);
     serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", server.primary_host, server.primary_port,
               client);
@@ -2213,7 +2366,6 @@ void replicationCron(void) {
     if (server.primary_host) replicationReplicaCron();
     replicationPrimaryCron();
     failoverUpdate();
-    failoverMaybeDone();
 }
 
 /* ---------------------------------------------------------------------------
@@ -2314,7 +2466,6 @@ void replicationBeforeSleep(void) {
         if (listLength(repl.waiting_clients)) replicationServeWaitingClients();
         failoverUpdate();
     }
-    failoverMaybeDone();
 }
 
 /* See replication.h. */
@@ -2334,6 +2485,7 @@ const char *replicaStateName(client *r) {
     case REPLICA_STATE_WAIT_BGSAVE_END: return "wait_bgsave";
     case REPLICA_STATE_SEND_BULK: return "send_bulk";
     case REPLICA_STATE_ONLINE: return "online";
+    case REPLICA_STATE_RDB_TRANSMITTED: return "rdb_transmitted";
     }
     return "unknown";
 }
@@ -2380,6 +2532,11 @@ void roleCommand(client *c) {
     addReplyLongLong(c, server.primary_port);
     addReplyBulkCString(c, replStateRoleName());
     addReplyLongLong(c, repl.primary ? repl.primary->repl->reploff : -1);
+}
+
+/* See replication.h. */
+void replicationResetStats(void) {
+    repl.stat_sync_full = repl.stat_sync_partial_ok = repl.stat_sync_partial_err = 0;
 }
 
 /* See replication.h: the "# Replication" section of INFO. */
@@ -2476,17 +2633,58 @@ int replicationGetSaveInfo(rdbReplInfo *ri) {
     return 1;
 }
 
-/* See replication.h: an aux field of a loaded RDB. repl-id/repl-offset
- * are taken only at start-up of a replica (loading its own file), where
- * they say which history the data belongs to. */
+/* See replication.h: an aux field of a loaded RDB. repl-stream-db is the
+ * database the stream after a full sync's snapshot starts in; repl-id and
+ * repl-offset count only in our own file at start-up, where they say which
+ * history the data belongs to (replicationOwnFileLoadEnd()). */
 void replicationLoadedInfo(const char *key, const char *val) {
+    long long n;
+    int number = string2ll(val, strlen(val), &n);
     if (!strcasecmp(key, "repl-stream-db")) {
-        repl.stream_db = atoi(val);
+        repl.stream_db = number && n >= 0 && n < server.dbnum ? (int)n : -1;
+        if (repl.loading_own_file) repl.loaded_stream_db = repl.stream_db;
     } else if (!strcasecmp(key, "repl-id") && repl.loading_own_file && strlen(val) == CONFIG_RUN_ID_SIZE) {
-        memcpy(server.replid, val, CONFIG_RUN_ID_SIZE + 1);
+        memcpy(repl.loaded_replid, val, CONFIG_RUN_ID_SIZE + 1);
+    } else if (!strcasecmp(key, "repl-offset") && repl.loading_own_file && number && n >= 0) {
+        repl.loaded_offset = n;
+    }
+}
+
+/* See replication.h. */
+void replicationOwnFileLoadBegin(void) {
+    repl.loading_own_file = 1;
+    repl.loaded_replid[0] = '\0';
+    repl.loaded_offset = -1;
+    repl.loaded_stream_db = -1;
+    if (server.primary_host == NULL && repl.backlog == NULL) replicationCreateBacklog();
+}
+
+/* A restarted primary takes up the history its file recorded: it stays
+ * reachable as replid2 up to the file's offset, and the stream (the DELs
+ * fed during the load, already in the backlog) continues after it under
+ * the new replid this run has. */
+static void replicationResumeOwnHistory(void) {
+    memcpy(repl.replid2, repl.loaded_replid, sizeof(repl.replid2));
+    repl.second_replid_offset = repl.loaded_offset + 1;
+    server.primary_repl_offset += repl.loaded_offset;
+    repl.backlog->offset = server.primary_repl_offset - repl.backlog->histlen + 1;
+    repl.fed_offset = server.primary_repl_offset; /* no replica is owed anything yet */
+    repl.no_replicas_since = server.unixtime;
+}
+
+/* See replication.h. */
+void replicationOwnFileLoadEnd(int ok) {
+    repl.loading_own_file = 0;
+    int valid = ok && repl.loaded_replid[0] && repl.loaded_offset >= 0 && repl.loaded_stream_db >= 0;
+    if (server.primary_host) {
+        if (!valid) return;
+        memcpy(server.replid, repl.loaded_replid, sizeof(server.replid));
+        server.primary_repl_offset = repl.loaded_offset;
+        repl.stream_db = repl.loaded_stream_db;
         repl.psync_possible = 1;
-    } else if (!strcasecmp(key, "repl-offset") && repl.loading_own_file) {
-        server.primary_repl_offset = strtoll(val, NULL, 10);
+    } else if (repl.backlog) {
+        if (valid) replicationResumeOwnHistory();
+        else replicationDiscardBacklog();
     }
 }
 
@@ -2659,7 +2857,10 @@ void failoverCommand(client *c) {
     repl.failover_force = force;
     repl.failover_end_time = timeout ? mstime() + timeout : 0;
     repl.failover_state = FAILOVER_WAIT_FOR_SYNC;
-    serverLog(LL_NOTICE, "FAILOVER requested to %s:%ld.", host ? host : "any replica", port);
+    if (host)
+        serverLog(LL_NOTICE, "FAILOVER requested to %s:%ld.", host, port);
+    else
+        serverLog(LL_NOTICE, "FAILOVER requested to any replica.");
     /* Writes wait; the replicas are asked where they are. */
     pauseActions(PAUSE_DURING_FAILOVER, LLONG_MAX, 1);
     repl.get_ack_needed = 1;
@@ -2674,7 +2875,7 @@ static void failoverUpdate(void) {
             failoverAbort("Replica never caught up before timeout");
             return;
         }
-        serverLog(LL_NOTICE, "FAILOVER timeout reached, forcing the failover to %s:%d", repl.failover_host,
+        serverLog(LL_NOTICE, "FAILOVER to %s:%d time out exceeded, failing over.", repl.failover_host,
                   repl.failover_port);
     } else {
         client *target = NULL;
@@ -2700,14 +2901,18 @@ static void failoverUpdate(void) {
     }
     repl.failover_state = FAILOVER_IN_PROGRESS;
     char *host = zstrdup(repl.failover_host);
-    replicationSetPrimary(host, repl.failover_port);
+    replicationSetPrimary(host, repl.failover_port, 1);
     zfree(host);
 }
 
-/* The link to the failover target is up: the failover is complete. */
-static void failoverMaybeDone(void) {
-    if (repl.failover_state == FAILOVER_IN_PROGRESS && repl.state == REPL_STATE_CONNECTED) {
-        serverLog(LL_NOTICE, "Failover target %s:%d is now the primary.", repl.failover_host, repl.failover_port);
-        failoverReset();
-    }
+/* The failover target accepted our PSYNC (+CONTINUE, or +FULLRESYNC in
+ * the odd case where it could not continue our history): it is the
+ * primary now, and this server stays its replica. The clients still
+ * blocked here get the error REPLICAOF gives them (replicationSetPrimary()
+ * kept them while the failover could still be aborted), then the writes
+ * held since FAILOVER run, as on any replica. */
+static void failoverCompleted(void) {
+    serverLog(LL_NOTICE, "Failover target %s:%d is now the primary.", repl.failover_host, repl.failover_port);
+    disconnectAllBlockedClients();
+    failoverReset();
 }

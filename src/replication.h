@@ -39,6 +39,7 @@ typedef enum {
     REPLICA_STATE_WAIT_BGSAVE_END,       /* its snapshot is being produced; the stream accumulates */
     REPLICA_STATE_SEND_BULK,             /* the snapshot file is being sent */
     REPLICA_STATE_ONLINE,                /* gets the stream (after a streamed snapshot: from its first ACK) */
+    REPLICA_STATE_RDB_TRANSMITTED,       /* REPLCONF rdb-only 1: its snapshot is out, it is being closed */
 } replicaState;
 
 /* Where this server stands as a replica (INFO master_link_status...). */
@@ -69,6 +70,8 @@ typedef struct replClientData {
     long long aof_ack_off;      /* last FACK offset: its AOF is fsynced up to here (WAITAOF) */
     time_t ack_time;            /* when it came (or when the replica attached) */
     int start_stream_on_ack;    /* after a streamed snapshot: no writes until the first ACK */
+    int rdb_only;               /* REPLCONF rdb-only 1: the snapshot alone, never the stream */
+    int rdb_exclude;            /* REPLCONF rdb-filter-only: RDB_SAVE_EXCLUDE_* left out of its snapshot */
     struct replSnapshotMethod *method; /* what delivers its snapshot */
     struct replRdmaTarget *rdma; /* region method: its reading state (repl_rdma.c) */
     int dbfd;                   /* disk method: the snapshot file */
@@ -137,6 +140,8 @@ struct replicationState {
     int snapshot_running;       /* a child produces a snapshot for replicas */
     replSnapshotMethod *running_method;
     long long snapshot_offset;  /* the offset the running snapshot is taken at */
+    int snapshot_exclude;       /* RDB_SAVE_EXCLUDE_* of the socket method's snapshot (the only method
+                                   that serves filtered replicas), starting or running */
     list *waiting_clients;      /* clients blocked in WAIT */
     int primary_waits;          /* the primary's stream waits for a busy script to end */
     int get_ack_needed;         /* send REPLCONF GETACK before sleeping */
@@ -162,7 +167,10 @@ struct replicationState {
     time_t handshake_start;
     int stream_db;              /* repl-stream-db of a loaded RDB, -1 unknown */
     int psync_possible;         /* this dataset holds (replid, offset): PSYNC may continue it */
-    int loading_own_file;       /* start-up load of a replica: take repl-id/offset */
+    int loading_own_file;       /* start-up load of our own RDB: its repl-* aux fields are collected */
+    char loaded_replid[CONFIG_RUN_ID_SIZE + 1]; /* ... repl-id, "" if none */
+    long long loaded_offset;    /* ... repl-offset, -1 if none */
+    int loaded_stream_db;       /* ... repl-stream-db, -1 if none */
     /* FAILOVER */
     failoverState failover_state;
     mstime_t failover_end_time; /* 0 = no timeout */
@@ -290,9 +298,23 @@ typedef struct rdbReplInfo {
 } rdbReplInfo;
 int replicationGetSaveInfo(rdbReplInfo *ri);
 void replicationLoadedInfo(const char *key, const char *val);
+/* The start-up load of this server's own RDB (snapshot.c), around it.
+ * Begin: a primary gets a backlog, into which the loader feeds a DEL for
+ * each key that expired while the server was down (RDBFLAGS_FEED_REPL).
+ * End (ok: the load succeeded): the point of history the file recorded
+ * (repl-id, repl-offset) is taken up. A replica continues it with PSYNC;
+ * a primary keeps it as replid2, valid up to that offset, with the DELs
+ * after it in the backlog, so that its replicas continue with a partial
+ * resync, unless those DELs overflowed repl-backlog-size (then they need
+ * a full one), as Valkey does. Without those fields a primary drops the
+ * backlog. Event loop, before the server serves anyone. */
+void replicationOwnFileLoadBegin(void);
+void replicationOwnFileLoadEnd(int ok);
 
 /* INFO replication. */
 sds replicationCatInfo(sds info);
+/* CONFIG RESETSTAT: the sync counters of INFO stats. */
+void replicationResetStats(void);
 
 /* Commands. */
 void syncCommand(client *c);

@@ -625,8 +625,15 @@ int processCommand(client *c) {
         return C_OK;
     }
 
-    /* The dataset is loading (snapshot.c serves clients meanwhile). */
-    if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
+    /* The dataset is loading (snapshot.c serves clients meanwhile). A
+     * replica loading its primary's snapshot aside (repl-diskless-load
+     * swapdb, same history) serves its current data meanwhile: only what
+     * cannot run then is refused (no-async-loading, in EXEC's queue too). */
+    if (server.loading && !server.async_loading && !(c->cmd->flags & CMD_LOADING)) {
+        rejectCommand(c, shared.loadingerr);
+        return C_OK;
+    }
+    if (server.async_loading && (multiEffectiveCommandFlags(c) & CMD_NO_ASYNC_LOADING)) {
         rejectCommand(c, shared.loadingerr);
         return C_OK;
     }

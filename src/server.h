@@ -694,6 +694,9 @@ struct valkeyServer {
     int tls_replication;
     int rdma_replication; /* rdma-replication: the link to the primary is RDMA. */
     int loading;                    /* 1 while a dataset is loading (DENY_LOADING configs). */
+    int async_loading;              /* ... into databases set aside while clients keep using the
+                                       server's (snapshot.c): only no-async-loading commands get
+                                       -LOADING. loading is 1 too. */
     int list_max_listpack_size;     /* list-max-listpack-size (t_list.c, quicklist fill) */
     int list_compress_depth;        /* list-compress-depth (stored, no effect yet) */
     long long stream_node_max_bytes;   /* stream-node-max-bytes (t_stream.c) */
@@ -1086,9 +1089,14 @@ robj *dbUnshareStringValue(serverDb *db, robj *key, robj *o);
 robj *dbRandomKey(serverDb *db);
 long long emptyData(int dbnum, int flags, void(callback)(hashtable *));
 long long dbTotalServerKeyCount(void);
-serverDb *dbBackupAndReset(void);
-void dbRestoreBackup(serverDb *backup);
-void dbDiscardBackup(serverDb *backup);
+/* Databases loaded aside (a replica's full sync with repl-diskless-load
+ * swapdb; db.c): Create returns server.dbnum empty ones numbered as the
+ * server's (the caller owns them), SwapWith makes their data the
+ * server's and leaves the server's in them, Release frees them. Event
+ * loop. */
+serverDb *dbCreateTempArray(void);
+void dbSwapWithTempArray(serverDb *temp);
+void dbReleaseTempArray(serverDb *temp);
 int selectDb(client *c, int id);
 void signalModifiedKey(client *c, serverDb *db, robj *key);
 void signalFlushedDb(int dbid, int async);
@@ -1140,6 +1148,13 @@ void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 void activeExpireCycle(int type);
 void expireGenericCommand(client *c, long long basetime, int unit);
 int checkAlreadyExpired(long long when);
+/* Writable replicas (replica-read-only no): the keys their own clients
+ * gave a TTL, expired by the cron since no DEL will come for them (see
+ * expire.c). db.c calls the first when a key gets a TTL and the second
+ * when every database is emptied. */
+void expireRememberReplicaKey(serverDb *db, sds key);
+void expireForgetReplicaKeys(void);
+size_t expireReplicaKeysTracked(void); /* INFO slave_expires_tracked_keys */
 #define ACTIVE_EXPIRE_CYCLE_SLOW 0
 #define ACTIVE_EXPIRE_CYCLE_FAST 1
 #define UNIT_SECONDS 0
@@ -1294,6 +1309,18 @@ int functionsLoadLibraryFromRdb(sds code, int replace, sds *err);
 /* functions.c: drops every library, before a load replaces the dataset
  * (DEBUG RELOAD); FLUSHALL keeps them. */
 void functionsEmpty(void);
+/* functions.c: a set of libraries with its own Lua VM, built aside while
+ * FCALL keeps using the current one (a replica loading a full sync with
+ * repl-diskless-load swapdb). Create returns an empty one (the caller
+ * owns it); LoadFromRdb is functionsLoadLibraryFromRdb() into it;
+ * Swap makes its libraries the current ones and leaves the previous ones
+ * in it; Discard frees it (a big one in the lazy free thread). Event loop,
+ * never while a function runs. */
+typedef struct functionsRegistry functionsRegistry;
+functionsRegistry *functionsRegistryCreate(void);
+int functionsRegistryLoadFromRdb(functionsRegistry *r, sds code, int replace, sds *err);
+void functionsRegistrySwapWithCurrent(functionsRegistry *r);
+void functionsRegistryDiscard(functionsRegistry *r);
 
 /* admin.c: queues c's command line (argv, in db dictid) to every client in
  * monitors; see monitorCommand(). */

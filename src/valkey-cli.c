@@ -2188,15 +2188,19 @@ static int cliReplconf(const char *opt, const char *value) {
  * Bytes after it stay in cli.ibuf. */
 static sds cliReadSyncLine(void) {
     for (;;) {
-        if (sdslen(cli.ibuf) > CLI_SYNC_LINE_MAX) return NULL;
         while (sdslen(cli.ibuf) && cli.ibuf[0] == '\n') sdsrange(cli.ibuf, 1, -1);
         char *nl = memchr(cli.ibuf, '\n', sdslen(cli.ibuf));
+        if (nl && nl - cli.ibuf > CLI_SYNC_LINE_MAX) return NULL;
         if (nl) {
             sds line = sdsnewlen(cli.ibuf, (size_t)(nl - cli.ibuf));
             sdsrange(cli.ibuf, nl - cli.ibuf + 1, -1);
             if (sdslen(line) && line[sdslen(line) - 1] == '\r') sdsrange(line, 0, -2);
             return line;
         }
+        /* Only the line counts against the limit, not what follows it
+         * in the buffer: after keep-alive newlines, the line and the
+         * payload may come in one read. */
+        if (sdslen(cli.ibuf) > CLI_SYNC_LINE_MAX) return NULL;
         if (cliFillBuffer() != CLI_OK) return NULL;
     }
 }
