@@ -50,6 +50,7 @@
 #include "acl.h"
 #include "defrag.h"
 #include "replication.h"
+#include "slowlog.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -1169,6 +1170,13 @@ static int checkActiveDefrag(const char *v, const char **err) {
     return 1;
 }
 
+/* slowlog-max-len: a shorter log drops its oldest entries at once. */
+static int applySlowlogMaxLen(const char **err) {
+    (void)err;
+    slowlogTrim();
+    return 1;
+}
+
 /* Any activedefrag option: the defragmenter decides again at the next
  * cron tick (start, stop, CPU share). */
 static int applyActiveDefrag(const char **err) {
@@ -1680,7 +1688,7 @@ static configOption configTable[] = {
     /* Monitoring */
     NUM_CFG("slowlog-log-slower-than", NULL, 0, NUM_LONG_LONG, server.slowlog_log_slower_than, -1, LLONG_MAX,
             10000, NULL),
-    NUM_CFG("slowlog-max-len", NULL, 0, NUM_ULONG, server.slowlog_max_len, 0, LONG_MAX, 128, NULL),
+    NUM_CFG("slowlog-max-len", NULL, 0, NUM_ULONG, server.slowlog_max_len, 0, LONG_MAX, 128, applySlowlogMaxLen),
     NUM_CFG("latency-monitor-threshold", NULL, 0, NUM_LONG_LONG, server.latency_monitor_threshold, 0, LLONG_MAX,
             0, NULL),
     BOOL_CFG("latency-tracking", NULL, 0, server.latency_tracking_enabled, 1, NULL),

@@ -434,11 +434,17 @@ void call(client *c, int flags) {
     c->cmd->proc(c);
     long long end = ustime();
     long long duration = end - start;
-    c->duration += duration;
     /* A command that blocked on keys is accounted for when it completes:
      * served by a later run (CALL_REPROCESSING), timed out or unblocked
-     * (updateStatsOnUnblock()), with the time of all its runs. */
-    int pending = commandAwaitsKeys(c);
+     * (updateStatsOnUnblock()), with the time of all its runs: total, kept
+     * in c->duration meanwhile. */
+    int pending = c->bstate != NULL && commandAwaitsKeys(c);
+    long long total = duration;
+    if (c->duration) {
+        total += c->duration;
+        c->duration = 0;
+    }
+    if (pending) c->duration = total;
     if (prev_client == NULL) updatePeakMemory();
     if (prev_client == NULL && server.pipeline_clock != 0) server.pipeline_clock = end;
 
@@ -472,18 +478,16 @@ void call(client *c, int flags) {
 
     if (flags & CALL_SLOWLOG && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) {
         latencyAddSampleIfNeeded(real_cmd->flags & CMD_FAST ? "fast-command" : "command", duration / 1000);
-        if (!pending) slowlogPushCurrentCommand(c, c->duration);
+        if (!pending && total >= server.slowlog_log_slower_than) slowlogPushCurrentCommand(c, total);
     }
     if (c->original_argv && !pending) discardOriginalCommandVector(c);
     if (prev_client == NULL) durationAddSample(EL_DURATION_TYPE_CMD, duration);
     if ((flags & CALL_STATS) && !pending) {
-        real_cmd->microseconds += c->duration;
+        real_cmd->microseconds += total;
         real_cmd->calls++;
         if (failed) real_cmd->failed_calls++;
-        if (server.latency_tracking_enabled && !(c->flags & CLIENT_BLOCKED))
-            latencyRecordCommand(real_cmd, c->duration);
+        if (server.latency_tracking_enabled && !(c->flags & CLIENT_BLOCKED)) latencyRecordCommand(real_cmd, total);
     }
-    if (!pending) c->duration = 0;
     c->lastcmd = real_cmd;
     if (pending) return;
     server.stat_numcommands++;

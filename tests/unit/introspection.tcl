@@ -343,6 +343,11 @@ start_server {tags {introspection slowlog} overrides {enable-debug-command yes}}
         r config set slowlog-max-len 5
         for {set i 0} {$i < 20} {incr i} { r ping }
         assert_equal 5 [r slowlog len]
+        # A shorter log drops its oldest entries at once, slow or not.
+        r config set slowlog-log-slower-than 100000000
+        r config set slowlog-max-len 2
+        assert_equal 2 [r slowlog len]
+        r config set slowlog-log-slower-than 0
         r config set slowlog-max-len 128
     }
 
