@@ -239,6 +239,7 @@ void clusterSendUpdate(clusterLink *link, clusterNode *node);
 int clusterLinkSendBufferOverLimit(const clusterLink *link);
 const char *clusterLinkEvents(const clusterLink *link, char *buf);
 int clusterBusListen(void);
+int clusterLinkFeed(clusterLink *link, const unsigned char *buf, size_t len);
 void clusterBusCloseListener(void);
 
 static inline int clusterNodeIsPrimary(const clusterNode *n) {

@@ -967,6 +967,18 @@ static int processBufferedFrames(clusterLink *link) {
     return 1;
 }
 
+/* See cluster.h. len bytes as if read from link, for the fuzz target
+ * (fuzz/fuzz_clusterbus.c): appended to its buffer and every complete
+ * frame acted on. Returns 0 when the link was freed. */
+int clusterLinkFeed(clusterLink *link, const unsigned char *buf, size_t len) {
+    link->in_handler++;
+    rcvbufReserve(link, link->rcvbuf_len + len);
+    memcpy(link->rcvbuf + link->rcvbuf_len, buf, len);
+    link->rcvbuf_len += len;
+    processBufferedFrames(link);
+    return linkHandlerDone(link);
+}
+
 /* Reads what the peer sent and acts on every complete frame; at most
  * RCVBUF_READS_PER_CALL reads, so one busy peer cannot hold the loop (the
  * fd stays readable and we come back). */
