@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 C=corpus
 # Only the corpora this script writes are replaced: clustermsg and nodesconf
-# come from utils/cluster-capture (real redis-server 7.0 traffic and files).
+# come from utils/cluster-capture (real redis-server 7.0 traffic and files);
+# clusterbus is clustermsg's messages behind option bytes (written at the
+# end: see fuzz_clusterbus.c).
 rm -rf $C/{resp,request,reply,rdma,restore,rdb,config,manifest,primary,aclfile}
 mkdir -p $C/{resp,request,reply,rdma,restore,rdb,config,manifest,primary}
 
@@ -156,4 +158,17 @@ cli -n 3 set c d >/dev/null
 cli save >/dev/null
 { printf '\000'; cat "$TMP/dump.rdb"; } > $C/rdb/small-cksum
 printf '\000' > $C/rdb/empty
+
+# clusterbus: each captured message on an inbound link at once (\200), on
+# the outbound link to its sender's node at once (\201), and in chunks of
+# one byte (\000); then two messages back to back.
+rm -rf $C/clusterbus
+mkdir -p $C/clusterbus
+for f in $C/clustermsg/*.bin; do
+    b=$(basename "$f" .bin)
+    { printf '\200'; cat "$f"; } > "$C/clusterbus/$b-in"
+    { printf '\201'; cat "$f"; } > "$C/clusterbus/$b-out"
+    { printf '\000'; cat "$f"; } > "$C/clusterbus/$b-bytes"
+done
+{ printf '\200'; cat $C/clustermsg/redis70-ping-gossip3.bin $C/clustermsg/redis70-fail.bin; } > "$C/clusterbus/two-messages"
 echo "seeds: $(find $C -type f | wc -l) files"

@@ -28,10 +28,12 @@
  * list-max-ziplist-*) are accepted and ignored by the file parser.
  *
  * The table covers every directive of Valkey 8.0's valkey.conf. Options of
- * features this server does not have yet (cluster) are stored for them; a
- * value that would turn such a feature on (cluster-enabled yes) is refused
- * by a check with a message naming it (activedefrag yes too, in a build
- * whose malloc is not jemalloc). Three directives are not options and are
+ * features this server does not have yet are stored for them; a value
+ * that would turn such a feature on is refused by a check with a message
+ * naming it (activedefrag yes, in a build whose malloc is not jemalloc).
+ * The cluster-* options are read where cluster.c uses them; those of
+ * cluster replicas and redirections are stored for those next steps.
+ * Three directives are not options and are
  * handled by the file parser alone: include (wildcards allowed),
  * rename-command, user (ACL users, handed to acl.c and written back by
  * CONFIG REWRITE) and loadmodule, which stops start-up.
@@ -48,6 +50,7 @@
 #include "aof.h"
 #include "config.h"
 #include "acl.h"
+#include "cluster.h"
 #include "defrag.h"
 #include "replication.h"
 #include "slowlog.h"
@@ -1148,16 +1151,6 @@ static sds rewriteLatencyPercentiles(configOption *o, sds buf) {
     return buf;
 }
 
-/* Boolean options whose "yes" is a feature this server does not have:
- * refused with a message naming the option, in a file and by CONFIG SET. */
-static int checkClusterEnabled(const char *v, const char **err) {
-    if (yesnotoi(v) == 1) {
-        *err = "cluster-enabled yes is not supported: this server has no cluster mode";
-        return 0;
-    }
-    return 1;
-}
-
 /* activedefrag yes needs jemalloc behind our allocations (defrag.c asks
  * it which blocks to move); a build whose malloc is another (the ASan
  * build, valgrind) refuses it as a Valkey built without jemalloc does. */
@@ -1283,6 +1276,15 @@ static int checkIpv6(const char *v, const char **err) {
         *err = "Invalid IPv6 address";
         return 0;
     }
+    return 1;
+}
+
+/* cluster-announce-*: myself's announced address, ports, hostname and
+ * human node name follow at once (cluster.c; nothing without cluster
+ * mode). */
+static int applyClusterAnnounce(const char **err) {
+    (void)err;
+    clusterUpdateMyselfAnnouncedInfo();
     return 1;
 }
 
@@ -1840,9 +1842,9 @@ static configOption configTable[] = {
     BOOL_CFG("replica-ignore-disk-write-errors", NULL, 0, server.repl_ignore_disk_write_error, 0, NULL),
     BOOL_CFG("replica-ignore-maxmemory", "slave-ignore-maxmemory", 0, server.repl_replica_ignore_maxmemory, 1,
              NULL),
-    /* Cluster: no cluster mode; cluster-enabled yes is refused */
-    {.name = "cluster-enabled", .flags = IMM, .kind = CFG_BOOL, .field = &server.cluster_enabled, .def = 0,
-     .check = checkClusterEnabled},
+    /* Cluster (cluster.c): read at start-up; the announce-* options apply at once (myself's address in
+     * the next pings and nodes.conf), the others are read where the cluster uses them */
+    BOOL_CFG("cluster-enabled", NULL, IMM, server.cluster_enabled, 0, NULL),
     STRING_CFG("cluster-config-file", NULL, IMM, server.cluster_configfile, "nodes.conf", checkClusterConfigFile,
                NULL),
     NUM_CFG("cluster-node-timeout", NULL, 0, NUM_LONG_LONG, server.cluster_node_timeout, 0, LLONG_MAX, 15000, NULL),
@@ -1859,15 +1861,15 @@ static configOption configTable[] = {
     NUM_CFG("cluster-link-sendbuf-limit", NULL, CFG_MEMORY, NUM_ULONG_LONG, server.cluster_link_msg_queue_limit_bytes,
             0, ULLONG_MAX, 0, NULL),
     STRING_CFG("cluster-announce-hostname", NULL, 0, server.cluster_announce_hostname, "", checkAnnouncedHostname,
-               NULL),
+               applyClusterAnnounce),
     STRING_CFG("cluster-announce-human-nodename", NULL, 0, server.cluster_announce_human_nodename, "",
-               checkAnnouncedNodename, NULL),
-    STRING_CFG("cluster-announce-ip", NULL, 0, server.cluster_announce_ip, "", NULL, NULL),
+               checkAnnouncedNodename, applyClusterAnnounce),
+    STRING_CFG("cluster-announce-ip", NULL, 0, server.cluster_announce_ip, "", NULL, applyClusterAnnounce),
     ENUM_CFG("cluster-preferred-endpoint-type", NULL, 0, server.cluster_preferred_endpoint_type,
              clusterEndpointEnum, CLUSTER_ENDPOINT_TYPE_IP, NULL),
-    NUM_CFG("cluster-announce-port", NULL, 0, NUM_INT, server.cluster_announce_port, 0, 65535, 0, NULL),
-    NUM_CFG("cluster-announce-bus-port", NULL, 0, NUM_INT, server.cluster_announce_bus_port, 0, 65535, 0, NULL),
-    NUM_CFG("cluster-announce-tls-port", NULL, 0, NUM_INT, server.cluster_announce_tls_port, 0, 65535, 0, NULL),
+    NUM_CFG("cluster-announce-port", NULL, 0, NUM_INT, server.cluster_announce_port, 0, 65535, 0, applyClusterAnnounce),
+    NUM_CFG("cluster-announce-bus-port", NULL, 0, NUM_INT, server.cluster_announce_bus_port, 0, 65535, 0, applyClusterAnnounce),
+    NUM_CFG("cluster-announce-tls-port", NULL, 0, NUM_INT, server.cluster_announce_tls_port, 0, 65535, 0, applyClusterAnnounce),
     BOOL_CFG("cluster-slot-stats-enabled", NULL, 0, server.cluster_slot_stats_enabled, 0, NULL),
     NUM_CFG("cluster-blacklist-ttl", NULL, 0, NUM_ULONG, server.cluster_blacklist_ttl, 0, ULONG_MAX, 60, NULL),
     STRING_CFG("cluster-announce-client-ipv4", NULL, 0, server.cluster_announce_client_ipv4, "", checkIpv4, NULL),
@@ -2102,7 +2104,7 @@ static int loadConfigDirective(sds *argv, int argc, int linenum, const char *lin
  * sdssplitargs(). Stops at the first bad line: returns C_ERR with e set
  * (the caller frees e->line), else C_OK. */
 static int loadConfigText(char *config, configLoadError *e) {
-    int totlines, ret = C_OK;
+    int totlines, ret = C_OK, replicaof_line = -1;
     sds *lines = sdssplitlen(config, (ssize_t)strlen(config), "\n", 1, &totlines);
 
     for (int i = 0; i < totlines && ret == C_OK; i++) {
@@ -2117,10 +2119,15 @@ static int loadConfigText(char *config, configLoadError *e) {
         }
         if (argc) {
             sdstolower(argv[0]);
+            if (!strcmp(argv[0], "replicaof") || !strcmp(argv[0], "slaveof")) replicaof_line = i;
             ret = loadConfigDirective(argv, argc, i + 1, lines[i], e);
         }
         sdsfreesplitres(argv, argc);
     }
+    /* A cluster node's primary is chosen by CLUSTER REPLICATE, never here. */
+    if (ret == C_OK && server.cluster_enabled && server.primary_host && replicaof_line >= 0)
+        ret = configLoadFail(e, replicaof_line + 1, lines[replicaof_line],
+                             "replicaof directive not allowed in cluster mode");
     sdsfreesplitres(lines, totlines);
     return ret;
 }

@@ -26,6 +26,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "blocked.h"
+#include "cluster.h"
 #include "defrag.h"
 #include "migrate.h"
 #include "multi.h"
@@ -348,7 +349,7 @@ static sds infoClients(sds info) {
     return sdscatprintf(info,
                         "# Clients\r\n"
                         "connected_clients:%lu\r\n"
-                        "cluster_connections:0\r\n"
+                        "cluster_connections:%lu\r\n"
                         "maxclients:%u\r\n"
                         "client_recent_max_input_buffer:%zu\r\n"
                         "client_recent_max_output_buffer:%zu\r\n"
@@ -360,7 +361,8 @@ static sds infoClients(sds info) {
                         "total_watched_keys:%lu\r\n"
                         "total_blocking_keys:%lu\r\n"
                         "total_blocking_keys_on_nokey:%lu\r\n",
-                        listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked,
+                        listLength(server.clients) - replicas, clusterConnectionsCount(), server.maxclients, maxin,
+                        maxout, blocked,
                         server.tracking_clients, pubsub,
                         multiWatchingClients(), blockedClientsWithTimeoutCount(), multiTotalWatchedKeys(),
                         blockedKeysCount(), blockedKeysOnNokeyCount());
@@ -486,7 +488,7 @@ static sds infoMemory(sds info) {
         "mem_total_replication_buffers:0\r\n"
         "mem_clients_slaves:%zu\r\n"
         "mem_clients_normal:%zu\r\n"
-        "mem_cluster_links:0\r\n"
+        "mem_cluster_links:%zu\r\n"
         "mem_aof_buffer:%zu\r\n"
         "mem_allocator:%s\r\n"
         "mem_overhead_db_hashtable_rehashing:%zu\r\n"
@@ -500,7 +502,7 @@ static sds infoMemory(sds info) {
         server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), mo.alloc_frag,
         mo.alloc_frag_bytes, mo.alloc_rss, mo.alloc_rss_bytes, mo.rss_overhead, mo.rss_overhead_bytes, mo.frag,
         mo.frag_bytes, clients_replicas,
-        clients_normal, aofBufferLength(), infoAllocatorName(), mo.db_rehashing, defrag.running,
+        clients_normal, clusterLinksMemory(), aofBufferLength(), infoAllocatorName(), mo.db_rehashing, defrag.running,
         lazyfreeGetPendingObjectsCount(),
         lazyfreeGetFreedObjectsCount());
 }
@@ -768,7 +770,7 @@ sds genValkeyInfoString(dict *section_dict, int all_sections, int everything) {
     }
     if (WANT("cluster")) {
         if (sections++) info = sdscatlen(info, "\r\n", 2);
-        info = sdscat(info, "# Cluster\r\ncluster_enabled:0\r\n");
+        info = sdscatprintf(info, "# Cluster\r\ncluster_enabled:%d\r\n", server.cluster_enabled ? 1 : 0);
     }
     SECTION("keyspace", infoKeyspace);
     if (infoSectionWanted(section_dict, "debug")) {

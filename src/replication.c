@@ -2239,6 +2239,12 @@ static void replicationUnsetPrimary(void) {
 
 /* REPLICAOF host port | NO ONE (and SLAVEOF). */
 void replicaofCommand(client *c) {
+    /* In cluster mode the bus decides who replicates whom (CLUSTER
+     * REPLICATE). */
+    if (server.cluster_enabled) {
+        addReplyError(c, "REPLICAOF not allowed in cluster mode.");
+        return;
+    }
     if (repl.failover_state != FAILOVER_NONE) {
         addReplyError(c, "REPLICAOF not allowed while failing over.");
         return;
@@ -2786,6 +2792,10 @@ static client *findReplica(const char *host, int port) {
 
 /* FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms] */
 void failoverCommand(client *c) {
+    if (server.cluster_enabled) {
+        addReplyError(c, "FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command instead.");
+        return;
+    }
     int abort = 0, force = 0;
     long long timeout = 0;
     long port = 0;

@@ -9,11 +9,13 @@
  *                  client housekeeping, active expiry and defragmentation,
  *                  shutdown requests,
  *                  snapshots (snapshot.c: save points, reaping a BGSAVE
- *                  child);
+ *                  child), the cluster's cron every 100 ms (cluster.c:
+ *                  handshakes, pings, failure detection);
  *   beforeSleep()  runs before the loop waits for events: first the
  *                  transports' pending work (RDMA has no writable event,
  *                  TLS buffers input), then blocked clients, a fast expiry
- *                  cycle, BCAST invalidations (tracking.c), the pending
+ *                  cycle, BCAST invalidations (tracking.c), the
+ *                  cluster's state and nodes.conf save (cluster.c), the pending
  *                  replies (of everything above too), client eviction
  *                  (maxmemory-clients), frees clients scheduled for
  *                  closing; when a transport still has work, the loop is
@@ -53,6 +55,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "blocked.h"
+#include "cluster.h"
 #include "defrag.h"
 #include "latency.h"
 #include "migrate.h"
@@ -796,6 +799,9 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     snapshotCron();
     aofCron();
     run_with_period(1000) replicationCron();
+    run_with_period(100) {
+        if (server.cluster_enabled) clusterCron(); /* handshakes, pings, failure detection */
+    }
 
     /* Databases: expiry, and incremental rehashing in idle time (not while
      * a snapshot child runs: rehashing would copy every page it touches).
@@ -831,6 +837,7 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
     processUnpausedClients(); /* clients held by CLIENT PAUSE & co that nothing holds any more */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
     trackingBeforeSleep(); /* BCAST invalidations, tracking-table-max-keys */
+    if (server.cluster_enabled) clusterBeforeSleep(); /* cluster state, nodes.conf saved before replies go out */
     replicationBeforeSleep(); /* GETACK for new WAIT clients, WAIT clients whose replicas acked */
     aofBeforeSleep(); /* the AOF is written (and fsynced with always) before any reply goes out */
     handleClientsWithPendingWrites();
@@ -1208,6 +1215,10 @@ int finishShutdown(void) {
     }
     for (int j = 0; j < CONN_TYPE_MAX; j++)
         if (server.listeners[j].ct) connCloseListener(&server.listeners[j]);
+    if (server.cluster_enabled) {
+        serverLog(LL_NOTICE, "Saving the cluster configuration file before exiting.");
+        clusterShutdown();
+    }
     if (server.unixsocket) {
         serverLog(LL_NOTICE, "Removing the unix socket file.");
         if (unlink(server.unixsocket) != 0)
@@ -1406,7 +1417,9 @@ int main(int argc, char **argv) {
         if (!server.pidfile) server.pidfile = zstrdup("/var/run/valkey.pid");
         createPidFile();
     }
+    if (server.cluster_enabled) clusterInit(); /* nodes.conf locked and loaded, or a new node */
     initListeners();
+    if (server.cluster_enabled) clusterInitListener(); /* the cluster port */
     if (applyUnixSocketGroup() == C_ERR) exit(1);
     applyProcessSettings();
     serverSetProcTitle(NULL);

@@ -757,7 +757,8 @@ struct valkeyServer {
     int dual_channel_replication;   /* dual-channel-replication-enabled */
     int repl_ignore_disk_write_error; /* replica-ignore-disk-write-errors */
     int repl_replica_ignore_maxmemory; /* replica-ignore-maxmemory */
-    /* Cluster (cluster-enabled yes is refused: no cluster mode) */
+    /* Cluster (cluster.h; the state exists only with cluster-enabled yes) */
+    struct clusterState *cluster;
     int cluster_enabled;
     char *cluster_configfile;
     long long cluster_node_timeout;
