@@ -455,7 +455,7 @@ static void clusterSetConfigEpochCommand(client *c) {
 /* Keys in any database: a primary with keys may not drop its slots. */
 static int datasetIsEmpty(void) {
     for (int j = 0; j < server.dbnum; j++)
-        if (hashtableSize(server.db[j].keys)) return 0;
+        if (kvstoreSize(server.db[j].keys)) return 0;
     return 1;
 }
 

@@ -83,7 +83,7 @@ kvstore *kvstoreCreate(hashtableType *type, int bits) {
     kvs->num_tables = 1 << bits;
     kvs->tables = zcalloc(sizeof(hashtable *) * (size_t)kvs->num_tables);
     if (bits == 0) {
-        kvs->tables[0] = hashtableCreate(type);
+        kvs->tables[0] = kvs->only = hashtableCreate(type);
         kvs->allocated_tables = 1;
     } else {
         kvs->fenwick = zcalloc(sizeof(unsigned long long) * (size_t)(kvs->num_tables + 1));
@@ -172,18 +172,14 @@ size_t kvstoreTableSize(const kvstore *kvs, int idx) {
  * Changes
  * ------------------------------------------------------------------------- */
 
-/* See kvstore.h. */
-void **kvstoreFindRefOrPosition(kvstore *kvs, int idx, const void *key, hashtablePosition *pos) {
-    return hashtableFindRefOrPosition(tableForWrite(kvs, idx), key, pos);
+/* See kvstore.h: the slow paths of its inline kvstoreFindRefOrPosition()
+ * and kvstoreInsertAtPosition(). */
+hashtable *kvstoreCreateTableAt(kvstore *kvs, int idx) {
+    return tableForWrite(kvs, idx);
 }
 
-/* See kvstore.h. hashtableInsertAtPosition() resumes the rehashing that
- * hashtableFindPositionForInsert() would have paused: pause it first. */
-void kvstoreInsertAtPosition(kvstore *kvs, int idx, void *entry, hashtablePosition *pos) {
-    hashtable *ht = kvs->tables[idx];
-    hashtablePauseRehashing(ht);
-    hashtableInsertAtPosition(ht, entry, pos);
-    if (kvs->bits) countChange(kvs, idx, 1, hashtableSize(ht));
+void kvstoreCountInserted(kvstore *kvs, int idx) {
+    countChange(kvs, idx, 1, hashtableSize(kvs->tables[idx]));
 }
 
 /* See kvstore.h. */

@@ -35,6 +35,7 @@
 #include "hashtable.h"
 
 typedef struct kvstore {
+    hashtable *only;             /* one table (bits 0): that table, the lookups' fast path; else NULL */
     hashtable **tables;          /* num_tables pointers; NULL: not created yet (several tables only) */
     int num_tables;              /* 1 << bits */
     int bits;                    /* 0: one table; cluster mode: 14 */
@@ -83,11 +84,21 @@ int kvstoreNumNonEmptyTables(const kvstore *kvs);
 /* Number of entries in table idx (0 if it does not exist). */
 size_t kvstoreTableSize(const kvstore *kvs, int idx);
 
+/* A one-table kvstore's table, else NULL. With one table nothing is
+ * counted besides what the table counts, so a caller may use it with the
+ * hashtable functions directly (the keyspace's standalone fast path). */
+static inline hashtable *kvstoreOnlyTable(const kvstore *kvs) {
+    return kvs->only;
+}
+
 /* Table idx, or NULL when it has not been created. Borrowed: valid until
  * the next kvstoreCronStep() or kvstoreEmpty(). Read-only use: changes of
- * size must go through the functions below. */
+ * size must go through the functions below. A one-table kvstore answers
+ * from `only` (one load: what standalone lookups pay on top of a bare
+ * hashtable's), whatever idx says. */
 static inline hashtable *kvstoreGetTable(const kvstore *kvs, int idx) {
-    return kvs->tables[idx];
+    hashtable *ht = kvs->only;
+    return __builtin_expect(ht != NULL, 1) ? ht : kvs->tables[idx];
 }
 
 /* ---------------------------------------------------------------------------
@@ -97,23 +108,41 @@ static inline hashtable *kvstoreGetTable(const kvstore *kvs, int idx) {
 
 /* 1 and *found (if not NULL) when key is in table idx, else 0. */
 static inline int kvstoreFind(kvstore *kvs, int idx, const void *key, void **found) {
-    hashtable *ht = kvs->tables[idx];
+    hashtable *ht = kvstoreGetTable(kvs, idx);
     return ht != NULL && hashtableFind(ht, key, found);
 }
 
 /* The slot holding key's entry in table idx, or NULL. */
 static inline void **kvstoreFindRef(kvstore *kvs, int idx, const void *key) {
-    hashtable *ht = kvs->tables[idx];
+    hashtable *ht = kvstoreGetTable(kvs, idx);
     return ht != NULL ? hashtableFindRef(ht, key) : NULL;
 }
 
+/* Out-of-line slow paths of the two inline functions below: table idx
+ * created (returned), and one entry added to table idx counted. */
+hashtable *kvstoreCreateTableAt(kvstore *kvs, int idx);
+void kvstoreCountInserted(kvstore *kvs, int idx);
+
 /* hashtableFindRefOrPosition() on table idx, created if missing (so that
- * pos is usable by kvstoreInsertAtPosition()). */
-void **kvstoreFindRefOrPosition(kvstore *kvs, int idx, const void *key, hashtablePosition *pos);
+ * pos is usable by kvstoreInsertAtPosition()). Inline: every write of a key
+ * goes through it, and with one table it must cost what the bare
+ * hashtable call costs. */
+static inline void **kvstoreFindRefOrPosition(kvstore *kvs, int idx, const void *key, hashtablePosition *pos) {
+    hashtable *ht = kvstoreGetTable(kvs, idx);
+    if (__builtin_expect(ht == NULL, 0)) ht = kvstoreCreateTableAt(kvs, idx);
+    return hashtableFindRefOrPosition(ht, key, pos);
+}
 
 /* Stores entry at pos (from kvstoreFindRefOrPosition() on the same table,
- * with nothing done to that table since) and counts it. */
-void kvstoreInsertAtPosition(kvstore *kvs, int idx, void *entry, hashtablePosition *pos);
+ * with nothing done to that table since) and counts it. Pauses the
+ * table's rehashing first: hashtableInsertAtPosition() resumes the pause
+ * hashtableFindRefOrPosition() would have taken. Inline, as above. */
+static inline void kvstoreInsertAtPosition(kvstore *kvs, int idx, void *entry, hashtablePosition *pos) {
+    hashtable *ht = kvstoreGetTable(kvs, idx);
+    hashtablePauseRehashing(ht);
+    hashtableInsertAtPosition(ht, entry, pos);
+    if (__builtin_expect(kvs->only == NULL, 0)) kvstoreCountInserted(kvs, idx);
+}
 
 /* Adds entry to table idx (created if missing) unless its key is there:
  * returns 1 when added, 0 when not. */

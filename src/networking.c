@@ -1362,7 +1362,8 @@ static struct serverCommand *prefetchKnownCommand(client *c) {
  * there), or SIZE_MAX. A hint only: an argument that is not a key, or a
  * command that selects another db, just makes a prefetch useless. */
 static size_t prefetchPipelineKeys(client *c) {
-    hashtable *keyspace = c->db->keys;
+    if (c->db->keys->bits) return SIZE_MAX; /* split by slot (cluster mode): not prefetched */
+    hashtable *keyspace = kvstoreGetTable(c->db->keys, 0);
     if (hashtableSize(keyspace) < PIPELINE_PREFETCH_MIN_KEYS) return SIZE_MAX;
     struct serverCommand *known = prefetchKnownCommand(c);
     size_t known_len = known ? strlen(known->name) : 0;

@@ -780,8 +780,8 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
 
     run_with_period(5000) {
         for (int j = 0; j < server.dbnum; j++) {
-            long long size = hashtableEntryCapacity(server.db[j].keys);
-            long long used = hashtableSize(server.db[j].keys);
+            long long size = kvstoreEntryCapacity(server.db[j].keys);
+            long long used = kvstoreSize(server.db[j].keys);
             long long vkeys = hashtableSize(server.db[j].expires);
             if (used || vkeys)
                 serverLog(LL_DEBUG, "DB %d: %lld keys (%lld volatile) in %lld slots HT.", j, used, vkeys, size);
@@ -809,13 +809,12 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
     activeDefragCycle(); /* activedefrag: moves blocks out of sparse slabs (defrag.c) */
     for (int j = 0; j < server.dbnum && !hasActiveChildProcess(); j++) {
-        hashtableShrinkIfNeeded(server.db[j].keys);
+        /* The keys: shrinks, rehashes, and in cluster mode frees the empty
+         * slot tables, 1024 tables a run (kvstore.c). */
+        int rehashed = kvstoreCronStep(server.db[j].keys, 1024, 1, server.active_rehashing ? 1000 : 0);
         hashtableShrinkIfNeeded(server.db[j].expires);
+        if (rehashed) break;
         if (!server.active_rehashing) continue;
-        if (hashtableIsRehashing(server.db[j].keys)) {
-            hashtableRehashMicroseconds(server.db[j].keys, 1000);
-            break;
-        }
         if (hashtableIsRehashing(server.db[j].expires)) {
             hashtableRehashMicroseconds(server.db[j].expires, 1000);
             break;
@@ -1260,7 +1259,7 @@ static void initServer(void) {
     aeSetBusyPoll(server.el, server.busy_poll_us);
     server.db = zcalloc(sizeof(serverDb) * server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
-        server.db[j].keys = hashtableCreate(&dbKeysHashtableType);
+        server.db[j].keys = dbCreateKeyspace(j);
         server.db[j].expires = hashtableCreate(&dbExpiresHashtableType);
         server.db[j].id = j;
     }

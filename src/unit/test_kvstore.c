@@ -73,7 +73,16 @@ int main(int argc, char **argv) {
         kvstore *kvs = kvstoreCreate(&intType, 0);
         ASSERT_EQ_LL(kvstoreNumTables(kvs), 1);
         ASSERT(kvstoreGetTable(kvs, 0) != NULL);
+        ASSERT(kvstoreOnlyTable(kvs) == kvstoreGetTable(kvs, 0)); /* the fast path's table */
         for (long i = 0; i < 1000; i++) ASSERT(kvstoreAdd(kvs, 0, E(i)));
+        /* Positions taken on the bare table, as the keyspace's fast path
+         * does, land in the kvstore. */
+        hashtablePosition pos;
+        ASSERT(hashtableFindRefOrPosition(kvstoreOnlyTable(kvs), E(1000), &pos) == NULL);
+        hashtablePauseRehashing(kvstoreOnlyTable(kvs));
+        hashtableInsertAtPosition(kvstoreOnlyTable(kvs), E(1000), &pos);
+        ASSERT(kvstoreFind(kvs, 0, E(1000), NULL));
+        ASSERT(kvstoreDelete(kvs, 0, E(1000)));
         ASSERT(!kvstoreAdd(kvs, 0, E(5)));
         ASSERT_EQ_LL(kvstoreSize(kvs), 1000);
         ASSERT_EQ_LL(kvstoreNumNonEmptyTables(kvs), 1);
@@ -108,6 +117,7 @@ int main(int argc, char **argv) {
         kvstore *kvs = kvstoreCreate(&intType, 14);
         ASSERT_EQ_LL(kvstoreNumTables(kvs), 16384);
         ASSERT_EQ_LL(kvstoreNumAllocatedTables(kvs), 0);
+        ASSERT(kvstoreOnlyTable(kvs) == NULL); /* counted tables: no bare access */
         ASSERT(!kvstoreFind(kvs, 77, E(1), NULL)); /* no table: nothing found, nothing created */
         ASSERT(kvstoreFindRef(kvs, 77, E(1)) == NULL);
         ASSERT_EQ_LL(kvstoreNumAllocatedTables(kvs), 0);
