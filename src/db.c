@@ -618,6 +618,42 @@ long long dbTotalServerKeyCount(void) {
     return total;
 }
 
+/* ---------------------------------------------------------------------------
+ * Keys by slot (cluster mode: db 0's keys are one table per slot)
+ * ------------------------------------------------------------------------- */
+
+/* See server.h. */
+size_t dbSlotKeyCount(int slot) {
+    kvstore *keys = server.db[0].keys;
+    return keys->bits ? kvstoreTableSize(keys, slot) : 0;
+}
+
+/* See server.h. Each deletion is one of its own, as an eviction: counted
+ * dirty, notified as "del", and propagated as DEL (or UNLINK with
+ * lazyfree-lazy-server-del) to replicas and the AOF at once. */
+unsigned int dbDeleteKeysInSlot(int slot) {
+    serverDb *db = &server.db[0];
+    if (!db->keys->bits || kvstoreTableSize(db->keys, slot) == 0) return 0;
+    int lazy = server.lazyfree_lazy_server_del;
+    unsigned int deleted = 0;
+    kvstoreIterator iter;
+    kvstoreIteratorInit(&iter, db->keys, slot, HASHTABLE_ITER_SAFE);
+    void *entry;
+    while (kvstoreIteratorNext(&iter, &entry)) {
+        sds key = objectGetKey(entry);
+        robj *keyobj = createStringObject(key, sdslen(key)); /* key dies with the entry */
+        dbGenericDelete(db, keyobj, lazy, 0);
+        propagateDeletion(db, keyobj, lazy);
+        signalModifiedKey(NULL, db, keyobj);
+        notifyKeyspaceEvent(NOTIFY_GENERIC, "del", keyobj, db->id);
+        decrRefCount(keyobj);
+        server.dirty++;
+        deleted++;
+    }
+    kvstoreIteratorReset(&iter);
+    return deleted;
+}
+
 /* Sets c's current db. Returns C_ERR if id is out of range. */
 int selectDb(client *c, int id) {
     if (id < 0 || id >= server.dbnum) return C_ERR;
@@ -780,6 +816,10 @@ void existsCommand(client *c) {
 void selectCommand(client *c) {
     int id;
     if (getIntFromObjectOrReply(c, c->argv[1], &id, NULL) != C_OK) return;
+    if (server.cluster_enabled && id != 0) {
+        addReplyError(c, "SELECT is not allowed in cluster mode");
+        return;
+    }
     if (selectDb(c, id) == C_ERR) {
         addReplyError(c, "DB index is out of range");
     } else {
@@ -1102,6 +1142,10 @@ void renamenxCommand(client *c) {
 
 void moveCommand(client *c) {
     int dbid;
+    if (server.cluster_enabled) {
+        addReplyError(c, "MOVE is not allowed in cluster mode");
+        return;
+    }
     if (getIntFromObjectOrReply(c, c->argv[2], &dbid, NULL) != C_OK) return;
     serverDb *src = c->db;
     if (dbid < 0 || dbid >= server.dbnum) {
@@ -1163,6 +1207,10 @@ void copyCommand(client *c) {
             return;
         }
     }
+    if (server.cluster_enabled && src != dst) {
+        addReplyError(c, "Copying to another database is not allowed in cluster mode");
+        return;
+    }
     if (src == dst && sdscmp(objectGetVal(c->argv[1]), objectGetVal(c->argv[2])) == 0) {
         addReplyErrorObject(c, shared.sameobjecterr);
         return;
@@ -1194,6 +1242,10 @@ void copyCommand(client *c) {
 
 void swapdbCommand(client *c) {
     int id1, id2;
+    if (server.cluster_enabled) {
+        addReplyError(c, "SWAPDB is not allowed in cluster mode");
+        return;
+    }
     if (getIntFromObjectOrReply(c, c->argv[1], &id1, "invalid first DB index") != C_OK) return;
     if (getIntFromObjectOrReply(c, c->argv[2], &id2, "invalid second DB index") != C_OK) return;
     if (id1 < 0 || id1 >= server.dbnum || id2 < 0 || id2 >= server.dbnum) {

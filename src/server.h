@@ -1122,6 +1122,12 @@ long long dbTotalServerKeyCount(void);
 serverDb *dbCreateTempArray(void);
 void dbSwapWithTempArray(serverDb *temp);
 void dbReleaseTempArray(serverDb *temp);
+/* Keys of db 0 in hash slot slot: 0 in standalone mode. O(1). */
+size_t dbSlotKeyCount(int slot);
+/* Deletes every key of slot (cluster mode: a slot this node lost while it
+ * still held keys, "dirty"), each propagated as a DEL and notified.
+ * Returns how many. Main thread, outside a command. */
+unsigned int dbDeleteKeysInSlot(int slot);
 int selectDb(client *c, int id);
 void signalModifiedKey(client *c, serverDb *db, robj *key);
 void signalFlushedDb(int dbid, int async);
