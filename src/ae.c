@@ -5,9 +5,11 @@
  * a time event. One call of aeProcessEvents() is one iteration:
  *
  *   before-sleep hook -> epoll_wait (timeout = next timer, or 0 when
- *   aeSetDontWait() is on; with aeSetBusyPoll(), zero-timeout polls for a
- *   few microseconds first while events come close together) -> after-sleep
- *   hook -> fired file events -> due time events.
+ *   aeSetDontWait() is on; with aeSetSpinProc(), a hook polls memory
+ *   shared with peers first, for as long as it asks; with aeSetBusyPoll(),
+ *   zero-timeout polls for a few microseconds first while events come
+ *   close together) -> after-sleep hook -> fired file events -> due time
+ *   events.
  *
  * Invariants a handler can rely on:
  *  - Any handler may create or delete any file or time event, close fds, or
@@ -274,6 +276,62 @@ static int aeBusyPoll(aeEventLoop *el, int timeout_ms, long long start) {
     int n = aeApiPoll(el, timeout_ms);
     el->busy_poll_armed = n > 0 && aeMonotonicUs() - start <= el->busy_poll_us;
     return n;
+}
+
+/* ---------------------------------------------------------------------------
+ * Spinning
+ *
+ * A transport whose peers signal through shared memory (conn_shm.c) can
+ * see new work by reading memory, with no system call, while the peer that
+ * sends it makes none either (it rings a doorbell only when we sleep). So
+ * when the loop would sleep, the spin hook polls that memory for as long as
+ * it says AE_SPIN_AGAIN. Sockets are not starved meanwhile: every
+ * AE_SPIN_FD_POLL_US the fds are polled with a zero timeout, and events
+ * found that way are handled at once. When the hook finds work, the loop
+ * skips its poll (unless the last one is older than AE_SPIN_FD_POLL_US) and
+ * goes on to the next iteration, whose before-sleep hook does the work.
+ * Timers bound the spinning as they bound a sleep.
+ * ------------------------------------------------------------------------- */
+
+#define AE_SPIN_FD_POLL_US 16
+
+/* Installs (proc) or removes (NULL) the spin hook. Call from the loop's
+ * thread. */
+void aeSetSpinProc(aeEventLoop *el, aeSpinProc *proc) {
+    el->spinproc = proc;
+}
+
+/* Runs the spin hook while it says AE_SPIN_AGAIN and the wait (timeout_ms,
+ * -1 = none) lasts. Returns the number of fired entries a zero-timeout fd
+ * poll found meanwhile (the caller handles them and does not poll again),
+ * or 0, with *timeout_ms set to what is left of the wait (0 when the hook
+ * found work or the time ran out) and *skip_poll set when even a
+ * zero-timeout poll can wait. */
+static int aeSpin(aeEventLoop *el, int *timeout_ms, int *skip_poll) {
+    long long start = aeMonotonicUs(), now = start;
+    long long limit = *timeout_ms < 0 ? -1 : start + *timeout_ms * 1000LL;
+    for (;;) {
+        int r = el->spinproc(el);
+        if (r == AE_SPIN_READY) {
+            el->stat_spin_ready++;
+            *timeout_ms = 0;
+            *skip_poll = aeMonotonicUs() - el->last_fd_poll_us < AE_SPIN_FD_POLL_US;
+            return 0;
+        }
+        if (r != AE_SPIN_AGAIN) break;
+        now = aeMonotonicUs();
+        if (now - el->last_fd_poll_us >= AE_SPIN_FD_POLL_US) {
+            el->last_fd_poll_us = now;
+            int n = aeApiPoll(el, 0);
+            if (n > 0) return n;
+        }
+        if (limit != -1 && now >= limit) break;
+    }
+    if (*timeout_ms > 0) {
+        long long left = limit - now;
+        *timeout_ms = left <= 0 ? 0 : (int)((left + 999) / 1000);
+    }
+    return 0;
 }
 
 /* Sets the hook run before each sleep (with AE_CALL_BEFORE_SLEEP). */
@@ -571,8 +629,14 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
         }
     }
 
-    int numevents = 0;
-    if (flags & AE_FILE_EVENTS) {
+    int numevents = 0, skip_poll = 0;
+    if ((flags & AE_FILE_EVENTS) && el->spinproc && timeout_ms != 0) {
+        numevents = aeSpin(el, &timeout_ms, &skip_poll);
+        if (numevents) skip_poll = 1;
+        now = 0; /* Spinning took time. */
+    }
+    if ((flags & AE_FILE_EVENTS) && !skip_poll) {
+        if (el->spinproc) el->last_fd_poll_us = aeMonotonicUs();
         /* With no fd registered and no deadline, waiting could never end. */
         if (el->maxfd != -1 || timeout_ms != -1) {
             if (el->busy_poll_us && timeout_ms != 0)
@@ -580,7 +644,7 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
             else
                 numevents = aeApiPoll(el, timeout_ms);
         }
-    } else if (timeout_ms != 0) {
+    } else if (!(flags & AE_FILE_EVENTS) && timeout_ms != 0) {
         /* Only timers wanted: sleep without consuming fd readiness. With
          * no timer at all there is nothing to wait for. */
         if (timeout_ms > 0) poll(NULL, 0, timeout_ms);

@@ -48,6 +48,15 @@ typedef int aeTimeProc(struct aeEventLoop *eventLoop, long long id, void *client
 typedef void aeEventFinalizerProc(struct aeEventLoop *eventLoop, void *clientData);
 typedef void aeBeforeSleepProc(struct aeEventLoop *eventLoop);
 typedef void aeAfterSleepProc(struct aeEventLoop *eventLoop);
+/* Spin hook (aeSetSpinProc): polls work that no fd announces, without a
+ * system call (shared-memory rings), when the loop is about to sleep.
+ * Returns AE_SPIN_READY (work found: do not sleep; the before-sleep hook
+ * of the next iteration handles it), AE_SPIN_AGAIN (nothing yet, keep
+ * polling) or AE_SPIN_DONE (nothing to poll for: sleep as usual). */
+typedef int aeSpinProc(struct aeEventLoop *eventLoop);
+#define AE_SPIN_DONE 0
+#define AE_SPIN_AGAIN 1
+#define AE_SPIN_READY 2
 
 /* Registration of one fd. rfileProc/wfileProc are meaningful only for the
  * bits set in mask. gen changes whenever the fd becomes fully unregistered,
@@ -103,6 +112,10 @@ typedef struct aeEventLoop {
     int busy_poll_armed;           /* The last wait ended by an fd, soon. */
     long long stat_busy_poll_hits; /* Waits the busy poll ended: no sleep. */
     long long stat_blocking_polls; /* Polls that may sleep (busy poll on). */
+    /* Spinning (aeSetSpinProc): the hook polled instead of sleeping. */
+    aeSpinProc *spinproc;          /* NULL = none. */
+    long long last_fd_poll_us;     /* When the fds were last polled (spin on). */
+    long long stat_spin_ready;     /* Sleeps the spin hook avoided. */
 } aeEventLoop;
 
 aeEventLoop *aeCreateEventLoop(int setsize);
@@ -128,6 +141,7 @@ int aeGetSetSize(aeEventLoop *eventLoop);
 int aeResizeSetSize(aeEventLoop *eventLoop, int setsize);
 void aeSetDontWait(aeEventLoop *eventLoop, int noWait);
 void aeSetBusyPoll(aeEventLoop *eventLoop, long long us);
+void aeSetSpinProc(aeEventLoop *eventLoop, aeSpinProc *proc);
 long long aeMonotonicUs(void);
 
 #endif
