@@ -281,16 +281,21 @@ static int aeBusyPoll(aeEventLoop *el, int timeout_ms, long long start) {
 /* ---------------------------------------------------------------------------
  * Spinning
  *
- * A transport whose peers signal through shared memory (conn_shm.c) can
- * see new work by reading memory, with no system call, while the peer that
+ * A transport whose peers signal through shared memory (conn_shm.c) sees
+ * new work by reading memory, with no system call, while the peer that
  * sends it makes none either (it rings a doorbell only when we sleep). So
- * when the loop would sleep, the spin hook polls that memory for as long as
- * it says AE_SPIN_AGAIN. Sockets are not starved meanwhile: every
- * AE_SPIN_FD_POLL_US the fds are polled with a zero timeout, and events
- * found that way are handled at once. When the hook finds work, the loop
- * skips its poll (unless the last one is older than AE_SPIN_FD_POLL_US) and
- * goes on to the next iteration, whose before-sleep hook does the work.
- * Timers bound the spinning as they bound a sleep.
+ * when the loop would sleep, the spin hook peeks at that memory for as
+ * long as it says AE_SPIN_AGAIN; timers bound the spinning as they bound a
+ * sleep, and every AE_SPIN_FD_POLL_US the fds are polled with a zero
+ * timeout, so sockets are not starved. Work found ends the wait: the fds
+ * are polled once more (zero timeout), their events handled, and then the
+ * hook dispatches its own work, after them, as one more fired event. If
+ * that poll found events, the dispatch waits one iteration (once), so that
+ * what they caused (a client closed, and freed in the before-sleep hook)
+ * is done before the work that came after them through memory: the same
+ * order sockets would give. A loop that would not sleep anyway
+ * (AE_DONT_WAIT) peeks once, so work in memory is served by every kind of
+ * iteration (a busy script's event processing too).
  * ------------------------------------------------------------------------- */
 
 #define AE_SPIN_FD_POLL_US 16
@@ -299,29 +304,30 @@ static int aeBusyPoll(aeEventLoop *el, int timeout_ms, long long start) {
  * thread. */
 void aeSetSpinProc(aeEventLoop *el, aeSpinProc *proc) {
     el->spinproc = proc;
+    el->spin_deferred = 0;
 }
 
-/* Runs the spin hook while it says AE_SPIN_AGAIN and the wait (timeout_ms,
- * -1 = none) lasts. Returns the number of fired entries a zero-timeout fd
- * poll found meanwhile (the caller handles them and does not poll again),
- * or 0, with *timeout_ms set to what is left of the wait (0 when the hook
- * found work or the time ran out) and *skip_poll set when even a
- * zero-timeout poll can wait. */
-static int aeSpin(aeEventLoop *el, int *timeout_ms, int *skip_poll) {
-    long long start = aeMonotonicUs(), now = start;
+/* Peeks with the spin hook while it says AE_SPIN_AGAIN and the wait
+ * (timeout_ms, -1 = none) lasts. Returns the number of fired entries a
+ * zero-timeout fd poll found meanwhile (the caller handles them and does
+ * not poll again), or 0 with *timeout_ms set to what is left of the wait
+ * (0 when the hook found work or the time ran out) and *ready set when
+ * the hook found work. */
+static int aeSpin(aeEventLoop *el, int *timeout_ms, int *ready) {
+    long long start = aeMonotonicUs(), now = start, last_fd_poll = start;
     long long limit = *timeout_ms < 0 ? -1 : start + *timeout_ms * 1000LL;
     for (;;) {
-        int r = el->spinproc(el);
+        int r = el->spinproc(el, AE_SPIN_PEEK);
         if (r == AE_SPIN_READY) {
             el->stat_spin_ready++;
+            *ready = 1;
             *timeout_ms = 0;
-            *skip_poll = aeMonotonicUs() - el->last_fd_poll_us < AE_SPIN_FD_POLL_US;
             return 0;
         }
         if (r != AE_SPIN_AGAIN) break;
         now = aeMonotonicUs();
-        if (now - el->last_fd_poll_us >= AE_SPIN_FD_POLL_US) {
-            el->last_fd_poll_us = now;
+        if (now - last_fd_poll >= AE_SPIN_FD_POLL_US) {
+            last_fd_poll = now;
             int n = aeApiPoll(el, 0);
             if (n > 0) return n;
         }
@@ -629,14 +635,17 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
         }
     }
 
-    int numevents = 0, skip_poll = 0;
-    if ((flags & AE_FILE_EVENTS) && el->spinproc && timeout_ms != 0) {
-        numevents = aeSpin(el, &timeout_ms, &skip_poll);
-        if (numevents) skip_poll = 1;
-        now = 0; /* Spinning took time. */
+    int numevents = 0, polled = 0, spin_ready = 0;
+    if ((flags & AE_FILE_EVENTS) && el->spinproc) {
+        if (timeout_ms != 0) {
+            numevents = aeSpin(el, &timeout_ms, &spin_ready);
+            polled = numevents > 0;
+            now = 0; /* Spinning took time. */
+        } else {
+            spin_ready = el->spinproc(el, AE_SPIN_PEEK) == AE_SPIN_READY;
+        }
     }
-    if ((flags & AE_FILE_EVENTS) && !skip_poll) {
-        if (el->spinproc) el->last_fd_poll_us = aeMonotonicUs();
+    if ((flags & AE_FILE_EVENTS) && !polled) {
         /* With no fd registered and no deadline, waiting could never end. */
         if (el->maxfd != -1 || timeout_ms != -1) {
             if (el->busy_poll_us && timeout_ms != 0)
@@ -653,6 +662,15 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
     if ((flags & AE_CALL_AFTER_SLEEP) && el->aftersleep) el->aftersleep(el);
 
     for (int j = 0; j < numevents; j++) processed += processFiredFileEvent(el, el->fired[j]);
+
+    if (spin_ready) {
+        if (numevents > 0 && !el->spin_deferred) {
+            el->spin_deferred = 1; /* The fds first; see "Spinning". */
+        } else {
+            el->spin_deferred = 0;
+            processed += el->spinproc(el, AE_SPIN_DISPATCH);
+        }
+    }
 
     if (flags & AE_TIME_EVENTS) processed += processTimeEvents(el);
     return processed;

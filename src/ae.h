@@ -48,12 +48,16 @@ typedef int aeTimeProc(struct aeEventLoop *eventLoop, long long id, void *client
 typedef void aeEventFinalizerProc(struct aeEventLoop *eventLoop, void *clientData);
 typedef void aeBeforeSleepProc(struct aeEventLoop *eventLoop);
 typedef void aeAfterSleepProc(struct aeEventLoop *eventLoop);
-/* Spin hook (aeSetSpinProc): polls work that no fd announces, without a
- * system call (shared-memory rings), when the loop is about to sleep.
- * Returns AE_SPIN_READY (work found: do not sleep; the before-sleep hook
- * of the next iteration handles it), AE_SPIN_AGAIN (nothing yet, keep
- * polling) or AE_SPIN_DONE (nothing to poll for: sleep as usual). */
-typedef int aeSpinProc(struct aeEventLoop *eventLoop);
+/* Spin hook (aeSetSpinProc): work that no fd announces, seen by reading
+ * memory (shared-memory rings). With op AE_SPIN_PEEK it looks without
+ * running anything and returns AE_SPIN_READY (work is there),
+ * AE_SPIN_AGAIN (nothing yet, worth polling again) or AE_SPIN_DONE
+ * (nothing to poll for: sleep). With op AE_SPIN_DISPATCH it runs the
+ * handlers of the work it sees, like fired file events, and returns how
+ * many ran. */
+typedef int aeSpinProc(struct aeEventLoop *eventLoop, int op);
+#define AE_SPIN_PEEK 0
+#define AE_SPIN_DISPATCH 1
 #define AE_SPIN_DONE 0
 #define AE_SPIN_AGAIN 1
 #define AE_SPIN_READY 2
@@ -114,7 +118,7 @@ typedef struct aeEventLoop {
     long long stat_blocking_polls; /* Polls that may sleep (busy poll on). */
     /* Spinning (aeSetSpinProc): the hook polled instead of sleeping. */
     aeSpinProc *spinproc;          /* NULL = none. */
-    long long last_fd_poll_us;     /* When the fds were last polled (spin on). */
+    int spin_deferred;             /* Last iteration put off its dispatch. */
     long long stat_spin_ready;     /* Sleeps the spin hook avoided. */
 } aeEventLoop;
 

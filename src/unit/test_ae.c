@@ -7,8 +7,9 @@
  * iteration), AE_BARRIER order, aeSetDontWait() from the before-sleep hook,
  * aeWait(), set-size limits (also grown by a handler mid-dispatch), busy
  * polling (aeSetBusyPoll: armed, disarmed, never delaying a timer), the
- * spin hook (aeSetSpinProc: work found ends the wait, sockets and timers
- * still served while it spins) and aeMain()/aeStop(). Handlers assert too:
+ * spin hook (aeSetSpinProc: work found ends the wait and is dispatched
+ * after the fd events, an iteration later if they came together; sockets and
+ * timers still served while it spins) and aeMain()/aeStop(). Handlers assert too:
  * a failure inside one is charged to the TEST block that ran the loop. */
 #include <errno.h>
 #include <fcntl.h>
@@ -547,10 +548,18 @@ static void testBusyPoll(void) {
  * Spinning
  * ------------------------------------------------------------------------- */
 
-static long long spinCalls, spinReadyAfter; /* READY on call number spinReadyAfter; -1: never. */
+static long long spinCalls, spinReadyAfter; /* READY on peek number spinReadyAfter; -1: never. */
 static int spinDone;                         /* Say DONE instead of AGAIN. */
+static int spinDispatched;                   /* DISPATCH calls. */
+static int spinSawReads;                     /* busyReads when the last dispatch ran. */
 
-static int testSpinProc(aeEventLoop *el) {
+static int testSpinProc(aeEventLoop *el, int op) {
+    if (op == AE_SPIN_DISPATCH) {
+        spinDispatched++;
+        spinSawReads = busyReads;
+        spinReadyAfter = -1; /* The work is done. */
+        return 1;
+    }
     spinCalls++;
     if (spinReadyAfter != -1 && spinCalls >= spinReadyAfter) return AE_SPIN_READY;
     return spinDone ? AE_SPIN_DONE : AE_SPIN_AGAIN;
@@ -563,21 +572,35 @@ static void testSpin(void) {
     aeCreateFileEvent(el, p[0], AE_READABLE, drainPipe, NULL);
     aeSetSpinProc(el, testSpinProc);
 
-    /* Work found after 1000 polls: the wait ends without blocking (with no
-     * timer and nothing readable it would otherwise never end). */
-    spinCalls = 0, spinReadyAfter = 1000, spinDone = 0;
+    /* Work found after 1000 peeks: the wait ends without blocking (with no
+     * timer and nothing readable it would otherwise never end), and the
+     * work is dispatched in the same iteration. */
+    busyReads = 0;
+    spinCalls = 0, spinReadyAfter = 1000, spinDone = 0, spinDispatched = 0;
     aeProcessEvents(el, AE_ALL_EVENTS);
     ASSERT(spinCalls == 1000);
+    ASSERT(spinDispatched == 1);
     ASSERT(el->stat_spin_ready == 1);
 
     /* Spinning without end: a socket becoming readable is still served. */
-    busyReads = 0;
     spinCalls = 0, spinReadyAfter = -1;
     pid_t w = writeLater(p[1], 5000);
     aeProcessEvents(el, AE_ALL_EVENTS);
     waitWriter(w);
     ASSERT(busyReads == 1);
     ASSERT(spinCalls > 1);
+    ASSERT(spinDispatched == 1);
+
+    /* Work in memory and a readable fd at once: the fd goes first and the
+     * dispatch waits one iteration; the next one dispatches even if an fd
+     * is readable again (no starvation). */
+    ASSERT(write(p[1], "x", 1) == 1);
+    spinCalls = 0, spinReadyAfter = 1;
+    aeProcessEvents(el, AE_ALL_EVENTS);
+    ASSERT(busyReads == 2 && spinDispatched == 1);
+    ASSERT(write(p[1], "x", 1) == 1);
+    aeProcessEvents(el, AE_ALL_EVENTS);
+    ASSERT(busyReads == 3 && spinDispatched == 2 && spinSawReads == 3);
 
     /* ...and a timer ends the spinning on time. */
     busyTimerFired = 0;
@@ -587,18 +610,21 @@ static void testSpin(void) {
     long long took = aeMonotonicUs() - start;
     ASSERT(took >= 19000 && took < 400000);
 
-    /* Nothing to spin for: one call per wait, then an ordinary sleep. */
+    /* Nothing to spin for: one peek per wait, then an ordinary sleep. */
     spinCalls = 0, spinDone = 1;
     w = writeLater(p[1], 5000);
     aeProcessEvents(el, AE_ALL_EVENTS);
     waitWriter(w);
-    ASSERT(busyReads == 2);
+    ASSERT(busyReads == 4);
     ASSERT(spinCalls == 1);
 
-    /* Never called when the loop would not sleep anyway. */
+    /* A loop that does not sleep peeks once, and dispatches what it sees. */
+    spinCalls = 0, spinReadyAfter = 1;
+    aeProcessEvents(el, AE_ALL_EVENTS | AE_DONT_WAIT);
+    ASSERT(spinCalls == 1 && spinDispatched == 3);
     spinCalls = 0;
     aeProcessEvents(el, AE_ALL_EVENTS | AE_DONT_WAIT);
-    ASSERT(spinCalls == 0);
+    ASSERT(spinCalls == 1 && spinDispatched == 3);
 
     aeSetSpinProc(el, NULL);
     aeDeleteFileEvent(el, p[0], AE_READABLE);
@@ -639,7 +665,7 @@ int main(int argc, char **argv) {
     TEST("ae: set size limits and resize") testSetSize();
     TEST("ae: file handler deleting a due timer") testFileHandlerDeletesDueTimer();
     TEST("ae: busy polling before a sleep, armed by short waits") testBusyPoll();
-    TEST("ae: the spin hook ends waits, sockets and timers still served") testSpin();
+    TEST("ae: the spin hook ends waits and dispatches after fds; sockets, timers served") testSpin();
     TEST("ae: aeMain and aeStop") testMainAndStop();
     return UT_END();
 }

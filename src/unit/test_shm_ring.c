@@ -216,7 +216,8 @@ int main(int argc, char **argv) {
         const char *reply = "$11\r\nhello world\r\n";
         char got[64] = {0};
         size_t have = 0;
-        struct iovec iov[2] = {{.iov_base = (void *)reply, .iov_len = 3}, {.iov_base = (void *)(reply + 3), .iov_len = 4}};
+        struct iovec iov[2] = {{.iov_base = (void *)reply, .iov_len = 3},
+                               {.iov_base = (void *)(reply + 3), .iov_len = 4}};
         ASSERT_EQ_LL(shmRingWritev(&t.srep, iov, 2), 7);
         ssize_t n = shmRingRead(&t.crep, got + have, sizeof(got) - have);
         ASSERT_EQ_LL(n, 7);
