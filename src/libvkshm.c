@@ -13,10 +13,11 @@
  *
  * A connection's pollable fd (vkshmPollFd) is an epoll fd watching our
  * doorbell and the socket, so an event loop watches one fd per connection
- * and never misses the server's death. vkshmProcess() resets the doorbell
- * and reads the socket's state after a wake-up: EOF means the server
- * closed (bytes already in the reply ring are still read first), a byte
- * means it broke the protocol.
+ * and never misses the server's death. The doorbell is edge-triggered in
+ * it, so a wake-up costs no read of the eventfd; vkshmProcess() (or a
+ * blocking wait) takes the events and reads the socket's state only when
+ * it fired: EOF means the server closed (bytes already in the reply ring
+ * are still read first), a byte means it broke the protocol.
  *
  * Replies are parsed in two passes over the input buffer: the first checks
  * that a whole, well-formed reply is there without allocating (so a
@@ -243,13 +244,16 @@ static int attachRegion(vkshmConn *c, const shmHello *h, int fds[SHM_HELLO_NFDS]
     return 0;
 }
 
-/* Builds the epoll fd watching our doorbell and the socket. 0 or -1. */
+/* Builds the epoll fd watching our doorbell and the socket. The doorbell
+ * is edge-triggered: every ring is one event, and the eventfd's counter
+ * never needs reading (it cannot overflow: one ring per sleep). 0 or -1. */
 static int createPollFd(vkshmConn *c) {
     c->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (c->epfd == -1) return -1;
-    struct epoll_event ev = {.events = EPOLLIN};
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLET};
     ev.data.fd = c->bell_fd;
     if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->bell_fd, &ev) == -1) return -1;
+    ev.events = EPOLLIN;
     ev.data.fd = c->sock;
     if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->sock, &ev) == -1) return -1;
     return 0;
@@ -491,29 +495,45 @@ int vkshmArm(vkshmConn *c, int events) {
     return ready;
 }
 
-/* After vkshmPollFd() polled readable: resets the doorbell and learns the
- * socket's state (EOF: the server closed; a byte: the server broke the
- * protocol). Returns 0, or -1 once c failed. */
-int vkshmProcess(vkshmConn *c) {
-    if (!c->shared) return c->failed ? -1 : 0;
-    uint64_t v;
+/* Learns the socket's state: EOF (the server closed) or a byte (it broke
+ * the protocol). */
+static void checkSocket(vkshmConn *c) {
+    if (c->eof) return;
+    char b;
     ssize_t n;
     do {
-        n = read(c->bell_fd, &v, sizeof(v));
+        n = recv(c->sock, &b, 1, MSG_DONTWAIT | MSG_PEEK);
     } while (n == -1 && errno == EINTR);
-    if (!c->eof) {
-        char b;
-        do {
-            n = recv(c->sock, &b, 1, MSG_DONTWAIT | MSG_PEEK);
-        } while (n == -1 && errno == EINTR);
-        if (n == 0 || (n == -1 && errno != EAGAIN)) c->eof = 1;
-        if (n > 0) return connFail(c, EPROTO, "the server sent bytes on the socket after the upgrade");
-    }
+    if (n == 0 || (n == -1 && errno != EAGAIN)) c->eof = 1;
+    if (n > 0) connFail(c, EPROTO, "the server sent bytes on the socket after the upgrade");
+}
+
+/* Takes the events of the poll fd, waiting at most ms (-1 = no limit):
+ * a doorbell needs nothing more (edge-triggered), the socket is checked.
+ * Returns the number of events, 0 on timeout, -1 on error. */
+static int takeEvents(vkshmConn *c, int ms) {
+    struct epoll_event ev[2];
+    int n;
+    do {
+        n = epoll_wait(c->epfd, ev, 2, ms);
+    } while (n == -1 && errno == EINTR && ms == 0);
+    if (n == -1 && errno == EINTR) return 0;
+    for (int j = 0; j < n; j++)
+        if (ev[j].data.fd == c->sock) checkSocket(c);
+    return n;
+}
+
+/* After vkshmPollFd() polled readable: takes the doorbell's event and
+ * learns the socket's state (EOF: the server closed; a byte: the server
+ * broke the protocol). Returns 0, or -1 once c failed. */
+int vkshmProcess(vkshmConn *c) {
+    if (!c->shared) return c->failed ? -1 : 0;
+    takeEvents(c, 0);
     return c->failed ? -1 : 0;
 }
 
 /* Makes vkshmPollFd() readable once, as if the server had rung (for an
- * event loop that wants a callback now); vkshmProcess() resets it. */
+ * event loop that wants a callback now); vkshmProcess() takes it. */
 void vkshmNotify(vkshmConn *c) {
     uint64_t one = 1;
     if (c->shared && write(c->bell_fd, &one, sizeof(one)) != sizeof(one)) return;
@@ -544,9 +564,9 @@ int vkshmWait(vkshmConn *c, int events, long long timeout_us) {
         }
         int armed = vkshmArm(c, events);
         if (armed != 0) continue;
-        int r = pollUntil(c->epfd, POLLIN, deadline);
-        if (r < 0) return -1;
-        if (r > 0) vkshmProcess(c);
+        int ms = -1;
+        if (deadline != -1) ms = (int)((deadline - now + 999) / 1000);
+        if (takeEvents(c, ms) < 0) return -1;
     }
 }
 
