@@ -596,16 +596,19 @@ static ssize_t shmReadPreface(shmConnection *sc, void *buf, size_t buf_len) {
             return n;
         }
         sc->phase = SHM_PHASE_PREFACE;
-        if (n > SHM_PREFACE_MAX) n = SHM_PREFACE_MAX + 1; /* Too long either way. */
-        else memcpy(sc->preface, buf, (size_t)n);
+        if (n > SHM_PREFACE_MAX) {
+            n = SHM_PREFACE_MAX + 1; /* Too long to be a preface, whatever it says. */
+        } else {
+            memcpy(sc->preface, buf, (size_t)n);
+        }
         sc->preface_len = (int)n;
     } else {
         n = connSocketRead(conn, sc->preface + sc->preface_len, (size_t)(SHM_PREFACE_MAX - sc->preface_len));
         if (n <= 0) return n;
         sc->preface_len += (int)n;
     }
-    int version = 0;
-    int done = sc->preface_len > SHM_PREFACE_MAX ? -1 : shmPrefaceParse(sc->preface, (size_t)sc->preface_len, &version);
+    int version = 0, done = -1;
+    if (sc->preface_len <= SHM_PREFACE_MAX) done = shmPrefaceParse(sc->preface, (size_t)sc->preface_len, &version);
     if (done == 0 && sc->preface_len < SHM_PREFACE_MAX) {
         errno = EAGAIN;
         return -1;
