@@ -315,11 +315,15 @@ static sds infoServer(sds info) {
     for (int j = 0; j < nlisteners; j++) {
         connListener *l = &server.listeners[j];
         if (l->ct == NULL || l->count == 0) continue;
-        const char *type = l->ct->get_type(NULL);
+        /* The Unix socket is served by the shared-memory transport when it
+         * is built in; it is still the "unix" listener. */
+        const char *type = j == CONN_TYPE_UNIX ? CONN_NAME_UNIX : l->ct->get_type(NULL);
         info = sdscatprintf(info, "listener%d:name=%s", j, type);
-        if (!strcmp(type, "unix")) {
+        if (j == CONN_TYPE_UNIX) {
             connUnixListenerConfig *uc = l->priv;
             info = sdscatprintf(info, ",bind=%s", uc && uc->path ? uc->path : "");
+            if (server.shm_enabled && !strcmp(l->ct->get_type(NULL), CONN_NAME_SHM))
+                info = sdscat(info, ",shm=yes");
         } else {
             if (l->bindaddr_count == 0) {
                 info = sdscat(info, ",bind=*,bind=-::*");
@@ -336,12 +340,13 @@ static sds infoServer(sds info) {
 static sds infoClients(sds info) {
     size_t maxout, maxin;
     getClientsMaxBuffers(&maxout, &maxin);
-    unsigned long replicas = 0, blocked = 0, pubsub = 0;
+    unsigned long replicas = 0, blocked = 0, pubsub = 0, shm = 0;
     listIter li;
     listNode *ln;
     listRewind(server.clients, &li);
     while ((ln = listNext(&li)) != NULL) {
         client *c = listNodeValue(ln);
+        if (c->conn && !strcmp(connGetType(c->conn), CONN_NAME_SHM)) shm++;
         if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) replicas++;
         if (c->flags & CLIENT_BLOCKED) blocked++; /* on keys (blocked.c) or held by CLIENT PAUSE */
         if (c->flags & CLIENT_PUBSUB) pubsub++;
@@ -360,12 +365,13 @@ static sds infoClients(sds info) {
                         "clients_in_timeout_table:%lu\r\n"
                         "total_watched_keys:%lu\r\n"
                         "total_blocking_keys:%lu\r\n"
-                        "total_blocking_keys_on_nokey:%lu\r\n",
+                        "total_blocking_keys_on_nokey:%lu\r\n"
+                        "shm_clients:%lu\r\n",
                         listLength(server.clients) - replicas, clusterConnectionsCount(), server.maxclients, maxin,
                         maxout, blocked,
                         server.tracking_clients, pubsub,
                         multiWatchingClients(), blockedClientsWithTimeoutCount(), multiTotalWatchedKeys(),
-                        blockedKeysCount(), blockedKeysOnNokeyCount());
+                        blockedKeysCount(), blockedKeysOnNokeyCount(), shm);
 }
 
 /* See server.h. */

@@ -1601,14 +1601,16 @@ static size_t clientQueryBufferAlloc(client *c) {
 }
 
 /* Returns everything the client holds (CLIENT LIST's tot-mem): the client,
- * its own query buffer, parsed arguments, the static reply buffer and the
- * reply list. *output_buffer_mem_usage (if not NULL) gets the reply list
- * alone, as CLIENT LIST's omem and the output buffer limits count it. */
+ * its own query buffer, parsed arguments, the static reply buffer, the
+ * reply list and what its transport holds for it outside the allocator
+ * (shared-memory rings). *output_buffer_mem_usage (if not NULL) gets the
+ * reply list alone, as CLIENT LIST's omem and the output buffer limits
+ * count it. */
 size_t getClientMemoryUsage(client *c, size_t *output_buffer_mem_usage) {
     size_t obuf = getClientOutputBufferMemoryUsage(c);
     if (output_buffer_mem_usage) *output_buffer_mem_usage = obuf;
     return obuf + c->buf_usable_size + clientQueryBufferAlloc(c) + c->argv_len * sizeof(robj *) +
-           c->argv_len_sum + sizeof(client);
+           c->argv_len_sum + sizeof(client) + connMemUsage(c->conn);
 }
 
 static char *clientFlagsString(client *c, char *buf) {
@@ -1625,7 +1627,10 @@ static char *clientFlagsString(client *c, char *buf) {
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
     if (c->flags & CLIENT_UNBLOCKED) *p++ = 'u';
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
-    if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
+    /* A client that came in on the Unix socket and upgraded to shared
+     * memory talks through neither: no U (its line ends with shm=). */
+    if ((c->flags & CLIENT_UNIX_SOCKET) && (!c->conn || !strcmp(connGetType(c->conn), CONN_NAME_UNIX)))
+        *p++ = 'U';
     if (c->flags & CLIENT_READONLY) *p++ = 'r';
     if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
     if (c->flags & CLIENT_NO_TOUCH) *p++ = 'T';
@@ -1636,7 +1641,7 @@ static char *clientFlagsString(client *c, char *buf) {
 
 /* Appends the CLIENT LIST line of c (without newline) to s. */
 sds catClientInfoString(sds s, client *c) {
-    char flags[32];
+    char flags[32], conninfo[CONN_INFO_LEN]; /* The transport's own fields, at the end (shm=) */
     char events[3], *p = events;
     if (c->conn) {
         if (connHasReadHandler(c->conn)) *p++ = 'r';
@@ -1651,7 +1656,7 @@ sds catClientInfoString(sds s, client *c) {
         "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=%i multi=%i "
         "watch=%i qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=%U rbs=%U rbp=%U obl=%U oll=%U omem=%U "
         "tot-mem=%U events=%s cmd=%s user=%s redir=%I resp=%i lib-name=%s lib-ver=%s tot-net-in=%U "
-        "tot-net-out=%U tot-cmds=%U",
+        "tot-net-out=%U tot-cmds=%U%s",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? c->conn->fd : -1,
         c->name ? (char *)objectGetVal(c->name) : "", (long long)(server.unixtime - c->ctime),
         (long long)(server.unixtime - c->lastinteraction), clientFlagsString(c, flags), c->db->id,
@@ -1664,7 +1669,7 @@ sds catClientInfoString(sds s, client *c) {
         (unsigned long long)total_mem, events, cmdname, aclClientUserName(c),
         (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp, c->lib_name ? (char *)objectGetVal(c->lib_name) : "",
         c->lib_ver ? (char *)objectGetVal(c->lib_ver) : "", c->net_input_bytes, c->net_output_bytes,
-        c->commands_processed);
+        c->commands_processed, connGetListFields(c->conn, conninfo, sizeof(conninfo)));
 }
 
 sds getAllClientsInfoString(int type) {

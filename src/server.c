@@ -877,8 +877,9 @@ static void acceptCallback(connection *conn, int flags, const char *ip) {
 int changeListener(connListener *listener) {
     if (listener->ct == NULL) return C_ERR;
     connCloseListener(listener);
-    if (listener->port == 0 && listener->ct != connectionTypeUnix()) return C_OK;
-    if (listener->ct == connectionTypeUnix() && listener->priv == NULL) return C_OK;
+    int unix_listener = listener == &server.listeners[CONN_TYPE_UNIX];
+    if (listener->port == 0 && !unix_listener) return C_OK;
+    if (unix_listener && listener->priv == NULL) return C_OK;
     listener->accept_cb = acceptCallback;
     if (connListen(listener) != C_OK) return C_ERR;
     if (applySocketMark(listener) != C_OK) { /* socket-mark-id */
@@ -890,6 +891,15 @@ int changeListener(connListener *listener) {
 
 static connUnixListenerConfig unixListenerConfig;
 static connRdmaListenerConfig rdmaListenerConfig;
+static connShmConfig shmConfig;
+
+/* The shm-* options as the shared-memory transport takes them. */
+connShmConfig *shmConfigFromServer(void) {
+    shmConfig.enabled = server.shm_enabled;
+    shmConfig.ring_size = server.shm_ring_size;
+    shmConfig.spin_us = server.shm_spin_us;
+    return &shmConfig;
+}
 static connTlsConfig tlsListenerConfig;
 
 /* The tls-* options as the TLS transport takes them. */
@@ -922,8 +932,12 @@ static void configureListeners(void) {
     l->backlog = server.tcp_backlog;
     l->accept_flags = 0;
 
+    /* The shared-memory transport, when built in, serves the Unix socket:
+     * its connections are Unix ones until a client asks to upgrade. */
     l = &server.listeners[CONN_TYPE_UNIX];
-    l->ct = connectionTypeUnix();
+    l->ct = connTypeGetByName(CONN_NAME_SHM);
+    if (l->ct) connTypeConfigure(l->ct, shmConfigFromServer(), 0);
+    else l->ct = connectionTypeUnix();
     unixListenerConfig.path = server.unixsocket;
     unixListenerConfig.perm = server.unixsocketperm;
     l->priv = server.unixsocket ? &unixListenerConfig : NULL;
@@ -1429,7 +1443,9 @@ int main(int argc, char **argv) {
     loadDataFromDisk();
     for (int j = 0; j < CONN_TYPE_MAX; j++) {
         connListener *l = &server.listeners[j];
-        if (l->ct && l->count > 0) serverLog(LL_NOTICE, "Ready to accept connections %s", l->ct->get_type(NULL));
+        if (l->ct && l->count > 0)
+            serverLog(LL_NOTICE, "Ready to accept connections %s",
+                      j == CONN_TYPE_UNIX ? CONN_NAME_UNIX : l->ct->get_type(NULL));
     }
     aeMain(server.el);
     aeDeleteEventLoop(server.el);

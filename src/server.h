@@ -671,6 +671,9 @@ struct valkeyServer {
     int rdma_bindaddr_count;
     int rdma_rx_size;
     int rdma_comp_vector;
+    int shm_enabled;   /* shm-enabled: Unix-socket clients may upgrade to shared memory */
+    int shm_ring_size; /* shm-ring-size: bytes of each ring (a power of two) */
+    int shm_spin_us;   /* shm-spin-us: polling before sleeping on a doorbell */
 
     /* ---- Fields added for config.c (see src/config.h for their types) ---- */
     int notify_keyspace_events;     /* NOTIFY_* flags (notify-keyspace-events). */

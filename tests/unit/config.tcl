@@ -187,7 +187,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         r config get replica-serve-stale-data
     } {replica-serve-stale-data yes}
 
-    tags {rdma:skip:tcp-config} {
+    tags {rdma:skip:tcp-config shm:skip:tcp-config} {
         test "Defaults of the documented options" {
             set got [dict create {*}[r config get *]]
             foreach {name value} {
