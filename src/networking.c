@@ -332,9 +332,9 @@ int prepareClientToWrite(client *c) {
     }
     if (!clientIsWritable(c)) return C_ERR;
     /* Replication links (replication.c): the primary's client gets no
-     * replies, a replica's stream waits until its snapshot is delivered. */
-    if (__builtin_expect(c->repl != NULL, 0) && !replicationClientMayWrite(c))
-        return (c->flags & CLIENT_PRIMARY) ? C_ERR : C_OK;
+     * replies; a replica's link carries the stream alone, which never
+     * goes through its output buffer. */
+    if (__builtin_expect(c->repl != NULL, 0) && !replicationClientMayWrite(c)) return C_ERR;
     if (!(c->flags & CLIENT_PENDING_WRITE) && !clientHasPendingReplies(c)) prepareClientToWriteQueue(c);
     return C_OK;
 }
@@ -1020,7 +1020,12 @@ int handleClientsWithPendingWrites(void) {
  * Output buffer limits
  * ------------------------------------------------------------------------- */
 
+/* The memory of c's output buffer, as client-output-buffer-limit and
+ * CLIENT LIST's omem count it: the reply list, or for a replica its share
+ * of the replication buffer (replication.c). */
 unsigned long getClientOutputBufferMemoryUsage(client *c) {
+    if (__builtin_expect(c->repl != NULL, 0) && getClientType(c) == CLIENT_TYPE_REPLICA)
+        return replicationReplicaOutputMemory(c);
     return c->reply_bytes + sizeof(listNode) * listLength(c->reply);
 }
 
@@ -1081,7 +1086,10 @@ int checkClientOutputBufferLimits(client *c) {
  * while building a reply); without, frees it at once (cron only). Returns 1
  * if the client was closed or scheduled for closing. */
 int closeClientOnOutputBufferLimitReached(client *c, int async) {
-    if (!c->conn || c->reply_bytes == 0 || c->flags & CLIENT_CLOSE_ASAP) return 0;
+    /* A replica's output is its share of the replication buffer, not
+     * its reply list (which stays empty). */
+    if (!c->conn || c->flags & CLIENT_CLOSE_ASAP) return 0;
+    if (c->reply_bytes == 0 && getClientType(c) != CLIENT_TYPE_REPLICA) return 0;
     if (checkClientOutputBufferLimits(c)) {
         sds info = catClientInfoString(sdsempty(), c);
         if (async) {
