@@ -1617,15 +1617,20 @@ static size_t clientQueryBufferAlloc(client *c) {
     return c->querybuf && c->querybuf != shared_qb ? sdsAllocSize(c->querybuf) : 0;
 }
 
-/* Returns everything the client holds (CLIENT LIST's tot-mem): the client,
- * its own query buffer, parsed arguments, the static reply buffer and the
- * reply list. *output_buffer_mem_usage (if not NULL) gets the reply list
+/* Returns everything the client holds (CLIENT LIST's tot-mem, what
+ * maxmemory-clients counts): the client, its own query buffer, parsed
+ * arguments, the static reply buffer and the reply list (a replica: its
+ * share of the replication buffer), its MULTI queue and watched keys, its
+ * subscriptions. *output_buffer_mem_usage (if not NULL) gets the output
  * alone, as CLIENT LIST's omem and the output buffer limits count it. */
 size_t getClientMemoryUsage(client *c, size_t *output_buffer_mem_usage) {
     size_t obuf = getClientOutputBufferMemoryUsage(c);
     if (output_buffer_mem_usage) *output_buffer_mem_usage = obuf;
-    return obuf + c->buf_usable_size + clientQueryBufferAlloc(c) + c->argv_len * sizeof(robj *) +
-           c->argv_len_sum + sizeof(client);
+    size_t mem = obuf + c->buf_usable_size + clientQueryBufferAlloc(c) + c->argv_len * sizeof(robj *) +
+                 c->argv_len_sum + sizeof(client);
+    if (c->mstate) mem += multiClientMemory(c);
+    if (c->pubsub) mem += pubsubClientMemory(c);
+    return mem;
 }
 
 static char *clientFlagsString(client *c, char *buf) {
