@@ -1212,12 +1212,7 @@ static robj *createArgObject(client *c, const char *arg, size_t len) {
             memcpyShort(s, arg, len);
             s[len] = '\0';
             sdssetlen(s, len);
-            if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
-                o->lru = 0; /* as good as new: LFU starts from its initial counter */
-                updateObjectAccess(o);
-            } else {
-                o->lru = LRU_CLOCK();
-            }
+            initObjectAccess(o); /* as a new object: under LFU, a new key's counter starts at LFU_INIT_VAL */
             return o;
         }
     }
