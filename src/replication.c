@@ -164,10 +164,11 @@ void replicationInit(void) {
 
 #define REPL_BUF_TRIM_BLOCKS 64 /* blocks freed at most per trimming call */
 
-/* A command whose encoding may exceed this is encoded apart and copied,
- * filling the tail first; a smaller one that does not fit in the tail
- * goes whole into a new block, leaving at most this much unused (an
- * eighth of a block). */
+/* A command that does not fit in the tail's room goes whole into a new
+ * block when that room is at most this (an eighth of a block, left
+ * unused); with more room, the command is bigger than this: it is
+ * encoded apart and copied, filling the room first
+ * (replicationFeedCommandSlow()). */
 #define REPL_BUF_DIRECT_MAX (REPL_BUF_BLOCK_BYTES / 8)
 
 static void replicaReleaseBlock(client *r);

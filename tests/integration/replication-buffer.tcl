@@ -224,11 +224,11 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-b
                 wait_for_sync 0
                 wait_for_ofs_sync -2 0
                 wait_for_ofs_sync -2 -1
-                assert_digests_equal {-2 -1 0}
                 # Everyone caught up: back to about the backlog's size.
                 wait_for_condition 100 50 {[rb_info mem_total_replication_buffers -2] < 100000} {
                     fail "buffer not trimmed: [rb_info mem_total_replication_buffers -2]"
                 }
+                assert_digests_equal {-2 -1 0}
             }
         }
     }
