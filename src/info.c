@@ -391,6 +391,16 @@ void getMemoryOverhead(memoryOverhead *m) {
         if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) m->clients_replicas += mem;
         else m->clients_normal += mem;
     }
+    /* Each replica's memory above includes its share of the replication
+     * buffer (as its omem); besides, the buffer counts as the backlog up
+     * to repl-backlog-size and as the replicas' beyond, as in Valkey. */
+    m->repl_buffer = replicationBufferMemory();
+    if (listLength(repl.replicas) && m->repl_buffer > (size_t)server.repl_backlog_size) {
+        m->clients_replicas += m->repl_buffer - (size_t)server.repl_backlog_size;
+        m->repl_backlog = (size_t)server.repl_backlog_size;
+    } else {
+        m->repl_backlog = m->repl_buffer;
+    }
     for (int j = 0; j < server.dbnum; j++) {
         hashtable *tables[2] = {server.db[j].keys, server.db[j].expires};
         for (int k = 0; k < 2; k++) {
@@ -405,8 +415,8 @@ void getMemoryOverhead(memoryOverhead *m) {
     }
     scriptingGetMemory(&m->scripts);
     m->startup = server.initial_memory_usage;
-    m->overhead = m->startup + m->clients_normal + m->clients_replicas + m->db_tables + m->scripts.eval_cache +
-                  m->scripts.functions_cache;
+    m->overhead = m->startup + m->repl_backlog + m->clients_normal + m->clients_replicas + m->db_tables +
+                  m->scripts.eval_cache + m->scripts.functions_cache;
     m->dataset = m->used > m->overhead ? m->used - m->overhead : 0;
     m->net = m->used > m->startup ? m->used - m->startup : 0;
     m->dataset_perc = m->net ? (double)m->dataset * 100 / m->net : 0;
@@ -489,9 +499,9 @@ static sds infoMemory(sds info) {
         "rss_overhead_bytes:%lld\r\n"
         "mem_fragmentation_ratio:%.2f\r\n"
         "mem_fragmentation_bytes:%lld\r\n"
-        "mem_not_counted_for_evict:0\r\n"
-        "mem_replication_backlog:0\r\n"
-        "mem_total_replication_buffers:0\r\n"
+        "mem_not_counted_for_evict:%zu\r\n"
+        "mem_replication_backlog:%zu\r\n"
+        "mem_total_replication_buffers:%zu\r\n"
         "mem_clients_slaves:%zu\r\n"
         "mem_clients_normal:%zu\r\n"
         "mem_cluster_links:%zu\r\n"
@@ -507,7 +517,7 @@ static sds infoMemory(sds info) {
         sm.functions_cache, sm.eval_cache + sm.functions_cache, scripts_h,
         server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), mo.alloc_frag,
         mo.alloc_frag_bytes, mo.alloc_rss, mo.alloc_rss_bytes, mo.rss_overhead, mo.rss_overhead_bytes, mo.frag,
-        mo.frag_bytes, clients_replicas,
+        mo.frag_bytes, freeMemoryGetNotCountedMemory(), mo.repl_backlog, mo.repl_buffer, clients_replicas,
         clients_normal, clusterLinksMemory(), aofBufferLength(), infoAllocatorName(), mo.db_rehashing, defrag.running,
         lazyfreeGetPendingObjectsCount(),
         lazyfreeGetFreedObjectsCount());

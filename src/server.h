@@ -1285,6 +1285,10 @@ typedef struct memoryOverhead {
     size_t used, peak, rss;
     size_t allocated, active, resident; /* the allocator's view */
     size_t startup, clients_normal, clients_replicas, db_tables, overhead, dataset;
+    /* The replication buffer: repl_backlog is what counts as the backlog
+     * (up to repl-backlog-size while replicas are attached, all of it
+     * otherwise); the rest is in clients_replicas, as Valkey splits it. */
+    size_t repl_buffer, repl_backlog;
     size_t net;                         /* used - startup */
     double dataset_perc, peak_perc;     /* dataset of net, used of peak, in % */
     /* Fragmentation ratios, each with its difference in bytes. */
