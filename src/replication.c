@@ -2812,8 +2812,8 @@ static void replicationResumeOwnHistory(void) {
     memcpy(repl.replid2, repl.loaded_replid, sizeof(repl.replid2));
     repl.second_replid_offset = repl.loaded_offset + 1;
     server.primary_repl_offset += repl.loaded_offset;
-    repl.backlog->offset = server.primary_repl_offset - repl.backlog->histlen + 1;
-    repl.fed_offset = server.primary_repl_offset; /* no replica is owed anything yet */
+    repl.backlog->offset += repl.loaded_offset; /* no replica holds a block yet */
+    for (replBufBlock *bl = repl.backlog->head; bl; bl = bl->next) bl->offset += repl.loaded_offset;
     repl.no_replicas_since = server.unixtime;
 }
 
