@@ -7,8 +7,10 @@
  * address: accept_cb gets ip NULL), connecting to a path (the "addr" of
  * connConnect(); port is ignored), and the answers to is_local (always)
  * and to the TCP socket options (no-ops). Everything else is the TCP
- * primitives of conn_socket.c, used directly in the vtable below.
- * Event-loop thread only; includes no server header. */
+ * primitives of conn_socket.c, used directly in the vtable below, off-thread
+ * service included: an I/O thread may read and write a Unix connection as
+ * it may a TCP one (connection.h). Otherwise event-loop thread only;
+ * includes no server header. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -133,6 +135,8 @@ static ConnectionType CT_Unix = {
     .addr = connSocketAddr,
     .is_local = connUnixIsLocal,
     .get_last_error = connSocketGetLastError,
+    .can_serve_off_thread = connSocketCanServeOffThread,
+    .set_off_thread = connSocketSetOffThread,
 };
 
 /* Registers the Unix-socket transport. Returns what connTypeRegister()
