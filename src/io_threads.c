@@ -83,20 +83,34 @@
  *
  * Threads start only when there is work, and sleep when there is none.
  * Threads are created the first time the load asks for them. The load is
- * the number of clients' readable events per event-loop iteration; like
- * Valkey 8, each events-per-io-thread events (default 2) ask for one more
- * thread, the main thread included; 0 serves every client by threads (the
- * test suite's --io-threads). More threads are activated at once; one is
- * deactivated after a second of lower load. An I/O thread whose job ring
- * is empty sleeps on a futex at once (never spins); the main thread wakes
- * it when it pushes a job. The main thread, when it is about to sleep with
- * jobs pending, says so, and the first thread that finishes a job wakes it
- * through an eventfd in its epoll set; otherwise nobody makes a system
- * call to hand over. So when cores are short (other processes, or the
- * clients themselves on the same machine), a thread with nothing to do
- * never takes a CPU from them. And threads beyond the CPUs the process may
- * use, less the main thread's, only time-share: the load activates at
- * most that many (at least one); io-threads is an upper bound.
+ * the number of clients' readable events per event-loop iteration (the
+ * busiest of a 100 ms window); like Valkey 8, each events-per-io-thread
+ * events (default 2) ask for one more thread, the main thread included;
+ * 0 serves every client by threads (the test suite's --io-threads). Threads
+ * beyond the CPUs the process may use, less the main thread's, would only
+ * time-share: the load activates at most that many (at least one);
+ * io-threads is an upper bound. One thread is deactivated after a second
+ * of lower load.
+ *
+ * Never slower than one thread when cores are short. Whether threads help
+ * is measured, not assumed (ioProbeStep()): while the load asks for them,
+ * the server compares its command rate with and without them for half a
+ * second each and keeps them only if they served clearly more, trying
+ * again after 5 s, then 10, 20, up to 60 s while the answer holds. On a
+ * machine whose CPUs other processes (or the clients) keep busy, handing
+ * requests over costs more than the threads bring, and they stay off.
+ *
+ * Never spinning when idle. An I/O thread with no job sleeps on a futex;
+ * the main thread wakes it when it pushes one (a system call only if it
+ * sleeps). While jobs come close together it first looks for the next
+ * one for up to event-loop-busy-poll microseconds (20 by default; the
+ * event loop stops its own busy polling meanwhile), since waking costs
+ * both sides a context switch; one longer wait disarms that, so an idle
+ * thread sleeps at once. The main thread, when it is about to sleep with
+ * jobs pending, says so, and a thread wakes it through an eventfd in its
+ * epoll set, only for jobs it must act on (commands read, a connection
+ * closed, a socket full) and once per batch; a reply written in full
+ * needs nobody: the client's next request wakes the main thread anyway.
  *
  * Stats for INFO: io_threads_active, io_threaded_reads_processed and
  * io_threaded_writes_processed (jobs of each kind collected), the prefetch
@@ -132,6 +146,14 @@
 
 #define IO_CACHELINE 64
 
+/* Stages of the probe that decides whether threads help (ioProbeStep()). */
+enum {
+    IO_PROBE_IDLE = 0, /* the load asks for no thread */
+    IO_PROBE_WITH,     /* measuring the command rate with threads */
+    IO_PROBE_WITHOUT,  /* measuring it without */
+    IO_PROBE_HOLD,     /* keeping the answer (use_threads) for probe_hold_ms */
+};
+
 /* One single-producer single-consumer ring of clients. tail is written by
  * the producer only, head by the consumer only; the producer never reads
  * head (the main thread counts what a thread holds instead: see
@@ -166,6 +188,14 @@ static struct {
     int outstanding;    /* jobs pending on all threads */
     int efd;            /* eventfd a thread writes to wake the main thread */
     int arena;          /* the main thread's jemalloc arena, -1 if none */
+    long long spin_us;  /* how long an idle thread looks for jobs before sleeping (atomic) */
+    /* Whether threads help (ioProbeStep()). */
+    int probe_state;            /* IO_PROBE_* */
+    mstime_t probe_start;       /* when the current stage began */
+    long long probe_cmds;       /* stat_numcommands then */
+    double probe_rate_with;     /* commands per ms with threads, last probe */
+    int use_threads;            /* the last probe's answer */
+    mstime_t probe_hold_ms;     /* how long the answer is kept */
     int main_sleeping;  /* 1: the main thread may sleep, wake it (atomic) */
     list *completed;    /* clients collected, results not applied (nodes: c->io.node) */
     long long load;     /* readable client events this iteration */
@@ -203,6 +233,15 @@ static int ioRingEmpty(ioRing *r) {
     return __atomic_load_n(&r->head, __ATOMIC_RELAXED) == __atomic_load_n(&r->tail, __ATOMIC_SEQ_CST);
 }
 
+/* A pause in a busy wait (the other side is mid-job). */
+static inline void ioCpuRelax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 static void futexWait(int *word, int val) {
     syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
@@ -221,6 +260,30 @@ static void ioThreadSleep(ioThread *t) {
         return;
     }
     while (__atomic_load_n(&t->sleeping, __ATOMIC_SEQ_CST) == 1) futexWait(&t->sleeping, 1);
+}
+
+/* I/O thread, its job ring empty since `since`: waits for the next job.
+ * While jobs come close together (armed: the last wait was shorter than
+ * the busy-poll budget, event-loop-busy-poll, as the event loop does it)
+ * it looks at the ring for up to that budget before it sleeps, since
+ * waking a sleeping thread costs both sides a context switch, more than a
+ * short wait; one wait longer than the budget disarms it, so an idle or
+ * lightly loaded thread sleeps at once. Returns the new armed state. */
+static int ioThreadWait(ioThread *t, long long since, int armed) {
+    long long budget = __atomic_load_n(&io.spin_us, __ATOMIC_RELAXED);
+    if (armed && budget > 0) {
+        long long end = since + budget;
+        do {
+            for (int j = 0; j < 64; j++) {
+                if (!ioRingEmpty(&t->jobs)) return 1;
+                ioCpuRelax();
+            }
+        } while (aeMonotonicUs() < end);
+        ioThreadSleep(t);
+        return 0;
+    }
+    ioThreadSleep(t);
+    return budget > 0 && aeMonotonicUs() - since <= budget;
 }
 
 /* Main thread: wakes t if it sleeps (a system call only then). */
@@ -245,22 +308,41 @@ static void ioThreadsNotifyMain(void) {
  * ------------------------------------------------------------------------- */
 
 /* An I/O thread's life: take a job, do it, hand the client back; sleep
- * when there is none. Signals are the main thread's (blocked here). */
+ * when there is none. Signals are the main thread's (blocked here).
+ *
+ * Waking the main thread costs it a system call and a context switch, so
+ * it is woken only for jobs it must act on soon (clientRunIoJob() says:
+ * commands read, a connection closed or failed, a socket full, a close
+ * after the reply), and for those in batches: once the thread has no job
+ * left, or every IO_NOTIFY_BATCH of them. A job written in full needs
+ * nobody: the client's next request wakes the main thread anyway, and
+ * the main thread collects every job it finds before it sleeps. */
+#define IO_NOTIFY_BATCH 16
 static void *ioThreadMain(void *arg) {
     ioThread *t = arg;
     char name[32]; /* the kernel keeps 15 bytes: "io_thd_128" fits */
     snprintf(name, sizeof(name), "io_thd_%d", t->id + 1);
     pthread_setname_np(pthread_self(), name);
     if (io.arena >= 0) zmalloc_thread_arena(io.arena); /* see zmalloc.h */
+    int urgent = 0; /* jobs handed back that the main thread was not told of */
+    int armed = 0;  /* see ioThreadWait() */
     for (;;) {
         client *c = ioRingPop(&t->jobs);
         if (c == NULL) {
-            ioThreadSleep(t);
+            if (urgent) {
+                ioThreadsNotifyMain();
+                urgent = 0;
+                continue; /* a job may have come meanwhile */
+            }
+            armed = ioThreadWait(t, aeMonotonicUs(), armed);
             continue;
         }
-        clientRunIoJob(c);
+        int needs_main = clientRunIoJob(c);
         ioRingPush(&t->done, c);
-        ioThreadsNotifyMain();
+        if (needs_main && ++urgent >= IO_NOTIFY_BATCH) {
+            ioThreadsNotifyMain();
+            urgent = 0;
+        }
     }
     return NULL;
 }
@@ -351,15 +433,6 @@ static void ioThreadCollect(ioThread *t) {
     }
 }
 
-/* Main thread: a pause in a busy wait (the other side is mid-job). */
-static inline void ioCpuRelax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* See io_threads.h. Main thread. */
 void ioThreadsWaitClient(client *c) {
     ioThread *t = &threads[c->io.thread];
@@ -416,6 +489,7 @@ static int ioThreadsDispatch(client *c, int job) {
     if (t->outstanding >= IO_RING_SIZE) return 0;
     if (!connIsOffThread(c->conn) && connSetOffThread(c->conn, 1) != C_OK) return 0;
     c->io.job = job;
+    c->io.notify = (c->flags & CLIENT_CLOSE_AFTER_REPLY) != 0; /* to close it once written */
     c->io.want &= ~((job & CLIENT_IO_JOB_READ ? CLIENT_IO_WANT_READ : 0) |
                     (job & CLIENT_IO_JOB_WRITE ? CLIENT_IO_WANT_WRITE : 0));
     if (job & CLIENT_IO_JOB_READ) {
@@ -561,12 +635,16 @@ void ioThreadsServeWhileBusy(void) {
     if (io.started && (server.loading || isInsideYieldingLongCommand())) ioThreadsProcessCompleted();
 }
 
-/* Turns busy polling off while threads are active (it would take the CPU
- * a thread needs, and the main thread's time per request is what limits
- * the server then) and back to event-loop-busy-poll when none is. */
+/* Busy polling moves to the threads while they are active: the main
+ * thread's event loop stops polling (its time per request is what limits
+ * the server then, and with results coming from the threads it would poll
+ * in vain most of the time), and an idle thread looks for its next job
+ * for up to event-loop-busy-poll instead (ioThreadWait()). With no thread
+ * active the event loop polls as configured. */
 static void ioThreadsSetBusyPoll(void) {
     long long want = io.active ? 0 : server.busy_poll_us;
     if (server.el->busy_poll_us != want) aeSetBusyPoll(server.el, want);
+    __atomic_store_n(&io.spin_us, server.busy_poll_us, __ATOMIC_RELAXED);
 }
 
 /* The number of I/O threads the load asks for: events-per-io-thread
@@ -580,10 +658,88 @@ static int ioThreadsWanted(long long load) {
     return want > cap ? cap : (int)want;
 }
 
-/* Activates threads as soon as the load asks for them (creating those
- * never started), and deactivates one after IO_THREADS_IDLE_MS of less. A
- * deactivated thread finishes its jobs and sleeps; its clients go to the
- * others, or to the main thread. */
+/* Whether threads make this server faster, here and now, is found by
+ * trying: while the load asks for threads, the server measures its
+ * command rate for IO_PROBE_MS with them, then IO_PROBE_MS without (each
+ * after IO_PROBE_SETTLE_MS), and keeps whichever served more (threads
+ * only if IO_PROBE_MARGIN more: for about as much, one thread costs less
+ * CPU, and a measure this short is that noisy), until it tries again
+ * IO_PROBE_HOLD_MS later, a hold that doubles while the answer stays the
+ * same, up to IO_PROBE_HOLD_MAX_MS. When the CPUs are short (other
+ * processes, or the clients, take them) handing requests between threads
+ * costs more than the threads bring, and the answer is no. */
+#define IO_PROBE_SETTLE_MS 100
+#define IO_PROBE_MS 500
+#define IO_PROBE_HOLD_MS 5000
+#define IO_PROBE_HOLD_MAX_MS 60000
+#define IO_PROBE_MARGIN 1.15
+
+/* Starts probe stage `state`: its rate is measured from IO_PROBE_SETTLE_MS
+ * on (the switch itself costs a little), see ioProbeRate(). */
+static void ioProbeStart(int state, mstime_t now) {
+    io.probe_state = state;
+    io.probe_start = now;
+    io.probe_cmds = -1;
+}
+
+/* Once per window of the stage: takes the command count when the
+ * settling time is over. Returns 1 once IO_PROBE_MS were measured. */
+static int ioProbeMeasured(mstime_t now) {
+    if (io.probe_cmds < 0) {
+        if (now - io.probe_start >= IO_PROBE_SETTLE_MS) {
+            io.probe_cmds = server.stat_numcommands;
+            io.probe_start = now;
+        }
+        return 0;
+    }
+    return now - io.probe_start >= IO_PROBE_MS;
+}
+
+/* The command rate measured in the stage, per millisecond. */
+static double ioProbeRate(mstime_t now) {
+    return (double)(server.stat_numcommands - io.probe_cmds) / (double)(now - io.probe_start);
+}
+
+/* Advances the probe (see above) by one load window in which the load
+ * asked for threads. Returns 1 if threads are to serve clients now. */
+static int ioProbeStep(mstime_t now) {
+    switch (io.probe_state) {
+    case IO_PROBE_IDLE: ioProbeStart(IO_PROBE_WITH, now); break;
+    case IO_PROBE_WITH:
+        if (!ioProbeMeasured(now)) break;
+        io.probe_rate_with = ioProbeRate(now);
+        ioProbeStart(IO_PROBE_WITHOUT, now);
+        break;
+    case IO_PROBE_WITHOUT: {
+        if (!ioProbeMeasured(now)) break;
+        double without = ioProbeRate(now);
+        int use = io.probe_rate_with > without * IO_PROBE_MARGIN;
+        serverLog(LL_VERBOSE, "I/O threads: %.0f commands/s with them, %.0f without: %s", io.probe_rate_with * 1000,
+                  without * 1000, use ? "on" : "off");
+        if (use == io.use_threads && io.probe_hold_ms) {
+            io.probe_hold_ms *= 2;
+            if (io.probe_hold_ms > IO_PROBE_HOLD_MAX_MS) io.probe_hold_ms = IO_PROBE_HOLD_MAX_MS;
+        } else {
+            io.probe_hold_ms = IO_PROBE_HOLD_MS;
+        }
+        io.use_threads = use;
+        io.probe_state = IO_PROBE_HOLD;
+        io.probe_start = now;
+        break;
+    }
+    case IO_PROBE_HOLD:
+        if (now - io.probe_start >= io.probe_hold_ms) ioProbeStart(IO_PROBE_WITH, now);
+        break;
+    }
+    return io.probe_state == IO_PROBE_WITH || (io.probe_state == IO_PROBE_HOLD && io.use_threads);
+}
+
+/* Once per load window: as many threads as the load asks for (creating
+ * those never started) while the probe says threads help, none while it
+ * says they do not. When the load falls, one thread is deactivated after
+ * IO_THREADS_IDLE_MS of less. A deactivated thread finishes its jobs and
+ * sleeps; its clients go to the others, or to the main thread.
+ * events-per-io-thread 0 (the tests) skips the probe: every thread serves. */
 static void ioThreadsAdjust(void) {
     mstime_t now = server.mstime;
     if (io.load > io.window_load) io.window_load = io.load;
@@ -592,19 +748,26 @@ static void ioThreadsAdjust(void) {
     int want = ioThreadsWanted(io.window_load);
     io.window_load = 0;
     io.window_start = now;
+    int at_once = 0; /* a probe's decision applies at once, a falling load slowly */
+    if (want && server.events_per_io_thread) {
+        if (!ioProbeStep(now)) want = 0;
+        at_once = 1;
+    } else if (!want && io.active == 0 && now - io.busy_ms >= IO_THREADS_IDLE_MS) {
+        io.probe_state = IO_PROBE_IDLE; /* idle for a while: the next load probes afresh */
+    }
     if (want >= io.active) {
         io.busy_ms = now;
         while (io.started < want && ioThreadStart(&threads[io.started]) == C_OK) io.started++;
         if (want > io.started) want = io.started;
-        if (want > io.active) {
-            io.active = want;
-            ioThreadsSetBusyPoll();
-        }
+        if (want > io.active) io.active = want;
+    } else if (at_once) {
+        io.active = want;
+        io.busy_ms = now;
     } else if (now - io.busy_ms >= IO_THREADS_IDLE_MS) {
         io.active--;
         io.busy_ms = now;
-        ioThreadsSetBusyPoll();
     }
+    ioThreadsSetBusyPoll(); /* also follows CONFIG SET event-loop-busy-poll */
 }
 
 /* See io_threads.h. Main thread, last in beforeSleep(). The sleeping flag

@@ -66,6 +66,7 @@ typedef struct clientIO {
     listNode node;              /* in the list of collected jobs */
     /* The job and what the thread needs to know (main thread writes). */
     int job;                    /* CLIENT_IO_JOB_* */
+    int notify;                 /* wake the main thread when done, whatever the result */
     int unauthenticated;        /* parse with the limits of an unauthenticated client */
     long long max_bulk_len;     /* proto-max-bulk-len */
     unsigned long long max_querybuf; /* client-query-buffer-limit */
@@ -125,9 +126,10 @@ typedef struct ioThreadsStats {
 void ioThreadsGetStats(ioThreadsStats *st);
 void ioThreadsResetStats(void);
 
-/* networking.c's halves of a job: the work itself (I/O thread) and
- * applying its results (main thread). */
-void clientRunIoJob(struct client *c);
+/* networking.c's halves of a job: the work itself (I/O thread), which
+ * returns 1 if the main thread should see the results soon, and applying
+ * them (main thread). */
+int clientRunIoJob(struct client *c);
 void clientApplyIoJob(struct client *c);
 /* Frees what the parsed-command queue still holds (main thread). */
 void parsedQueueRelease(struct client *c);

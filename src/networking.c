@@ -1960,17 +1960,24 @@ static void readClientOffThread(client *c) {
 }
 
 /* See io_threads.h. I/O thread: does c->io.job, writing first, and leaves
- * the results in c->io. */
-void clientRunIoJob(client *c) {
+ * the results in c->io. Returns 1 when the main thread has something to
+ * do soon: run what was read, close the client (EOF, an error, or as
+ * asked once written), or wait for room in a full socket. */
+int clientRunIoJob(client *c) {
     clientIO *io = &c->io;
     io->nwritten = 0;
     io->write_failed = 0;
-    io->nread = 0;
+    io->nread = -1;
+    io->read_failed = 0;
     if (io->job & CLIENT_IO_JOB_WRITE) {
         io->nwritten = writeClientReplies(c, 0, &io->write_failed);
-        if (io->write_failed) return;
+        if (io->write_failed) return 1;
     }
-    if (io->job & CLIENT_IO_JOB_READ) readClientOffThread(c);
+    if (io->job & CLIENT_IO_JOB_READ) {
+        readClientOffThread(c);
+        if (io->nread != -1 || io->read_failed) return 1;
+    }
+    return io->notify || ((io->job & CLIENT_IO_JOB_WRITE) && clientHasPendingReplies(c));
 }
 
 /* See io_threads.h. Main thread, once the job is collected: what
