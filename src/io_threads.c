@@ -549,8 +549,10 @@ static void ioThreadsReclaim(client *c) {
 
 /* See io_threads.h. Main thread, from readQueryFromClient(). */
 int ioThreadsHandleReadable(client *c) {
-    io.load++;
     int busy = (c->flags & CLIENT_IO_PENDING_FLAG) || c->io.state == CLIENT_IO_COMPLETED;
+    /* The load counts what threads could serve (not TLS or RDMA clients);
+     * a busy client's connection is a thread's to look at. */
+    if (busy || connCanServeOffThread(c->conn)) io.load++;
     if (busy && !ioThreadsNested()) {
         c->io.want |= CLIENT_IO_WANT_READ; /* read when it comes back */
         return 1;
