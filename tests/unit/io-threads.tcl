@@ -433,7 +433,7 @@ start_server {tags {io-threads valkey-only needs:debug} overrides {io-threads 4 
 }
 
 start_server [list tags {io-threads valkey-only} overrides [list io-threads 2 events-per-io-thread 0 \
-        enable-debug-command yes unixsocket [tmp_path io.sock] unixsocketperm 700]] {
+        enable-debug-command yes unixsocket [tmp_path io.sock] unixsocketperm 700 repl-diskless-sync-delay 0]] {
     tags {unix rdma:skip:unix} {
     test "Unix socket clients are served by the threads too" {
         set c [::vk::client_open [tmp_path io.sock] 0]
@@ -449,7 +449,7 @@ start_server [list tags {io-threads valkey-only} overrides [list io-threads 2 ev
     test "A replica of a server whose clients are served by threads ends with the same data" {
         start_server {overrides {io-threads 2 events-per-io-thread 0 enable-debug-command yes}} {
             r replicaof [srv -1 host] [srv -1 port]
-            wait_for_condition 100 50 {[string match "*master_link_status:up*" [r info replication]]} {
+            wait_for_condition 200 50 {[string match "*master_link_status:up*" [r info replication]]} {
                 fail "the replica did not sync"
             }
             set clients {}
