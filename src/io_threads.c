@@ -100,17 +100,14 @@
  * machine whose CPUs other processes (or the clients) keep busy, handing
  * requests over costs more than the threads bring, and they stay off.
  *
- * Never spinning when idle. An I/O thread with no job sleeps on a futex;
+ * Never spinning. An I/O thread with no job sleeps on a futex at once;
  * the main thread wakes it when it pushes one (a system call only if it
- * sleeps). While jobs come close together it first looks for the next
- * one for up to event-loop-busy-poll microseconds (20 by default; the
- * event loop stops its own busy polling meanwhile), since waking costs
- * both sides a context switch; one longer wait disarms that, so an idle
- * thread sleeps at once. The main thread, when it is about to sleep with
- * jobs pending, says so, and a thread wakes it through an eventfd in its
- * epoll set, only for jobs it must act on (commands read, a connection
- * closed, a socket full) and once per batch; a reply written in full
- * needs nobody: the client's next request wakes the main thread anyway.
+ * sleeps), and while threads are active the event loop does not busy-poll
+ * either. The main thread, when it is about to sleep with jobs pending,
+ * says so, and a thread wakes it through an eventfd in its epoll set,
+ * only for jobs it must act on (commands read, a connection closed, a
+ * socket full) and once per batch; a reply written in full needs nobody:
+ * the client's next request wakes the main thread anyway.
  *
  * Stats for INFO: io_threads_active, io_threaded_reads_processed and
  * io_threaded_writes_processed (jobs of each kind collected), the prefetch
@@ -188,7 +185,6 @@ static struct {
     int outstanding;    /* jobs pending on all threads */
     int efd;            /* eventfd a thread writes to wake the main thread */
     int arena;          /* the main thread's jemalloc arena, -1 if none */
-    long long spin_us;  /* how long an idle thread looks for jobs before sleeping (atomic) */
     /* Whether threads help (ioProbeStep()). */
     int probe_state;            /* IO_PROBE_* */
     mstime_t probe_start;       /* when the current stage began */
@@ -262,30 +258,6 @@ static void ioThreadSleep(ioThread *t) {
     while (__atomic_load_n(&t->sleeping, __ATOMIC_SEQ_CST) == 1) futexWait(&t->sleeping, 1);
 }
 
-/* I/O thread, its job ring empty since `since`: waits for the next job.
- * While jobs come close together (armed: the last wait was shorter than
- * the busy-poll budget, event-loop-busy-poll, as the event loop does it)
- * it looks at the ring for up to that budget before it sleeps, since
- * waking a sleeping thread costs both sides a context switch, more than a
- * short wait; one wait longer than the budget disarms it, so an idle or
- * lightly loaded thread sleeps at once. Returns the new armed state. */
-static int ioThreadWait(ioThread *t, long long since, int armed) {
-    long long budget = __atomic_load_n(&io.spin_us, __ATOMIC_RELAXED);
-    if (armed && budget > 0) {
-        long long end = since + budget;
-        do {
-            for (int j = 0; j < 64; j++) {
-                if (!ioRingEmpty(&t->jobs)) return 1;
-                ioCpuRelax();
-            }
-        } while (aeMonotonicUs() < end);
-        ioThreadSleep(t);
-        return 0;
-    }
-    ioThreadSleep(t);
-    return budget > 0 && aeMonotonicUs() - since <= budget;
-}
-
 /* Main thread: wakes t if it sleeps (a system call only then). */
 static void ioThreadKick(ioThread *t) {
     if (__atomic_load_n(&t->sleeping, __ATOMIC_SEQ_CST) && __atomic_exchange_n(&t->sleeping, 0, __ATOMIC_SEQ_CST))
@@ -325,7 +297,6 @@ static void *ioThreadMain(void *arg) {
     pthread_setname_np(pthread_self(), name);
     if (io.arena >= 0) zmalloc_thread_arena(io.arena); /* see zmalloc.h */
     int urgent = 0; /* jobs handed back that the main thread was not told of */
-    int armed = 0;  /* see ioThreadWait() */
     for (;;) {
         client *c = ioRingPop(&t->jobs);
         if (c == NULL) {
@@ -334,7 +305,7 @@ static void *ioThreadMain(void *arg) {
                 urgent = 0;
                 continue; /* a job may have come meanwhile */
             }
-            armed = ioThreadWait(t, aeMonotonicUs(), armed);
+            ioThreadSleep(t);
             continue;
         }
         int needs_main = clientRunIoJob(c);
@@ -637,16 +608,14 @@ void ioThreadsServeWhileBusy(void) {
     if (io.started && (server.loading || isInsideYieldingLongCommand())) ioThreadsProcessCompleted();
 }
 
-/* Busy polling moves to the threads while they are active: the main
- * thread's event loop stops polling (its time per request is what limits
- * the server then, and with results coming from the threads it would poll
- * in vain most of the time), and an idle thread looks for its next job
- * for up to event-loop-busy-poll instead (ioThreadWait()). With no thread
- * active the event loop polls as configured. */
+/* No busy polling while threads are active: the main thread's time per
+ * request is what limits the server then, and with the results coming
+ * from the threads it would poll in vain most of the time (measured: no
+ * gain, and the CPU it takes is a thread's). With no thread active the
+ * event loop polls as configured (event-loop-busy-poll). */
 static void ioThreadsSetBusyPoll(void) {
     long long want = io.active ? 0 : server.busy_poll_us;
     if (server.el->busy_poll_us != want) aeSetBusyPoll(server.el, want);
-    __atomic_store_n(&io.spin_us, server.busy_poll_us, __ATOMIC_RELAXED);
 }
 
 /* The number of I/O threads the load asks for: events-per-io-thread
