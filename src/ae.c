@@ -5,9 +5,11 @@
  * a time event. One call of aeProcessEvents() is one iteration:
  *
  *   before-sleep hook -> epoll_wait (timeout = next timer, or 0 when
- *   aeSetDontWait() is on; with aeSetBusyPoll(), zero-timeout polls for a
- *   few microseconds first while events come close together) -> after-sleep
- *   hook -> fired file events -> due time events.
+ *   aeSetDontWait() is on; with aeSetSpinProc(), a hook polls memory
+ *   shared with peers first, for as long as it asks; with aeSetBusyPoll(),
+ *   zero-timeout polls for a few microseconds first while events come
+ *   close together) -> after-sleep hook -> fired file events -> due time
+ *   events.
  *
  * Invariants a handler can rely on:
  *  - Any handler may create or delete any file or time event, close fds, or
@@ -19,6 +21,10 @@
  *  - A timer created or rescheduled by a time proc first fires on a later
  *    iteration, so a 0 ms timer cannot starve the loop.
  *  - Timer finalizers run exactly once, never while the timer's proc runs.
+ *
+ * An fd registered with AE_EDGE is edge-triggered (EPOLLET): reported once
+ * per arrival, for connections an I/O thread reads (io_threads.c), which
+ * the main thread must not be told about again while the thread reads.
  *
  * Timers live in a binary min-heap (O(log n) insert/reschedule, O(1) next
  * deadline) plus a list used to find a timer by id on deletion. Time is the
@@ -83,16 +89,20 @@ static void aeApiFree(aeEventLoop *el) {
     zfree(state);
 }
 
-/* Tells epoll the fd's new interest set; old_mask is what it had before. */
+/* Tells epoll the fd's new interest set; old_mask is what it had before.
+ * AE_EDGE counts only while AE_READABLE or AE_WRITABLE is set. */
 static int aeApiUpdate(aeEventLoop *el, int fd, int old_mask, int new_mask) {
     aeApiState *state = el->apidata;
     struct epoll_event ee = {0};
-    old_mask &= AE_READABLE | AE_WRITABLE;
-    new_mask &= AE_READABLE | AE_WRITABLE;
+    old_mask &= AE_READABLE | AE_WRITABLE | AE_EDGE;
+    new_mask &= AE_READABLE | AE_WRITABLE | AE_EDGE;
+    if (!(old_mask & (AE_READABLE | AE_WRITABLE))) old_mask = AE_NONE;
+    if (!(new_mask & (AE_READABLE | AE_WRITABLE))) new_mask = AE_NONE;
     if (old_mask == new_mask) return 0;
     ee.data.fd = fd;
     if (new_mask & AE_READABLE) ee.events |= EPOLLIN;
     if (new_mask & AE_WRITABLE) ee.events |= EPOLLOUT;
+    if (new_mask & AE_EDGE) ee.events |= EPOLLET;
     int op = old_mask == AE_NONE ? EPOLL_CTL_ADD : (new_mask == AE_NONE ? EPOLL_CTL_DEL : EPOLL_CTL_MOD);
     int ret = epoll_ctl(state->epfd, op, fd, &ee);
     /* A stale registration can survive when a dup of a closed fd kept the
@@ -276,6 +286,68 @@ static int aeBusyPoll(aeEventLoop *el, int timeout_ms, long long start) {
     return n;
 }
 
+/* ---------------------------------------------------------------------------
+ * Spinning
+ *
+ * A transport whose peers signal through shared memory (conn_shm.c) sees
+ * new work by reading memory, with no system call, while the peer that
+ * sends it makes none either (it rings a doorbell only when we sleep). So
+ * when the loop would sleep, the spin hook peeks at that memory for as
+ * long as it says AE_SPIN_AGAIN; timers bound the spinning as they bound a
+ * sleep, and every AE_SPIN_FD_POLL_US the fds are polled with a zero
+ * timeout, so sockets are not starved. Work found ends the wait: the fds
+ * are polled once more (zero timeout), their events handled, and then the
+ * hook dispatches its own work, after them, as one more fired event. If
+ * that poll found events, the dispatch waits one iteration (once), so that
+ * what they caused (a client closed, and freed in the before-sleep hook)
+ * is done before the work that came after them through memory: the same
+ * order sockets would give. A loop that would not sleep anyway
+ * (AE_DONT_WAIT) peeks once, so work in memory is served by every kind of
+ * iteration (a busy script's event processing too).
+ * ------------------------------------------------------------------------- */
+
+#define AE_SPIN_FD_POLL_US 16
+
+/* Installs (proc) or removes (NULL) the spin hook. Call from the loop's
+ * thread. */
+void aeSetSpinProc(aeEventLoop *el, aeSpinProc *proc) {
+    el->spinproc = proc;
+    el->spin_deferred = 0;
+}
+
+/* Peeks with the spin hook while it says AE_SPIN_AGAIN and the wait
+ * (timeout_ms, -1 = none) lasts. Returns the number of fired entries a
+ * zero-timeout fd poll found meanwhile (the caller handles them and does
+ * not poll again), or 0 with *timeout_ms set to what is left of the wait
+ * (0 when the hook found work or the time ran out) and *ready set when
+ * the hook found work. */
+static int aeSpin(aeEventLoop *el, int *timeout_ms, int *ready) {
+    long long start = aeMonotonicUs(), now = start, last_fd_poll = start;
+    long long limit = *timeout_ms < 0 ? -1 : start + *timeout_ms * 1000LL;
+    for (;;) {
+        int r = el->spinproc(el, AE_SPIN_PEEK);
+        if (r == AE_SPIN_READY) {
+            el->stat_spin_ready++;
+            *ready = 1;
+            *timeout_ms = 0;
+            return 0;
+        }
+        if (r != AE_SPIN_AGAIN) break;
+        now = aeMonotonicUs();
+        if (now - last_fd_poll >= AE_SPIN_FD_POLL_US) {
+            last_fd_poll = now;
+            int n = aeApiPoll(el, 0);
+            if (n > 0) return n;
+        }
+        if (limit != -1 && now >= limit) break;
+    }
+    if (*timeout_ms > 0) {
+        long long left = limit - now;
+        *timeout_ms = left <= 0 ? 0 : (int)((left + 999) / 1000);
+    }
+    return 0;
+}
+
 /* Sets the hook run before each sleep (with AE_CALL_BEFORE_SLEEP). */
 void aeSetBeforeSleepProc(aeEventLoop *el, aeBeforeSleepProc *beforesleep) {
     el->beforesleep = beforesleep;
@@ -290,8 +362,9 @@ void aeSetAfterSleepProc(aeEventLoop *el, aeAfterSleepProc *aftersleep) {
  * File events
  * ------------------------------------------------------------------------- */
 
-/* Adds mask (AE_READABLE / AE_WRITABLE, optionally AE_BARRIER) to fd's
- * registration, with proc as the handler for the bits given. Returns AE_OK,
+/* Adds mask (AE_READABLE / AE_WRITABLE, optionally AE_BARRIER and
+ * AE_EDGE) to fd's registration, with proc as the handler for the bits
+ * given. Returns AE_OK,
  * or AE_ERR with errno set (ERANGE if fd is outside the set size, or the
  * epoll_ctl error). clientData is not owned by the loop. */
 int aeCreateFileEvent(aeEventLoop *el, int fd, int mask, aeFileProc *proc, void *clientData) {
@@ -320,6 +393,8 @@ void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask) {
     if (mask & AE_WRITABLE) mask |= AE_BARRIER;
     int new_mask = fe->mask & ~mask;
     aeApiUpdate(el, fd, fe->mask, new_mask);
+    /* Unregistered for good: AE_EDGE goes too, a later registration asks
+     * for it again if it wants it. */
     if ((new_mask & (AE_READABLE | AE_WRITABLE)) == 0) new_mask = AE_NONE;
     fe->mask = new_mask;
     if (new_mask == AE_NONE) {
@@ -332,6 +407,28 @@ void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask) {
             el->maxfd = j;
         }
     }
+}
+
+/* Makes fd's registration edge-triggered (edge 1) or level-triggered
+ * (edge 0, the default). With it, epoll reports a readable fd once per
+ * arrival of data rather than at every poll until it is read: the reader
+ * must read until a short read (or remember that more may be waiting),
+ * and in exchange nothing reports the fd again while another thread is
+ * about to read it. Changing the mode of a registered fd re-arms it, so an
+ * fd with data waiting fires once more. An fd not registered keeps no
+ * mode: pass AE_EDGE to aeCreateFileEvent() instead. Returns AE_OK, or
+ * AE_ERR with errno set (the epoll_ctl error, ERANGE for a bad fd). */
+int aeSetFileEventEdge(aeEventLoop *el, int fd, int edge) {
+    if (fd < 0 || fd >= el->setsize) {
+        errno = ERANGE;
+        return AE_ERR;
+    }
+    aeFileEvent *fe = &el->events[fd];
+    if (fe->mask == AE_NONE) return AE_OK;
+    int new_mask = edge ? (fe->mask | AE_EDGE) : (fe->mask & ~AE_EDGE);
+    if (aeApiUpdate(el, fd, fe->mask, new_mask) == -1) return AE_ERR;
+    fe->mask = new_mask;
+    return AE_OK;
 }
 
 /* Returns fd's registered mask (AE_NONE if none or out of range). */
@@ -571,8 +668,17 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
         }
     }
 
-    int numevents = 0;
-    if (flags & AE_FILE_EVENTS) {
+    int numevents = 0, polled = 0, spin_ready = 0;
+    if ((flags & AE_FILE_EVENTS) && el->spinproc) {
+        if (timeout_ms != 0) {
+            numevents = aeSpin(el, &timeout_ms, &spin_ready);
+            polled = numevents > 0;
+            now = 0; /* Spinning took time. */
+        } else {
+            spin_ready = el->spinproc(el, AE_SPIN_PEEK) == AE_SPIN_READY;
+        }
+    }
+    if ((flags & AE_FILE_EVENTS) && !polled) {
         /* With no fd registered and no deadline, waiting could never end. */
         if (el->maxfd != -1 || timeout_ms != -1) {
             if (el->busy_poll_us && timeout_ms != 0)
@@ -580,7 +686,7 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
             else
                 numevents = aeApiPoll(el, timeout_ms);
         }
-    } else if (timeout_ms != 0) {
+    } else if (!(flags & AE_FILE_EVENTS) && timeout_ms != 0) {
         /* Only timers wanted: sleep without consuming fd readiness. With
          * no timer at all there is nothing to wait for. */
         if (timeout_ms > 0) poll(NULL, 0, timeout_ms);
@@ -589,6 +695,15 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
     if ((flags & AE_CALL_AFTER_SLEEP) && el->aftersleep) el->aftersleep(el);
 
     for (int j = 0; j < numevents; j++) processed += processFiredFileEvent(el, el->fired[j]);
+
+    if (spin_ready) {
+        if (numevents > 0 && !el->spin_deferred) {
+            el->spin_deferred = 1; /* The fds first; see "Spinning". */
+        } else {
+            el->spin_deferred = 0;
+            processed += el->spinproc(el, AE_SPIN_DISPATCH);
+        }
+    }
 
     if (flags & AE_TIME_EVENTS) processed += processTimeEvents(el);
     return processed;

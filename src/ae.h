@@ -18,11 +18,16 @@
 
 /* File event masks. AE_BARRIER inverts the usual order when one poll
  * reports both readable and writable: the writable handler runs first (used
- * to flush a reply to disk/peer before reading more input). */
+ * to flush a reply to disk/peer before reading more input). AE_EDGE makes
+ * the fd's registration edge-triggered: a readable (writable) event fires
+ * once each time data (room) arrives, not again at every poll while it
+ * stays unread (unused); it lasts until aeSetFileEventEdge() clears it or
+ * the fd is unregistered (see aeSetFileEventEdge()). */
 #define AE_NONE 0
 #define AE_READABLE 1
 #define AE_WRITABLE 2
 #define AE_BARRIER 4
+#define AE_EDGE 8
 
 /* aeProcessEvents() flags. */
 #define AE_FILE_EVENTS (1 << 0)
@@ -48,13 +53,26 @@ typedef int aeTimeProc(struct aeEventLoop *eventLoop, long long id, void *client
 typedef void aeEventFinalizerProc(struct aeEventLoop *eventLoop, void *clientData);
 typedef void aeBeforeSleepProc(struct aeEventLoop *eventLoop);
 typedef void aeAfterSleepProc(struct aeEventLoop *eventLoop);
+/* Spin hook (aeSetSpinProc): work that no fd announces, seen by reading
+ * memory (shared-memory rings). With op AE_SPIN_PEEK it looks without
+ * running anything and returns AE_SPIN_READY (work is there),
+ * AE_SPIN_AGAIN (nothing yet, worth polling again) or AE_SPIN_DONE
+ * (nothing to poll for: sleep). With op AE_SPIN_DISPATCH it runs the
+ * handlers of the work it sees, like fired file events, and returns how
+ * many ran. */
+typedef int aeSpinProc(struct aeEventLoop *eventLoop, int op);
+#define AE_SPIN_PEEK 0
+#define AE_SPIN_DISPATCH 1
+#define AE_SPIN_DONE 0
+#define AE_SPIN_AGAIN 1
+#define AE_SPIN_READY 2
 
 /* Registration of one fd. rfileProc/wfileProc are meaningful only for the
  * bits set in mask. gen changes whenever the fd becomes fully unregistered,
  * so a stale poll result can never reach a later registration of the same
  * fd number (the fd may have been closed and reused mid-iteration). */
 typedef struct aeFileEvent {
-    int mask; /* AE_READABLE | AE_WRITABLE | AE_BARRIER */
+    int mask; /* AE_READABLE | AE_WRITABLE | AE_BARRIER | AE_EDGE */
     unsigned int gen;
     aeFileProc *rfileProc;
     aeFileProc *wfileProc;
@@ -103,6 +121,10 @@ typedef struct aeEventLoop {
     int busy_poll_armed;           /* The last wait ended by an fd, soon. */
     long long stat_busy_poll_hits; /* Waits the busy poll ended: no sleep. */
     long long stat_blocking_polls; /* Polls that may sleep (busy poll on). */
+    /* Spinning (aeSetSpinProc): the hook polled instead of sleeping. */
+    aeSpinProc *spinproc;          /* NULL = none. */
+    int spin_deferred;             /* Last iteration put off its dispatch. */
+    long long stat_spin_ready;     /* Sleeps the spin hook avoided. */
 } aeEventLoop;
 
 aeEventLoop *aeCreateEventLoop(int setsize);
@@ -111,6 +133,7 @@ void aeStop(aeEventLoop *eventLoop);
 int aeCreateFileEvent(aeEventLoop *eventLoop, int fd, int mask, aeFileProc *proc, void *clientData);
 void aeDeleteFileEvent(aeEventLoop *eventLoop, int fd, int mask);
 int aeGetFileEvents(aeEventLoop *eventLoop, int fd);
+int aeSetFileEventEdge(aeEventLoop *eventLoop, int fd, int edge);
 void *aeGetFileClientData(aeEventLoop *eventLoop, int fd);
 long long aeCreateTimeEvent(aeEventLoop *eventLoop,
                             long long milliseconds,
@@ -128,6 +151,7 @@ int aeGetSetSize(aeEventLoop *eventLoop);
 int aeResizeSetSize(aeEventLoop *eventLoop, int setsize);
 void aeSetDontWait(aeEventLoop *eventLoop, int noWait);
 void aeSetBusyPoll(aeEventLoop *eventLoop, long long us);
+void aeSetSpinProc(aeEventLoop *eventLoop, aeSpinProc *proc);
 long long aeMonotonicUs(void);
 
 #endif

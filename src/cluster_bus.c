@@ -632,7 +632,8 @@ static void processPingExtensions(const clusterMsg *m, clusterNode *sender) {
         sender->hostname = sdscpy(sender->hostname, hostname);
         clusterDoBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
     }
-    if (strcmp(sender->human_nodename, nodename)) {
+    /* One nodes.conf cannot hold (a space, ',' or '=') is not taken. */
+    if (strcmp(sender->human_nodename, nodename) && clusterIsValidHumanNodename(nodename, strlen(nodename))) {
         sender->human_nodename = sdscpy(sender->human_nodename, nodename);
         clusterDoBeforeSleep(CLUSTER_TODO_SAVE_CONFIG);
     }

@@ -76,6 +76,7 @@
 extern int changeListener(connListener *listener);
 extern int reconfigureListener(int type);
 extern connTlsConfig *tlsConfigFromServer(void);
+extern connShmConfig *shmConfigFromServer(void);
 
 /* ---------------------------------------------------------------------------
  * Table types
@@ -449,10 +450,12 @@ static int numCheckBounds(const configOption *o, long long v, const char **err) 
     return 0;
 }
 
-/* Parses one numeric value, checks its bounds, stores it. */
+/* Parses one numeric value, checks its bounds (and the option's own check,
+ * if any), stores it. */
 static int numSet(configOption *o, const char *v, const char **err) {
     long long n;
     if (!numParse(o, v, &n, err) || !numCheckBounds(o, n, err)) return 0;
+    if (o->check && !o->check(v, err)) return 0;
     numStore(o, n);
     return 1;
 }
@@ -1445,6 +1448,31 @@ static int applyRdmaRxSize(const char **err) {
     return 1;
 }
 
+/* shm-ring-size: rings are addressed with a mask, so a power of two (the
+ * bounds were checked already). */
+static int checkShmRingSize(const char *v, const char **err) {
+    unsigned long long n;
+    if (parseMemoryValue(v, &n) && (n & (n - 1)) == 0) return 1;
+    *err = "argument must be a power of two";
+    return 0;
+}
+
+/* shm-*: the shared-memory transport copies them (the ring size applies to
+ * connections upgraded from now on, the rest at once). */
+static int applyShm(const char **err) {
+    ConnectionType *ct = connTypeGetByName(CONN_NAME_SHM);
+    if (ct == NULL) {
+        if (!server.shm_enabled) return 1;
+        *err = "shared memory support is not built into this server";
+        return 0;
+    }
+    if (connTypeConfigure(ct, shmConfigFromServer(), 1) != C_OK) {
+        *err = "invalid shared memory settings";
+        return 0;
+    }
+    return 1;
+}
+
 /* oom-score-adj and its values take effect on our own process now. */
 static int applyOomScoreAdj(const char **err) {
     if (setOOMScoreAdj(-1) == C_ERR) {
@@ -1589,7 +1617,7 @@ static configOption configTable[] = {
     NUM_CFG("timeout", NULL, 0, NUM_INT, server.maxidletime, 0, INT_MAX, 0, NULL),
     NUM_CFG("tcp-keepalive", NULL, 0, NUM_INT, server.tcpkeepalive, 0, INT_MAX, 300, NULL),
     NUM_CFG("maxclients", NULL, 0, NUM_UINT, server.maxclients, 1, UINT_MAX, 10000, applyMaxclients),
-    NUM_CFG("io-threads", NULL, IMM, NUM_INT, server.io_threads_num, 1, 256, 1, NULL),
+    NUM_CFG("io-threads", NULL, IMM, NUM_INT, server.io_threads_num, 1, IO_THREADS_MAX_NUM, 1, NULL),
     /* Transports */
     {.name = "tls-port", .kind = CFG_SPECIAL, .field = &server.tls_port, .storage = NUM_INT, .min = 0,
      .max = 65535, .def_str = "0", .set = setTlsPort, .get = getPlainNum, .apply = applyTlsPort},
@@ -1610,6 +1638,11 @@ static configOption configTable[] = {
     SPECIAL_CFG("rdma-bind", NULL, CFG_MULTI_ARG, "", setRdmaBind, getRdmaBind, rewriteRdmaBind, applyRdma),
     NUM_CFG("rdma-rx-size", NULL, 0, NUM_INT, server.rdma_rx_size, 64 * 1024, 16 * MB, MB, applyRdmaRxSize),
     NUM_CFG("rdma-completion-vector", NULL, IMM, NUM_INT, server.rdma_comp_vector, -1, 1024, -1, NULL),
+    BOOL_CFG("shm-enabled", NULL, 0, server.shm_enabled, 0, applyShm),
+    {.name = "shm-ring-size", .kind = CFG_NUM, .flags = CFG_MEMORY, .field = &server.shm_ring_size,
+     .storage = NUM_INT, .min = 4096, .max = 64 * MB, .def = 64 * 1024, .check = checkShmRingSize,
+     .apply = applyShm},
+    NUM_CFG("shm-spin-us", NULL, 0, NUM_INT, server.shm_spin_us, 0, 1000000, 20, applyShm),
     /* Process and logging */
     BOOL_CFG("daemonize", NULL, IMM, server.daemonize, 0, NULL),
     ENUM_CFG("supervised", NULL, IMM, server.supervised, supervisedEnum, SUPERVISED_NONE, NULL),

@@ -19,6 +19,15 @@
  * (state CONN_STATE_CLOSED); any other failure sets CONN_STATE_ERROR and
  * last_errno (see connGetLastError()).
  *
+ * Threads: every call here belongs to the event loop's thread, except
+ * that for a connection whose transport answers connCanServeOffThread(),
+ * an I/O thread may call connRead(), connWrite() and connWritev() while
+ * the event loop's thread leaves that connection alone (io_threads.c
+ * says when). Such a connection is put in off-thread mode first
+ * (connSetOffThread()): its handlers then fire once per arrival of data
+ * or room, so the event loop is not told again about bytes a thread is
+ * about to read.
+ *
  * Transport files include this header and ae.h, never server.h: what a
  * listener needs from the server (what to do with an accepted connection)
  * is handed over in connListener.accept_cb. */
@@ -49,6 +58,7 @@
 #define CONN_NAME_UNIX "unix"
 #define CONN_NAME_TLS "tls"
 #define CONN_NAME_RDMA "rdma"
+#define CONN_NAME_SHM "shm"
 
 /* Where a connection is in its life. Only the transport changes it. */
 typedef enum {
@@ -62,6 +72,7 @@ typedef enum {
 
 #define CONN_FLAG_CLOSE_SCHEDULED (1 << 0) /* connClose() ran inside a handler. */
 #define CONN_FLAG_WRITE_BARRIER (1 << 1)   /* Run write handler before read. */
+#define CONN_FLAG_OFF_THREAD (1 << 2)      /* Off-thread mode (connSetOffThread()). */
 
 typedef struct connection connection;
 typedef struct connListener connListener;
@@ -141,6 +152,11 @@ struct ConnectionType {
 
     /* Transport details for CLIENT LIST (optional; default "fd=<n>"). */
     const char *(*get_info)(connection *conn, char *buf, size_t buf_len);
+    /* CLIENT LIST fields of the transport's own, appended to the line as
+     * " key=value" each (optional; none). Only for connections that
+     * differ from a plain socket, so the line keeps Valkey's fields and
+     * order for every other client. */
+    const char *(*list_fields)(connection *conn, char *buf, size_t buf_len);
     /* 1 if the transport guarantees payload integrity itself, so RDB
      * checksums may be skipped (optional; default 0). */
     int (*integrity_checked)(void);
@@ -148,6 +164,26 @@ struct ConnectionType {
      * transport (its state lives in memory the child does not inherit,
      * as RDMA's registered buffers); optional, default 1. */
     int (*usable_after_fork)(void);
+    /* Bytes the transport holds for conn outside the allocator (the
+     * shared-memory rings), counted as the client's memory (optional;
+     * default 0). */
+    size_t (*mem_usage)(connection *conn);
+
+    /* Service off the event loop's thread (both optional; NULL = never).
+     * can_serve_off_thread: 1 if an I/O thread may call read, write and
+     * writev on conn while the event loop's thread leaves it alone: the
+     * transport keeps no state those calls share with anything else, and
+     * its handlers still run in the event loop's thread only. TLS (its
+     * SSL object is not shared safely yet) and RDMA (completions are
+     * polled by the event loop) answer no for now.
+     * set_off_thread: turns off-thread mode on or off. While it is on, the
+     * read and write handlers fire once each time data or room arrives,
+     * not again while it stays unread or unused, so the event loop does
+     * not report a connection again while a thread is reading it; whoever
+     * reads must read until a short read or remember that more may wait.
+     * Returns C_OK/C_ERR. */
+    int (*can_serve_off_thread)(connection *conn);
+    int (*set_off_thread)(connection *conn, int on);
 };
 
 /* The part of every connection the server may rely on. Transports embed it
@@ -216,6 +252,14 @@ typedef struct connRdmaListenerConfig {
     int comp_vector; /* Completion vector (rdma-completion-vector); -1 = random. */
 } connRdmaListenerConfig;
 
+/* What connTypeConfigure() of the "shm" transport takes: the shm-*
+ * options. The transport copies them; CONFIG SET calls it again. */
+typedef struct connShmConfig {
+    int enabled;   /* shm-enabled: Unix-socket clients may upgrade. */
+    int ring_size; /* shm-ring-size: bytes of each ring of new connections. */
+    int spin_us;   /* shm-spin-us: polling before sleeping on a doorbell. */
+} connShmConfig;
+
 /* ---------------------------------------------------------------------------
  * Transport registry (connection.c)
  * ------------------------------------------------------------------------- */
@@ -238,13 +282,15 @@ int connFormatAddr(connection *conn, char *buf, size_t buf_len, int remote);
 const char *connGetInfo(connection *conn, char *buf, size_t buf_len);
 
 /* One register function per transport. Only connTypeInitialize() calls
- * them, TLS and RDMA through weak references: conn_tls.c / conn_rdma.c
- * define those two, and a transport whose file is not linked (not yet
- * written, or BUILD_TLS/BUILD_RDMA=no) is simply absent. */
+ * them, TLS, RDMA and shared memory through weak references:
+ * conn_tls.c / conn_rdma.c / conn_shm.c define those, and a transport
+ * whose file is not linked (BUILD_TLS/BUILD_RDMA=no, or a unit test that
+ * links only some transports) is simply absent. */
 int RegisterConnectionTypeSocket(void);
 int RegisterConnectionTypeUnix(void);
 int RegisterConnectionTypeTLS(void);
 int RegisterConnectionTypeRdma(void);
+int RegisterConnectionTypeShm(void);
 
 /* ---------------------------------------------------------------------------
  * Wrappers used by the rest of the server
@@ -443,6 +489,21 @@ static inline int connIsIntegrityChecked(connection *conn) {
     return conn->type->integrity_checked ? conn->type->integrity_checked() : 0;
 }
 
+/* Writes the transport's own CLIENT LIST fields for conn (see
+ * ConnectionType.list_fields; "" if none, or conn NULL) into buf, returns
+ * buf. */
+static inline const char *connGetListFields(connection *conn, char *buf, size_t buf_len) {
+    if (conn && conn->type->list_fields) return conn->type->list_fields(conn, buf, buf_len);
+    if (buf_len) buf[0] = '\0';
+    return buf;
+}
+
+/* Returns the bytes the transport holds for conn outside the allocator
+ * (see ConnectionType.mem_usage); conn may be NULL. */
+static inline size_t connMemUsage(connection *conn) {
+    return conn && conn->type->mem_usage ? conn->type->mem_usage(conn) : 0;
+}
+
 /* Returns 1 if a forked child may keep serving conn with the conn*()
  * calls (blocking I/O only: the child runs no event loop), 0 if the
  * transport's state does not survive fork(). */
@@ -456,6 +517,24 @@ static inline int connUsableAfterFork(connection *conn) {
  * end the child's session. Call before the parent closes conn. */
 static inline void connHandedToChild(connection *conn) {
     conn->state = CONN_STATE_CLOSED;
+}
+
+/* Returns 1 if an I/O thread may read and write conn while the event
+ * loop's thread leaves it alone (ConnectionType.can_serve_off_thread). */
+static inline int connCanServeOffThread(connection *conn) {
+    return conn->type->can_serve_off_thread ? conn->type->can_serve_off_thread(conn) : 0;
+}
+
+/* Turns off-thread mode on or off (see ConnectionType.set_off_thread).
+ * Returns C_OK, or C_ERR if the transport has no such mode or failed
+ * (the mode is then unchanged). Event loop thread. */
+static inline int connSetOffThread(connection *conn, int on) {
+    return conn->type->set_off_thread ? conn->type->set_off_thread(conn, on) : C_ERR;
+}
+
+/* Returns 1 while conn is in off-thread mode. */
+static inline int connIsOffThread(connection *conn) {
+    return (conn->flags & CONN_FLAG_OFF_THREAD) != 0;
 }
 
 /* ---------------------------------------------------------------------------
@@ -505,11 +584,16 @@ ssize_t connSocketWritev(connection *conn, const struct iovec *iov, int iovcnt);
 int connSocketSetReadHandler(connection *conn, ConnectionCallbackFunc func);
 int connSocketSetWriteHandler(connection *conn, ConnectionCallbackFunc func, int barrier);
 int connSocketWait(connection *conn, int mask, long long deadline_us);
+int connSocketCanServeOffThread(connection *conn);
+int connSocketSetOffThread(connection *conn, int on);
 int connSocketAddr(connection *conn, char *ip, size_t ip_len, int *port, int remote);
 int connSocketIsLocal(connection *conn);
 int connSocketListen(connListener *listener);
 const char *connSocketGetLastError(connection *conn);
 void connSocketCloseListener(connListener *listener);
 void connSocketAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask);
+/* The Unix-socket listener (conn_unix.c), shared with conn_shm.c. */
+int connUnixListen(connListener *listener);
+void connUnixAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask);
 
 #endif

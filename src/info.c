@@ -129,8 +129,7 @@ void resetServerStats(void) {
     server.stat_unexpected_error_replies = 0;
     server.stat_total_error_replies = 0;
     server.stat_dump_payload_sanitizations = 0;
-    server.stat_io_reads_processed = 0;
-    server.stat_io_writes_processed = 0;
+    ioThreadsResetStats();
     server.stat_total_reads_processed = 0;
     server.stat_total_writes_processed = 0;
     server.stat_client_qbuf_limit_disconnections = 0;
@@ -292,7 +291,7 @@ static sds infoServer(sds info) {
                         "lru_clock:%u\r\n"
                         "executable:%s\r\n"
                         "config_file:%s\r\n"
-                        "io_threads_active:0\r\n"
+                        "io_threads_active:%d\r\n"
                         "availability_zone:%s\r\n",
                         REDIS_COMPAT_VERSION, VALKEY_VERSION, server.sentinel_mode ? "sentinel" : "standalone",
                         name.sysname, name.release, name.machine, (int)sizeof(void *) * 8, aeGetApiName(),
@@ -304,7 +303,7 @@ static sds infoServer(sds info) {
                         (long long)getpid(), server.runid, server.port, (long long)ustime(), uptime,
                         uptime / 86400, server.hz, server.config_hz, (unsigned int)server.lru_clock,
                         server.executable ? server.executable : "", server.configfile ? server.configfile : "",
-                        server.availability_zone ? server.availability_zone : "");
+                        ioThreadsActive(), server.availability_zone ? server.availability_zone : "");
     /* Only while a shutdown waits for lagging replicas: how long it may
      * still wait. */
     if (isShutdownInitiated())
@@ -315,11 +314,15 @@ static sds infoServer(sds info) {
     for (int j = 0; j < nlisteners; j++) {
         connListener *l = &server.listeners[j];
         if (l->ct == NULL || l->count == 0) continue;
-        const char *type = l->ct->get_type(NULL);
+        /* The Unix socket is served by the shared-memory transport when it
+         * is built in; it is still the "unix" listener. */
+        const char *type = j == CONN_TYPE_UNIX ? CONN_NAME_UNIX : l->ct->get_type(NULL);
         info = sdscatprintf(info, "listener%d:name=%s", j, type);
-        if (!strcmp(type, "unix")) {
+        if (j == CONN_TYPE_UNIX) {
             connUnixListenerConfig *uc = l->priv;
             info = sdscatprintf(info, ",bind=%s", uc && uc->path ? uc->path : "");
+            if (server.shm_enabled && !strcmp(l->ct->get_type(NULL), CONN_NAME_SHM))
+                info = sdscat(info, ",shm=yes");
         } else {
             if (l->bindaddr_count == 0) {
                 info = sdscat(info, ",bind=*,bind=-::*");
@@ -336,12 +339,13 @@ static sds infoServer(sds info) {
 static sds infoClients(sds info) {
     size_t maxout, maxin;
     getClientsMaxBuffers(&maxout, &maxin);
-    unsigned long replicas = 0, blocked = 0, pubsub = 0;
+    unsigned long replicas = 0, blocked = 0, pubsub = 0, shm = 0;
     listIter li;
     listNode *ln;
     listRewind(server.clients, &li);
     while ((ln = listNext(&li)) != NULL) {
         client *c = listNodeValue(ln);
+        if (c->conn && !strcmp(connGetType(c->conn), CONN_NAME_SHM)) shm++;
         if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) replicas++;
         if (c->flags & CLIENT_BLOCKED) blocked++; /* on keys (blocked.c) or held by CLIENT PAUSE */
         if (c->flags & CLIENT_PUBSUB) pubsub++;
@@ -360,12 +364,13 @@ static sds infoClients(sds info) {
                         "clients_in_timeout_table:%lu\r\n"
                         "total_watched_keys:%lu\r\n"
                         "total_blocking_keys:%lu\r\n"
-                        "total_blocking_keys_on_nokey:%lu\r\n",
+                        "total_blocking_keys_on_nokey:%lu\r\n"
+                        "shm_clients:%lu\r\n",
                         listLength(server.clients) - replicas, clusterConnectionsCount(), server.maxclients, maxin,
                         maxout, blocked,
                         server.tracking_clients, pubsub,
                         multiWatchingClients(), blockedClientsWithTimeoutCount(), multiTotalWatchedKeys(),
-                        blockedKeysCount(), blockedKeysOnNokeyCount());
+                        blockedKeysCount(), blockedKeysOnNokeyCount(), shm);
 }
 
 /* See server.h. */
@@ -385,6 +390,16 @@ void getMemoryOverhead(memoryOverhead *m) {
         if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) m->clients_replicas += mem;
         else m->clients_normal += mem;
     }
+    /* Each replica's memory above includes its share of the replication
+     * buffer (as its omem); besides, the buffer counts as the backlog up
+     * to repl-backlog-size and as the replicas' beyond, as in Valkey. */
+    m->repl_buffer = replicationBufferMemory();
+    if (listLength(repl.replicas) && m->repl_buffer > (size_t)server.repl_backlog_size) {
+        m->clients_replicas += m->repl_buffer - (size_t)server.repl_backlog_size;
+        m->repl_backlog = (size_t)server.repl_backlog_size;
+    } else {
+        m->repl_backlog = m->repl_buffer;
+    }
     for (int j = 0; j < server.dbnum; j++) {
         kvstore *keys = server.db[j].keys;
         hashtable *expires = server.db[j].expires;
@@ -401,8 +416,8 @@ void getMemoryOverhead(memoryOverhead *m) {
     }
     scriptingGetMemory(&m->scripts);
     m->startup = server.initial_memory_usage;
-    m->overhead = m->startup + m->clients_normal + m->clients_replicas + m->db_tables + m->scripts.eval_cache +
-                  m->scripts.functions_cache;
+    m->overhead = m->startup + m->repl_backlog + m->clients_normal + m->clients_replicas + m->db_tables +
+                  m->scripts.eval_cache + m->scripts.functions_cache;
     m->dataset = m->used > m->overhead ? m->used - m->overhead : 0;
     m->net = m->used > m->startup ? m->used - m->startup : 0;
     m->dataset_perc = m->net ? (double)m->dataset * 100 / m->net : 0;
@@ -485,9 +500,9 @@ static sds infoMemory(sds info) {
         "rss_overhead_bytes:%lld\r\n"
         "mem_fragmentation_ratio:%.2f\r\n"
         "mem_fragmentation_bytes:%lld\r\n"
-        "mem_not_counted_for_evict:0\r\n"
-        "mem_replication_backlog:0\r\n"
-        "mem_total_replication_buffers:0\r\n"
+        "mem_not_counted_for_evict:%zu\r\n"
+        "mem_replication_backlog:%zu\r\n"
+        "mem_total_replication_buffers:%zu\r\n"
         "mem_clients_slaves:%zu\r\n"
         "mem_clients_normal:%zu\r\n"
         "mem_cluster_links:%zu\r\n"
@@ -503,7 +518,7 @@ static sds infoMemory(sds info) {
         sm.functions_cache, sm.eval_cache + sm.functions_cache, scripts_h,
         server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), mo.alloc_frag,
         mo.alloc_frag_bytes, mo.alloc_rss, mo.alloc_rss_bytes, mo.rss_overhead, mo.rss_overhead_bytes, mo.frag,
-        mo.frag_bytes, clients_replicas,
+        mo.frag_bytes, freeMemoryGetNotCountedMemory(), mo.repl_backlog, mo.repl_buffer, clients_replicas,
         clients_normal, clusterLinksMemory(), aofBufferLength(), infoAllocatorName(), mo.db_rehashing, defrag.running,
         lazyfreeGetPendingObjectsCount(),
         lazyfreeGetFreedObjectsCount());
@@ -518,6 +533,8 @@ static sds infoPersistence(sds info) {
 static sds infoStats(sds info) {
     unsigned long long tracked_keys, tracked_items, tracked_prefixes;
     trackingGetStats(&tracked_keys, &tracked_items, &tracked_prefixes);
+    ioThreadsStats iost;
+    ioThreadsGetStats(&iost);
     return sdscatprintf(
         info,
         "# Stats\r\n"
@@ -570,6 +587,10 @@ static sds infoStats(sds info) {
         "total_writes_processed:%lld\r\n"
         "io_threaded_reads_processed:%lld\r\n"
         "io_threaded_writes_processed:%lld\r\n"
+        "io_threaded_freed_objects:%lld\r\n"
+        "io_threaded_poll_processed:%lld\r\n"
+        "io_threaded_total_prefetch_batches:%lld\r\n"
+        "io_threaded_total_prefetch_entries:%lld\r\n"
         "client_query_buffer_limit_disconnections:%lld\r\n"
         "client_output_buffer_limit_disconnections:%lld\r\n"
         "reply_buffer_shrinks:%lld\r\n"
@@ -603,7 +624,8 @@ static sds infoStats(sds info) {
         defragCurrentTimeMs(),
         tracked_keys, tracked_items, tracked_prefixes, server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
-        server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,
+        server.stat_total_writes_processed, iost.reads_processed, iost.writes_processed, iost.freed_objects,
+        iost.poll_processed, iost.prefetch_batches, iost.prefetch_entries,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections,
         server.stat_reply_buffer_shrinks, server.stat_reply_buffer_expands,
         server.el_duration[EL_DURATION_TYPE_EL].cnt, server.el_duration[EL_DURATION_TYPE_EL].sum,

@@ -118,6 +118,15 @@ int pubsubClientCount(client *c, int kind) {
 }
 
 /* See pubsub.h. */
+size_t pubsubClientMemory(client *c) {
+    if (!c->pubsub) return 0;
+    size_t mem = sizeof(*c->pubsub);
+    for (int kind = 0; kind < PUBSUB_KINDS; kind++)
+        if (c->pubsub->names[kind]) mem += dictMemUsage(c->pubsub->names[kind]);
+    return mem;
+}
+
+/* See pubsub.h. */
 unsigned long pubsubTotal(int kind) {
     return subscribers[kind] ? dictSize(subscribers[kind]) : 0;
 }

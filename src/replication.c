@@ -5,13 +5,13 @@
  * whenever the database changes, in RESP. The stream's length so far is
  * the replication offset (server.primary_repl_offset); together with the
  * replication id (server.replid) it names a point of the history. Each
- * command is encoded once, straight into the backlog (a ring of
- * repl-backlog-size bytes); once per event loop iteration, before clients
- * are written, replicationFlushReplicas() writes what the backlog gained
- * to every replica's link straight from the ring (each replica records
- * the offset it was fed up to), copying into its output buffer only what
- * its socket does not take; so a pipeline of writes costs each replica
- * one write, not one per command, and no copy while it keeps up.
+ * command is encoded once, straight into the replication buffer: a list
+ * of blocks shared by the backlog and every replica (see "The replication
+ * buffer" below). Once per event loop iteration, before clients are
+ * written, replicationFlushReplicas() writes to each replica's link,
+ * straight from the blocks, what it was not sent yet; so a pipeline of
+ * writes costs each replica one write, not one per command, and the
+ * stream is never copied per replica, however far one lags.
  *
  * A replica connects (the one function that picks the transport is
  * replicationConnectionType()), says who it is (REPLCONF listening-port,
@@ -41,13 +41,9 @@
  *           pushed with the EOF framing. The method of the next sync is
  *           the one that serves every waiting replica when there is one
  *           (replicationNextSnapshotMethod()).
- * Until its snapshot is delivered, a replica's stream accumulates in its
- * output buffer (replicationClientMayWrite() keeps it from being sent).
- * A client may ask for the snapshot alone (REPLCONF rdb-only 1: it is
- * closed once the snapshot is out and never fed the stream) and for a
- * filtered one (REPLCONF rdb-filter-only: the libraries only, or nothing
- * but the aux fields), always streamed and shared only by replicas that
- * asked for the same filter (valkey-cli --rdb, --functions-rdb, --replica).
+ * Until its snapshot is delivered, a replica's stream accumulates in the
+ * replication buffer, from the offset its snapshot was taken at, and is
+ * not sent (replicaStreamMayWrite()).
  *
  * On the replica, the primary is a client (CLIENT_PRIMARY) whose commands
  * run without replies; the bytes of the commands it applied are proxied
@@ -98,7 +94,6 @@ static void failoverAbort(const char *why);
 static void failoverCompleted(void);
 static const char *failoverStateName(void);
 static replSnapshotMethod *replicationJoinableSnapshot(client *c);
-static int replicaWantsStream(client *r);
 static int snapshotMethodDelayed(replSnapshotMethod *m);
 static replSnapshotMethod diskSnapshotMethod, socketSnapshotMethod; /* defined with their code below */
 
@@ -145,204 +140,351 @@ void replicationInit(void) {
 }
 
 /* ---------------------------------------------------------------------------
- * The backlog
+ * The replication buffer
+ *
+ * The stream is appended once, to the tail of a list of blocks
+ * (REPL_BUF_BLOCK_BYTES each, or as big as a piece that does not fit in
+ * one). That list is the backlog and, at the same time, the output of
+ * every replica: a replica past WAIT_BGSAVE_START records the block of
+ * the next byte it must be sent and its position in it, and holds a
+ * reference on that block; its bytes are written to its link straight
+ * from the blocks (replicaWriteStream()), never copied per replica. So
+ * two replicas cost what one does, and what a lagging replica has not
+ * been sent yet is memory it shares with the backlog and the others.
+ *
+ * Blocks leave from the head only, when no replica holds a reference on
+ * the head (a replica pins its own block and, through the list, every
+ * later one) and the blocks after it still hold repl-backlog-size bytes.
+ * So the backlog is at least repl-backlog-size bytes of history, and
+ * longer while a lagging replica still needs older bytes: a partial
+ * resync is served from any offset still held (as Valkey 7+ does). At
+ * most REPL_BUF_TRIM_BLOCKS blocks are freed per call, so that a replica
+ * that leaves gigabytes behind it does not stall the event loop; the
+ * rest goes at the following event loop iterations.
+ *
+ * A replica's output buffer, for client-output-buffer-limit replica and
+ * CLIENT LIST omem, is what it holds of the list: from the start of its
+ * block to the end of the tail (replicationReplicaOutputMemory()).
  * ------------------------------------------------------------------------- */
+
+#define REPL_BUF_TRIM_BLOCKS 64 /* blocks freed at most per trimming call */
+
+/* A command that does not fit in the tail's room goes whole into a new
+ * block when that room is at most this (an eighth of a block, left
+ * unused); with more room, the command is bigger than this: it is
+ * encoded apart and copied, filling the room first
+ * (replicationFeedCommandSlow()). */
+#define REPL_BUF_DIRECT_MAX (REPL_BUF_BLOCK_BYTES / 8)
+
+static void replicaReleaseBlock(client *r);
 
 static void replicationCreateBacklog(void) {
     serverAssert(repl.backlog == NULL);
     replBacklog *b = zcalloc(sizeof(*b));
-    b->size = server.repl_backlog_size;
-    b->buf = zmalloc((size_t)b->size);
     b->offset = server.primary_repl_offset + 1;
     repl.backlog = b;
-    repl.fed_offset = server.primary_repl_offset; /* nothing in it to give anyone */
     /* The next command starts with a SELECT, whatever came before. */
     repl.last_seldb = -1;
 }
 
+/* Frees every block. Replicas still attached lose their place (they are
+ * being disconnected: the callers drop them first). */
 static void replicationDiscardBacklog(void) {
     if (!repl.backlog) return;
-    replicationFlushReplicas(); /* the replicas still attached get what is theirs */
-    zfree(repl.backlog->buf);
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) replicaReleaseBlock(listNodeValue(ln));
+    replBufBlock *bl = repl.backlog->head;
+    while (bl) {
+        replBufBlock *next = bl->next;
+        zfree(bl);
+        bl = next;
+    }
+    zfree(repl.backlog->spare);
     zfree(repl.backlog);
     repl.backlog = NULL;
 }
 
-/* Appends len bytes to the ring, overwriting the oldest. Of a piece
- * longer than the ring only the end it keeps is copied. */
-static void backlogAppend(const char *p, size_t len) {
+/* Bytes of history the backlog holds (INFO repl_backlog_histlen). */
+static long long backlogHistlen(void) {
+    return repl.backlog ? server.primary_repl_offset - repl.backlog->offset + 1 : 0;
+}
+
+/* Appends a new, empty block with room for at least need bytes and
+ * returns it: the spare one when it is big enough (in a steady stream
+ * each new block is the one the backlog just let go, with no trip to the
+ * allocator). Replicas positioned at the end of an empty buffer get
+ * their reference on it. */
+static replBufBlock *replBufAddBlock(size_t need) {
     replBacklog *b = repl.backlog;
-    if ((long long)len > b->size) {
-        long long skip = (long long)len - b->size;
-        b->idx = (b->idx + skip) % b->size;
-        b->histlen += skip;
-        p += skip;
-        len = (size_t)b->size;
+    size_t want = need + sizeof(replBufBlock);
+    if (want < REPL_BUF_BLOCK_BYTES) want = REPL_BUF_BLOCK_BYTES;
+    size_t usable;
+    replBufBlock *bl;
+    if (b->spare && b->spare->alloc >= want) {
+        bl = b->spare;
+        usable = bl->alloc;
+        b->spare = NULL;
+    } else {
+        bl = zmalloc_usable(want, &usable);
     }
-    while (len) {
-        size_t room = (size_t)(b->size - b->idx);
-        size_t n = len < room ? len : room;
-        memcpy(b->buf + b->idx, p, n);
-        b->idx += (long long)n;
-        if (b->idx == b->size) b->idx = 0;
-        b->histlen += (long long)n;
-        p += n;
-        len -= n;
-    }
-    if (b->histlen > b->size) b->histlen = b->size;
-    b->offset = server.primary_repl_offset - b->histlen + 1;
-}
-
-/* See replication.h. Keeps the newest history that fits. */
-void resizeReplicationBacklog(void) {
-    if (!repl.backlog || repl.backlog->size == server.repl_backlog_size) return;
-    replicationFlushReplicas(); /* what they were owed is in the old ring */
-    replBacklog *old = repl.backlog;
-    repl.backlog = NULL;
-    long long keep = old->histlen < server.repl_backlog_size ? old->histlen : server.repl_backlog_size;
-    long long saved_offset = server.primary_repl_offset;
-    server.primary_repl_offset -= keep;
-    int seldb = repl.last_seldb;
-    replicationCreateBacklog();
-    repl.last_seldb = seldb;
-    long long start = (old->idx - keep + old->size) % old->size;
-    while (keep) {
-        long long n = old->size - start < keep ? old->size - start : keep;
-        server.primary_repl_offset += n;
-        backlogAppend(old->buf + start, (size_t)n);
-        start = (start + n) % old->size;
-        keep -= n;
-    }
-    server.primary_repl_offset = saved_offset;
-    repl.fed_offset = saved_offset;
-    zfree(old->buf);
-    zfree(old);
-}
-
-/* Queues the backlog's bytes from offset on to c (all of them up to the
- * stream's end: c is fed up to there). Returns how many. */
-static long long addReplyBacklogFrom(client *c, long long offset) {
-    replBacklog *b = repl.backlog;
-    c->repl->fed_offset = server.primary_repl_offset;
-    long long skip = offset - b->offset, len = b->histlen - skip;
-    long long start = (b->idx - b->histlen + b->size + skip) % b->size;
-    long long left = len;
-    while (left > 0) {
-        long long n = b->size - start < left ? b->size - start : left;
-        addReplyProto(c, b->buf + start, (size_t)n);
-        start = (start + n) % b->size;
-        left -= n;
-    }
-    return len;
-}
-
-/* ---------------------------------------------------------------------------
- * Feeding the stream
- * ------------------------------------------------------------------------- */
-
-/* Bytes that extend the stream: the offset grows, the backlog keeps them;
- * replicas get them at the next replicationFlushReplicas(). Bytes that
- * would overwrite some not given to the replicas yet make that flush
- * happen first, and a piece bigger than the whole backlog goes to the
- * replicas at once. The backlog exists (callers check). */
-static void replicationFeedBytes(const char *p, size_t len) {
-    long long size = repl.backlog->size;
-    if (server.primary_repl_offset - repl.fed_offset + (long long)len > size) {
-        replicationFlushReplicas();
-        if ((long long)len > size) {
-            server.primary_repl_offset += (long long)len;
-            backlogAppend(p, len);
-            listIter li;
-            listNode *ln;
-            listRewind(repl.replicas, &li);
-            while ((ln = listNext(&li))) {
-                client *r = listNodeValue(ln);
-                if (!replicaWantsStream(r)) continue;
-                addReplyProto(r, p, len);
-                r->repl->fed_offset = server.primary_repl_offset;
-            }
-            repl.fed_offset = server.primary_repl_offset;
-            return;
+    bl->next = NULL;
+    bl->refcount = 0;
+    bl->offset = server.primary_repl_offset + 1;
+    bl->alloc = usable;
+    bl->size = usable - sizeof(replBufBlock);
+    bl->used = 0;
+    bl->mem_before = b->tail ? b->tail->mem_before + (long long)b->tail->alloc : 0;
+    if (b->tail) {
+        b->tail->next = bl;
+    } else {
+        b->head = bl;
+        b->offset = bl->offset;
+        listIter li;
+        listNode *ln;
+        listRewind(repl.replicas, &li);
+        while ((ln = listNext(&li))) {
+            client *r = listNodeValue(ln);
+            if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START || r->repl->block) continue;
+            r->repl->block = bl;
+            r->repl->block_pos = 0;
+            bl->refcount++;
         }
     }
-    server.primary_repl_offset += (long long)len;
-    backlogAppend(p, len);
+    b->tail = bl;
+    b->mem += usable;
+    return bl;
 }
 
-/* 1 if the stream may go straight from the backlog to r's link now: it
- * may write, and nothing is queued that the bytes would overtake. */
-static int replicaCanWriteDirectly(client *r) {
-    return r->conn && !(r->flags & CLIENT_CLOSE_ASAP) && !clientHasPendingReplies(r) &&
-           replicationClientMayWrite(r);
-}
-
-/* Writes the stream's bytes from offset to its end straight from the
- * backlog to r's link, in one write (two pieces when the ring wraps), as
- * writeToClient() would write them from r's output buffer. Returns the
- * bytes the link took (0 when its socket is full), -1 if the link failed
- * (r is freed asynchronously). */
-static long long replicaWriteFromBacklog(client *r, long long offset) {
+/* Frees head blocks that neither a replica nor the backlog's
+ * repl-backlog-size of history needs, at most max of them (one of the
+ * usual size is kept as the spare). Never the last block. */
+static void replBufTrim(int max) {
     replBacklog *b = repl.backlog;
-    long long skip = offset - b->offset, len = b->histlen - skip;
-    long long start = (b->idx - b->histlen + b->size + skip) % b->size;
-    struct iovec iov[2];
-    iov[0].iov_base = b->buf + start;
-    iov[0].iov_len = (size_t)(start + len <= b->size ? len : b->size - start);
-    iov[1].iov_base = b->buf;
-    iov[1].iov_len = (size_t)len - iov[0].iov_len;
-    ssize_t n = iov[1].iov_len ? connWritev(r->conn, iov, 2) : connWrite(r->conn, iov[0].iov_base, iov[0].iov_len);
-    server.stat_total_writes_processed++;
-    if (n <= 0) {
-        if (n == -1 && connGetState(r->conn) != CONN_STATE_CONNECTED) {
-            serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(r->conn));
-            freeClientAsync(r);
-            return -1;
-        }
-        return 0;
+    if (b == NULL) return;
+    while (max-- > 0) {
+        replBufBlock *h = b->head;
+        if (h == NULL || h->next == NULL || h->refcount) return;
+        if (backlogHistlen() - (long long)h->used < server.repl_backlog_size) return;
+        b->head = h->next;
+        b->offset = b->head->offset;
+        b->mem -= h->alloc;
+        if (b->spare == NULL && h->alloc == REPL_BUF_BLOCK_BYTES) b->spare = h;
+        else zfree(h);
     }
-    server.stat_net_repl_output_bytes += n;
-    r->net_output_bytes += n;
-    r->lastinteraction = server.unixtime;
-    return n;
 }
 
-/* See replication.h. Every replica past WAIT_BGSAVE_START gets the bytes
- * after its own fed_offset (where its snapshot, partial resync or last
- * flush left it). A replica that is keeping up (nothing queued, allowed
- * to write) gets them written to its link straight from the backlog,
- * with no copy; what its socket does not take, and the stream of a
- * replica that may not write yet, is copied from the backlog to its
- * output buffer (one or two pieces) and goes out as any client's output
- * (replicationClientMayWrite() holds it back until it may). */
-void replicationFlushReplicas(void) {
-    if (repl.backlog == NULL || repl.fed_offset == server.primary_repl_offset) return;
+/* After a new block: the replicas whose share of the buffer is now past
+ * client-output-buffer-limit replica are dropped (Valkey's log line).
+ * Those under both limits, with no soft-limit time running, are skipped
+ * at the cost of a subtraction (the full check logs and times). */
+static void replicasCheckOutputLimits(void) {
+    clientBufferLimitsConfig *lim = &server.client_obuf_limits[CLIENT_TYPE_REPLICA];
+    unsigned long long hard = lim->hard_limit_bytes ? lim->hard_limit_bytes : ULLONG_MAX;
+    unsigned long long soft = lim->soft_limit_bytes ? lim->soft_limit_bytes : ULLONG_MAX;
+    unsigned long long under = hard < soft ? hard : soft;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
-        if (!replicaWantsStream(r)) continue;
-        long long from = r->repl->fed_offset + 1;
-        if (from > server.primary_repl_offset) continue;
-        if (from < repl.backlog->offset) {
-            /* Cannot happen (the feed flushes before overwriting what a
-             * replica is owed); a replica with a hole in its stream would
-             * diverge silently, so it resyncs instead. */
-            serverLog(LL_WARNING, "Replica %s lost its place in the backlog, disconnecting it", replicaName(r));
-            freeClientAsync(r);
-            continue;
-        }
-        if (replicaCanWriteDirectly(r)) {
-            long long sent = replicaWriteFromBacklog(r, from);
-            if (sent < 0) continue;
-            from += sent;
-            r->repl->fed_offset = from - 1;
-            if (from > server.primary_repl_offset) continue;
-        }
-        addReplyBacklogFrom(r, from);
+        if (r->obuf_soft_limit_reached_time == 0 && replicationReplicaOutputMemory(r) < under) continue;
+        closeClientOnOutputBufferLimitReached(r, 1);
     }
-    repl.fed_offset = server.primary_repl_offset;
 }
+
+/* Appends len bytes to the stream: into the tail's room, then into a new
+ * block for the rest. The backlog exists (callers check). */
+static void replicationFeedBytes(const char *p, size_t len) {
+    replBufBlock *t = repl.backlog->tail;
+    if (t && t->size > t->used) {
+        size_t n = t->size - t->used < len ? t->size - t->used : len;
+        memcpy(t->buf + t->used, p, n);
+        t->used += n;
+        server.primary_repl_offset += (long long)n;
+        p += n;
+        len -= n;
+    }
+    if (len == 0) return;
+    t = replBufAddBlock(len);
+    memcpy(t->buf, p, len);
+    t->used = len;
+    server.primary_repl_offset += (long long)len;
+    replBufTrim(REPL_BUF_TRIM_BLOCKS);
+    replicasCheckOutputLimits();
+}
+
+/* Finds the block holding stream offset off (which the backlog holds, or
+ * is the next byte to come) and the position in it. */
+static replBufBlock *replBufLocate(long long off, size_t *pos) {
+    serverAssert(off >= repl.backlog->offset && off <= server.primary_repl_offset + 1);
+    replBufBlock *bl = repl.backlog->head;
+    while (bl && bl->next && off >= bl->next->offset) bl = bl->next;
+    *pos = bl ? (size_t)(off - bl->offset) : 0;
+    return bl;
+}
+
+/* Gives r its place in the stream: the next byte it is sent is offset
+ * off, which the backlog holds (or the next byte to come). */
+static void replicaSetStreamStart(client *r, long long off) {
+    replicaReleaseBlock(r);
+    size_t pos;
+    replBufBlock *bl = replBufLocate(off, &pos);
+    r->repl->block = bl;
+    r->repl->block_pos = pos;
+    if (bl) bl->refcount++;
+}
+
+/* r gives up its place in the stream (it is freed, or the buffer is). */
+static void replicaReleaseBlock(client *r) {
+    replClientData *d = r->repl;
+    if (d == NULL || d->block == NULL) return;
+    d->block->refcount--;
+    d->block = NULL;
+    d->block_pos = 0;
+}
+
+/* 1 if r has stream bytes it was not sent yet. */
+static inline int replicaStreamPending(replClientData *d) {
+    replBufBlock *bl = d->block;
+    return bl && (d->block_pos < bl->used || bl->next != NULL);
+}
+
+/* 1 if r's stream may be written now: its snapshot is delivered (and,
+ * after a streamed one, its first ACK came). */
+static inline int replicaStreamMayWrite(client *r) {
+    return r->conn && !(r->flags & CLIENT_CLOSE_ASAP) && r->repl->state == REPLICA_STATE_ONLINE &&
+           !r->repl->start_stream_on_ack;
+}
+
+/* Moves r's place n bytes forward, block after block, carrying its
+ * reference along. */
+static void replicaAdvance(replClientData *d, size_t n) {
+    while (n) {
+        replBufBlock *bl = d->block;
+        size_t left = bl->used - d->block_pos;
+        if (n < left) {
+            d->block_pos += n;
+            return;
+        }
+        n -= left;
+        d->block_pos = bl->used;
+        if (bl->next == NULL) break;
+        bl->refcount--;
+        d->block = bl->next;
+        d->block->refcount++;
+        d->block_pos = 0;
+    }
+    /* Sent all of a full block that is the tail: stay at its end. */
+}
+
+static void replicaStreamWriteHandler(connection *conn);
+
+/* Writes r's pending stream to its link straight from the blocks, with
+ * one writev of up to REPL_WRITE_IOV blocks at a time, until everything
+ * is out or the socket is full; in the latter case the rest goes from a
+ * write handler when the link is writable again. Returns C_ERR if the
+ * link failed (r is freed asynchronously), C_OK otherwise. Event loop. */
+#define REPL_WRITE_IOV 64
+static int replicaWriteStream(client *r) {
+    replClientData *d = r->repl;
+    long long total = 0;
+    int full = 0;
+    server.stat_total_writes_processed++;
+    while (replicaStreamPending(d)) {
+        struct iovec iov[REPL_WRITE_IOV];
+        int cnt = 0;
+        size_t bytes = 0, pos = d->block_pos;
+        for (replBufBlock *bl = d->block; bl && cnt < REPL_WRITE_IOV; bl = bl->next, pos = 0) {
+            if (bl->used == pos) continue;
+            iov[cnt].iov_base = bl->buf + pos;
+            iov[cnt].iov_len = bl->used - pos;
+            bytes += iov[cnt].iov_len;
+            cnt++;
+        }
+        if (cnt == 0) break;
+        ssize_t n = cnt == 1 ? connWrite(r->conn, iov[0].iov_base, iov[0].iov_len) : connWritev(r->conn, iov, cnt);
+        if (n <= 0) {
+            if (n == -1 && connGetState(r->conn) != CONN_STATE_CONNECTED) {
+                serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(r->conn));
+                freeClientAsync(r);
+                return C_ERR;
+            }
+            full = 1;
+            break;
+        }
+        total += n;
+        replicaAdvance(d, (size_t)n);
+        if ((size_t)n < bytes) {
+            full = 1;
+            break;
+        }
+    }
+    if (total) {
+        server.stat_net_repl_output_bytes += total;
+        r->net_output_bytes += total;
+        r->lastinteraction = server.unixtime;
+    }
+    if (full && replicaStreamPending(d)) {
+        if (!d->stream_handler && connSetWriteHandler(r->conn, replicaStreamWriteHandler) == C_OK)
+            d->stream_handler = 1;
+    } else if (d->stream_handler) {
+        connSetWriteHandler(r->conn, NULL);
+        d->stream_handler = 0;
+    }
+    return C_OK;
+}
+
+/* Write handler of a replica whose socket did not take all its stream. */
+static void replicaStreamWriteHandler(connection *conn) {
+    client *r = connGetPrivateData(conn);
+    if (r->repl == NULL || !replicaStreamMayWrite(r)) {
+        connSetWriteHandler(conn, NULL);
+        if (r->repl) r->repl->stream_handler = 0;
+        return;
+    }
+    if (replicaWriteStream(r) == C_OK) replBufTrim(REPL_BUF_TRIM_BLOCKS);
+}
+
+/* See replication.h. A replica that is waiting for its write handler
+ * (its socket is full) is left to it. */
+void replicationFlushReplicas(void) {
+    if (repl.backlog == NULL) return;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        replClientData *d = r->repl;
+        if (d->stream_handler || !replicaStreamPending(d) || !replicaStreamMayWrite(r)) continue;
+        replicaWriteStream(r);
+    }
+    replBufTrim(REPL_BUF_TRIM_BLOCKS);
+}
+
+/* See replication.h. Keeps the newest history that fits; the rest goes
+ * as replicas stop needing it. */
+void resizeReplicationBacklog(void) {
+    replBufTrim(REPL_BUF_TRIM_BLOCKS);
+}
+
+/* See replication.h. */
+size_t replicationBufferMemory(void) {
+    return repl.backlog ? repl.backlog->mem : 0;
+}
+
+/* See replication.h. */
+size_t replicationReplicaOutputMemory(client *c) {
+    replBufBlock *bl = c->repl ? c->repl->block : NULL;
+    if (bl == NULL) return 0;
+    replBufBlock *t = repl.backlog->tail;
+    return (size_t)(t->mem_before + (long long)t->alloc - bl->mem_before);
+}
+
+/* ---------------------------------------------------------------------------
+ * Feeding the stream
+ * ------------------------------------------------------------------------- */
 
 /* Writes the command in RESP at p, after a SELECT of dictid when the
  * stream's database (repl.last_seldb) differs (dictid -1: never), never
@@ -352,52 +494,57 @@ static char *writeCommandProto(char *p, const char *limit, int dictid, robj **ar
     return propagateWriteCommand(p, limit, dictid != repl.last_seldb ? dictid : -1, argv, argc);
 }
 
-/* The len bytes written at the backlog's write position are kept: they
- * extend the stream. */
-static void backlogCommit(size_t len) {
-    replBacklog *b = repl.backlog;
-    b->idx += (long long)len;
-    if (b->idx == b->size) b->idx = 0;
-    b->histlen += (long long)len;
-    if (b->histlen > b->size) b->histlen = b->size;
-    server.primary_repl_offset += (long long)len;
-    b->offset = server.primary_repl_offset - b->histlen + 1;
+/* A command that did not fit in the tail's room. When that room is small
+ * (REPL_BUF_DIRECT_MAX at most) it is left unused and the command is
+ * encoded straight into a new block. Otherwise, or if the command does
+ * not fit in a whole block either, the command is big: it is encoded
+ * into a buffer kept between calls, then appended as bytes, filling the
+ * tail's room first. */
+static void replicationFeedCommandSlow(int dictid, robj **argv, int argc) {
+    replBufBlock *t = repl.backlog->tail;
+    if (t == NULL || t->size - t->used <= REPL_BUF_DIRECT_MAX) {
+        if (t == NULL || t->used) t = replBufAddBlock(0);
+        char *end = writeCommandProto(t->buf, t->buf + t->size, dictid, argv, argc);
+        if (end) {
+            t->used = (size_t)(end - t->buf);
+            server.primary_repl_offset += (long long)t->used;
+            replBufTrim(REPL_BUF_TRIM_BLOCKS);
+            replicasCheckOutputLimits();
+            return;
+        }
+    }
+    size_t need = propagateCommandMaxLen(argv, argc);
+    static char *buf = NULL;
+    static size_t cap = 0;
+    if (need > cap) {
+        zfree(buf);
+        buf = zmalloc_usable(need, &cap);
+    }
+    char *end = writeCommandProto(buf, buf + cap, dictid, argv, argc);
+    serverAssert(end != NULL);
+    replicationFeedBytes(buf, (size_t)(end - buf));
+    if (cap > 64 * 1024) {
+        zfree(buf);
+        buf = NULL;
+        cap = 0;
+    }
 }
 
 /* See replication.h. A replica never feeds its own commands: it proxies
  * its primary's stream instead (replicationPrimaryProcessed()). The command
- * is encoded once, straight into the backlog when it fits between the
- * write position and the end of the ring without overwriting bytes some
- * replica was not given yet: no copy, no allocation. Otherwise (about
- * once per turn of the ring) it is encoded into a buffer kept between
- * calls and appended as bytes; that rewrites from the same position
- * whatever part of it the first attempt wrote, which only covered bytes
- * every replica already had. */
+ * is encoded once, straight into the tail block when it fits there: no
+ * copy, no allocation. Replicas get it at the next
+ * replicationFlushReplicas(). */
 void replicationFeedReplicas(int dictid, robj **argv, int argc) {
     if (server.primary_host != NULL || repl.backlog == NULL) return;
-    replBacklog *b = repl.backlog;
-    long long room = b->size - b->idx;
-    long long unowed = b->size - (server.primary_repl_offset - repl.fed_offset);
-    if (unowed < room) room = unowed;
-    char *start = b->buf + b->idx;
-    char *end = writeCommandProto(start, start + room, dictid, argv, argc);
-    if (end == NULL) {
-        static char *buf = NULL;
-        static size_t cap = 0;
-        size_t need = propagateCommandMaxLen(argv, argc);
-        if (need > cap) {
-            zfree(buf);
-            buf = zmalloc_usable(need, &cap);
-        }
-        end = writeCommandProto(buf, buf + cap, dictid, argv, argc);
-        replicationFeedBytes(buf, (size_t)(end - buf));
-        if (cap > 64 * 1024) {
-            zfree(buf);
-            buf = NULL;
-            cap = 0;
-        }
+    replBufBlock *t = repl.backlog->tail;
+    char *end = t ? writeCommandProto(t->buf + t->used, t->buf + t->size, dictid, argv, argc) : NULL;
+    if (end) {
+        size_t n = (size_t)(end - (t->buf + t->used));
+        t->used += n;
+        server.primary_repl_offset += (long long)n;
     } else {
-        backlogCommit((size_t)(end - start));
+        replicationFeedCommandSlow(dictid, argv, argc);
     }
     if (dictid >= 0) repl.last_seldb = dictid;
 }
@@ -451,28 +598,24 @@ char *replicaName(client *c) {
     return buf;
 }
 
-/* See replication.h: a replica's output waits until its snapshot is
- * delivered (and, after a streamed snapshot, until its first ACK); the
- * primary's client never gets replies unless one is forced. */
+/* See replication.h. The stream never goes through a replica's output
+ * buffer: a reply there could only come from a command the replica sent
+ * on its replication link (a real replica sends REPLCONF ACK, which has
+ * none), and would land in the middle of the stream. */
 int replicationClientMayWrite(client *c) {
     if (c->flags & CLIENT_PRIMARY) return (c->flags & CLIENT_PRIMARY_FORCE_REPLY) != 0;
-    if (c->repl == NULL || !(c->flags & CLIENT_REPLICA)) return 1;
-    return c->repl->state == REPLICA_STATE_ONLINE && !c->repl->start_stream_on_ack;
+    if (!(c->flags & CLIENT_REPLICA) || (c->flags & CLIENT_MONITOR)) return 1;
+    sds info = catClientInfoString(sdsempty(), c);
+    serverLog(LL_WARNING, "Replica generated a reply to command '%s', disconnecting it: %s",
+              c->lastcmd ? c->lastcmd->fullname : "<unknown>", info);
+    sdsfree(info);
+    freeClientAsync(c);
+    return 0;
 }
 
-/* 1 if r is fed the stream: its snapshot is under way or done, and it
- * did not ask for the snapshot alone (REPLCONF rdb-only). */
-static int replicaWantsStream(client *r) {
-    return r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START && !r->repl->rdb_only;
-}
-
-/* Lets the output that accumulated for c go out. */
-static void replicaStartWriting(client *c) {
-    if (clientHasPendingReplies(c)) prepareClientToWriteQueue(c);
-}
-
-/* The replica's snapshot is delivered: from now on it gets the stream;
- * one that asked for the snapshot alone is closed instead. */
+/* The replica's snapshot is delivered: from now on it gets the stream
+ * (what accumulated for it goes at the next replicationFlushReplicas(),
+ * before the event loop sleeps). */
 void replicaPutOnline(client *c, int wait_first_ack) {
     if (c->repl->rdb_only) {
         c->repl->state = REPLICA_STATE_RDB_TRANSMITTED;
@@ -484,7 +627,6 @@ void replicaPutOnline(client *c, int wait_first_ack) {
     c->repl->state = REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
     c->repl->start_stream_on_ack = wait_first_ack;
-    if (!wait_first_ack) replicaStartWriting(c);
     refreshGoodReplicasCount();
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
 }
@@ -495,8 +637,8 @@ void replicaPutOnline(client *c, int wait_first_ack) {
  * until its snapshot is delivered, and this line must come before it. */
 static int replicaSetupFullResync(client *c, long long offset) {
     c->repl->psync_initial_offset = offset;
-    c->repl->fed_offset = offset; /* the stream after its snapshot */
     c->repl->state = REPLICA_STATE_WAIT_BGSAVE_END;
+    replicaSetStreamStart(c, offset + 1); /* the stream after its snapshot accumulates from here */
     repl.last_seldb = -1; /* the stream after the snapshot starts with SELECT */
     if (c->flags & CLIENT_PRE_PSYNC) return C_OK;
     char buf[128];
@@ -532,7 +674,7 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
         return C_ERR;
     }
     replBacklog *b = repl.backlog;
-    if (!b || psync_offset < b->offset || psync_offset > b->offset + b->histlen) {
+    if (!b || psync_offset < b->offset || psync_offset > b->offset + backlogHistlen()) {
         serverLog(LL_NOTICE,
                   "Unable to partial resync with replica %s for lack of backlog (Replica request was: %lld).",
                   replicaName(c), psync_offset);
@@ -544,7 +686,6 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
     c->flags |= CLIENT_REPLICA;
     c->repl->state = REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
-    c->repl->fed_offset = server.primary_repl_offset; /* the backlog it gets below goes up to here */
     listAddNodeTail(repl.replicas, c);
     char buf[128];
     int len = (c->repl->capa & REPLICA_CAPA_PSYNC2) ? snprintf(buf, sizeof(buf), "+CONTINUE %s\r\n", server.replid)
@@ -553,7 +694,9 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
         freeClientAsync(c);
         return C_OK;
     }
-    long long sent = addReplyBacklogFrom(c, psync_offset);
+    /* It continues from the backlog's blocks: nothing is copied. */
+    replicaSetStreamStart(c, psync_offset);
+    long long sent = server.primary_repl_offset + 1 - psync_offset;
     serverLog(LL_NOTICE,
               "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting from "
               "offset %lld.",
@@ -647,7 +790,6 @@ void syncCommand(client *c) {
     if (m) {
         c->repl->method = m;
         if (replicaSetupFullResync(c, repl.snapshot_offset) != C_OK) return;
-        if (replicaWantsStream(c)) addReplyBacklogFrom(c, repl.snapshot_offset + 1);
         if (m->attached) m->attached(c);
         serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
     } else if (!hasActiveChildProcess() &&
@@ -727,10 +869,9 @@ void replconfCommand(client *c) {
                 if (offset > c->repl->aof_ack_off) c->repl->aof_ack_off = offset;
             }
             c->repl->ack_time = server.unixtime;
-            if (c->repl->start_stream_on_ack && c->repl->state == REPLICA_STATE_ONLINE) {
+            /* The stream that accumulated goes before the event loop sleeps. */
+            if (c->repl->start_stream_on_ack && c->repl->state == REPLICA_STATE_ONLINE)
                 c->repl->start_stream_on_ack = 0;
-                replicaStartWriting(c);
-            }
             repl.acks_arrived = 1;
             return;
         } else if (!strcasecmp(opt, "rdma-read-done")) {
@@ -769,6 +910,7 @@ static void replicaFreed(client *c) {
     listNode *ln = listSearchKey(repl.replicas, c);
     if (ln == NULL) return;
     if (c->repl->method && c->repl->method->replica_gone) c->repl->method->replica_gone(c);
+    replicaReleaseBlock(c); /* the blocks it held go once the backlog lets them */
     listDelNode(repl.replicas, ln);
     if (listLength(repl.replicas) == 0) repl.no_replicas_since = server.unixtime;
     serverLog(LL_NOTICE, "Connection with replica %s lost.", replicaName(c));
@@ -791,6 +933,7 @@ void replicationFreeClient(client *c) {
             repl.down_since = server.unixtime;
         }
     }
+    replicaReleaseBlock(c);
     replClientDataFree(c->repl);
     c->repl = NULL;
 }
@@ -807,16 +950,6 @@ void refreshGoodReplicasCount(void) {
         if (r->repl->state == REPLICA_STATE_ONLINE && lag <= server.repl_min_replicas_max_lag) good++;
     }
     repl.good_replicas = good;
-}
-
-/* See replication.h. */
-size_t replicationOutputBuffersMemory(void) {
-    size_t total = 0;
-    listIter li;
-    listNode *ln;
-    listRewind(repl.replicas, &li);
-    while ((ln = listNext(&li))) total += getClientOutputBufferMemoryUsage(listNodeValue(ln));
-    return total;
 }
 
 /* See replication.h. */
@@ -1249,11 +1382,17 @@ static void replicationStartFullSyncs(void) {
         while ((ln = listNext(&li))) {
             client *r = listNodeValue(ln);
             if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || !snapshotMethodServes(m, r)) continue;
+            /* No longer a replica: it gets the error as a reply. */
+            if (r->repl->method && r->repl->method->replica_gone) r->repl->method->replica_gone(r);
+            r->repl->method = NULL;
+            replicaReleaseBlock(r);
+            listDelNode(repl.replicas, ln);
+            r->flags &= ~CLIENT_REPLICA;
             addReplyError(r, "BGSAVE failed, replication can't continue");
             r->flags |= CLIENT_CLOSE_AFTER_REPLY;
-            r->repl->state = REPLICA_STATE_ONLINE; /* so the error is written */
-            r->repl->fed_offset = server.primary_repl_offset;
         }
+        if (listLength(repl.replicas) == 0) repl.no_replicas_since = server.unixtime;
+        refreshGoodReplicasCount();
         return;
     }
     repl.snapshot_running = 1;
@@ -2618,7 +2757,7 @@ sds replicationCatInfo(sds info) {
                         "repl_backlog_histlen:%lld\r\n",
                         failoverStateName(), server.replid, repl.replid2, server.primary_repl_offset,
                         repl.second_replid_offset,
-                        b != NULL, server.repl_backlog_size, b ? b->offset : 0, b ? b->histlen : 0);
+                        b != NULL, server.repl_backlog_size, b ? b->offset : 0, backlogHistlen());
     return info;
 }
 
@@ -2673,8 +2812,8 @@ static void replicationResumeOwnHistory(void) {
     memcpy(repl.replid2, repl.loaded_replid, sizeof(repl.replid2));
     repl.second_replid_offset = repl.loaded_offset + 1;
     server.primary_repl_offset += repl.loaded_offset;
-    repl.backlog->offset = server.primary_repl_offset - repl.backlog->histlen + 1;
-    repl.fed_offset = server.primary_repl_offset; /* no replica is owed anything yet */
+    repl.backlog->offset += repl.loaded_offset; /* no replica holds a block yet */
+    for (replBufBlock *bl = repl.backlog->head; bl; bl = bl->next) bl->offset += repl.loaded_offset;
     repl.no_replicas_since = server.unixtime;
 }
 

@@ -13,7 +13,8 @@
  *                  handshakes, pings, failure detection);
  *   beforeSleep()  runs before the loop waits for events: first the
  *                  transports' pending work (RDMA has no writable event,
- *                  TLS buffers input), then blocked clients, a fast expiry
+ *                  TLS buffers input) and what I/O threads read and
+ *                  wrote (io_threads.c), then blocked clients, a fast expiry
  *                  cycle, BCAST invalidations (tracking.c), the
  *                  cluster's state and nodes.conf save (cluster.c), the pending
  *                  replies (of everything above too), client eviction
@@ -832,6 +833,7 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
      * first: the commands they run, and the clients those wake, get their
      * replies written below, in this iteration, not after the next sleep. */
     connTypesProcessPendingData();
+    ioThreadsProcessCompleted(); /* what I/O threads read and wrote: run its commands */
     blockedBeforeSleep(); /* blocked clients: timeouts, ready keys, input left after unblocking */
     processUnpausedClients(); /* clients held by CLIENT PAUSE & co that nothing holds any more */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
@@ -843,8 +845,10 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
     evictClients(); /* maxmemory-clients, once the writes have shrunk what they could */
     freeClientsInAsyncFreeQueue();
     /* Work a transport still has queued (more input than one read takes)
-     * must not wait for an fd event. */
-    aeSetDontWait(eventLoop, connTypesHavePendingData());
+     * must not wait for an fd event, nor jobs I/O threads finished. Last:
+     * from here a thread finishing a job wakes the loop. */
+    int io_done = ioThreadsBeforeSleep();
+    aeSetDontWait(eventLoop, connTypesHavePendingData() || io_done);
 
     /* The iteration that started in afterSleep() ends here (INFO stats
      * eventloop_*). The first call has no start. */
@@ -876,8 +880,9 @@ static void acceptCallback(connection *conn, int flags, const char *ip) {
 int changeListener(connListener *listener) {
     if (listener->ct == NULL) return C_ERR;
     connCloseListener(listener);
-    if (listener->port == 0 && listener->ct != connectionTypeUnix()) return C_OK;
-    if (listener->ct == connectionTypeUnix() && listener->priv == NULL) return C_OK;
+    int unix_listener = listener == &server.listeners[CONN_TYPE_UNIX];
+    if (listener->port == 0 && !unix_listener) return C_OK;
+    if (unix_listener && listener->priv == NULL) return C_OK;
     listener->accept_cb = acceptCallback;
     if (connListen(listener) != C_OK) return C_ERR;
     if (applySocketMark(listener) != C_OK) { /* socket-mark-id */
@@ -889,6 +894,15 @@ int changeListener(connListener *listener) {
 
 static connUnixListenerConfig unixListenerConfig;
 static connRdmaListenerConfig rdmaListenerConfig;
+static connShmConfig shmConfig;
+
+/* The shm-* options as the shared-memory transport takes them. */
+connShmConfig *shmConfigFromServer(void) {
+    shmConfig.enabled = server.shm_enabled;
+    shmConfig.ring_size = server.shm_ring_size;
+    shmConfig.spin_us = server.shm_spin_us;
+    return &shmConfig;
+}
 static connTlsConfig tlsListenerConfig;
 
 /* The tls-* options as the TLS transport takes them. */
@@ -921,8 +935,12 @@ static void configureListeners(void) {
     l->backlog = server.tcp_backlog;
     l->accept_flags = 0;
 
+    /* The shared-memory transport, when built in, serves the Unix socket:
+     * its connections are Unix ones until a client asks to upgrade. */
     l = &server.listeners[CONN_TYPE_UNIX];
-    l->ct = connectionTypeUnix();
+    l->ct = connTypeGetByName(CONN_NAME_SHM);
+    if (l->ct) connTypeConfigure(l->ct, shmConfigFromServer(), 0);
+    else l->ct = connectionTypeUnix();
     unixListenerConfig.path = server.unixsocket;
     unixListenerConfig.perm = server.unixsocketperm;
     l->priv = server.unixsocket ? &unixListenerConfig : NULL;
@@ -1412,6 +1430,7 @@ int main(int argc, char **argv) {
         exit(1);
     }
     setupSignalHandlers();
+    ioThreadsInit(); /* io-threads: started when there is work for them */
     if (server.pidfile || server.daemonize) {
         if (!server.pidfile) server.pidfile = zstrdup("/var/run/valkey.pid");
         createPidFile();
@@ -1428,7 +1447,9 @@ int main(int argc, char **argv) {
     loadDataFromDisk();
     for (int j = 0; j < CONN_TYPE_MAX; j++) {
         connListener *l = &server.listeners[j];
-        if (l->ct && l->count > 0) serverLog(LL_NOTICE, "Ready to accept connections %s", l->ct->get_type(NULL));
+        if (l->ct && l->count > 0)
+            serverLog(LL_NOTICE, "Ready to accept connections %s",
+                      j == CONN_TYPE_UNIX ? CONN_NAME_UNIX : l->ct->get_type(NULL));
     }
     aeMain(server.el);
     aeDeleteEventLoop(server.el);

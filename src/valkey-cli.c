@@ -2,8 +2,9 @@
  *
  * One blocking connection through the tools' transport layer
  * (cli_transport.h: "tcp", "unix" with -s, "tls" with --tls, "rdma" with
- * --rdma, when built in) carries every request; replies are parsed into
- * trees by cli_reply.c and printed by cli_output.c in the format the
+ * --rdma, "shm" with --shm -s, when built in) carries every request;
+ * replies are parsed into trees by cli_reply.c and printed by
+ * cli_output.c in the format the
  * options and the terminal choose. Options are parsed by cli_args.c. What
  * runs then (when several modes are asked for, the one Valkey runs first):
  *
@@ -2655,7 +2656,8 @@ static void usage(int status) {
 #ifdef USE_RDMA
         "  --rdma             Establish a RDMA connection.\n"
 #endif
-        "";
+        "  --shm              Talk through shared memory, set up over the Unix socket\n"
+        "                     given with -s (the server needs shm-enabled yes).\n";
     fprintf(fp,
             "valkey-cli %s\n"
             "\n"
@@ -2799,9 +2801,11 @@ static void cliSetup(void) {
         if (!strcasecmp(config.transport, CLI_CONN_TLS)) cliFatal("TLS support is not built in");
         cliFatal("Unknown transport '%s'", config.transport);
     }
+    if (!strcmp(cli.ct->name, CLI_CONN_SHM) && !config.socket)
+        cliFatal("--shm needs the server's Unix socket: -s <socket>");
     cli.addr.host = config.host;
     cli.addr.port = config.port;
-    cli.addr.path = !strcmp(cli.ct->name, CLI_CONN_UNIX) ? config.socket : NULL;
+    cli.addr.path = !strcmp(cli.ct->name, CLI_CONN_UNIX) || !strcmp(cli.ct->name, CLI_CONN_SHM) ? config.socket : NULL;
     cli.addr.tls = &config.tls;
     cli.addr.prefer_family = config.prefer_family;
     cliConnFormatAddr(cli.addrstr, sizeof(cli.addrstr), &cli.addr);

@@ -187,7 +187,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         r config get replica-serve-stale-data
     } {replica-serve-stale-data yes}
 
-    tags {rdma:skip:tcp-config} {
+    tags {rdma:skip:tcp-config shm:skip:tcp-config} {
         test "Defaults of the documented options" {
             set got [dict create {*}[r config get *]]
             foreach {name value} {
@@ -212,6 +212,8 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
                 stream-node-max-bytes 4096 stream-node-max-entries 100
             } {
                 if {$name eq "port-skip"} continue
+                # ./runtest --io-threads starts every server with io-threads 4.
+                if {$name eq "io-threads" && [::vk::io_threads_mode]} continue
                 assert_equal $value [dict get $got $name] "default of $name"
             }
         }
