@@ -1938,13 +1938,15 @@ static void readClientOffThread(client *c) {
     }
     if (shared) {
         releaseSharedQueryBuffer(c);
-    } else if (c->querybuf && c->qb_pos) {
+    } else if (c->querybuf) {
         /* Its own buffer: drop what was parsed, or the buffer itself when
-         * all was, so that the job always ends at qb_pos 0. */
+         * all was (or when it is the empty one left by a big argument that
+         * became an object), so that the job always ends at qb_pos 0 and
+         * the next read goes to the shared buffer, as on the main thread. */
         if (c->qb_pos == sdslen(c->querybuf)) {
             sdsfree(c->querybuf);
             c->querybuf = NULL;
-        } else {
+        } else if (c->qb_pos) {
             sdsrange(c->querybuf, c->qb_pos, -1);
         }
         c->qb_pos = 0;
