@@ -42,6 +42,7 @@
  * routing (nodes.conf checked against the data). Everything here runs in
  * the main thread. */
 #include "cluster.h"
+#include "blocked.h"
 #include "cluster_conf.h"
 #include "replication.h"
 
@@ -1044,6 +1045,9 @@ void clusterCron(void) {
     dictReleaseIterator(di);
 
     if (update_state || server.cluster->state == CLUSTER_FAIL) clusterUpdateState();
+    /* Clients blocked on keys of a slot served elsewhere now, or with the
+     * cluster down, are told so (cluster_route.c). */
+    blockedRedirectClusterClients();
 }
 
 /* See cluster.h. */

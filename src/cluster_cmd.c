@@ -172,9 +172,8 @@ static void clusterInfoCommand(client *c) {
  * CLUSTER SLOTS and CLUSTER SHARDS
  * ------------------------------------------------------------------------ */
 
-/* The endpoint cluster-preferred-endpoint-type asks for ("?" for a
- * hostname that is not known). */
-static const char *preferredEndpoint(const clusterNode *n) {
+/* See cluster.h. */
+const char *clusterNodePreferredEndpoint(const clusterNode *n) {
     switch (server.cluster_preferred_endpoint_type) {
     case CLUSTER_ENDPOINT_TYPE_IP: return n->ip;
     case CLUSTER_ENDPOINT_TYPE_HOSTNAME: return sdslen(n->hostname) ? n->hostname : "?";
@@ -266,7 +265,7 @@ static void addShardNodeReply(client *c, const clusterNode *n, int use_tls) {
     addReplyBulkCString(c, "ip");
     addReplyBulkCString(c, n->ip);
     addReplyBulkCString(c, "endpoint");
-    addReplyBulkCString(c, preferredEndpoint(n));
+    addReplyBulkCString(c, clusterNodePreferredEndpoint(n));
     fields += 2;
     if (sdslen(n->hostname)) {
         addReplyBulkCString(c, "hostname");
@@ -865,7 +864,7 @@ static void clusterHelpCommand(client *c) {
 }
 
 /* ASKING: the next command may touch a slot this node is importing. */
-static void askingCommand(client *c) {
+void askingCommand(client *c) {
     if (!clusterEnabledOrReply(c)) return;
     c->flags |= CLIENT_ASKING;
     addReply(c, shared.ok);

@@ -49,6 +49,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "blocked.h"
+#include "cluster.h"
 #include "multi.h"
 #include "pubsub.h"
 #include "redirect.h"
@@ -143,7 +144,10 @@ void freeClientArgv(client *c) {
 
 /* Prepares the client for the next command of a pipeline. */
 void resetClient(client *c) {
-    if (__builtin_expect(c->flags & CLIENT_TRACKING_CACHING, 0)) trackingResetCachingFlag(c, c->cmd);
+    if (__builtin_expect(c->flags & (CLIENT_TRACKING_CACHING | CLIENT_ASKING), 0)) {
+        if (c->flags & CLIENT_TRACKING_CACHING) trackingResetCachingFlag(c, c->cmd);
+        if (c->flags & CLIENT_ASKING) clusterAfterCommand(c, c->cmd); /* ASKING lasts one command */
+    }
     freeClientArgv(c);
     c->reqtype = 0;
     respParserReset(&c->mb);

@@ -83,6 +83,7 @@ static int replicasCaughtUp(void);
 
 extern int debugCommandAllowed(client *c);
 void pingCommand(client *c);
+void execCommand(client *c); /* multi.c */
 
 /* ---------------------------------------------------------------------------
  * Time
@@ -609,6 +610,12 @@ int processCommand(client *c) {
     /* A replica sends clients with CLIENT CAPA redirect to its primary
      * (tested here first: the call would cost every request ~16 instructions). */
     if ((c->capa & CLIENT_CAPA_REDIRECT) && redirectCommandIfNeeded(c)) return C_OK;
+
+    /* Cluster mode: a command with keys (or EXEC) runs on the node that
+     * serves their slot; elsewhere it is redirected (cluster_route.c). */
+    if (server.cluster_enabled && (c->cmd->key.first > 0 || c->cmd->getkeys_proc || c->cmd->proc == execCommand) &&
+        clusterRedirectIfNeeded(c))
+        return C_OK;
 
     /* RESP2 has no push type: a subscribed connection only talks Pub/Sub. */
     if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !pubsubAllowedInSubscribedMode(c->cmd)) {
