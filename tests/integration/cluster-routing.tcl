@@ -239,3 +239,99 @@ start_cluster 3 {tags {cluster} overrides {enable-debug-command yes}} {
 }
 
 }
+
+# Open slots (ASK, TRYAGAIN, ASKING): until CLUSTER SETSLOT lands, node A
+# gets a migrating and an importing slot the way a restarted node does,
+# from its nodes.conf ("[slot->-id]", "[slot-<-id]").
+tags {cluster rdma:skip:cluster} {
+
+start_cluster 1 {tags {cluster}} {
+    set adir ""
+    start_server [list tags {cluster} overrides [concat [cluster_overrides] {appendonly yes}]] {
+        set ca [vk_client 0]
+        set cb [vk_client -1]
+        cluster_meet_all [list $cb $ca] [list [srv -1 port] [srv 0 port]]
+        assert_equal OK [$ca cluster addslotsrange 0 8191]
+        assert_equal OK [$cb cluster addslotsrange 8192 16383]
+        cluster_wait_ok [list $ca $cb]
+        cluster_wait_agree [list $ca $cb]
+        set ytag [rt_key_on $ca 0 8191 y]      ;# A's slot, to migrate to B
+        set xtag [rt_key_on $ca 8192 16383 x]  ;# B's slot, to import into A
+        set yslot [$ca cluster keyslot $ytag]
+        set xslot [$ca cluster keyslot $xtag]
+        assert_equal OK [$ca set "{$ytag}1" one]
+        set aid [$ca cluster myid]
+        set bid [$cb cluster myid]
+        set adir [srv 0 dir]
+    }
+    # A is stopped (its nodes.conf saved): it comes back migrating yslot
+    # to B and importing xslot from B.
+    set path [file join $adir nodes.conf]
+    set conf [cluster_file_text $path]
+    set out {}
+    foreach line [split [string trimright $conf "\n"] "\n"] {
+        if {[string match "$aid *" $line]} { append line " \[$yslot->-$bid\] \[$xslot-<-$bid\]" }
+        append out $line "\n"
+    }
+    set fh [open $path w]
+    puts -nonewline $fh $out
+    close $fh
+
+    start_server [list tags {cluster} overrides [concat [cluster_overrides] [list dir $adir appendonly yes]]] {
+        set ca [vk_client 0]
+        set cb [vk_client -1]
+        set bport [srv -1 port]
+        set aport [srv 0 port]
+        cluster_wait_ok [list $ca $cb]
+        # (CLUSTER NODES differ by the migration marks: wait for the links
+        # and A's new address instead of cluster_wait_agree.)
+        wait_for_condition 200 50 {
+            [string match "*$aid 127.0.0.1:$aport@* master * connected 0-8191*" [$cb cluster nodes]] &&
+            [string match "*$bid 127.0.0.1:$bport@* master * connected 8192-16383*" [$ca cluster nodes]]
+        } {
+            fail "A and B do not see each other: [$ca cluster nodes] / [$cb cluster nodes]"
+        }
+
+        test "A migrating slot serves the keys it still has, sends -ASK for the others, -TRYAGAIN for a mix" {
+            assert_match "*\[$yslot->-$bid\]*" [$ca cluster nodes]
+            assert_equal one [$ca get "{$ytag}1"]
+            assert_error "ASK $yslot 127.0.0.1:$bport" { $ca get "{$ytag}2" }
+            assert_error "ASK $yslot 127.0.0.1:$bport" { $ca set "{$ytag}2" two }
+            assert_error "TRYAGAIN Multiple keys request during rehashing of slot" { $ca mget "{$ytag}1" "{$ytag}2" }
+            assert_error "ASK $yslot 127.0.0.1:$bport" { $ca eval {return 1} 1 "{$ytag}2" }
+            # B, which does not know it is importing, sends the client back.
+            assert_error "MOVED $yslot *" { $cb get "{$ytag}2" }
+        }
+
+        test "An importing slot serves a client after ASKING, for one command or one transaction" {
+            assert_match "*\[$xslot-<-$bid\]*" [$ca cluster nodes]
+            assert_error "MOVED $xslot 127.0.0.1:$bport" { $ca get "{$xtag}1" }
+            assert_equal OK [$ca asking]
+            assert_equal {} [$ca get "{$xtag}1"]
+            assert_error "MOVED $xslot *" { $ca get "{$xtag}1" }
+            assert_equal OK [$ca asking]
+            assert_equal OK [$ca set "{$xtag}1" v]
+            # A multi-key command missing some of its keys: TRYAGAIN; one key
+            # twice is one key.
+            assert_equal OK [$ca asking]
+            assert_error "TRYAGAIN Multiple keys request during rehashing of slot" { $ca mget "{$xtag}1" "{$xtag}2" }
+            assert_equal OK [$ca asking]
+            assert_equal {v v} [$ca mget "{$xtag}1" "{$xtag}1"]
+            # ASKING before MULTI covers the whole transaction.
+            assert_equal OK [$ca asking]
+            $ca multi
+            assert_equal QUEUED [$ca set "{$xtag}1" w]
+            assert_equal QUEUED [$ca get "{$xtag}1"]
+            assert_equal {OK w} [$ca exec]
+            assert_error "MOVED $xslot *" { $ca get "{$xtag}1" }
+            # RESTORE-ASKING needs no ASKING.
+            set payload [$ca dump "{$ytag}1"]
+            assert_equal OK [$ca restore-asking "{$xtag}r" 0 $payload]
+            assert_equal OK [$ca asking]
+            assert_equal one [$ca get "{$xtag}r"]
+            assert_equal 2 [$ca cluster countkeysinslot $xslot]
+        }
+    }
+}
+
+}
