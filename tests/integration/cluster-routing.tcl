@@ -182,16 +182,18 @@ start_cluster 3 {tags {cluster} overrides {enable-debug-command yes}} {
         set cli [file join [file dirname $::vk::cfg(binary)] valkey-cli]
         if {![file executable $cli]} { set cli [cli_binary] }
         if {$cli eq ""} { skip "no valkey-cli" }
+        if {[catch {::vk::transport_cli_args} targs]} { skip $targs }
+        set cli [list $cli {*}$targs]
         foreach c $cs { $c flushall }
         set want {}
         for {set i 0} {$i < 60} {incr i} {
             set port [lindex $ports [expr {$i % 3}]]
-            assert_equal OK [exec $cli -c -p $port set "cli:$i" "val:$i"]
+            assert_equal OK [exec {*}$cli -c -p $port set "cli:$i" "val:$i"]
             lappend want "cli:$i"
         }
         for {set i 0} {$i < 60} {incr i} {
             set port [lindex $ports [expr {($i + 1) % 3}]]
-            assert_equal "val:$i" [exec $cli -c -p $port get "cli:$i"]
+            assert_equal "val:$i" [exec {*}$cli -c -p $port get "cli:$i"]
         }
         set all {}
         foreach c $cs range {{0 5460} {5461 10922} {10923 16383}} {
