@@ -940,7 +940,8 @@ static struct serverCommand clusterSubcommands[] = {
     {.name = "shards", .proc = clusterShardsCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "cluster",
      .since = "7.0.0", .summary = "Returns the mapping of cluster slots to shards.",
      .complexity = "O(N) where N is the total number of cluster nodes"},
-    {.name = "slot-stats", .proc = clusterSlotStatsCommand, .arity = -4, .flags = CMD_STALE, .group = "cluster",
+    {.name = "slot-stats", .proc = clusterSlotStatsCommand, .arity = -4, .flags = CMD_LOADING | CMD_STALE,
+     .group = "cluster",
      .since = "8.0.0", .summary = "Return an array of slot usage statistics for slots assigned to the current node.",
      .complexity = "O(N) where N is the total number of slots based on arguments. O(N*log(N)) with ORDERBY "
                    "subcommand.",
