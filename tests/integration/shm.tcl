@@ -266,6 +266,11 @@ start_server [list tags {shm external:skip} overrides $shm_overrides \
         set pid [srv pid]
         set before [shm_connected]
         set fds [shm_count_fds $pid]
+        for {set i 0} {$i < 3} {incr i} {
+            after 10
+            set n [shm_count_fds $pid]
+            if {$n < $fds} { set fds $n }
+        }
         set maps [shm_count_maps $pid]
         for {set i 0} {$i < 2000} {incr i} {
             set fd [shm_raw]
