@@ -43,7 +43,10 @@
  *           (replicationNextSnapshotMethod()).
  * Until its snapshot is delivered, a replica's stream accumulates in the
  * replication buffer, from the offset its snapshot was taken at, and is
- * not sent (replicaStreamMayWrite()).
+ * not sent (replicaStreamMayWrite()). With dual-channel-replication-enabled
+ * (Valkey 8) a replica that says "capa dual-channel" takes its snapshot on
+ * a second link instead, and its main link gets the stream while it loads
+ * (see "Dual-channel sync" below).
  *
  * On the replica, the primary is a client (CLIENT_PRIMARY) whose commands
  * run without replies; the bytes of the commands it applied are proxied
@@ -96,6 +99,8 @@ static const char *failoverStateName(void);
 static replSnapshotMethod *replicationJoinableSnapshot(client *c);
 static int snapshotMethodDelayed(replSnapshotMethod *m);
 static replSnapshotMethod diskSnapshotMethod, socketSnapshotMethod; /* defined with their code below */
+static void psyncHoldsReleaseAll(void);
+static void psyncHoldsAdopt(replBufBlock *bl);
 
 /* ---------------------------------------------------------------------------
  * Ids and offsets
@@ -130,6 +135,7 @@ void replicationInit(void) {
     memset(&repl, 0, sizeof(repl));
     repl.replicas = listCreate();
     repl.waiting_clients = listCreate();
+    repl.psync_holds = listCreate();
     repl.last_seldb = -1;
     repl.transfer_fd = -1;
     repl.stream_db = -1;
@@ -195,6 +201,7 @@ static void replicationDiscardBacklog(void) {
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) replicaReleaseBlock(listNodeValue(ln));
+    psyncHoldsReleaseAll();
     replBufBlock *bl = repl.backlog->head;
     while (bl) {
         replBufBlock *next = bl->next;
@@ -246,11 +253,13 @@ static replBufBlock *replBufAddBlock(size_t need) {
         listRewind(repl.replicas, &li);
         while ((ln = listNext(&li))) {
             client *r = listNodeValue(ln);
-            if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START || r->repl->block) continue;
+            if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START || r->repl->block || r->repl->rdb_channel)
+                continue;
             r->repl->block = bl;
             r->repl->block_pos = 0;
             bl->refcount++;
         }
+        psyncHoldsAdopt(bl);
     }
     b->tail = bl;
     b->mem += usable;
@@ -352,10 +361,13 @@ static inline int replicaStreamPending(replClientData *d) {
 }
 
 /* 1 if r's stream may be written now: its snapshot is delivered (and,
- * after a streamed one, its first ACK came). */
+ * after a streamed one, its first ACK came), or it is the main channel
+ * of a dual-channel sync, whose replica buffers the stream while it
+ * loads. */
 static inline int replicaStreamMayWrite(client *r) {
-    return r->conn && !(r->flags & CLIENT_CLOSE_ASAP) && r->repl->state == REPLICA_STATE_ONLINE &&
-           !r->repl->start_stream_on_ack;
+    return r->conn && !(r->flags & CLIENT_CLOSE_ASAP) &&
+           ((r->repl->state == REPLICA_STATE_ONLINE && !r->repl->start_stream_on_ack) ||
+            r->repl->state == REPLICA_STATE_BG_RDB_LOAD);
 }
 
 /* Moves r's place n bytes forward, block after block, carrying its
@@ -631,6 +643,170 @@ void replicaPutOnline(client *c, int wait_first_ack) {
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
 }
 
+/* ---------------------------------------------------------------------------
+ * Dual-channel sync, primary side (dual-channel-replication-enabled)
+ *
+ * Valkey 8's protocol, so that its replicas can sync from us:
+ *   main link   REPLCONF capa dual-channel, then PSYNC. When that PSYNC
+ *               cannot continue and this option is on, the answer is
+ *               "+DUALCHANNELSYNC" and the link stays a plain client.
+ *   rdb link    a second connection: REPLCONF capa eof rdb-only 1
+ *               rdb-channel 1, then SYNC. When its snapshot starts it gets
+ *               "$ENDOFF:<offset> <replid> <dbid> <client id>" instead of
+ *               +FULLRESYNC, then the snapshot with the EOF framing, and
+ *               is closed once the snapshot is out (an rdb-only replica).
+ *   main link   REPLCONF set-rdb-client-id <client id>, then PSYNC <replid>
+ *               <offset+1>: a partial resync from the snapshot's offset.
+ *               It gets the stream at once (state bg_transfer) while the
+ *               replica loads and buffers it; it is online at its first
+ *               REPLCONF ACK, sent once the replica has loaded.
+ * Between "$ENDOFF" and that PSYNC, the stream after the snapshot must
+ * stay in the replication buffer: a replPsyncHold keeps a reference on
+ * the block of that offset (the stream is never copied). The rdb channel
+ * itself holds no place in the stream, so what accumulates meanwhile is
+ * counted against no replica's output limit until the main channel takes
+ * it over. A hold goes when its main channel attaches, when its rdb
+ * channel fails before its snapshot is out, or repl-timeout after a
+ * delivered snapshot's rdb channel left without a main channel coming.
+ * ------------------------------------------------------------------------- */
+
+typedef struct replPsyncHold {
+    uint64_t rdb_client_id; /* the rdb channel that was sent "$ENDOFF" */
+    long long offset;       /* the first stream byte after its snapshot */
+    replBufBlock *block;    /* the block of offset, referenced; NULL while the buffer has none */
+    time_t orphan_since;    /* when its delivered rdb channel left; 0 while it lives */
+} replPsyncHold;
+
+/* The hold of rdb channel client id, or NULL. */
+static replPsyncHold *psyncHoldFind(uint64_t id, listNode **node) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.psync_holds, &li);
+    while ((ln = listNext(&li))) {
+        replPsyncHold *h = listNodeValue(ln);
+        if (h->rdb_client_id != id) continue;
+        if (node) *node = ln;
+        return h;
+    }
+    return NULL;
+}
+
+/* Keeps the stream from offset on in the buffer for rdb channel c. */
+static void psyncHoldCreate(client *c, long long offset) {
+    replPsyncHold *h = zcalloc(sizeof(*h));
+    h->rdb_client_id = c->id;
+    h->offset = offset;
+    size_t pos;
+    h->block = replBufLocate(offset, &pos);
+    if (h->block) h->block->refcount++;
+    listAddNodeTail(repl.psync_holds, h);
+}
+
+static void psyncHoldRelease(uint64_t id) {
+    listNode *ln;
+    replPsyncHold *h = psyncHoldFind(id, &ln);
+    if (h == NULL) return;
+    if (h->block) h->block->refcount--;
+    listDelNode(repl.psync_holds, ln);
+    zfree(h);
+}
+
+/* The replication buffer is being freed: every hold lets go. */
+static void psyncHoldsReleaseAll(void) {
+    while (listLength(repl.psync_holds)) {
+        replPsyncHold *h = listNodeValue(listFirst(repl.psync_holds));
+        psyncHoldRelease(h->rdb_client_id);
+    }
+}
+
+/* The buffer got its first block bl: holds made while it was empty
+ * reference it (their offset is its first byte). */
+static void psyncHoldsAdopt(replBufBlock *bl) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.psync_holds, &li);
+    while ((ln = listNext(&li))) {
+        replPsyncHold *h = listNodeValue(ln);
+        if (h->block) continue;
+        h->block = bl;
+        bl->refcount++;
+    }
+}
+
+/* Rdb channel c is being freed: its hold goes if its snapshot was not
+ * delivered (the replica starts over), and otherwise waits repl-timeout
+ * for the main channel (psyncHoldsCron()). */
+static void psyncHoldRdbChannelGone(client *c) {
+    replPsyncHold *h = psyncHoldFind(c->id, NULL);
+    if (h == NULL) return;
+    if (c->repl->state != REPLICA_STATE_RDB_TRANSMITTED) psyncHoldRelease(c->id);
+    else h->orphan_since = server.unixtime;
+}
+
+/* Cron: holds whose main channel did not come within repl-timeout go. */
+static void psyncHoldsCron(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.psync_holds, &li);
+    while ((ln = listNext(&li))) {
+        replPsyncHold *h = listNodeValue(ln);
+        if (h->orphan_since == 0 || server.unixtime - h->orphan_since <= server.repl_timeout) continue;
+        serverLog(LL_WARNING, "Dropping the replication buffer reference of RDB client %llu: no main channel "
+                              "PSYNC within repl-timeout", (unsigned long long)h->rdb_client_id);
+        psyncHoldRelease(h->rdb_client_id);
+    }
+}
+
+/* The snapshot of rdb channel c starts at offset: the stream after it is
+ * held for the main channel and c gets "$ENDOFF". The db is the one the
+ * stream after the snapshot is in (it starts with a SELECT anyway). */
+static int dualChannelSendEndOffset(client *c, long long offset) {
+    psyncHoldCreate(c, offset + 1);
+    rdbReplInfo ri;
+    int dbid = replicationGetSaveInfo(&ri) ? ri.stream_db : 0;
+    char buf[128];
+    int len = snprintf(buf, sizeof(buf), "$ENDOFF:%lld %s %d %llu\r\n", offset, server.replid, dbid,
+                       (unsigned long long)c->id);
+    if (connSyncWrite(c->conn, buf, len, REPL_SYNCIO_TIMEOUT_MS) != len) {
+        freeClientAsync(c);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* PSYNC of main channel c could not continue: if c and this server both
+ * do dual-channel syncs, c is told to take the snapshot on an rdb channel
+ * ("+DUALCHANNELSYNC") and 1 is returned; c stays a plain client. 0 if
+ * the full sync goes on this link. */
+static int dualChannelRedirectFullSync(client *c) {
+    if (!server.dual_channel_replication || !(c->repl->capa & REPLICA_CAPA_DUAL_CHANNEL) || c->repl->rdb_channel ||
+        c->repl->rdb_only || c->repl->rdb_exclude)
+        return 0;
+    serverLog(LL_NOTICE,
+              "Replica %s is capable of dual channel synchronization, and partial sync isn't possible. Full sync "
+              "will continue with dedicated RDB channel.",
+              replicaName(c));
+    const char *reply = "+DUALCHANNELSYNC\r\n";
+    if (connSyncWrite(c->conn, reply, strlen(reply), REPL_SYNCIO_TIMEOUT_MS) != (ssize_t)strlen(reply))
+        freeClientAsync(c);
+    return 1;
+}
+
+/* REPLCONF set-rdb-client-id <id> on a main channel: the rdb channel it
+ * continues after. C_ERR after replying with Valkey's error when no
+ * snapshot of that client is held. */
+static int replconfSetRdbClientId(client *c, robj *val) {
+    long long id;
+    if (getLongLongFromObjectOrReply(c, val, &id, NULL) != C_OK) return C_ERR;
+    if (id <= 0 || psyncHoldFind((uint64_t)id, NULL) == NULL) {
+        addReplyErrorFormat(c, "Unrecognized RDB client id %lld", id);
+        return C_ERR;
+    }
+    if (c->repl == NULL) c->repl = replClientDataCreate();
+    c->repl->rdb_client_id = (uint64_t)id;
+    return C_OK;
+}
+
 /* Sends "+FULLRESYNC <replid> <offset>" (PSYNC replicas; SYNC ones get
  * nothing) and marks c as waiting for the snapshot that starts now. The
  * reply goes straight to the connection: c's output buffer is held back
@@ -638,8 +814,9 @@ void replicaPutOnline(client *c, int wait_first_ack) {
 static int replicaSetupFullResync(client *c, long long offset) {
     c->repl->psync_initial_offset = offset;
     c->repl->state = REPLICA_STATE_WAIT_BGSAVE_END;
-    replicaSetStreamStart(c, offset + 1); /* the stream after its snapshot accumulates from here */
     repl.last_seldb = -1; /* the stream after the snapshot starts with SELECT */
+    if (c->repl->rdb_channel) return dualChannelSendEndOffset(c, offset);
+    replicaSetStreamStart(c, offset + 1); /* the stream after its snapshot accumulates from here */
     if (c->flags & CLIENT_PRE_PSYNC) return C_OK;
     char buf[128];
     int len = snprintf(buf, sizeof(buf), "+FULLRESYNC %s %lld\r\n", server.replid, offset);
@@ -684,7 +861,9 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
         return C_ERR;
     }
     c->flags |= CLIENT_REPLICA;
-    c->repl->state = REPLICA_STATE_ONLINE;
+    /* A dual-channel main channel gets the stream while its replica loads
+     * the snapshot; it is online once that is done (its first ACK). */
+    c->repl->state = c->repl->rdb_client_id ? REPLICA_STATE_BG_RDB_LOAD : REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
     listAddNodeTail(repl.replicas, c);
     char buf[128];
@@ -696,6 +875,7 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
     }
     /* It continues from the backlog's blocks: nothing is copied. */
     replicaSetStreamStart(c, psync_offset);
+    if (c->repl->rdb_client_id) psyncHoldRelease(c->repl->rdb_client_id); /* c holds the stream now */
     long long sent = server.primary_repl_offset + 1 - psync_offset;
     serverLog(LL_NOTICE,
               "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting from "
@@ -757,13 +937,20 @@ void syncCommand(client *c) {
         addReplyError(c, "Filtered replica requires EOF capability");
         return;
     }
+    /* A dual-channel snapshot is always streamed ("$ENDOFF" then "$EOF:"). */
+    if (c->repl->rdb_channel && !(c->repl->capa & REPLICA_CAPA_EOF)) {
+        addReplyError(c, "RDB channel requires EOF capability");
+        return;
+    }
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
 
     if (!strcasecmp(objectGetVal(c->argv[0]), "psync")) {
         long long psync_offset;
         if (getLongLongFromObjectOrReply(c, c->argv[2], &psync_offset, NULL) != C_OK) return;
-        if (primaryTryPartialResync(c, objectGetVal(c->argv[1]), psync_offset) == C_OK) return;
+        if (!c->repl->rdb_channel && primaryTryPartialResync(c, objectGetVal(c->argv[1]), psync_offset) == C_OK)
+            return;
         repl.stat_sync_partial_err += ((char *)objectGetVal(c->argv[1]))[0] != '?';
+        if (dualChannelRedirectFullSync(c)) return;
     } else {
         c->flags |= CLIENT_PRE_PSYNC; /* the old protocol: no +FULLRESYNC line */
     }
@@ -856,6 +1043,7 @@ void replconfCommand(client *c) {
             if (!strcasecmp(objectGetVal(val), "eof")) c->repl->capa |= REPLICA_CAPA_EOF;
             else if (!strcasecmp(objectGetVal(val), "psync2")) c->repl->capa |= REPLICA_CAPA_PSYNC2;
             else if (!strcasecmp(objectGetVal(val), "rdma-read")) c->repl->capa |= REPLICA_CAPA_RDMA_READ;
+            else if (!strcasecmp(objectGetVal(val), "dual-channel")) c->repl->capa |= REPLICA_CAPA_DUAL_CHANNEL;
             /* unknown capabilities are ignored, as Valkey does */
         } else if (!strcasecmp(opt, "ack")) {
             /* From a replica: no reply, ever. */
@@ -872,6 +1060,12 @@ void replconfCommand(client *c) {
             /* The stream that accumulated goes before the event loop sleeps. */
             if (c->repl->start_stream_on_ack && c->repl->state == REPLICA_STATE_ONLINE)
                 c->repl->start_stream_on_ack = 0;
+            /* A dual-channel replica ACKs once its snapshot is loaded. */
+            if (c->repl->state == REPLICA_STATE_BG_RDB_LOAD) {
+                c->repl->state = REPLICA_STATE_ONLINE;
+                serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
+                refreshGoodReplicasCount();
+            }
             repl.acks_arrived = 1;
             return;
         } else if (!strcasecmp(opt, "rdma-read-done")) {
@@ -895,8 +1089,16 @@ void replconfCommand(client *c) {
             c->repl->rdb_only = (int)rdb_only;
         } else if (!strcasecmp(opt, "rdb-filter-only")) {
             if (replconfRdbFilter(c, objectGetVal(val)) != C_OK) return;
-        } else if (!strcasecmp(opt, "version") || !strcasecmp(opt, "rdb-channel")) {
-            /* Accepted and ignored: this primary has no dual-channel sync. */
+        } else if (!strcasecmp(opt, "rdb-channel")) {
+            /* 1: this link is the rdb channel of a dual-channel sync. */
+            long rdb_channel;
+            if (getRangeLongFromObjectOrReply(c, val, 0, 1, &rdb_channel, NULL) != C_OK) return;
+            if (c->repl == NULL) c->repl = replClientDataCreate();
+            c->repl->rdb_channel = (int)rdb_channel;
+        } else if (!strcasecmp(opt, "set-rdb-client-id")) {
+            if (replconfSetRdbClientId(c, val) != C_OK) return;
+        } else if (!strcasecmp(opt, "version")) {
+            /* Accepted and ignored: every replica gets the same RDB version. */
         } else {
             addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
             return;
@@ -911,6 +1113,7 @@ static void replicaFreed(client *c) {
     if (ln == NULL) return;
     if (c->repl->method && c->repl->method->replica_gone) c->repl->method->replica_gone(c);
     replicaReleaseBlock(c); /* the blocks it held go once the backlog lets them */
+    if (c->repl->rdb_channel) psyncHoldRdbChannelGone(c);
     listDelNode(repl.replicas, ln);
     if (listLength(repl.replicas) == 0) repl.no_replicas_since = server.unixtime;
     serverLog(LL_NOTICE, "Connection with replica %s lost.", replicaName(c));
@@ -1331,7 +1534,7 @@ static void socketSnapshotReplicaGone(client *c) {
  * replica can (repl_rdma.c), streamed when repl-diskless-sync is on and
  * the replica can read an EOF-framed payload, else through the file. */
 replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
-    if (c->repl->rdb_exclude) return &socketSnapshotMethod;
+    if (c->repl->rdb_exclude || c->repl->rdb_channel) return &socketSnapshotMethod;
     if (replRdmaServes(c)) return &replRdmaRegionMethod;
     if (server.repl_diskless_sync && (c->repl->capa & REPLICA_CAPA_EOF)) return &socketSnapshotMethod;
     return &diskSnapshotMethod;
@@ -2502,6 +2705,7 @@ static void replicationPrimaryCron(void) {
                   "Replication backlog freed after %lld seconds without connected replicas.",
                   server.repl_backlog_time_limit);
     }
+    psyncHoldsCron();
     replicationStartPendingSyncs();
     refreshGoodReplicasCount();
 }
@@ -2631,6 +2835,7 @@ const char *replicaStateName(client *r) {
     case REPLICA_STATE_SEND_BULK: return "send_bulk";
     case REPLICA_STATE_ONLINE: return "online";
     case REPLICA_STATE_RDB_TRANSMITTED: return "rdb_transmitted";
+    case REPLICA_STATE_BG_RDB_LOAD: return "bg_transfer";
     }
     return "unknown";
 }

@@ -32,6 +32,7 @@
 #define REPLICA_CAPA_EOF (1 << 0)    /* reads a diskless "$EOF:<mark>" payload */
 #define REPLICA_CAPA_PSYNC2 (1 << 1) /* understands +CONTINUE <new replid> */
 #define REPLICA_CAPA_RDMA_READ (1 << 2) /* READs a snapshot region (repl_rdma.c) */
+#define REPLICA_CAPA_DUAL_CHANNEL (1 << 3) /* takes its snapshot on a second link (dual channel) */
 
 /* Where a replica stands, seen from its primary (INFO: state=...). */
 typedef enum {
@@ -40,6 +41,8 @@ typedef enum {
     REPLICA_STATE_SEND_BULK,             /* the snapshot file is being sent */
     REPLICA_STATE_ONLINE,                /* gets the stream (after a streamed snapshot: from its first ACK) */
     REPLICA_STATE_RDB_TRANSMITTED,       /* REPLCONF rdb-only 1: its snapshot is out, it is being closed */
+    REPLICA_STATE_BG_RDB_LOAD,           /* a dual-channel main channel: gets the stream while its replica
+                                            loads the snapshot from the rdb channel; online at its first ACK */
 } replicaState;
 
 /* Where this server stands as a replica (INFO master_link_status...). */
@@ -77,6 +80,10 @@ typedef struct replClientData {
     int start_stream_on_ack;    /* after a streamed snapshot: no writes until the first ACK */
     int rdb_only;               /* REPLCONF rdb-only 1: the snapshot alone, never the stream */
     int rdb_exclude;            /* REPLCONF rdb-filter-only: RDB_SAVE_EXCLUDE_* left out of its snapshot */
+    int rdb_channel;            /* REPLCONF rdb-channel 1: the snapshot link of a dual-channel sync; it
+                                   gets "$ENDOFF" and never holds a place in the stream itself (its
+                                   replPsyncHold does, for the main channel) */
+    uint64_t rdb_client_id;     /* REPLCONF set-rdb-client-id: the main channel's rdb channel, 0 if none */
     struct replSnapshotMethod *method; /* what delivers its snapshot */
     struct replRdmaTarget *rdma; /* region method: its reading state (repl_rdma.c) */
     int dbfd;                   /* disk method: the snapshot file */
@@ -166,6 +173,8 @@ struct replicationState {
     int snapshot_exclude;       /* RDB_SAVE_EXCLUDE_* of the socket method's snapshot (the only method
                                    that serves filtered replicas), starting or running */
     list *waiting_clients;      /* clients blocked in WAIT */
+    list *psync_holds;          /* replPsyncHold *: dual-channel snapshots whose main channel has not
+                                   PSYNCed yet (replication.c, "Dual-channel sync") */
     int primary_waits;          /* the primary's stream waits for a busy script to end */
     int get_ack_needed;         /* send REPLCONF GETACK before sleeping */
     int acks_arrived;           /* an ACK came: serve WAIT clients before sleeping */
