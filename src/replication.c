@@ -101,6 +101,9 @@ static int snapshotMethodDelayed(replSnapshotMethod *m);
 static replSnapshotMethod diskSnapshotMethod, socketSnapshotMethod; /* defined with their code below */
 static void psyncHoldsReleaseAll(void);
 static void psyncHoldsAdopt(replBufBlock *bl);
+static void dualChannelReset(void);
+static int dualChannelStart(connection *conn);
+static void dualChannelSnapshotLoaded(connection *rdb, size_t leftlen);
 
 /* ---------------------------------------------------------------------------
  * Ids and offsets
@@ -1684,6 +1687,7 @@ static void cancelReplicationHandshake(void) {
         connClose(repl.transfer);
         repl.transfer = NULL;
     }
+    dualChannelReset();
     if (repl.state != REPL_STATE_NONE && repl.state != REPL_STATE_CONNECTED) repl.state = REPL_STATE_CONNECT;
 }
 
@@ -1739,8 +1743,17 @@ static int sendHandshakeBatch(connection *conn) {
         const char *ip[3] = {"REPLCONF", "ip-address", server.replica_announce_ip};
         if (sendHandshakeCommand(conn, 3, ip) != C_OK) return C_ERR;
     }
-    const char *capa[7] = {"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "rdma-read"};
-    return sendHandshakeCommand(conn, replRdmaCanRead(conn) ? 7 : 5, capa);
+    const char *capa[9] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    int argc = 5;
+    if (replRdmaCanRead(conn)) {
+        capa[argc++] = "capa";
+        capa[argc++] = "rdma-read";
+    }
+    if (server.dual_channel_replication) {
+        capa[argc++] = "capa";
+        capa[argc++] = "dual-channel";
+    }
+    return sendHandshakeCommand(conn, argc, capa);
 }
 
 /* Sends PSYNC <replid> <offset+1> for the history this dataset holds (a
@@ -1768,6 +1781,7 @@ typedef enum {
     PSYNC_REPLY_TRY_LATER,        /* refused for now (loading, no link to its own primary, busy) */
     PSYNC_REPLY_NOT_SUPPORTED,    /* any other error: a primary without PSYNC; ask with SYNC */
     PSYNC_REPLY_FAILOVER_ABORTED, /* the failover target refused: the link is already closed */
+    PSYNC_REPLY_DUAL_CHANNEL,     /* +DUALCHANNELSYNC: the snapshot comes on an rdb channel */
 } psyncReply;
 
 /* The snapshot comes next on the link (REPL_STATE_TRANSFER, read by
@@ -1795,7 +1809,8 @@ static void replicationExpectSnapshot(connection *conn, const char *replid, long
 static psyncReply handlePsyncReply(connection *conn, sds reply) {
     int transient = !strncmp(reply, "-NOMASTERLINK", 13) || !strncmp(reply, "-LOADING", 8) ||
                     !strncmp(reply, "-BUSY", 5);
-    int resync = !strncmp(reply, "+FULLRESYNC", 11) || !strncmp(reply, "+CONTINUE", 9);
+    int resync = !strncmp(reply, "+FULLRESYNC", 11) || !strncmp(reply, "+CONTINUE", 9) ||
+                 !strncmp(reply, "+DUALCHANNELSYNC", 16);
     if (repl.failover_state == FAILOVER_IN_PROGRESS) {
         if (!resync) {
             serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
@@ -1818,6 +1833,10 @@ static psyncReply handlePsyncReply(connection *conn, sds reply) {
         replicationExpectSnapshot(conn, id + 1, offset);
         serverLog(LL_NOTICE, "Full resync from primary: %s:%lld", repl.new_replid, repl.new_offset);
         return PSYNC_REPLY_GO_ON;
+    }
+    if (!strncmp(reply, "+DUALCHANNELSYNC", 16)) {
+        serverLog(LL_NOTICE, "PSYNC is not possible, initialize RDB channel.");
+        return PSYNC_REPLY_DUAL_CHANNEL;
     }
     if (!strncmp(reply, "+CONTINUE", 9)) {
         const char *newid = reply[9] == ' ' ? reply + 10 : NULL;
@@ -1923,6 +1942,9 @@ static void syncWithPrimary(connection *conn) {
             if (replicationFallBackToSync(conn) != C_OK) goto error;
             break;
         case PSYNC_REPLY_FAILOVER_ABORTED: sdsfree(reply); return; /* the link is closed */
+        case PSYNC_REPLY_DUAL_CHANNEL:
+            if (dualChannelStart(conn) != C_OK) goto error;
+            break;
         }
         break;
     default:
@@ -1939,6 +1961,358 @@ error:
 }
 
 /* ---------------------------------------------------------------------------
+ * Dual-channel sync, replica side (dual-channel-replication-enabled)
+ *
+ * With the option on, the handshake says "capa dual-channel". A primary
+ * that does it too answers a PSYNC that cannot continue with
+ * "+DUALCHANNELSYNC" (one that does not answers +FULLRESYNC as ever, and
+ * the sync goes on the one link). Then:
+ *   1. the main link is left idle and a second one, the rdb channel, is
+ *      opened (it becomes repl.transfer): AUTH, REPLCONF capa eof
+ *      rdb-only 1 rdb-channel 1 listening-port, SYNC;
+ *   2. "$ENDOFF:<offset> <replid> <db> <client id>" comes when the
+ *      primary's snapshot starts; the snapshot follows on the rdb channel
+ *      and is loaded as any other (readSyncBulkPayload());
+ *   3. meanwhile the main link asks to continue right after the snapshot
+ *      (REPLCONF set-rdb-client-id <client id>, PSYNC <replid> <offset+1>)
+ *      and, after +CONTINUE, what comes is kept in memory, in pieces: the
+ *      primary does not keep it for us. Past client-output-buffer-limit
+ *      replica's hard limit (if any) we stop reading the main link, so the
+ *      rest waits on the primary's side, as Valkey does;
+ *   4. once the snapshot is loaded, the main link becomes the primary's
+ *      client, the kept stream is applied, and the link reads on.
+ * Any failure of either link before that drops both; the next attempt
+ * PSYNCs, and after a loaded snapshot it continues from its offset.
+ * ------------------------------------------------------------------------- */
+
+/* The limit of the stream kept during the load (0: none). */
+static size_t dualChannelBufferLimit(void) {
+    return (size_t)server.client_obuf_limits[CLIENT_TYPE_REPLICA].hard_limit_bytes;
+}
+
+static void dualChannelFreeBuffer(void) {
+    if (repl.dual_buf) {
+        listIter li;
+        listNode *ln;
+        listRewind(repl.dual_buf, &li);
+        while ((ln = listNext(&li))) sdsfree(listNodeValue(ln));
+        listRelease(repl.dual_buf);
+    }
+    repl.dual_buf = NULL;
+    repl.dual_buf_len = 0;
+}
+
+/* Forgets the dual-channel sync in progress: the main link is closed,
+ * the kept stream freed. The rdb channel is repl.transfer: its owner
+ * (cancelReplicationHandshake(), replicationAbortSyncTransfer()) closes
+ * it. Idempotent. */
+static void dualChannelReset(void) {
+    if (repl.dual_main) connClose(repl.dual_main);
+    repl.dual_main = NULL;
+    dualChannelFreeBuffer();
+    repl.dual_state = REPL_DUAL_NONE;
+    repl.dual_main_state = REPL_DUAL_MAIN_IDLE;
+    repl.dual_main_stopped = repl.dual_main_failed = repl.dual_loaded = 0;
+    repl.dual_rdb_client_id = 0;
+}
+
+/* The sync failed on either link outside a load: both go, the cron
+ * reconnects. */
+static void dualChannelAbort(void) {
+    if (repl.transfer) connClose(repl.transfer);
+    repl.transfer = NULL;
+    if (repl.transfer_fd != -1) {
+        close(repl.transfer_fd);
+        unlink(repl.transfer_tmpfile);
+        repl.transfer_fd = -1;
+    }
+    dualChannelReset();
+    repl.state = REPL_STATE_CONNECT;
+}
+
+static void dualChannelRdbHandshake(connection *conn);
+
+/* "+DUALCHANNELSYNC" on main link conn: it waits, idle, while the rdb
+ * channel is opened. C_ERR if that cannot start (logged; conn is left to
+ * the caller). */
+static int dualChannelStart(connection *conn) {
+    ConnectionType *ct = replicationConnectionType();
+    connection *rdb = ct ? connCreate(ct) : NULL;
+    if (rdb == NULL ||
+        connConnect(rdb, server.primary_host, server.primary_port, server.bind_source_addr,
+                    dualChannelRdbHandshake) == C_ERR) {
+        serverLog(LL_WARNING, "Unable to connect to Primary: %s", rdb ? connGetLastError(rdb) : "no transport");
+        if (rdb) connClose(rdb);
+        return C_ERR;
+    }
+    connSetReadHandler(conn, NULL);
+    dualChannelFreeBuffer();
+    repl.dual_main = conn;
+    repl.transfer = rdb;
+    repl.dual_state = REPL_DUAL_RDB_CONNECTING;
+    repl.dual_main_state = REPL_DUAL_MAIN_IDLE;
+    repl.dual_buf = listCreate();
+    repl.dual_buf_peak = 0;
+    repl.transfer_lastio = server.unixtime;
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: the primary does dual channel synchronization: opening the RDB "
+                         "channel");
+    return C_OK;
+}
+
+/* Sends AUTH (primaryauth) and the rdb channel's REPLCONF in one go. */
+static int dualChannelSendRdbHandshake(connection *conn) {
+    if (server.primary_auth) {
+        const char *a[3] = {"AUTH", server.primary_user ? server.primary_user : server.primary_auth,
+                            server.primary_auth};
+        if (sendHandshakeCommand(conn, server.primary_user ? 3 : 2, a) != C_OK) return C_ERR;
+    }
+    char port[16];
+    int listening = server.tls_replication && server.tls_port ? server.tls_port : server.port;
+    snprintf(port, sizeof(port), "%d", server.replica_announce_port ? server.replica_announce_port : listening);
+    const char *conf[9] = {"REPLCONF", "capa", "eof", "rdb-only", "1", "rdb-channel", "1", "listening-port", port};
+    return sendHandshakeCommand(conn, 9, conf);
+}
+
+/* Parses "$ENDOFF:<offset> <replid> <db> <client id>". C_ERR if malformed. */
+static int dualChannelParseEndOffset(const char *line, long long *offset, char *replid, int *db, uint64_t *id) {
+    char idbuf[CONFIG_RUN_ID_SIZE + 2];
+    long long off, dbid;
+    unsigned long long cid;
+    if (strncmp(line, "$ENDOFF:", 8)) return C_ERR;
+    if (sscanf(line + 8, "%lld %41s %lld %llu", &off, idbuf, &dbid, &cid) != 4) return C_ERR;
+    if (strlen(idbuf) != CONFIG_RUN_ID_SIZE || off < 0 || dbid < 0 || dbid >= server.dbnum || cid == 0) return C_ERR;
+    memcpy(replid, idbuf, CONFIG_RUN_ID_SIZE + 1);
+    *offset = off;
+    *db = (int)dbid;
+    *id = cid;
+    return C_OK;
+}
+
+static void dualChannelMainReadHandler(connection *conn);
+static void readSyncBulkPayload(connection *conn);
+
+/* "$ENDOFF" came: the snapshot follows on the rdb channel, and the main
+ * link asks for the stream after it. C_ERR if the main link failed. */
+static int dualChannelEndOffset(connection *rdb, long long offset, const char *replid, int db, uint64_t id) {
+    repl.dual_rdb_client_id = id;
+    repl.dual_endoff_db = db;
+    repl.dual_state = REPL_DUAL_LOADING;
+    replicationExpectSnapshot(rdb, replid, offset);
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: the snapshot comes on the RDB channel (client id %llu), the "
+                         "stream after it from offset %lld on the main channel",
+              (unsigned long long)id, offset + 1);
+    char idstr[32], off[32];
+    snprintf(idstr, sizeof(idstr), "%llu", (unsigned long long)id);
+    snprintf(off, sizeof(off), "%lld", offset + 1);
+    const char *setid[3] = {"REPLCONF", "set-rdb-client-id", idstr};
+    const char *psync[3] = {"PSYNC", replid, off};
+    if (sendHandshakeCommand(repl.dual_main, 3, setid) != C_OK || sendHandshakeCommand(repl.dual_main, 3, psync) != C_OK)
+        return C_ERR;
+    repl.dual_main_state = REPL_DUAL_MAIN_RECEIVE_SETID_REPLY;
+    connSetReadHandler(repl.dual_main, dualChannelMainReadHandler);
+    return C_OK;
+}
+
+/* The rdb channel's handshake, one step per event, until "$ENDOFF". */
+static void dualChannelRdbHandshake(connection *conn) {
+    sds reply = NULL;
+    if (repl.dual_state == REPL_DUAL_NONE || conn != repl.transfer) { /* the sync was cancelled meanwhile */
+        connClose(conn);
+        return;
+    }
+    if (connGetState(conn) != CONN_STATE_CONNECTED) {
+        serverLog(LL_WARNING, "Error condition on socket for dual channel replication: %s", connGetLastError(conn));
+        goto error;
+    }
+    switch (repl.dual_state) {
+    case REPL_DUAL_RDB_CONNECTING:
+        connSetReadHandler(conn, dualChannelRdbHandshake);
+        connSetWriteHandler(conn, NULL);
+        if (dualChannelSendRdbHandshake(conn) != C_OK) goto error;
+        repl.dual_state = server.primary_auth ? REPL_DUAL_RDB_RECEIVE_AUTH_REPLY : REPL_DUAL_RDB_RECEIVE_REPLCONF_REPLY;
+        return;
+    case REPL_DUAL_RDB_RECEIVE_AUTH_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '-') {
+            serverLog(LL_WARNING, "Unable to AUTH to PRIMARY: %s", reply);
+            goto error;
+        }
+        repl.dual_state = REPL_DUAL_RDB_RECEIVE_REPLCONF_REPLY;
+        break;
+    case REPL_DUAL_RDB_RECEIVE_REPLCONF_REPLY: {
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '-') {
+            serverLog(LL_WARNING, "Primary refused the RDB channel's REPLCONF: %s", reply);
+            goto error;
+        }
+        const char *sync[1] = {"SYNC"};
+        if (sendHandshakeCommand(conn, 1, sync) != C_OK) goto error;
+        repl.dual_state = REPL_DUAL_RDB_RECEIVE_ENDOFF;
+        break;
+    }
+    case REPL_DUAL_RDB_RECEIVE_ENDOFF: {
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '\0') break; /* a keepalive newline while the primary prepares */
+        long long offset;
+        char replid[CONFIG_RUN_ID_SIZE + 1];
+        int db;
+        uint64_t id;
+        if (dualChannelParseEndOffset(reply, &offset, replid, &db, &id) != C_OK) {
+            serverLog(LL_WARNING, "Bad reply to the RDB channel's SYNC, expected $ENDOFF: %s", reply);
+            goto error;
+        }
+        if (dualChannelEndOffset(conn, offset, replid, db, id) != C_OK) goto error;
+        break;
+    }
+    default:
+        serverLog(LL_WARNING, "dualChannelRdbHandshake(): unexpected state %d", repl.dual_state);
+        goto error;
+    }
+    sdsfree(reply);
+    return;
+error:
+    sdsfree(reply);
+    dualChannelAbort();
+}
+
+/* The main link failed during the sync: outside a load both links go at
+ * once; inside one (events are served while the snapshot loads from the
+ * rdb channel) the end of the load does it (dualChannelSnapshotLoaded()). */
+static void dualChannelMainFailed(void) {
+    if (server.loading) {
+        connSetReadHandler(repl.dual_main, NULL);
+        repl.dual_main_failed = 1;
+        return;
+    }
+    dualChannelAbort();
+}
+
+static void dualChannelApplyBuffer(void);
+
+/* Reads what the main link has into the kept stream, up to the limit. */
+static void dualChannelBufferStream(connection *conn) {
+    size_t limit = dualChannelBufferLimit();
+    while (1) {
+        if (limit && repl.dual_buf_len >= limit) {
+            serverLog(LL_NOTICE, "Replication buffer limit reached, stopping buffering.");
+            connSetReadHandler(conn, NULL);
+            repl.dual_main_stopped = 1;
+            return;
+        }
+        sds piece = sdsnewlen(NULL, REPL_TRANSFER_CHUNK);
+        ssize_t n = connRead(conn, piece, REPL_TRANSFER_CHUNK);
+        if (n <= 0) {
+            sdsfree(piece);
+            if (n == -1 && connGetState(conn) == CONN_STATE_CONNECTED) return; /* EAGAIN */
+            serverLog(LL_WARNING, "Main channel connection lost during dual channel sync: %s",
+                      n == 0 ? "connection lost" : connGetLastError(conn));
+            dualChannelMainFailed();
+            return;
+        }
+        sdssetlen(piece, (size_t)n);
+        piece = sdsRemoveFreeSpace(piece, 0);
+        listAddNodeTail(repl.dual_buf, piece);
+        repl.dual_buf_len += (size_t)n;
+        if (repl.dual_buf_len > repl.dual_buf_peak) repl.dual_buf_peak = repl.dual_buf_len;
+        server.stat_net_repl_input_bytes += n;
+        if ((size_t)n < REPL_TRANSFER_CHUNK) return;
+    }
+}
+
+/* Read handler of the main link during a dual-channel sync: the replies
+ * to REPLCONF set-rdb-client-id and PSYNC, then the stream. */
+static void dualChannelMainReadHandler(connection *conn) {
+    sds reply = NULL;
+    switch (repl.dual_main_state) {
+    case REPL_DUAL_MAIN_RECEIVE_SETID_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto fail;
+        if (reply[0] == '-') {
+            serverLog(LL_WARNING, "Primary refused REPLCONF set-rdb-client-id: %s", reply);
+            goto fail;
+        }
+        repl.dual_main_state = REPL_DUAL_MAIN_RECEIVE_PSYNC_REPLY;
+        break;
+    case REPL_DUAL_MAIN_RECEIVE_PSYNC_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto fail;
+        if (reply[0] == '\0') break;
+        if (strncmp(reply, "+CONTINUE", 9)) {
+            serverLog(LL_WARNING, "Unexpected reply to the main channel's PSYNC: %s", reply);
+            goto fail;
+        }
+        serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: the main channel continues after the snapshot; its stream "
+                             "is kept in memory until the snapshot is loaded");
+        repl.dual_main_state = REPL_DUAL_MAIN_BUFFERING;
+        if (repl.dual_loaded) dualChannelApplyBuffer();
+        break;
+    case REPL_DUAL_MAIN_BUFFERING: dualChannelBufferStream(conn); break;
+    default: connSetReadHandler(conn, NULL); break;
+    }
+    sdsfree(reply);
+    return;
+fail:
+    sdsfree(reply);
+    dualChannelMainFailed();
+}
+
+/* The snapshot loaded and +CONTINUE came: the main link becomes the
+ * primary's client and what it kept is applied, piece by piece (a command
+ * cut between two pieces waits in the query buffer for the rest). */
+static void dualChannelApplyBuffer(void) {
+    connection *conn = repl.dual_main;
+    list *buf = repl.dual_buf;
+    size_t len = repl.dual_buf_len;
+    repl.dual_main = NULL;
+    repl.dual_buf = NULL;
+    dualChannelReset();
+    connSetReadHandler(conn, NULL);
+    client *p = replicationCreatePrimaryClient(conn, repl.stream_db >= 0 ? repl.stream_db : repl.dual_endoff_db);
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Finished with success, applying %zu bytes of the stream kept "
+                         "during the load", len);
+    replicationSendAck(); /* the primary counts us online from it */
+    listIter li;
+    listNode *ln;
+    listRewind(buf, &li);
+    while ((ln = listNext(&li))) {
+        sds piece = listNodeValue(ln);
+        if (!(p->flags & CLIENT_CLOSE_ASAP)) {
+            p->querybuf = sdscatlen(p->querybuf, piece, sdslen(piece));
+            replicationPrimaryRead(p, sdslen(piece));
+            processInputBuffer(p);
+        }
+        sdsfree(piece);
+    }
+    listRelease(buf);
+}
+
+/* The snapshot from the rdb channel is loaded (replicationFinishFullSync()
+ * hands over): this dataset is the primary's history up to the snapshot's
+ * offset, whatever happens to the main link. */
+static void dualChannelSnapshotLoaded(connection *rdb, size_t leftlen) {
+    if (leftlen) serverLog(LL_WARNING, "Ignoring %zu bytes after the snapshot on the RDB channel", leftlen);
+    connClose(rdb);
+    repl.transfer = NULL;
+    memcpy(server.replid, repl.new_replid, sizeof(server.replid));
+    server.primary_repl_offset = repl.new_offset;
+    replicationClearReplid2();
+    replicationCreateBacklog();
+    repl.psync_possible = 1;
+    if (repl.stream_db < 0) repl.stream_db = repl.dual_endoff_db;
+    aofRestartAfterFullSync();
+    if (repl.dual_main_failed) {
+        serverLog(LL_WARNING, "PRIMARY <-> REPLICA sync: the main channel was lost during the load; continuing "
+                              "from offset %lld with the next PSYNC", server.primary_repl_offset + 1);
+        dualChannelReset();
+        repl.state = REPL_STATE_CONNECT;
+        return;
+    }
+    if (repl.dual_main_state != REPL_DUAL_MAIN_BUFFERING) {
+        repl.dual_loaded = 1; /* +CONTINUE applies the buffer when it comes */
+        return;
+    }
+    dualChannelApplyBuffer();
+}
+
+/* ---------------------------------------------------------------------------
  * Replica side: receiving the snapshot
  * ------------------------------------------------------------------------- */
 
@@ -1950,6 +2324,7 @@ static void replicationAbortSyncTransfer(void) {
         unlink(repl.transfer_tmpfile);
         repl.transfer_fd = -1;
     }
+    dualChannelReset();
     repl.state = REPL_STATE_CONNECT;
 }
 
@@ -1970,6 +2345,10 @@ static void replicationEmptyForSync(void) {
 /* The snapshot loaded: the link becomes the primary's client and this
  * dataset is the primary's history at new_offset. */
 static void replicationFinishFullSync(connection *conn, const char *leftover, size_t leftlen) {
+    if (repl.dual_state == REPL_DUAL_LOADING) {
+        dualChannelSnapshotLoaded(conn, leftlen);
+        return;
+    }
     memcpy(server.replid, repl.new_replid, sizeof(server.replid));
     server.primary_repl_offset = repl.new_offset;
     replicationClearReplid2();
@@ -2927,6 +3306,10 @@ sds replicationCatInfo(sds info) {
             info = sdscatprintf(info, "master_link_down_since_seconds:%jd\r\n",
                                 repl.down_since ? (intmax_t)(now - repl.down_since) : (intmax_t)-1);
         info = sdscatprintf(info,
+                            "replicas_repl_buffer_size:%zu\r\n"
+                            "replicas_repl_buffer_peak:%zu\r\n",
+                            repl.dual_buf_len, repl.dual_buf_peak);
+        info = sdscatprintf(info,
                             "slave_priority:%d\r\n"
                             "slave_read_only:%d\r\n"
                             "replica_announced:%d\r\n",
@@ -2945,12 +3328,15 @@ sds replicationCatInfo(sds info) {
         if (replicaAddress(r, ip, sizeof(ip)) == C_ERR) continue;
         info = sdscatprintf(info, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%ld,type=%s\r\n", n++, ip,
                             r->repl->listening_port, replicaStateName(r), r->repl->ack_off,
-                            (long)(now - r->repl->ack_time), "replica");
+                            (long)(now - r->repl->ack_time),
+                            r->repl->rdb_channel                                ? "rdb-channel"
+                            : r->repl->state == REPLICA_STATE_BG_RDB_LOAD ? "main-channel"
+                                                                          : "replica");
     }
     info = replRdmaCatInfo(info);
     replBacklog *b = repl.backlog;
     info = sdscatprintf(info,
-                        "replicas_waiting_psync:0\r\n"
+                        "replicas_waiting_psync:%lu\r\n"
                         "master_failover_state:%s\r\n"
                         "master_replid:%s\r\n"
                         "master_replid2:%s\r\n"
@@ -2960,7 +3346,8 @@ sds replicationCatInfo(sds info) {
                         "repl_backlog_size:%lld\r\n"
                         "repl_backlog_first_byte_offset:%lld\r\n"
                         "repl_backlog_histlen:%lld\r\n",
-                        failoverStateName(), server.replid, repl.replid2, server.primary_repl_offset,
+                        listLength(repl.psync_holds), failoverStateName(), server.replid, repl.replid2,
+                        server.primary_repl_offset,
                         repl.second_replid_offset,
                         b != NULL, server.repl_backlog_size, b ? b->offset : 0, backlogHistlen());
     return info;

@@ -60,6 +60,25 @@ typedef enum {
     REPL_STATE_CONNECTED,        /* the stream is flowing */
 } replState;
 
+/* A dual-channel sync on the replica's side (replication.c, "Dual-channel
+ * sync, replica side"): the rdb channel's steps, then the load. */
+typedef enum {
+    REPL_DUAL_NONE = 0,                   /* no dual-channel sync */
+    REPL_DUAL_RDB_CONNECTING,             /* the rdb channel is connecting */
+    REPL_DUAL_RDB_RECEIVE_AUTH_REPLY,     /* AUTH and REPLCONF sent together; replies read in order */
+    REPL_DUAL_RDB_RECEIVE_REPLCONF_REPLY,
+    REPL_DUAL_RDB_RECEIVE_ENDOFF,         /* SYNC sent: "$ENDOFF" comes when the snapshot starts */
+    REPL_DUAL_LOADING,                    /* the snapshot comes on the rdb channel (REPL_STATE_TRANSFER) */
+} replDualState;
+
+/* The main link of a dual-channel sync on the replica's side. */
+typedef enum {
+    REPL_DUAL_MAIN_IDLE = 0,              /* waits for "$ENDOFF" on the rdb channel */
+    REPL_DUAL_MAIN_RECEIVE_SETID_REPLY,   /* REPLCONF set-rdb-client-id and PSYNC sent together */
+    REPL_DUAL_MAIN_RECEIVE_PSYNC_REPLY,
+    REPL_DUAL_MAIN_BUFFERING,             /* +CONTINUE came: the stream is kept in memory until the load ends */
+} replDualMainState;
+
 /* Replication data of a replica client (on a primary) or of the primary's
  * client (on a replica); c->repl, NULL for every other client. */
 typedef struct replClientData {
@@ -203,6 +222,18 @@ struct replicationState {
     char loaded_replid[CONFIG_RUN_ID_SIZE + 1]; /* ... repl-id, "" if none */
     long long loaded_offset;    /* ... repl-offset, -1 if none */
     int loaded_stream_db;       /* ... repl-stream-db, -1 if none */
+    /* Dual-channel sync, replica side: repl.transfer is the rdb channel. */
+    replDualState dual_state;
+    replDualMainState dual_main_state;
+    connection *dual_main;      /* the main link, while the snapshot comes on the rdb channel */
+    uint64_t dual_rdb_client_id; /* the primary's id of our rdb channel ("$ENDOFF") */
+    int dual_endoff_db;         /* the db the stream after the snapshot starts in ("$ENDOFF") */
+    list *dual_buf;             /* sds pieces of the stream read on the main link during the load */
+    size_t dual_buf_len;        /* their bytes (INFO replicas_repl_buffer_size) */
+    size_t dual_buf_peak;       /* the most they reached in the last sync (replicas_repl_buffer_peak) */
+    int dual_main_stopped;      /* the buffer reached its limit: the main link is not read until the load ends */
+    int dual_main_failed;       /* the main link failed during the load */
+    int dual_loaded;            /* the snapshot is loaded; the main link's +CONTINUE has not come yet */
     /* FAILOVER */
     failoverState failover_state;
     mstime_t failover_end_time; /* 0 = no timeout */
