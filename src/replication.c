@@ -1691,9 +1691,13 @@ static void cancelReplicationHandshake(void) {
     if (repl.state != REPL_STATE_NONE && repl.state != REPL_STATE_CONNECTED) repl.state = REPL_STATE_CONNECT;
 }
 
-/* Sends one command of the handshake. Returns C_OK or C_ERR (logged). */
+/* Sends one command of the handshake (at most REPL_HANDSHAKE_MAX_ARGS
+ * words: the longest is the rdb channel's REPLCONF, 9). Returns C_OK or
+ * C_ERR (logged). */
+#define REPL_HANDSHAKE_MAX_ARGS 12
 static int sendHandshakeCommand(connection *conn, int argc, const char **argv) {
-    robj *objs[8];
+    serverAssert(argc <= REPL_HANDSHAKE_MAX_ARGS);
+    robj *objs[REPL_HANDSHAKE_MAX_ARGS];
     for (int j = 0; j < argc; j++) objs[j] = createStringObject(argv[j], strlen(argv[j]));
     size_t cap = propagateCommandMaxLen(objs, argc);
     char *cmd = zmalloc(cap);
