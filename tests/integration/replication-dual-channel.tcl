@@ -126,6 +126,7 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-d
         lassign [dc_rdb_channel 0] rdb endoff
         assert {[regexp {^\$ENDOFF:(\d+) ([0-9a-f]{40}) (\d+) (\d+)$} $endoff -> off replid dbid rdbid]}
         assert_equal [repl_info master_replid] $replid
+        assert_equal 1 [repl_info replicas_waiting_psync]
         # Writes after the snapshot started: many times repl-backlog-size,
         # so only the rdb channel's hold keeps them in the buffer.
         set n 400
@@ -140,6 +141,8 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-d
         ::vk::send_command [$main channel] [list psync $replid [expr {$off + 1}]]
         assert_equal "+CONTINUE $replid" [::vk::repl_stream_line [$main channel]]
         assert_match "*state=bg_transfer*" [r info replication]
+        assert_match "*type=main-channel*" [r info replication]
+        assert_equal 0 [repl_info replicas_waiting_psync]
         set s $main
         assert_replication_stream $s {{select *}}
         for {set i 0} {$i < $n} {incr i} {
@@ -167,6 +170,26 @@ start_server {tags {repl needs:debug} overrides {enable-debug-command yes repl-d
         wait_for_condition 100 20 {[repl_info connected_slaves] == 0} { fail "replicas left" }
         r flushall
         repl_populate_all_types 20 0 dc
+    }
+
+    test "Dual channel: a delivered snapshot's stream waits repl-timeout for its main channel, then goes" {
+        r config set dual-channel-replication-enabled yes
+        r config set repl-timeout 1
+        lassign [dc_rdb_channel 0] rdb endoff
+        assert {[regexp {^\$ENDOFF:(\d+) [0-9a-f]{40} \d+ (\d+)$} $endoff -> off rdbid]}
+        dc_read_snapshot $rdb
+        assert_equal 1 [dc_link_closed $rdb 3000]
+        $rdb close
+        # The rdb channel is gone; what follows its snapshot is still held.
+        assert_equal 1 [repl_info replicas_waiting_psync]
+        wait_for_condition 100 50 {[repl_info replicas_waiting_psync] == 0} {
+            fail "the hold did not expire: [r info replication]"
+        }
+        assert [log_has_line "*Dropping the replication buffer reference of RDB client $rdbid: no main channel PSYNC within repl-timeout*"]
+        set c [vk_client]
+        assert_error "ERR Unrecognized RDB client id $rdbid" {$c replconf set-rdb-client-id $rdbid}
+        $c close
+        r config set repl-timeout 60
     }
 
     test "Dual channel: an rdb channel that fails before its snapshot is out lets the buffer go" {
