@@ -43,7 +43,10 @@
  *           (replicationNextSnapshotMethod()).
  * Until its snapshot is delivered, a replica's stream accumulates in the
  * replication buffer, from the offset its snapshot was taken at, and is
- * not sent (replicaStreamMayWrite()).
+ * not sent (replicaStreamMayWrite()). With dual-channel-replication-enabled
+ * (Valkey 8) a replica that says "capa dual-channel" takes its snapshot on
+ * a second link instead, and its main link gets the stream while it loads
+ * (see "Dual-channel sync" below).
  *
  * On the replica, the primary is a client (CLIENT_PRIMARY) whose commands
  * run without replies; the bytes of the commands it applied are proxied
@@ -96,6 +99,11 @@ static const char *failoverStateName(void);
 static replSnapshotMethod *replicationJoinableSnapshot(client *c);
 static int snapshotMethodDelayed(replSnapshotMethod *m);
 static replSnapshotMethod diskSnapshotMethod, socketSnapshotMethod; /* defined with their code below */
+static void psyncHoldsReleaseAll(void);
+static void psyncHoldsAdopt(replBufBlock *bl);
+static void dualChannelReset(void);
+static int dualChannelStart(connection *conn);
+static void dualChannelSnapshotLoaded(connection *rdb, size_t leftlen);
 
 /* ---------------------------------------------------------------------------
  * Ids and offsets
@@ -130,6 +138,7 @@ void replicationInit(void) {
     memset(&repl, 0, sizeof(repl));
     repl.replicas = listCreate();
     repl.waiting_clients = listCreate();
+    repl.psync_holds = listCreate();
     repl.last_seldb = -1;
     repl.transfer_fd = -1;
     repl.stream_db = -1;
@@ -195,6 +204,7 @@ static void replicationDiscardBacklog(void) {
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) replicaReleaseBlock(listNodeValue(ln));
+    psyncHoldsReleaseAll();
     replBufBlock *bl = repl.backlog->head;
     while (bl) {
         replBufBlock *next = bl->next;
@@ -246,11 +256,13 @@ static replBufBlock *replBufAddBlock(size_t need) {
         listRewind(repl.replicas, &li);
         while ((ln = listNext(&li))) {
             client *r = listNodeValue(ln);
-            if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START || r->repl->block) continue;
+            if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START || r->repl->block || r->repl->rdb_channel)
+                continue;
             r->repl->block = bl;
             r->repl->block_pos = 0;
             bl->refcount++;
         }
+        psyncHoldsAdopt(bl);
     }
     b->tail = bl;
     b->mem += usable;
@@ -352,10 +364,13 @@ static inline int replicaStreamPending(replClientData *d) {
 }
 
 /* 1 if r's stream may be written now: its snapshot is delivered (and,
- * after a streamed one, its first ACK came). */
+ * after a streamed one, its first ACK came), or it is the main channel
+ * of a dual-channel sync, whose replica buffers the stream while it
+ * loads. */
 static inline int replicaStreamMayWrite(client *r) {
-    return r->conn && !(r->flags & CLIENT_CLOSE_ASAP) && r->repl->state == REPLICA_STATE_ONLINE &&
-           !r->repl->start_stream_on_ack;
+    return r->conn && !(r->flags & CLIENT_CLOSE_ASAP) &&
+           ((r->repl->state == REPLICA_STATE_ONLINE && !r->repl->start_stream_on_ack) ||
+            r->repl->state == REPLICA_STATE_BG_RDB_LOAD);
 }
 
 /* Moves r's place n bytes forward, block after block, carrying its
@@ -631,6 +646,170 @@ void replicaPutOnline(client *c, int wait_first_ack) {
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
 }
 
+/* ---------------------------------------------------------------------------
+ * Dual-channel sync, primary side (dual-channel-replication-enabled)
+ *
+ * Valkey 8's protocol, so that its replicas can sync from us:
+ *   main link   REPLCONF capa dual-channel, then PSYNC. When that PSYNC
+ *               cannot continue and this option is on, the answer is
+ *               "+DUALCHANNELSYNC" and the link stays a plain client.
+ *   rdb link    a second connection: REPLCONF capa eof rdb-only 1
+ *               rdb-channel 1, then SYNC. When its snapshot starts it gets
+ *               "$ENDOFF:<offset> <replid> <dbid> <client id>" instead of
+ *               +FULLRESYNC, then the snapshot with the EOF framing, and
+ *               is closed once the snapshot is out (an rdb-only replica).
+ *   main link   REPLCONF set-rdb-client-id <client id>, then PSYNC <replid>
+ *               <offset+1>: a partial resync from the snapshot's offset.
+ *               It gets the stream at once (state bg_transfer) while the
+ *               replica loads and buffers it; it is online at its first
+ *               REPLCONF ACK, sent once the replica has loaded.
+ * Between "$ENDOFF" and that PSYNC, the stream after the snapshot must
+ * stay in the replication buffer: a replPsyncHold keeps a reference on
+ * the block of that offset (the stream is never copied). The rdb channel
+ * itself holds no place in the stream, so what accumulates meanwhile is
+ * counted against no replica's output limit until the main channel takes
+ * it over. A hold goes when its main channel attaches, when its rdb
+ * channel fails before its snapshot is out, or repl-timeout after a
+ * delivered snapshot's rdb channel left without a main channel coming.
+ * ------------------------------------------------------------------------- */
+
+typedef struct replPsyncHold {
+    uint64_t rdb_client_id; /* the rdb channel that was sent "$ENDOFF" */
+    long long offset;       /* the first stream byte after its snapshot */
+    replBufBlock *block;    /* the block of offset, referenced; NULL while the buffer has none */
+    time_t orphan_since;    /* when its delivered rdb channel left; 0 while it lives */
+} replPsyncHold;
+
+/* The hold of rdb channel client id, or NULL. */
+static replPsyncHold *psyncHoldFind(uint64_t id, listNode **node) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.psync_holds, &li);
+    while ((ln = listNext(&li))) {
+        replPsyncHold *h = listNodeValue(ln);
+        if (h->rdb_client_id != id) continue;
+        if (node) *node = ln;
+        return h;
+    }
+    return NULL;
+}
+
+/* Keeps the stream from offset on in the buffer for rdb channel c. */
+static void psyncHoldCreate(client *c, long long offset) {
+    replPsyncHold *h = zcalloc(sizeof(*h));
+    h->rdb_client_id = c->id;
+    h->offset = offset;
+    size_t pos;
+    h->block = replBufLocate(offset, &pos);
+    if (h->block) h->block->refcount++;
+    listAddNodeTail(repl.psync_holds, h);
+}
+
+static void psyncHoldRelease(uint64_t id) {
+    listNode *ln;
+    replPsyncHold *h = psyncHoldFind(id, &ln);
+    if (h == NULL) return;
+    if (h->block) h->block->refcount--;
+    listDelNode(repl.psync_holds, ln);
+    zfree(h);
+}
+
+/* The replication buffer is being freed: every hold lets go. */
+static void psyncHoldsReleaseAll(void) {
+    while (listLength(repl.psync_holds)) {
+        replPsyncHold *h = listNodeValue(listFirst(repl.psync_holds));
+        psyncHoldRelease(h->rdb_client_id);
+    }
+}
+
+/* The buffer got its first block bl: holds made while it was empty
+ * reference it (their offset is its first byte). */
+static void psyncHoldsAdopt(replBufBlock *bl) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.psync_holds, &li);
+    while ((ln = listNext(&li))) {
+        replPsyncHold *h = listNodeValue(ln);
+        if (h->block) continue;
+        h->block = bl;
+        bl->refcount++;
+    }
+}
+
+/* Rdb channel c is being freed: its hold goes if its snapshot was not
+ * delivered (the replica starts over), and otherwise waits repl-timeout
+ * for the main channel (psyncHoldsCron()). */
+static void psyncHoldRdbChannelGone(client *c) {
+    replPsyncHold *h = psyncHoldFind(c->id, NULL);
+    if (h == NULL) return;
+    if (c->repl->state != REPLICA_STATE_RDB_TRANSMITTED) psyncHoldRelease(c->id);
+    else h->orphan_since = server.unixtime;
+}
+
+/* Cron: holds whose main channel did not come within repl-timeout go. */
+static void psyncHoldsCron(void) {
+    listIter li;
+    listNode *ln;
+    listRewind(repl.psync_holds, &li);
+    while ((ln = listNext(&li))) {
+        replPsyncHold *h = listNodeValue(ln);
+        if (h->orphan_since == 0 || server.unixtime - h->orphan_since <= server.repl_timeout) continue;
+        serverLog(LL_WARNING, "Dropping the replication buffer reference of RDB client %llu: no main channel "
+                              "PSYNC within repl-timeout", (unsigned long long)h->rdb_client_id);
+        psyncHoldRelease(h->rdb_client_id);
+    }
+}
+
+/* The snapshot of rdb channel c starts at offset: the stream after it is
+ * held for the main channel and c gets "$ENDOFF". The db is the one the
+ * stream after the snapshot is in (it starts with a SELECT anyway). */
+static int dualChannelSendEndOffset(client *c, long long offset) {
+    psyncHoldCreate(c, offset + 1);
+    rdbReplInfo ri;
+    int dbid = replicationGetSaveInfo(&ri) ? ri.stream_db : 0;
+    char buf[128];
+    int len = snprintf(buf, sizeof(buf), "$ENDOFF:%lld %s %d %llu\r\n", offset, server.replid, dbid,
+                       (unsigned long long)c->id);
+    if (connSyncWrite(c->conn, buf, len, REPL_SYNCIO_TIMEOUT_MS) != len) {
+        freeClientAsync(c);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+/* PSYNC of main channel c could not continue: if c and this server both
+ * do dual-channel syncs, c is told to take the snapshot on an rdb channel
+ * ("+DUALCHANNELSYNC") and 1 is returned; c stays a plain client. 0 if
+ * the full sync goes on this link. */
+static int dualChannelRedirectFullSync(client *c) {
+    if (!server.dual_channel_replication || !(c->repl->capa & REPLICA_CAPA_DUAL_CHANNEL) || c->repl->rdb_channel ||
+        c->repl->rdb_only || c->repl->rdb_exclude)
+        return 0;
+    serverLog(LL_NOTICE,
+              "Replica %s is capable of dual channel synchronization, and partial sync isn't possible. Full sync "
+              "will continue with dedicated RDB channel.",
+              replicaName(c));
+    const char *reply = "+DUALCHANNELSYNC\r\n";
+    if (connSyncWrite(c->conn, reply, strlen(reply), REPL_SYNCIO_TIMEOUT_MS) != (ssize_t)strlen(reply))
+        freeClientAsync(c);
+    return 1;
+}
+
+/* REPLCONF set-rdb-client-id <id> on a main channel: the rdb channel it
+ * continues after. C_ERR after replying with Valkey's error when no
+ * snapshot of that client is held. */
+static int replconfSetRdbClientId(client *c, robj *val) {
+    long long id;
+    if (getLongLongFromObjectOrReply(c, val, &id, NULL) != C_OK) return C_ERR;
+    if (id <= 0 || psyncHoldFind((uint64_t)id, NULL) == NULL) {
+        addReplyErrorFormat(c, "Unrecognized RDB client id %lld", id);
+        return C_ERR;
+    }
+    if (c->repl == NULL) c->repl = replClientDataCreate();
+    c->repl->rdb_client_id = (uint64_t)id;
+    return C_OK;
+}
+
 /* Sends "+FULLRESYNC <replid> <offset>" (PSYNC replicas; SYNC ones get
  * nothing) and marks c as waiting for the snapshot that starts now. The
  * reply goes straight to the connection: c's output buffer is held back
@@ -638,8 +817,9 @@ void replicaPutOnline(client *c, int wait_first_ack) {
 static int replicaSetupFullResync(client *c, long long offset) {
     c->repl->psync_initial_offset = offset;
     c->repl->state = REPLICA_STATE_WAIT_BGSAVE_END;
-    replicaSetStreamStart(c, offset + 1); /* the stream after its snapshot accumulates from here */
     repl.last_seldb = -1; /* the stream after the snapshot starts with SELECT */
+    if (c->repl->rdb_channel) return dualChannelSendEndOffset(c, offset);
+    replicaSetStreamStart(c, offset + 1); /* the stream after its snapshot accumulates from here */
     if (c->flags & CLIENT_PRE_PSYNC) return C_OK;
     char buf[128];
     int len = snprintf(buf, sizeof(buf), "+FULLRESYNC %s %lld\r\n", server.replid, offset);
@@ -684,7 +864,9 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
         return C_ERR;
     }
     c->flags |= CLIENT_REPLICA;
-    c->repl->state = REPLICA_STATE_ONLINE;
+    /* A dual-channel main channel gets the stream while its replica loads
+     * the snapshot; it is online once that is done (its first ACK). */
+    c->repl->state = c->repl->rdb_client_id ? REPLICA_STATE_BG_RDB_LOAD : REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
     listAddNodeTail(repl.replicas, c);
     char buf[128];
@@ -696,6 +878,7 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
     }
     /* It continues from the backlog's blocks: nothing is copied. */
     replicaSetStreamStart(c, psync_offset);
+    if (c->repl->rdb_client_id) psyncHoldRelease(c->repl->rdb_client_id); /* c holds the stream now */
     long long sent = server.primary_repl_offset + 1 - psync_offset;
     serverLog(LL_NOTICE,
               "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting from "
@@ -757,13 +940,20 @@ void syncCommand(client *c) {
         addReplyError(c, "Filtered replica requires EOF capability");
         return;
     }
+    /* A dual-channel snapshot is always streamed ("$ENDOFF" then "$EOF:"). */
+    if (c->repl->rdb_channel && !(c->repl->capa & REPLICA_CAPA_EOF)) {
+        addReplyError(c, "RDB channel requires EOF capability");
+        return;
+    }
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
 
     if (!strcasecmp(objectGetVal(c->argv[0]), "psync")) {
         long long psync_offset;
         if (getLongLongFromObjectOrReply(c, c->argv[2], &psync_offset, NULL) != C_OK) return;
-        if (primaryTryPartialResync(c, objectGetVal(c->argv[1]), psync_offset) == C_OK) return;
+        if (!c->repl->rdb_channel && primaryTryPartialResync(c, objectGetVal(c->argv[1]), psync_offset) == C_OK)
+            return;
         repl.stat_sync_partial_err += ((char *)objectGetVal(c->argv[1]))[0] != '?';
+        if (dualChannelRedirectFullSync(c)) return;
     } else {
         c->flags |= CLIENT_PRE_PSYNC; /* the old protocol: no +FULLRESYNC line */
     }
@@ -856,6 +1046,7 @@ void replconfCommand(client *c) {
             if (!strcasecmp(objectGetVal(val), "eof")) c->repl->capa |= REPLICA_CAPA_EOF;
             else if (!strcasecmp(objectGetVal(val), "psync2")) c->repl->capa |= REPLICA_CAPA_PSYNC2;
             else if (!strcasecmp(objectGetVal(val), "rdma-read")) c->repl->capa |= REPLICA_CAPA_RDMA_READ;
+            else if (!strcasecmp(objectGetVal(val), "dual-channel")) c->repl->capa |= REPLICA_CAPA_DUAL_CHANNEL;
             /* unknown capabilities are ignored, as Valkey does */
         } else if (!strcasecmp(opt, "ack")) {
             /* From a replica: no reply, ever. */
@@ -872,6 +1063,12 @@ void replconfCommand(client *c) {
             /* The stream that accumulated goes before the event loop sleeps. */
             if (c->repl->start_stream_on_ack && c->repl->state == REPLICA_STATE_ONLINE)
                 c->repl->start_stream_on_ack = 0;
+            /* A dual-channel replica ACKs once its snapshot is loaded. */
+            if (c->repl->state == REPLICA_STATE_BG_RDB_LOAD) {
+                c->repl->state = REPLICA_STATE_ONLINE;
+                serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
+                refreshGoodReplicasCount();
+            }
             repl.acks_arrived = 1;
             return;
         } else if (!strcasecmp(opt, "rdma-read-done")) {
@@ -895,8 +1092,16 @@ void replconfCommand(client *c) {
             c->repl->rdb_only = (int)rdb_only;
         } else if (!strcasecmp(opt, "rdb-filter-only")) {
             if (replconfRdbFilter(c, objectGetVal(val)) != C_OK) return;
-        } else if (!strcasecmp(opt, "version") || !strcasecmp(opt, "rdb-channel")) {
-            /* Accepted and ignored: this primary has no dual-channel sync. */
+        } else if (!strcasecmp(opt, "rdb-channel")) {
+            /* 1: this link is the rdb channel of a dual-channel sync. */
+            long rdb_channel;
+            if (getRangeLongFromObjectOrReply(c, val, 0, 1, &rdb_channel, NULL) != C_OK) return;
+            if (c->repl == NULL) c->repl = replClientDataCreate();
+            c->repl->rdb_channel = (int)rdb_channel;
+        } else if (!strcasecmp(opt, "set-rdb-client-id")) {
+            if (replconfSetRdbClientId(c, val) != C_OK) return;
+        } else if (!strcasecmp(opt, "version")) {
+            /* Accepted and ignored: every replica gets the same RDB version. */
         } else {
             addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
             return;
@@ -911,6 +1116,7 @@ static void replicaFreed(client *c) {
     if (ln == NULL) return;
     if (c->repl->method && c->repl->method->replica_gone) c->repl->method->replica_gone(c);
     replicaReleaseBlock(c); /* the blocks it held go once the backlog lets them */
+    if (c->repl->rdb_channel) psyncHoldRdbChannelGone(c);
     listDelNode(repl.replicas, ln);
     if (listLength(repl.replicas) == 0) repl.no_replicas_since = server.unixtime;
     serverLog(LL_NOTICE, "Connection with replica %s lost.", replicaName(c));
@@ -1331,7 +1537,7 @@ static void socketSnapshotReplicaGone(client *c) {
  * replica can (repl_rdma.c), streamed when repl-diskless-sync is on and
  * the replica can read an EOF-framed payload, else through the file. */
 replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
-    if (c->repl->rdb_exclude) return &socketSnapshotMethod;
+    if (c->repl->rdb_exclude || c->repl->rdb_channel) return &socketSnapshotMethod;
     if (replRdmaServes(c)) return &replRdmaRegionMethod;
     if (server.repl_diskless_sync && (c->repl->capa & REPLICA_CAPA_EOF)) return &socketSnapshotMethod;
     return &diskSnapshotMethod;
@@ -1481,12 +1687,17 @@ static void cancelReplicationHandshake(void) {
         connClose(repl.transfer);
         repl.transfer = NULL;
     }
+    dualChannelReset();
     if (repl.state != REPL_STATE_NONE && repl.state != REPL_STATE_CONNECTED) repl.state = REPL_STATE_CONNECT;
 }
 
-/* Sends one command of the handshake. Returns C_OK or C_ERR (logged). */
+/* Sends one command of the handshake (at most REPL_HANDSHAKE_MAX_ARGS
+ * words: the longest is the rdb channel's REPLCONF, 9). Returns C_OK or
+ * C_ERR (logged). */
+#define REPL_HANDSHAKE_MAX_ARGS 12
 static int sendHandshakeCommand(connection *conn, int argc, const char **argv) {
-    robj *objs[8];
+    serverAssert(argc <= REPL_HANDSHAKE_MAX_ARGS);
+    robj *objs[REPL_HANDSHAKE_MAX_ARGS];
     for (int j = 0; j < argc; j++) objs[j] = createStringObject(argv[j], strlen(argv[j]));
     size_t cap = propagateCommandMaxLen(objs, argc);
     char *cmd = zmalloc(cap);
@@ -1536,8 +1747,17 @@ static int sendHandshakeBatch(connection *conn) {
         const char *ip[3] = {"REPLCONF", "ip-address", server.replica_announce_ip};
         if (sendHandshakeCommand(conn, 3, ip) != C_OK) return C_ERR;
     }
-    const char *capa[7] = {"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "rdma-read"};
-    return sendHandshakeCommand(conn, replRdmaCanRead(conn) ? 7 : 5, capa);
+    const char *capa[9] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    int argc = 5;
+    if (replRdmaCanRead(conn)) {
+        capa[argc++] = "capa";
+        capa[argc++] = "rdma-read";
+    }
+    if (server.dual_channel_replication) {
+        capa[argc++] = "capa";
+        capa[argc++] = "dual-channel";
+    }
+    return sendHandshakeCommand(conn, argc, capa);
 }
 
 /* Sends PSYNC <replid> <offset+1> for the history this dataset holds (a
@@ -1565,6 +1785,7 @@ typedef enum {
     PSYNC_REPLY_TRY_LATER,        /* refused for now (loading, no link to its own primary, busy) */
     PSYNC_REPLY_NOT_SUPPORTED,    /* any other error: a primary without PSYNC; ask with SYNC */
     PSYNC_REPLY_FAILOVER_ABORTED, /* the failover target refused: the link is already closed */
+    PSYNC_REPLY_DUAL_CHANNEL,     /* +DUALCHANNELSYNC: the snapshot comes on an rdb channel */
 } psyncReply;
 
 /* The snapshot comes next on the link (REPL_STATE_TRANSFER, read by
@@ -1592,7 +1813,8 @@ static void replicationExpectSnapshot(connection *conn, const char *replid, long
 static psyncReply handlePsyncReply(connection *conn, sds reply) {
     int transient = !strncmp(reply, "-NOMASTERLINK", 13) || !strncmp(reply, "-LOADING", 8) ||
                     !strncmp(reply, "-BUSY", 5);
-    int resync = !strncmp(reply, "+FULLRESYNC", 11) || !strncmp(reply, "+CONTINUE", 9);
+    int resync = !strncmp(reply, "+FULLRESYNC", 11) || !strncmp(reply, "+CONTINUE", 9) ||
+                 !strncmp(reply, "+DUALCHANNELSYNC", 16);
     if (repl.failover_state == FAILOVER_IN_PROGRESS) {
         if (!resync) {
             serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
@@ -1615,6 +1837,10 @@ static psyncReply handlePsyncReply(connection *conn, sds reply) {
         replicationExpectSnapshot(conn, id + 1, offset);
         serverLog(LL_NOTICE, "Full resync from primary: %s:%lld", repl.new_replid, repl.new_offset);
         return PSYNC_REPLY_GO_ON;
+    }
+    if (!strncmp(reply, "+DUALCHANNELSYNC", 16)) {
+        serverLog(LL_NOTICE, "PSYNC is not possible, initialize RDB channel.");
+        return PSYNC_REPLY_DUAL_CHANNEL;
     }
     if (!strncmp(reply, "+CONTINUE", 9)) {
         const char *newid = reply[9] == ' ' ? reply + 10 : NULL;
@@ -1720,6 +1946,9 @@ static void syncWithPrimary(connection *conn) {
             if (replicationFallBackToSync(conn) != C_OK) goto error;
             break;
         case PSYNC_REPLY_FAILOVER_ABORTED: sdsfree(reply); return; /* the link is closed */
+        case PSYNC_REPLY_DUAL_CHANNEL:
+            if (dualChannelStart(conn) != C_OK) goto error;
+            break;
         }
         break;
     default:
@@ -1736,6 +1965,358 @@ error:
 }
 
 /* ---------------------------------------------------------------------------
+ * Dual-channel sync, replica side (dual-channel-replication-enabled)
+ *
+ * With the option on, the handshake says "capa dual-channel". A primary
+ * that does it too answers a PSYNC that cannot continue with
+ * "+DUALCHANNELSYNC" (one that does not answers +FULLRESYNC as ever, and
+ * the sync goes on the one link). Then:
+ *   1. the main link is left idle and a second one, the rdb channel, is
+ *      opened (it becomes repl.transfer): AUTH, REPLCONF capa eof
+ *      rdb-only 1 rdb-channel 1 listening-port, SYNC;
+ *   2. "$ENDOFF:<offset> <replid> <db> <client id>" comes when the
+ *      primary's snapshot starts; the snapshot follows on the rdb channel
+ *      and is loaded as any other (readSyncBulkPayload());
+ *   3. meanwhile the main link asks to continue right after the snapshot
+ *      (REPLCONF set-rdb-client-id <client id>, PSYNC <replid> <offset+1>)
+ *      and, after +CONTINUE, what comes is kept in memory, in pieces: the
+ *      primary does not keep it for us. Past client-output-buffer-limit
+ *      replica's hard limit (if any) we stop reading the main link, so the
+ *      rest waits on the primary's side, as Valkey does;
+ *   4. once the snapshot is loaded, the main link becomes the primary's
+ *      client, the kept stream is applied, and the link reads on.
+ * Any failure of either link before that drops both; the next attempt
+ * PSYNCs, and after a loaded snapshot it continues from its offset.
+ * ------------------------------------------------------------------------- */
+
+/* The limit of the stream kept during the load (0: none). */
+static size_t dualChannelBufferLimit(void) {
+    return (size_t)server.client_obuf_limits[CLIENT_TYPE_REPLICA].hard_limit_bytes;
+}
+
+static void dualChannelFreeBuffer(void) {
+    if (repl.dual_buf) {
+        listIter li;
+        listNode *ln;
+        listRewind(repl.dual_buf, &li);
+        while ((ln = listNext(&li))) sdsfree(listNodeValue(ln));
+        listRelease(repl.dual_buf);
+    }
+    repl.dual_buf = NULL;
+    repl.dual_buf_len = 0;
+}
+
+/* Forgets the dual-channel sync in progress: the main link is closed,
+ * the kept stream freed. The rdb channel is repl.transfer: its owner
+ * (cancelReplicationHandshake(), replicationAbortSyncTransfer()) closes
+ * it. Idempotent. */
+static void dualChannelReset(void) {
+    if (repl.dual_main) connClose(repl.dual_main);
+    repl.dual_main = NULL;
+    dualChannelFreeBuffer();
+    repl.dual_state = REPL_DUAL_NONE;
+    repl.dual_main_state = REPL_DUAL_MAIN_IDLE;
+    repl.dual_main_stopped = repl.dual_main_failed = repl.dual_loaded = 0;
+    repl.dual_rdb_client_id = 0;
+}
+
+/* The sync failed on either link outside a load: both go, the cron
+ * reconnects. */
+static void dualChannelAbort(void) {
+    if (repl.transfer) connClose(repl.transfer);
+    repl.transfer = NULL;
+    if (repl.transfer_fd != -1) {
+        close(repl.transfer_fd);
+        unlink(repl.transfer_tmpfile);
+        repl.transfer_fd = -1;
+    }
+    dualChannelReset();
+    repl.state = REPL_STATE_CONNECT;
+}
+
+static void dualChannelRdbHandshake(connection *conn);
+
+/* "+DUALCHANNELSYNC" on main link conn: it waits, idle, while the rdb
+ * channel is opened. C_ERR if that cannot start (logged; conn is left to
+ * the caller). */
+static int dualChannelStart(connection *conn) {
+    ConnectionType *ct = replicationConnectionType();
+    connection *rdb = ct ? connCreate(ct) : NULL;
+    if (rdb == NULL ||
+        connConnect(rdb, server.primary_host, server.primary_port, server.bind_source_addr,
+                    dualChannelRdbHandshake) == C_ERR) {
+        serverLog(LL_WARNING, "Unable to connect to Primary: %s", rdb ? connGetLastError(rdb) : "no transport");
+        if (rdb) connClose(rdb);
+        return C_ERR;
+    }
+    connSetReadHandler(conn, NULL);
+    dualChannelFreeBuffer();
+    repl.dual_main = conn;
+    repl.transfer = rdb;
+    repl.dual_state = REPL_DUAL_RDB_CONNECTING;
+    repl.dual_main_state = REPL_DUAL_MAIN_IDLE;
+    repl.dual_buf = listCreate();
+    repl.dual_buf_peak = 0;
+    repl.transfer_lastio = server.unixtime;
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: the primary does dual channel synchronization: opening the RDB "
+                         "channel");
+    return C_OK;
+}
+
+/* Sends AUTH (primaryauth) and the rdb channel's REPLCONF in one go. */
+static int dualChannelSendRdbHandshake(connection *conn) {
+    if (server.primary_auth) {
+        const char *a[3] = {"AUTH", server.primary_user ? server.primary_user : server.primary_auth,
+                            server.primary_auth};
+        if (sendHandshakeCommand(conn, server.primary_user ? 3 : 2, a) != C_OK) return C_ERR;
+    }
+    char port[16];
+    int listening = server.tls_replication && server.tls_port ? server.tls_port : server.port;
+    snprintf(port, sizeof(port), "%d", server.replica_announce_port ? server.replica_announce_port : listening);
+    const char *conf[9] = {"REPLCONF", "capa", "eof", "rdb-only", "1", "rdb-channel", "1", "listening-port", port};
+    return sendHandshakeCommand(conn, 9, conf);
+}
+
+/* Parses "$ENDOFF:<offset> <replid> <db> <client id>". C_ERR if malformed. */
+static int dualChannelParseEndOffset(const char *line, long long *offset, char *replid, int *db, uint64_t *id) {
+    char idbuf[CONFIG_RUN_ID_SIZE + 2];
+    long long off, dbid;
+    unsigned long long cid;
+    if (strncmp(line, "$ENDOFF:", 8)) return C_ERR;
+    if (sscanf(line + 8, "%lld %41s %lld %llu", &off, idbuf, &dbid, &cid) != 4) return C_ERR;
+    if (strlen(idbuf) != CONFIG_RUN_ID_SIZE || off < 0 || dbid < 0 || dbid >= server.dbnum || cid == 0) return C_ERR;
+    memcpy(replid, idbuf, CONFIG_RUN_ID_SIZE + 1);
+    *offset = off;
+    *db = (int)dbid;
+    *id = cid;
+    return C_OK;
+}
+
+static void dualChannelMainReadHandler(connection *conn);
+static void readSyncBulkPayload(connection *conn);
+
+/* "$ENDOFF" came: the snapshot follows on the rdb channel, and the main
+ * link asks for the stream after it. C_ERR if the main link failed. */
+static int dualChannelEndOffset(connection *rdb, long long offset, const char *replid, int db, uint64_t id) {
+    repl.dual_rdb_client_id = id;
+    repl.dual_endoff_db = db;
+    repl.dual_state = REPL_DUAL_LOADING;
+    replicationExpectSnapshot(rdb, replid, offset);
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: the snapshot comes on the RDB channel (client id %llu), the "
+                         "stream after it from offset %lld on the main channel",
+              (unsigned long long)id, offset + 1);
+    char idstr[32], off[32];
+    snprintf(idstr, sizeof(idstr), "%llu", (unsigned long long)id);
+    snprintf(off, sizeof(off), "%lld", offset + 1);
+    const char *setid[3] = {"REPLCONF", "set-rdb-client-id", idstr};
+    const char *psync[3] = {"PSYNC", replid, off};
+    if (sendHandshakeCommand(repl.dual_main, 3, setid) != C_OK || sendHandshakeCommand(repl.dual_main, 3, psync) != C_OK)
+        return C_ERR;
+    repl.dual_main_state = REPL_DUAL_MAIN_RECEIVE_SETID_REPLY;
+    connSetReadHandler(repl.dual_main, dualChannelMainReadHandler);
+    return C_OK;
+}
+
+/* The rdb channel's handshake, one step per event, until "$ENDOFF". */
+static void dualChannelRdbHandshake(connection *conn) {
+    sds reply = NULL;
+    if (repl.dual_state == REPL_DUAL_NONE || conn != repl.transfer) { /* the sync was cancelled meanwhile */
+        connClose(conn);
+        return;
+    }
+    if (connGetState(conn) != CONN_STATE_CONNECTED) {
+        serverLog(LL_WARNING, "Error condition on socket for dual channel replication: %s", connGetLastError(conn));
+        goto error;
+    }
+    switch (repl.dual_state) {
+    case REPL_DUAL_RDB_CONNECTING:
+        connSetReadHandler(conn, dualChannelRdbHandshake);
+        connSetWriteHandler(conn, NULL);
+        if (dualChannelSendRdbHandshake(conn) != C_OK) goto error;
+        repl.dual_state = server.primary_auth ? REPL_DUAL_RDB_RECEIVE_AUTH_REPLY : REPL_DUAL_RDB_RECEIVE_REPLCONF_REPLY;
+        return;
+    case REPL_DUAL_RDB_RECEIVE_AUTH_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '-') {
+            serverLog(LL_WARNING, "Unable to AUTH to PRIMARY: %s", reply);
+            goto error;
+        }
+        repl.dual_state = REPL_DUAL_RDB_RECEIVE_REPLCONF_REPLY;
+        break;
+    case REPL_DUAL_RDB_RECEIVE_REPLCONF_REPLY: {
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '-') {
+            serverLog(LL_WARNING, "Primary refused the RDB channel's REPLCONF: %s", reply);
+            goto error;
+        }
+        const char *sync[1] = {"SYNC"};
+        if (sendHandshakeCommand(conn, 1, sync) != C_OK) goto error;
+        repl.dual_state = REPL_DUAL_RDB_RECEIVE_ENDOFF;
+        break;
+    }
+    case REPL_DUAL_RDB_RECEIVE_ENDOFF: {
+        if ((reply = readHandshakeReply(conn)) == NULL) goto error;
+        if (reply[0] == '\0') break; /* a keepalive newline while the primary prepares */
+        long long offset;
+        char replid[CONFIG_RUN_ID_SIZE + 1];
+        int db;
+        uint64_t id;
+        if (dualChannelParseEndOffset(reply, &offset, replid, &db, &id) != C_OK) {
+            serverLog(LL_WARNING, "Bad reply to the RDB channel's SYNC, expected $ENDOFF: %s", reply);
+            goto error;
+        }
+        if (dualChannelEndOffset(conn, offset, replid, db, id) != C_OK) goto error;
+        break;
+    }
+    default:
+        serverLog(LL_WARNING, "dualChannelRdbHandshake(): unexpected state %d", repl.dual_state);
+        goto error;
+    }
+    sdsfree(reply);
+    return;
+error:
+    sdsfree(reply);
+    dualChannelAbort();
+}
+
+/* The main link failed during the sync: outside a load both links go at
+ * once; inside one (events are served while the snapshot loads from the
+ * rdb channel) the end of the load does it (dualChannelSnapshotLoaded()). */
+static void dualChannelMainFailed(void) {
+    if (server.loading) {
+        connSetReadHandler(repl.dual_main, NULL);
+        repl.dual_main_failed = 1;
+        return;
+    }
+    dualChannelAbort();
+}
+
+static void dualChannelApplyBuffer(void);
+
+/* Reads what the main link has into the kept stream, up to the limit. */
+static void dualChannelBufferStream(connection *conn) {
+    size_t limit = dualChannelBufferLimit();
+    while (1) {
+        if (limit && repl.dual_buf_len >= limit) {
+            serverLog(LL_NOTICE, "Replication buffer limit reached, stopping buffering.");
+            connSetReadHandler(conn, NULL);
+            repl.dual_main_stopped = 1;
+            return;
+        }
+        sds piece = sdsnewlen(NULL, REPL_TRANSFER_CHUNK);
+        ssize_t n = connRead(conn, piece, REPL_TRANSFER_CHUNK);
+        if (n <= 0) {
+            sdsfree(piece);
+            if (n == -1 && connGetState(conn) == CONN_STATE_CONNECTED) return; /* EAGAIN */
+            serverLog(LL_WARNING, "Main channel connection lost during dual channel sync: %s",
+                      n == 0 ? "connection lost" : connGetLastError(conn));
+            dualChannelMainFailed();
+            return;
+        }
+        sdssetlen(piece, (size_t)n);
+        piece = sdsRemoveFreeSpace(piece, 0);
+        listAddNodeTail(repl.dual_buf, piece);
+        repl.dual_buf_len += (size_t)n;
+        if (repl.dual_buf_len > repl.dual_buf_peak) repl.dual_buf_peak = repl.dual_buf_len;
+        server.stat_net_repl_input_bytes += n;
+        if ((size_t)n < REPL_TRANSFER_CHUNK) return;
+    }
+}
+
+/* Read handler of the main link during a dual-channel sync: the replies
+ * to REPLCONF set-rdb-client-id and PSYNC, then the stream. */
+static void dualChannelMainReadHandler(connection *conn) {
+    sds reply = NULL;
+    switch (repl.dual_main_state) {
+    case REPL_DUAL_MAIN_RECEIVE_SETID_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto fail;
+        if (reply[0] == '-') {
+            serverLog(LL_WARNING, "Primary refused REPLCONF set-rdb-client-id: %s", reply);
+            goto fail;
+        }
+        repl.dual_main_state = REPL_DUAL_MAIN_RECEIVE_PSYNC_REPLY;
+        break;
+    case REPL_DUAL_MAIN_RECEIVE_PSYNC_REPLY:
+        if ((reply = readHandshakeReply(conn)) == NULL) goto fail;
+        if (reply[0] == '\0') break;
+        if (strncmp(reply, "+CONTINUE", 9)) {
+            serverLog(LL_WARNING, "Unexpected reply to the main channel's PSYNC: %s", reply);
+            goto fail;
+        }
+        serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: the main channel continues after the snapshot; its stream "
+                             "is kept in memory until the snapshot is loaded");
+        repl.dual_main_state = REPL_DUAL_MAIN_BUFFERING;
+        if (repl.dual_loaded) dualChannelApplyBuffer();
+        break;
+    case REPL_DUAL_MAIN_BUFFERING: dualChannelBufferStream(conn); break;
+    default: connSetReadHandler(conn, NULL); break;
+    }
+    sdsfree(reply);
+    return;
+fail:
+    sdsfree(reply);
+    dualChannelMainFailed();
+}
+
+/* The snapshot loaded and +CONTINUE came: the main link becomes the
+ * primary's client and what it kept is applied, piece by piece (a command
+ * cut between two pieces waits in the query buffer for the rest). */
+static void dualChannelApplyBuffer(void) {
+    connection *conn = repl.dual_main;
+    list *buf = repl.dual_buf;
+    size_t len = repl.dual_buf_len;
+    repl.dual_main = NULL;
+    repl.dual_buf = NULL;
+    dualChannelReset();
+    connSetReadHandler(conn, NULL);
+    client *p = replicationCreatePrimaryClient(conn, repl.stream_db >= 0 ? repl.stream_db : repl.dual_endoff_db);
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Finished with success, applying %zu bytes of the stream kept "
+                         "during the load", len);
+    replicationSendAck(); /* the primary counts us online from it */
+    listIter li;
+    listNode *ln;
+    listRewind(buf, &li);
+    while ((ln = listNext(&li))) {
+        sds piece = listNodeValue(ln);
+        if (!(p->flags & CLIENT_CLOSE_ASAP)) {
+            p->querybuf = sdscatlen(p->querybuf, piece, sdslen(piece));
+            replicationPrimaryRead(p, sdslen(piece));
+            processInputBuffer(p);
+        }
+        sdsfree(piece);
+    }
+    listRelease(buf);
+}
+
+/* The snapshot from the rdb channel is loaded (replicationFinishFullSync()
+ * hands over): this dataset is the primary's history up to the snapshot's
+ * offset, whatever happens to the main link. */
+static void dualChannelSnapshotLoaded(connection *rdb, size_t leftlen) {
+    if (leftlen) serverLog(LL_WARNING, "Ignoring %zu bytes after the snapshot on the RDB channel", leftlen);
+    connClose(rdb);
+    repl.transfer = NULL;
+    memcpy(server.replid, repl.new_replid, sizeof(server.replid));
+    server.primary_repl_offset = repl.new_offset;
+    replicationClearReplid2();
+    replicationCreateBacklog();
+    repl.psync_possible = 1;
+    if (repl.stream_db < 0) repl.stream_db = repl.dual_endoff_db;
+    aofRestartAfterFullSync();
+    if (repl.dual_main_failed) {
+        serverLog(LL_WARNING, "PRIMARY <-> REPLICA sync: the main channel was lost during the load; continuing "
+                              "from offset %lld with the next PSYNC", server.primary_repl_offset + 1);
+        dualChannelReset();
+        repl.state = REPL_STATE_CONNECT;
+        return;
+    }
+    if (repl.dual_main_state != REPL_DUAL_MAIN_BUFFERING) {
+        repl.dual_loaded = 1; /* +CONTINUE applies the buffer when it comes */
+        return;
+    }
+    dualChannelApplyBuffer();
+}
+
+/* ---------------------------------------------------------------------------
  * Replica side: receiving the snapshot
  * ------------------------------------------------------------------------- */
 
@@ -1747,6 +2328,7 @@ static void replicationAbortSyncTransfer(void) {
         unlink(repl.transfer_tmpfile);
         repl.transfer_fd = -1;
     }
+    dualChannelReset();
     repl.state = REPL_STATE_CONNECT;
 }
 
@@ -1767,6 +2349,10 @@ static void replicationEmptyForSync(void) {
 /* The snapshot loaded: the link becomes the primary's client and this
  * dataset is the primary's history at new_offset. */
 static void replicationFinishFullSync(connection *conn, const char *leftover, size_t leftlen) {
+    if (repl.dual_state == REPL_DUAL_LOADING) {
+        dualChannelSnapshotLoaded(conn, leftlen);
+        return;
+    }
     memcpy(server.replid, repl.new_replid, sizeof(server.replid));
     server.primary_repl_offset = repl.new_offset;
     replicationClearReplid2();
@@ -2502,6 +3088,7 @@ static void replicationPrimaryCron(void) {
                   "Replication backlog freed after %lld seconds without connected replicas.",
                   server.repl_backlog_time_limit);
     }
+    psyncHoldsCron();
     replicationStartPendingSyncs();
     refreshGoodReplicasCount();
 }
@@ -2631,6 +3218,7 @@ const char *replicaStateName(client *r) {
     case REPLICA_STATE_SEND_BULK: return "send_bulk";
     case REPLICA_STATE_ONLINE: return "online";
     case REPLICA_STATE_RDB_TRANSMITTED: return "rdb_transmitted";
+    case REPLICA_STATE_BG_RDB_LOAD: return "bg_transfer";
     }
     return "unknown";
 }
@@ -2722,6 +3310,10 @@ sds replicationCatInfo(sds info) {
             info = sdscatprintf(info, "master_link_down_since_seconds:%jd\r\n",
                                 repl.down_since ? (intmax_t)(now - repl.down_since) : (intmax_t)-1);
         info = sdscatprintf(info,
+                            "replicas_repl_buffer_size:%zu\r\n"
+                            "replicas_repl_buffer_peak:%zu\r\n",
+                            repl.dual_buf_len, repl.dual_buf_peak);
+        info = sdscatprintf(info,
                             "slave_priority:%d\r\n"
                             "slave_read_only:%d\r\n"
                             "replica_announced:%d\r\n",
@@ -2740,12 +3332,15 @@ sds replicationCatInfo(sds info) {
         if (replicaAddress(r, ip, sizeof(ip)) == C_ERR) continue;
         info = sdscatprintf(info, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%ld,type=%s\r\n", n++, ip,
                             r->repl->listening_port, replicaStateName(r), r->repl->ack_off,
-                            (long)(now - r->repl->ack_time), "replica");
+                            (long)(now - r->repl->ack_time),
+                            r->repl->rdb_channel                                ? "rdb-channel"
+                            : r->repl->state == REPLICA_STATE_BG_RDB_LOAD ? "main-channel"
+                                                                          : "replica");
     }
     info = replRdmaCatInfo(info);
     replBacklog *b = repl.backlog;
     info = sdscatprintf(info,
-                        "replicas_waiting_psync:0\r\n"
+                        "replicas_waiting_psync:%lu\r\n"
                         "master_failover_state:%s\r\n"
                         "master_replid:%s\r\n"
                         "master_replid2:%s\r\n"
@@ -2755,7 +3350,8 @@ sds replicationCatInfo(sds info) {
                         "repl_backlog_size:%lld\r\n"
                         "repl_backlog_first_byte_offset:%lld\r\n"
                         "repl_backlog_histlen:%lld\r\n",
-                        failoverStateName(), server.replid, repl.replid2, server.primary_repl_offset,
+                        listLength(repl.psync_holds), failoverStateName(), server.replid, repl.replid2,
+                        server.primary_repl_offset,
                         repl.second_replid_offset,
                         b != NULL, server.repl_backlog_size, b ? b->offset : 0, backlogHistlen());
     return info;

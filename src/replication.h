@@ -32,6 +32,7 @@
 #define REPLICA_CAPA_EOF (1 << 0)    /* reads a diskless "$EOF:<mark>" payload */
 #define REPLICA_CAPA_PSYNC2 (1 << 1) /* understands +CONTINUE <new replid> */
 #define REPLICA_CAPA_RDMA_READ (1 << 2) /* READs a snapshot region (repl_rdma.c) */
+#define REPLICA_CAPA_DUAL_CHANNEL (1 << 3) /* takes its snapshot on a second link (dual channel) */
 
 /* Where a replica stands, seen from its primary (INFO: state=...). */
 typedef enum {
@@ -40,6 +41,8 @@ typedef enum {
     REPLICA_STATE_SEND_BULK,             /* the snapshot file is being sent */
     REPLICA_STATE_ONLINE,                /* gets the stream (after a streamed snapshot: from its first ACK) */
     REPLICA_STATE_RDB_TRANSMITTED,       /* REPLCONF rdb-only 1: its snapshot is out, it is being closed */
+    REPLICA_STATE_BG_RDB_LOAD,           /* a dual-channel main channel: gets the stream while its replica
+                                            loads the snapshot from the rdb channel; online at its first ACK */
 } replicaState;
 
 /* Where this server stands as a replica (INFO master_link_status...). */
@@ -56,6 +59,25 @@ typedef enum {
     REPL_STATE_TRANSFER,         /* receiving the snapshot */
     REPL_STATE_CONNECTED,        /* the stream is flowing */
 } replState;
+
+/* A dual-channel sync on the replica's side (replication.c, "Dual-channel
+ * sync, replica side"): the rdb channel's steps, then the load. */
+typedef enum {
+    REPL_DUAL_NONE = 0,                   /* no dual-channel sync */
+    REPL_DUAL_RDB_CONNECTING,             /* the rdb channel is connecting */
+    REPL_DUAL_RDB_RECEIVE_AUTH_REPLY,     /* AUTH and REPLCONF sent together; replies read in order */
+    REPL_DUAL_RDB_RECEIVE_REPLCONF_REPLY,
+    REPL_DUAL_RDB_RECEIVE_ENDOFF,         /* SYNC sent: "$ENDOFF" comes when the snapshot starts */
+    REPL_DUAL_LOADING,                    /* the snapshot comes on the rdb channel (REPL_STATE_TRANSFER) */
+} replDualState;
+
+/* The main link of a dual-channel sync on the replica's side. */
+typedef enum {
+    REPL_DUAL_MAIN_IDLE = 0,              /* waits for "$ENDOFF" on the rdb channel */
+    REPL_DUAL_MAIN_RECEIVE_SETID_REPLY,   /* REPLCONF set-rdb-client-id and PSYNC sent together */
+    REPL_DUAL_MAIN_RECEIVE_PSYNC_REPLY,
+    REPL_DUAL_MAIN_BUFFERING,             /* +CONTINUE came: the stream is kept in memory until the load ends */
+} replDualMainState;
 
 /* Replication data of a replica client (on a primary) or of the primary's
  * client (on a replica); c->repl, NULL for every other client. */
@@ -77,6 +99,10 @@ typedef struct replClientData {
     int start_stream_on_ack;    /* after a streamed snapshot: no writes until the first ACK */
     int rdb_only;               /* REPLCONF rdb-only 1: the snapshot alone, never the stream */
     int rdb_exclude;            /* REPLCONF rdb-filter-only: RDB_SAVE_EXCLUDE_* left out of its snapshot */
+    int rdb_channel;            /* REPLCONF rdb-channel 1: the snapshot link of a dual-channel sync; it
+                                   gets "$ENDOFF" and never holds a place in the stream itself (its
+                                   replPsyncHold does, for the main channel) */
+    uint64_t rdb_client_id;     /* REPLCONF set-rdb-client-id: the main channel's rdb channel, 0 if none */
     struct replSnapshotMethod *method; /* what delivers its snapshot */
     struct replRdmaTarget *rdma; /* region method: its reading state (repl_rdma.c) */
     int dbfd;                   /* disk method: the snapshot file */
@@ -166,6 +192,8 @@ struct replicationState {
     int snapshot_exclude;       /* RDB_SAVE_EXCLUDE_* of the socket method's snapshot (the only method
                                    that serves filtered replicas), starting or running */
     list *waiting_clients;      /* clients blocked in WAIT */
+    list *psync_holds;          /* replPsyncHold *: dual-channel snapshots whose main channel has not
+                                   PSYNCed yet (replication.c, "Dual-channel sync") */
     int primary_waits;          /* the primary's stream waits for a busy script to end */
     int get_ack_needed;         /* send REPLCONF GETACK before sleeping */
     int acks_arrived;           /* an ACK came: serve WAIT clients before sleeping */
@@ -194,6 +222,18 @@ struct replicationState {
     char loaded_replid[CONFIG_RUN_ID_SIZE + 1]; /* ... repl-id, "" if none */
     long long loaded_offset;    /* ... repl-offset, -1 if none */
     int loaded_stream_db;       /* ... repl-stream-db, -1 if none */
+    /* Dual-channel sync, replica side: repl.transfer is the rdb channel. */
+    replDualState dual_state;
+    replDualMainState dual_main_state;
+    connection *dual_main;      /* the main link, while the snapshot comes on the rdb channel */
+    uint64_t dual_rdb_client_id; /* the primary's id of our rdb channel ("$ENDOFF") */
+    int dual_endoff_db;         /* the db the stream after the snapshot starts in ("$ENDOFF") */
+    list *dual_buf;             /* sds pieces of the stream read on the main link during the load */
+    size_t dual_buf_len;        /* their bytes (INFO replicas_repl_buffer_size) */
+    size_t dual_buf_peak;       /* the most they reached in the last sync (replicas_repl_buffer_peak) */
+    int dual_main_stopped;      /* the buffer reached its limit: the main link is not read until the load ends */
+    int dual_main_failed;       /* the main link failed during the load */
+    int dual_loaded;            /* the snapshot is loaded; the main link's +CONTINUE has not come yet */
     /* FAILOVER */
     failoverState failover_state;
     mstime_t failover_end_time; /* 0 = no timeout */
