@@ -138,6 +138,7 @@ proc ::vk::transport_skip_reason {tags} {
         timing     "assumes many round trips fit in a short TTL, which the emulated VM cannot keep"
         maxclients "over maxclients the server refuses the RDMA connection request itself (no error reply to read)"
         big-data   "moves a dataset (1M keys, 100 MB values) that the emulated VM needs minutes for"
+        fork       "forks a debugging child, which cannot serve an RDMA connection; SCRIPT DEBUG YES is refused over RDMA"
     }
     foreach t $tags {
         if {$t eq "rdma:skip"} { return "not applicable over RDMA (tagged rdma:skip)" }
