@@ -1,9 +1,11 @@
 # Top-level Makefile: everything real happens in src/Makefile.
 #   make                  build src/valkey-server (and the client tools)
-#   make test             unit tests, the Tcl suite over TCP, TLS and sanitized, the fuzz targets, the RDMA suite in the VM
+#   make test             unit tests, the Tcl suite over TCP, TLS, shared memory and sanitized, the fuzz targets,
+#                         the RDMA suite in the VM
 #   make test-unit        C unit tests only
 #   make test-tcl         Tcl integration suite only (./runtest)
 #   make test-tls         the Tcl suite with every test client over TLS (./runtest --tls)
+#   make test-shm         the Tcl suite with every test client over shared memory (./runtest --shm)
 #   make test-sanitize    unit tests and Tcl suite on an ASan+UBSan build (build-sanitize/)
 #   make test-rdma        RDMA suite inside the Soft-RoCE VM (utils/rdma-vm):
 #                         tests/rdma/*.sh, then the whole Tcl suite over RDMA
@@ -12,7 +14,7 @@
 # Build flags: BUILD_TLS=yes|no (default yes), BUILD_RDMA=yes|no (default yes).
 # The build uses every core unless -j is given.
 
-.PHONY: all test test-unit test-tcl test-tls test-sanitize test-rdma fuzz test-fuzz clean
+.PHONY: all test test-unit test-tcl test-tls test-shm test-sanitize test-rdma fuzz test-fuzz clean
 
 JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
 
@@ -27,6 +29,11 @@ test-tcl: all
 
 test-tls: all
 	./runtest --tls
+
+# Every test client upgrades a Unix-socket connection to shared memory
+# (tests/shm/libtclshm.so, built by all).
+test-shm: all
+	./runtest --shm
 
 # The unit tests and the Tcl suite once more, on a server built with
 # AddressSanitizer and UndefinedBehaviorSanitizer in a copy of src/
@@ -80,6 +87,7 @@ test: all
 	$(MAKE) -C src unit
 	./runtest
 	./runtest --tls
+	./runtest --shm
 	$(MAKE) test-sanitize
 	$(MAKE) test-fuzz
 	$(MAKE) test-rdma

@@ -10,9 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 C=corpus
 # Only the corpora this script writes are replaced: clustermsg and nodesconf
-# come from utils/cluster-capture (real redis-server 7.0 traffic and files).
-rm -rf $C/{resp,request,reply,rdma,restore,rdb,config,manifest,primary,aclfile}
-mkdir -p $C/{resp,request,reply,rdma,restore,rdb,config,manifest,primary}
+# come from utils/cluster-capture (real redis-server 7.0 traffic and files);
+# clusterbus is clustermsg's messages behind option bytes (written at the
+# end: see fuzz_clusterbus.c).
+rm -rf $C/{resp,request,reply,rdma,restore,rdb,config,manifest,primary,aclfile,shmring}
+mkdir -p $C/{resp,request,reply,rdma,restore,rdb,config,manifest,primary,shmring}
 
 # resp, request: one option byte, then client bytes (see the targets).
 n=0
@@ -30,6 +32,15 @@ for d in resp request; do
     seed $d '\000' '*2\r\n$3\r\nGET\r\n$999999999999\r\n'
     seed $d '\007' "*2\r\n\$4\r\nECHO\r\n\$300\r\n$(head -c 300 /dev/zero | tr '\0' x)\r\n*1\r\n\$4\r\nPING\r\n"
 done
+
+# shmring: a ring-size byte, then operations (fuzz_shmring.c): the peer
+# publishes 10 bytes and we read 16; we write 16 and the peer consumes 8;
+# a tail far beyond the ring; then a preface and a hello as whole inputs.
+printf '\000\000\012\000\002\020\000' > $C/shmring/read
+printf '\001\006\020\000\004\010\000\006\000\020\010\001\000' > $C/shmring/write
+printf '\002\001\377\377\000\000\000\000\000\000\002\100\000\010' > $C/shmring/corrupt
+printf '\026VKSHM 1\r\n' > $C/shmring/preface
+printf '\026VKSHM\001\003\000\000\001\000\024\000\000\000\000\020\002\000\000\000\000\000\000\000\000\000\000\000\000\000' > $C/shmring/hello
 
 # reply: RESP2 and RESP3 replies.
 seed reply '' '+OK\r\n-ERR wrong\r\n:42\r\n$5\r\nhello\r\n$-1\r\n*-1\r\n'
@@ -156,4 +167,17 @@ cli -n 3 set c d >/dev/null
 cli save >/dev/null
 { printf '\000'; cat "$TMP/dump.rdb"; } > $C/rdb/small-cksum
 printf '\000' > $C/rdb/empty
+
+# clusterbus: each captured message on an inbound link at once (\200), on
+# the outbound link to its sender's node at once (\201), and in chunks of
+# one byte (\000); then two messages back to back.
+rm -rf $C/clusterbus
+mkdir -p $C/clusterbus
+for f in $C/clustermsg/*.bin; do
+    b=$(basename "$f" .bin)
+    { printf '\200'; cat "$f"; } > "$C/clusterbus/$b-in"
+    { printf '\201'; cat "$f"; } > "$C/clusterbus/$b-out"
+    { printf '\000'; cat "$f"; } > "$C/clusterbus/$b-bytes"
+done
+{ printf '\200'; cat $C/clustermsg/redis70-ping-gossip3.bin $C/clustermsg/redis70-fail.bin; } > "$C/clusterbus/two-messages"
 echo "seeds: $(find $C -type f | wc -l) files"

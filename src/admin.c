@@ -1,6 +1,7 @@
 /* admin.c - small server-wide commands (TIME, LASTSAVE, SHUTDOWN, MONITOR,
- * WAITAOF, and CLUSTER and ASKING answering that cluster support is
- * off) and the command table rows of the introspection subsystem.
+ * WAITAOF) and the command table rows of the introspection subsystem
+ * (CLUSTER and ASKING are cluster_cmd.c's; READONLY and READWRITE, which
+ * serve standalone replicas too, redirect.c's).
  *
  * WAITAOF counts AOF fsyncs, locally (aof.c tells when every write made
  * before the command is fsynced) and on replicas (those with appendonly
@@ -53,13 +54,6 @@ void timeCommand(client *c) {
 /* LASTSAVE: unix time of the last successful save. */
 void lastsaveCommand(client *c) {
     addReplyLongLong(c, server.lastsave);
-}
-
-/* CLUSTER and ASKING on a server without cluster support (cluster-enabled
- * no): Valkey's answer, which cluster-aware clients take as "standalone".
- * READONLY and READWRITE serve standalone replicas too (redirect.c). */
-void clusterDisabledCommand(client *c) {
-    addReplyError(c, "This instance has cluster support disabled");
 }
 
 /* Parses the "numreplicas timeout" tail of WAIT/WAITAOF from argv[first]. */
@@ -362,18 +356,12 @@ struct serverCommand serverAdminCommands[] = {
      .summary = "Blocks until all of the preceding write commands sent by the connection are written to the "
                 "append-only file of the primary and/or replicas.",
      .complexity = "O(1)", .args = "numlocal:integer numreplicas:integer timeout:integer"},
-    {.name = "cluster", .proc = clusterDisabledCommand, .arity = -2, .group = "cluster", .since = "3.0.0",
-     .summary = "A container for Valkey Cluster commands.", .complexity = "Depends on subcommand.",
-     .args = "subcommand [argument [argument ...]]"},
     {.name = "readonly", .proc = readonlyCommand, .arity = 1, .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "cluster", .since = "3.0.0",
      .summary = "Enables read-only queries for a connection to a Valkey replica node.", .complexity = "O(1)"},
     {.name = "readwrite", .proc = readwriteCommand, .arity = 1, .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
      .acl_categories = ACL_CATEGORY_CONNECTION, .group = "cluster", .since = "3.0.0",
      .summary = "Enables read-write queries for a connection to a Valkey replica node.", .complexity = "O(1)"},
-    {.name = "asking", .proc = clusterDisabledCommand, .arity = 1, .flags = CMD_FAST,
-     .acl_categories = ACL_CATEGORY_CONNECTION, .group = "cluster", .since = "3.0.0",
-     .summary = "Signals that a cluster client is following an -ASK redirect.", .complexity = "O(1)"},
     {.name = "lastsave", .proc = lastsaveCommand, .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST,
      .acl_categories = ACL_CATEGORY_ADMIN | ACL_CATEGORY_DANGEROUS, .group = "server", .since = "1.0.0",
      .summary = "Returns the Unix timestamp of the last successful save to disk.", .complexity = "O(1)"},

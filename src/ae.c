@@ -5,9 +5,11 @@
  * a time event. One call of aeProcessEvents() is one iteration:
  *
  *   before-sleep hook -> epoll_wait (timeout = next timer, or 0 when
- *   aeSetDontWait() is on; with aeSetBusyPoll(), zero-timeout polls for a
- *   few microseconds first while events come close together) -> after-sleep
- *   hook -> fired file events -> due time events.
+ *   aeSetDontWait() is on; with aeSetSpinProc(), a hook polls memory
+ *   shared with peers first, for as long as it asks; with aeSetBusyPoll(),
+ *   zero-timeout polls for a few microseconds first while events come
+ *   close together) -> after-sleep hook -> fired file events -> due time
+ *   events.
  *
  * Invariants a handler can rely on:
  *  - Any handler may create or delete any file or time event, close fds, or
@@ -274,6 +276,68 @@ static int aeBusyPoll(aeEventLoop *el, int timeout_ms, long long start) {
     int n = aeApiPoll(el, timeout_ms);
     el->busy_poll_armed = n > 0 && aeMonotonicUs() - start <= el->busy_poll_us;
     return n;
+}
+
+/* ---------------------------------------------------------------------------
+ * Spinning
+ *
+ * A transport whose peers signal through shared memory (conn_shm.c) sees
+ * new work by reading memory, with no system call, while the peer that
+ * sends it makes none either (it rings a doorbell only when we sleep). So
+ * when the loop would sleep, the spin hook peeks at that memory for as
+ * long as it says AE_SPIN_AGAIN; timers bound the spinning as they bound a
+ * sleep, and every AE_SPIN_FD_POLL_US the fds are polled with a zero
+ * timeout, so sockets are not starved. Work found ends the wait: the fds
+ * are polled once more (zero timeout), their events handled, and then the
+ * hook dispatches its own work, after them, as one more fired event. If
+ * that poll found events, the dispatch waits one iteration (once), so that
+ * what they caused (a client closed, and freed in the before-sleep hook)
+ * is done before the work that came after them through memory: the same
+ * order sockets would give. A loop that would not sleep anyway
+ * (AE_DONT_WAIT) peeks once, so work in memory is served by every kind of
+ * iteration (a busy script's event processing too).
+ * ------------------------------------------------------------------------- */
+
+#define AE_SPIN_FD_POLL_US 16
+
+/* Installs (proc) or removes (NULL) the spin hook. Call from the loop's
+ * thread. */
+void aeSetSpinProc(aeEventLoop *el, aeSpinProc *proc) {
+    el->spinproc = proc;
+    el->spin_deferred = 0;
+}
+
+/* Peeks with the spin hook while it says AE_SPIN_AGAIN and the wait
+ * (timeout_ms, -1 = none) lasts. Returns the number of fired entries a
+ * zero-timeout fd poll found meanwhile (the caller handles them and does
+ * not poll again), or 0 with *timeout_ms set to what is left of the wait
+ * (0 when the hook found work or the time ran out) and *ready set when
+ * the hook found work. */
+static int aeSpin(aeEventLoop *el, int *timeout_ms, int *ready) {
+    long long start = aeMonotonicUs(), now = start, last_fd_poll = start;
+    long long limit = *timeout_ms < 0 ? -1 : start + *timeout_ms * 1000LL;
+    for (;;) {
+        int r = el->spinproc(el, AE_SPIN_PEEK);
+        if (r == AE_SPIN_READY) {
+            el->stat_spin_ready++;
+            *ready = 1;
+            *timeout_ms = 0;
+            return 0;
+        }
+        if (r != AE_SPIN_AGAIN) break;
+        now = aeMonotonicUs();
+        if (now - last_fd_poll >= AE_SPIN_FD_POLL_US) {
+            last_fd_poll = now;
+            int n = aeApiPoll(el, 0);
+            if (n > 0) return n;
+        }
+        if (limit != -1 && now >= limit) break;
+    }
+    if (*timeout_ms > 0) {
+        long long left = limit - now;
+        *timeout_ms = left <= 0 ? 0 : (int)((left + 999) / 1000);
+    }
+    return 0;
 }
 
 /* Sets the hook run before each sleep (with AE_CALL_BEFORE_SLEEP). */
@@ -571,8 +635,17 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
         }
     }
 
-    int numevents = 0;
-    if (flags & AE_FILE_EVENTS) {
+    int numevents = 0, polled = 0, spin_ready = 0;
+    if ((flags & AE_FILE_EVENTS) && el->spinproc) {
+        if (timeout_ms != 0) {
+            numevents = aeSpin(el, &timeout_ms, &spin_ready);
+            polled = numevents > 0;
+            now = 0; /* Spinning took time. */
+        } else {
+            spin_ready = el->spinproc(el, AE_SPIN_PEEK) == AE_SPIN_READY;
+        }
+    }
+    if ((flags & AE_FILE_EVENTS) && !polled) {
         /* With no fd registered and no deadline, waiting could never end. */
         if (el->maxfd != -1 || timeout_ms != -1) {
             if (el->busy_poll_us && timeout_ms != 0)
@@ -580,7 +653,7 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
             else
                 numevents = aeApiPoll(el, timeout_ms);
         }
-    } else if (timeout_ms != 0) {
+    } else if (!(flags & AE_FILE_EVENTS) && timeout_ms != 0) {
         /* Only timers wanted: sleep without consuming fd readiness. With
          * no timer at all there is nothing to wait for. */
         if (timeout_ms > 0) poll(NULL, 0, timeout_ms);
@@ -589,6 +662,15 @@ int aeProcessEvents(aeEventLoop *el, int flags) {
     if ((flags & AE_CALL_AFTER_SLEEP) && el->aftersleep) el->aftersleep(el);
 
     for (int j = 0; j < numevents; j++) processed += processFiredFileEvent(el, el->fired[j]);
+
+    if (spin_ready) {
+        if (numevents > 0 && !el->spin_deferred) {
+            el->spin_deferred = 1; /* The fds first; see "Spinning". */
+        } else {
+            el->spin_deferred = 0;
+            processed += el->spinproc(el, AE_SPIN_DISPATCH);
+        }
+    }
 
     if (flags & AE_TIME_EVENTS) processed += processTimeEvents(el);
     return processed;

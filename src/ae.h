@@ -48,6 +48,19 @@ typedef int aeTimeProc(struct aeEventLoop *eventLoop, long long id, void *client
 typedef void aeEventFinalizerProc(struct aeEventLoop *eventLoop, void *clientData);
 typedef void aeBeforeSleepProc(struct aeEventLoop *eventLoop);
 typedef void aeAfterSleepProc(struct aeEventLoop *eventLoop);
+/* Spin hook (aeSetSpinProc): work that no fd announces, seen by reading
+ * memory (shared-memory rings). With op AE_SPIN_PEEK it looks without
+ * running anything and returns AE_SPIN_READY (work is there),
+ * AE_SPIN_AGAIN (nothing yet, worth polling again) or AE_SPIN_DONE
+ * (nothing to poll for: sleep). With op AE_SPIN_DISPATCH it runs the
+ * handlers of the work it sees, like fired file events, and returns how
+ * many ran. */
+typedef int aeSpinProc(struct aeEventLoop *eventLoop, int op);
+#define AE_SPIN_PEEK 0
+#define AE_SPIN_DISPATCH 1
+#define AE_SPIN_DONE 0
+#define AE_SPIN_AGAIN 1
+#define AE_SPIN_READY 2
 
 /* Registration of one fd. rfileProc/wfileProc are meaningful only for the
  * bits set in mask. gen changes whenever the fd becomes fully unregistered,
@@ -103,6 +116,10 @@ typedef struct aeEventLoop {
     int busy_poll_armed;           /* The last wait ended by an fd, soon. */
     long long stat_busy_poll_hits; /* Waits the busy poll ended: no sleep. */
     long long stat_blocking_polls; /* Polls that may sleep (busy poll on). */
+    /* Spinning (aeSetSpinProc): the hook polled instead of sleeping. */
+    aeSpinProc *spinproc;          /* NULL = none. */
+    int spin_deferred;             /* Last iteration put off its dispatch. */
+    long long stat_spin_ready;     /* Sleeps the spin hook avoided. */
 } aeEventLoop;
 
 aeEventLoop *aeCreateEventLoop(int setsize);
@@ -128,6 +145,7 @@ int aeGetSetSize(aeEventLoop *eventLoop);
 int aeResizeSetSize(aeEventLoop *eventLoop, int setsize);
 void aeSetDontWait(aeEventLoop *eventLoop, int noWait);
 void aeSetBusyPoll(aeEventLoop *eventLoop, long long us);
+void aeSetSpinProc(aeEventLoop *eventLoop, aeSpinProc *proc);
 long long aeMonotonicUs(void);
 
 #endif

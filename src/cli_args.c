@@ -407,6 +407,8 @@ static int parseFlagOption(const char *a, cliOptions *o) {
         o->eval_ldb = o->eval_ldb_sync = 1;
     } else if (!strcmp(a, "--rdma")) {
         o->transport = CLI_CONN_RDMA;
+    } else if (!strcmp(a, "--shm")) {
+        o->transport = CLI_CONN_SHM;
     } else {
         return 0;
     }

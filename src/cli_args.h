@@ -43,7 +43,7 @@ typedef struct cliOptions {
     const char *host;
     int port;
     const char *socket;    /* -s */
-    const char *transport; /* "tcp", "unix", "tls" (--tls) or "rdma" (--rdma). */
+    const char *transport; /* "tcp", "unix", "tls" (--tls), "rdma" (--rdma) or "shm" (--shm). */
     cliTlsOptions tls;     /* --cacert, --cert, --key, ... */
     double connect_timeout; /* -t, seconds; 0 = no limit; -1 = not given. */
     int prefer_family;     /* -4 / -6: CLI_PREFER_IPV4 / CLI_PREFER_IPV6, or 0 */

@@ -3,10 +3,11 @@
  * Three parts, in the order a reader meets them:
  *
  *  1. The registry: cliConnTypeGetByName() maps "tcp", "unix", "tls",
- *     "rdma" to a cliConnType. TLS and RDMA are weak references: a tool
- *     built without cli_conn_tls.c / cli_conn_rdma.c simply does not find
- *     them and says "... support is not built in".
- *     (cli_conn_tls.c: the TLS client; cli_conn_rdma.c: RDMA.)
+ *     "rdma", "shm" to a cliConnType. TLS, RDMA and shm are weak
+ *     references: a tool built without cli_conn_tls.c / cli_conn_rdma.c /
+ *     cli_conn_shm.c simply does not find them and says "... support is
+ *     not built in". (cli_conn_tls.c: the TLS client; cli_conn_rdma.c:
+ *     RDMA; cli_conn_shm.c: shared memory, over libvkshm.c.)
  *  2. The socket transports ("tcp", "unix"): a bare cliConn around a
  *     socket; blocking or non-blocking depending on how it was connected.
  *  3. The event glue shared by every transport: one aeFileProc per
@@ -42,16 +43,19 @@
 static const cliConnType cliConnTypeTcp;
 static const cliConnType cliConnTypeUnix;
 
-/* Defined by cli_conn_tls.c / cli_conn_rdma.c when those are linked in
- * (BUILD_TLS=yes / BUILD_RDMA=yes); NULL otherwise. This is the whole
+/* Defined by cli_conn_tls.c / cli_conn_rdma.c / cli_conn_shm.c when those
+ * are linked in (BUILD_TLS=yes / BUILD_RDMA=yes; shm always); NULL
+ * otherwise. This is the whole
  * registration of a new transport. */
 extern const cliConnType cliConnTypeTls __attribute__((weak));
 extern const cliConnType cliConnTypeRdma __attribute__((weak));
+extern const cliConnType cliConnTypeShm __attribute__((weak));
 
 /* Returns the transport called name (case-insensitive), or NULL when it is
  * unknown or not built in. The result is static; never free it. */
 const cliConnType *cliConnTypeGetByName(const char *name) {
-    const cliConnType *types[] = {&cliConnTypeTcp, &cliConnTypeUnix, &cliConnTypeTls, &cliConnTypeRdma};
+    const cliConnType *types[] = {&cliConnTypeTcp, &cliConnTypeUnix, &cliConnTypeTls, &cliConnTypeRdma,
+                                  &cliConnTypeShm};
     for (size_t j = 0; j < sizeof(types) / sizeof(types[0]); j++) {
         if (types[j] && !strcasecmp(types[j]->name, name)) return types[j];
     }

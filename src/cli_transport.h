@@ -53,6 +53,7 @@
 #define CLI_CONN_UNIX "unix"
 #define CLI_CONN_TLS "tls"
 #define CLI_CONN_RDMA "rdma"
+#define CLI_CONN_SHM "shm"
 
 /* cliConnType.flags */
 #define CLI_CONN_TYPE_NO_WRITABLE_EVENT (1 << 0) /* fd is readable-only. */

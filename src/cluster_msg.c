@@ -106,6 +106,15 @@ int clusterIsValidHumanNodename(const char *s, size_t len) {
     return len <= CLUSTER_HOSTNAME_MAXLEN;
 }
 
+/* Text of at most CLUSTER_HOSTNAME_MAXLEN bytes without control bytes. */
+static int isPrintableText(const char *s, size_t len) {
+    for (size_t j = 0; j < len; j++) {
+        unsigned char c = (unsigned char)s[j];
+        if (c < ' ' || c == 0x7f) return 0;
+    }
+    return len <= CLUSTER_HOSTNAME_MAXLEN;
+}
+
 /* A NUL-terminated address inside an array of CLUSTER_IPLEN bytes. */
 static int isAddressArray(const char *arr) {
     const char *nul = memchr(arr, '\0', CLUSTER_IPLEN);
@@ -257,8 +266,11 @@ static int decodeStringExt(const unsigned char *data, uint32_t datalen, clusterM
         return C_ERR;
     }
     size_t slen = (size_t)(nul - data);
+    /* A human node name is only shown, so any text without control bytes
+     * passes here (Valkey 8 lets CONFIG SET put spaces in one); whether
+     * it can be stored is the receiver's business (processPingExtensions). */
     int valid = e->type == CLUSTERMSG_EXT_TYPE_HOSTNAME ? clusterIsValidHostname((const char *)data, slen)
-                                                         : clusterIsValidHumanNodename((const char *)data, slen);
+                                                         : isPrintableText((const char *)data, slen);
     if (extLength(slen + 1) != CLUSTERMSG_EXT_HEADER_LEN + (uint64_t)datalen || !isAllZero(nul, datalen - slen) ||
         !valid) {
         msgError(err, "Received %s packet with an invalid string in extension type %d", type, e->type);
@@ -477,7 +489,7 @@ static uint64_t extEncodedLength(const clusterMsgExt *e, char *err) {
     case CLUSTERMSG_EXT_TYPE_HUMAN_NODENAME: {
         size_t n = e->str ? strlen(e->str) : 0;
         int valid = e->type == CLUSTERMSG_EXT_TYPE_HOSTNAME ? clusterIsValidHostname(e->str, n)
-                                                             : clusterIsValidHumanNodename(e->str, n);
+                                                             : isPrintableText(e->str, n);
         if (!e->str || !valid) break;
         return extLength(n + 1);
     }

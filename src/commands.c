@@ -34,6 +34,7 @@ extern struct serverCommand replicationCommands[]; /* replication.c */
 extern struct serverCommand migrateCommands[];     /* migrate.c */
 extern struct serverCommand moduleCommands[];      /* module.c */
 extern struct serverCommand aclCommands[];         /* acl.c */
+extern struct serverCommand clusterCommands[];     /* cluster_cmd.c */
 
 struct serverCommand *serverCommandTables[] = {
     connectionCommands, keyspaceCommands, stringCommands,      bitmapCommands,
@@ -49,5 +50,6 @@ struct serverCommand *serverCommandTables[] = {
     migrateCommands,                     /* migrate.c */
     moduleCommands,                      /* module.c */
     aclCommands,                         /* acl.c */
+    clusterCommands,                     /* cluster_cmd.c */
     NULL,
 };

@@ -28,10 +28,12 @@
  * list-max-ziplist-*) are accepted and ignored by the file parser.
  *
  * The table covers every directive of Valkey 8.0's valkey.conf. Options of
- * features this server does not have yet (cluster) are stored for them; a
- * value that would turn such a feature on (cluster-enabled yes) is refused
- * by a check with a message naming it (activedefrag yes too, in a build
- * whose malloc is not jemalloc). Three directives are not options and are
+ * features this server does not have yet are stored for them; a value
+ * that would turn such a feature on is refused by a check with a message
+ * naming it (activedefrag yes, in a build whose malloc is not jemalloc).
+ * The cluster-* options are read where cluster.c uses them; those of
+ * cluster replicas and redirections are stored for those next steps.
+ * Three directives are not options and are
  * handled by the file parser alone: include (wildcards allowed),
  * rename-command, user (ACL users, handed to acl.c and written back by
  * CONFIG REWRITE) and loadmodule, which stops start-up.
@@ -48,8 +50,10 @@
 #include "aof.h"
 #include "config.h"
 #include "acl.h"
+#include "cluster.h"
 #include "defrag.h"
 #include "replication.h"
+#include "slowlog.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -72,6 +76,7 @@
 extern int changeListener(connListener *listener);
 extern int reconfigureListener(int type);
 extern connTlsConfig *tlsConfigFromServer(void);
+extern connShmConfig *shmConfigFromServer(void);
 
 /* ---------------------------------------------------------------------------
  * Table types
@@ -445,10 +450,12 @@ static int numCheckBounds(const configOption *o, long long v, const char **err) 
     return 0;
 }
 
-/* Parses one numeric value, checks its bounds, stores it. */
+/* Parses one numeric value, checks its bounds (and the option's own check,
+ * if any), stores it. */
 static int numSet(configOption *o, const char *v, const char **err) {
     long long n;
     if (!numParse(o, v, &n, err) || !numCheckBounds(o, n, err)) return 0;
+    if (o->check && !o->check(v, err)) return 0;
     numStore(o, n);
     return 1;
 }
@@ -1147,16 +1154,6 @@ static sds rewriteLatencyPercentiles(configOption *o, sds buf) {
     return buf;
 }
 
-/* Boolean options whose "yes" is a feature this server does not have:
- * refused with a message naming the option, in a file and by CONFIG SET. */
-static int checkClusterEnabled(const char *v, const char **err) {
-    if (yesnotoi(v) == 1) {
-        *err = "cluster-enabled yes is not supported: this server has no cluster mode";
-        return 0;
-    }
-    return 1;
-}
-
 /* activedefrag yes needs jemalloc behind our allocations (defrag.c asks
  * it which blocks to move); a build whose malloc is another (the ASan
  * build, valgrind) refuses it as a Valkey built without jemalloc does. */
@@ -1166,6 +1163,13 @@ static int checkActiveDefrag(const char *v, const char **err) {
                "modified Jemalloc like the one shipped by default with the Valkey source distribution";
         return 0;
     }
+    return 1;
+}
+
+/* slowlog-max-len: a shorter log drops its oldest entries at once. */
+static int applySlowlogMaxLen(const char **err) {
+    (void)err;
+    slowlogTrim();
     return 1;
 }
 
@@ -1275,6 +1279,15 @@ static int checkIpv6(const char *v, const char **err) {
         *err = "Invalid IPv6 address";
         return 0;
     }
+    return 1;
+}
+
+/* cluster-announce-*: myself's announced address, ports, hostname and
+ * human node name follow at once (cluster.c; nothing without cluster
+ * mode). */
+static int applyClusterAnnounce(const char **err) {
+    (void)err;
+    clusterUpdateMyselfAnnouncedInfo();
     return 1;
 }
 
@@ -1432,6 +1445,31 @@ static int applyRdmaRxSize(const char **err) {
     (void)err;
     connRdmaListenerConfig *cfg = listenerOf(CONN_TYPE_RDMA)->priv;
     if (cfg) cfg->rx_size = server.rdma_rx_size;
+    return 1;
+}
+
+/* shm-ring-size: rings are addressed with a mask, so a power of two (the
+ * bounds were checked already). */
+static int checkShmRingSize(const char *v, const char **err) {
+    unsigned long long n;
+    if (parseMemoryValue(v, &n) && (n & (n - 1)) == 0) return 1;
+    *err = "argument must be a power of two";
+    return 0;
+}
+
+/* shm-*: the shared-memory transport copies them (the ring size applies to
+ * connections upgraded from now on, the rest at once). */
+static int applyShm(const char **err) {
+    ConnectionType *ct = connTypeGetByName(CONN_NAME_SHM);
+    if (ct == NULL) {
+        if (!server.shm_enabled) return 1;
+        *err = "shared memory support is not built into this server";
+        return 0;
+    }
+    if (connTypeConfigure(ct, shmConfigFromServer(), 1) != C_OK) {
+        *err = "invalid shared memory settings";
+        return 0;
+    }
     return 1;
 }
 
@@ -1600,6 +1638,11 @@ static configOption configTable[] = {
     SPECIAL_CFG("rdma-bind", NULL, CFG_MULTI_ARG, "", setRdmaBind, getRdmaBind, rewriteRdmaBind, applyRdma),
     NUM_CFG("rdma-rx-size", NULL, 0, NUM_INT, server.rdma_rx_size, 64 * 1024, 16 * MB, MB, applyRdmaRxSize),
     NUM_CFG("rdma-completion-vector", NULL, IMM, NUM_INT, server.rdma_comp_vector, -1, 1024, -1, NULL),
+    BOOL_CFG("shm-enabled", NULL, 0, server.shm_enabled, 0, applyShm),
+    {.name = "shm-ring-size", .kind = CFG_NUM, .flags = CFG_MEMORY, .field = &server.shm_ring_size,
+     .storage = NUM_INT, .min = 4096, .max = 64 * MB, .def = 64 * 1024, .check = checkShmRingSize,
+     .apply = applyShm},
+    NUM_CFG("shm-spin-us", NULL, 0, NUM_INT, server.shm_spin_us, 0, 1000000, 20, applyShm),
     /* Process and logging */
     BOOL_CFG("daemonize", NULL, IMM, server.daemonize, 0, NULL),
     ENUM_CFG("supervised", NULL, IMM, server.supervised, supervisedEnum, SUPERVISED_NONE, NULL),
@@ -1680,7 +1723,7 @@ static configOption configTable[] = {
     /* Monitoring */
     NUM_CFG("slowlog-log-slower-than", NULL, 0, NUM_LONG_LONG, server.slowlog_log_slower_than, -1, LLONG_MAX,
             10000, NULL),
-    NUM_CFG("slowlog-max-len", NULL, 0, NUM_ULONG, server.slowlog_max_len, 0, LONG_MAX, 128, NULL),
+    NUM_CFG("slowlog-max-len", NULL, 0, NUM_ULONG, server.slowlog_max_len, 0, LONG_MAX, 128, applySlowlogMaxLen),
     NUM_CFG("latency-monitor-threshold", NULL, 0, NUM_LONG_LONG, server.latency_monitor_threshold, 0, LLONG_MAX,
             0, NULL),
     BOOL_CFG("latency-tracking", NULL, 0, server.latency_tracking_enabled, 1, NULL),
@@ -1832,9 +1875,9 @@ static configOption configTable[] = {
     BOOL_CFG("replica-ignore-disk-write-errors", NULL, 0, server.repl_ignore_disk_write_error, 0, NULL),
     BOOL_CFG("replica-ignore-maxmemory", "slave-ignore-maxmemory", 0, server.repl_replica_ignore_maxmemory, 1,
              NULL),
-    /* Cluster: no cluster mode; cluster-enabled yes is refused */
-    {.name = "cluster-enabled", .flags = IMM, .kind = CFG_BOOL, .field = &server.cluster_enabled, .def = 0,
-     .check = checkClusterEnabled},
+    /* Cluster (cluster.c): read at start-up; the announce-* options apply at once (myself's address in
+     * the next pings and nodes.conf), the others are read where the cluster uses them */
+    BOOL_CFG("cluster-enabled", NULL, IMM, server.cluster_enabled, 0, NULL),
     STRING_CFG("cluster-config-file", NULL, IMM, server.cluster_configfile, "nodes.conf", checkClusterConfigFile,
                NULL),
     NUM_CFG("cluster-node-timeout", NULL, 0, NUM_LONG_LONG, server.cluster_node_timeout, 0, LLONG_MAX, 15000, NULL),
@@ -1851,15 +1894,15 @@ static configOption configTable[] = {
     NUM_CFG("cluster-link-sendbuf-limit", NULL, CFG_MEMORY, NUM_ULONG_LONG, server.cluster_link_msg_queue_limit_bytes,
             0, ULLONG_MAX, 0, NULL),
     STRING_CFG("cluster-announce-hostname", NULL, 0, server.cluster_announce_hostname, "", checkAnnouncedHostname,
-               NULL),
+               applyClusterAnnounce),
     STRING_CFG("cluster-announce-human-nodename", NULL, 0, server.cluster_announce_human_nodename, "",
-               checkAnnouncedNodename, NULL),
-    STRING_CFG("cluster-announce-ip", NULL, 0, server.cluster_announce_ip, "", NULL, NULL),
+               checkAnnouncedNodename, applyClusterAnnounce),
+    STRING_CFG("cluster-announce-ip", NULL, 0, server.cluster_announce_ip, "", NULL, applyClusterAnnounce),
     ENUM_CFG("cluster-preferred-endpoint-type", NULL, 0, server.cluster_preferred_endpoint_type,
              clusterEndpointEnum, CLUSTER_ENDPOINT_TYPE_IP, NULL),
-    NUM_CFG("cluster-announce-port", NULL, 0, NUM_INT, server.cluster_announce_port, 0, 65535, 0, NULL),
-    NUM_CFG("cluster-announce-bus-port", NULL, 0, NUM_INT, server.cluster_announce_bus_port, 0, 65535, 0, NULL),
-    NUM_CFG("cluster-announce-tls-port", NULL, 0, NUM_INT, server.cluster_announce_tls_port, 0, 65535, 0, NULL),
+    NUM_CFG("cluster-announce-port", NULL, 0, NUM_INT, server.cluster_announce_port, 0, 65535, 0, applyClusterAnnounce),
+    NUM_CFG("cluster-announce-bus-port", NULL, 0, NUM_INT, server.cluster_announce_bus_port, 0, 65535, 0, applyClusterAnnounce),
+    NUM_CFG("cluster-announce-tls-port", NULL, 0, NUM_INT, server.cluster_announce_tls_port, 0, 65535, 0, applyClusterAnnounce),
     BOOL_CFG("cluster-slot-stats-enabled", NULL, 0, server.cluster_slot_stats_enabled, 0, NULL),
     NUM_CFG("cluster-blacklist-ttl", NULL, 0, NUM_ULONG, server.cluster_blacklist_ttl, 0, ULONG_MAX, 60, NULL),
     STRING_CFG("cluster-announce-client-ipv4", NULL, 0, server.cluster_announce_client_ipv4, "", checkIpv4, NULL),
@@ -2094,7 +2137,7 @@ static int loadConfigDirective(sds *argv, int argc, int linenum, const char *lin
  * sdssplitargs(). Stops at the first bad line: returns C_ERR with e set
  * (the caller frees e->line), else C_OK. */
 static int loadConfigText(char *config, configLoadError *e) {
-    int totlines, ret = C_OK;
+    int totlines, ret = C_OK, replicaof_line = -1;
     sds *lines = sdssplitlen(config, (ssize_t)strlen(config), "\n", 1, &totlines);
 
     for (int i = 0; i < totlines && ret == C_OK; i++) {
@@ -2109,10 +2152,15 @@ static int loadConfigText(char *config, configLoadError *e) {
         }
         if (argc) {
             sdstolower(argv[0]);
+            if (!strcmp(argv[0], "replicaof") || !strcmp(argv[0], "slaveof")) replicaof_line = i;
             ret = loadConfigDirective(argv, argc, i + 1, lines[i], e);
         }
         sdsfreesplitres(argv, argc);
     }
+    /* A cluster node's primary is chosen by CLUSTER REPLICATE, never here. */
+    if (ret == C_OK && server.cluster_enabled && server.primary_host && replicaof_line >= 0)
+        ret = configLoadFail(e, replicaof_line + 1, lines[replicaof_line],
+                             "replicaof directive not allowed in cluster mode");
     sdsfreesplitres(lines, totlines);
     return ret;
 }
@@ -2341,7 +2389,9 @@ static void configSetCommand(client *c) {
         opts[j] = o;
     }
     if (deny_loading) {
-        addReplyError(c, "LOADING Server is loading the dataset in memory");
+        /* The -LOADING error itself, as for a refused command: clients
+         * know to retry it. */
+        addReplyErrorObject(c, shared.loadingerr);
         goto cleanup;
     }
     if (unknown) {

@@ -8,6 +8,9 @@
  * connConnect(); port is ignored), and the answers to is_local (always)
  * and to the TCP socket options (no-ops). Everything else is the TCP
  * primitives of conn_socket.c, used directly in the vtable below.
+ * The listener and its accept handler are shared with the shared-memory
+ * transport (conn_shm.c), whose connections start as Unix ones: accepted
+ * fds become connections of the listener's own transport.
  * Event-loop thread only; includes no server header. */
 #include <errno.h>
 #include <string.h>
@@ -61,8 +64,10 @@ static int connUnixIsLocal(connection *conn) {
     return 1;
 }
 
-/* Opens the socket at the configured path. Returns C_OK or C_ERR (logged). */
-static int connUnixListen(connListener *listener) {
+/* Opens the socket at the configured path (listener->priv, a
+ * connUnixListenerConfig) and registers listener->ct's accept handler.
+ * Returns C_OK or C_ERR (logged). */
+int connUnixListen(connListener *listener) {
     connUnixListenerConfig *cfg = listener->priv;
     char err[ANET_ERR_LEN];
 
@@ -90,8 +95,9 @@ static int connUnixListen(connListener *listener) {
     return C_OK;
 }
 
-/* Readable listening socket: accept what is pending, up to the limit. */
-static void connUnixAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
+/* Readable listening socket: accept what is pending, up to the limit, each
+ * as a connection of the listener's transport ("unix", or "shm"). */
+void connUnixAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
     connListener *listener = clientData;
     connUnixListenerConfig *cfg = listener->priv;
     char err[ANET_ERR_LEN];
@@ -103,11 +109,11 @@ static void connUnixAcceptHandler(aeEventLoop *el, int fd, void *clientData, int
             return;
         }
         serverLog(LL_VERBOSE, "Accepted connection to %s", cfg ? cfg->path : "?");
-        connection *conn = connCreateAcceptedUnix(cfd, NULL);
+        connection *conn = connCreateAccepted(listener->ct, cfd, NULL);
         if (listener->accept_cb)
             listener->accept_cb(conn, listener->accept_flags, NULL);
         else
-            connSocketClose(conn);
+            connClose(conn);
     }
 }
 

@@ -3,11 +3,11 @@
  *
  * At startup the server calls connTypeInitialize(el): it records the event
  * loop every transport registers its fds with, and registers the built-in
- * transports (TCP and Unix always, TLS and RDMA when linked in). The
- * configuration then finds a transport by name with connTypeGetByName()
- * (NULL = not built in), and the before-sleep hook lets transports with
- * queued work run it through connTypesHavePendingData() and
- * connTypesProcessPendingData().
+ * transports (TCP and Unix always; TLS, RDMA and shared memory when
+ * linked in). The configuration then finds a transport by name with
+ * connTypeGetByName() (NULL = not built in), and the before-sleep hook
+ * lets transports with queued work run it through
+ * connTypesHavePendingData() and connTypesProcessPendingData().
  *
  * Registration order defines connectionIndexByType(), which the server uses
  * to index its per-transport listeners. Everything here runs in the
@@ -30,6 +30,7 @@
  * file needs no build flags and links into tests without them. */
 #pragma weak RegisterConnectionTypeTLS
 #pragma weak RegisterConnectionTypeRdma
+#pragma weak RegisterConnectionTypeShm
 
 static ConnectionType *connTypes[CONN_TYPES_MAX];
 static aeEventLoop *connEventLoop;
@@ -69,6 +70,7 @@ int connTypeInitialize(aeEventLoop *el) {
     if (RegisterConnectionTypeUnix() != C_OK) return C_ERR;
     if (RegisterConnectionTypeTLS && RegisterConnectionTypeTLS() != C_OK) return C_ERR;
     if (RegisterConnectionTypeRdma && RegisterConnectionTypeRdma() != C_OK) return C_ERR;
+    if (RegisterConnectionTypeShm && RegisterConnectionTypeShm() != C_OK) return C_ERR;
     return C_OK;
 }
 

@@ -49,6 +49,7 @@
 #define CONN_NAME_UNIX "unix"
 #define CONN_NAME_TLS "tls"
 #define CONN_NAME_RDMA "rdma"
+#define CONN_NAME_SHM "shm"
 
 /* Where a connection is in its life. Only the transport changes it. */
 typedef enum {
@@ -141,6 +142,11 @@ struct ConnectionType {
 
     /* Transport details for CLIENT LIST (optional; default "fd=<n>"). */
     const char *(*get_info)(connection *conn, char *buf, size_t buf_len);
+    /* CLIENT LIST fields of the transport's own, appended to the line as
+     * " key=value" each (optional; none). Only for connections that
+     * differ from a plain socket, so the line keeps Valkey's fields and
+     * order for every other client. */
+    const char *(*list_fields)(connection *conn, char *buf, size_t buf_len);
     /* 1 if the transport guarantees payload integrity itself, so RDB
      * checksums may be skipped (optional; default 0). */
     int (*integrity_checked)(void);
@@ -148,6 +154,10 @@ struct ConnectionType {
      * transport (its state lives in memory the child does not inherit,
      * as RDMA's registered buffers); optional, default 1. */
     int (*usable_after_fork)(void);
+    /* Bytes the transport holds for conn outside the allocator (the
+     * shared-memory rings), counted as the client's memory (optional;
+     * default 0). */
+    size_t (*mem_usage)(connection *conn);
 };
 
 /* The part of every connection the server may rely on. Transports embed it
@@ -216,6 +226,14 @@ typedef struct connRdmaListenerConfig {
     int comp_vector; /* Completion vector (rdma-completion-vector); -1 = random. */
 } connRdmaListenerConfig;
 
+/* What connTypeConfigure() of the "shm" transport takes: the shm-*
+ * options. The transport copies them; CONFIG SET calls it again. */
+typedef struct connShmConfig {
+    int enabled;   /* shm-enabled: Unix-socket clients may upgrade. */
+    int ring_size; /* shm-ring-size: bytes of each ring of new connections. */
+    int spin_us;   /* shm-spin-us: polling before sleeping on a doorbell. */
+} connShmConfig;
+
 /* ---------------------------------------------------------------------------
  * Transport registry (connection.c)
  * ------------------------------------------------------------------------- */
@@ -238,13 +256,15 @@ int connFormatAddr(connection *conn, char *buf, size_t buf_len, int remote);
 const char *connGetInfo(connection *conn, char *buf, size_t buf_len);
 
 /* One register function per transport. Only connTypeInitialize() calls
- * them, TLS and RDMA through weak references: conn_tls.c / conn_rdma.c
- * define those two, and a transport whose file is not linked (not yet
- * written, or BUILD_TLS/BUILD_RDMA=no) is simply absent. */
+ * them, TLS, RDMA and shared memory through weak references:
+ * conn_tls.c / conn_rdma.c / conn_shm.c define those, and a transport
+ * whose file is not linked (BUILD_TLS/BUILD_RDMA=no, or a unit test that
+ * links only some transports) is simply absent. */
 int RegisterConnectionTypeSocket(void);
 int RegisterConnectionTypeUnix(void);
 int RegisterConnectionTypeTLS(void);
 int RegisterConnectionTypeRdma(void);
+int RegisterConnectionTypeShm(void);
 
 /* ---------------------------------------------------------------------------
  * Wrappers used by the rest of the server
@@ -443,6 +463,21 @@ static inline int connIsIntegrityChecked(connection *conn) {
     return conn->type->integrity_checked ? conn->type->integrity_checked() : 0;
 }
 
+/* Writes the transport's own CLIENT LIST fields for conn (see
+ * ConnectionType.list_fields; "" if none, or conn NULL) into buf, returns
+ * buf. */
+static inline const char *connGetListFields(connection *conn, char *buf, size_t buf_len) {
+    if (conn && conn->type->list_fields) return conn->type->list_fields(conn, buf, buf_len);
+    if (buf_len) buf[0] = '\0';
+    return buf;
+}
+
+/* Returns the bytes the transport holds for conn outside the allocator
+ * (see ConnectionType.mem_usage); conn may be NULL. */
+static inline size_t connMemUsage(connection *conn) {
+    return conn && conn->type->mem_usage ? conn->type->mem_usage(conn) : 0;
+}
+
 /* Returns 1 if a forked child may keep serving conn with the conn*()
  * calls (blocking I/O only: the child runs no event loop), 0 if the
  * transport's state does not survive fork(). */
@@ -511,5 +546,8 @@ int connSocketListen(connListener *listener);
 const char *connSocketGetLastError(connection *conn);
 void connSocketCloseListener(connListener *listener);
 void connSocketAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask);
+/* The Unix-socket listener (conn_unix.c), shared with conn_shm.c. */
+int connUnixListen(connListener *listener);
+void connUnixAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask);
 
 #endif

@@ -168,7 +168,10 @@ static robj *dbInsertAtPosition(serverDb *db, sds key, robj *val, long long expi
     robj *o = dbNewEntry(val, key, expire != -1, expire, take);
     hashtablePauseRehashing(db->keys);
     hashtableInsertAtPosition(db->keys, o, pos);
-    if (expire != -1) hashtableAdd(db->expires, o);
+    if (expire != -1) {
+        hashtableAdd(db->expires, o);
+        expireRememberReplicaKey(db, key);
+    }
     return o;
 }
 
@@ -477,23 +480,21 @@ long long emptyData(int dbnum, int flags, void(callback)(hashtable *)) {
         db->avg_ttl = 0;
         db->expires_cursor = 0;
     }
+    if (dbnum == -1) expireForgetReplicaKeys(); /* FLUSHALL, a full sync */
     return removed;
 }
 
-/* Sets the keys and expiries of every database aside (a replica loading
- * a full sync with repl-diskless-load swapdb) and leaves the databases
- * empty. Returns the backup for dbRestoreBackup() or dbDiscardBackup().
- * Blocked clients and WATCHed keys stay where they are. */
-serverDb *dbBackupAndReset(void) {
-    serverDb *backup = zmalloc(sizeof(serverDb) * server.dbnum);
+/* See server.h: server.dbnum empty databases numbered as the server's,
+ * for a dataset loaded aside (a replica's full sync with
+ * repl-diskless-load swapdb) while clients use the server's own. */
+serverDb *dbCreateTempArray(void) {
+    serverDb *temp = zcalloc(sizeof(serverDb) * server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
-        backup[j] = server.db[j];
-        server.db[j].keys = hashtableCreate(&dbKeysHashtableType);
-        server.db[j].expires = hashtableCreate(&dbExpiresHashtableType);
-        server.db[j].avg_ttl = 0;
-        server.db[j].expires_cursor = 0;
+        temp[j].keys = hashtableCreate(&dbKeysHashtableType);
+        temp[j].expires = hashtableCreate(&dbExpiresHashtableType);
+        temp[j].id = j;
     }
-    return backup;
+    return temp;
 }
 
 /* Releases a db's two tables (the expires one first: it borrows). */
@@ -502,29 +503,38 @@ static void dbReleaseTables(hashtable *keys, hashtable *expires) {
     hashtableRelease(keys);
 }
 
-/* Puts the data of dbBackupAndReset() back, dropping what was loaded
- * meanwhile. */
-void dbRestoreBackup(serverDb *backup) {
+/* See server.h. WATCHed keys that differ are touched, clients blocked on
+ * keys of the new data are served, XREADGROUP waiters whose key went get
+ * their error, as SWAPDB does; client-side caches are invalidated as
+ * after a flush. The writable replica's remembered keys (expire.c) were
+ * the old data's. */
+void dbSwapWithTempArray(serverDb *temp) {
     for (int j = 0; j < server.dbnum; j++) {
-        dbReleaseTables(server.db[j].keys, server.db[j].expires);
-        server.db[j].keys = backup[j].keys;
-        server.db[j].expires = backup[j].expires;
-        server.db[j].avg_ttl = backup[j].avg_ttl;
-        server.db[j].expires_cursor = backup[j].expires_cursor;
+        serverDb *live = &server.db[j], *t = &temp[j];
+        touchAllWatchedKeysInDb(live, t);
+        scanDatabaseForDeletedKeys(live, t);
+        hashtable *keys = live->keys, *expires = live->expires;
+        long long avg_ttl = live->avg_ttl;
+        live->keys = t->keys;
+        live->expires = t->expires;
+        live->avg_ttl = t->avg_ttl;
+        t->keys = keys;
+        t->expires = expires;
+        t->avg_ttl = avg_ttl;
+        live->expires_cursor = t->expires_cursor = 0;
+        scanDatabaseForReadyKeys(live);
     }
-    zfree(backup);
+    trackingInvalidateKeysOnFlush(-1);
+    expireForgetReplicaKeys();
 }
 
-/* Frees the data of dbBackupAndReset(): the new data stays. Keys that
- * clients wait on are signalled as ready or deleted, as after a flush. */
-void dbDiscardBackup(serverDb *backup) {
+/* See server.h. Big tables are freed by the lazy free thread. */
+void dbReleaseTempArray(serverDb *temp) {
     for (int j = 0; j < server.dbnum; j++) {
-        serverDb old = backup[j];
-        if (hashtableSize(old.keys) > LAZYFREE_THRESHOLD) emptyDbAsync(&old); /* takes the tables, leaves fresh ones */
-        dbReleaseTables(old.keys, old.expires);
-        scanDatabaseForReadyKeys(&server.db[j]);
+        if (hashtableSize(temp[j].keys) > LAZYFREE_THRESHOLD) emptyDbAsync(&temp[j]); /* takes the tables, leaves fresh ones */
+        dbReleaseTables(temp[j].keys, temp[j].expires);
     }
-    zfree(backup);
+    zfree(temp);
 }
 
 long long dbTotalServerKeyCount(void) {
@@ -587,6 +597,7 @@ robj *setExpire(client *c, serverDb *db, robj *key, long long when) {
     robj *n = objectSetExpire(o, when); /* o is gone if n != o */
     *ref = n;
     if (!had_ttl) hashtableAdd(db->expires, n); /* (n != o only when o had no TTL) */
+    expireRememberReplicaKey(db, objectGetKey(n));
     return n;
 }
 

@@ -21,8 +21,9 @@
  *    looked up again before it is evicted.
  *
  * Memory that the server needs for other things than the dataset and that
- * eviction cannot reduce (replication and AOF buffers, later) is excluded
- * by freeMemoryGetNotCountedMemory(). Deletions go through db.c
+ * eviction cannot reduce (what replicas lag behind in the replication
+ * buffer, the AOF buffer) is excluded by freeMemoryGetNotCountedMemory()
+ * (INFO mem_not_counted_for_evict). Deletions go through db.c
  * (dbGenericDelete, honouring lazyfree-lazy-eviction) and are counted in
  * server.stat_evictedkeys; each fires an "evicted" keyspace event and is
  * propagated to replicas as DEL or UNLINK (propagate.c). Evictions never
@@ -33,6 +34,7 @@
 #include "server.h"
 #include "replication.h"
 
+#include "aof.h"
 #include "propagate.h"
 
 #include <math.h>
@@ -42,12 +44,29 @@
  * Memory accounting
  * ------------------------------------------------------------------------- */
 
-/* Returns the bytes of used memory that must not count towards maxmemory:
- * buffers that evicting keys cannot shrink. Those are the replicas' output
- * buffers (evicting would only feed them more DELs; replication.c sums
- * them); the AOF buffer will join them. Main thread only. */
+/* Returns the bytes of used memory that must not count towards maxmemory
+ * (INFO mem_not_counted_for_evict): buffers that evicting keys cannot
+ * shrink, and would only grow with the DELs it propagates. As in Valkey:
+ *  - of the replication buffer (replication.c), the part beyond what
+ *    repl-backlog-size of history takes in blocks. Up to there it is the
+ *    backlog, which stops growing at its size and stays: it counts like
+ *    the dataset. Beyond, it is what lagging replicas still need, and it
+ *    is not counted even after they left, until it is trimmed, so that
+ *    its slow release cannot start an eviction loop;
+ *  - the AOF buffer, while AOF is on.
+ * Main thread only. */
 size_t freeMemoryGetNotCountedMemory(void) {
-    return replicationOutputBuffersMemory();
+    size_t overhead = 0;
+    size_t repl_mem = replicationBufferMemory();
+    size_t backlog = (size_t)server.repl_backlog_size;
+    if (repl_mem > backlog) {
+        /* The blocks' headers for repl-backlog-size bytes of stream. */
+        size_t block_room = REPL_BUF_BLOCK_BYTES - sizeof(replBufBlock);
+        size_t counted = backlog + (backlog / block_room + 1) * sizeof(replBufBlock);
+        if (repl_mem > counted) overhead += repl_mem - counted;
+    }
+    if (aofIsFed()) overhead += aofBufferLength();
+    return overhead;
 }
 
 /* Compares used memory with maxmemory. Returns C_OK when under the limit

@@ -21,7 +21,9 @@
  * the key, fires the "expired" keyspace event, propagates a DEL (UNLINK
  * with lazyfree-lazy-expire) and counts the key in server.stat_expiredkeys;
  * nothing here counts expired keys a second time. Replicas never expire
- * actively: they wait for their primary's DELs. */
+ * their primary's keys actively: they wait for its DELs; a writable
+ * replica expires the keys its own clients gave a TTL (see the section
+ * on writable replicas). */
 #include "server.h"
 
 #include "latency.h"
@@ -361,12 +363,19 @@ static unsigned long expireCycleRound(serverDb *db, const expireCycleConfig *cfg
  * deletion is a write). Runs in the main thread; updates the
  * stat_expire* counters, each db's avg_ttl and the expire-cycle latency
  * event (LATENCY LATEST). */
+static void expireReplicaKeysCycle(void);
+
 void activeExpireCycle(int type) {
     static unsigned int next_db = 0;        /* Round-robin position. */
     static int last_cycle_timed_out = 0;    /* Previous call hit its budget. */
     static long long last_fast_cycle = 0;   /* Start of the last FAST cycle, us. */
 
-    if (!server.active_expire_enabled || server.primary_host != NULL || isPausedActions()) return;
+    if (!server.active_expire_enabled || isPausedActions()) return;
+    if (server.primary_host != NULL) {
+        /* A replica expires only what its own clients wrote (below). */
+        if (type == ACTIVE_EXPIRE_CYCLE_SLOW) expireReplicaKeysCycle();
+        return;
+    }
     if (server.dbnum <= 0) return;
 
     expireCycleConfig cfg;
@@ -432,6 +441,107 @@ void activeExpireCycle(int type) {
      * a percentage) of the share of expired keys in recent samples. */
     double ratio = total_sampled ? (double)total_expired / total_sampled : 0;
     server.stat_expired_stale_perc = ratio * 0.05 + server.stat_expired_stale_perc * 0.95;
+}
+
+/* ---------------------------------------------------------------------------
+ * Writable replicas (replica-read-only no)
+ *
+ * A replica leaves its primary's keys alone: the DELs of the primary's
+ * expiry keep both sides identical. But a key a client of a writable
+ * replica wrote with a TTL exists on the replica only, and no DEL will
+ * ever come for it: the replica must expire it itself, as Valkey does.
+ * So every key that gets a TTL from one of its own clients is
+ * remembered, name -> bitmap of the databases (0..63, like Valkey; a key
+ * of a higher database is not tracked) it got one in, and the cron
+ * (activeExpireCycle(), SLOW, on a replica) looks at random names,
+ * deleting those that expired and forgetting those that are gone or
+ * lost their TTL. The names of the primary's keys are never taken in, so
+ * the replica never deletes one of them on its own. Everything is
+ * forgotten when every database is emptied (FLUSHALL, a full sync).
+ * ------------------------------------------------------------------------- */
+
+static dict *replicaKeysWithExpire; /* sds name -> u64 bitmap of db ids */
+
+static void *replicaKeyDup(const void *key) {
+    return sdsdup((const sds)key);
+}
+
+static dictType replicaKeysDictType = {
+    .hashFunction = dictSdsHash,
+    .keyCompare = dictSdsKeyCompare,
+    .keyDup = replicaKeyDup,
+    .keyDestructor = dictSdsDestructor,
+};
+
+/* See server.h. Remembers key of db when the client running the current
+ * command is one of this writable replica's own (not our primary, not a
+ * dataset being loaded: a load aside, async_loading, runs outside any
+ * client's command while clients keep writing the current data). Event
+ * loop. */
+void expireRememberReplicaKey(serverDb *db, sds key) {
+    if (server.primary_host == NULL || server.repl_replica_ro || (server.loading && !server.async_loading)) return;
+    client *c = server.current_client;
+    if (c == NULL || (c->flags & CLIENT_PRIMARY) || db->id > 63) return;
+    if (replicaKeysWithExpire == NULL) replicaKeysWithExpire = dictCreate(&replicaKeysDictType);
+    dictEntry *existing, *de = dictAddRaw(replicaKeysWithExpire, key, &existing); /* keyDup copies the name */
+    if (de == NULL) de = existing;
+    dictSetUnsignedIntegerVal(de, dictGetUnsignedIntegerVal(de) | ((uint64_t)1 << db->id));
+}
+
+/* See server.h. */
+void expireForgetReplicaKeys(void) {
+    if (replicaKeysWithExpire == NULL) return;
+    dictRelease(replicaKeysWithExpire);
+    replicaKeysWithExpire = NULL;
+}
+
+/* See server.h. */
+size_t expireReplicaKeysTracked(void) {
+    return replicaKeysWithExpire ? dictSize(replicaKeysWithExpire) : 0;
+}
+
+/* Checks the remembered name in each database of its bitmap: deletes it
+ * where it expired (as activeExpireCycle() would: keyspace event,
+ * expired_keys, DEL into the AOF), keeps the bits of the databases where
+ * it still waits for its deadline. Returns the new bitmap; *waiting gets
+ * how many databases still hold it with a TTL to come. */
+static uint64_t expireReplicaKeyInDbs(sds name, uint64_t dbids, long long now, int *waiting) {
+    uint64_t keep = 0;
+    for (int id = 0; dbids && id < server.dbnum; id++, dbids >>= 1) {
+        if (!(dbids & 1)) continue;
+        serverDb *db = server.db + id;
+        robj *val = dbFind(db, name);
+        long long when = val ? objectGetExpire(val) : -1;
+        if (when == -1) continue; /* gone, or persisted: forgotten */
+        if (when > now) {
+            keep |= (uint64_t)1 << id;
+            (*waiting)++;
+            continue;
+        }
+        robj *keyobj = createStringObject(name, sdslen(name));
+        deleteExpiredKeyAndPropagate(db, keyobj);
+        decrRefCount(keyobj);
+    }
+    return keep;
+}
+
+/* The writable replica's share of the active expire cycle: random
+ * remembered names, until a few of them were found still waiting or
+ * about a millisecond went by (checked every 64 names). Cron. */
+static void expireReplicaKeysCycle(void) {
+    if (replicaKeysWithExpire == NULL || dictSize(replicaKeysWithExpire) == 0) return;
+    long long start = mstime();
+    int waiting = 0;
+    for (unsigned long checked = 1; dictSize(replicaKeysWithExpire) > 0; checked++) {
+        dictEntry *de = dictGetRandomKey(replicaKeysWithExpire);
+        sds name = dictGetKey(de);
+        uint64_t keep = expireReplicaKeyInDbs(name, dictGetUnsignedIntegerVal(de), start, &waiting);
+        /* The deletions above never touch this dict: de is still valid. */
+        if (keep) dictSetUnsignedIntegerVal(de, keep);
+        else dictDelete(replicaKeysWithExpire, name);
+        if (waiting > 3) break;
+        if (checked % 64 == 0 && mstime() - start > 1) break;
+    }
 }
 
 /* ---------------------------------------------------------------------------

@@ -518,6 +518,47 @@ int functionsLoadLibraryFromRdb(sds code, int replace, sds *err) {
     return functionsCreateLibrary(code, replace, err) ? C_OK : C_ERR;
 }
 
+/* See server.h: the three statics of a registry, kept aside. */
+struct functionsRegistry {
+    lua_State *lua;
+    dict *libraries;
+    dict *functionsByName;
+};
+
+/* See server.h. */
+functionsRegistry *functionsRegistryCreate(void) {
+    functionsRegistry *r = zmalloc(sizeof(*r));
+    r->lua = functionLuaCreateVM();
+    r->libraries = dictCreate(&librariesDictType);
+    r->functionsByName = dictCreate(&functionsByNameDictType);
+    return r;
+}
+
+/* See server.h. */
+void functionsRegistrySwapWithCurrent(functionsRegistry *r) {
+    serverAssert(runningFunction == NULL);
+    functionsInit();
+    lua_State *lua = functionsLua;
+    dict *libs = libraries, *funcs = functionsByName;
+    functionsLua = r->lua, libraries = r->libraries, functionsByName = r->functionsByName;
+    r->lua = lua, r->libraries = libs, r->functionsByName = funcs;
+}
+
+/* See server.h. The library is made in r's VM by making r current for
+ * the time of the load, which runs no client command. */
+int functionsRegistryLoadFromRdb(functionsRegistry *r, sds code, int replace, sds *err) {
+    functionsRegistrySwapWithCurrent(r);
+    int ret = functionsCreateLibrary(code, replace, err) ? C_OK : C_ERR;
+    functionsRegistrySwapWithCurrent(r);
+    return ret;
+}
+
+/* See server.h. */
+void functionsRegistryDiscard(functionsRegistry *r) {
+    functionsRegistryRelease(r->lua, r->libraries, r->functionsByName, 1);
+    zfree(r);
+}
+
 /* Reads the libraries of a FUNCTION DUMP payload body (the records
  * functionsSaveRdb() writes) into codes. Returns NULL or an error. */
 static sds functionsReadPayload(const unsigned char *body, size_t len, list *codes) {

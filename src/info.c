@@ -26,6 +26,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "blocked.h"
+#include "cluster.h"
 #include "defrag.h"
 #include "migrate.h"
 #include "multi.h"
@@ -122,6 +123,9 @@ void resetServerStats(void) {
     server.stat_rejected_conn = 0;
     server.stat_net_input_bytes = 0;
     server.stat_net_output_bytes = 0;
+    server.stat_net_repl_input_bytes = 0;
+    server.stat_net_repl_output_bytes = 0;
+    replicationResetStats(); /* sync_full, sync_partial_ok, sync_partial_err */
     server.stat_unexpected_error_replies = 0;
     server.stat_total_error_replies = 0;
     server.stat_dump_payload_sanitizations = 0;
@@ -311,11 +315,15 @@ static sds infoServer(sds info) {
     for (int j = 0; j < nlisteners; j++) {
         connListener *l = &server.listeners[j];
         if (l->ct == NULL || l->count == 0) continue;
-        const char *type = l->ct->get_type(NULL);
+        /* The Unix socket is served by the shared-memory transport when it
+         * is built in; it is still the "unix" listener. */
+        const char *type = j == CONN_TYPE_UNIX ? CONN_NAME_UNIX : l->ct->get_type(NULL);
         info = sdscatprintf(info, "listener%d:name=%s", j, type);
-        if (!strcmp(type, "unix")) {
+        if (j == CONN_TYPE_UNIX) {
             connUnixListenerConfig *uc = l->priv;
             info = sdscatprintf(info, ",bind=%s", uc && uc->path ? uc->path : "");
+            if (server.shm_enabled && !strcmp(l->ct->get_type(NULL), CONN_NAME_SHM))
+                info = sdscat(info, ",shm=yes");
         } else {
             if (l->bindaddr_count == 0) {
                 info = sdscat(info, ",bind=*,bind=-::*");
@@ -332,12 +340,13 @@ static sds infoServer(sds info) {
 static sds infoClients(sds info) {
     size_t maxout, maxin;
     getClientsMaxBuffers(&maxout, &maxin);
-    unsigned long replicas = 0, blocked = 0, pubsub = 0;
+    unsigned long replicas = 0, blocked = 0, pubsub = 0, shm = 0;
     listIter li;
     listNode *ln;
     listRewind(server.clients, &li);
     while ((ln = listNext(&li)) != NULL) {
         client *c = listNodeValue(ln);
+        if (c->conn && !strcmp(connGetType(c->conn), CONN_NAME_SHM)) shm++;
         if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) replicas++;
         if (c->flags & CLIENT_BLOCKED) blocked++; /* on keys (blocked.c) or held by CLIENT PAUSE */
         if (c->flags & CLIENT_PUBSUB) pubsub++;
@@ -345,7 +354,7 @@ static sds infoClients(sds info) {
     return sdscatprintf(info,
                         "# Clients\r\n"
                         "connected_clients:%lu\r\n"
-                        "cluster_connections:0\r\n"
+                        "cluster_connections:%lu\r\n"
                         "maxclients:%u\r\n"
                         "client_recent_max_input_buffer:%zu\r\n"
                         "client_recent_max_output_buffer:%zu\r\n"
@@ -356,11 +365,13 @@ static sds infoClients(sds info) {
                         "clients_in_timeout_table:%lu\r\n"
                         "total_watched_keys:%lu\r\n"
                         "total_blocking_keys:%lu\r\n"
-                        "total_blocking_keys_on_nokey:%lu\r\n",
-                        listLength(server.clients) - replicas, server.maxclients, maxin, maxout, blocked,
+                        "total_blocking_keys_on_nokey:%lu\r\n"
+                        "shm_clients:%lu\r\n",
+                        listLength(server.clients) - replicas, clusterConnectionsCount(), server.maxclients, maxin,
+                        maxout, blocked,
                         server.tracking_clients, pubsub,
                         multiWatchingClients(), blockedClientsWithTimeoutCount(), multiTotalWatchedKeys(),
-                        blockedKeysCount(), blockedKeysOnNokeyCount());
+                        blockedKeysCount(), blockedKeysOnNokeyCount(), shm);
 }
 
 /* See server.h. */
@@ -380,6 +391,16 @@ void getMemoryOverhead(memoryOverhead *m) {
         if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) m->clients_replicas += mem;
         else m->clients_normal += mem;
     }
+    /* Each replica's memory above includes its share of the replication
+     * buffer (as its omem); besides, the buffer counts as the backlog up
+     * to repl-backlog-size and as the replicas' beyond, as in Valkey. */
+    m->repl_buffer = replicationBufferMemory();
+    if (listLength(repl.replicas) && m->repl_buffer > (size_t)server.repl_backlog_size) {
+        m->clients_replicas += m->repl_buffer - (size_t)server.repl_backlog_size;
+        m->repl_backlog = (size_t)server.repl_backlog_size;
+    } else {
+        m->repl_backlog = m->repl_buffer;
+    }
     for (int j = 0; j < server.dbnum; j++) {
         hashtable *tables[2] = {server.db[j].keys, server.db[j].expires};
         for (int k = 0; k < 2; k++) {
@@ -394,8 +415,8 @@ void getMemoryOverhead(memoryOverhead *m) {
     }
     scriptingGetMemory(&m->scripts);
     m->startup = server.initial_memory_usage;
-    m->overhead = m->startup + m->clients_normal + m->clients_replicas + m->db_tables + m->scripts.eval_cache +
-                  m->scripts.functions_cache;
+    m->overhead = m->startup + m->repl_backlog + m->clients_normal + m->clients_replicas + m->db_tables +
+                  m->scripts.eval_cache + m->scripts.functions_cache;
     m->dataset = m->used > m->overhead ? m->used - m->overhead : 0;
     m->net = m->used > m->startup ? m->used - m->startup : 0;
     m->dataset_perc = m->net ? (double)m->dataset * 100 / m->net : 0;
@@ -478,12 +499,12 @@ static sds infoMemory(sds info) {
         "rss_overhead_bytes:%lld\r\n"
         "mem_fragmentation_ratio:%.2f\r\n"
         "mem_fragmentation_bytes:%lld\r\n"
-        "mem_not_counted_for_evict:0\r\n"
-        "mem_replication_backlog:0\r\n"
-        "mem_total_replication_buffers:0\r\n"
+        "mem_not_counted_for_evict:%zu\r\n"
+        "mem_replication_backlog:%zu\r\n"
+        "mem_total_replication_buffers:%zu\r\n"
         "mem_clients_slaves:%zu\r\n"
         "mem_clients_normal:%zu\r\n"
-        "mem_cluster_links:0\r\n"
+        "mem_cluster_links:%zu\r\n"
         "mem_aof_buffer:%zu\r\n"
         "mem_allocator:%s\r\n"
         "mem_overhead_db_hashtable_rehashing:%zu\r\n"
@@ -496,8 +517,8 @@ static sds infoMemory(sds info) {
         sm.functions_cache, sm.eval_cache + sm.functions_cache, scripts_h,
         server.maxmemory, maxmem_h, infoMaxmemoryPolicyName(server.maxmemory_policy), mo.alloc_frag,
         mo.alloc_frag_bytes, mo.alloc_rss, mo.alloc_rss_bytes, mo.rss_overhead, mo.rss_overhead_bytes, mo.frag,
-        mo.frag_bytes, clients_replicas,
-        clients_normal, aofBufferLength(), infoAllocatorName(), mo.db_rehashing, defrag.running,
+        mo.frag_bytes, freeMemoryGetNotCountedMemory(), mo.repl_backlog, mo.repl_buffer, clients_replicas,
+        clients_normal, clusterLinksMemory(), aofBufferLength(), infoAllocatorName(), mo.db_rehashing, defrag.running,
         lazyfreeGetPendingObjectsCount(),
         lazyfreeGetFreedObjectsCount());
 }
@@ -546,7 +567,7 @@ static sds infoStats(sds info) {
         "latest_fork_usec:%lld\r\n"
         "total_forks:%lld\r\n"
         "migrate_cached_sockets:%zu\r\n"
-        "slave_expires_tracked_keys:0\r\n"
+        "slave_expires_tracked_keys:%zu\r\n"
         "active_defrag_hits:%lld\r\n"
         "active_defrag_misses:%lld\r\n"
         "active_defrag_key_hits:%lld\r\n"
@@ -590,6 +611,7 @@ static sds infoStats(sds info) {
         server.stat_total_eviction_exceeded_time / 1000, server.stat_keyspace_hits, server.stat_keyspace_misses,
         pubsubTotal(PUBSUB_CHANNEL), pubsubTotal(PUBSUB_PATTERN), pubsubTotal(PUBSUB_SHARD),
         snapshot.stat_fork_time, snapshot.stat_total_forks, migrateCachedSocketsCount(),
+        expireReplicaKeysTracked(),
         defrag.stat_hits, defrag.stat_misses, defrag.stat_key_hits, defrag.stat_key_misses,
         defrag.stat_total_time_us / 1000,
         defragCurrentTimeMs(),
@@ -764,7 +786,7 @@ sds genValkeyInfoString(dict *section_dict, int all_sections, int everything) {
     }
     if (WANT("cluster")) {
         if (sections++) info = sdscatlen(info, "\r\n", 2);
-        info = sdscat(info, "# Cluster\r\ncluster_enabled:0\r\n");
+        info = sdscatprintf(info, "# Cluster\r\ncluster_enabled:%d\r\n", server.cluster_enabled ? 1 : 0);
     }
     SECTION("keyspace", infoKeyspace);
     if (infoSectionWanted(section_dict, "debug")) {

@@ -138,6 +138,14 @@ size_t multiQueueMemory(client *c) {
 }
 
 /* See multi.h. */
+size_t multiClientMemory(client *c) {
+    struct clientMultiState *st = c->mstate;
+    if (st == NULL) return 0;
+    return sizeof(*st) + multiQueueMemory(c) +
+           listLength(st->watched) * (sizeof(watchedKey) + 2 * sizeof(listNode));
+}
+
+/* See multi.h. */
 unsigned long multiWatchingClients(void) {
     return watching_clients;
 }
@@ -265,17 +273,18 @@ void multiFreeClient(client *c) {
 
 static void watchKey(client *c, robj *key) {
     struct clientMultiState *st = multiState(c);
-    listIter li;
-    listNode *ln;
-    listRewind(st->watched, &li);
-    while ((ln = listNext(&li)) != NULL) {
-        watchedKey *wk = listNodeValue(ln);
-        if (wk->dbid == c->db->id && equalStringObjects(wk->key, key)) return; /* already watched */
-    }
     dictEntry *de = dictFind(watchers[c->db->id], objectGetVal(key));
     if (de == NULL) {
         de = dictAddRaw(watchers[c->db->id], sdsdup(objectGetVal(key)), NULL);
         dictSetVal(watchers[c->db->id], de, listCreate());
+    } else {
+        /* Already watched by c? Asked among the key's watchers (few),
+         * not among c's keys (a WATCH of many keys would be quadratic). */
+        listIter li;
+        listNode *ln;
+        listRewind((list *)dictGetVal(de), &li);
+        while ((ln = listNext(&li)) != NULL)
+            if (((watchedKey *)listNodeValue(ln))->c == c) return;
     }
     list *l = dictGetVal(de);
     watchedKey *wk = zmalloc(sizeof(*wk));

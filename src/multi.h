@@ -78,6 +78,13 @@ int multiQueuedCount(client *c);
 int multiWatchedKeysCount(client *c);
 size_t multiQueueMemory(client *c);
 
+/* What c's transaction state costs, for maxmemory-clients and CLIENT LIST
+ * tot-mem (networking.c's getClientMemoryUsage()): the queue (as
+ * multiQueueMemory()) and, per watched key, its entry and the two list
+ * nodes that link it; the key names themselves are not counted, as
+ * Valkey does not (they are shared with the server-side index). */
+size_t multiClientMemory(client *c);
+
 /* INFO clients: clients watching at least one key, and watched keys
  * (distinct per database). */
 unsigned long multiWatchingClients(void);

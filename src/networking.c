@@ -332,9 +332,9 @@ int prepareClientToWrite(client *c) {
     }
     if (!clientIsWritable(c)) return C_ERR;
     /* Replication links (replication.c): the primary's client gets no
-     * replies, a replica's stream waits until its snapshot is delivered. */
-    if (__builtin_expect(c->repl != NULL, 0) && !replicationClientMayWrite(c))
-        return (c->flags & CLIENT_PRIMARY) ? C_ERR : C_OK;
+     * replies; a replica's link carries the stream alone, which never
+     * goes through its output buffer. */
+    if (__builtin_expect(c->repl != NULL, 0) && !replicationClientMayWrite(c)) return C_ERR;
     if (!(c->flags & CLIENT_PENDING_WRITE) && !clientHasPendingReplies(c)) prepareClientToWriteQueue(c);
     return C_OK;
 }
@@ -1011,7 +1011,12 @@ int handleClientsWithPendingWrites(void) {
  * Output buffer limits
  * ------------------------------------------------------------------------- */
 
+/* The memory of c's output buffer, as client-output-buffer-limit and
+ * CLIENT LIST's omem count it: the reply list, or for a replica its share
+ * of the replication buffer (replication.c). */
 unsigned long getClientOutputBufferMemoryUsage(client *c) {
+    if (__builtin_expect(c->repl != NULL, 0) && getClientType(c) == CLIENT_TYPE_REPLICA)
+        return replicationReplicaOutputMemory(c);
     return c->reply_bytes + sizeof(listNode) * listLength(c->reply);
 }
 
@@ -1072,7 +1077,10 @@ int checkClientOutputBufferLimits(client *c) {
  * while building a reply); without, frees it at once (cron only). Returns 1
  * if the client was closed or scheduled for closing. */
 int closeClientOnOutputBufferLimitReached(client *c, int async) {
-    if (!c->conn || c->reply_bytes == 0 || c->flags & CLIENT_CLOSE_ASAP) return 0;
+    /* A replica's output is its share of the replication buffer, not
+     * its reply list (which stays empty). */
+    if (!c->conn || c->flags & CLIENT_CLOSE_ASAP) return 0;
+    if (c->reply_bytes == 0 && getClientType(c) != CLIENT_TYPE_REPLICA) return 0;
     if (checkClientOutputBufferLimits(c)) {
         sds info = catClientInfoString(sdsempty(), c);
         if (async) {
@@ -1195,12 +1203,7 @@ static robj *createArgObject(client *c, const char *arg, size_t len) {
             memcpyShort(s, arg, len);
             s[len] = '\0';
             sdssetlen(s, len);
-            if (server.maxmemory_policy & MAXMEMORY_FLAG_LFU) {
-                o->lru = 0; /* as good as new: LFU starts from its initial counter */
-                updateObjectAccess(o);
-            } else {
-                o->lru = LRU_CLOCK();
-            }
+            initObjectAccess(o); /* as a new object: under LFU, a new key's counter starts at LFU_INIT_VAL */
             return o;
         }
     }
@@ -1600,15 +1603,22 @@ static size_t clientQueryBufferAlloc(client *c) {
     return c->querybuf && c->querybuf != shared_qb ? sdsAllocSize(c->querybuf) : 0;
 }
 
-/* Returns everything the client holds (CLIENT LIST's tot-mem): the client,
- * its own query buffer, parsed arguments, the static reply buffer and the
- * reply list. *output_buffer_mem_usage (if not NULL) gets the reply list
- * alone, as CLIENT LIST's omem and the output buffer limits count it. */
+/* Returns everything the client holds (CLIENT LIST's tot-mem, what
+ * maxmemory-clients counts): the client, its own query buffer, parsed
+ * arguments, the static reply buffer and the reply list (a replica: its
+ * share of the replication buffer), its MULTI queue and watched keys, its
+ * subscriptions, and what its transport holds for it outside the
+ * allocator (shared-memory rings). *output_buffer_mem_usage (if not NULL)
+ * gets the output alone, as CLIENT LIST's omem and the output buffer
+ * limits count it. */
 size_t getClientMemoryUsage(client *c, size_t *output_buffer_mem_usage) {
     size_t obuf = getClientOutputBufferMemoryUsage(c);
     if (output_buffer_mem_usage) *output_buffer_mem_usage = obuf;
-    return obuf + c->buf_usable_size + clientQueryBufferAlloc(c) + c->argv_len * sizeof(robj *) +
-           c->argv_len_sum + sizeof(client);
+    size_t mem = obuf + c->buf_usable_size + clientQueryBufferAlloc(c) + c->argv_len * sizeof(robj *) +
+                 c->argv_len_sum + sizeof(client) + connMemUsage(c->conn);
+    if (c->mstate) mem += multiClientMemory(c);
+    if (c->pubsub) mem += pubsubClientMemory(c);
+    return mem;
 }
 
 static char *clientFlagsString(client *c, char *buf) {
@@ -1625,7 +1635,10 @@ static char *clientFlagsString(client *c, char *buf) {
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
     if (c->flags & CLIENT_UNBLOCKED) *p++ = 'u';
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
-    if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
+    /* A client that came in on the Unix socket and upgraded to shared
+     * memory talks through neither: no U (its line ends with shm=). */
+    if ((c->flags & CLIENT_UNIX_SOCKET) && (!c->conn || !strcmp(connGetType(c->conn), CONN_NAME_UNIX)))
+        *p++ = 'U';
     if (c->flags & CLIENT_READONLY) *p++ = 'r';
     if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
     if (c->flags & CLIENT_NO_TOUCH) *p++ = 'T';
@@ -1636,7 +1649,7 @@ static char *clientFlagsString(client *c, char *buf) {
 
 /* Appends the CLIENT LIST line of c (without newline) to s. */
 sds catClientInfoString(sds s, client *c) {
-    char flags[32];
+    char flags[32], conninfo[CONN_INFO_LEN]; /* The transport's own fields, at the end (shm=) */
     char events[3], *p = events;
     if (c->conn) {
         if (connHasReadHandler(c->conn)) *p++ = 'r';
@@ -1651,7 +1664,7 @@ sds catClientInfoString(sds s, client *c) {
         "id=%U addr=%s laddr=%s fd=%i name=%s age=%I idle=%I flags=%s db=%i sub=%i psub=%i ssub=%i multi=%i "
         "watch=%i qbuf=%U qbuf-free=%U argv-mem=%U multi-mem=%U rbs=%U rbp=%U obl=%U oll=%U omem=%U "
         "tot-mem=%U events=%s cmd=%s user=%s redir=%I resp=%i lib-name=%s lib-ver=%s tot-net-in=%U "
-        "tot-net-out=%U tot-cmds=%U",
+        "tot-net-out=%U tot-cmds=%U%s",
         (unsigned long long)c->id, getClientPeerId(c), getClientSockname(c), c->conn ? c->conn->fd : -1,
         c->name ? (char *)objectGetVal(c->name) : "", (long long)(server.unixtime - c->ctime),
         (long long)(server.unixtime - c->lastinteraction), clientFlagsString(c, flags), c->db->id,
@@ -1664,7 +1677,7 @@ sds catClientInfoString(sds s, client *c) {
         (unsigned long long)total_mem, events, cmdname, aclClientUserName(c),
         (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp, c->lib_name ? (char *)objectGetVal(c->lib_name) : "",
         c->lib_ver ? (char *)objectGetVal(c->lib_ver) : "", c->net_input_bytes, c->net_output_bytes,
-        c->commands_processed);
+        c->commands_processed, connGetListFields(c->conn, conninfo, sizeof(conninfo)));
 }
 
 sds getAllClientsInfoString(int type) {

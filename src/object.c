@@ -939,7 +939,7 @@ static void addReplyMemoryStats(client *c) {
     addReplyStatLongLong(c, "peak.allocated", (long long)m.peak);
     addReplyStatLongLong(c, "total.allocated", (long long)m.used);
     addReplyStatLongLong(c, "startup.allocated", (long long)m.startup);
-    addReplyStatLongLong(c, "replication.backlog", 0);
+    addReplyStatLongLong(c, "replication.backlog", (long long)m.repl_backlog);
     addReplyStatLongLong(c, "clients.slaves", (long long)m.clients_replicas);
     addReplyStatLongLong(c, "clients.normal", (long long)m.clients_normal);
     addReplyStatLongLong(c, "cluster.links", 0);

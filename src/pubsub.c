@@ -7,7 +7,10 @@
  * names it holds. The two sides always change together (subscribeTo /
  * unsubscribeFrom), so a client can be dropped from every set it is in
  * without scanning the server's tables. Without shards (no cluster),
- * shard channels are just a third, independent namespace.
+ * shard channels are just a third, independent namespace. In cluster
+ * mode PUBLISH and SPUBLISH also go to the other nodes over the cluster
+ * bus (cluster_bus.c), which delivers what they publish here; routing
+ * shard channels by slot comes with the keyspace by slot.
  *
  * Replies. Confirmations and messages are push replies: ">3" in RESP3,
  * plain arrays in RESP2. They are written with CLIENT_PUSHING set, so that
@@ -23,6 +26,8 @@
  * enforces it. The CLIENT_PUBSUB flag means "has at least one
  * subscription" and is kept here. */
 #include "pubsub.h"
+
+#include "cluster.h"
 
 #include "propagate.h"
 
@@ -110,6 +115,15 @@ int pubsubClientSubscriptionsAll(client *c, int (*allowed)(void *ctx, int kind, 
 /* See pubsub.h. */
 int pubsubClientCount(client *c, int kind) {
     return c->pubsub ? (int)dictSize(c->pubsub->names[kind]) : 0;
+}
+
+/* See pubsub.h. */
+size_t pubsubClientMemory(client *c) {
+    if (!c->pubsub) return 0;
+    size_t mem = sizeof(*c->pubsub);
+    for (int kind = 0; kind < PUBSUB_KINDS; kind++)
+        if (c->pubsub->names[kind]) mem += dictMemUsage(c->pubsub->names[kind]);
+    return mem;
 }
 
 /* See pubsub.h. */
@@ -431,16 +445,25 @@ void sunsubscribeCommand(client *c) {
     unsubscribeGeneric(c, PUBSUB_SHARD);
 }
 
-/* PUBLISH channel message: replies the number of receivers. */
+/* PUBLISH channel message: replies the number of receivers (here). The
+ * other subscribers get it through replication, or in cluster mode
+ * through the cluster bus (every node, replicas included). */
 void publishCommand(client *c) {
     addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 0));
-    forceCommandPropagation(c); /* replicas' subscribers get it too */
+    if (server.cluster_enabled)
+        clusterPropagatePublish(c->argv[1], c->argv[2], 0);
+    else
+        forceCommandPropagation(c);
 }
 
-/* SPUBLISH shardchannel message: replies the number of receivers. */
+/* SPUBLISH shardchannel message: replies the number of receivers (here);
+ * in cluster mode the nodes of our shard get it through the bus. */
 void spublishCommand(client *c) {
     addReplyLongLong(c, pubsubPublishMessage(c->argv[1], c->argv[2], 1));
-    forceCommandPropagation(c); /* replicas' subscribers get it too */
+    if (server.cluster_enabled)
+        clusterPropagatePublish(c->argv[1], c->argv[2], 1);
+    else
+        forceCommandPropagation(c);
 }
 
 /* PUBSUB CHANNELS / SHARDCHANNELS [pattern]: names with subscribers. */

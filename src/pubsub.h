@@ -54,6 +54,11 @@ int pubsubAllowedInSubscribedMode(struct serverCommand *cmd);
  * CLIENT LIST sub= / psub= / ssub=. */
 int pubsubClientCount(client *c, int kind);
 
+/* What c's subscriptions cost it, for maxmemory-clients and CLIENT LIST
+ * tot-mem: its tables of names (buckets and entries; the names are not
+ * counted, as Valkey does not). 0 without subscriptions. */
+size_t pubsubClientMemory(client *c);
+
 /* Returns 1 if allowed(ctx, kind, name) is true for every subscription of
  * c (channels, patterns, shard channels), 0 at the first that is not. For
  * ACL changes that revoke channels (acl.c). */

@@ -387,6 +387,7 @@ static int rdbSaveAuxFieldLongLong(rio *r, const char *key, long long val) {
 }
 
 int rdbSaveAofBase;
+int rdbSaveExclude;
 
 /* The aux fields Valkey writes after the header. redis-ver carries the
  * Redis version we are compatible with, for tools that only know it. */
@@ -470,8 +471,8 @@ int rdbSaveRio(rio *r) {
     if (server.rdb_checksum) rioEnableChecksum(r);
     if (!rioWrite(r, magic, 9)) return C_ERR;
     if (rdbSaveInfoAuxFields(r) != C_OK) return C_ERR;
-    if (functionsSaveRdb(r) != C_OK) return C_ERR;
-    for (int j = 0; j < server.dbnum; j++) {
+    if (!(rdbSaveExclude & RDB_SAVE_EXCLUDE_FUNCTIONS) && functionsSaveRdb(r) != C_OK) return C_ERR;
+    for (int j = 0; j < server.dbnum && !(rdbSaveExclude & RDB_SAVE_EXCLUDE_DATA); j++) {
         serverDb *db = server.db + j;
         if (hashtableSize(db->keys) == 0) continue;
         if (rdbSaveDb(r, db) != C_OK) return C_ERR;
@@ -491,6 +492,8 @@ int rdbSaveRio(rio *r) {
 typedef struct rdbLoadState {
     int rdbver;
     int rdbflags;
+    serverDb *dbs;        /* where keys go: server.db, or a target's (rdbLoadRioTo()) */
+    functionsRegistry *functions; /* where libraries go, NULL: the current ones */
     serverDb *db;
     long long expiretime; /* of the next key, -1 for none */
     long long lfu_freq;   /* of the next key, -1 when not given */
@@ -573,7 +576,7 @@ static int rdbLoadSelectDb(rio *r, rdbLoadState *st) {
                   server.dbnum);
         return C_ERR;
     }
-    st->db = server.db + id;
+    st->db = st->dbs + id;
     return C_OK;
 }
 
@@ -594,7 +597,9 @@ static int rdbLoadFunction(rio *r, rdbLoadState *st) {
     sds code = rdbLoadString(r, RDB_LOAD_SDS, NULL);
     if (!code) return C_ERR;
     sds err = NULL;
-    int ret = functionsLoadLibraryFromRdb(code, st->rdbflags & RDBFLAGS_ALLOW_DUP, &err);
+    int replace = st->rdbflags & RDBFLAGS_ALLOW_DUP;
+    int ret = st->functions ? functionsRegistryLoadFromRdb(st->functions, code, replace, &err)
+                            : functionsLoadLibraryFromRdb(code, replace, &err);
     if (ret != C_OK) {
         serverLog(LL_WARNING, "Failed loading library, %s", err ? err : "unknown error");
         sdsfree(err);
@@ -603,11 +608,21 @@ static int rdbLoadFunction(rio *r, rdbLoadState *st) {
     return ret;
 }
 
+/* A key of the current database dropped as expired is a deletion the
+ * replicas of a restarted primary must apply (RDBFLAGS_FEED_REPL). */
+static void rdbLoadFeedExpiredKey(rdbLoadState *st, sds key) {
+    robj *argv[2] = {server.lazyfree_lazy_expire ? shared.unlink : shared.del,
+                     createStringObject(key, sdslen(key))};
+    replicationFeedReplicas(st->db->id, argv, 2);
+    decrRefCount(argv[1]);
+}
+
 /* Adds a loaded key to the current database with its expiry and access
  * data, or drops it when it already expired (loading as a primary). */
 static int rdbLoadAddKey(rdbLoadState *st, sds key, robj *val) {
     if (server.primary_host == NULL && st->expiretime != -1 && st->expiretime < st->now) {
         st->keys_expired++;
+        if (st->rdbflags & RDBFLAGS_FEED_REPL) rdbLoadFeedExpiredKey(st, key);
         decrRefCount(val);
         return C_OK;
     }
@@ -634,7 +649,7 @@ static int rdbLoadKeyValue(rio *r, rdbLoadState *st, int rdbtype) {
         snprintf(why, sizeof(why), "Unknown RDB encoding type %d", rdbtype);
         return rdbLoadCorrupt(r, why);
     }
-    if (st->db == NULL) st->db = server.db; /* files before SELECTDB existed */
+    if (st->db == NULL) st->db = st->dbs; /* files before SELECTDB existed */
     sds key = rdbLoadString(r, RDB_LOAD_SDS, NULL);
     if (!key) return C_ERR;
     int empty;
@@ -705,7 +720,7 @@ static int rdbLoadRecord(rio *r, rdbLoadState *st) {
         return 1;
     case RDB_OPCODE_SELECTDB: return rdbLoadSelectDb(r, st) == C_OK ? 1 : -1;
     case RDB_OPCODE_RESIZEDB:
-        if (st->db == NULL) st->db = server.db;
+        if (st->db == NULL) st->db = st->dbs;
         return rdbLoadResizeDb(r, st) == C_OK ? 1 : -1;
     case RDB_OPCODE_AUX: return rdbLoadAuxField(r, st) == C_OK ? 1 : -1;
     case RDB_OPCODE_FUNCTION2: return rdbLoadFunction(r, st) == C_OK ? 1 : -1;
@@ -721,8 +736,16 @@ static int rdbLoadRecord(rio *r, rdbLoadState *st) {
 
 long long rdbLastLoadKeysLoaded = 0, rdbLastLoadKeysExpired = 0;
 
+/* See rdb.h. */
 int rdbLoadRioWithFlags(rio *r, int rdbflags) {
+    return rdbLoadRioTo(r, rdbflags, NULL);
+}
+
+/* See rdb.h. Event loop (or valkey-check-aof's process). */
+int rdbLoadRioTo(rio *r, int rdbflags, const rdbLoadTarget *target) {
     rdbLoadState st = {.rdbflags = rdbflags, .expiretime = -1, .lfu_freq = -1, .lru_idle = -1};
+    st.dbs = target && target->dbs ? target->dbs : server.db;
+    st.functions = target ? target->functions : NULL;
     st.lru_clock = LRU_CLOCK();
     st.now = mstime();
     rioEnableChecksum(r);

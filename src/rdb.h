@@ -143,6 +143,13 @@ int rdbSaveRio(rio *r);                /* the whole dataset, header to checksum 
 /* Set while rdbSaveRio() writes an AOF base: aux field aof-base 1 and no
  * replication info, as Valkey writes it. */
 extern int rdbSaveAofBase;
+/* What rdbSaveRio() leaves out while set (0: nothing), for a replica that
+ * asked with REPLCONF rdb-filter-only: the header and aux fields are
+ * always written. Set by the parent around the fork of the child that
+ * writes such a snapshot (replication.c). */
+#define RDB_SAVE_EXCLUDE_DATA (1 << 0)      /* no databases */
+#define RDB_SAVE_EXCLUDE_FUNCTIONS (1 << 1) /* no function libraries */
+extern int rdbSaveExclude;
 int rdbLoadRio(rio *r);                /* replaces nothing: loads into the current dataset */
 /* rdbLoadRio() with RDBFLAGS_*: with RDBFLAGS_ALLOW_DUP a key or library
  * already present is replaced instead of failing the load. */
@@ -152,7 +159,25 @@ int rdbLoadRio(rio *r);                /* replaces nothing: loads into the curre
 /* The caller ends the process when the load fails (start-up, the AOF's
  * base): only then do the loader's log lines say it aborts, as Valkey's do. */
 #define RDBFLAGS_EXIT_ON_ERROR (1 << 2)
+/* A primary loading its own file at start-up: each key dropped because it
+ * expired meanwhile is fed to the replication backlog as a DEL (UNLINK
+ * with lazyfree-lazy-expire), so that replicas that kept it learn it is
+ * gone (replicationOwnFileLoadBegin()). */
+#define RDBFLAGS_FEED_REPL (1 << 3)
 int rdbLoadRioWithFlags(rio *r, int rdbflags);
+/* Where a load puts what it reads: dbs, an array of server.dbnum
+ * databases numbered as the server's, and functions, a library set
+ * (server.h: functionsRegistry). NULL members: the server's own. A
+ * replica loading a full sync aside (repl-diskless-load swapdb) passes
+ * its own; nothing else in the server sees them during the load. */
+struct serverDb;
+struct functionsRegistry;
+typedef struct rdbLoadTarget {
+    struct serverDb *dbs;
+    struct functionsRegistry *functions;
+} rdbLoadTarget;
+/* rdbLoadRioWithFlags() into target (NULL: the server's own dataset). */
+int rdbLoadRioTo(rio *r, int rdbflags, const rdbLoadTarget *target);
 /* Keys the last successful load added and skipped as already expired
  * (INFO persistence: rdb_last_load_keys_loaded / _expired). */
 extern long long rdbLastLoadKeysLoaded, rdbLastLoadKeysExpired;

@@ -5,13 +5,13 @@
  * whenever the database changes, in RESP. The stream's length so far is
  * the replication offset (server.primary_repl_offset); together with the
  * replication id (server.replid) it names a point of the history. Each
- * command is encoded once, straight into the backlog (a ring of
- * repl-backlog-size bytes); once per event loop iteration, before clients
- * are written, replicationFlushReplicas() writes what the backlog gained
- * to every replica's link straight from the ring (each replica records
- * the offset it was fed up to), copying into its output buffer only what
- * its socket does not take; so a pipeline of writes costs each replica
- * one write, not one per command, and no copy while it keeps up.
+ * command is encoded once, straight into the replication buffer: a list
+ * of blocks shared by the backlog and every replica (see "The replication
+ * buffer" below). Once per event loop iteration, before clients are
+ * written, replicationFlushReplicas() writes to each replica's link,
+ * straight from the blocks, what it was not sent yet; so a pipeline of
+ * writes costs each replica one write, not one per command, and the
+ * stream is never copied per replica, however far one lags.
  *
  * A replica connects (the one function that picks the transport is
  * replicationConnectionType()), says who it is (REPLCONF listening-port,
@@ -41,8 +41,9 @@
  *           pushed with the EOF framing. The method of the next sync is
  *           the one that serves every waiting replica when there is one
  *           (replicationNextSnapshotMethod()).
- * Until its snapshot is delivered, a replica's stream accumulates in its
- * output buffer (replicationClientMayWrite() keeps it from being sent).
+ * Until its snapshot is delivered, a replica's stream accumulates in the
+ * replication buffer, from the offset its snapshot was taken at, and is
+ * not sent (replicaStreamMayWrite()).
  *
  * On the replica, the primary is a client (CLIENT_PRIMARY) whose commands
  * run without replies; the bytes of the commands it applied are proxied
@@ -50,7 +51,11 @@
  * copy per read (replicationPrimaryProcessed()), so that a chain of
  * replicas sees exactly the primary's stream and its offsets, and a
  * promoted replica can serve partial resyncs of the old history through
- * replid2 (PSYNC2).
+ * replid2 (PSYNC2). A replica loading a snapshot from the link with
+ * repl-diskless-load swapdb loads it aside and swaps it in when complete;
+ * when it continues the history the old data belongs to, the old data is
+ * served meanwhile (async loading). A primary restarted from its own RDB
+ * takes up the history the file records (replicationOwnFileLoadEnd()).
  *
  * Everything here runs in the event loop, except the snapshot children
  * (snapshot.c). */
@@ -85,10 +90,11 @@ static void replicationDiscardBacklog(void);
 static void replicationCreateBacklog(void);
 static void replicationUnsetPrimary(void);
 static void failoverUpdate(void);
-static void failoverMaybeDone(void);
 static void failoverAbort(const char *why);
+static void failoverCompleted(void);
 static const char *failoverStateName(void);
 static replSnapshotMethod *replicationJoinableSnapshot(client *c);
+static int snapshotMethodDelayed(replSnapshotMethod *m);
 static replSnapshotMethod diskSnapshotMethod, socketSnapshotMethod; /* defined with their code below */
 
 /* ---------------------------------------------------------------------------
@@ -134,204 +140,351 @@ void replicationInit(void) {
 }
 
 /* ---------------------------------------------------------------------------
- * The backlog
+ * The replication buffer
+ *
+ * The stream is appended once, to the tail of a list of blocks
+ * (REPL_BUF_BLOCK_BYTES each, or as big as a piece that does not fit in
+ * one). That list is the backlog and, at the same time, the output of
+ * every replica: a replica past WAIT_BGSAVE_START records the block of
+ * the next byte it must be sent and its position in it, and holds a
+ * reference on that block; its bytes are written to its link straight
+ * from the blocks (replicaWriteStream()), never copied per replica. So
+ * two replicas cost what one does, and what a lagging replica has not
+ * been sent yet is memory it shares with the backlog and the others.
+ *
+ * Blocks leave from the head only, when no replica holds a reference on
+ * the head (a replica pins its own block and, through the list, every
+ * later one) and the blocks after it still hold repl-backlog-size bytes.
+ * So the backlog is at least repl-backlog-size bytes of history, and
+ * longer while a lagging replica still needs older bytes: a partial
+ * resync is served from any offset still held (as Valkey 7+ does). At
+ * most REPL_BUF_TRIM_BLOCKS blocks are freed per call, so that a replica
+ * that leaves gigabytes behind it does not stall the event loop; the
+ * rest goes at the following event loop iterations.
+ *
+ * A replica's output buffer, for client-output-buffer-limit replica and
+ * CLIENT LIST omem, is what it holds of the list: from the start of its
+ * block to the end of the tail (replicationReplicaOutputMemory()).
  * ------------------------------------------------------------------------- */
+
+#define REPL_BUF_TRIM_BLOCKS 64 /* blocks freed at most per trimming call */
+
+/* A command that does not fit in the tail's room goes whole into a new
+ * block when that room is at most this (an eighth of a block, left
+ * unused); with more room, the command is bigger than this: it is
+ * encoded apart and copied, filling the room first
+ * (replicationFeedCommandSlow()). */
+#define REPL_BUF_DIRECT_MAX (REPL_BUF_BLOCK_BYTES / 8)
+
+static void replicaReleaseBlock(client *r);
 
 static void replicationCreateBacklog(void) {
     serverAssert(repl.backlog == NULL);
     replBacklog *b = zcalloc(sizeof(*b));
-    b->size = server.repl_backlog_size;
-    b->buf = zmalloc((size_t)b->size);
     b->offset = server.primary_repl_offset + 1;
     repl.backlog = b;
-    repl.fed_offset = server.primary_repl_offset; /* nothing in it to give anyone */
     /* The next command starts with a SELECT, whatever came before. */
     repl.last_seldb = -1;
 }
 
+/* Frees every block. Replicas still attached lose their place (they are
+ * being disconnected: the callers drop them first). */
 static void replicationDiscardBacklog(void) {
     if (!repl.backlog) return;
-    replicationFlushReplicas(); /* the replicas still attached get what is theirs */
-    zfree(repl.backlog->buf);
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) replicaReleaseBlock(listNodeValue(ln));
+    replBufBlock *bl = repl.backlog->head;
+    while (bl) {
+        replBufBlock *next = bl->next;
+        zfree(bl);
+        bl = next;
+    }
+    zfree(repl.backlog->spare);
     zfree(repl.backlog);
     repl.backlog = NULL;
 }
 
-/* Appends len bytes to the ring, overwriting the oldest. Of a piece
- * longer than the ring only the end it keeps is copied. */
-static void backlogAppend(const char *p, size_t len) {
+/* Bytes of history the backlog holds (INFO repl_backlog_histlen). */
+static long long backlogHistlen(void) {
+    return repl.backlog ? server.primary_repl_offset - repl.backlog->offset + 1 : 0;
+}
+
+/* Appends a new, empty block with room for at least need bytes and
+ * returns it: the spare one when it is big enough (in a steady stream
+ * each new block is the one the backlog just let go, with no trip to the
+ * allocator). Replicas positioned at the end of an empty buffer get
+ * their reference on it. */
+static replBufBlock *replBufAddBlock(size_t need) {
     replBacklog *b = repl.backlog;
-    if ((long long)len > b->size) {
-        long long skip = (long long)len - b->size;
-        b->idx = (b->idx + skip) % b->size;
-        b->histlen += skip;
-        p += skip;
-        len = (size_t)b->size;
+    size_t want = need + sizeof(replBufBlock);
+    if (want < REPL_BUF_BLOCK_BYTES) want = REPL_BUF_BLOCK_BYTES;
+    size_t usable;
+    replBufBlock *bl;
+    if (b->spare && b->spare->alloc >= want) {
+        bl = b->spare;
+        usable = bl->alloc;
+        b->spare = NULL;
+    } else {
+        bl = zmalloc_usable(want, &usable);
     }
-    while (len) {
-        size_t room = (size_t)(b->size - b->idx);
-        size_t n = len < room ? len : room;
-        memcpy(b->buf + b->idx, p, n);
-        b->idx += (long long)n;
-        if (b->idx == b->size) b->idx = 0;
-        b->histlen += (long long)n;
-        p += n;
-        len -= n;
-    }
-    if (b->histlen > b->size) b->histlen = b->size;
-    b->offset = server.primary_repl_offset - b->histlen + 1;
-}
-
-/* See replication.h. Keeps the newest history that fits. */
-void resizeReplicationBacklog(void) {
-    if (!repl.backlog || repl.backlog->size == server.repl_backlog_size) return;
-    replicationFlushReplicas(); /* what they were owed is in the old ring */
-    replBacklog *old = repl.backlog;
-    repl.backlog = NULL;
-    long long keep = old->histlen < server.repl_backlog_size ? old->histlen : server.repl_backlog_size;
-    long long saved_offset = server.primary_repl_offset;
-    server.primary_repl_offset -= keep;
-    int seldb = repl.last_seldb;
-    replicationCreateBacklog();
-    repl.last_seldb = seldb;
-    long long start = (old->idx - keep + old->size) % old->size;
-    while (keep) {
-        long long n = old->size - start < keep ? old->size - start : keep;
-        server.primary_repl_offset += n;
-        backlogAppend(old->buf + start, (size_t)n);
-        start = (start + n) % old->size;
-        keep -= n;
-    }
-    server.primary_repl_offset = saved_offset;
-    repl.fed_offset = saved_offset;
-    zfree(old->buf);
-    zfree(old);
-}
-
-/* Queues the backlog's bytes from offset on to c (all of them up to the
- * stream's end: c is fed up to there). Returns how many. */
-static long long addReplyBacklogFrom(client *c, long long offset) {
-    replBacklog *b = repl.backlog;
-    c->repl->fed_offset = server.primary_repl_offset;
-    long long skip = offset - b->offset, len = b->histlen - skip;
-    long long start = (b->idx - b->histlen + b->size + skip) % b->size;
-    long long left = len;
-    while (left > 0) {
-        long long n = b->size - start < left ? b->size - start : left;
-        addReplyProto(c, b->buf + start, (size_t)n);
-        start = (start + n) % b->size;
-        left -= n;
-    }
-    return len;
-}
-
-/* ---------------------------------------------------------------------------
- * Feeding the stream
- * ------------------------------------------------------------------------- */
-
-/* Bytes that extend the stream: the offset grows, the backlog keeps them;
- * replicas get them at the next replicationFlushReplicas(). Bytes that
- * would overwrite some not given to the replicas yet make that flush
- * happen first, and a piece bigger than the whole backlog goes to the
- * replicas at once. The backlog exists (callers check). */
-static void replicationFeedBytes(const char *p, size_t len) {
-    long long size = repl.backlog->size;
-    if (server.primary_repl_offset - repl.fed_offset + (long long)len > size) {
-        replicationFlushReplicas();
-        if ((long long)len > size) {
-            server.primary_repl_offset += (long long)len;
-            backlogAppend(p, len);
-            listIter li;
-            listNode *ln;
-            listRewind(repl.replicas, &li);
-            while ((ln = listNext(&li))) {
-                client *r = listNodeValue(ln);
-                if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) continue;
-                addReplyProto(r, p, len);
-                r->repl->fed_offset = server.primary_repl_offset;
-            }
-            repl.fed_offset = server.primary_repl_offset;
-            return;
+    bl->next = NULL;
+    bl->refcount = 0;
+    bl->offset = server.primary_repl_offset + 1;
+    bl->alloc = usable;
+    bl->size = usable - sizeof(replBufBlock);
+    bl->used = 0;
+    bl->mem_before = b->tail ? b->tail->mem_before + (long long)b->tail->alloc : 0;
+    if (b->tail) {
+        b->tail->next = bl;
+    } else {
+        b->head = bl;
+        b->offset = bl->offset;
+        listIter li;
+        listNode *ln;
+        listRewind(repl.replicas, &li);
+        while ((ln = listNext(&li))) {
+            client *r = listNodeValue(ln);
+            if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START || r->repl->block) continue;
+            r->repl->block = bl;
+            r->repl->block_pos = 0;
+            bl->refcount++;
         }
     }
-    server.primary_repl_offset += (long long)len;
-    backlogAppend(p, len);
+    b->tail = bl;
+    b->mem += usable;
+    return bl;
 }
 
-/* 1 if the stream may go straight from the backlog to r's link now: it
- * may write, and nothing is queued that the bytes would overtake. */
-static int replicaCanWriteDirectly(client *r) {
-    return r->conn && !(r->flags & CLIENT_CLOSE_ASAP) && !clientHasPendingReplies(r) &&
-           replicationClientMayWrite(r);
-}
-
-/* Writes the stream's bytes from offset to its end straight from the
- * backlog to r's link, in one write (two pieces when the ring wraps), as
- * writeToClient() would write them from r's output buffer. Returns the
- * bytes the link took (0 when its socket is full), -1 if the link failed
- * (r is freed asynchronously). */
-static long long replicaWriteFromBacklog(client *r, long long offset) {
+/* Frees head blocks that neither a replica nor the backlog's
+ * repl-backlog-size of history needs, at most max of them (one of the
+ * usual size is kept as the spare). Never the last block. */
+static void replBufTrim(int max) {
     replBacklog *b = repl.backlog;
-    long long skip = offset - b->offset, len = b->histlen - skip;
-    long long start = (b->idx - b->histlen + b->size + skip) % b->size;
-    struct iovec iov[2];
-    iov[0].iov_base = b->buf + start;
-    iov[0].iov_len = (size_t)(start + len <= b->size ? len : b->size - start);
-    iov[1].iov_base = b->buf;
-    iov[1].iov_len = (size_t)len - iov[0].iov_len;
-    ssize_t n = iov[1].iov_len ? connWritev(r->conn, iov, 2) : connWrite(r->conn, iov[0].iov_base, iov[0].iov_len);
-    server.stat_total_writes_processed++;
-    if (n <= 0) {
-        if (n == -1 && connGetState(r->conn) != CONN_STATE_CONNECTED) {
-            serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(r->conn));
-            freeClientAsync(r);
-            return -1;
-        }
-        return 0;
+    if (b == NULL) return;
+    while (max-- > 0) {
+        replBufBlock *h = b->head;
+        if (h == NULL || h->next == NULL || h->refcount) return;
+        if (backlogHistlen() - (long long)h->used < server.repl_backlog_size) return;
+        b->head = h->next;
+        b->offset = b->head->offset;
+        b->mem -= h->alloc;
+        if (b->spare == NULL && h->alloc == REPL_BUF_BLOCK_BYTES) b->spare = h;
+        else zfree(h);
     }
-    server.stat_net_repl_output_bytes += n;
-    r->net_output_bytes += n;
-    r->lastinteraction = server.unixtime;
-    return n;
 }
 
-/* See replication.h. Every replica past WAIT_BGSAVE_START gets the bytes
- * after its own fed_offset (where its snapshot, partial resync or last
- * flush left it). A replica that is keeping up (nothing queued, allowed
- * to write) gets them written to its link straight from the backlog,
- * with no copy; what its socket does not take, and the stream of a
- * replica that may not write yet, is copied from the backlog to its
- * output buffer (one or two pieces) and goes out as any client's output
- * (replicationClientMayWrite() holds it back until it may). */
-void replicationFlushReplicas(void) {
-    if (repl.backlog == NULL || repl.fed_offset == server.primary_repl_offset) return;
+/* After a new block: the replicas whose share of the buffer is now past
+ * client-output-buffer-limit replica are dropped (Valkey's log line).
+ * Those under both limits, with no soft-limit time running, are skipped
+ * at the cost of a subtraction (the full check logs and times). */
+static void replicasCheckOutputLimits(void) {
+    clientBufferLimitsConfig *lim = &server.client_obuf_limits[CLIENT_TYPE_REPLICA];
+    unsigned long long hard = lim->hard_limit_bytes ? lim->hard_limit_bytes : ULLONG_MAX;
+    unsigned long long soft = lim->soft_limit_bytes ? lim->soft_limit_bytes : ULLONG_MAX;
+    unsigned long long under = hard < soft ? hard : soft;
     listIter li;
     listNode *ln;
     listRewind(repl.replicas, &li);
     while ((ln = listNext(&li))) {
         client *r = listNodeValue(ln);
-        if (r->repl->state == REPLICA_STATE_WAIT_BGSAVE_START) continue;
-        long long from = r->repl->fed_offset + 1;
-        if (from > server.primary_repl_offset) continue;
-        if (from < repl.backlog->offset) {
-            /* Cannot happen (the feed flushes before overwriting what a
-             * replica is owed); a replica with a hole in its stream would
-             * diverge silently, so it resyncs instead. */
-            serverLog(LL_WARNING, "Replica %s lost its place in the backlog, disconnecting it", replicaName(r));
-            freeClientAsync(r);
-            continue;
-        }
-        if (replicaCanWriteDirectly(r)) {
-            long long sent = replicaWriteFromBacklog(r, from);
-            if (sent < 0) continue;
-            from += sent;
-            r->repl->fed_offset = from - 1;
-            if (from > server.primary_repl_offset) continue;
-        }
-        addReplyBacklogFrom(r, from);
+        if (r->obuf_soft_limit_reached_time == 0 && replicationReplicaOutputMemory(r) < under) continue;
+        closeClientOnOutputBufferLimitReached(r, 1);
     }
-    repl.fed_offset = server.primary_repl_offset;
 }
+
+/* Appends len bytes to the stream: into the tail's room, then into a new
+ * block for the rest. The backlog exists (callers check). */
+static void replicationFeedBytes(const char *p, size_t len) {
+    replBufBlock *t = repl.backlog->tail;
+    if (t && t->size > t->used) {
+        size_t n = t->size - t->used < len ? t->size - t->used : len;
+        memcpy(t->buf + t->used, p, n);
+        t->used += n;
+        server.primary_repl_offset += (long long)n;
+        p += n;
+        len -= n;
+    }
+    if (len == 0) return;
+    t = replBufAddBlock(len);
+    memcpy(t->buf, p, len);
+    t->used = len;
+    server.primary_repl_offset += (long long)len;
+    replBufTrim(REPL_BUF_TRIM_BLOCKS);
+    replicasCheckOutputLimits();
+}
+
+/* Finds the block holding stream offset off (which the backlog holds, or
+ * is the next byte to come) and the position in it. */
+static replBufBlock *replBufLocate(long long off, size_t *pos) {
+    serverAssert(off >= repl.backlog->offset && off <= server.primary_repl_offset + 1);
+    replBufBlock *bl = repl.backlog->head;
+    while (bl && bl->next && off >= bl->next->offset) bl = bl->next;
+    *pos = bl ? (size_t)(off - bl->offset) : 0;
+    return bl;
+}
+
+/* Gives r its place in the stream: the next byte it is sent is offset
+ * off, which the backlog holds (or the next byte to come). */
+static void replicaSetStreamStart(client *r, long long off) {
+    replicaReleaseBlock(r);
+    size_t pos;
+    replBufBlock *bl = replBufLocate(off, &pos);
+    r->repl->block = bl;
+    r->repl->block_pos = pos;
+    if (bl) bl->refcount++;
+}
+
+/* r gives up its place in the stream (it is freed, or the buffer is). */
+static void replicaReleaseBlock(client *r) {
+    replClientData *d = r->repl;
+    if (d == NULL || d->block == NULL) return;
+    d->block->refcount--;
+    d->block = NULL;
+    d->block_pos = 0;
+}
+
+/* 1 if r has stream bytes it was not sent yet. */
+static inline int replicaStreamPending(replClientData *d) {
+    replBufBlock *bl = d->block;
+    return bl && (d->block_pos < bl->used || bl->next != NULL);
+}
+
+/* 1 if r's stream may be written now: its snapshot is delivered (and,
+ * after a streamed one, its first ACK came). */
+static inline int replicaStreamMayWrite(client *r) {
+    return r->conn && !(r->flags & CLIENT_CLOSE_ASAP) && r->repl->state == REPLICA_STATE_ONLINE &&
+           !r->repl->start_stream_on_ack;
+}
+
+/* Moves r's place n bytes forward, block after block, carrying its
+ * reference along. */
+static void replicaAdvance(replClientData *d, size_t n) {
+    while (n) {
+        replBufBlock *bl = d->block;
+        size_t left = bl->used - d->block_pos;
+        if (n < left) {
+            d->block_pos += n;
+            return;
+        }
+        n -= left;
+        d->block_pos = bl->used;
+        if (bl->next == NULL) break;
+        bl->refcount--;
+        d->block = bl->next;
+        d->block->refcount++;
+        d->block_pos = 0;
+    }
+    /* Sent all of a full block that is the tail: stay at its end. */
+}
+
+static void replicaStreamWriteHandler(connection *conn);
+
+/* Writes r's pending stream to its link straight from the blocks, with
+ * one writev of up to REPL_WRITE_IOV blocks at a time, until everything
+ * is out or the socket is full; in the latter case the rest goes from a
+ * write handler when the link is writable again. Returns C_ERR if the
+ * link failed (r is freed asynchronously), C_OK otherwise. Event loop. */
+#define REPL_WRITE_IOV 64
+static int replicaWriteStream(client *r) {
+    replClientData *d = r->repl;
+    long long total = 0;
+    int full = 0;
+    server.stat_total_writes_processed++;
+    while (replicaStreamPending(d)) {
+        struct iovec iov[REPL_WRITE_IOV];
+        int cnt = 0;
+        size_t bytes = 0, pos = d->block_pos;
+        for (replBufBlock *bl = d->block; bl && cnt < REPL_WRITE_IOV; bl = bl->next, pos = 0) {
+            if (bl->used == pos) continue;
+            iov[cnt].iov_base = bl->buf + pos;
+            iov[cnt].iov_len = bl->used - pos;
+            bytes += iov[cnt].iov_len;
+            cnt++;
+        }
+        if (cnt == 0) break;
+        ssize_t n = cnt == 1 ? connWrite(r->conn, iov[0].iov_base, iov[0].iov_len) : connWritev(r->conn, iov, cnt);
+        if (n <= 0) {
+            if (n == -1 && connGetState(r->conn) != CONN_STATE_CONNECTED) {
+                serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(r->conn));
+                freeClientAsync(r);
+                return C_ERR;
+            }
+            full = 1;
+            break;
+        }
+        total += n;
+        replicaAdvance(d, (size_t)n);
+        if ((size_t)n < bytes) {
+            full = 1;
+            break;
+        }
+    }
+    if (total) {
+        server.stat_net_repl_output_bytes += total;
+        r->net_output_bytes += total;
+        r->lastinteraction = server.unixtime;
+    }
+    if (full && replicaStreamPending(d)) {
+        if (!d->stream_handler && connSetWriteHandler(r->conn, replicaStreamWriteHandler) == C_OK)
+            d->stream_handler = 1;
+    } else if (d->stream_handler) {
+        connSetWriteHandler(r->conn, NULL);
+        d->stream_handler = 0;
+    }
+    return C_OK;
+}
+
+/* Write handler of a replica whose socket did not take all its stream. */
+static void replicaStreamWriteHandler(connection *conn) {
+    client *r = connGetPrivateData(conn);
+    if (r->repl == NULL || !replicaStreamMayWrite(r)) {
+        connSetWriteHandler(conn, NULL);
+        if (r->repl) r->repl->stream_handler = 0;
+        return;
+    }
+    if (replicaWriteStream(r) == C_OK) replBufTrim(REPL_BUF_TRIM_BLOCKS);
+}
+
+/* See replication.h. A replica that is waiting for its write handler
+ * (its socket is full) is left to it. */
+void replicationFlushReplicas(void) {
+    if (repl.backlog == NULL) return;
+    listIter li;
+    listNode *ln;
+    listRewind(repl.replicas, &li);
+    while ((ln = listNext(&li))) {
+        client *r = listNodeValue(ln);
+        replClientData *d = r->repl;
+        if (d->stream_handler || !replicaStreamPending(d) || !replicaStreamMayWrite(r)) continue;
+        replicaWriteStream(r);
+    }
+    replBufTrim(REPL_BUF_TRIM_BLOCKS);
+}
+
+/* See replication.h. Keeps the newest history that fits; the rest goes
+ * as replicas stop needing it. */
+void resizeReplicationBacklog(void) {
+    replBufTrim(REPL_BUF_TRIM_BLOCKS);
+}
+
+/* See replication.h. */
+size_t replicationBufferMemory(void) {
+    return repl.backlog ? repl.backlog->mem : 0;
+}
+
+/* See replication.h. */
+size_t replicationReplicaOutputMemory(client *c) {
+    replBufBlock *bl = c->repl ? c->repl->block : NULL;
+    if (bl == NULL) return 0;
+    replBufBlock *t = repl.backlog->tail;
+    return (size_t)(t->mem_before + (long long)t->alloc - bl->mem_before);
+}
+
+/* ---------------------------------------------------------------------------
+ * Feeding the stream
+ * ------------------------------------------------------------------------- */
 
 /* Writes the command in RESP at p, after a SELECT of dictid when the
  * stream's database (repl.last_seldb) differs (dictid -1: never), never
@@ -341,52 +494,57 @@ static char *writeCommandProto(char *p, const char *limit, int dictid, robj **ar
     return propagateWriteCommand(p, limit, dictid != repl.last_seldb ? dictid : -1, argv, argc);
 }
 
-/* The len bytes written at the backlog's write position are kept: they
- * extend the stream. */
-static void backlogCommit(size_t len) {
-    replBacklog *b = repl.backlog;
-    b->idx += (long long)len;
-    if (b->idx == b->size) b->idx = 0;
-    b->histlen += (long long)len;
-    if (b->histlen > b->size) b->histlen = b->size;
-    server.primary_repl_offset += (long long)len;
-    b->offset = server.primary_repl_offset - b->histlen + 1;
+/* A command that did not fit in the tail's room. When that room is small
+ * (REPL_BUF_DIRECT_MAX at most) it is left unused and the command is
+ * encoded straight into a new block. Otherwise, or if the command does
+ * not fit in a whole block either, the command is big: it is encoded
+ * into a buffer kept between calls, then appended as bytes, filling the
+ * tail's room first. */
+static void replicationFeedCommandSlow(int dictid, robj **argv, int argc) {
+    replBufBlock *t = repl.backlog->tail;
+    if (t == NULL || t->size - t->used <= REPL_BUF_DIRECT_MAX) {
+        if (t == NULL || t->used) t = replBufAddBlock(0);
+        char *end = writeCommandProto(t->buf, t->buf + t->size, dictid, argv, argc);
+        if (end) {
+            t->used = (size_t)(end - t->buf);
+            server.primary_repl_offset += (long long)t->used;
+            replBufTrim(REPL_BUF_TRIM_BLOCKS);
+            replicasCheckOutputLimits();
+            return;
+        }
+    }
+    size_t need = propagateCommandMaxLen(argv, argc);
+    static char *buf = NULL;
+    static size_t cap = 0;
+    if (need > cap) {
+        zfree(buf);
+        buf = zmalloc_usable(need, &cap);
+    }
+    char *end = writeCommandProto(buf, buf + cap, dictid, argv, argc);
+    serverAssert(end != NULL);
+    replicationFeedBytes(buf, (size_t)(end - buf));
+    if (cap > 64 * 1024) {
+        zfree(buf);
+        buf = NULL;
+        cap = 0;
+    }
 }
 
 /* See replication.h. A replica never feeds its own commands: it proxies
  * its primary's stream instead (replicationPrimaryProcessed()). The command
- * is encoded once, straight into the backlog when it fits between the
- * write position and the end of the ring without overwriting bytes some
- * replica was not given yet: no copy, no allocation. Otherwise (about
- * once per turn of the ring) it is encoded into a buffer kept between
- * calls and appended as bytes; that rewrites from the same position
- * whatever part of it the first attempt wrote, which only covered bytes
- * every replica already had. */
+ * is encoded once, straight into the tail block when it fits there: no
+ * copy, no allocation. Replicas get it at the next
+ * replicationFlushReplicas(). */
 void replicationFeedReplicas(int dictid, robj **argv, int argc) {
     if (server.primary_host != NULL || repl.backlog == NULL) return;
-    replBacklog *b = repl.backlog;
-    long long room = b->size - b->idx;
-    long long unowed = b->size - (server.primary_repl_offset - repl.fed_offset);
-    if (unowed < room) room = unowed;
-    char *start = b->buf + b->idx;
-    char *end = writeCommandProto(start, start + room, dictid, argv, argc);
-    if (end == NULL) {
-        static char *buf = NULL;
-        static size_t cap = 0;
-        size_t need = propagateCommandMaxLen(argv, argc);
-        if (need > cap) {
-            zfree(buf);
-            buf = zmalloc_usable(need, &cap);
-        }
-        end = writeCommandProto(buf, buf + cap, dictid, argv, argc);
-        replicationFeedBytes(buf, (size_t)(end - buf));
-        if (cap > 64 * 1024) {
-            zfree(buf);
-            buf = NULL;
-            cap = 0;
-        }
+    replBufBlock *t = repl.backlog->tail;
+    char *end = t ? writeCommandProto(t->buf + t->used, t->buf + t->size, dictid, argv, argc) : NULL;
+    if (end) {
+        size_t n = (size_t)(end - (t->buf + t->used));
+        t->used += n;
+        server.primary_repl_offset += (long long)n;
     } else {
-        backlogCommit((size_t)(end - start));
+        replicationFeedCommandSlow(dictid, argv, argc);
     }
     if (dictid >= 0) repl.last_seldb = dictid;
 }
@@ -440,26 +598,35 @@ char *replicaName(client *c) {
     return buf;
 }
 
-/* See replication.h: a replica's output waits until its snapshot is
- * delivered (and, after a streamed snapshot, until its first ACK); the
- * primary's client never gets replies unless one is forced. */
+/* See replication.h. The stream never goes through a replica's output
+ * buffer: a reply there could only come from a command the replica sent
+ * on its replication link (a real replica sends REPLCONF ACK, which has
+ * none), and would land in the middle of the stream. */
 int replicationClientMayWrite(client *c) {
     if (c->flags & CLIENT_PRIMARY) return (c->flags & CLIENT_PRIMARY_FORCE_REPLY) != 0;
-    if (c->repl == NULL || !(c->flags & CLIENT_REPLICA)) return 1;
-    return c->repl->state == REPLICA_STATE_ONLINE && !c->repl->start_stream_on_ack;
+    if (!(c->flags & CLIENT_REPLICA) || (c->flags & CLIENT_MONITOR)) return 1;
+    sds info = catClientInfoString(sdsempty(), c);
+    serverLog(LL_WARNING, "Replica generated a reply to command '%s', disconnecting it: %s",
+              c->lastcmd ? c->lastcmd->fullname : "<unknown>", info);
+    sdsfree(info);
+    freeClientAsync(c);
+    return 0;
 }
 
-/* Lets the output that accumulated for c go out. */
-static void replicaStartWriting(client *c) {
-    if (clientHasPendingReplies(c)) prepareClientToWriteQueue(c);
-}
-
-/* The replica's snapshot is delivered: from now on it gets the stream. */
+/* The replica's snapshot is delivered: from now on it gets the stream
+ * (what accumulated for it goes at the next replicationFlushReplicas(),
+ * before the event loop sleeps). */
 void replicaPutOnline(client *c, int wait_first_ack) {
+    if (c->repl->rdb_only) {
+        c->repl->state = REPLICA_STATE_RDB_TRANSMITTED;
+        serverLog(LL_NOTICE, "RDB transfer completed, rdb only replica (%s) should be disconnected asap",
+                  replicaName(c));
+        freeClientAsync(c);
+        return;
+    }
     c->repl->state = REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
     c->repl->start_stream_on_ack = wait_first_ack;
-    if (!wait_first_ack) replicaStartWriting(c);
     refreshGoodReplicasCount();
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", replicaName(c));
 }
@@ -470,8 +637,8 @@ void replicaPutOnline(client *c, int wait_first_ack) {
  * until its snapshot is delivered, and this line must come before it. */
 static int replicaSetupFullResync(client *c, long long offset) {
     c->repl->psync_initial_offset = offset;
-    c->repl->fed_offset = offset; /* the stream after its snapshot */
     c->repl->state = REPLICA_STATE_WAIT_BGSAVE_END;
+    replicaSetStreamStart(c, offset + 1); /* the stream after its snapshot accumulates from here */
     repl.last_seldb = -1; /* the stream after the snapshot starts with SELECT */
     if (c->flags & CLIENT_PRE_PSYNC) return C_OK;
     char buf[128];
@@ -507,7 +674,7 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
         return C_ERR;
     }
     replBacklog *b = repl.backlog;
-    if (!b || psync_offset < b->offset || psync_offset > b->offset + b->histlen) {
+    if (!b || psync_offset < b->offset || psync_offset > b->offset + backlogHistlen()) {
         serverLog(LL_NOTICE,
                   "Unable to partial resync with replica %s for lack of backlog (Replica request was: %lld).",
                   replicaName(c), psync_offset);
@@ -519,7 +686,6 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
     c->flags |= CLIENT_REPLICA;
     c->repl->state = REPLICA_STATE_ONLINE;
     c->repl->ack_time = server.unixtime;
-    c->repl->fed_offset = server.primary_repl_offset; /* the backlog it gets below goes up to here */
     listAddNodeTail(repl.replicas, c);
     char buf[128];
     int len = (c->repl->capa & REPLICA_CAPA_PSYNC2) ? snprintf(buf, sizeof(buf), "+CONTINUE %s\r\n", server.replid)
@@ -528,7 +694,9 @@ static int primaryTryPartialResync(client *c, const char *replid, long long psyn
         freeClientAsync(c);
         return C_OK;
     }
-    long long sent = addReplyBacklogFrom(c, psync_offset);
+    /* It continues from the backlog's blocks: nothing is copied. */
+    replicaSetStreamStart(c, psync_offset);
+    long long sent = server.primary_repl_offset + 1 - psync_offset;
     serverLog(LL_NOTICE,
               "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting from "
               "offset %lld.",
@@ -547,22 +715,28 @@ void syncCommand(client *c) {
         addReplyError(c, "SYNC and PSYNC need a connection");
         return;
     }
-    /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over. */
-    if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[0]), "psync")) {
-        if (strcasecmp(objectGetVal(c->argv[3]), "failover")) {
-            addReplyErrorObject(c, shared.syntaxerr);
+    /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over.
+     * Other words after the offset are ignored, as Valkey does. */
+    if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[0]), "psync") &&
+        !strcasecmp(objectGetVal(c->argv[3]), "failover")) {
+        serverLog(LL_NOTICE, "Failover request received for replid %s.", (char *)objectGetVal(c->argv[1]));
+        if (server.primary_host == NULL) {
+            addReplyError(c, "PSYNC FAILOVER can't be sent to a master.");
             return;
         }
         if (strcasecmp(objectGetVal(c->argv[1]), server.replid)) {
             addReplyError(c, "PSYNC FAILOVER replid must match my replid.");
             return;
         }
-        if (server.primary_host) {
-            replicationUnsetPrimary();
-            sds client = catClientInfoString(sdsempty(), c);
-            serverLog(LL_NOTICE, "PRIMARY MODE enabled (failover request from '%s')", client);
-            sdsfree(client);
-        }
+        replicationUnsetPrimary();
+        sds client = catClientInfoString(sdsempty(), c);
+        serverLog(LL_NOTICE, "PRIMARY MODE enabled (failover request from '%s')", client);
+        sdsfree(client);
+    }
+    /* A primary handing its role over has no stream to give. */
+    if (repl.failover_state != FAILOVER_NONE) {
+        addReplyError(c, "-NOMASTERLINK Can't SYNC while failing over");
+        return;
     }
     if (server.primary_host && repl.state != REPL_STATE_CONNECTED) {
         addReplyError(c, "-NOMASTERLINK Can't SYNC while not connected with my master");
@@ -577,6 +751,12 @@ void syncCommand(client *c) {
         return;
     }
     if (c->repl == NULL) c->repl = replClientDataCreate();
+    /* A filtered snapshot is never a file (dbfilename is the whole
+     * dataset): it is streamed, which takes the EOF framing. */
+    if (c->repl->rdb_exclude && !(c->repl->capa & REPLICA_CAPA_EOF)) {
+        addReplyError(c, "Filtered replica requires EOF capability");
+        return;
+    }
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", replicaName(c));
 
     if (!strcasecmp(objectGetVal(c->argv[0]), "psync")) {
@@ -610,15 +790,41 @@ void syncCommand(client *c) {
     if (m) {
         c->repl->method = m;
         if (replicaSetupFullResync(c, repl.snapshot_offset) != C_OK) return;
-        addReplyBacklogFrom(c, repl.snapshot_offset + 1);
         if (m->attached) m->attached(c);
         serverLog(LL_NOTICE, "Waiting for end of BGSAVE for SYNC");
     } else if (!hasActiveChildProcess() &&
-               !(replicationSnapshotMethodFor(c)->delayed && server.repl_diskless_sync_delay > 0)) {
+               !(snapshotMethodDelayed(replicationSnapshotMethodFor(c)) && server.repl_diskless_sync_delay > 0)) {
         replicationStartFullSyncs();
     } else {
         serverLog(LL_NOTICE, "Delay next BGSAVE for diskless SYNC");
     }
+}
+
+/* REPLCONF rdb-filter-only "<filter> ...": what the replica's snapshot
+ * includes, everything else being left out; "functions" is the one filter
+ * there is (valkey-cli --functions-rdb), none at all leaves only the
+ * header and aux fields (valkey-cli --replica). Returns C_OK, or C_ERR
+ * after replying with Valkey's error. */
+static int replconfRdbFilter(client *c, sds value) {
+    int count;
+    sds *filters = sdssplitargs(value, &count);
+    if (filters == NULL) {
+        addReplyError(c, "Missing rdb-filter-only values");
+        return C_ERR;
+    }
+    int exclude = RDB_SAVE_EXCLUDE_DATA | RDB_SAVE_EXCLUDE_FUNCTIONS;
+    for (int j = 0; j < count; j++) {
+        if (strcasecmp(filters[j], "functions")) {
+            addReplyErrorFormat(c, "Unsupported rdb-filter-only option: %s", filters[j]);
+            sdsfreesplitres(filters, count);
+            return C_ERR;
+        }
+        exclude &= ~RDB_SAVE_EXCLUDE_FUNCTIONS;
+    }
+    sdsfreesplitres(filters, count);
+    if (c->repl == NULL) c->repl = replClientDataCreate();
+    c->repl->rdb_exclude = exclude;
+    return C_OK;
 }
 
 /* REPLCONF <option> <value> ...: what a replica tells about itself, and
@@ -663,10 +869,9 @@ void replconfCommand(client *c) {
                 if (offset > c->repl->aof_ack_off) c->repl->aof_ack_off = offset;
             }
             c->repl->ack_time = server.unixtime;
-            if (c->repl->start_stream_on_ack && c->repl->state == REPLICA_STATE_ONLINE) {
+            /* The stream that accumulated goes before the event loop sleeps. */
+            if (c->repl->start_stream_on_ack && c->repl->state == REPLICA_STATE_ONLINE)
                 c->repl->start_stream_on_ack = 0;
-                replicaStartWriting(c);
-            }
             repl.acks_arrived = 1;
             return;
         } else if (!strcasecmp(opt, "rdma-read-done")) {
@@ -681,10 +886,17 @@ void replconfCommand(client *c) {
                 aofAckWhenFsynced(c->repl->reploff);
             }
             return;
-        } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only") ||
-                   !strcasecmp(opt, "version") || !strcasecmp(opt, "rdb-channel")) {
-            /* Accepted and ignored: this primary always sends the whole
-             * dataset and the stream. */
+        } else if (!strcasecmp(opt, "rdb-only")) {
+            /* 1: the snapshot alone (valkey-cli --rdb); the link is closed
+             * once it is out, the stream is never sent. */
+            long rdb_only;
+            if (getRangeLongFromObjectOrReply(c, val, 0, 1, &rdb_only, NULL) != C_OK) return;
+            if (c->repl == NULL) c->repl = replClientDataCreate();
+            c->repl->rdb_only = (int)rdb_only;
+        } else if (!strcasecmp(opt, "rdb-filter-only")) {
+            if (replconfRdbFilter(c, objectGetVal(val)) != C_OK) return;
+        } else if (!strcasecmp(opt, "version") || !strcasecmp(opt, "rdb-channel")) {
+            /* Accepted and ignored: this primary has no dual-channel sync. */
         } else {
             addReplyErrorFormat(c, "Unrecognized REPLCONF option: %s", opt);
             return;
@@ -698,6 +910,7 @@ static void replicaFreed(client *c) {
     listNode *ln = listSearchKey(repl.replicas, c);
     if (ln == NULL) return;
     if (c->repl->method && c->repl->method->replica_gone) c->repl->method->replica_gone(c);
+    replicaReleaseBlock(c); /* the blocks it held go once the backlog lets them */
     listDelNode(repl.replicas, ln);
     if (listLength(repl.replicas) == 0) repl.no_replicas_since = server.unixtime;
     serverLog(LL_NOTICE, "Connection with replica %s lost.", replicaName(c));
@@ -720,6 +933,7 @@ void replicationFreeClient(client *c) {
             repl.down_since = server.unixtime;
         }
     }
+    replicaReleaseBlock(c);
     replClientDataFree(c->repl);
     c->repl = NULL;
 }
@@ -736,16 +950,6 @@ void refreshGoodReplicasCount(void) {
         if (r->repl->state == REPLICA_STATE_ONLINE && lag <= server.repl_min_replicas_max_lag) good++;
     }
     repl.good_replicas = good;
-}
-
-/* See replication.h. */
-size_t replicationOutputBuffersMemory(void) {
-    size_t total = 0;
-    listIter li;
-    listNode *ln;
-    listRewind(repl.replicas, &li);
-    while ((ln = listNext(&li))) total += getClientOutputBufferMemoryUsage(listNodeValue(ln));
-    return total;
 }
 
 /* See replication.h. */
@@ -774,9 +978,26 @@ static replSnapshotMethod diskSnapshotMethod = {
     .can_attach = diskSnapshotCanAttach,
 };
 
-/* 1 if m serves c's full sync: it is c's method, or serves it too. */
+/* What the snapshot of method m leaves out (RDB_SAVE_EXCLUDE_*): only the
+ * socket method writes filtered snapshots, each for replicas that asked
+ * for the same filter. */
+static int snapshotMethodExclude(replSnapshotMethod *m) {
+    return m == &socketSnapshotMethod ? repl.snapshot_exclude : 0;
+}
+
+/* 1 if m serves c's full sync: it is c's method, or serves it too, and
+ * its snapshot has what c asked for (REPLCONF rdb-filter-only). */
 static int snapshotMethodServes(replSnapshotMethod *m, client *c) {
+    if (c->repl->rdb_exclude != snapshotMethodExclude(m)) return 0;
     return replicationSnapshotMethodFor(c) == m || (m->also_serves && m->also_serves(c));
+}
+
+/* 1 if a snapshot of method m waits repl-diskless-sync-delay for more
+ * replicas: a diskless sync does, and a filtered snapshot (streamed
+ * whatever repl-diskless-sync says) only with repl-diskless-sync yes, as
+ * Valkey decides. */
+static int snapshotMethodDelayed(replSnapshotMethod *m) {
+    return m->delayed && (m != &socketSnapshotMethod || server.repl_diskless_sync);
 }
 
 /* Every way a snapshot reaches replicas. */
@@ -1066,7 +1287,10 @@ static int socketSnapshotStart(void) {
     getRandomHexChars(mark, sizeof(mark));
     repl.snapshot_offset = server.primary_repl_offset;
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: replicas sockets");
-    if (rdbSaveToPipeBackground(fds[1], fds[0], mark) != C_OK) {
+    rdbSaveExclude = repl.snapshot_exclude; /* the child's copy filters its snapshot */
+    int forked = rdbSaveToPipeBackground(fds[1], fds[0], mark);
+    rdbSaveExclude = 0;
+    if (forked != C_OK) {
         close(fds[0]);
         close(fds[1]);
         return C_ERR;
@@ -1101,11 +1325,13 @@ static void socketSnapshotReplicaGone(client *c) {
  * Choosing and running a snapshot method
  * ------------------------------------------------------------------------- */
 
-/* The one place that decides how c's snapshot reaches it: READ from a
- * region when the replica can (repl_rdma.c), streamed when
- * repl-diskless-sync is on and the replica can read an EOF-framed
- * payload, else through the file. */
+/* The one place that decides how c's snapshot reaches it: streamed when
+ * it asked for a filtered one (REPLCONF rdb-filter-only; syncCommand()
+ * made sure it reads the EOF framing), READ from a region when the
+ * replica can (repl_rdma.c), streamed when repl-diskless-sync is on and
+ * the replica can read an EOF-framed payload, else through the file. */
 replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
+    if (c->repl->rdb_exclude) return &socketSnapshotMethod;
     if (replRdmaServes(c)) return &replRdmaRegionMethod;
     if (server.repl_diskless_sync && (c->repl->capa & REPLICA_CAPA_EOF)) return &socketSnapshotMethod;
     return &diskSnapshotMethod;
@@ -1114,8 +1340,10 @@ replSnapshotMethod *replicationSnapshotMethodFor(client *c) {
 /* The method of the next snapshot: that of the first replica waiting for
  * one, unless the method of another waiting replica serves the first too
  * (a region with readers and stream targets), so that one sync serves
- * them all. NULL if nobody waits. */
-static replSnapshotMethod *replicationNextSnapshotMethod(void) {
+ * them all. *exclude gets what that snapshot leaves out: the first
+ * replica's filter, which the replicas it serves share (the others wait
+ * for a later one). NULL if nobody waits. */
+static replSnapshotMethod *replicationNextSnapshotMethod(int *exclude) {
     client *first = NULL;
     replSnapshotMethod *m = NULL;
     listIter li;
@@ -1128,10 +1356,12 @@ static replSnapshotMethod *replicationNextSnapshotMethod(void) {
         if (first == NULL) {
             first = r;
             m = rm;
-        } else if (rm != m && rm->also_serves && rm->also_serves(first)) {
+        } else if (rm != m && r->repl->rdb_exclude == first->repl->rdb_exclude && rm->also_serves &&
+                   rm->also_serves(first)) {
             m = rm;
         }
     }
+    *exclude = first ? first->repl->rdb_exclude : 0;
     return m;
 }
 
@@ -1139,9 +1369,11 @@ static replSnapshotMethod *replicationNextSnapshotMethod(void) {
  * waiting replica its method serves; others wait for the next. */
 static void replicationStartFullSyncs(void) {
     if (hasActiveChildProcess()) return;
-    replSnapshotMethod *m = replicationNextSnapshotMethod();
+    int exclude;
+    replSnapshotMethod *m = replicationNextSnapshotMethod(&exclude);
     if (m == NULL) return;
     if (m->busy && m->busy()) return; /* the cron tries again */
+    if (m == &socketSnapshotMethod) repl.snapshot_exclude = exclude;
     if (m->start() != C_OK) {
         serverLog(LL_WARNING, "BGSAVE for replication failed");
         listIter li;
@@ -1150,11 +1382,17 @@ static void replicationStartFullSyncs(void) {
         while ((ln = listNext(&li))) {
             client *r = listNodeValue(ln);
             if (r->repl->state != REPLICA_STATE_WAIT_BGSAVE_START || !snapshotMethodServes(m, r)) continue;
+            /* No longer a replica: it gets the error as a reply. */
+            if (r->repl->method && r->repl->method->replica_gone) r->repl->method->replica_gone(r);
+            r->repl->method = NULL;
+            replicaReleaseBlock(r);
+            listDelNode(repl.replicas, ln);
+            r->flags &= ~CLIENT_REPLICA;
             addReplyError(r, "BGSAVE failed, replication can't continue");
             r->flags |= CLIENT_CLOSE_AFTER_REPLY;
-            r->repl->state = REPLICA_STATE_ONLINE; /* so the error is written */
-            r->repl->fed_offset = server.primary_repl_offset;
         }
+        if (listLength(repl.replicas) == 0) repl.no_replicas_since = server.unixtime;
+        refreshGoodReplicasCount();
         return;
     }
     repl.snapshot_running = 1;
@@ -1188,8 +1426,9 @@ static void replicationStartPendingSyncs(void) {
         if (idle > max_idle) max_idle = idle;
     }
     if (!waiting) return;
-    replSnapshotMethod *m = replicationNextSnapshotMethod();
-    if (m->delayed && max_idle < server.repl_diskless_sync_delay &&
+    int exclude;
+    replSnapshotMethod *m = replicationNextSnapshotMethod(&exclude);
+    if (snapshotMethodDelayed(m) && max_idle < server.repl_diskless_sync_delay &&
         !(server.repl_diskless_sync_max_replicas && waiting >= server.repl_diskless_sync_max_replicas))
         return;
     replicationStartFullSyncs();
@@ -1219,7 +1458,9 @@ static int connectWithPrimary(void) {
         return C_ERR;
     }
     repl.transfer = connCreate(ct);
-    if (connConnect(repl.transfer, server.primary_host, server.primary_port, NULL, syncWithPrimary) == C_ERR) {
+    /* bind-source-addr: the address the link leaves from (NULL: any). */
+    if (connConnect(repl.transfer, server.primary_host, server.primary_port, server.bind_source_addr,
+                    syncWithPrimary) == C_ERR) {
         serverLog(LL_WARNING, "Unable to connect to PRIMARY: %s", connGetLastError(repl.transfer));
         connClose(repl.transfer);
         repl.transfer = NULL;
@@ -1352,10 +1593,13 @@ static psyncReply handlePsyncReply(connection *conn, sds reply) {
     int transient = !strncmp(reply, "-NOMASTERLINK", 13) || !strncmp(reply, "-LOADING", 8) ||
                     !strncmp(reply, "-BUSY", 5);
     int resync = !strncmp(reply, "+FULLRESYNC", 11) || !strncmp(reply, "+CONTINUE", 9);
-    if (repl.failover_state == FAILOVER_IN_PROGRESS && !resync) {
-        serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
-        failoverAbort("Failover target rejected psync request");
-        return PSYNC_REPLY_FAILOVER_ABORTED;
+    if (repl.failover_state == FAILOVER_IN_PROGRESS) {
+        if (!resync) {
+            serverLog(LL_WARNING, "Unexpected reply to PSYNC from primary: %s", reply);
+            failoverAbort("Failover target rejected psync request");
+            return PSYNC_REPLY_FAILOVER_ABORTED;
+        }
+        failoverCompleted();
     }
     if (!strncmp(reply, "+FULLRESYNC", 11)) {
         char *id = strchr(reply, ' ');
@@ -1545,7 +1789,10 @@ static void replicationFinishFullSync(connection *conn, const char *leftover, si
 }
 
 /* rio read callback over the link (diskless load): waits for data up to
- * repl-timeout, never reads past the announced length. */
+ * repl-timeout, never reads past the announced length. While it waits
+ * (a primary producing its snapshot slowly), clients are served every
+ * SNAPSHOT_LOADING_EVENTS_MS, as the load's progress would serve them: a
+ * replica loading asynchronously keeps answering from its current data. */
 static ssize_t replicationRioRead(void *ctx, void *buf, size_t len) {
     connection *conn = ctx;
     if (repl.transfer_size >= 0) {
@@ -1564,24 +1811,67 @@ static ssize_t replicationRioRead(void *ctx, void *buf, size_t len) {
         }
         if (n == 0) return 0;
         if (connGetState(conn) != CONN_STATE_CONNECTED) return -1;
-        if (connWait(conn, AE_READABLE, deadline) == C_ERR) return -1;
+        long long now = aeMonotonicUs(), turn = now + SNAPSHOT_LOADING_EVENTS_MS * 1000;
+        if (now >= deadline) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        if (connWait(conn, AE_READABLE, turn < deadline ? turn : deadline) == C_OK) continue;
+        if (errno != ETIMEDOUT || connGetState(conn) != CONN_STATE_CONNECTED) return -1;
+        snapshotLoadingWaitTurn();
     }
 }
 
-/* Diskless load: the snapshot is read straight from the link into the
- * dataset. With swapdb the old data is set aside and comes back if the
- * load fails; otherwise (on-empty-db) the dataset was empty anyway. */
+/* repl-diskless-load swapdb: the snapshot is loaded into databases and a
+ * library set of its own while the current ones stay; swapped in once it
+ * loaded, thrown away if it failed, as Valkey does. When the snapshot
+ * continues the history this dataset already belongs to (the same
+ * replication id: a full sync after the backlog lost our offset), the
+ * current data is still served meanwhile: the load is asynchronous (INFO
+ * async_loading:1), only no-async-loading commands get -LOADING. With
+ * another id (a new primary, the first sync) the old data is of another
+ * history: clients get -LOADING as in any load. */
+typedef struct replSwapLoad {
+    rdbLoadTarget target; /* where the snapshot goes */
+    int async;            /* the current data is served meanwhile */
+} replSwapLoad;
+
+static void replicationSwapLoadBegin(replSwapLoad *sl) {
+    sl->target.dbs = dbCreateTempArray();
+    sl->target.functions = functionsRegistryCreate();
+    sl->async = repl.new_replid[0] != '\0' && !memcmp(repl.new_replid, server.replid, CONFIG_RUN_ID_SIZE);
+}
+
+/* The load failed: the data and libraries of before stay. */
+static void replicationSwapLoadDiscard(replSwapLoad *sl) {
+    dbReleaseTempArray(sl->target.dbs);
+    functionsRegistryDiscard(sl->target.functions);
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Discarding temporary DB in background");
+}
+
+/* The load succeeded: the loaded data and libraries become the server's,
+ * the old ones are freed. This dataset no longer belongs to its former
+ * history: our own replicas resync. */
+static void replicationSwapLoadCommit(replSwapLoad *sl) {
+    replicationDisconnectReplicas();
+    replicationDiscardBacklog();
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Swapping active DB with loaded DB");
+    dbSwapWithTempArray(sl->target.dbs);
+    functionsRegistrySwapWithCurrent(sl->target.functions);
+    dbReleaseTempArray(sl->target.dbs);
+    functionsRegistryDiscard(sl->target.functions);
+    serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Discarding old DB in background");
+}
+
+/* Diskless load: the snapshot is read straight from the link, aside with
+ * swapdb (above), into the emptied dataset otherwise (on-empty-db: it was
+ * empty anyway). */
 static void replicationLoadFromLink(connection *conn) {
     connSetReadHandler(conn, NULL);
     int swap = server.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB;
-    serverDb *backup = NULL;
-    if (swap) {
-        backup = dbBackupAndReset();
-        replicationDisconnectReplicas();
-        replicationDiscardBacklog();
-    } else {
-        replicationEmptyForSync();
-    }
+    replSwapLoad sl = {{0}};
+    if (swap) replicationSwapLoadBegin(&sl);
+    else replicationEmptyForSync();
     serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Loading DB in memory");
     int region = repl.transfer_size == REPL_TRANSFER_REGION;
     rio r;
@@ -1589,7 +1879,8 @@ static void replicationLoadFromLink(connection *conn) {
     else rioInitFuncReader(&r, replicationRioRead, conn);
     repl.stream_db = -1;
     int ok = !region || replRdmaLoadBegin(conn) == C_OK;
-    ok = ok && snapshotLoadRio(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION) == C_OK;
+    ok = ok && snapshotLoadRioTo(&r, repl.transfer_size > 0 ? repl.transfer_size : 0, RDBFLAGS_REPLICATION,
+                                 swap ? &sl.target : NULL, sl.async) == C_OK;
     if (ok && repl.transfer_size == -1) {
         char mark[CONFIG_RUN_ID_SIZE];
         ok = rioRead(&r, mark, sizeof(mark)) && memcmp(mark, repl.eofmark, sizeof(mark)) == 0;
@@ -1607,20 +1898,13 @@ static void replicationLoadFromLink(connection *conn) {
     rioRelease(&r);
     if (!ok) {
         serverLog(LL_WARNING, "Failed trying to load the PRIMARY synchronization DB from socket");
-        if (backup) {
-            dbRestoreBackup(backup);
-            serverLog(LL_NOTICE, "PRIMARY <-> REPLICA sync: Discarding the loaded data, restoring the old one");
-        } else {
-            emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
-        }
+        if (swap) replicationSwapLoadDiscard(&sl);
+        else emptyData(-1, EMPTYDB_NO_FLAGS, NULL);
         sdsfree(left);
         replicationAbortSyncTransfer();
         return;
     }
-    if (backup) {
-        dbDiscardBackup(backup);
-        replicationNewReplid(); /* overwritten below; the old history is gone */
-    }
+    if (swap) replicationSwapLoadCommit(&sl);
     replicationFinishFullSync(conn, left, sdslen(left));
     sdsfree(left);
 }
@@ -1725,6 +2009,11 @@ static int useDisklessLoad(void) {
 
 /* Read handler of the link in REPL_STATE_TRANSFER. */
 static void readSyncBulkPayload(connection *conn) {
+    /* A script past busy-reply-threshold serves events (script_lua.c):
+     * the load this may start must not run inside it (it replaces the
+     * dataset and the libraries under the script). The bytes wait in the
+     * socket until the script is over. */
+    if (scriptIsTimedout()) return;
     if (repl.transfer_size == -2) {
         int r = readPayloadHeader(conn);
         if (r < 0) {
@@ -2040,17 +2329,20 @@ static void replicationDisconnectReplicas(void) {
  * Changing role
  * ------------------------------------------------------------------------- */
 
-/* Becomes a replica of host:port (from a primary or another primary). */
-static void replicationSetPrimary(const char *host, int port) {
+/* Becomes a replica of host:port (from a primary or another primary).
+ * Clients blocked on this server's keys or in WAIT/WAITAOF get an error
+ * and are closed, as Valkey does (served later by the new primary's
+ * writes, they would pop on a replica what its primary keeps; a WAIT
+ * would wait for replicas that are gone), unless keep_blocked: FAILOVER
+ * releases them only once the target accepted us as its replica
+ * (failoverCompleted()), and leaves them blocked if it is aborted. */
+static void replicationSetPrimary(const char *host, int port, int keep_blocked) {
     int was_primary = server.primary_host == NULL;
     zfree(server.primary_host);
     server.primary_host = zstrdup(host);
     server.primary_port = port;
     if (repl.primary) freeClient(repl.primary);
-    /* Clients blocked on this server's keys or in WAIT get an error and
-     * are closed, as Valkey does: served later by the new primary's
-     * writes, they would pop on a replica what its primary keeps. */
-    disconnectAllBlockedClients();
+    if (!keep_blocked) disconnectAllBlockedClients();
     cancelReplicationHandshake();
     if (was_primary) {
         /* Our own history continues under the new primary if it has it. */
@@ -2086,6 +2378,12 @@ static void replicationUnsetPrimary(void) {
 
 /* REPLICAOF host port | NO ONE (and SLAVEOF). */
 void replicaofCommand(client *c) {
+    /* In cluster mode the bus decides who replicates whom (CLUSTER
+     * REPLICATE). */
+    if (server.cluster_enabled) {
+        addReplyError(c, "REPLICAOF not allowed in cluster mode.");
+        return;
+    }
     if (repl.failover_state != FAILOVER_NONE) {
         addReplyError(c, "REPLICAOF not allowed while failing over.");
         return;
@@ -2112,7 +2410,7 @@ void replicaofCommand(client *c) {
         addReplyStatus(c, "OK Already connected to specified master");
         return;
     }
-    replicationSetPrimary(objectGetVal(c->argv[1]), (int)port);
+    replicationSetPrimary(objectGetVal(c->argv[1]), (int)port, 0);
     sds client = catClientInfoString(sdsempty(), c);
     serverLog(LL_NOTICE, "REPLICAOF %s:%d enabled (user request from '%s')", server.primary_host, server.primary_port,
               client);
@@ -2213,7 +2511,6 @@ void replicationCron(void) {
     if (server.primary_host) replicationReplicaCron();
     replicationPrimaryCron();
     failoverUpdate();
-    failoverMaybeDone();
 }
 
 /* ---------------------------------------------------------------------------
@@ -2314,7 +2611,6 @@ void replicationBeforeSleep(void) {
         if (listLength(repl.waiting_clients)) replicationServeWaitingClients();
         failoverUpdate();
     }
-    failoverMaybeDone();
 }
 
 /* See replication.h. */
@@ -2334,6 +2630,7 @@ const char *replicaStateName(client *r) {
     case REPLICA_STATE_WAIT_BGSAVE_END: return "wait_bgsave";
     case REPLICA_STATE_SEND_BULK: return "send_bulk";
     case REPLICA_STATE_ONLINE: return "online";
+    case REPLICA_STATE_RDB_TRANSMITTED: return "rdb_transmitted";
     }
     return "unknown";
 }
@@ -2380,6 +2677,11 @@ void roleCommand(client *c) {
     addReplyLongLong(c, server.primary_port);
     addReplyBulkCString(c, replStateRoleName());
     addReplyLongLong(c, repl.primary ? repl.primary->repl->reploff : -1);
+}
+
+/* See replication.h. */
+void replicationResetStats(void) {
+    repl.stat_sync_full = repl.stat_sync_partial_ok = repl.stat_sync_partial_err = 0;
 }
 
 /* See replication.h: the "# Replication" section of INFO. */
@@ -2455,7 +2757,7 @@ sds replicationCatInfo(sds info) {
                         "repl_backlog_histlen:%lld\r\n",
                         failoverStateName(), server.replid, repl.replid2, server.primary_repl_offset,
                         repl.second_replid_offset,
-                        b != NULL, server.repl_backlog_size, b ? b->offset : 0, b ? b->histlen : 0);
+                        b != NULL, server.repl_backlog_size, b ? b->offset : 0, backlogHistlen());
     return info;
 }
 
@@ -2476,17 +2778,58 @@ int replicationGetSaveInfo(rdbReplInfo *ri) {
     return 1;
 }
 
-/* See replication.h: an aux field of a loaded RDB. repl-id/repl-offset
- * are taken only at start-up of a replica (loading its own file), where
- * they say which history the data belongs to. */
+/* See replication.h: an aux field of a loaded RDB. repl-stream-db is the
+ * database the stream after a full sync's snapshot starts in; repl-id and
+ * repl-offset count only in our own file at start-up, where they say which
+ * history the data belongs to (replicationOwnFileLoadEnd()). */
 void replicationLoadedInfo(const char *key, const char *val) {
+    long long n;
+    int number = string2ll(val, strlen(val), &n);
     if (!strcasecmp(key, "repl-stream-db")) {
-        repl.stream_db = atoi(val);
+        repl.stream_db = number && n >= 0 && n < server.dbnum ? (int)n : -1;
+        if (repl.loading_own_file) repl.loaded_stream_db = repl.stream_db;
     } else if (!strcasecmp(key, "repl-id") && repl.loading_own_file && strlen(val) == CONFIG_RUN_ID_SIZE) {
-        memcpy(server.replid, val, CONFIG_RUN_ID_SIZE + 1);
+        memcpy(repl.loaded_replid, val, CONFIG_RUN_ID_SIZE + 1);
+    } else if (!strcasecmp(key, "repl-offset") && repl.loading_own_file && number && n >= 0) {
+        repl.loaded_offset = n;
+    }
+}
+
+/* See replication.h. */
+void replicationOwnFileLoadBegin(void) {
+    repl.loading_own_file = 1;
+    repl.loaded_replid[0] = '\0';
+    repl.loaded_offset = -1;
+    repl.loaded_stream_db = -1;
+    if (server.primary_host == NULL && repl.backlog == NULL) replicationCreateBacklog();
+}
+
+/* A restarted primary takes up the history its file recorded: it stays
+ * reachable as replid2 up to the file's offset, and the stream (the DELs
+ * fed during the load, already in the backlog) continues after it under
+ * the new replid this run has. */
+static void replicationResumeOwnHistory(void) {
+    memcpy(repl.replid2, repl.loaded_replid, sizeof(repl.replid2));
+    repl.second_replid_offset = repl.loaded_offset + 1;
+    server.primary_repl_offset += repl.loaded_offset;
+    repl.backlog->offset += repl.loaded_offset; /* no replica holds a block yet */
+    for (replBufBlock *bl = repl.backlog->head; bl; bl = bl->next) bl->offset += repl.loaded_offset;
+    repl.no_replicas_since = server.unixtime;
+}
+
+/* See replication.h. */
+void replicationOwnFileLoadEnd(int ok) {
+    repl.loading_own_file = 0;
+    int valid = ok && repl.loaded_replid[0] && repl.loaded_offset >= 0 && repl.loaded_stream_db >= 0;
+    if (server.primary_host) {
+        if (!valid) return;
+        memcpy(server.replid, repl.loaded_replid, sizeof(server.replid));
+        server.primary_repl_offset = repl.loaded_offset;
+        repl.stream_db = repl.loaded_stream_db;
         repl.psync_possible = 1;
-    } else if (!strcasecmp(key, "repl-offset") && repl.loading_own_file) {
-        server.primary_repl_offset = strtoll(val, NULL, 10);
+    } else if (repl.backlog) {
+        if (valid) replicationResumeOwnHistory();
+        else replicationDiscardBacklog();
     }
 }
 
@@ -2588,6 +2931,10 @@ static client *findReplica(const char *host, int port) {
 
 /* FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms] */
 void failoverCommand(client *c) {
+    if (server.cluster_enabled) {
+        addReplyError(c, "FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command instead.");
+        return;
+    }
     int abort = 0, force = 0;
     long long timeout = 0;
     long port = 0;
@@ -2659,7 +3006,10 @@ void failoverCommand(client *c) {
     repl.failover_force = force;
     repl.failover_end_time = timeout ? mstime() + timeout : 0;
     repl.failover_state = FAILOVER_WAIT_FOR_SYNC;
-    serverLog(LL_NOTICE, "FAILOVER requested to %s:%ld.", host ? host : "any replica", port);
+    if (host)
+        serverLog(LL_NOTICE, "FAILOVER requested to %s:%ld.", host, port);
+    else
+        serverLog(LL_NOTICE, "FAILOVER requested to any replica.");
     /* Writes wait; the replicas are asked where they are. */
     pauseActions(PAUSE_DURING_FAILOVER, LLONG_MAX, 1);
     repl.get_ack_needed = 1;
@@ -2674,7 +3024,7 @@ static void failoverUpdate(void) {
             failoverAbort("Replica never caught up before timeout");
             return;
         }
-        serverLog(LL_NOTICE, "FAILOVER timeout reached, forcing the failover to %s:%d", repl.failover_host,
+        serverLog(LL_NOTICE, "FAILOVER to %s:%d time out exceeded, failing over.", repl.failover_host,
                   repl.failover_port);
     } else {
         client *target = NULL;
@@ -2700,14 +3050,18 @@ static void failoverUpdate(void) {
     }
     repl.failover_state = FAILOVER_IN_PROGRESS;
     char *host = zstrdup(repl.failover_host);
-    replicationSetPrimary(host, repl.failover_port);
+    replicationSetPrimary(host, repl.failover_port, 1);
     zfree(host);
 }
 
-/* The link to the failover target is up: the failover is complete. */
-static void failoverMaybeDone(void) {
-    if (repl.failover_state == FAILOVER_IN_PROGRESS && repl.state == REPL_STATE_CONNECTED) {
-        serverLog(LL_NOTICE, "Failover target %s:%d is now the primary.", repl.failover_host, repl.failover_port);
-        failoverReset();
-    }
+/* The failover target accepted our PSYNC (+CONTINUE, or +FULLRESYNC in
+ * the odd case where it could not continue our history): it is the
+ * primary now, and this server stays its replica. The clients still
+ * blocked here get the error REPLICAOF gives them (replicationSetPrimary()
+ * kept them while the failover could still be aborted), then the writes
+ * held since FAILOVER run, as on any replica. */
+static void failoverCompleted(void) {
+    serverLog(LL_NOTICE, "Failover target %s:%d is now the primary.", repl.failover_host, repl.failover_port);
+    disconnectAllBlockedClients();
+    failoverReset();
 }

@@ -5,9 +5,9 @@
  * Propagation (propagate.c) decides WHAT goes into the stream: commands as
  * executed, rewritten where they are not deterministic, wrapped in
  * MULTI/EXEC when one execution unit produced several. Replication
- * (replication.c) decides WHERE it goes: the backlog and every attached
- * replica's output buffer. The one call between them is
- * replicationFeedReplicas().
+ * (replication.c) decides WHERE it goes: the replication buffer, one list
+ * of blocks that is at once the backlog and the output of every attached
+ * replica. The one call between them is replicationFeedReplicas().
  *
  * A full sync has one question with several answers: how does the
  * snapshot reach the replica? replSnapshotMethod is that interface; the
@@ -39,6 +39,7 @@ typedef enum {
     REPLICA_STATE_WAIT_BGSAVE_END,       /* its snapshot is being produced; the stream accumulates */
     REPLICA_STATE_SEND_BULK,             /* the snapshot file is being sent */
     REPLICA_STATE_ONLINE,                /* gets the stream (after a streamed snapshot: from its first ACK) */
+    REPLICA_STATE_RDB_TRANSMITTED,       /* REPLCONF rdb-only 1: its snapshot is out, it is being closed */
 } replicaState;
 
 /* Where this server stands as a replica (INFO master_link_status...). */
@@ -64,11 +65,18 @@ typedef struct replClientData {
     int listening_port;         /* REPLCONF listening-port */
     sds announced_ip;           /* REPLCONF ip-address, or NULL */
     long long psync_initial_offset; /* offset its snapshot starts after */
-    long long fed_offset;       /* stream offset its output buffer holds up to (see replicationFlushReplicas) */
+    /* Its place in the replication buffer (past WAIT_BGSAVE_START): the
+     * next byte to send is block->buf[block_pos]; it holds a reference on
+     * block. block is NULL only while the buffer has no block yet. */
+    struct replBufBlock *block;
+    size_t block_pos;
+    int stream_handler;         /* replicaStreamWriteHandler is installed on its link */
     long long ack_off;          /* last REPLCONF ACK offset */
     long long aof_ack_off;      /* last FACK offset: its AOF is fsynced up to here (WAITAOF) */
     time_t ack_time;            /* when it came (or when the replica attached) */
     int start_stream_on_ack;    /* after a streamed snapshot: no writes until the first ACK */
+    int rdb_only;               /* REPLCONF rdb-only 1: the snapshot alone, never the stream */
+    int rdb_exclude;            /* REPLCONF rdb-filter-only: RDB_SAVE_EXCLUDE_* left out of its snapshot */
     struct replSnapshotMethod *method; /* what delivers its snapshot */
     struct replRdmaTarget *rdma; /* region method: its reading state (repl_rdma.c) */
     int dbfd;                   /* disk method: the snapshot file */
@@ -108,13 +116,32 @@ typedef struct replSnapshotMethod {
     int (*also_serves)(client *c);
 } replSnapshotMethod;
 
-/* The circular backlog of the stream, for partial resyncs. */
+/* One block of the replication buffer: a piece of the stream, shared by
+ * the backlog and every replica that has not sent it yet. */
+typedef struct replBufBlock {
+    struct replBufBlock *next; /* the following piece of the stream, NULL for the tail */
+    long long refcount;        /* replicas whose next byte to send is in this block */
+    long long offset;          /* stream offset of buf[0] */
+    long long mem_before;      /* allocation of every block appended before this one (for lags) */
+    size_t alloc;              /* this block's allocation, header included */
+    size_t size, used;         /* room in buf, bytes of the stream in it */
+    char buf[];
+} replBufBlock;
+
+/* Blocks are allocated this size, header included (a jemalloc size
+ * class: no rounding up), or bigger for a piece of the stream that does
+ * not fit in one. */
+#define REPL_BUF_BLOCK_BYTES (16 * 1024)
+
+/* The replication buffer (see replication.c): blocks from head (oldest)
+ * to tail (being written). Every byte in it is history a partial resync
+ * can continue from; it keeps at least repl-backlog-size bytes, and more
+ * while a lagging replica still holds a reference on an older block. */
 typedef struct replBacklog {
-    char *buf;
-    long long size;
-    long long idx;     /* next byte is written here */
-    long long histlen; /* valid bytes */
-    long long offset;  /* replication offset of the oldest valid byte */
+    replBufBlock *head, *tail;
+    long long offset;     /* replication offset of the oldest byte held (head->offset) */
+    size_t mem;           /* allocation of all the blocks (mem_total_replication_buffers) */
+    replBufBlock *spare;  /* the last block trimmed, kept for the next one (not in mem) */
 } replBacklog;
 
 /* FAILOVER's progress (INFO master_failover_state). */
@@ -129,7 +156,6 @@ struct replicationState {
     list *replicas;             /* replica clients (not monitors) */
     replBacklog *backlog;       /* NULL until a replica ever attached */
     int last_seldb;             /* db of the stream's last SELECT; -1 = emit one */
-    long long fed_offset;       /* stream offset every replica was given up to (replicationFlushReplicas) */
     time_t no_replicas_since;   /* for repl-backlog-ttl */
     char replid2[CONFIG_RUN_ID_SIZE + 1]; /* the history before a promotion */
     long long second_replid_offset; /* replid2 is valid up to here, -1 if none */
@@ -137,6 +163,8 @@ struct replicationState {
     int snapshot_running;       /* a child produces a snapshot for replicas */
     replSnapshotMethod *running_method;
     long long snapshot_offset;  /* the offset the running snapshot is taken at */
+    int snapshot_exclude;       /* RDB_SAVE_EXCLUDE_* of the socket method's snapshot (the only method
+                                   that serves filtered replicas), starting or running */
     list *waiting_clients;      /* clients blocked in WAIT */
     int primary_waits;          /* the primary's stream waits for a busy script to end */
     int get_ack_needed;         /* send REPLCONF GETACK before sleeping */
@@ -162,7 +190,10 @@ struct replicationState {
     time_t handshake_start;
     int stream_db;              /* repl-stream-db of a loaded RDB, -1 unknown */
     int psync_possible;         /* this dataset holds (replid, offset): PSYNC may continue it */
-    int loading_own_file;       /* start-up load of a replica: take repl-id/offset */
+    int loading_own_file;       /* start-up load of our own RDB: its repl-* aux fields are collected */
+    char loaded_replid[CONFIG_RUN_ID_SIZE + 1]; /* ... repl-id, "" if none */
+    long long loaded_offset;    /* ... repl-offset, -1 if none */
+    int loaded_stream_db;       /* ... repl-stream-db, -1 if none */
     /* FAILOVER */
     failoverState failover_state;
     mstime_t failover_end_time; /* 0 = no timeout */
@@ -176,8 +207,9 @@ extern struct replicationState repl;
 void replicationInit(void);
 void replicationCron(void);      /* serverCron, once a second */
 void replicationBeforeSleep(void);
-/* Gives every replica the stream's bytes that went into the backlog since
- * it was last fed: once per event loop iteration (handleClientsWithPending
+/* Writes to every replica the stream's bytes it has not been sent yet,
+ * straight from the replication buffer, and frees the blocks nobody
+ * needs any more: once per event loop iteration (handleClientsWithPending
  * Writes() calls it before writing clients), not once per command. */
 void replicationFlushReplicas(void);
 
@@ -200,7 +232,12 @@ client *replicationCreatePrimaryClient(connection *conn, int dbid);
 
 /* Hooks of the client lifecycle (networking.c). */
 void replicationFreeClient(client *c);        /* c is a replica or the primary */
-int replicationClientMayWrite(client *c);     /* 0: accumulate replies, don't send yet */
+/* prepareClientToWrite() for a client with c->repl: 1 if a reply may be
+ * queued. 0 for our primary's client (its replies are dropped unless one
+ * is forced) and for a replica: its link carries the stream only, so a
+ * replica whose command produced a reply is disconnected, as Valkey
+ * does ("Replica generated a reply to command ..."). */
+int replicationClientMayWrite(client *c);
 void replicationPrimaryRead(client *c, size_t len); /* len more bytes in its query buffer */
 /* After each command from the primary (processInputBuffer()): counts the
  * bytes it consumed as applied, to be proxied when the pipeline is done
@@ -258,8 +295,14 @@ void replicationPrimaryStreamBroken(client *c);
 /* The backlog (config.c: repl-backlog-size). */
 void resizeReplicationBacklog(void);
 void refreshGoodReplicasCount(void);
-/* Bytes held in replicas' output buffers (not counted for maxmemory). */
-size_t replicationOutputBuffersMemory(void);
+/* Memory of the replication buffer, every block with its header
+ * (INFO mem_total_replication_buffers); 0 without a backlog. */
+size_t replicationBufferMemory(void);
+/* A replica's output buffer as Valkey measures it, for
+ * client-output-buffer-limit and CLIENT LIST omem: the blocks it still
+ * needs, from the start of the one it is in to the end of the tail, with
+ * their headers (it shares them with the backlog and other replicas). */
+size_t replicationReplicaOutputMemory(client *c);
 /* 1 if min-replicas-to-write refuses writes now. */
 int replicationDeniesWrites(void);
 
@@ -290,9 +333,23 @@ typedef struct rdbReplInfo {
 } rdbReplInfo;
 int replicationGetSaveInfo(rdbReplInfo *ri);
 void replicationLoadedInfo(const char *key, const char *val);
+/* The start-up load of this server's own RDB (snapshot.c), around it.
+ * Begin: a primary gets a backlog, into which the loader feeds a DEL for
+ * each key that expired while the server was down (RDBFLAGS_FEED_REPL).
+ * End (ok: the load succeeded): the point of history the file recorded
+ * (repl-id, repl-offset) is taken up. A replica continues it with PSYNC;
+ * a primary keeps it as replid2, valid up to that offset, with the DELs
+ * after it in the backlog, so that its replicas continue with a partial
+ * resync, unless those DELs overflowed repl-backlog-size (then they need
+ * a full one), as Valkey does. Without those fields a primary drops the
+ * backlog. Event loop, before the server serves anyone. */
+void replicationOwnFileLoadBegin(void);
+void replicationOwnFileLoadEnd(int ok);
 
 /* INFO replication. */
 sds replicationCatInfo(sds info);
+/* CONFIG RESETSTAT: the sync counters of INFO stats. */
+void replicationResetStats(void);
 
 /* Commands. */
 void syncCommand(client *c);

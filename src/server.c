@@ -9,11 +9,13 @@
  *                  client housekeeping, active expiry and defragmentation,
  *                  shutdown requests,
  *                  snapshots (snapshot.c: save points, reaping a BGSAVE
- *                  child);
+ *                  child), the cluster's cron every 100 ms (cluster.c:
+ *                  handshakes, pings, failure detection);
  *   beforeSleep()  runs before the loop waits for events: first the
  *                  transports' pending work (RDMA has no writable event,
  *                  TLS buffers input), then blocked clients, a fast expiry
- *                  cycle, BCAST invalidations (tracking.c), the pending
+ *                  cycle, BCAST invalidations (tracking.c), the
+ *                  cluster's state and nodes.conf save (cluster.c), the pending
  *                  replies (of everything above too), client eviction
  *                  (maxmemory-clients), frees clients scheduled for
  *                  closing; when a transport still has work, the loop is
@@ -53,6 +55,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "blocked.h"
+#include "cluster.h"
 #include "defrag.h"
 #include "latency.h"
 #include "migrate.h"
@@ -434,11 +437,17 @@ void call(client *c, int flags) {
     c->cmd->proc(c);
     long long end = ustime();
     long long duration = end - start;
-    c->duration += duration;
     /* A command that blocked on keys is accounted for when it completes:
      * served by a later run (CALL_REPROCESSING), timed out or unblocked
-     * (updateStatsOnUnblock()), with the time of all its runs. */
-    int pending = commandAwaitsKeys(c);
+     * (updateStatsOnUnblock()), with the time of all its runs: total, kept
+     * in c->duration meanwhile. */
+    int pending = c->bstate != NULL && commandAwaitsKeys(c);
+    long long total = duration;
+    if (c->duration) {
+        total += c->duration;
+        c->duration = 0;
+    }
+    if (pending) c->duration = total;
     if (prev_client == NULL) updatePeakMemory();
     if (prev_client == NULL && server.pipeline_clock != 0) server.pipeline_clock = end;
 
@@ -472,18 +481,16 @@ void call(client *c, int flags) {
 
     if (flags & CALL_SLOWLOG && !(real_cmd->flags & CMD_SKIP_SLOWLOG)) {
         latencyAddSampleIfNeeded(real_cmd->flags & CMD_FAST ? "fast-command" : "command", duration / 1000);
-        if (!pending) slowlogPushCurrentCommand(c, c->duration);
+        if (!pending && total >= server.slowlog_log_slower_than) slowlogPushCurrentCommand(c, total);
     }
     if (c->original_argv && !pending) discardOriginalCommandVector(c);
     if (prev_client == NULL) durationAddSample(EL_DURATION_TYPE_CMD, duration);
     if ((flags & CALL_STATS) && !pending) {
-        real_cmd->microseconds += c->duration;
+        real_cmd->microseconds += total;
         real_cmd->calls++;
         if (failed) real_cmd->failed_calls++;
-        if (server.latency_tracking_enabled && !(c->flags & CLIENT_BLOCKED))
-            latencyRecordCommand(real_cmd, c->duration);
+        if (server.latency_tracking_enabled && !(c->flags & CLIENT_BLOCKED)) latencyRecordCommand(real_cmd, total);
     }
-    if (!pending) c->duration = 0;
     c->lastcmd = real_cmd;
     if (pending) return;
     server.stat_numcommands++;
@@ -625,8 +632,15 @@ int processCommand(client *c) {
         return C_OK;
     }
 
-    /* The dataset is loading (snapshot.c serves clients meanwhile). */
-    if (server.loading && !(c->cmd->flags & CMD_LOADING)) {
+    /* The dataset is loading (snapshot.c serves clients meanwhile). A
+     * replica loading its primary's snapshot aside (repl-diskless-load
+     * swapdb, same history) serves its current data meanwhile: only what
+     * cannot run then is refused (no-async-loading, in EXEC's queue too). */
+    if (server.loading && !server.async_loading && !(c->cmd->flags & CMD_LOADING)) {
+        rejectCommand(c, shared.loadingerr);
+        return C_OK;
+    }
+    if (server.async_loading && (multiEffectiveCommandFlags(c) & CMD_NO_ASYNC_LOADING)) {
         rejectCommand(c, shared.loadingerr);
         return C_OK;
     }
@@ -785,6 +799,9 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     snapshotCron();
     aofCron();
     run_with_period(1000) replicationCron();
+    run_with_period(100) {
+        if (server.cluster_enabled) clusterCron(); /* handshakes, pings, failure detection */
+    }
 
     /* Databases: expiry, and incremental rehashing in idle time (not while
      * a snapshot child runs: rehashing would copy every page it touches).
@@ -820,6 +837,7 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
     processUnpausedClients(); /* clients held by CLIENT PAUSE & co that nothing holds any more */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
     trackingBeforeSleep(); /* BCAST invalidations, tracking-table-max-keys */
+    if (server.cluster_enabled) clusterBeforeSleep(); /* cluster state, nodes.conf saved before replies go out */
     replicationBeforeSleep(); /* GETACK for new WAIT clients, WAIT clients whose replicas acked */
     aofBeforeSleep(); /* the AOF is written (and fsynced with always) before any reply goes out */
     handleClientsWithPendingWrites();
@@ -859,8 +877,9 @@ static void acceptCallback(connection *conn, int flags, const char *ip) {
 int changeListener(connListener *listener) {
     if (listener->ct == NULL) return C_ERR;
     connCloseListener(listener);
-    if (listener->port == 0 && listener->ct != connectionTypeUnix()) return C_OK;
-    if (listener->ct == connectionTypeUnix() && listener->priv == NULL) return C_OK;
+    int unix_listener = listener == &server.listeners[CONN_TYPE_UNIX];
+    if (listener->port == 0 && !unix_listener) return C_OK;
+    if (unix_listener && listener->priv == NULL) return C_OK;
     listener->accept_cb = acceptCallback;
     if (connListen(listener) != C_OK) return C_ERR;
     if (applySocketMark(listener) != C_OK) { /* socket-mark-id */
@@ -872,6 +891,15 @@ int changeListener(connListener *listener) {
 
 static connUnixListenerConfig unixListenerConfig;
 static connRdmaListenerConfig rdmaListenerConfig;
+static connShmConfig shmConfig;
+
+/* The shm-* options as the shared-memory transport takes them. */
+connShmConfig *shmConfigFromServer(void) {
+    shmConfig.enabled = server.shm_enabled;
+    shmConfig.ring_size = server.shm_ring_size;
+    shmConfig.spin_us = server.shm_spin_us;
+    return &shmConfig;
+}
 static connTlsConfig tlsListenerConfig;
 
 /* The tls-* options as the TLS transport takes them. */
@@ -904,8 +932,12 @@ static void configureListeners(void) {
     l->backlog = server.tcp_backlog;
     l->accept_flags = 0;
 
+    /* The shared-memory transport, when built in, serves the Unix socket:
+     * its connections are Unix ones until a client asks to upgrade. */
     l = &server.listeners[CONN_TYPE_UNIX];
-    l->ct = connectionTypeUnix();
+    l->ct = connTypeGetByName(CONN_NAME_SHM);
+    if (l->ct) connTypeConfigure(l->ct, shmConfigFromServer(), 0);
+    else l->ct = connectionTypeUnix();
     unixListenerConfig.path = server.unixsocket;
     unixListenerConfig.perm = server.unixsocketperm;
     l->priv = server.unixsocket ? &unixListenerConfig : NULL;
@@ -1197,6 +1229,10 @@ int finishShutdown(void) {
     }
     for (int j = 0; j < CONN_TYPE_MAX; j++)
         if (server.listeners[j].ct) connCloseListener(&server.listeners[j]);
+    if (server.cluster_enabled) {
+        serverLog(LL_NOTICE, "Saving the cluster configuration file before exiting.");
+        clusterShutdown();
+    }
     if (server.unixsocket) {
         serverLog(LL_NOTICE, "Removing the unix socket file.");
         if (unlink(server.unixsocket) != 0)
@@ -1395,7 +1431,9 @@ int main(int argc, char **argv) {
         if (!server.pidfile) server.pidfile = zstrdup("/var/run/valkey.pid");
         createPidFile();
     }
+    if (server.cluster_enabled) clusterInit(); /* nodes.conf locked and loaded, or a new node */
     initListeners();
+    if (server.cluster_enabled) clusterInitListener(); /* the cluster port */
     if (applyUnixSocketGroup() == C_ERR) exit(1);
     applyProcessSettings();
     serverSetProcTitle(NULL);
@@ -1405,7 +1443,9 @@ int main(int argc, char **argv) {
     loadDataFromDisk();
     for (int j = 0; j < CONN_TYPE_MAX; j++) {
         connListener *l = &server.listeners[j];
-        if (l->ct && l->count > 0) serverLog(LL_NOTICE, "Ready to accept connections %s", l->ct->get_type(NULL));
+        if (l->ct && l->count > 0)
+            serverLog(LL_NOTICE, "Ready to accept connections %s",
+                      j == CONN_TYPE_UNIX ? CONN_NAME_UNIX : l->ct->get_type(NULL));
     }
     aeMain(server.el);
     aeDeleteEventLoop(server.el);

@@ -671,6 +671,9 @@ struct valkeyServer {
     int rdma_bindaddr_count;
     int rdma_rx_size;
     int rdma_comp_vector;
+    int shm_enabled;   /* shm-enabled: Unix-socket clients may upgrade to shared memory */
+    int shm_ring_size; /* shm-ring-size: bytes of each ring (a power of two) */
+    int shm_spin_us;   /* shm-spin-us: polling before sleeping on a doorbell */
 
     /* ---- Fields added for config.c (see src/config.h for their types) ---- */
     int notify_keyspace_events;     /* NOTIFY_* flags (notify-keyspace-events). */
@@ -694,6 +697,9 @@ struct valkeyServer {
     int tls_replication;
     int rdma_replication; /* rdma-replication: the link to the primary is RDMA. */
     int loading;                    /* 1 while a dataset is loading (DENY_LOADING configs). */
+    int async_loading;              /* ... into databases set aside while clients keep using the
+                                       server's (snapshot.c): only no-async-loading commands get
+                                       -LOADING. loading is 1 too. */
     int list_max_listpack_size;     /* list-max-listpack-size (t_list.c, quicklist fill) */
     int list_compress_depth;        /* list-compress-depth (stored, no effect yet) */
     long long stream_node_max_bytes;   /* stream-node-max-bytes (t_stream.c) */
@@ -754,7 +760,8 @@ struct valkeyServer {
     int dual_channel_replication;   /* dual-channel-replication-enabled */
     int repl_ignore_disk_write_error; /* replica-ignore-disk-write-errors */
     int repl_replica_ignore_maxmemory; /* replica-ignore-maxmemory */
-    /* Cluster (cluster-enabled yes is refused: no cluster mode) */
+    /* Cluster (cluster.h; the state exists only with cluster-enabled yes) */
+    struct clusterState *cluster;
     int cluster_enabled;
     char *cluster_configfile;
     long long cluster_node_timeout;
@@ -1086,9 +1093,14 @@ robj *dbUnshareStringValue(serverDb *db, robj *key, robj *o);
 robj *dbRandomKey(serverDb *db);
 long long emptyData(int dbnum, int flags, void(callback)(hashtable *));
 long long dbTotalServerKeyCount(void);
-serverDb *dbBackupAndReset(void);
-void dbRestoreBackup(serverDb *backup);
-void dbDiscardBackup(serverDb *backup);
+/* Databases loaded aside (a replica's full sync with repl-diskless-load
+ * swapdb; db.c): Create returns server.dbnum empty ones numbered as the
+ * server's (the caller owns them), SwapWith makes their data the
+ * server's and leaves the server's in them, Release frees them. Event
+ * loop. */
+serverDb *dbCreateTempArray(void);
+void dbSwapWithTempArray(serverDb *temp);
+void dbReleaseTempArray(serverDb *temp);
 int selectDb(client *c, int id);
 void signalModifiedKey(client *c, serverDb *db, robj *key);
 void signalFlushedDb(int dbid, int async);
@@ -1140,6 +1152,13 @@ void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid);
 void activeExpireCycle(int type);
 void expireGenericCommand(client *c, long long basetime, int unit);
 int checkAlreadyExpired(long long when);
+/* Writable replicas (replica-read-only no): the keys their own clients
+ * gave a TTL, expired by the cron since no DEL will come for them (see
+ * expire.c). db.c calls the first when a key gets a TTL and the second
+ * when every database is emptied. */
+void expireRememberReplicaKey(serverDb *db, sds key);
+void expireForgetReplicaKeys(void);
+size_t expireReplicaKeysTracked(void); /* INFO slave_expires_tracked_keys */
 #define ACTIVE_EXPIRE_CYCLE_SLOW 0
 #define ACTIVE_EXPIRE_CYCLE_FAST 1
 #define UNIT_SECONDS 0
@@ -1266,6 +1285,10 @@ typedef struct memoryOverhead {
     size_t used, peak, rss;
     size_t allocated, active, resident; /* the allocator's view */
     size_t startup, clients_normal, clients_replicas, db_tables, overhead, dataset;
+    /* The replication buffer: repl_backlog is what counts as the backlog
+     * (up to repl-backlog-size while replicas are attached, all of it
+     * otherwise); the rest is in clients_replicas, as Valkey splits it. */
+    size_t repl_buffer, repl_backlog;
     size_t net;                         /* used - startup */
     double dataset_perc, peak_perc;     /* dataset of net, used of peak, in % */
     /* Fragmentation ratios, each with its difference in bytes. */
@@ -1294,6 +1317,18 @@ int functionsLoadLibraryFromRdb(sds code, int replace, sds *err);
 /* functions.c: drops every library, before a load replaces the dataset
  * (DEBUG RELOAD); FLUSHALL keeps them. */
 void functionsEmpty(void);
+/* functions.c: a set of libraries with its own Lua VM, built aside while
+ * FCALL keeps using the current one (a replica loading a full sync with
+ * repl-diskless-load swapdb). Create returns an empty one (the caller
+ * owns it); LoadFromRdb is functionsLoadLibraryFromRdb() into it;
+ * Swap makes its libraries the current ones and leaves the previous ones
+ * in it; Discard frees it (a big one in the lazy free thread). Event loop,
+ * never while a function runs. */
+typedef struct functionsRegistry functionsRegistry;
+functionsRegistry *functionsRegistryCreate(void);
+int functionsRegistryLoadFromRdb(functionsRegistry *r, sds code, int replace, sds *err);
+void functionsRegistrySwapWithCurrent(functionsRegistry *r);
+void functionsRegistryDiscard(functionsRegistry *r);
 
 /* admin.c: queues c's command line (argv, in db dictid) to every client in
  * monitors; see monitorCommand(). */

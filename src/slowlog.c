@@ -72,16 +72,24 @@ void slowlogInit(void) {
 }
 
 /* Logs the command in argv if duration (microseconds) reaches the
- * threshold, then trims the log to slowlog-max-len. argv stays owned by the
+ * threshold (off when it is negative), trimming the log to
+ * slowlog-max-len. argv stays owned by the
  * caller (it is copied). A command a script ran is logged with the address
  * and name of the client that ran the script (server.current_client).
  * Called by call() after every command, nested ones included, and when a
  * blocked command completes. */
 void slowlogPushEntryIfNeeded(client *c, robj **argv, int argc, long long duration) {
     if (server.slowlog_log_slower_than < 0 || server.slowlog == NULL) return;
+    if (duration < server.slowlog_log_slower_than) return;
     if ((c->flags & CLIENT_SCRIPT) && server.current_client) c = server.current_client;
-    if (duration >= server.slowlog_log_slower_than)
-        listAddNodeHead(server.slowlog, slowlogCreateEntry(c, argv, argc, duration));
+    listAddNodeHead(server.slowlog, slowlogCreateEntry(c, argv, argc, duration));
+    slowlogTrim();
+}
+
+/* Drops the oldest entries past slowlog-max-len. Called when an entry is
+ * added and when CONFIG SET changes the length. */
+void slowlogTrim(void) {
+    if (server.slowlog == NULL) return;
     while (listLength(server.slowlog) > server.slowlog_max_len) listDelNode(server.slowlog, listLast(server.slowlog));
 }
 

@@ -24,6 +24,7 @@ typedef struct slowlogEntry {
 void slowlogInit(void);
 void slowlogPushEntryIfNeeded(client *c, robj **argv, int argc, long long duration);
 void slowlogReset(void);
+void slowlogTrim(void); /* CONFIG SET slowlog-max-len */
 void slowlogCommand(client *c);
 
 #endif

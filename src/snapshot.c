@@ -622,6 +622,7 @@ static void snapshotLoadingProgress(rio *r, size_t len) {
 
 static void snapshotStopLoading(int ok) {
     server.loading = 0;
+    server.async_loading = 0;
     if (!ok) return;
     snapshot.rdb_last_load_keys_loaded = rdbLastLoadKeysLoaded;
     snapshot.rdb_last_load_keys_expired = rdbLastLoadKeysExpired;
@@ -654,6 +655,11 @@ void snapshotLoadingStart(off_t total_bytes) {
     snapshot.loading_loaded_bytes = 0;
 }
 
+/* See snapshot.h. */
+void snapshotLoadingWaitTurn(void) {
+    if (server.loading && snapshot.loading_serves_clients) snapshotServeClientsWhileLoading();
+}
+
 /* See snapshot.h. Serves clients (start-up) every
  * loading-process-events-interval-bytes or SNAPSHOT_LOADING_EVENTS_MS (the
  * clock is read once every 1024 calls: the RDB loader calls this several
@@ -676,14 +682,20 @@ void snapshotLoadingStop(int ok) {
 
 /* See snapshot.h. */
 int snapshotLoadRio(rio *r, off_t total_bytes, int rdbflags) {
+    return snapshotLoadRioTo(r, total_bytes, rdbflags, NULL, 0);
+}
+
+/* See snapshot.h. */
+int snapshotLoadRioTo(rio *r, off_t total_bytes, int rdbflags, const rdbLoadTarget *target, int async) {
     server.loading = 1;
+    server.async_loading = async && target != NULL;
     snapshot.loading_start_time = time(NULL);
     snapshot.loading_total_bytes = total_bytes;
     snapshot.loading_loaded_bytes = 0;
     int serves = snapshot.loading_serves_clients;
     if ((rdbflags & RDBFLAGS_REPLICATION) == RDBFLAGS_REPLICATION) snapshot.loading_serves_clients = 1;
     r->progress = snapshotLoadingProgress;
-    int ret = rdbLoadRioWithFlags(r, rdbflags);
+    int ret = rdbLoadRioTo(r, rdbflags, target);
     int err = errno;
     snapshot.loading_serves_clients = serves;
     snapshotStopLoading(ret == C_OK);
@@ -712,9 +724,13 @@ void loadDataFromDisk(void) {
     if (stat(server.rdb_filename, &st) == -1 && errno == ENOENT) return;
     long long start = ustime();
     snapshot.loading_serves_clients = 1;
-    repl.loading_own_file = server.primary_host != NULL; /* its replication id and offset count */
-    int ret = snapshotLoadFile(server.rdb_filename, RDBFLAGS_EXIT_ON_ERROR);
-    repl.loading_own_file = 0;
+    /* Our own file: its replication id and offset say where our history
+     * stands; as a primary, keys that expired meanwhile go to the backlog
+     * as DELs for the replicas that still have them. */
+    replicationOwnFileLoadBegin();
+    int flags = RDBFLAGS_EXIT_ON_ERROR | (server.primary_host == NULL ? RDBFLAGS_FEED_REPL : 0);
+    int ret = snapshotLoadFile(server.rdb_filename, flags);
+    replicationOwnFileLoadEnd(ret == C_OK);
     snapshot.loading_serves_clients = 0;
     if (ret == C_OK) {
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(ustime() - start) / 1000000);
@@ -796,7 +812,7 @@ sds snapshotCatInfoPersistence(sds info) {
     info = sdscatprintf(info,
                         "# Persistence\r\n"
                         "loading:%d\r\n"
-                        "async_loading:0\r\n"
+                        "async_loading:%d\r\n"
                         "current_cow_peak:%llu\r\n"
                         "current_cow_size:%llu\r\n"
                         "current_cow_size_age:%lld\r\n"
@@ -813,7 +829,7 @@ sds snapshotCatInfoPersistence(sds info) {
                         "rdb_last_cow_size:%llu\r\n"
                         "rdb_last_load_keys_expired:%lld\r\n"
                         "rdb_last_load_keys_loaded:%lld\r\n",
-                        server.loading, snapshot.current_cow_peak, snapshot.current_cow_bytes, cow_age,
+                        server.loading && !server.async_loading, server.async_loading, snapshot.current_cow_peak, snapshot.current_cow_bytes, cow_age,
                         fork_perc, snapshot.current_save_keys_processed, child ? snapshot.child_keys_total : 0,
                         server.dirty, child,
                         (long long)server.lastsave, server.lastbgsave_status == C_OK ? "ok" : "err",

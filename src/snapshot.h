@@ -114,10 +114,22 @@ void snapshotChildMustClose(int fd);
  * total_bytes: the payload's size for progress, 0 if unknown. */
 struct rio;
 int snapshotLoadRio(struct rio *r, off_t total_bytes, int rdbflags);
+/* snapshotLoadRio() into target (rdb.h; NULL: the server's own dataset).
+ * With async (target given) clients keep using the server's dataset
+ * meanwhile and are served as usual, except commands flagged
+ * no-async-loading, which get -LOADING (INFO async_loading:1, loading:0);
+ * without it every command but the CMD_LOADING ones does. */
+struct rdbLoadTarget;
+int snapshotLoadRioTo(struct rio *r, off_t total_bytes, int rdbflags, const struct rdbLoadTarget *target,
+                      int async);
 /* The loading state of a load made of several parts (the AOF's files):
  * Start sets INFO loading_* for total_bytes, Advance records how far it
  * is and serves clients when due (start-up), Stop ends it. */
 void snapshotLoadingStart(off_t total_bytes);
+/* For a load whose reader waits for its input (a replica reading its
+ * primary's snapshot from the link): serves clients now, as the load's
+ * progress does, when this load serves clients. */
+void snapshotLoadingWaitTurn(void);
 void snapshotLoadingAdvance(off_t loaded_bytes);
 void snapshotLoadingStop(int ok);
 /* Loads a full sync's file (replication.c). */

@@ -58,7 +58,7 @@ static const char *logoFormat =
  * goes out with always-show-logo yes, or when the log is standard output
  * on a terminal and syslog is off, as in Valkey. */
 void logStartupBanner(void) {
-    const char *mode = "standalone";
+    const char *mode = server.cluster_enabled ? "cluster" : "standalone";
     int on_tty = (server.logfile == NULL || server.logfile[0] == '\0') && isatty(fileno(stdout));
     if (server.always_show_logo || (!server.syslog_enabled && on_tty)) {
         char *buf = zmalloc(1024);
@@ -123,7 +123,7 @@ static sds expandProcTitle(const char *tmpl, const char *title) {
             else
                 out = sdscat(out, server.unixsocket ? server.unixsocket : "");
         } else if (!strcmp(var, "server-mode")) {
-            /* standalone: nothing, as in Valkey */
+            if (server.cluster_enabled) out = sdscat(out, "[cluster]"); /* standalone: nothing, as in Valkey */
         } else if (!strcmp(var, "port")) {
             out = sdscatfmt(out, "%i", server.port);
         } else if (!strcmp(var, "tls-port")) {

@@ -12,7 +12,8 @@
  * threads but one atomic "requests issued" counter.
  *
  * Connections go through the tools' transport layer (cli_transport.h):
- * "tcp", "unix" (-s), "tls" (--tls) or "rdma" (--rdma), when built in. The main thread only
+ * "tcp", "unix" (-s), "tls" (--tls), "rdma" (--rdma) or "shm" (--shm -s),
+ * when built in. The main thread only
  * fetches CONFIG GET save/appendonly once, starts the workers, prints the
  * live progress line on a terminal and the report (full, -q or --csv).
  *
@@ -848,6 +849,8 @@ static void usage(int status) {
             " --seed <num>       Seed of the random numbers (default: time based).\n"
             CLI_TLS_OPTIONS_HELP(" ")
             " --rdma             Establish an RDMA connection.\n"
+            " --shm              Talk through shared memory, set up over the Unix socket\n"
+            "                    given with -s (the server needs shm-enabled yes).\n"
             " --help             Output this help and exit.\n"
             " --version          Output version and exit.\n\n"
             "Examples:\n"
@@ -923,6 +926,8 @@ static int parseOptions(int argc, char **argv, const char **transport) {
             config.csv = 1;
         } else if (!strcmp(a, "--rdma")) {
             *transport = CLI_CONN_RDMA;
+        } else if (!strcmp(a, "--shm")) {
+            *transport = CLI_CONN_SHM;
         } else if ((tls = cliParseTlsOption(argc, argv, &i, &config.tls, &tls_on)) != 0) {
             if (tls < 0) {
                 fprintf(stderr, "Unrecognized option or bad number of args for: '%s'\n", a);
@@ -994,7 +999,10 @@ int main(int argc, char **argv) {
         if (!strcmp(transport, CLI_CONN_TLS)) fatal("TLS support is not built in");
         fatal("Unknown transport '%s'", transport);
     }
-    if (config.hostsocket && strcmp(config.ct->name, CLI_CONN_UNIX) != 0) fatal("-s cannot be used with --%s", transport);
+    int over_socket = !strcmp(config.ct->name, CLI_CONN_UNIX) || !strcmp(config.ct->name, CLI_CONN_SHM);
+    if (config.hostsocket && !over_socket) fatal("-s cannot be used with --%s", transport);
+    if (!config.hostsocket && !strcmp(config.ct->name, CLI_CONN_SHM))
+        fatal("--shm needs the server's Unix socket: -s <socket>");
     config.addr.host = config.hostip;
     config.addr.port = config.hostport;
     config.addr.path = config.hostsocket;

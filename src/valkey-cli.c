@@ -2,8 +2,9 @@
  *
  * One blocking connection through the tools' transport layer
  * (cli_transport.h: "tcp", "unix" with -s, "tls" with --tls, "rdma" with
- * --rdma, when built in) carries every request; replies are parsed into
- * trees by cli_reply.c and printed by cli_output.c in the format the
+ * --rdma, "shm" with --shm -s, when built in) carries every request;
+ * replies are parsed into trees by cli_reply.c and printed by
+ * cli_output.c in the format the
  * options and the terminal choose. Options are parsed by cli_args.c. What
  * runs then (when several modes are asked for, the one Valkey runs first):
  *
@@ -2188,15 +2189,19 @@ static int cliReplconf(const char *opt, const char *value) {
  * Bytes after it stay in cli.ibuf. */
 static sds cliReadSyncLine(void) {
     for (;;) {
-        if (sdslen(cli.ibuf) > CLI_SYNC_LINE_MAX) return NULL;
         while (sdslen(cli.ibuf) && cli.ibuf[0] == '\n') sdsrange(cli.ibuf, 1, -1);
         char *nl = memchr(cli.ibuf, '\n', sdslen(cli.ibuf));
+        if (nl && nl - cli.ibuf > CLI_SYNC_LINE_MAX) return NULL;
         if (nl) {
             sds line = sdsnewlen(cli.ibuf, (size_t)(nl - cli.ibuf));
             sdsrange(cli.ibuf, nl - cli.ibuf + 1, -1);
             if (sdslen(line) && line[sdslen(line) - 1] == '\r') sdsrange(line, 0, -2);
             return line;
         }
+        /* Only the line counts against the limit, not what follows it
+         * in the buffer: after keep-alive newlines, the line and the
+         * payload may come in one read. */
+        if (sdslen(cli.ibuf) > CLI_SYNC_LINE_MAX) return NULL;
         if (cliFillBuffer() != CLI_OK) return NULL;
     }
 }
@@ -2651,7 +2656,8 @@ static void usage(int status) {
 #ifdef USE_RDMA
         "  --rdma             Establish a RDMA connection.\n"
 #endif
-        "";
+        "  --shm              Talk through shared memory, set up over the Unix socket\n"
+        "                     given with -s (the server needs shm-enabled yes).\n";
     fprintf(fp,
             "valkey-cli %s\n"
             "\n"
@@ -2795,9 +2801,11 @@ static void cliSetup(void) {
         if (!strcasecmp(config.transport, CLI_CONN_TLS)) cliFatal("TLS support is not built in");
         cliFatal("Unknown transport '%s'", config.transport);
     }
+    if (!strcmp(cli.ct->name, CLI_CONN_SHM) && !config.socket)
+        cliFatal("--shm needs the server's Unix socket: -s <socket>");
     cli.addr.host = config.host;
     cli.addr.port = config.port;
-    cli.addr.path = !strcmp(cli.ct->name, CLI_CONN_UNIX) ? config.socket : NULL;
+    cli.addr.path = !strcmp(cli.ct->name, CLI_CONN_UNIX) || !strcmp(cli.ct->name, CLI_CONN_SHM) ? config.socket : NULL;
     cli.addr.tls = &config.tls;
     cli.addr.prefer_family = config.prefer_family;
     cliConnFormatAddr(cli.addrstr, sizeof(cli.addrstr), &cli.addr);

@@ -6,8 +6,10 @@
  * handler deleting another fd's fired event (and fd reuse in the same
  * iteration), AE_BARRIER order, aeSetDontWait() from the before-sleep hook,
  * aeWait(), set-size limits (also grown by a handler mid-dispatch), busy
- * polling (aeSetBusyPoll: armed, disarmed, never delaying a timer) and
- * aeMain()/aeStop(). Handlers assert too:
+ * polling (aeSetBusyPoll: armed, disarmed, never delaying a timer), the
+ * spin hook (aeSetSpinProc: work found ends the wait and is dispatched
+ * after the fd events, an iteration later if they came together; sockets and
+ * timers still served while it spins) and aeMain()/aeStop(). Handlers assert too:
  * a failure inside one is charged to the TEST block that ran the loop. */
 #include <errno.h>
 #include <fcntl.h>
@@ -542,6 +544,95 @@ static void testBusyPoll(void) {
     aeDeleteEventLoop(el);
 }
 
+/* ---------------------------------------------------------------------------
+ * Spinning
+ * ------------------------------------------------------------------------- */
+
+static long long spinCalls, spinReadyAfter; /* READY on peek number spinReadyAfter; -1: never. */
+static int spinDone;                         /* Say DONE instead of AGAIN. */
+static int spinDispatched;                   /* DISPATCH calls. */
+static int spinSawReads;                     /* busyReads when the last dispatch ran. */
+
+static int testSpinProc(aeEventLoop *el, int op) {
+    if (op == AE_SPIN_DISPATCH) {
+        spinDispatched++;
+        spinSawReads = busyReads;
+        spinReadyAfter = -1; /* The work is done. */
+        return 1;
+    }
+    spinCalls++;
+    if (spinReadyAfter != -1 && spinCalls >= spinReadyAfter) return AE_SPIN_READY;
+    return spinDone ? AE_SPIN_DONE : AE_SPIN_AGAIN;
+}
+
+static void testSpin(void) {
+    aeEventLoop *el = aeCreateEventLoop(64);
+    int p[2];
+    ASSERT(pipe(p) == 0);
+    aeCreateFileEvent(el, p[0], AE_READABLE, drainPipe, NULL);
+    aeSetSpinProc(el, testSpinProc);
+
+    /* Work found after 1000 peeks: the wait ends without blocking (with no
+     * timer and nothing readable it would otherwise never end), and the
+     * work is dispatched in the same iteration. */
+    busyReads = 0;
+    spinCalls = 0, spinReadyAfter = 1000, spinDone = 0, spinDispatched = 0;
+    aeProcessEvents(el, AE_ALL_EVENTS);
+    ASSERT(spinCalls == 1000);
+    ASSERT(spinDispatched == 1);
+    ASSERT(el->stat_spin_ready == 1);
+
+    /* Spinning without end: a socket becoming readable is still served. */
+    spinCalls = 0, spinReadyAfter = -1;
+    pid_t w = writeLater(p[1], 5000);
+    aeProcessEvents(el, AE_ALL_EVENTS);
+    waitWriter(w);
+    ASSERT(busyReads == 1);
+    ASSERT(spinCalls > 1);
+    ASSERT(spinDispatched == 1);
+
+    /* Work in memory and a readable fd at once: the fd goes first and the
+     * dispatch waits one iteration; the next one dispatches even if an fd
+     * is readable again (no starvation). */
+    ASSERT(write(p[1], "x", 1) == 1);
+    spinCalls = 0, spinReadyAfter = 1;
+    aeProcessEvents(el, AE_ALL_EVENTS);
+    ASSERT(busyReads == 2 && spinDispatched == 1);
+    ASSERT(write(p[1], "x", 1) == 1);
+    aeProcessEvents(el, AE_ALL_EVENTS);
+    ASSERT(busyReads == 3 && spinDispatched == 2 && spinSawReads == 3);
+
+    /* ...and a timer ends the spinning on time. */
+    busyTimerFired = 0;
+    aeCreateTimeEvent(el, 20, busyTimer, NULL, NULL);
+    long long start = aeMonotonicUs();
+    while (!busyTimerFired) aeProcessEvents(el, AE_ALL_EVENTS);
+    long long took = aeMonotonicUs() - start;
+    ASSERT(took >= 19000 && took < 400000);
+
+    /* Nothing to spin for: one peek per wait, then an ordinary sleep. */
+    spinCalls = 0, spinDone = 1;
+    w = writeLater(p[1], 5000);
+    aeProcessEvents(el, AE_ALL_EVENTS);
+    waitWriter(w);
+    ASSERT(busyReads == 4);
+    ASSERT(spinCalls == 1);
+
+    /* A loop that does not sleep peeks once, and dispatches what it sees. */
+    spinCalls = 0, spinReadyAfter = 1;
+    aeProcessEvents(el, AE_ALL_EVENTS | AE_DONT_WAIT);
+    ASSERT(spinCalls == 1 && spinDispatched == 3);
+    spinCalls = 0;
+    aeProcessEvents(el, AE_ALL_EVENTS | AE_DONT_WAIT);
+    ASSERT(spinCalls == 1 && spinDispatched == 3);
+
+    aeSetSpinProc(el, NULL);
+    aeDeleteFileEvent(el, p[0], AE_READABLE);
+    close(p[0]);
+    close(p[1]);
+    aeDeleteEventLoop(el);
+}
+
 static int stopTimer(aeEventLoop *el, long long id, void *data) {
     (*(int *)data)++;
     if (*(int *)data == 3) aeStop(el);
@@ -574,6 +665,7 @@ int main(int argc, char **argv) {
     TEST("ae: set size limits and resize") testSetSize();
     TEST("ae: file handler deleting a due timer") testFileHandlerDeletesDueTimer();
     TEST("ae: busy polling before a sleep, armed by short waits") testBusyPoll();
+    TEST("ae: the spin hook ends waits and dispatches after fds; sockets, timers served") testSpin();
     TEST("ae: aeMain and aeStop") testMainAndStop();
     return UT_END();
 }

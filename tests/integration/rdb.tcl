@@ -586,25 +586,33 @@ tags {"external:skip" "rdma:skip:own-server"} {
     }
 
     # A file whose every record is intact but one byte of a value changed:
-    # only the checksum can tell.
-    set crcdir [tmp_path bad-crc]
-    file mkdir $crcdir
-    start_server [list overrides [list dir $crcdir rdbcompression no]] {
-        r set k [string repeat a 40]
-        r save
+    # only the checksum can tell. Made by the first test that needs it (a
+    # run that skips these tests starts no server for it).
+    proc rdb_bad_crc_file {} {
+        set crcdir [tmp_path bad-crc]
+        if {![file exists [file join $crcdir dump.rdb]]} {
+            file mkdir $crcdir
+            start_server [list overrides [list dir $crcdir rdbcompression no]] {
+                r set k [string repeat a 40]
+                r save
+            }
+            set fh [open [file join $crcdir dump.rdb] rb]
+            set bytes [read $fh]
+            close $fh
+            set at [string first [string repeat a 40] $bytes]
+            set fh [open [file join $crcdir dump.rdb] wb]
+            puts -nonewline $fh [string replace $bytes $at $at b]
+            close $fh
+        }
+        set fh [open [file join $crcdir dump.rdb] rb]
+        set crcbytes [read $fh]
+        close $fh
+        binary scan [string range $crcbytes end-7 end] wu stored
+        return [list $crcdir $crcbytes [format %llx $stored]]
     }
-    set fh [open [file join $crcdir dump.rdb] rb]
-    set crcbytes [read $fh]
-    close $fh
-    set at [string first [string repeat a 40] $crcbytes]
-    set crcbytes [string replace $crcbytes $at $at b]
-    set fh [open [file join $crcdir dump.rdb] wb]
-    puts -nonewline $fh $crcbytes
-    close $fh
-    binary scan [string range $crcbytes end-7 end] wu stored
-    set stored [format %llx $stored]
 
     test "A dump.rdb with a wrong checksum is refused at start-up naming the CRC error, expected and got as Valkey says" {
+        lassign [rdb_bad_crc_file] crcdir crcbytes stored
         lassign [start_server_by_hand $crcdir] status log
         assert_equal 1 $status
         # "expected" is the checksum of what was read, "got" the one the file holds.
@@ -617,6 +625,7 @@ tags {"external:skip" "rdma:skip:own-server"} {
     tags {valkey-only} {
         start_server {overrides {enable-debug-command yes}} {
             test "DEBUG RELOAD of a damaged dump.rdb says what is wrong, and not that it aborts: the server goes on" {
+                lassign [rdb_bad_crc_file] crcdir crcbytes stored
                 set d [srv dir]
                 foreach {content expect} [list [rdb_damaged $bytes "truncated before the checksum"] \
                                               "*Internal error in RDB reading offset * -> Unexpected EOF reading RDB file*" \

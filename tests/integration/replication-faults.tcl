@@ -256,13 +256,18 @@ tags {repl needs:debug} {
                         fail "the stalled replica was not dropped"
                     }
                     assert {[repl_info client_output_buffer_limit_disconnections -2 stats] >= 1}
-                    wait_for_ofs_sync -2 0
+                    # On a loaded machine (or under ASan) the running replica
+                    # may overrun the 256k limit too and resync: wait long.
+                    wait_for_ofs_sync -2 0 1200
                     assert_digests_equal {-2 0}
                     # Once it runs again it reconnects and catches up.
                     exec kill -CONT $slow
                     r -2 config set client-output-buffer-limit "replica 256mb 64mb 60"
+                    # Its link may still say "up" until it notices the drop;
+                    # then a full sync of ~2 MB follows (slow on a loaded
+                    # machine over TLS): wait on the offsets, generously.
                     wait_for_sync -1
-                    wait_for_ofs_sync -2 -1
+                    wait_for_ofs_sync -2 -1 1200
                     assert_digests_equal {-2 -1 0}
                 }
             }

@@ -385,14 +385,24 @@ proc ::vk::only_includes_left {tags} {
     return [expr {$reason eq ""}]
 }
 
-proc ::vk::alloc_port {} {
+proc ::vk::alloc_port {{bus 0}} {
     variable next_port
     for {set tries 0} {$tries < $::vk::cfg(port_count)} {incr tries} {
         set port [expr {$::vk::cfg(port_base) + ($next_port % $::vk::cfg(port_count))}]
         incr next_port
-        if {[::vk::port_is_free $port]} { return $port }
+        if {![::vk::port_is_free $port]} continue
+        # A cluster node also listens on port + 10000 (its cluster bus).
+        if {$bus && ![::vk::port_is_free [expr {$port + 10000}]]} continue
+        return $port
     }
     error "no free port in $::vk::cfg(port_base)..+$::vk::cfg(port_count)"
+}
+
+# True when the overrides make a cluster node without its own
+# cluster-port: the node then needs port + 10000 free too.
+proc ::vk::needs_bus_port {overrides} {
+    if {![dict exists $overrides cluster-enabled] || [dict exists $overrides cluster-port]} { return 0 }
+    return [string equal -nocase [dict get $overrides cluster-enabled] yes]
 }
 
 # Writes the config file, starts the binary and waits until it logs that
@@ -407,7 +417,7 @@ proc ::vk::server_spawn {overrides} {
     set conf [file join $dir server.conf]
 
     for {set attempt 1} {1} {incr attempt} {
-        set port [::vk::alloc_port]
+        set port [::vk::alloc_port [::vk::needs_bus_port $overrides]]
         set lines {}
         set base [file join $::vk::cfg(root) tests assets default.conf]
         set fh [open $base]

@@ -9,8 +9,8 @@
 # in each of the procs below and nothing else in the harness or in the test
 # files changes.
 #
-# The transport is chosen once per run by ./runtest (--tls, --rdma, default
-# tcp) and stored in ::vk::transport.  Unix domain sockets are not a run-wide
+# The transport is chosen once per run by ./runtest (--tls, --rdma, --shm,
+# default tcp) and stored in ::vk::transport.  Unix domain sockets are not a run-wide
 # transport: a test asks for one explicitly by passing a path instead of a
 # host, with port 0.
 
@@ -30,6 +30,12 @@ namespace eval ::vk {
     variable root [file dirname [file dirname [file dirname [file normalize [info script]]]]]
     variable tls_dir [file join $root tests tls]
     if {[info exists ::env(VK_TLS_DIR)]} { set tls_dir $::env(VK_TLS_DIR) }
+    # Shared memory: the Tcl channel extension (tests/shm/tclshm.c, built
+    # by `make`; $TCLSHM_LIB overrides the path).  Each server listens on
+    # a Unix socket named after its TCP port, in /tmp (socket paths must
+    # stay short).
+    variable shm_lib [file join $root tests shm libtclshm.so]
+    if {[info exists ::env(TCLSHM_LIB)]} { set shm_lib $::env(TCLSHM_LIB) }
 }
 
 # Returns "" when the transport can be used in this run, otherwise a
@@ -39,17 +45,23 @@ proc ::vk::transport_unavailable {name} {
         tcp     { return "" }
         tls     { return [::vk::tls_unavailable] }
         rdma    { return [::vk::rdma_unavailable] }
+        shm     { return [::vk::shm_unavailable] }
         default { return "unknown transport '$name'" }
     }
 }
 
 # Opens a connection and returns a Tcl channel configured for RESP: binary,
 # blocking, fully buffered (callers flush).  host is a hostname or address;
-# when port is 0 and host starts with "/", host is a unix socket path.
+# when port is 0 and host starts with "/", host is a unix socket path, and
+# "shm:/path" is that socket upgraded to shared memory (whatever the run's
+# transport; an error if the server refuses).
 # Errors propagate to the caller as Tcl errors.
 proc ::vk::transport_connect {host port} {
     if {$port == 0 && [string index $host 0] eq "/"} {
         set fd [::vk::unix_connect $host]
+    } elseif {$port == 0 && [string match shm:/* $host]} {
+        ::vk::shm_load
+        set fd [shm::connect [string range $host 4 end]]
     } else {
         switch -- $::vk::transport {
             tcp {
@@ -62,6 +74,9 @@ proc ::vk::transport_connect {host port} {
                     lappend opts -source $::env(RDMA_CLIENT_ADDR)
                 }
                 set fd [rdma::connect [::vk::rdma_host $host] $port {*}$opts]
+            }
+            shm {
+                set fd [::vk::shm_connect $host $port]
             }
             tls {
                 package require tls
@@ -105,6 +120,12 @@ proc ::vk::transport_server_config {port} {
             return [list port $port rdma-port $port rdma-bind $::env(RDMA_SERVER_ADDR) \
                         protected-mode no]
         }
+        shm {
+            # The TCP port stays (tools and the harness's probes use it);
+            # every test client upgrades a connection to the Unix socket.
+            return [list port $port unixsocket [::vk::shm_socket_path $port] unixsocketperm 700 \
+                        shm-enabled yes]
+        }
     }
     error "unknown transport '$::vk::transport'"
 }
@@ -114,6 +135,7 @@ proc ::vk::transport_server_config {port} {
 proc ::vk::transport_cli_args {} {
     switch -- $::vk::transport {
         tcp     { return {} }
+        shm     { return {} }
         tls     {
             return [list --tls --cacert [file join $::vk::tls_dir ca.crt] \
                         --cert [file join $::vk::tls_dir client.crt] --key [file join $::vk::tls_dir client.key]]
@@ -127,6 +149,7 @@ proc ::vk::transport_cli_args {} {
 # Returns the reason to print when `tags` rule a test out, else "".
 proc ::vk::transport_skip_reason {tags} {
     if {$::vk::transport eq "tls"} { return [::vk::tls_skip_reason $tags] }
+    if {$::vk::transport eq "shm"} { return [::vk::shm_skip_reason $tags] }
     if {$::vk::transport ne "rdma"} { return "" }
     set why {
         unix       "uses a unix socket, which RDMA does not replace"
@@ -139,6 +162,7 @@ proc ::vk::transport_skip_reason {tags} {
         maxclients "over maxclients the server refuses the RDMA connection request itself (no error reply to read)"
         big-data   "moves a dataset (1M keys, 100 MB values) that the emulated VM needs minutes for"
         fork       "forks a debugging child, which cannot serve an RDMA connection; SCRIPT DEBUG YES is refused over RDMA"
+        cluster    "tests the cluster bus, which runs over TCP or TLS only so far"
     }
     foreach t $tags {
         if {$t eq "rdma:skip"} { return "not applicable over RDMA (tagged rdma:skip)" }
@@ -154,6 +178,7 @@ proc ::vk::transport_skip_reason {tags} {
 # The addresses a server sees on a test client's connection: where the
 # client comes from (CLIENT LIST addr=) and where it arrived (laddr=).
 proc ::vk::transport_client_addr {} {
+    if {$::vk::transport eq "shm"} { return /unixsocket }
     if {$::vk::transport eq "rdma"} {
         if {[info exists ::env(RDMA_CLIENT_ADDR)]} { return $::env(RDMA_CLIENT_ADDR) }
         return $::env(RDMA_SERVER_ADDR)
@@ -197,6 +222,7 @@ proc ::vk::tls_skip_reason {tags} {
         crash      "crash tests start their own TCP-only servers and are no transport tests"
         tls-transport "tests the TLS listener itself, next to TCP"
         tcp-port   "checks the TCP port, which a run over TLS turns off"
+        allocator  "measures the allocator's fragmentation, which OpenSSL's own buffers change; no transport test"
     }
     foreach t $tags {
         if {[string match *:skip:* $t]} {
@@ -238,6 +264,66 @@ proc ::vk::rdma_load {} {
 proc ::vk::rdma_host {host} {
     if {$host in {127.0.0.1 localhost ::1}} { return $::env(RDMA_SERVER_ADDR) }
     return $host
+}
+
+# ---------------------------------------------------------------- shm
+
+# "" if this run can use shared memory, else why not.
+proc ::vk::shm_unavailable {} {
+    if {![file exists $::vk::shm_lib]} {
+        return "needs $::vk::shm_lib (build it with: make, or make -C src tclshm)"
+    }
+    if {[catch {::vk::shm_load} err]} {
+        return "cannot load $::vk::shm_lib: $err"
+    }
+    return ""
+}
+
+proc ::vk::shm_load {} {
+    if {[info commands ::shm::connect] eq ""} {
+        load $::vk::shm_lib Tclshm
+    }
+}
+
+# The Unix socket a server started by the harness on `port` listens on.
+proc ::vk::shm_socket_path {port} {
+    return "/tmp/vkshm-$port.sock"
+}
+
+# A test client over shared memory to the harness's server on host:port.
+# A server that has no socket of ours (one a test configured itself, with
+# its own unixsocket or none) is reached over TCP, as without --shm.
+proc ::vk::shm_connect {host port} {
+    ::vk::shm_load
+    set path [::vk::shm_socket_path $port]
+    if {$host in {127.0.0.1 localhost ::1} && [file exists $path]} {
+        if {![catch {shm::connect $path} fd]} { return $fd }
+        if {![string match "*Connection refused*" $fd] && ![string match "*No such file*" $fd]} {
+            error $fd
+        }
+    }
+    return [socket $host $port]
+}
+
+# Over shared memory, tests that cannot apply carry shm:skip:<why>, with
+# <why> one of the keys below.  Tools and servers a test starts by hand
+# use TCP, which works in this run too, so few tests need one.
+proc ::vk::shm_skip_reason {tags} {
+    set why {
+        tcp-addr    "checks a client's own address, and every Unix-socket client has the same one"
+        tcp-config  "checks config defaults that the harness's Unix socket changes"
+        ring-memory "counts a client's memory, and a shared-memory client holds its rings (2 x shm-ring-size)"
+        list-field  "checks the CLIENT LIST fields of Valkey 8, and an upgraded client's line ends with shm="
+        maxclients  "over maxclients the server's error answers the upgrade: the connect fails with it (shm.tcl checks that)"
+    }
+    foreach t $tags {
+        if {[string match shm:skip:* $t]} {
+            set key [string range $t 9 end]
+            if {[dict exists $why $key]} { return "over shared memory: [dict get $why $key] (tagged $t)" }
+            return "not applicable over shared memory (tagged $t)"
+        }
+    }
+    return ""
 }
 
 # ---------------------------------------------------------------- ports

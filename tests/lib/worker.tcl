@@ -12,6 +12,7 @@ source [file join $::vk_lib_dir resp.tcl]
 source [file join $::vk_lib_dir harness.tcl]
 source [file join $::vk_lib_dir replication.tcl]
 source [file join $::vk_lib_dir replstream.tcl]
+source [file join $::vk_lib_dir cluster.tcl]
 
 array set ::vk::cfg [lindex $argv 0]
 set ::vk::transport $::vk::cfg(transport)

@@ -51,15 +51,17 @@ proc open_idle_clients {n} {
 }
 
 start_server {tags {"client-buffers"} overrides {enable-debug-command yes}} {
-    test "A client that never sent a byte holds no query or reply buffer" {
-        set c [vk_deferring_client]
-        wait_for_condition 50 50 {[llength [other_client_ids]] == 1} { fail "the client did not connect" }
-        set id [lindex [other_client_ids] 0]
-        foreach {field value} {qbuf 0 qbuf-free 0 rbs 0 rbp 0 omem 0 obl 0 oll 0} {
-            assert_equal $value [client_field $id $field] "$field of an idle client"
+    tags {shm:skip:ring-memory} {
+        test "A client that never sent a byte holds no query or reply buffer" {
+            set c [vk_deferring_client]
+            wait_for_condition 50 50 {[llength [other_client_ids]] == 1} { fail "the client did not connect" }
+            set id [lindex [other_client_ids] 0]
+            foreach {field value} {qbuf 0 qbuf-free 0 rbs 0 rbp 0 omem 0 obl 0 oll 0} {
+                assert_equal $value [client_field $id $field] "$field of an idle client"
+            }
+            assert_range [client_field $id tot-mem] 1 4096
+            $c close
         }
-        assert_range [client_field $id tot-mem] 1 4096
-        $c close
     }
 
     test "An idle client's query buffer is 0 between requests, and omem counts only the reply list" {
@@ -201,5 +203,81 @@ start_server {tags {"client-buffers rdma:skip:many-connections"} overrides {maxm
         assert_equal 2001 [r dbsize]
         foreach c $clients { $c close }
         r config set maxmemory 0
+    }
+}
+
+# Besides its buffers, a client holds its transaction (a MULTI queue, the
+# keys it watches) and its subscriptions: CLIENT LIST's tot-mem counts
+# them, and so does maxmemory-clients, as in Valkey. The watched keys' and
+# channels' names are shared with the server's own index and not counted.
+start_server {tags {"client-buffers"}} {
+    # n names prefix:0 .. prefix:n-1.
+    proc cb_names {prefix n} {
+        set names {}
+        for {set i 0} {$i < $n} {incr i} { lappend names $prefix:$i }
+        return $names
+    }
+
+    test "tot-mem counts watched keys, queued MULTI commands and subscriptions" {
+        set c [vk_client]
+        set id [$c client id]
+        set base [client_field $id tot-mem]
+        $c watch {*}[cb_names key 20000]
+        set watching [client_field $id tot-mem]
+        assert {$watching - $base >= 20000 * 48} "tot-mem $base, watching 20000 keys $watching"
+        $c unwatch
+        assert {[client_field $id tot-mem] < $base + 20000} "UNWATCH gives it back"
+        $c multi
+        set val [string repeat x 1000]
+        for {set i 0} {$i < 500} {incr i} { assert_equal QUEUED [$c set k:$i $val] }
+        set queued [client_field $id tot-mem]
+        assert {$queued - $base >= 500 * 1000} "tot-mem $base, 500 queued SETs $queued"
+        assert_equal OK [$c discard]
+        $c close
+        set s [vk_deferring_client]
+        $s subscribe {*}[cb_names ch 20000]
+        for {set i 0} {$i < 20000} {incr i} { $s read }
+        set sid [lindex [split [string trim [r client list]] "\n"] end]
+        regexp {^id=(\d+) } $sid -> sid
+        assert_equal 20000 [client_field $sid sub]
+        assert {[client_field $sid tot-mem] - $base >= 20000 * 24} "subscribed to 20000 channels"
+        $s close
+    }
+
+    test "A client watching 200,000 keys is evicted under maxmemory-clients" {
+        set c [vk_client]
+        $c timeout 30
+        set id [$c client id]
+        assert_equal OK [$c watch {*}[cb_names key 200000]]
+        assert_equal 200000 [client_field $id watch]
+        assert {[client_field $id tot-mem] > 10 * 1024 * 1024}
+        set evicted [info_field stats evicted_clients]
+        r config set maxmemory-clients 10mb
+        assert_error "*" {$c ping}
+        assert_equal [expr {$evicted + 1}] [info_field stats evicted_clients]
+        assert_equal "" [client_field $id id]
+        assert_equal 0 [info_field clients watching_clients]
+        r config set maxmemory-clients 0
+    }
+
+    test "A client with a big MULTI queue is evicted under maxmemory-clients" {
+        set evicted [info_field stats evicted_clients]
+        r config set maxmemory-clients 2mb
+        set c [vk_deferring_client]
+        set val [string repeat x 1000]
+        # The connection is closed while the queue grows: the sends or the
+        # reads fail, and EXEC never runs.
+        set failed [catch {
+            $c multi
+            for {set i 0} {$i < 4000} {incr i} { $c set k:$i $val }
+            $c exec
+            for {set i 0} {$i < 4002} {incr i} { $c read }
+        }]
+        assert_equal 1 $failed
+        wait_for_condition 50 20 {[info_field stats evicted_clients] == $evicted + 1} {
+            fail "not evicted: [r client list]"
+        }
+        assert_equal 0 [r exists k:0]
+        r config set maxmemory-clients 0
     }
 }

@@ -47,21 +47,23 @@ start_server {tags {"client"}} {
         assert_equal $id1 [r client id]
     }
 
-    test "CLIENT INFO describes the calling connection" {
-        set id [r client id]
-        set info [r client info]
-        assert_equal 1 [llength [split [string trim $info] \n]]
-        assert_equal $id [client_field $info id]
-        assert_match "[::vk::transport_client_addr]:*" [client_field $info addr]
-        assert_equal "[::vk::transport_server_addr]:[srv port]" [client_field $info laddr]
-        assert_equal "" [client_field $info name]
-        assert_equal N [client_field $info flags]
-        assert_equal 0 [client_field $info db]
-        assert_equal -1 [client_field $info multi]
-        assert_equal client|info [client_field $info cmd]
-        assert_equal default [client_field $info user]
-        assert_equal 2 [client_field $info resp]
-        assert_equal r [client_field $info events]
+    tags {shm:skip:tcp-addr} {
+        test "CLIENT INFO describes the calling connection" {
+            set id [r client id]
+            set info [r client info]
+            assert_equal 1 [llength [split [string trim $info] \n]]
+            assert_equal $id [client_field $info id]
+            assert_match "[::vk::transport_client_addr]:*" [client_field $info addr]
+            assert_equal "[::vk::transport_server_addr]:[srv port]" [client_field $info laddr]
+            assert_equal "" [client_field $info name]
+            assert_equal N [client_field $info flags]
+            assert_equal 0 [client_field $info db]
+            assert_equal -1 [client_field $info multi]
+            assert_equal client|info [client_field $info cmd]
+            assert_equal default [client_field $info user]
+            assert_equal 2 [client_field $info resp]
+            assert_equal r [client_field $info events]
+        }
     }
 
     test "CLIENT LIST has one line per connection with every field" {
@@ -80,7 +82,7 @@ start_server {tags {"client"}} {
         $c close
     }
 
-    tags {valkey-only} {
+    tags {valkey-only shm:skip:list-field} {
         test "CLIENT LIST fields are those of Valkey 8, in order" {
             set expected [join {id addr laddr fd name age idle flags db sub psub ssub multi watch qbuf qbuf-free
                           argv-mem multi-mem rbs rbp obl oll omem tot-mem events cmd user redir resp lib-name
@@ -205,13 +207,15 @@ start_server {tags {"client"}} {
         }
     }
 
-    test "CLIENT KILL addr:port (old form) closes that connection and replies OK" {
-        set c [vk_client]
-        set addr [client_field [$c client info] addr]
-        assert_equal OK [r client kill $addr]
-        assert {[client_is_closed $c]}
-        assert_error "ERR No such client" {r client kill $addr}
-        assert_error "ERR No such client" {r client kill 1.2.3.4:5}
+    tags {shm:skip:tcp-addr} {
+        test "CLIENT KILL addr:port (old form) closes that connection and replies OK" {
+            set c [vk_client]
+            set addr [client_field [$c client info] addr]
+            assert_equal OK [r client kill $addr]
+            assert {[client_is_closed $c]}
+            assert_error "ERR No such client" {r client kill $addr}
+            assert_error "ERR No such client" {r client kill 1.2.3.4:5}
+        }
     }
 
     test "CLIENT KILL ID replies the number of connections closed" {
@@ -222,18 +226,20 @@ start_server {tags {"client"}} {
         assert_equal 0 [r client kill id $id]
     }
 
-    test "CLIENT KILL ADDR and LADDR" {
-        r client kill type normal skipme yes
-        set c1 [vk_client]
-        set c2 [vk_client]
-        assert_equal 1 [r client kill addr [client_field [$c1 client info] addr]]
-        assert {[client_is_closed $c1]}
-        assert_equal 0 [r client kill addr 1.2.3.4:5]
-        assert_equal 0 [r client kill laddr 1.2.3.4:5]
-        # Every connection came to the same local address; SKIPME spares us.
-        assert_equal 1 [r client kill laddr [::vk::transport_server_addr]:[srv port]]
-        assert {[client_is_closed $c2]}
-        assert_equal [r client id] [client_field [r client list] id]
+    tags {shm:skip:tcp-addr} {
+        test "CLIENT KILL ADDR and LADDR" {
+            r client kill type normal skipme yes
+            set c1 [vk_client]
+            set c2 [vk_client]
+            assert_equal 1 [r client kill addr [client_field [$c1 client info] addr]]
+            assert {[client_is_closed $c1]}
+            assert_equal 0 [r client kill addr 1.2.3.4:5]
+            assert_equal 0 [r client kill laddr 1.2.3.4:5]
+            # Every connection came to the same local address; SKIPME spares us.
+            assert_equal 1 [r client kill laddr [::vk::transport_server_addr]:[srv port]]
+            assert {[client_is_closed $c2]}
+            assert_equal [r client id] [client_field [r client list] id]
+        }
     }
 
     test "CLIENT KILL TYPE with SKIPME yes spares the caller" {
@@ -251,17 +257,19 @@ start_server {tags {"client"}} {
         assert_equal 0 [r client kill type slave]
     }
 
-    test "CLIENT KILL of the calling connection replies, then closes it" {
-        set c [vk_client]
-        set id [$c client id]
-        # SKIPME defaults to yes in the new form.
-        assert_equal 0 [$c client kill id $id]
-        assert_equal 1 [$c client kill id $id skipme no]
-        assert {[client_is_closed $c]}
-        set c [vk_client]
-        assert_equal OK [$c client kill [client_field [$c client info] addr]]
-        assert {[client_is_closed $c]}
-        assert_equal "" [client_line_by_id $id]
+    tags {shm:skip:tcp-addr} {
+        test "CLIENT KILL of the calling connection replies, then closes it" {
+            set c [vk_client]
+            set id [$c client id]
+            # SKIPME defaults to yes in the new form.
+            assert_equal 0 [$c client kill id $id]
+            assert_equal 1 [$c client kill id $id skipme no]
+            assert {[client_is_closed $c]}
+            set c [vk_client]
+            assert_equal OK [$c client kill [client_field [$c client info] addr]]
+            assert {[client_is_closed $c]}
+            assert_equal "" [client_line_by_id $id]
+        }
     }
 
     test "CLIENT KILL errors" {

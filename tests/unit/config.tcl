@@ -187,7 +187,7 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
         r config get replica-serve-stale-data
     } {replica-serve-stale-data yes}
 
-    tags {rdma:skip:tcp-config} {
+    tags {rdma:skip:tcp-config shm:skip:tcp-config} {
         test "Defaults of the documented options" {
             set got [dict create {*}[r config get *]]
             foreach {name value} {
@@ -1287,7 +1287,6 @@ tags {valkey-only} {
     }
 
     foreach {what text err} {
-        "cluster-enabled yes" "cluster-enabled yes\n" "cluster-enabled yes is not supported: this server has no cluster mode"
         "loadmodule" "loadmodule /usr/lib/nosuch.so a b\n" "loadmodule: this server has no module support, it cannot load the module '/usr/lib/nosuch.so'"
         "rename-command of an unknown command" "rename-command nosuch other\n" "No such command in rename-command"
         "rename-command to an existing name" "rename-command set get\n" "Target command name already exists"
@@ -1302,6 +1301,13 @@ tags {valkey-only} {
         }
     }
 
+
+    test "Start-up stops with a message naming it: replicaof in cluster mode" {
+        set conf [cfg_write_file refused.conf "cluster-enabled yes\nreplicaof 127.0.0.1 6379\n"]
+        lassign [cfg_run_and_exit $conf] status out
+        assert_equal 1 $status
+        assert_match "*FATAL CONFIG FILE ERROR*line 2\n>>> 'replicaof 127.0.0.1 6379'\nreplicaof directive not allowed in cluster mode*" $out
+    }
 
     start_server {tags {"config needs:debug"} overrides {enable-debug-command yes}} {
         test "activerehashing: the cron finishes a started rehash only when yes" {

@@ -29,7 +29,7 @@ proc connections {} {
 }
 
 start_server {tags {"limits"} overrides {maxclients 3}} {
-    tags {} {
+    tags {shm:skip:maxclients} {
         test "maxclients: the client after the limit gets an error and is closed" {
             r ping
             set c1 [vk_client]
@@ -47,7 +47,7 @@ start_server {tags {"limits"} overrides {maxclients 3}} {
         }
     }
 
-    tags {} {
+    tags {shm:skip:maxclients} {
         test "maxclients: a slot freed by a closed client can be taken again" {
             wait_for_condition 50 20 {[info_field clients connected_clients] == 1} {
                 fail "the closed clients are still counted"

@@ -319,3 +319,45 @@ start_server {tags {"memory"}} {
         assert_error "ERR wrong number of arguments for 'memory' command" {r memory}
     }
 }
+
+# Per-key access data under maxmemory: LFU counters start at 5 (a new key
+# is not the first to go), and an LRU or LFU policy gives every value,
+# small integers included, its own clock instead of the shared integer
+# objects 0..9999. Redis 7.0 behaves the same.
+start_server {tags {"memory maxmemory"} log_allow {"*maxmemory value set via CONFIG SET*"}} {
+    test "A new key starts with LFU counter 5; accesses raise it, an overwrite keeps it" {
+        r config set maxmemory 1gb
+        r config set maxmemory-policy allkeys-lfu
+        r set f v
+        r set n 10
+        r incr fresh
+        assert_equal 5 [r object freq f]
+        assert_equal 5 [r object freq n]
+        assert_equal 5 [r object freq fresh]
+        for {set i 0} {$i < 300} {incr i} { r get f }
+        set hot [r object freq f]
+        assert {$hot > 5} "counter $hot after 300 reads"
+        r set f v2
+        assert_equal $hot [r object freq f]
+        r incr n
+        assert {[r object freq n] >= 5}
+        r config set maxmemory-policy noeviction
+        r config set maxmemory 0
+    }
+
+    test "Under an LRU policy small integer values each keep their own idle time" {
+        r config set maxmemory 1gb
+        r config set maxmemory-policy allkeys-lru
+        r set a 100
+        r set b 100
+        r incr c
+        after 2100
+        r get a
+        assert_range [r object idletime a] 0 1
+        assert {[r object idletime b] >= 2}
+        assert {[r object idletime c] >= 2}
+        assert_equal 100 [r get b]
+        r config set maxmemory-policy noeviction
+        r config set maxmemory 0
+    }
+}
