@@ -163,6 +163,8 @@ proc ::vk::transport_skip_reason {tags} {
         big-data   "moves a dataset (1M keys, 100 MB values) that the emulated VM needs minutes for"
         fork       "forks a debugging child, which cannot serve an RDMA connection; SCRIPT DEBUG YES is refused over RDMA"
         cluster    "tests the cluster bus, which runs over TCP or TLS only so far"
+        loopback   "needs a client that is not on loopback, which an RDMA peer never is: protected mode over RDMA is checked in tests/rdma/run.sh"
+        many-connections "opens thousands of connections: each costs registered buffers and seconds of set-up in the emulated VM"
     }
     foreach t $tags {
         if {$t eq "rdma:skip"} { return "not applicable over RDMA (tagged rdma:skip)" }
