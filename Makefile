@@ -1,12 +1,15 @@
 # Top-level Makefile: everything real happens in src/Makefile.
 #   make                  build src/valkey-server (and the client tools)
-#   make test             unit tests, the Tcl suite over TCP, TLS, shared memory and sanitized, the fuzz targets,
-#                         the RDMA suite in the VM
+#   make test             unit tests, the Tcl suite over TCP, TLS, shared memory, with I/O threads and
+#                         sanitized (ASan, and TSan on a subset), the fuzz targets, the RDMA suite in the VM
 #   make test-unit        C unit tests only
 #   make test-tcl         Tcl integration suite only (./runtest)
 #   make test-tls         the Tcl suite with every test client over TLS (./runtest --tls)
 #   make test-shm         the Tcl suite with every test client over shared memory (./runtest --shm)
 #   make test-sanitize    unit tests and Tcl suite on an ASan+UBSan build (build-sanitize/)
+#   make test-io-threads  the Tcl suite with I/O threads serving every client (./runtest --io-threads)
+#   make test-tsan        a ThreadSanitizer build (build-tsan/) running the I/O-thread tests and a
+#                         subset of the suite with I/O threads on
 #   make test-rdma        RDMA suite inside the Soft-RoCE VM (utils/rdma-vm):
 #                         tests/rdma/*.sh, then the Tcl files of tests/rdma/tcl-files over RDMA
 #   make fuzz             every libFuzzer target (fuzz/) for FUZZ_TIME seconds each (default 60)
@@ -14,7 +17,8 @@
 # Build flags: BUILD_TLS=yes|no (default yes), BUILD_RDMA=yes|no (default yes).
 # The build uses every core unless -j is given.
 
-.PHONY: all test test-unit test-tcl test-tls test-shm test-sanitize test-rdma fuzz test-fuzz clean
+.PHONY: all test test-unit test-tcl test-tls test-shm test-io-threads test-sanitize test-tsan test-rdma fuzz \
+	test-fuzz clean
 
 JOBS := $(if $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(shell nproc))
 
@@ -34,6 +38,11 @@ test-tls: all
 # (tests/shm/libtclshm.so, built by all).
 test-shm: all
 	./runtest --shm
+
+# Every server the suite starts serves its clients through I/O threads
+# (io-threads 4, events-per-io-thread 0: however light the load).
+test-io-threads: all
+	./runtest --io-threads
 
 # The unit tests and the Tcl suite once more, on a server built with
 # AddressSanitizer and UndefinedBehaviorSanitizer in a copy of src/
@@ -55,6 +64,30 @@ test-sanitize: all
 	$(SANITIZE_MAKE) valkey-server
 	ASAN_OPTIONS=$(SANITIZE_ASAN) $(SANITIZE_MAKE) unit
 	ASAN_OPTIONS=$(SANITIZE_ASAN) ./runtest --server-binary $(SANITIZE_DIR)/src/valkey-server
+
+# ThreadSanitizer over the I/O threads: the server built with
+# -fsanitize=thread in a copy of src/ (build-tsan/), then the files below
+# run with I/O threads serving every client (--io-threads). A race is
+# reported on the server's stderr, which fails the file (the harness
+# treats a ThreadSanitizer line as a crash). The files are those where the
+# main thread and the threads meet most: the thread tests themselves,
+# protocol edge cases, replies to other clients (pub/sub, blocking in
+# io-threads.tcl, tracking, MONITOR), CLIENT commands, limits and eviction, INFO. Lua and
+# jemalloc are not instrumented (Lua runs on the main thread only; TSan
+# brings its own malloc).
+TSAN_OPT = -O1 -fsanitize=thread -fno-omit-frame-pointer
+TSAN_DIR = build-tsan
+TSAN_MAKE = $(MAKE) -C $(TSAN_DIR)/src $(JOBS) OPT="$(TSAN_OPT)" LUA_DEPS=$(CURDIR)/deps
+TSAN_FILES = unit/io-threads unit/protocol unit/pubsub unit/tracking unit/client unit/client-buffers \
+	unit/limits unit/multi unit/info unit/introspection unit/keyspace
+TSAN_ENV = TSAN_OPTIONS="second_deadlock_stack=1 history_size=4"
+
+test-tsan: all
+	rm -rf $(TSAN_DIR) && mkdir -p $(TSAN_DIR)/src/unit
+	cp src/*.c src/*.h src/Makefile $(TSAN_DIR)/src/ && cp src/unit/*.c src/unit/*.h $(TSAN_DIR)/src/unit/
+	$(TSAN_MAKE) valkey-server
+	$(TSAN_ENV) ./runtest --io-threads --timeout 900 --server-binary $(TSAN_DIR)/src/valkey-server \
+		$(foreach f,$(TSAN_FILES),--single tests/$(f))
 
 # The whole Tcl suite over RDMA (./runtest --rdma: every test client is an
 # RDMA channel, tests/rdma/tclrdma.c).  Inside the TCG VM everything costs
@@ -94,11 +127,13 @@ test: all
 	./runtest
 	./runtest --tls
 	./runtest --shm
+	./runtest --io-threads
 	$(MAKE) test-sanitize
+	$(MAKE) test-tsan
 	$(MAKE) test-fuzz
 	$(MAKE) test-rdma
 
 clean:
 	$(MAKE) -C src clean
 	$(MAKE) -C fuzz clean
-	rm -rf $(SANITIZE_DIR)
+	rm -rf $(SANITIZE_DIR) $(TSAN_DIR)

@@ -22,6 +22,10 @@
  *    iteration, so a 0 ms timer cannot starve the loop.
  *  - Timer finalizers run exactly once, never while the timer's proc runs.
  *
+ * An fd registered with AE_EDGE is edge-triggered (EPOLLET): reported once
+ * per arrival, for connections an I/O thread reads (io_threads.c), which
+ * the main thread must not be told about again while the thread reads.
+ *
  * Timers live in a binary min-heap (O(log n) insert/reschedule, O(1) next
  * deadline) plus a list used to find a timer by id on deletion. Time is the
  * monotonic clock, so wall-clock jumps never fire or stall timers. */
@@ -85,16 +89,20 @@ static void aeApiFree(aeEventLoop *el) {
     zfree(state);
 }
 
-/* Tells epoll the fd's new interest set; old_mask is what it had before. */
+/* Tells epoll the fd's new interest set; old_mask is what it had before.
+ * AE_EDGE counts only while AE_READABLE or AE_WRITABLE is set. */
 static int aeApiUpdate(aeEventLoop *el, int fd, int old_mask, int new_mask) {
     aeApiState *state = el->apidata;
     struct epoll_event ee = {0};
-    old_mask &= AE_READABLE | AE_WRITABLE;
-    new_mask &= AE_READABLE | AE_WRITABLE;
+    old_mask &= AE_READABLE | AE_WRITABLE | AE_EDGE;
+    new_mask &= AE_READABLE | AE_WRITABLE | AE_EDGE;
+    if (!(old_mask & (AE_READABLE | AE_WRITABLE))) old_mask = AE_NONE;
+    if (!(new_mask & (AE_READABLE | AE_WRITABLE))) new_mask = AE_NONE;
     if (old_mask == new_mask) return 0;
     ee.data.fd = fd;
     if (new_mask & AE_READABLE) ee.events |= EPOLLIN;
     if (new_mask & AE_WRITABLE) ee.events |= EPOLLOUT;
+    if (new_mask & AE_EDGE) ee.events |= EPOLLET;
     int op = old_mask == AE_NONE ? EPOLL_CTL_ADD : (new_mask == AE_NONE ? EPOLL_CTL_DEL : EPOLL_CTL_MOD);
     int ret = epoll_ctl(state->epfd, op, fd, &ee);
     /* A stale registration can survive when a dup of a closed fd kept the
@@ -354,8 +362,9 @@ void aeSetAfterSleepProc(aeEventLoop *el, aeAfterSleepProc *aftersleep) {
  * File events
  * ------------------------------------------------------------------------- */
 
-/* Adds mask (AE_READABLE / AE_WRITABLE, optionally AE_BARRIER) to fd's
- * registration, with proc as the handler for the bits given. Returns AE_OK,
+/* Adds mask (AE_READABLE / AE_WRITABLE, optionally AE_BARRIER and
+ * AE_EDGE) to fd's registration, with proc as the handler for the bits
+ * given. Returns AE_OK,
  * or AE_ERR with errno set (ERANGE if fd is outside the set size, or the
  * epoll_ctl error). clientData is not owned by the loop. */
 int aeCreateFileEvent(aeEventLoop *el, int fd, int mask, aeFileProc *proc, void *clientData) {
@@ -384,6 +393,8 @@ void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask) {
     if (mask & AE_WRITABLE) mask |= AE_BARRIER;
     int new_mask = fe->mask & ~mask;
     aeApiUpdate(el, fd, fe->mask, new_mask);
+    /* Unregistered for good: AE_EDGE goes too, a later registration asks
+     * for it again if it wants it. */
     if ((new_mask & (AE_READABLE | AE_WRITABLE)) == 0) new_mask = AE_NONE;
     fe->mask = new_mask;
     if (new_mask == AE_NONE) {
@@ -396,6 +407,28 @@ void aeDeleteFileEvent(aeEventLoop *el, int fd, int mask) {
             el->maxfd = j;
         }
     }
+}
+
+/* Makes fd's registration edge-triggered (edge 1) or level-triggered
+ * (edge 0, the default). With it, epoll reports a readable fd once per
+ * arrival of data rather than at every poll until it is read: the reader
+ * must read until a short read (or remember that more may be waiting),
+ * and in exchange nothing reports the fd again while another thread is
+ * about to read it. Changing the mode of a registered fd re-arms it, so an
+ * fd with data waiting fires once more. An fd not registered keeps no
+ * mode: pass AE_EDGE to aeCreateFileEvent() instead. Returns AE_OK, or
+ * AE_ERR with errno set (the epoll_ctl error, ERANGE for a bad fd). */
+int aeSetFileEventEdge(aeEventLoop *el, int fd, int edge) {
+    if (fd < 0 || fd >= el->setsize) {
+        errno = ERANGE;
+        return AE_ERR;
+    }
+    aeFileEvent *fe = &el->events[fd];
+    if (fe->mask == AE_NONE) return AE_OK;
+    int new_mask = edge ? (fe->mask | AE_EDGE) : (fe->mask & ~AE_EDGE);
+    if (aeApiUpdate(el, fd, fe->mask, new_mask) == -1) return AE_ERR;
+    fe->mask = new_mask;
+    return AE_OK;
 }
 
 /* Returns fd's registered mask (AE_NONE if none or out of range). */

@@ -18,11 +18,16 @@
 
 /* File event masks. AE_BARRIER inverts the usual order when one poll
  * reports both readable and writable: the writable handler runs first (used
- * to flush a reply to disk/peer before reading more input). */
+ * to flush a reply to disk/peer before reading more input). AE_EDGE makes
+ * the fd's registration edge-triggered: a readable (writable) event fires
+ * once each time data (room) arrives, not again at every poll while it
+ * stays unread (unused); it lasts until aeSetFileEventEdge() clears it or
+ * the fd is unregistered (see aeSetFileEventEdge()). */
 #define AE_NONE 0
 #define AE_READABLE 1
 #define AE_WRITABLE 2
 #define AE_BARRIER 4
+#define AE_EDGE 8
 
 /* aeProcessEvents() flags. */
 #define AE_FILE_EVENTS (1 << 0)
@@ -67,7 +72,7 @@ typedef int aeSpinProc(struct aeEventLoop *eventLoop, int op);
  * so a stale poll result can never reach a later registration of the same
  * fd number (the fd may have been closed and reused mid-iteration). */
 typedef struct aeFileEvent {
-    int mask; /* AE_READABLE | AE_WRITABLE | AE_BARRIER */
+    int mask; /* AE_READABLE | AE_WRITABLE | AE_BARRIER | AE_EDGE */
     unsigned int gen;
     aeFileProc *rfileProc;
     aeFileProc *wfileProc;
@@ -128,6 +133,7 @@ void aeStop(aeEventLoop *eventLoop);
 int aeCreateFileEvent(aeEventLoop *eventLoop, int fd, int mask, aeFileProc *proc, void *clientData);
 void aeDeleteFileEvent(aeEventLoop *eventLoop, int fd, int mask);
 int aeGetFileEvents(aeEventLoop *eventLoop, int fd);
+int aeSetFileEventEdge(aeEventLoop *eventLoop, int fd, int edge);
 void *aeGetFileClientData(aeEventLoop *eventLoop, int fd);
 long long aeCreateTimeEvent(aeEventLoop *eventLoop,
                             long long milliseconds,

@@ -497,7 +497,7 @@ void blockedBeforeSleep(void) {
         client *c = listNodeValue(ln);
         listDelNode(unblocked, ln);
         if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_ASAP)) continue;
-        if (c->querybuf && sdslen(c->querybuf) > c->qb_pos) {
+        if (clientHasUnprocessedInput(c)) {
             c->flags |= CLIENT_PROTECTED;
             processInputBuffer(c);
             c->flags &= ~CLIENT_PROTECTED;

@@ -1617,7 +1617,7 @@ static configOption configTable[] = {
     NUM_CFG("timeout", NULL, 0, NUM_INT, server.maxidletime, 0, INT_MAX, 0, NULL),
     NUM_CFG("tcp-keepalive", NULL, 0, NUM_INT, server.tcpkeepalive, 0, INT_MAX, 300, NULL),
     NUM_CFG("maxclients", NULL, 0, NUM_UINT, server.maxclients, 1, UINT_MAX, 10000, applyMaxclients),
-    NUM_CFG("io-threads", NULL, IMM, NUM_INT, server.io_threads_num, 1, 256, 1, NULL),
+    NUM_CFG("io-threads", NULL, IMM, NUM_INT, server.io_threads_num, 1, IO_THREADS_MAX_NUM, 1, NULL),
     /* Transports */
     {.name = "tls-port", .kind = CFG_SPECIAL, .field = &server.tls_port, .storage = NUM_INT, .min = 0,
      .max = 65535, .def_str = "0", .set = setTlsPort, .get = getPlainNum, .apply = applyTlsPort},

@@ -883,6 +883,14 @@ static int shmConfigure(void *priv, int reconfigure) {
     return C_OK;
 }
 
+/* ConnectionType.can_serve_off_thread: a connection that stayed a plain
+ * Unix one may be read and written by an I/O thread as a Unix connection
+ * is (its phase never changes again); one still deciding, or on rings,
+ * may not. */
+static int shmCanServeOffThread(connection *conn) {
+    return ((shmConnection *)conn)->phase == SHM_PHASE_PLAIN && connSocketCanServeOffThread(conn);
+}
+
 static ConnectionType CT_Shm = {
     .get_type = shmGetType,
     .configure = shmConfigure,
@@ -910,6 +918,8 @@ static ConnectionType CT_Shm = {
     .get_last_error = shmGetLastError,
     .list_fields = shmListFields,
     .mem_usage = shmMemUsage,
+    .can_serve_off_thread = shmCanServeOffThread,
+    .set_off_thread = connSocketSetOffThread,
 };
 
 /* Registers the shared-memory transport (called by connTypeInitialize()).

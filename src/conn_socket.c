@@ -9,6 +9,13 @@
  * own connection; closing unregisters the fd and closes it at once and
  * frees the struct when the last handler on the stack returns.
  *
+ * An I/O thread may read and write a socket connection (io_threads.c):
+ * recv/send on one socket from one thread at a time need nothing shared,
+ * so the calls below work from any thread, and off-thread mode makes the
+ * fd's events edge-triggered (AE_EDGE) so that the event loop is not told
+ * again about bytes a thread is about to read. Everything else (handlers,
+ * registration, close) stays in the event loop's thread.
+ *
  * Listening: connSocketListen() binds every configured address (a leading
  * '-' makes an address optional: a host without it, or without IPv6, is
  * skipped) and registers connSocketAcceptHandler() on each fd, which
@@ -198,14 +205,20 @@ ssize_t connSocketWritev(connection *conn, const struct iovec *iov, int iovcnt) 
     return connSocketResult(conn, ret, 0);
 }
 
+/* The event mask bit that keeps an off-thread connection's registration
+ * edge-triggered whenever it is (re)made. */
+static inline int connSocketEdgeBit(connection *conn) {
+    return (conn->flags & CONN_FLAG_OFF_THREAD) ? AE_EDGE : 0;
+}
+
 /* Installs or removes the read handler. Returns C_OK, or C_ERR (nothing
  * changed) if the fd cannot be watched. */
 int connSocketSetReadHandler(connection *conn, ConnectionCallbackFunc func) {
     if (func == conn->read_handler) return C_OK;
     if (func == NULL) {
         aeDeleteFileEvent(connGetEventLoop(), conn->fd, AE_READABLE);
-    } else if (aeCreateFileEvent(connGetEventLoop(), conn->fd, AE_READABLE, conn->type->ae_handler, conn) ==
-               AE_ERR) {
+    } else if (aeCreateFileEvent(connGetEventLoop(), conn->fd, AE_READABLE | connSocketEdgeBit(conn),
+                                 conn->type->ae_handler, conn) == AE_ERR) {
         return C_ERR;
     }
     conn->read_handler = func;
@@ -219,8 +232,8 @@ int connSocketSetWriteHandler(connection *conn, ConnectionCallbackFunc func, int
     if (func == conn->write_handler && !!barrier == !!(conn->flags & CONN_FLAG_WRITE_BARRIER)) return C_OK;
     if (func == NULL) {
         if (conn->state != CONN_STATE_CONNECTING) aeDeleteFileEvent(connGetEventLoop(), conn->fd, AE_WRITABLE);
-    } else if (aeCreateFileEvent(connGetEventLoop(), conn->fd, AE_WRITABLE, conn->type->ae_handler, conn) ==
-               AE_ERR) {
+    } else if (aeCreateFileEvent(connGetEventLoop(), conn->fd, AE_WRITABLE | connSocketEdgeBit(conn),
+                                 conn->type->ae_handler, conn) == AE_ERR) {
         return C_ERR;
     }
     conn->write_handler = func;
@@ -235,7 +248,9 @@ int connSocketSetWriteHandler(connection *conn, ConnectionCallbackFunc func, int
 void connSocketEventHandler(aeEventLoop *el, int fd, void *clientData, int mask) {
     connection *conn = clientData;
 
-    if (conn->state == CONN_STATE_CONNECTING && (mask & AE_WRITABLE) && conn->conn_handler) {
+    /* conn_handler first: only a connection being set up has one, and the
+     * state of one that an I/O thread is reading is the thread's to set. */
+    if (conn->conn_handler && conn->state == CONN_STATE_CONNECTING && (mask & AE_WRITABLE)) {
         int err = anetGetError(conn->fd);
         if (err) {
             conn->last_errno = err;
@@ -279,6 +294,27 @@ int connSocketWait(connection *conn, int mask, long long deadline_us) {
         errno = ETIMEDOUT;
         return C_ERR;
     }
+    return C_OK;
+}
+
+/* ConnectionType.can_serve_off_thread: a connected socket can. */
+int connSocketCanServeOffThread(connection *conn) {
+    return conn->state == CONN_STATE_CONNECTED && conn->fd != -1;
+}
+
+/* ConnectionType.set_off_thread: off-thread mode is an edge-triggered
+ * registration of the fd (kept across handler changes by
+ * connSocketEdgeBit()). Returns C_OK, or C_ERR if epoll refused. */
+int connSocketSetOffThread(connection *conn, int on) {
+    if (!!on == !!(conn->flags & CONN_FLAG_OFF_THREAD)) return C_OK;
+    if (conn->fd != -1 && aeSetFileEventEdge(connGetEventLoop(), conn->fd, on) == AE_ERR) {
+        conn->last_errno = errno;
+        return C_ERR;
+    }
+    if (on)
+        conn->flags |= CONN_FLAG_OFF_THREAD;
+    else
+        conn->flags &= ~CONN_FLAG_OFF_THREAD;
     return C_OK;
 }
 
@@ -434,6 +470,8 @@ static ConnectionType CT_Socket = {
     .enable_tcp_nodelay = connSocketEnableTcpNoDelay,
     .keepalive = connSocketKeepAlive,
     .get_last_error = connSocketGetLastError,
+    .can_serve_off_thread = connSocketCanServeOffThread,
+    .set_off_thread = connSocketSetOffThread,
 };
 
 /* Registers the TCP transport. Returns what connTypeRegister() returns. */

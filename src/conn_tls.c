@@ -26,7 +26,10 @@
  * The context (certificates and the key's passphrase, CA, protocols,
  * ciphers, DH parameters, session cache, client verification) is built by the configure hook from a connTlsConfig; CONFIG SET builds a
  * new one, which new connections use (OpenSSL reference-counts the old one
- * for the connections still on it). */
+ * for the connections still on it).
+ *
+ * I/O threads: TLS connections stay on the event loop's thread for now
+ * (tlsCanServeOffThread()). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -659,6 +662,16 @@ static int tlsKeepAlive(connection *conn, int interval) {
     return conn->fd != -1 && anetKeepAlive(NULL, conn->fd, interval) == ANET_OK ? C_OK : C_ERR;
 }
 
+/* ConnectionType.can_serve_off_thread: not yet. A read may need a write
+ * and a write a read (the WANT flags above), decrypted input waits inside
+ * the SSL object where the before-sleep hook looks for it, and the
+ * pending list is the event loop's: until those are handed over with the
+ * connection, TLS clients are served by the main thread (io_threads.c). */
+static int tlsCanServeOffThread(connection *conn) {
+    (void)conn;
+    return 0;
+}
+
 /* Every (re)listen builds the context from the listener's configuration:
  * tls-* options changed while TLS was off (CONFIG SET applies them only
  * while it is on) take effect with the new listener, not an old context. */
@@ -702,6 +715,7 @@ static ConnectionType CT_TLS = {
     .enable_tcp_nodelay = tlsEnableTcpNoDelay,
     .keepalive = tlsKeepAlive,
     .get_last_error = tlsGetLastError,
+    .can_serve_off_thread = tlsCanServeOffThread,
 };
 
 /* Registers the TLS transport (the weak reference of connection.c). */

@@ -7,11 +7,12 @@
  * address: accept_cb gets ip NULL), connecting to a path (the "addr" of
  * connConnect(); port is ignored), and the answers to is_local (always)
  * and to the TCP socket options (no-ops). Everything else is the TCP
- * primitives of conn_socket.c, used directly in the vtable below.
- * The listener and its accept handler are shared with the shared-memory
- * transport (conn_shm.c), whose connections start as Unix ones: accepted
- * fds become connections of the listener's own transport.
- * Event-loop thread only; includes no server header. */
+ * primitives of conn_socket.c, used directly in the vtable below, off-thread
+ * service included: an I/O thread may read and write a Unix connection as
+ * it may a TCP one (connection.h). The listener and its accept handler are
+ * shared with the shared-memory transport (conn_shm.c), whose connections
+ * start as Unix ones: accepted fds become connections of the listener's own
+ * transport. Otherwise event-loop thread only; includes no server header. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -139,6 +140,8 @@ static ConnectionType CT_Unix = {
     .addr = connSocketAddr,
     .is_local = connUnixIsLocal,
     .get_last_error = connSocketGetLastError,
+    .can_serve_off_thread = connSocketCanServeOffThread,
+    .set_off_thread = connSocketSetOffThread,
 };
 
 /* Registers the Unix-socket transport. Returns what connTypeRegister()

@@ -19,6 +19,15 @@
  * (state CONN_STATE_CLOSED); any other failure sets CONN_STATE_ERROR and
  * last_errno (see connGetLastError()).
  *
+ * Threads: every call here belongs to the event loop's thread, except
+ * that for a connection whose transport answers connCanServeOffThread(),
+ * an I/O thread may call connRead(), connWrite() and connWritev() while
+ * the event loop's thread leaves that connection alone (io_threads.c
+ * says when). Such a connection is put in off-thread mode first
+ * (connSetOffThread()): its handlers then fire once per arrival of data
+ * or room, so the event loop is not told again about bytes a thread is
+ * about to read.
+ *
  * Transport files include this header and ae.h, never server.h: what a
  * listener needs from the server (what to do with an accepted connection)
  * is handed over in connListener.accept_cb. */
@@ -63,6 +72,7 @@ typedef enum {
 
 #define CONN_FLAG_CLOSE_SCHEDULED (1 << 0) /* connClose() ran inside a handler. */
 #define CONN_FLAG_WRITE_BARRIER (1 << 1)   /* Run write handler before read. */
+#define CONN_FLAG_OFF_THREAD (1 << 2)      /* Off-thread mode (connSetOffThread()). */
 
 typedef struct connection connection;
 typedef struct connListener connListener;
@@ -158,6 +168,22 @@ struct ConnectionType {
      * shared-memory rings), counted as the client's memory (optional;
      * default 0). */
     size_t (*mem_usage)(connection *conn);
+
+    /* Service off the event loop's thread (both optional; NULL = never).
+     * can_serve_off_thread: 1 if an I/O thread may call read, write and
+     * writev on conn while the event loop's thread leaves it alone: the
+     * transport keeps no state those calls share with anything else, and
+     * its handlers still run in the event loop's thread only. TLS (its
+     * SSL object is not shared safely yet) and RDMA (completions are
+     * polled by the event loop) answer no for now.
+     * set_off_thread: turns off-thread mode on or off. While it is on, the
+     * read and write handlers fire once each time data or room arrives,
+     * not again while it stays unread or unused, so the event loop does
+     * not report a connection again while a thread is reading it; whoever
+     * reads must read until a short read or remember that more may wait.
+     * Returns C_OK/C_ERR. */
+    int (*can_serve_off_thread)(connection *conn);
+    int (*set_off_thread)(connection *conn, int on);
 };
 
 /* The part of every connection the server may rely on. Transports embed it
@@ -493,6 +519,24 @@ static inline void connHandedToChild(connection *conn) {
     conn->state = CONN_STATE_CLOSED;
 }
 
+/* Returns 1 if an I/O thread may read and write conn while the event
+ * loop's thread leaves it alone (ConnectionType.can_serve_off_thread). */
+static inline int connCanServeOffThread(connection *conn) {
+    return conn->type->can_serve_off_thread ? conn->type->can_serve_off_thread(conn) : 0;
+}
+
+/* Turns off-thread mode on or off (see ConnectionType.set_off_thread).
+ * Returns C_OK, or C_ERR if the transport has no such mode or failed
+ * (the mode is then unchanged). Event loop thread. */
+static inline int connSetOffThread(connection *conn, int on) {
+    return conn->type->set_off_thread ? conn->type->set_off_thread(conn, on) : C_ERR;
+}
+
+/* Returns 1 while conn is in off-thread mode. */
+static inline int connIsOffThread(connection *conn) {
+    return (conn->flags & CONN_FLAG_OFF_THREAD) != 0;
+}
+
 /* ---------------------------------------------------------------------------
  * For transport implementations only
  * ------------------------------------------------------------------------- */
@@ -540,6 +584,8 @@ ssize_t connSocketWritev(connection *conn, const struct iovec *iov, int iovcnt);
 int connSocketSetReadHandler(connection *conn, ConnectionCallbackFunc func);
 int connSocketSetWriteHandler(connection *conn, ConnectionCallbackFunc func, int barrier);
 int connSocketWait(connection *conn, int mask, long long deadline_us);
+int connSocketCanServeOffThread(connection *conn);
+int connSocketSetOffThread(connection *conn, int on);
 int connSocketAddr(connection *conn, char *ip, size_t ip_len, int *port, int remote);
 int connSocketIsLocal(connection *conn);
 int connSocketListen(connListener *listener);

@@ -129,8 +129,7 @@ void resetServerStats(void) {
     server.stat_unexpected_error_replies = 0;
     server.stat_total_error_replies = 0;
     server.stat_dump_payload_sanitizations = 0;
-    server.stat_io_reads_processed = 0;
-    server.stat_io_writes_processed = 0;
+    ioThreadsResetStats();
     server.stat_total_reads_processed = 0;
     server.stat_total_writes_processed = 0;
     server.stat_client_qbuf_limit_disconnections = 0;
@@ -292,7 +291,7 @@ static sds infoServer(sds info) {
                         "lru_clock:%u\r\n"
                         "executable:%s\r\n"
                         "config_file:%s\r\n"
-                        "io_threads_active:0\r\n"
+                        "io_threads_active:%d\r\n"
                         "availability_zone:%s\r\n",
                         REDIS_COMPAT_VERSION, VALKEY_VERSION, server.sentinel_mode ? "sentinel" : "standalone",
                         name.sysname, name.release, name.machine, (int)sizeof(void *) * 8, aeGetApiName(),
@@ -304,7 +303,7 @@ static sds infoServer(sds info) {
                         (long long)getpid(), server.runid, server.port, (long long)ustime(), uptime,
                         uptime / 86400, server.hz, server.config_hz, (unsigned int)server.lru_clock,
                         server.executable ? server.executable : "", server.configfile ? server.configfile : "",
-                        server.availability_zone ? server.availability_zone : "");
+                        ioThreadsActive(), server.availability_zone ? server.availability_zone : "");
     /* Only while a shutdown waits for lagging replicas: how long it may
      * still wait. */
     if (isShutdownInitiated())
@@ -532,6 +531,8 @@ static sds infoPersistence(sds info) {
 static sds infoStats(sds info) {
     unsigned long long tracked_keys, tracked_items, tracked_prefixes;
     trackingGetStats(&tracked_keys, &tracked_items, &tracked_prefixes);
+    ioThreadsStats iost;
+    ioThreadsGetStats(&iost);
     return sdscatprintf(
         info,
         "# Stats\r\n"
@@ -584,6 +585,10 @@ static sds infoStats(sds info) {
         "total_writes_processed:%lld\r\n"
         "io_threaded_reads_processed:%lld\r\n"
         "io_threaded_writes_processed:%lld\r\n"
+        "io_threaded_freed_objects:%lld\r\n"
+        "io_threaded_poll_processed:%lld\r\n"
+        "io_threaded_total_prefetch_batches:%lld\r\n"
+        "io_threaded_total_prefetch_entries:%lld\r\n"
         "client_query_buffer_limit_disconnections:%lld\r\n"
         "client_output_buffer_limit_disconnections:%lld\r\n"
         "reply_buffer_shrinks:%lld\r\n"
@@ -617,7 +622,8 @@ static sds infoStats(sds info) {
         defragCurrentTimeMs(),
         tracked_keys, tracked_items, tracked_prefixes, server.stat_unexpected_error_replies,
         server.stat_total_error_replies, server.stat_dump_payload_sanitizations, server.stat_total_reads_processed,
-        server.stat_total_writes_processed, server.stat_io_reads_processed, server.stat_io_writes_processed,
+        server.stat_total_writes_processed, iost.reads_processed, iost.writes_processed, iost.freed_objects,
+        iost.poll_processed, iost.prefetch_batches, iost.prefetch_entries,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections,
         server.stat_reply_buffer_shrinks, server.stat_reply_buffer_expands,
         server.el_duration[EL_DURATION_TYPE_EL].cnt, server.el_duration[EL_DURATION_TYPE_EL].sum,

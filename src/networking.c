@@ -32,7 +32,18 @@
  *
  * Everything here talks to the peer through connection.h; nothing knows the
  * transport. Clients are freed synchronously unless they are in the middle
- * of being served, in which case freeClientAsync() defers it to the cron. */
+ * of being served, in which case freeClientAsync() defers it to the cron.
+ *
+ * With io-threads N (io_threads.c), an I/O thread may do a client's reads,
+ * parsing and writes: clientRunIoJob() below is what it runs, with the
+ * same read, parse and write code as the main thread (the parse functions
+ * take an `offthread` argument: a thread records a protocol error instead
+ * of replying, and never reads server state that commands change). What a
+ * thread parsed waits in c->io.q, and processInputBuffer() runs it first.
+ * clientApplyIoJob() applies a job's results on the main thread. The main
+ * thread never touches a client's buffers while a thread has its job
+ * (CLIENT_IO_PENDING_FLAG): the few paths that must (replies from other
+ * clients, CLIENT LIST, freeing) wait for the job first. */
 #include "server.h"
 
 #include "acl.h"
@@ -55,9 +66,10 @@
 
 /* The query buffer every client reads into while it has no partial request
  * left over (readQueryFromClient): most clients then hold no query buffer
- * between requests. Taken by one read at a time. */
-static sds shared_qb;
-static int shared_qb_taken;
+ * between requests. Taken by one read at a time. One per thread: each I/O
+ * thread reads into its own and gives it back before its job ends. */
+static __thread sds shared_qb;
+static __thread int shared_qb_taken;
 
 static void setProtocolError(const char *errstr, client *c);
 static void sendReplyToClient(connection *conn);
@@ -90,6 +102,7 @@ client *createClient(connection *conn) {
     c->mb.quiet_len_below = PROTO_MBULK_BIG_ARG; /* only big arguments need their length early */
     c->reply = listCreate();
     listSetFreeMethod(c->reply, zfree);
+    c->io.thread = -1;
     c->ctime = c->lastinteraction = server.unixtime;
     aclClientInit(c);
     if (conn) {
@@ -175,10 +188,12 @@ static void unlinkClient(client *c) {
 /* Frees the client and closes its connection. Safe to call from the
  * client's own read handler: the connection layer defers the close. */
 void freeClient(client *c) {
+    if (c->flags & CLIENT_IO_PENDING_FLAG) ioThreadsWaitClient(c);
     if (c->flags & CLIENT_PROTECTED) {
         freeClientAsync(c);
         return;
     }
+    ioThreadsClientFreed(c);
     if (c->repl) replicationFreeClient(c); /* a replica, or our primary */
     if (c->flags & CLIENT_BLOCKED) replicationForgetWaitingClient(c);
     if (c->flags & CLIENT_BLOCKED) aofForgetWaitingClient(c); /* WAITAOF */
@@ -191,6 +206,7 @@ void freeClient(client *c) {
     freeClientArgv(c);
     zfree(c->argv);
     discardOriginalCommandVector(c);
+    parsedQueueRelease(c);
     while (c->spare_argc) decrRefCount(c->spare_args[--c->spare_argc]);
     if (c->querybuf == shared_qb) shared_qb_taken = 0; /* never free the shared buffer */
     else sdsfree(c->querybuf);
@@ -326,9 +342,13 @@ int prepareClientToWrite(client *c) {
      * primary's client: its replies are dropped unless one is forced
      * (REPLCONF ACK, replication.c), decided here before anything else
      * since it comes for every command of the stream. */
-    if (c->flags & (CLIENT_SCRIPT | CLIENT_PRIMARY)) {
+    if (c->flags & (CLIENT_SCRIPT | CLIENT_PRIMARY | CLIENT_IO_PENDING_FLAG)) {
+        /* An I/O thread is writing or reading c: its buffers are the
+         * thread's until the job is done (a PUBLISH to a client whose last
+         * reply is being written, say). */
+        if (c->flags & CLIENT_IO_PENDING_FLAG) ioThreadsWaitClient(c);
         if (c->flags & CLIENT_SCRIPT) return C_OK;
-        if (!(c->flags & CLIENT_PRIMARY_FORCE_REPLY)) return C_ERR;
+        if ((c->flags & CLIENT_PRIMARY) && !(c->flags & CLIENT_PRIMARY_FORCE_REPLY)) return C_ERR;
     }
     if (!clientIsWritable(c)) return C_ERR;
     /* Replication links (replication.c): the primary's client gets no
@@ -868,11 +888,16 @@ static void removeFromPendingWrites(client *c) {
 }
 
 /* Writes as much pending output as the connection takes, using writev over
- * the static buffer and the reply blocks. Returns C_ERR if the client was
- * freed (the caller must not touch it), C_OK otherwise. */
-int writeToClient(client *c, int handler_installed) {
+ * the static buffer and the reply blocks, and releases what went out.
+ * fair: stop after NET_MAX_WRITES_PER_EVENT bytes when over maxmemory (so
+ * one big reply does not keep others waiting while memory is short).
+ * Returns the bytes written; *failed is set when the connection failed
+ * (the caller closes the client). Touches only c's reply buffers and
+ * connection: the main thread's writeToClient() and an I/O thread's job
+ * (clientRunIoJob(), fair 0) both use it. */
+static inline ssize_t writeClientReplies(client *c, int fair, int *failed) {
     ssize_t totwritten = 0;
-    server.stat_total_writes_processed++;
+    *failed = 0;
     while (clientHasPendingReplies(c)) {
         struct iovec iov[CLIENT_IOV_MAX];
         int iovcnt = 0;
@@ -904,13 +929,8 @@ int writeToClient(client *c, int handler_installed) {
         ssize_t nwritten = iovcnt == 1 ? connWrite(c->conn, iov[0].iov_base, iov[0].iov_len)
                                        : connWritev(c->conn, iov, iovcnt);
         if (nwritten <= 0) {
-            if (nwritten == -1 && connGetState(c->conn) == CONN_STATE_CONNECTED) break; /* EAGAIN */
-            if (nwritten == -1) {
-                serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(c->conn));
-                freeClientAsync(c);
-                return C_ERR;
-            }
-            break;
+            if (nwritten == -1 && connGetState(c->conn) != CONN_STATE_CONNECTED) *failed = 1;
+            break; /* EAGAIN, or the failure the caller handles */
         }
         totwritten += nwritten;
 
@@ -951,10 +971,16 @@ int writeToClient(client *c, int handler_installed) {
         }
         if ((size_t)nwritten < iov_bytes) break; /* Socket buffer full. */
         /* Be fair to other clients when memory is tight. */
-        if (totwritten > NET_MAX_WRITES_PER_EVENT && server.maxmemory != 0 &&
+        if (fair && totwritten > NET_MAX_WRITES_PER_EVENT && server.maxmemory != 0 &&
             zmalloc_used_memory() > server.maxmemory && !(c->flags & CLIENT_REPLICA))
             break;
     }
+    return totwritten;
+}
+
+/* Accounts for totwritten bytes just written to c (stats, idle time,
+ * maxmemory-clients). Main thread. */
+static inline void clientWroteBytes(client *c, ssize_t totwritten) {
     /* The replication stream counts apart (total_net_repl_output_bytes). */
     if ((c->flags & CLIENT_REPLICA) && !(c->flags & CLIENT_MONITOR)) server.stat_net_repl_output_bytes += totwritten;
     else server.stat_net_output_bytes += totwritten;
@@ -965,6 +991,21 @@ int writeToClient(client *c, int handler_installed) {
         if (!(c->flags & CLIENT_PRIMARY)) c->lastinteraction = server.unixtime;
         updateClientMemUsage(c);
     }
+}
+
+/* Writes as much pending output as the connection takes (see
+ * writeClientReplies()). Returns C_ERR if the client was freed (the caller
+ * must not touch it), C_OK otherwise. Main thread. */
+int writeToClient(client *c, int handler_installed) {
+    int failed;
+    server.stat_total_writes_processed++;
+    ssize_t totwritten = writeClientReplies(c, 1, &failed);
+    if (failed) {
+        serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(c->conn));
+        freeClientAsync(c);
+        return C_ERR;
+    }
+    clientWroteBytes(c, totwritten);
 
     if (!clientHasPendingReplies(c)) {
         c->sentlen = 0;
@@ -979,6 +1020,7 @@ int writeToClient(client *c, int handler_installed) {
 
 static void sendReplyToClient(connection *conn) {
     client *c = connGetPrivateData(conn);
+    if (server.io_threads_num > 1 && ioThreadsHandleWritable(c)) return;
     writeToClient(c, 1);
 }
 
@@ -986,6 +1028,9 @@ static void sendReplyToClient(connection *conn) {
  * replies in this event-loop iteration. Returns how many were processed. */
 int handleClientsWithPendingWrites(void) {
     int processed = 0;
+    /* Inside a busy script or a load: what I/O threads finished meanwhile
+     * is served too (beforeSleep() does that otherwise). */
+    if (server.io_threads_num > 1) ioThreadsServeWhileBusy();
     /* The replication stream of this iteration goes to the replicas'
      * output buffers in one piece each, so that they are written too. */
     replicationFlushReplicas();
@@ -997,6 +1042,7 @@ int handleClientsWithPendingWrites(void) {
         removeFromPendingWrites(c);
         if (c->flags & CLIENT_CLOSE_ASAP) continue;
         processed++;
+        if (server.io_threads_num > 1 && ioThreadsHandleWritable(c)) continue;
         if (writeToClient(c, 0) == C_ERR) continue;
         if (clientHasPendingReplies(c)) {
             /* The socket is full: let the event loop tell us when to go on.
@@ -1015,6 +1061,7 @@ int handleClientsWithPendingWrites(void) {
  * CLIENT LIST's omem count it: the reply list, or for a replica its share
  * of the replication buffer (replication.c). */
 unsigned long getClientOutputBufferMemoryUsage(client *c) {
+    if (c->flags & CLIENT_IO_PENDING_FLAG) ioThreadsWaitClient(c);
     if (__builtin_expect(c->repl != NULL, 0) && getClientType(c) == CLIENT_TYPE_REPLICA)
         return replicationReplicaOutputMemory(c);
     return c->reply_bytes + sizeof(listNode) * listLength(c->reply);
@@ -1100,6 +1147,14 @@ int closeClientOnOutputBufferLimitReached(client *c, int async) {
 
 /* ---------------------------------------------------------------------------
  * Reading and parsing requests
+ *
+ * The parse functions take `offthread`, always a constant: 0 on the main
+ * thread, 1 in an I/O thread's job (clientRunIoJob()). With 1 they read no
+ * server state a command may change (the limits come in c->io, the access
+ * time of argument objects is stamped by the main thread when the command
+ * runs) and record a protocol error in c->io.q instead of replying. They
+ * are inlined into both kinds of caller, so the main thread's path is the
+ * same code as without I/O threads.
  * ------------------------------------------------------------------------- */
 
 /* The client sent what the protocol does not allow: logged (at WARNING
@@ -1111,9 +1166,9 @@ static void setProtocolError(const char *errstr, client *c) {
     if (server.verbosity <= LL_VERBOSE || primary) {
         sds info = catClientInfoString(sdsempty(), c);
         char buf[256];
-        size_t avail = sdslen(c->querybuf) - c->qb_pos;
+        size_t avail = c->querybuf ? sdslen(c->querybuf) - c->qb_pos : 0;
         size_t n = avail < 64 ? avail : 64;
-        sds q = sdscatrepr(sdsempty(), c->querybuf + c->qb_pos, n);
+        sds q = sdscatrepr(sdsempty(), n ? c->querybuf + c->qb_pos : "", n);
         snprintf(buf, sizeof(buf), "Query buffer during protocol error: '%s'", q);
         /* The parser's errors are reply texts: the log has the reason alone. */
         if (!strncmp(errstr, "Protocol error: ", 16)) errstr += 16;
@@ -1146,25 +1201,145 @@ static inline void argvRoomForArg(client *c) {
     ensureArgvCapacity(c, (int)(want < total ? want : total));
 }
 
+/* ---------------------------------------------------------------------------
+ * The queue of commands an I/O thread parsed (c->io.q, io_threads.h)
+ * ------------------------------------------------------------------------- */
+
+/* Most commands one job parses ahead: the rest of a long pipeline waits in
+ * the query buffer for the main thread, so the queue stays small. */
+#define PARSED_QUEUE_MAX_CMDS 1024
+
+/* Returns room for argc argument objects of one more command, whose entry
+ * is added with len_sum. I/O thread (or main thread while it owns c). */
+static robj **parsedQueuePush(client *c, int argc, size_t len_sum) {
+    parsedCommandQueue *q = &c->io.q;
+    if (q->count == q->cmds_cap) {
+        q->cmds_cap = q->cmds_cap ? q->cmds_cap * 2 : 16;
+        q->cmds = zrealloc(q->cmds, sizeof(parsedCommand) * q->cmds_cap);
+    }
+    if (q->nargs + argc > q->args_cap) {
+        int cap = q->args_cap ? q->args_cap * 2 : 64;
+        while (cap < q->nargs + argc) cap *= 2;
+        q->args = zrealloc(q->args, sizeof(robj *) * cap);
+        q->args_cap = cap;
+    }
+    parsedCommand *pc = &q->cmds[q->count++];
+    pc->argc = argc;
+    pc->first = q->nargs;
+    pc->len_sum = len_sum;
+    q->nargs += argc;
+    return q->args + pc->first;
+}
+
+/* Ends the parse of a job with a protocol error: an entry the main thread
+ * turns into the reply and the close, after the commands before it ran.
+ * reply is the error text, log the reason setProtocolError() logs; both
+ * NULL take the parser's own message. I/O thread. */
+static void parsedQueuePushError(client *c, const char *reply, const char *log) {
+    parsedCommandQueue *q = &c->io.q;
+    if (reply == NULL) {
+        memcpy(q->err_buf, c->mb.error, sizeof(q->err_buf));
+        q->err_buf[sizeof(q->err_buf) - 1] = '\0';
+        reply = log = q->err_buf;
+    }
+    q->err_reply = reply;
+    q->err_log = log;
+    parsedQueuePush(c, 0, 0);
+}
+
+/* The number of commands waiting in c's queue. */
+int parsedQueueLength(client *c) {
+    return c->io.q.count - c->io.q.next;
+}
+
+/* A key hint for prefetching (io_threads.c): argv[1] of the j-th waiting
+ * command, or NULL. Main thread. */
+robj *parsedQueueKeyHint(client *c, int j) {
+    parsedCommandQueue *q = &c->io.q;
+    if (j < 0 || q->next + j >= q->count) return NULL;
+    parsedCommand *pc = &q->cmds[q->next + j];
+    return pc->argc >= 2 ? q->args[pc->first + 1] : NULL;
+}
+
+/* Empties the queue once every command in it has run, giving back big
+ * arrays (a long pipeline) so that an idle client keeps little. */
+static void parsedQueueReset(parsedCommandQueue *q) {
+    q->count = q->next = q->nargs = 0;
+    q->err_reply = q->err_log = NULL;
+    if (q->args_cap > 1024) {
+        zfree(q->args);
+        zfree(q->cmds);
+        q->args = NULL;
+        q->cmds = NULL;
+        q->args_cap = q->cmds_cap = 0;
+    }
+}
+
+/* Frees the commands still waiting and the queue's arrays (the client is
+ * being freed). Main thread. */
+void parsedQueueRelease(client *c) {
+    parsedCommandQueue *q = &c->io.q;
+    for (int j = q->next; j < q->count; j++) {
+        parsedCommand *pc = &q->cmds[j];
+        for (int k = 0; k < pc->argc; k++) decrRefCount(q->args[pc->first + k]);
+    }
+    zfree(q->cmds);
+    zfree(q->args);
+    memset(q, 0, sizeof(*q));
+}
+
+/* Moves the next waiting command into argv (empty: its last command ended)
+ * and stamps its arguments' access time, as a fresh parse would have.
+ * Returns 1, or 0 for the protocol error entry, which it replies and turns
+ * into a close after the reply, as processInputBuffer() would have done at
+ * that point of the pipeline. Main thread. */
+static int parsedQueueTake(client *c) {
+    parsedCommandQueue *q = &c->io.q;
+    parsedCommand *pc = &q->cmds[q->next++];
+    if (pc->argc == 0) {
+        addReplyError(c, q->err_reply);
+        setProtocolError(q->err_log, c);
+        return 0;
+    }
+    ensureArgvCapacity(c, pc->argc);
+    for (int j = 0; j < pc->argc; j++) {
+        robj *o = q->args[pc->first + j];
+        initObjectAccess(o);
+        c->argv[j] = o;
+    }
+    c->argc = pc->argc;
+    c->argv_len_sum = pc->len_sum;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Parsing
+ * ------------------------------------------------------------------------- */
+
 /* Inline protocol: one line of space-separated words, quotes allowed.
  * Returns C_OK when a command is ready in argv, C_ERR if more bytes are
- * needed or a protocol error was set. */
-static int processInlineBuffer(client *c) {
+ * needed or a protocol error was set (offthread: recorded in c->io.q). */
+static inline __attribute__((always_inline)) int processInlineBuffer(client *c, int offthread) {
     char *start = c->querybuf + c->qb_pos;
     size_t avail = sdslen(c->querybuf) - c->qb_pos;
     char *newline = memchr(start, '\n', avail);
     if (newline == NULL) {
         if (avail > PROTO_INLINE_MAX_SIZE) {
-            addReplyError(c, "Protocol error: too big inline request");
-            setProtocolError("too big inline request", c);
+            if (offthread) {
+                parsedQueuePushError(c, "Protocol error: too big inline request", "too big inline request");
+            } else {
+                addReplyError(c, "Protocol error: too big inline request");
+                setProtocolError("too big inline request", c);
+            }
         }
         return C_ERR;
     }
     size_t linelen = newline - start;
     if (linelen && start[linelen - 1] == '\r') linelen--;
     /* A primary only sends multibulk commands, and empty lines to keep
-     * the link alive: a command line means the stream is out of step. */
-    if (linelen && (c->flags & CLIENT_PRIMARY)) {
+     * the link alive: a command line means the stream is out of step.
+     * (Our primary's link is never served off the main thread.) */
+    if (!offthread && linelen && (c->flags & CLIENT_PRIMARY)) {
         serverLog(LL_WARNING, "WARNING: Receiving inline protocol from primary, primary stream corruption? Closing the "
                               "primary connection and discarding the cached primary.");
         setProtocolError("Master using the inline protocol. Desync?", c);
@@ -1176,8 +1351,13 @@ static int processInlineBuffer(client *c) {
     sds *argv = sdssplitargs(line, &argc);
     sdsfree(line);
     if (argv == NULL) {
-        addReplyError(c, "Protocol error: unbalanced quotes in request");
-        setProtocolError("unbalanced quotes in inline request", c);
+        if (offthread) {
+            parsedQueuePushError(c, "Protocol error: unbalanced quotes in request",
+                                 "unbalanced quotes in inline request");
+        } else {
+            addReplyError(c, "Protocol error: unbalanced quotes in request");
+            setProtocolError("unbalanced quotes in inline request", c);
+        }
         return C_ERR;
     }
     c->qb_pos += (newline - start) + 1;
@@ -1185,7 +1365,7 @@ static int processInlineBuffer(client *c) {
     c->argc = 0;
     c->argv_len_sum = 0;
     for (int j = 0; j < argc; j++) {
-        c->argv[c->argc++] = createObject(OBJ_STRING, argv[j]);
+        c->argv[c->argc++] = offthread ? createObjectUnstamped(OBJ_STRING, argv[j]) : createObject(OBJ_STRING, argv[j]);
         c->argv_len_sum += sdslen(argv[j]);
     }
     zfree(argv);
@@ -1193,8 +1373,10 @@ static int processInlineBuffer(client *c) {
 }
 
 /* A string object for a parsed argument: the last spare argument object
- * refilled when the bytes fit in it (see freeClientArgv), else a new one. */
-static robj *createArgObject(client *c, const char *arg, size_t len) {
+ * refilled when the bytes fit in it (see freeClientArgv), else a new one.
+ * Off the main thread its access time is left for parsedQueueTake(). */
+static inline __attribute__((always_inline)) robj *createArgObject(client *c, const char *arg, size_t len,
+                                                                    int offthread) {
     if (c->spare_argc) {
         robj *o = c->spare_args[c->spare_argc - 1];
         sds s = objectGetVal(o);
@@ -1203,54 +1385,67 @@ static robj *createArgObject(client *c, const char *arg, size_t len) {
             memcpyShort(s, arg, len);
             s[len] = '\0';
             sdssetlen(s, len);
-            initObjectAccess(o); /* as a new object: under LFU, a new key's counter starts at LFU_INIT_VAL */
+            if (!offthread) initObjectAccess(o); /* off-thread: stamped when the command runs */
             return o;
         }
     }
-    return createStringObject(arg, len);
+    return offthread ? createStringObjectUnstamped(arg, len) : createStringObject(arg, len);
 }
 
 /* Most arguments of a request that processWholeRequest() takes. */
 #define PROTO_WHOLE_REQUEST_MAX_ARGS 16
 
 /* The usual pipelined request, complete in the query buffer with a few
- * arguments, none big: parsed in one pass (respParseRequest()) into argv.
- * Returns 1 when argv holds it, 0 when processMultibulkBuffer() must take
- * it event by event (nothing consumed). */
-static int processWholeRequest(client *c) {
+ * arguments, none big: parsed in one pass (respParseRequest()) into argv,
+ * or off the main thread straight into the queue. Returns 1 when it is
+ * there, 0 when processMultibulkBuffer() must take it event by event
+ * (nothing consumed). */
+static inline __attribute__((always_inline)) int processWholeRequest(client *c, int offthread) {
     const char *args[PROTO_WHOLE_REQUEST_MAX_ARGS];
     size_t lens[PROTO_WHOLE_REQUEST_MAX_ARGS];
     int n = respParseRequest(&c->mb, c->querybuf, sdslen(c->querybuf), &c->qb_pos, args, lens,
                              PROTO_WHOLE_REQUEST_MAX_ARGS);
     if (n == 0) return 0;
-    if (c->argc) freeClientArgv(c);
-    ensureArgvCapacity(c, n);
     size_t sum = 0;
-    for (int j = 0; j < n; j++) {
-        c->argv[j] = createArgObject(c, args[j], lens[j]);
-        sum += lens[j];
+    for (int j = 0; j < n; j++) sum += lens[j];
+    robj **argv;
+    if (offthread) {
+        argv = parsedQueuePush(c, n, sum);
+    } else {
+        if (c->argc) freeClientArgv(c);
+        ensureArgvCapacity(c, n);
+        argv = c->argv;
+        c->argc = n;
+        c->argv_len_sum = sum;
     }
-    c->argc = n;
-    c->argv_len_sum = sum;
+    for (int j = 0; j < n; j++) argv[j] = createArgObject(c, args[j], lens[j], offthread);
     return 1;
 }
 
 /* RESP multibulk: "*<argc>\r\n" then argc times "$<len>\r\n<bytes>\r\n",
  * parsed by resp.c; this turns its events into argument objects. Returns
  * C_OK when argv is complete (or the request was empty), C_ERR if more bytes
- * are needed or a protocol error was set. Progress is kept across calls. */
-static int processMultibulkBuffer(client *c) {
-    c->mb.max_bulk_len = server.proto_max_bulk_len;
-    c->mb.unauthenticated = authRequired(c);
-    if (processWholeRequest(c)) return C_OK;
+ * are needed or a protocol error was set. Progress is kept across calls.
+ * Off the main thread the limits come from c->mb as the job set them, and
+ * a whole request may go straight to the queue (then argv stays empty). */
+static inline __attribute__((always_inline)) int processMultibulkBuffer(client *c, int offthread) {
+    if (!offthread) {
+        c->mb.max_bulk_len = server.proto_max_bulk_len;
+        c->mb.unauthenticated = authRequired(c);
+    }
+    if (processWholeRequest(c, offthread)) return C_OK;
     while (1) {
         long long n;
         const char *arg;
         switch (respParseMultibulk(&c->mb, c->querybuf, sdslen(c->querybuf), &c->qb_pos, &n, &arg)) {
         case RESP_PARSE_NEED_MORE: return C_ERR;
         case RESP_PARSE_ERROR:
-            addReplyError(c, c->mb.error);
-            setProtocolError(c->mb.error, c);
+            if (offthread) {
+                parsedQueuePushError(c, NULL, NULL);
+            } else {
+                addReplyError(c, c->mb.error);
+                setProtocolError(c->mb.error, c);
+            }
             return C_ERR;
         case RESP_PARSE_COUNT:
             if (n <= 0) return C_OK; /* Empty request: nothing to run. */
@@ -1260,7 +1455,7 @@ static int processMultibulkBuffer(client *c) {
             break;
         case RESP_PARSE_BULK_LEN:
             if (n >= PROTO_MBULK_BIG_ARG && (size_t)n + 2 >= sdslen(c->querybuf) - c->qb_pos &&
-                !(c->flags & CLIENT_PRIMARY)) {
+                (offthread || !(c->flags & CLIENT_PRIMARY))) {
                 /* Big argument: move it to the start of a query buffer of
                  * the client's own, so that once complete the buffer itself
                  * becomes the argument. The buffer grows as the bytes
@@ -1285,11 +1480,12 @@ static int processMultibulkBuffer(client *c) {
                 /* Steal the buffer: it holds exactly this argument. */
                 sdssetlen(c->querybuf, n);
                 c->querybuf[n] = '\0';
-                c->argv[c->argc++] = createObject(OBJ_STRING, c->querybuf);
+                c->argv[c->argc++] = offthread ? createObjectUnstamped(OBJ_STRING, c->querybuf)
+                                               : createObject(OBJ_STRING, c->querybuf);
                 c->querybuf = sdsempty();
                 c->qb_pos = 0;
             } else {
-                c->argv[c->argc++] = createArgObject(c, arg, n);
+                c->argv[c->argc++] = createArgObject(c, arg, n, offthread);
             }
             c->argv_len_sum += n;
             if (c->mb.args_left == 0) return C_OK;
@@ -1306,7 +1502,85 @@ static int processMultibulkBuffer(client *c) {
  * fuzz/fuzz_request.c drives it alone. Event loop thread. */
 int parseClientRequest(client *c) {
     if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
-    return c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c) : processMultibulkBuffer(c);
+    return c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c, 0) : processMultibulkBuffer(c, 0);
+}
+
+/* Whether the multibulk request at c->qb_pos is all in the buffer (or ends
+ * in a protocol error), found by running the parser over a copy of its
+ * state: nothing is consumed or allocated. */
+static int multibulkRequestIsWhole(client *c) {
+    respMultibulkParser p = c->mb;
+    size_t pos = c->qb_pos;
+    while (1) {
+        long long n;
+        const char *arg;
+        switch (respParseMultibulk(&p, c->querybuf, sdslen(c->querybuf), &pos, &n, &arg)) {
+        case RESP_PARSE_NEED_MORE: return 0;
+        case RESP_PARSE_ERROR: return 1;
+        case RESP_PARSE_COUNT:
+            if (n <= 0) return 1;
+            break;
+        case RESP_PARSE_BULK_LEN: break;
+        case RESP_PARSE_ARG:
+            if (p.args_left == 0) return 1;
+            break;
+        }
+    }
+}
+
+/* Moves the request just parsed into argv to the queue and readies the
+ * parser for the next one. */
+static void parsedQueueTakeArgv(client *c) {
+    if (c->argc) {
+        robj **dst = parsedQueuePush(c, c->argc, c->argv_len_sum);
+        memcpy(dst, c->argv, sizeof(robj *) * c->argc);
+        c->argc = 0;
+        c->argv_len_sum = 0;
+    }
+    c->reqtype = 0;
+    respParserReset(&c->mb);
+}
+
+/* I/O thread: parses every whole request in c's query buffer into c->io.q
+ * (the queue is empty when a job starts: see ioThreadsHandleReadable()).
+ * While requests are queued, a following one is parsed only if it is
+ * whole, so that a request begun but not finished never sits in argv
+ * (the main thread's, once it runs the queue) next to queued ones; what
+ * is left then is marked rest_incomplete, for processInputBuffer() to
+ * leave to the next read. An unauthenticated client gets one request per
+ * job: AUTH changes the limits of the next. */
+static void parseQueryBufferOffThread(client *c) {
+    parsedCommandQueue *q = &c->io.q;
+    c->io.rest_incomplete = 0;
+    c->mb.max_bulk_len = c->io.max_bulk_len;
+    c->mb.unauthenticated = c->io.unauthenticated;
+    while (c->qb_pos < sdslen(c->querybuf)) {
+        int queued = q->count - q->next;
+        if (queued && (c->io.unauthenticated || queued >= PARSED_QUEUE_MAX_CMDS)) break;
+        if (!c->reqtype) c->reqtype = c->querybuf[c->qb_pos] == '*' ? PROTO_REQ_MULTIBULK : PROTO_REQ_INLINE;
+        if (queued && c->reqtype == PROTO_REQ_MULTIBULK) {
+            if (processWholeRequest(c, 1)) {
+                c->reqtype = 0;
+                continue;
+            }
+            if (!multibulkRequestIsWhole(c)) {
+                c->io.rest_incomplete = 1;
+                break;
+            }
+        } else if (queued && !memchr(c->querybuf + c->qb_pos, '\n', sdslen(c->querybuf) - c->qb_pos) &&
+                   sdslen(c->querybuf) - c->qb_pos <= PROTO_INLINE_MAX_SIZE) {
+            c->io.rest_incomplete = 1; /* an inline line not ended yet */
+            break;
+        }
+        int r = c->reqtype == PROTO_REQ_INLINE ? processInlineBuffer(c, 1) : processMultibulkBuffer(c, 1);
+        if (r != C_OK) {
+            /* A protocol error ends the parse (its entry is queued); else
+             * the request waits for more bytes. */
+            if (q->count == q->next || q->cmds[q->count - 1].argc != 0) c->io.rest_incomplete = 1;
+            break;
+        }
+        parsedQueueTakeArgv(c);
+    }
 }
 
 /* Runs the command in argv and prepares for the next one. Returns C_ERR if
@@ -1363,7 +1637,9 @@ static struct serverCommand *prefetchKnownCommand(client *c) {
  * overlap. Returns the query buffer offset of the first request left out
  * because the batch was full (to be prefetched when the pipeline gets
  * there), or SIZE_MAX. A hint only: an argument that is not a key, or a
- * command that selects another db, just makes a prefetch useless. */
+ * command that selects another db, just makes a prefetch useless. (The
+ * commands an I/O thread parsed are prefetched by io_threads.c, across
+ * the clients of a batch.) */
 static size_t prefetchPipelineKeys(client *c) {
     hashtable *keyspace = c->db->keys;
     if (hashtableSize(keyspace) < PIPELINE_PREFETCH_MIN_KEYS) return SIZE_MAX;
@@ -1406,12 +1682,46 @@ scanned:
     return resume;
 }
 
-/* Parses and executes every complete request in the query buffer. While it
- * runs, server.pipeline_clock is armed (see call()): each command starts at
- * the clock reading that ended the one before it. It is disarmed on every
- * way out, so that no command run from elsewhere (after a sleep) starts at
- * a stale reading; a nested call disarms it for the rest of the outer one. */
+/* Runs the commands an I/O thread parsed for c, in order, as
+ * processInputBuffer() runs what it parses. Returns C_ERR if c was freed
+ * (or must stop), C_OK otherwise, with commands left in the queue if c
+ * blocked or is closing. */
+static int processParsedQueue(client *c) {
+    parsedCommandQueue *q = &c->io.q;
+    while (q->next < q->count) {
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) return C_OK;
+        if (!parsedQueueTake(c)) break; /* the protocol error: replied, closing after the reply */
+        if (processCommandAndResetClient(c) == C_ERR) return C_ERR;
+        updateClientMemUsage(c);
+    }
+    parsedQueueReset(q);
+    return C_OK;
+}
+
+/* 1 if c has input not run yet: commands an I/O thread parsed, or bytes
+ * in its query buffer (blocked.c resumes such a client when it unblocks). */
+int clientHasUnprocessedInput(client *c) {
+    return c->io.q.next < c->io.q.count || (c->querybuf && sdslen(c->querybuf) > c->qb_pos);
+}
+
+/* Parses and executes every complete request in the query buffer, after
+ * the commands an I/O thread parsed ahead (c->io.q). While it runs,
+ * server.pipeline_clock is armed (see call()): each command starts at the
+ * clock reading that ended the one before it. It is disarmed on every way
+ * out, so that no command run from elsewhere (after a sleep) starts at a
+ * stale reading; a nested call disarms it for the rest of the outer one. */
 void processInputBuffer(client *c) {
+    if (__builtin_expect(c->io.q.next < c->io.q.count || c->io.rest_incomplete, 0)) {
+        if (c->io.q.next < c->io.q.count) {
+            server.pipeline_clock = -1;
+            int r = processParsedQueue(c);
+            server.pipeline_clock = 0;
+            if (r == C_ERR || c->io.q.next < c->io.q.count) return;
+        }
+        /* The thread saw that the rest is not a whole request yet: the
+         * next read (a thread's too) takes it from there. */
+        if (c->io.rest_incomplete) return;
+    }
     if (c->querybuf == NULL) return; /* nothing left over from an earlier read */
     /* Our primary's stream waits while a script is busy (replication.c). */
     if ((c->flags & CLIENT_PRIMARY) && replicationPrimaryMustWait()) return;
@@ -1466,13 +1776,14 @@ static size_t bigArgReadLen(client *c, size_t remaining) {
 
 /* Gives the client a query buffer to read into: its own if it has bytes
  * left over from an earlier read (or is the primary link), else the shared
- * one. Returns 1 if that is the shared buffer, which the caller must give
- * back with releaseSharedQueryBuffer() before returning to the event loop.
- * A read nested in another (events processed during a busy script) finds
- * the shared buffer taken and gets an empty private one. */
-static int takeQueryBuffer(client *c) {
+ * one of this thread. Returns 1 if that is the shared buffer, which the
+ * caller must give back with releaseSharedQueryBuffer() before returning
+ * to the event loop (or ending its job). A read nested in another (events
+ * processed during a busy script) finds the shared buffer taken and gets
+ * an empty private one. */
+static inline __attribute__((always_inline)) int takeQueryBuffer(client *c, int offthread) {
     if (c->querybuf) return 0;
-    if (shared_qb_taken || (c->flags & CLIENT_PRIMARY)) {
+    if (shared_qb_taken || (!offthread && (c->flags & CLIENT_PRIMARY))) {
         c->querybuf = sdsempty();
         return 0;
     }
@@ -1501,25 +1812,24 @@ static void releaseSharedQueryBuffer(client *c) {
     shared_qb_taken = 0;
 }
 
-/* Read handler of every client connection. Reads into the shared query
- * buffer unless the client has a partial request left over, runs every
- * complete request, and keeps only what is left. */
-void readQueryFromClient(connection *conn) {
-    client *c = connGetPrivateData(conn);
-    /* A client on its way out reads nothing more (a transport may still
-     * hold buffered input for it: TLS, RDMA). */
-    if (c->flags & CLIENT_CLOSE_ASAP) return;
-    int shared = takeQueryBuffer(c);
+/* Reads what the connection has into c's query buffer (taken with
+ * takeQueryBuffer(): *shared says if it is the shared one). While a big
+ * argument is being read, it reads no more than the argument, so that the
+ * buffer is then exactly the argument and can be used without a copy.
+ * Returns read()'s result; *full is set when the read filled the room it
+ * had (more may be waiting). */
+static inline __attribute__((always_inline)) ssize_t readIntoQueryBuffer(client *c, int offthread, int *shared,
+                                                                         int *full) {
+    *shared = takeQueryBuffer(c, offthread);
     size_t readlen = PROTO_IOBUF_LEN;
     int big_arg = 0;
 
-    /* While reading a big argument, read no more than it: the buffer is then
-     * exactly the argument and can be used without a copy. */
     if (c->reqtype == PROTO_REQ_MULTIBULK && c->mb.args_left && c->mb.bulklen != -1 &&
         c->mb.bulklen >= PROTO_MBULK_BIG_ARG) {
         ssize_t remaining = (size_t)(c->mb.bulklen + 2) - (sdslen(c->querybuf) - c->qb_pos);
         if (remaining > 0) {
             readlen = bigArgReadLen(c, remaining);
+            if (*shared) shared_qb = c->querybuf; /* it may have moved */
             big_arg = 1;
         }
     }
@@ -1528,13 +1838,44 @@ void readQueryFromClient(connection *conn) {
     if (qblen > c->querybuf_peak) c->querybuf_peak = qblen;
     if (!big_arg) {
         c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
-        if (shared) shared_qb = c->querybuf;
+        if (*shared) shared_qb = c->querybuf;
         /* Take all the room the buffer has: a pipeline a little over
          * PROTO_IOBUF_LEN is then read (and answered) in one go instead of
          * two. */
         readlen = sdsavail(c->querybuf);
     }
-    ssize_t nread = connRead(conn, c->querybuf + qblen, readlen);
+    ssize_t nread = connRead(c->conn, c->querybuf + qblen, readlen);
+    if (nread > 0) {
+        sdsIncrLen(c->querybuf, nread);
+        *full = (size_t)nread == readlen;
+    }
+    return nread;
+}
+
+/* Closes c, whose unparsed input passed client-query-buffer-limit, as
+ * Valkey does: logged with its CLIENT LIST line and counted. shared: the
+ * query buffer is the shared one, to give back first. */
+static void closeClientOverQueryBufferLimit(client *c, int shared) {
+    sds ci = catClientInfoString(sdsempty(), c);
+    serverLog(LL_WARNING, "Closing client that reached max query buffer length: %s", ci);
+    sdsfree(ci);
+    server.stat_client_qbuf_limit_disconnections++;
+    if (shared) releaseSharedQueryBuffer(c);
+    freeClientAsync(c);
+}
+
+/* Read handler of every client connection. Reads into the shared query
+ * buffer unless the client has a partial request left over, runs every
+ * complete request, and keeps only what is left. With I/O threads the
+ * threads may take the read (ioThreadsHandleReadable()). */
+void readQueryFromClient(connection *conn) {
+    client *c = connGetPrivateData(conn);
+    /* A client on its way out reads nothing more (a transport may still
+     * hold buffered input for it: TLS, RDMA). */
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
+    if (server.io_threads_num > 1 && ioThreadsHandleReadable(c)) return;
+    int shared, full;
+    ssize_t nread = readIntoQueryBuffer(c, 0, &shared, &full);
     if (nread <= 0) {
         if (shared) releaseSharedQueryBuffer(c);
         if (nread == -1) {
@@ -1548,7 +1889,6 @@ void readQueryFromClient(connection *conn) {
         freeClientAsync(c);
         return;
     }
-    sdsIncrLen(c->querybuf, nread);
     if (c->flags & CLIENT_PRIMARY) replicationPrimaryRead(c, (size_t)nread);
     c->lastinteraction = server.unixtime;
     c->net_input_bytes += nread;
@@ -1557,12 +1897,7 @@ void readQueryFromClient(connection *conn) {
 
     if (!(c->flags & CLIENT_PRIMARY) && server.client_max_querybuf_len &&
         sdslen(c->querybuf) - c->qb_pos > server.client_max_querybuf_len) {
-        sds ci = catClientInfoString(sdsempty(), c);
-        serverLog(LL_WARNING, "Closing client that reached max query buffer length: %s", ci);
-        sdsfree(ci);
-        server.stat_client_qbuf_limit_disconnections++;
-        if (shared) releaseSharedQueryBuffer(c);
-        freeClientAsync(c);
+        closeClientOverQueryBufferLimit(c, shared);
         return;
     }
     updateClientMemUsage(c);
@@ -1577,6 +1912,122 @@ void readQueryFromClient(connection *conn) {
         sdsfree(c->querybuf);
         c->querybuf = NULL;
     }
+}
+
+/* ---------------------------------------------------------------------------
+ * A job of an I/O thread (io_threads.c): the work, and its results
+ * ------------------------------------------------------------------------- */
+
+/* I/O thread: reads what c's connection has, parses every whole request
+ * into c->io.q and gives the shared query buffer back. */
+static void readClientOffThread(client *c) {
+    clientIO *io = &c->io;
+    int shared, full = 0;
+    io->read_full = io->read_failed = io->querybuf_over_limit = 0;
+    io->nread = readIntoQueryBuffer(c, 1, &shared, &full);
+    if (io->nread <= 0) {
+        if (io->nread == -1 && connGetState(c->conn) != CONN_STATE_CONNECTED) io->read_failed = 1;
+        if (shared) releaseSharedQueryBuffer(c);
+        return;
+    }
+    io->read_full = full;
+    if (io->max_querybuf && sdslen(c->querybuf) - c->qb_pos > io->max_querybuf) {
+        io->querybuf_over_limit = 1; /* the main thread closes it, and logs why with the buffer */
+    } else {
+        parseQueryBufferOffThread(c);
+    }
+    if (shared) {
+        releaseSharedQueryBuffer(c);
+    } else if (c->querybuf && c->qb_pos) {
+        /* Its own buffer: drop what was parsed, or the buffer itself when
+         * all was, so that the job always ends at qb_pos 0. */
+        if (c->qb_pos == sdslen(c->querybuf)) {
+            sdsfree(c->querybuf);
+            c->querybuf = NULL;
+        } else {
+            sdsrange(c->querybuf, c->qb_pos, -1);
+        }
+        c->qb_pos = 0;
+    }
+}
+
+/* See io_threads.h. I/O thread: does c->io.job, writing first, and leaves
+ * the results in c->io. Returns 1 when the main thread has something to
+ * do soon: run what was read, close the client (EOF, an error, or as
+ * asked once written), or wait for room in a full socket. */
+int clientRunIoJob(client *c) {
+    clientIO *io = &c->io;
+    io->nwritten = 0;
+    io->write_failed = 0;
+    io->nread = -1;
+    io->read_failed = 0;
+    if (io->job & CLIENT_IO_JOB_WRITE) {
+        io->nwritten = writeClientReplies(c, 0, &io->write_failed);
+        if (io->write_failed) return 1;
+    }
+    if (io->job & CLIENT_IO_JOB_READ) {
+        readClientOffThread(c);
+        if (io->nread != -1 || io->read_failed) return 1;
+    }
+    return io->notify || ((io->job & CLIENT_IO_JOB_WRITE) && clientHasPendingReplies(c));
+}
+
+/* See io_threads.h. Main thread, once the job is collected: what
+ * writeToClient() and readQueryFromClient() do after their I/O, with the
+ * same log lines, stats and closing rules. c may be freed (asynchronously,
+ * so it is still valid on return). */
+void clientApplyIoJob(client *c) {
+    clientIO *io = &c->io;
+    if (io->job & CLIENT_IO_JOB_WRITE) {
+        server.stat_total_writes_processed++;
+        if (io->write_failed) {
+            serverLog(LL_VERBOSE, "Error writing to client: %s", connGetLastError(c->conn));
+            freeClientAsync(c);
+            return;
+        }
+        clientWroteBytes(c, io->nwritten);
+        if (!clientHasPendingReplies(c)) {
+            c->sentlen = 0;
+            if (connHasWriteHandler(c->conn)) connSetWriteHandler(c->conn, NULL);
+            if (c->flags & CLIENT_CLOSE_AFTER_REPLY) {
+                freeClientAsync(c);
+                return;
+            }
+        } else if (!connHasWriteHandler(c->conn)) {
+            /* The socket is full: go on when it can take more. */
+            connSetWriteHandlerWithBarrier(c->conn, sendReplyToClient, 1);
+        }
+    }
+    if (!(io->job & CLIENT_IO_JOB_READ)) return;
+    if (io->nread <= 0) {
+        if (io->nread == 0) {
+            if (server.verbosity <= LL_VERBOSE) {
+                sds info = catClientInfoString(sdsempty(), c);
+                serverLog(LL_VERBOSE, "Client closed connection %s", info);
+                sdsfree(info);
+            }
+            freeClientAsync(c);
+        } else if (io->read_failed) {
+            serverLog(LL_VERBOSE, "Reading from client: %s", connGetLastError(c->conn));
+            freeClientAsync(c);
+        }
+        return;
+    }
+    c->lastinteraction = server.unixtime;
+    c->net_input_bytes += io->nread;
+    server.stat_net_input_bytes += io->nread;
+    server.stat_total_reads_processed++;
+    if (io->read_full) io->want |= CLIENT_IO_WANT_READ;
+    if (io->querybuf_over_limit) {
+        closeClientOverQueryBufferLimit(c, 0);
+        return;
+    }
+    updateClientMemUsage(c);
+    c->flags |= CLIENT_PROTECTED;
+    processInputBuffer(c);
+    c->flags &= ~CLIENT_PROTECTED;
+    /* A buffer the thread left (a request not whole yet, a big argument
+     * begun, which may have no byte of it yet) stays for the next read. */
 }
 
 /* ---------------------------------------------------------------------------
@@ -1612,6 +2063,7 @@ static size_t clientQueryBufferAlloc(client *c) {
  * gets the output alone, as CLIENT LIST's omem and the output buffer
  * limits count it. */
 size_t getClientMemoryUsage(client *c, size_t *output_buffer_mem_usage) {
+    if (c->flags & CLIENT_IO_PENDING_FLAG) ioThreadsWaitClient(c);
     size_t obuf = getClientOutputBufferMemoryUsage(c);
     if (output_buffer_mem_usage) *output_buffer_mem_usage = obuf;
     size_t mem = obuf + c->buf_usable_size + clientQueryBufferAlloc(c) + c->argv_len * sizeof(robj *) +
@@ -1649,6 +2101,7 @@ static char *clientFlagsString(client *c, char *buf) {
 
 /* Appends the CLIENT LIST line of c (without newline) to s. */
 sds catClientInfoString(sds s, client *c) {
+    if (c->flags & CLIENT_IO_PENDING_FLAG) ioThreadsWaitClient(c); /* its buffers' sizes */
     char flags[32], conninfo[CONN_INFO_LEN]; /* The transport's own fields, at the end (shm=) */
     char events[3], *p = events;
     if (c->conn) {
@@ -1890,6 +2343,9 @@ void clientsCron(void) {
         listRotateTailToHead(server.clients);
         client *c = listNodeValue(listFirst(server.clients));
         c->client_list_node = listFirst(server.clients);
+        /* An I/O thread is serving it: neither idle nor the cron's to
+         * resize now; the next visit sees it. */
+        if (c->flags & CLIENT_IO_PENDING_FLAG) continue;
         if (clientsCronHandleTimeout(c, now)) continue;
         /* A client that reads nothing gets no more replies either, so the
          * soft limit's time must also be checked here. */

@@ -37,8 +37,9 @@ objectTypeMethods objectMethods[OBJ_TYPE_MAX];
  * Creation
  * ------------------------------------------------------------------------- */
 
-/* Returns a new object of the given type owning ptr, refcount 1. */
-robj *createObject(int type, void *ptr) {
+/* A new object of the given type owning ptr, refcount 1, its access field
+ * (lru) not set yet. */
+static inline robj *objectNew(int type, void *ptr) {
     robj *o = zmalloc(sizeof(*o));
     o->type = type;
     o->encoding = OBJ_ENCODING_RAW;
@@ -46,6 +47,12 @@ robj *createObject(int type, void *ptr) {
     o->hasexpire = 0;
     o->hasembkey = 0;
     o->refcount = 1;
+    return o;
+}
+
+/* Returns a new object of the given type owning ptr, refcount 1. */
+robj *createObject(int type, void *ptr) {
+    robj *o = objectNew(type, ptr);
     initObjectAccess(o);
     return o;
 }
@@ -56,8 +63,9 @@ robj *createRawStringObject(const char *ptr, size_t len) {
 
 /* One allocation for the 8-byte header + sdshdr8 + bytes + NUL (no value
  * pointer: objectGetVal() finds the sds after the header). ptr NULL leaves
- * the bytes zeroed; SDS_NOINIT leaves them uninitialised. */
-robj *createEmbeddedStringObject(const char *ptr, size_t len) {
+ * the bytes zeroed; SDS_NOINIT leaves them uninitialised. The access field
+ * is the caller's to set. */
+static inline robj *embstrNew(const char *ptr, size_t len) {
     size_t total = OBJ_HEADER_SIZE + sizeof(struct sdshdr8) + len + 1;
     size_t usable;
     robj *o = zmalloc_usable(total, &usable);
@@ -67,7 +75,6 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     o->hasexpire = 0;
     o->hasembkey = 0;
     o->refcount = 1;
-    initObjectAccess(o);
     size_t spare = usable - total;
     if (len + spare > 255) spare = 255 - len;
     sh->len = len;
@@ -84,10 +91,36 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     return o;
 }
 
+/* See embstrNew(): an EMBSTR string object, accessed now. */
+robj *createEmbeddedStringObject(const char *ptr, size_t len) {
+    robj *o = embstrNew(ptr, len);
+    initObjectAccess(o);
+    return o;
+}
+
 /* The usual way to make a string value: EMBSTR when short, else RAW. */
 robj *createStringObject(const char *ptr, size_t len) {
     if (len <= OBJ_ENCODING_EMBSTR_SIZE_LIMIT) return createEmbeddedStringObject(ptr, len);
     return createRawStringObject(ptr, len);
+}
+
+/* Like createObject() and createStringObject(), but the access field (lru)
+ * is left 0 and no server state is read: for I/O threads, which parse
+ * arguments off the main thread (networking.c). The main thread stamps it
+ * with initObjectAccess() before the object is used. */
+robj *createObjectUnstamped(int type, void *ptr) {
+    robj *o = objectNew(type, ptr);
+    o->lru = 0;
+    return o;
+}
+
+robj *createStringObjectUnstamped(const char *ptr, size_t len) {
+    if (len <= OBJ_ENCODING_EMBSTR_SIZE_LIMIT) {
+        robj *o = embstrNew(ptr, len);
+        o->lru = 0;
+        return o;
+    }
+    return createObjectUnstamped(OBJ_STRING, sdsnewlen(ptr, len));
 }
 
 /* 1 if values may be the shared integer objects: not under maxmemory with

@@ -13,7 +13,8 @@
  *                  handshakes, pings, failure detection);
  *   beforeSleep()  runs before the loop waits for events: first the
  *                  transports' pending work (RDMA has no writable event,
- *                  TLS buffers input), then blocked clients, a fast expiry
+ *                  TLS buffers input) and what I/O threads read and
+ *                  wrote (io_threads.c), then blocked clients, a fast expiry
  *                  cycle, BCAST invalidations (tracking.c), the
  *                  cluster's state and nodes.conf save (cluster.c), the pending
  *                  replies (of everything above too), client eviction
@@ -833,6 +834,7 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
      * first: the commands they run, and the clients those wake, get their
      * replies written below, in this iteration, not after the next sleep. */
     connTypesProcessPendingData();
+    ioThreadsProcessCompleted(); /* what I/O threads read and wrote: run its commands */
     blockedBeforeSleep(); /* blocked clients: timeouts, ready keys, input left after unblocking */
     processUnpausedClients(); /* clients held by CLIENT PAUSE & co that nothing holds any more */
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_FAST);
@@ -844,8 +846,10 @@ static void beforeSleep(struct aeEventLoop *eventLoop) {
     evictClients(); /* maxmemory-clients, once the writes have shrunk what they could */
     freeClientsInAsyncFreeQueue();
     /* Work a transport still has queued (more input than one read takes)
-     * must not wait for an fd event. */
-    aeSetDontWait(eventLoop, connTypesHavePendingData());
+     * must not wait for an fd event, nor jobs I/O threads finished. Last:
+     * from here a thread finishing a job wakes the loop. */
+    int io_done = ioThreadsBeforeSleep();
+    aeSetDontWait(eventLoop, connTypesHavePendingData() || io_done);
 
     /* The iteration that started in afterSleep() ends here (INFO stats
      * eventloop_*). The first call has no start. */
@@ -1427,6 +1431,7 @@ int main(int argc, char **argv) {
         exit(1);
     }
     setupSignalHandlers();
+    ioThreadsInit(); /* io-threads: started when there is work for them */
     if (server.pidfile || server.daemonize) {
         if (!server.pidfile) server.pidfile = zstrdup("/var/run/valkey.pid");
         createPidFile();

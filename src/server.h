@@ -24,6 +24,7 @@
 #include "connection.h"
 #include "dict.h"
 #include "hashtable.h"
+#include "io_threads.h"
 #include "log.h"
 #include "resp.h"
 #include "sds.h"
@@ -233,6 +234,10 @@ typedef struct serverDb {
 #define CLIENT_PRIMARY_FORCE_REPLY (1ULL << 52) /* The primary's client: this reply goes out (REPLCONF ACK). */
 #define CLIENT_PRE_PSYNC (1ULL << 53)           /* A replica that asked with SYNC: no +FULLRESYNC line. */
 #define CLIENT_SHUTDOWN_WAIT (1ULL << 57)       /* Its SHUTDOWN waits for lagging replicas (with CLIENT_BLOCKED). */
+/* An I/O thread has a job of this client (io_threads.c): its buffers and
+ * connection are the thread's until the main thread collects the job.
+ * Main thread only, like every flag here. */
+#define CLIENT_IO_PENDING_FLAG (1ULL << 54)
 
 /* Client capabilities (CLIENT CAPA, c->capa). */
 #define CLIENT_CAPA_REDIRECT (1 << 0) /* follows -REDIRECT from a standalone replica */
@@ -322,6 +327,7 @@ typedef struct client {
     size_t buf_peak;                  /* Most of buf used since the last reset (rbp). */
     mstime_t buf_peak_last_reset_time; /* clientsCron resets buf_peak every 5 s. */
     struct replClientData *repl;      /* replication.h: replicas and the primary's client, else NULL */
+    clientIO io;                      /* io_threads.h: hand-over to an I/O thread */
 } client;
 
 /* ---------------------------------------------------------------------------
@@ -606,7 +612,6 @@ struct valkeyServer {
     long long stat_unexpected_error_replies;
     long long stat_total_error_replies;
     long long stat_dump_payload_sanitizations;
-    long long stat_io_reads_processed, stat_io_writes_processed;
     long long stat_client_qbuf_limit_disconnections;
     long long stat_client_outbuf_limit_disconnections;
     long long stat_total_reads_processed, stat_total_writes_processed;
@@ -886,6 +891,7 @@ void clientAcceptHandler(connection *conn);
 void acceptCommonHandler(connection *conn, int flags, const char *ip);
 void readQueryFromClient(connection *conn);
 void processInputBuffer(client *c);
+int clientHasUnprocessedInput(client *c);
 int parseClientRequest(client *c);
 int handleClientsWithPendingWrites(void);
 int writeToClient(client *c, int handler_installed);
@@ -990,6 +996,8 @@ robj *createObject(int type, void *ptr);
 robj *createStringObject(const char *ptr, size_t len);
 robj *createRawStringObject(const char *ptr, size_t len);
 robj *createEmbeddedStringObject(const char *ptr, size_t len);
+robj *createObjectUnstamped(int type, void *ptr);
+robj *createStringObjectUnstamped(const char *ptr, size_t len);
 robj *createStringObjectFromLongLong(long long value);
 robj *createStringObjectFromLongLongForValue(long long value);
 int sharedIntegersUsable(void);

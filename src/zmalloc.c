@@ -461,3 +461,13 @@ size_t zmalloc_get_frag_smallbins(void) {
     }
     return frag;
 }
+
+/* See zmalloc.h. */
+int zmalloc_thread_arena(int arena) {
+    if (!zmalloc_defrag_available()) return -1;
+    unsigned a;
+    size_t sz = sizeof(a);
+    if (arena < 0) return mallctl("thread.arena", &a, &sz, NULL, 0) == 0 ? (int)a : -1;
+    a = (unsigned)arena;
+    return mallctl("thread.arena", NULL, NULL, &a, sizeof(a)) == 0 ? arena : -1;
+}

@@ -83,6 +83,14 @@ int zmalloc_defrag_hint(void *ptr);
  * Never NULL: on OOM the handler runs. */
 void *zmalloc_defrag_move(void *ptr);
 
+/* The jemalloc arena the calling thread allocates from: with arena -1
+ * returns it; otherwise moves the thread to that arena (its thread cache
+ * stays its own) and returns it. -1 where jemalloc does not serve malloc.
+ * I/O threads take the main thread's, so that what they allocate for the
+ * dataset (argument objects that become values) lives where the main
+ * thread's does, for one set of slabs to defragment and release. */
+int zmalloc_thread_arena(int arena);
+
 /* Bytes of free regions in the slabs of every small size class, over all
  * arenas: the fragmentation that moving blocks can recover (INFO
  * allocator_frag_bytes). Refreshes jemalloc's statistics first. 0 when

@@ -9,8 +9,9 @@
  * polling (aeSetBusyPoll: armed, disarmed, never delaying a timer), the
  * spin hook (aeSetSpinProc: work found ends the wait and is dispatched
  * after the fd events, an iteration later if they came together; sockets and
- * timers still served while it spins) and aeMain()/aeStop(). Handlers assert too:
- * a failure inside one is charged to the TEST block that ran the loop. */
+ * timers still served while it spins), edge-triggered registrations (AE_EDGE)
+ * and aeMain()/aeStop(). Handlers assert too: a failure inside one is charged
+ * to the TEST block that ran the loop. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -200,6 +201,57 @@ static void testPipeEvents(void) {
     ASSERT(aeProcessEvents(el, AE_FILE_EVENTS | AE_DONT_WAIT) == 0);
     aeDeleteFileEvent(el, p[0], AE_READABLE);
     ASSERT(el->maxfd == -1);
+    close(p[0]);
+    close(p[1]);
+    aeDeleteEventLoop(el);
+}
+
+/* Edge-triggered registration (AE_EDGE, aeSetFileEventEdge): a pipe with
+ * unread bytes fires once per write, not at every poll; switching the mode
+ * of a registered fd with bytes waiting fires it once more; back to level
+ * mode it fires at every poll again; unregistering forgets the mode. */
+static int edgeFired;
+static void onEdge(aeEventLoop *el, int fd, void *data, int mask) {
+    edgeFired++;
+}
+
+static int pollCountEdge(aeEventLoop *el, int polls) {
+    edgeFired = 0;
+    for (int j = 0; j < polls; j++) aeProcessEvents(el, AE_FILE_EVENTS | AE_DONT_WAIT);
+    return edgeFired;
+}
+
+static void testEdgeTriggered(void) {
+    aeEventLoop *el = aeCreateEventLoop(1024);
+    int p[2];
+    ASSERT(pipe(p) == 0);
+    ASSERT(aeCreateFileEvent(el, p[0], AE_READABLE | AE_EDGE, onEdge, NULL) == AE_OK);
+    ASSERT(aeGetFileEvents(el, p[0]) == (AE_READABLE | AE_EDGE));
+    ASSERT(write(p[1], "a", 1) == 1);
+    ASSERT(pollCountEdge(el, 3) == 1); /* unread, yet reported once */
+    ASSERT(write(p[1], "b", 1) == 1);
+    ASSERT(pollCountEdge(el, 3) == 1); /* a new arrival is a new edge */
+    /* Level mode: the unread bytes are reported at every poll. */
+    ASSERT(aeSetFileEventEdge(el, p[0], 0) == AE_OK);
+    ASSERT(aeGetFileEvents(el, p[0]) == AE_READABLE);
+    ASSERT(pollCountEdge(el, 3) == 3);
+    /* Back to edge mode with bytes waiting: re-armed, one event. */
+    ASSERT(aeSetFileEventEdge(el, p[0], 1) == AE_OK);
+    ASSERT(pollCountEdge(el, 3) == 1);
+    /* Adding the writable side keeps the mode. */
+    ASSERT(aeCreateFileEvent(el, p[0], AE_WRITABLE, onEdge, NULL) == AE_OK);
+    ASSERT(aeGetFileEvents(el, p[0]) == (AE_READABLE | AE_WRITABLE | AE_EDGE));
+    aeDeleteFileEvent(el, p[0], AE_WRITABLE);
+    ASSERT(aeGetFileEvents(el, p[0]) == (AE_READABLE | AE_EDGE));
+    /* Unregistered: the mode goes with the registration. */
+    aeDeleteFileEvent(el, p[0], AE_READABLE);
+    ASSERT(aeGetFileEvents(el, p[0]) == AE_NONE);
+    ASSERT(aeSetFileEventEdge(el, p[0], 1) == AE_OK); /* nothing registered: no-op */
+    ASSERT(aeGetFileEvents(el, p[0]) == AE_NONE);
+    ASSERT(aeCreateFileEvent(el, p[0], AE_READABLE, onEdge, NULL) == AE_OK);
+    ASSERT(pollCountEdge(el, 2) == 2);
+    ASSERT(aeSetFileEventEdge(el, -1, 1) == AE_ERR && errno == ERANGE);
+    aeDeleteFileEvent(el, p[0], AE_READABLE);
     close(p[0]);
     close(p[1]);
     aeDeleteEventLoop(el);
@@ -657,6 +709,7 @@ int main(int argc, char **argv) {
     TEST("ae: 0 ms timers do not starve the loop") testZeroTimerDoesNotStarve();
     TEST("ae: 500 timers come out sorted, deleted ones never") testManyTimers();
     TEST("ae: pipe readable and writable events") testPipeEvents();
+    TEST("ae: edge-triggered registrations (AE_EDGE)") testEdgeTriggered();
     TEST("ae: handler deleting another fired fd (and fd reuse)") testDeleteOtherDuringDispatch();
     TEST("ae: AE_BARRIER order, one call for a shared proc") testBarrier();
     TEST("ae: a handler growing the set mid-dispatch") testResizeDuringDispatch();

@@ -25,6 +25,7 @@ namespace eval ::vk {
     variable crash_patterns {
         "*crashed by signal*"
         "*Guru Meditation*"
+        "*ThreadSanitizer*"
         "*ASSERTION FAILED*"
         "*BUG REPORT START*"
         "*ERROR: AddressSanitizer*"
@@ -117,8 +118,23 @@ proc ::vk::tags_skip_reason {tags} {
     if {$::vk::cfg(external) && "external:skip" in $tags} {
         return "not run against an external server"
     }
+    if {[::vk::io_threads_mode] && "io-threads:skip" in $tags} {
+        return "not applicable with --io-threads (tagged io-threads:skip)"
+    }
     # rdma:skip and the like (see transport.tcl).
     return [::vk::transport_skip_reason $tags]
+}
+
+# 1 under ./runtest --io-threads: every server started gets the lines of
+# ::vk::io_threads_server_config, so that I/O threads serve every client
+# they can, however light the load (events-per-io-thread 0).
+proc ::vk::io_threads_mode {} {
+    return [expr {[info exists ::vk::cfg(io_threads)] && $::vk::cfg(io_threads)}]
+}
+
+proc ::vk::io_threads_server_config {} {
+    if {![::vk::io_threads_mode]} { return {} }
+    return {io-threads 4 events-per-io-thread 0}
 }
 
 # tags {list} {body}: adds tags to every test inside body.
@@ -426,6 +442,9 @@ proc ::vk::server_spawn {overrides} {
         append lines "\n# added by the test harness\n"
         append lines "dir [::vk::conf_quote $dir]\n"
         foreach {k v} [::vk::transport_server_config $port] {
+            append lines "$k [::vk::conf_quote $v]\n"
+        }
+        foreach {k v} [::vk::io_threads_server_config] {
             append lines "$k [::vk::conf_quote $v]\n"
         }
         foreach {k v} $overrides {

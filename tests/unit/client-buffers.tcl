@@ -71,8 +71,14 @@ start_server {tags {"client-buffers"} overrides {enable-debug-command yes}} {
         assert_equal 0 [client_field $id qbuf]
         assert_equal 0 [client_field $id qbuf-free]
         assert_equal 0 [client_field $id omem]
-        # The calling client sees its own request in the buffer it reads.
-        assert_match "*qbuf=26 *" [r client info]
+        # The calling client sees its own request in the buffer it reads;
+        # an I/O thread (--io-threads) took it out of the buffer when it
+        # parsed it, before it ran.
+        if {[::vk::io_threads_mode]} {
+            assert_match "*qbuf=0 *" [r client info]
+        } else {
+            assert_match "*qbuf=26 *" [r client info]
+        }
         $c close
     }
 

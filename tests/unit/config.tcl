@@ -212,6 +212,8 @@ start_server {tags {"config"} log_allow {"*maxmemory value set via CONFIG SET*"}
                 stream-node-max-bytes 4096 stream-node-max-entries 100
             } {
                 if {$name eq "port-skip"} continue
+                # ./runtest --io-threads starts every server with io-threads 4.
+                if {$name eq "io-threads" && [::vk::io_threads_mode]} continue
                 assert_equal $value [dict get $got $name] "default of $name"
             }
         }
