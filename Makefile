@@ -100,13 +100,13 @@ RDMA_TCL_ARGS ?=
 # The Tcl part runs over RDMA only the files listed in tests/rdma/tcl-files
 # (those that exercise the transport), with a VM time-out of about twice
 # their measured time; RDMA_TCL_ARGS adds runtest options.
-RDMA_TCL_VM_TIMEOUT ?= 1200
+RDMA_TCL_VM_TIMEOUT ?= 360
 
 test-rdma: all
 	$(MAKE) -C src tclrdma unit/test_conn_rdma
 	./utils/rdma-vm --check && ./utils/rdma-vm tests/rdma/run.sh && ./utils/rdma-vm tests/rdma/tools.sh && \
 		./utils/rdma-vm tests/rdma/replication.sh && ./utils/rdma-vm tests/rdma/repl-region.sh
-	RDMA_VM_TIMEOUT=$(RDMA_TCL_VM_TIMEOUT) ./utils/rdma-vm ./runtest --rdma --timeout 600 \
+	RDMA_VM_TIMEOUT=$(RDMA_TCL_VM_TIMEOUT) ./utils/rdma-vm ./runtest --rdma --timeout 240 \
 		$$(awk '!/^#/ && NF { print "--single", $$1 }' tests/rdma/tcl-files) $(RDMA_TCL_ARGS)
 
 # The fuzz targets (fuzz/Makefile): each parser that reads outside bytes,
