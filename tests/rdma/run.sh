@@ -311,9 +311,9 @@ if [ "$took" != never ] && awk -v t="$took" 'BEGIN { exit !(t < 30) }'; then
 else
     bad "SYNC session whose client was killed -9: the server did not answer within 90 s"
 fi
-check "the killed client's script ran on to its end" "$(tcli GET ldbkill)" 1
+check "the killed client's script ran on to its end" "$(timeout 10 redis-cli -h 127.0.0.1 -p "$TCPPORT" GET ldbkill)" 1
 grep -q 'synchronous debugging eval session ended' "$LOG" && ok "log: the session ended" || bad "no 'session ended' in the log"
-check "RDMA clients served after the session" "$(cli PING)" PONG
+check "RDMA clients served after the session" "$(cli -t 10 PING)" PONG
 
 # ------------------------------------------------------------ maxclients
 # Over maxclients the connection is accepted, told why, and closed: the same
