@@ -392,11 +392,11 @@ if [ "$took" != never ] && awk -v t="$took" 'BEGIN { exit !(t < 60) }'; then
 else
     bad "SYNC session cut off by the wire: the server did not answer within 90 s"
 fi
-check "the vanished client's script ran on to its end" "$(redis-cli -p "$CUTTCP" GET ldbcut)" 1
+check "the vanished client's script ran on to its end" "$(timeout 10 redis-cli -p "$CUTTCP" GET ldbcut)" 1
 grep -q 'RDMA: dropping connection .*: peer unreachable: keepalives unacknowledged for 30 s' "$DIR/cut.log" &&
     ok "log: RDMA: dropping connection ...: peer unreachable" || bad "no 'peer unreachable' line in the log"
 grep -q 'synchronous debugging eval session ended' "$DIR/cut.log" && ok "log: the session ended" || bad "no 'session ended' in the log"
-redis-cli -p "$CUTTCP" SHUTDOWN NOSAVE > /dev/null 2>&1
+timeout 10 redis-cli -p "$CUTTCP" SHUTDOWN NOSAVE > /dev/null 2>&1 || kill -9 $SPID 2>/dev/null
 wait $SPID 2>/dev/null
 SPID=""
 
