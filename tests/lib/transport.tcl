@@ -164,6 +164,8 @@ proc ::vk::transport_skip_reason {tags} {
         fork       "forks a debugging child, which cannot serve an RDMA connection; SCRIPT DEBUG YES is refused over RDMA"
         cluster    "tests the cluster bus, which runs over TCP or TLS only so far"
         loopback   "needs a client that is not on loopback, which an RDMA peer never is: protected mode over RDMA is checked in tests/rdma/run.sh"
+        child-fd   "checks that a forked child holds no client socket; an RDMA connection is no fd a child could hold"
+        tls-transport "tests TLS connections, which a test client over RDMA does not make"
         many-connections "opens thousands of connections: each costs registered buffers and seconds of set-up in the emulated VM"
     }
     foreach t $tags {
