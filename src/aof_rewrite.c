@@ -338,18 +338,18 @@ int aofRewriteCommands(rio *r) {
     if (!aofRewriteFunctions(r)) return C_ERR;
     for (int j = 0; j < server.dbnum; j++) {
         serverDb *db = server.db + j;
-        if (hashtableSize(db->keys) == 0) continue;
+        if (kvstoreSize(db->keys) == 0) continue;
         if (!aofWriteCount(r, '*', 2) || !aofWriteBulkStr(r, "SELECT") || !aofWriteBulkLongLong(r, j)) return C_ERR;
-        hashtableIterator iter;
-        hashtableInitIterator(&iter, db->keys, 0);
+        kvstoreIterator iter;
+        kvstoreIteratorInit(&iter, db->keys, -1, 0);
         void *entry;
         int ok = 1;
-        while (ok && hashtableNext(&iter, &entry)) {
+        while (ok && kvstoreIteratorNext(&iter, &entry)) {
             ok = aofRewriteKey(r, entry);
             /* rdb-key-save-delay (tests): a slow child, as the RDB writer has it */
             if (server.rdb_key_save_delay > 0) usleep((useconds_t)server.rdb_key_save_delay);
         }
-        hashtableResetIterator(&iter);
+        kvstoreIteratorReset(&iter);
         if (!ok) return C_ERR;
     }
     return C_OK;

@@ -37,6 +37,7 @@
  * after the command that woke it; the command rewrites itself into its
  * non-blocking form (LPOP, LMOVE, ZPOPMIN...) for that. */
 #include "blocked.h"
+#include "cluster.h"
 
 #include <math.h>
 
@@ -321,6 +322,22 @@ void unblockClient(client *c, int reply_timeout) {
     /* The blocked command is over: drop its argv and go on reading. */
     resetClient(c);
     queueUnblockedClient(c);
+}
+
+/* See blocked.h. */
+void blockedRedirectClusterClients(void) {
+    if (!blocked || listLength(blocked) == 0) return;
+    listIter li;
+    listNode *ln;
+    listRewind(blocked, &li);
+    while ((ln = listNext(&li))) {
+        client *c = listNodeValue(ln);
+        int btype = c->bstate->btype;
+        if (btype != BLOCKED_LIST && btype != BLOCKED_ZSET && btype != BLOCKED_STREAM) continue;
+        if (c->bstate->numkeys == 0) continue;
+        /* All its keys are in one slot (routing checked): the first says. */
+        if (clusterRedirectBlockedClient(c, c->bstate->keys[0])) unblockClient(c, 0);
+    }
 }
 
 /* See blocked.h. */

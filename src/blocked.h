@@ -64,6 +64,13 @@ int blockingDenied(client *c);
  * loop. */
 void disconnectAllBlockedClients(void);
 
+/* Cluster mode: every client blocked on keys (lists, sorted sets,
+ * streams) is offered to clusterRedirectBlockedClient(), which replies
+ * -MOVED or -CLUSTERDOWN when its keys' slot is served elsewhere now or
+ * the cluster is down; such a client is unblocked with that reply.
+ * clusterCron(), event loop. */
+void blockedRedirectClusterClients(void);
+
 /* Blocks c (whose command stays in argv) on keys[0..numkeys) of c->db
  * until one of them is served, timeout (absolute ms, 0 = never) passes,
  * or CLIENT UNBLOCK. Duplicate keys are ignored. Must only be called from

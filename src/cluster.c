@@ -33,11 +33,16 @@
  * epoch). A save that fails is fatal, as in Valkey: a node must not go on
  * with a view it cannot persist.
  *
+ * A slot this node loses to a node with a greater configEpoch while it
+ * still holds keys in it is "dirty": those keys are deleted (db.c), as
+ * Valkey does.
+ *
  * Left to later steps: replicas in cluster mode (CLUSTER REPLICATE,
- * elections and failover, replica migration), slot migration and the
- * keyspace by slot (keys dropped when a slot is lost, nodes.conf checked
- * against the data). Everything here runs in the main thread. */
+ * elections and failover, replica migration), slot migration and command
+ * routing (nodes.conf checked against the data). Everything here runs in
+ * the main thread. */
 #include "cluster.h"
+#include "blocked.h"
 #include "cluster_conf.h"
 #include "replication.h"
 
@@ -540,13 +545,20 @@ void clusterUpdateSlotsConfigWith(clusterNode *sender, uint64_t senderConfigEpoc
         serverLog(LL_NOTICE, "Discarding UPDATE message about myself.");
         return;
     }
-    int lost = 0;
+    int lost = 0, dirty_count = 0;
+    int *dirty = NULL; /* slots we lose while still holding keys in them */
     for (int j = 0; j < CLUSTER_SLOTS; j++) {
         if (!clusterSlotBitmapTest(slots, j)) continue;
         clusterNode *owner = server.cluster->slots[j];
         if (owner == sender || server.cluster->importing_slots_from[j]) continue;
         if (owner && owner->configEpoch >= senderConfigEpoch) continue;
-        if (owner == myself) lost++;
+        if (owner == myself) {
+            lost++;
+            if (dbSlotKeyCount(j)) {
+                if (dirty == NULL) dirty = zmalloc(sizeof(int) * CLUSTER_SLOTS);
+                dirty[dirty_count++] = j;
+            }
+        }
         clusterDelSlot(j);
         clusterAddSlot(sender, j);
         if (server.cluster->migrating_slots_to[j] == sender) server.cluster->migrating_slots_to[j] = NULL;
@@ -558,6 +570,15 @@ void clusterUpdateSlotsConfigWith(clusterNode *sender, uint64_t senderConfigEpoc
     if (lost && myself->numslots == 0)
         serverLog(LL_NOTICE, "Node %.40s (%s) took all the slots of this node: it stays a primary without slots.",
                   sender->name, sender->human_nodename);
+    /* The keys of a slot another node now serves would never be reached
+     * again (clients are sent there) and would come back to life if the
+     * slot did: like Valkey, drop them. */
+    for (int j = 0; j < dirty_count; j++) {
+        serverLog(LL_NOTICE, "Deleting keys in dirty slot %d on node %.40s (%s) in shard %.40s", dirty[j],
+                  myself->name, myself->human_nodename, myself->shard_id);
+        dbDeleteKeysInSlot(dirty[j]);
+    }
+    zfree(dirty);
 }
 
 /* ---------------------------------------------------------------------------
@@ -1024,6 +1045,9 @@ void clusterCron(void) {
     dictReleaseIterator(di);
 
     if (update_state || server.cluster->state == CLUSTER_FAIL) clusterUpdateState();
+    /* Clients blocked on keys of a slot served elsewhere now, or with the
+     * cluster down, are told so (cluster_route.c). */
+    blockedRedirectClusterClients();
 }
 
 /* See cluster.h. */

@@ -227,6 +227,60 @@ void clusterReset(int hard);
 int clusterNodeIsVotingPrimary(const clusterNode *n);
 uint64_t clusterNodeEpoch(const clusterNode *n);
 int clusterNodeClientPort(const clusterNode *n, int use_tls);
+/* The endpoint cluster-preferred-endpoint-type names n by: its IP, its
+ * hostname ("?" when it announced none) or "" (unknown-endpoint), as
+ * CLUSTER SLOTS and -MOVED/-ASK show it. Borrowed from n. */
+const char *clusterNodePreferredEndpoint(const clusterNode *n);
+
+/* cluster_route.c: which node serves a command (see its opening comment). */
+#define CLUSTER_ROUTE_OK 0
+#define CLUSTER_ROUTE_CROSS_SLOT 1   /* -CROSSSLOT */
+#define CLUSTER_ROUTE_TRYAGAIN 2     /* -TRYAGAIN: multi-key, some keys missing in an open slot */
+#define CLUSTER_ROUTE_ASK 3          /* -ASK: the key went to the slot's migration target */
+#define CLUSTER_ROUTE_MOVED 4        /* -MOVED: another node owns the slot */
+#define CLUSTER_ROUTE_DOWN_STATE 5   /* -CLUSTERDOWN The cluster is down */
+#define CLUSTER_ROUTE_DOWN_RO_STATE 6 /* -CLUSTERDOWN ... only accepts read commands */
+#define CLUSTER_ROUTE_DOWN_UNBOUND 7 /* -CLUSTERDOWN Hash slot not served */
+
+/* The node that should serve c's command (c->cmd, c->argv; for EXEC its
+ * queue): myself (*result CLUSTER_ROUTE_OK) when this node serves it,
+ * another node with *result MOVED or ASK, or NULL with the error in
+ * *result. *slot is the keys' slot, -1 when it has none. Reads the slot
+ * map and the keyspace (migrating slots); changes nothing. Main thread;
+ * cluster mode only. */
+clusterNode *clusterRouteQuery(client *c, int *slot, int *result);
+
+/* Replies result (not CLUSTER_ROUTE_OK) to c in Valkey 8's words: n and
+ * slot name the node and slot of MOVED and ASK. */
+void clusterRedirectClient(client *c, clusterNode *n, int slot, int result);
+
+/* processCommand()'s check in cluster mode, for a command with keys or
+ * EXEC: returns 1 when c's command was redirected or refused (the reply is
+ * sent, a transaction marked or dropped), 0 when this node runs it. */
+int clusterRedirectIfNeeded(client *c);
+
+/* A command a script run by caller is about to run (server.call): NULL
+ * when this node may run it, else the error text (static, "ERR ...", as
+ * Valkey's). *script_slot is the slot the script's keys so far hash to
+ * (-1: none yet), updated; allow_cross_slot (allow-cross-slot-keys) lifts
+ * the one-slot rule. Cluster mode only. */
+const char *clusterScriptCommandDenied(client *caller, struct serverCommand *cmd, robj **argv, int argc,
+                                       int allow_cross_slot, int *script_slot);
+
+/* The slot of the first key of a command (all its keys, as processCommand()
+ * checked them), or -1 when it has none or they span slots. */
+int clusterCommandKeysSlot(struct serverCommand *cmd, robj **argv, int argc);
+
+/* For a client blocked on keys whose first is firstkey: replies -MOVED
+ * (the slot is served by another node and not imported here), -CLUSTERDOWN
+ * Hash slot not served (by nobody) or -CLUSTERDOWN The cluster is down,
+ * and returns 1 (the caller unblocks it); 0 while this node still serves
+ * it. A READONLY client's read waits on the primary's replica. */
+int clusterRedirectBlockedClient(client *c, robj *firstkey);
+
+/* Called after each command c ran (resetClient()): ASKING covers one
+ * command, or a whole transaction. */
+void clusterAfterCommand(client *c, struct serverCommand *cmd);
 const char *clusterAnnouncedIp(void);
 
 /* cluster_bus.c: links and messages. */

@@ -10,10 +10,11 @@
  * Built here: INFO, NODES, MYID, MYSHARDID, SHARDS, SLOTS, KEYSLOT,
  * ADDSLOTS[RANGE], DELSLOTS[RANGE], FLUSHSLOTS, MEET, FORGET, RESET,
  * SAVECONFIG, SET-CONFIG-EPOCH, BUMPEPOCH, COUNT-FAILURE-REPORTS, LINKS,
- * HELP, and ASKING (it only flags the client: routing comes with the
- * keyspace by slot). Left for later steps, and absent from the command
- * table until then: SETSLOT, REPLICATE, FAILOVER, REPLICAS/SLAVES,
- * COUNTKEYSINSLOT, GETKEYSINSLOT, SLOT-STATS.
+ * HELP, COUNTKEYSINSLOT, GETKEYSINSLOT, SLOT-STATS (key-count: the
+ * keyspace counts each slot's keys, db.c), and ASKING (it only flags the
+ * client: routing comes later). Left for later steps, and absent from the
+ * command table until then: SETSLOT, REPLICATE, FAILOVER, REPLICAS/SLAVES;
+ * SLOT-STATS' cpu-usec and network-bytes-in/-out metrics.
  *
  * The CLUSTER NODES line format is nodes.conf's without the aux fields:
  *   <id> <ip>:<port>@<cport>[,<hostname>] <flags> <primary|-> <ping sent>
@@ -171,9 +172,8 @@ static void clusterInfoCommand(client *c) {
  * CLUSTER SLOTS and CLUSTER SHARDS
  * ------------------------------------------------------------------------ */
 
-/* The endpoint cluster-preferred-endpoint-type asks for ("?" for a
- * hostname that is not known). */
-static const char *preferredEndpoint(const clusterNode *n) {
+/* See cluster.h. */
+const char *clusterNodePreferredEndpoint(const clusterNode *n) {
     switch (server.cluster_preferred_endpoint_type) {
     case CLUSTER_ENDPOINT_TYPE_IP: return n->ip;
     case CLUSTER_ENDPOINT_TYPE_HOSTNAME: return sdslen(n->hostname) ? n->hostname : "?";
@@ -265,7 +265,7 @@ static void addShardNodeReply(client *c, const clusterNode *n, int use_tls) {
     addReplyBulkCString(c, "ip");
     addReplyBulkCString(c, n->ip);
     addReplyBulkCString(c, "endpoint");
-    addReplyBulkCString(c, preferredEndpoint(n));
+    addReplyBulkCString(c, clusterNodePreferredEndpoint(n));
     fields += 2;
     if (sdslen(n->hostname)) {
         addReplyBulkCString(c, "hostname");
@@ -392,6 +392,156 @@ static void clusterSaveconfigCommand(client *c) {
         addReplyErrorFormat(c, "error saving the cluster node config: %s", err);
 }
 
+/* ---------------------------------------------------------------------------
+ * Keys by slot: COUNTKEYSINSLOT, GETKEYSINSLOT, SLOT-STATS
+ * ------------------------------------------------------------------------ */
+
+static int slotArgOrReply(client *c, robj *arg);
+
+static void clusterCountkeysinslotCommand(client *c) {
+    if (!clusterEnabledOrReply(c)) return;
+    long long slot;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &slot, NULL) != C_OK) return;
+    if (slot < 0 || slot >= CLUSTER_SLOTS) {
+        addReplyError(c, "Invalid slot");
+        return;
+    }
+    addReplyLongLong(c, (long long)dbSlotKeyCount((int)slot));
+}
+
+/* Up to count key names of a slot, expired or not, as Valkey lists them
+ * (resharding tools MIGRATE what they get). Visits that slot's table
+ * only. */
+static void clusterGetkeysinslotCommand(client *c) {
+    if (!clusterEnabledOrReply(c)) return;
+    long long slot, count;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &slot, NULL) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[3], &count, NULL) != C_OK) return;
+    if (slot < 0 || slot >= CLUSTER_SLOTS || count < 0) {
+        addReplyError(c, "Invalid slot or number of keys");
+        return;
+    }
+    size_t in_slot = dbSlotKeyCount((int)slot);
+    long long n = (unsigned long long)count < in_slot ? count : (long long)in_slot;
+    addReplyArrayLen(c, n);
+    if (n == 0) return;
+    kvstoreIterator iter;
+    kvstoreIteratorInit(&iter, server.db[0].keys, (int)slot, 0);
+    void *entry;
+    for (long long j = 0; j < n && kvstoreIteratorNext(&iter, &entry); j++) {
+        sds key = objectGetKey(entry);
+        addReplyBulkCBuffer(c, key, sdslen(key));
+    }
+    kvstoreIteratorReset(&iter);
+}
+
+/* 1 when slot is served by this node's shard: its own slots, or its
+ * primary's when it is a replica. SLOT-STATS reports those only. */
+static int slotIsInMyShard(int slot) {
+    clusterNode *primary = clusterNodeIsPrimary(myself) ? myself : myself->replicaof;
+    return primary != NULL && clusterSlotBitmapTest(primary->slots, slot);
+}
+
+/* One SLOT-STATS entry: [slot, {key-count: n}]. */
+static void addReplySlotStat(client *c, int slot) {
+    addReplyArrayLen(c, 2);
+    addReplyLongLong(c, slot);
+    addReplyMapLen(c, 1);
+    addReplyBulkCString(c, "key-count");
+    addReplyLongLong(c, (long long)dbSlotKeyCount(slot));
+}
+
+/* A slot and the statistic SLOT-STATS ORDERBY sorts it by. */
+typedef struct {
+    int slot;
+    unsigned long long stat;
+} slotStatSortEntry;
+
+/* qsort comparators: by the statistic, ties by ascending slot. */
+static int slotStatCompareAsc(const void *a, const void *b) {
+    const slotStatSortEntry *x = a, *y = b;
+    if (x->stat != y->stat) return x->stat < y->stat ? -1 : 1;
+    return x->slot - y->slot;
+}
+
+static int slotStatCompareDesc(const void *a, const void *b) {
+    const slotStatSortEntry *x = a, *y = b;
+    if (x->stat != y->stat) return x->stat > y->stat ? -1 : 1;
+    return x->slot - y->slot;
+}
+
+/* SLOT-STATS SLOTSRANGE start end: the slots of the range this shard
+ * serves, in slot order. */
+static void clusterSlotStatsRange(client *c) {
+    int start = slotArgOrReply(c, c->argv[3]);
+    if (start < 0) return;
+    int end = slotArgOrReply(c, c->argv[4]);
+    if (end < 0) return;
+    if (start > end) {
+        addReplyErrorFormat(c, "Start slot number %d is greater than end slot number %d", start, end);
+        return;
+    }
+    long n = 0;
+    for (int slot = start; slot <= end; slot++) n += slotIsInMyShard(slot);
+    addReplyArrayLen(c, n);
+    for (int slot = start; slot <= end; slot++)
+        if (slotIsInMyShard(slot)) addReplySlotStat(c, slot);
+}
+
+/* SLOT-STATS ORDERBY metric [LIMIT n] [ASC|DESC]: this shard's slots
+ * sorted by the metric (descending unless ASC), the first n (all). */
+static void clusterSlotStatsOrderBy(client *c) {
+    if (strcasecmp(objectGetVal(c->argv[3]), "key-count")) {
+        addReplyError(c, "Unrecognized sort metric for ORDERBY.");
+        return;
+    }
+    long limit = CLUSTER_SLOTS;
+    int desc = 1, limits = 0, orders = 0;
+    for (int j = 4; j < c->argc; j++) {
+        const char *opt = objectGetVal(c->argv[j]);
+        if (!strcasecmp(opt, "limit") && j + 1 < c->argc) {
+            if (getRangeLongFromObjectOrReply(c, c->argv[++j], 1, CLUSTER_SLOTS, &limit,
+                                              "Limit has to lie in between 1 and 16384 (maximum number of slots).") !=
+                C_OK)
+                return;
+            limits++;
+        } else if (!strcasecmp(opt, "asc") || !strcasecmp(opt, "desc")) {
+            desc = !strcasecmp(opt, "desc");
+            orders++;
+        } else {
+            addReplyErrorObject(c, shared.syntaxerr);
+            return;
+        }
+        if (limits > 1 || orders > 1) {
+            addReplyError(c, "Multiple filters of the same type are disallowed.");
+            return;
+        }
+    }
+    slotStatSortEntry *entries = zmalloc(sizeof(*entries) * CLUSTER_SLOTS);
+    int n = 0;
+    for (int slot = 0; slot < CLUSTER_SLOTS; slot++) {
+        if (!slotIsInMyShard(slot)) continue;
+        entries[n].slot = slot;
+        entries[n].stat = dbSlotKeyCount(slot);
+        n++;
+    }
+    qsort(entries, (size_t)n, sizeof(*entries), desc ? slotStatCompareDesc : slotStatCompareAsc);
+    if (n > limit) n = (int)limit;
+    addReplyArrayLen(c, n);
+    for (int j = 0; j < n; j++) addReplySlotStat(c, entries[j].slot);
+    zfree(entries);
+}
+
+static void clusterSlotStatsCommand(client *c) {
+    if (!clusterEnabledOrReply(c)) return;
+    if (c->argc == 5 && !strcasecmp(objectGetVal(c->argv[2]), "slotsrange"))
+        clusterSlotStatsRange(c);
+    else if (c->argc >= 4 && !strcasecmp(objectGetVal(c->argv[2]), "orderby"))
+        clusterSlotStatsOrderBy(c);
+    else
+        addReplySubcommandSyntaxError(c);
+}
+
 /* The node an argument names, or NULL with "Unknown node" replied. */
 static clusterNode *nodeArgOrReply(client *c, robj *arg) {
     sds name = objectGetVal(arg);
@@ -455,7 +605,7 @@ static void clusterSetConfigEpochCommand(client *c) {
 /* Keys in any database: a primary with keys may not drop its slots. */
 static int datasetIsEmpty(void) {
     for (int j = 0; j < server.dbnum; j++)
-        if (hashtableSize(server.db[j].keys)) return 0;
+        if (kvstoreSize(server.db[j].keys)) return 0;
     return 1;
 }
 
@@ -681,6 +831,8 @@ static void clusterHelpCommand(client *c) {
         "    Assign slots which are between <start-slot> and <end-slot> to current node.",
         "BUMPEPOCH",
         "    Advance the cluster config epoch.",
+        "COUNTKEYSINSLOT <slot>",
+        "    Return the number of keys in <slot>.",
         "COUNT-FAILURE-REPORTS <node-id>",
         "    Return number of failure reports for <node-id>.",
         "DELSLOTS <slot> [<slot> ...]",
@@ -691,6 +843,8 @@ static void clusterHelpCommand(client *c) {
         "    Remove a node from the cluster.",
         "FLUSHSLOTS",
         "    Delete current node own slots information.",
+        "GETKEYSINSLOT <slot> <count>",
+        "    Return key names stored by current node in a slot.",
         "MEET <ip> <port> [<bus-port>]",
         "    Connect nodes into a working cluster.",
         "RESET [HARD|SOFT]",
@@ -699,6 +853,8 @@ static void clusterHelpCommand(client *c) {
         "    Set config epoch of current node.",
         "SAVECONFIG",
         "    Force saving cluster configuration on disk.",
+        "SLOT-STATS SLOTSRANGE <start slot> <end slot> | ORDERBY <metric> [LIMIT <limit>] [ASC|DESC]",
+        "    Return the key-count of the slots this node's shard serves, by range or sorted by <metric>.",
         "LINKS",
         "    Return information about all network links between this node and its peers.",
         "    Output format is an array where each array element is a map containing attributes of a link",
@@ -708,7 +864,7 @@ static void clusterHelpCommand(client *c) {
 }
 
 /* ASKING: the next command may touch a slot this node is importing. */
-static void askingCommand(client *c) {
+void askingCommand(client *c) {
     if (!clusterEnabledOrReply(c)) return;
     c->flags |= CLIENT_ASKING;
     addReply(c, shared.ok);
@@ -734,6 +890,9 @@ static struct serverCommand clusterSubcommands[] = {
      .flags = CMD_ADMIN | CMD_STALE, .group = "cluster", .since = "3.0.0",
      .summary = "Returns the number of active failure reports active for a node.",
      .complexity = "O(N) where N is the number of failure reports", .args = "node-id"},
+    {.name = "countkeysinslot", .proc = clusterCountkeysinslotCommand, .arity = 3, .flags = CMD_STALE,
+     .group = "cluster", .since = "3.0.0", .summary = "Returns the number of keys in a hash slot.",
+     .complexity = "O(1)", .args = "slot:integer"},
     {.name = "delslots", .proc = clusterDelslotsCommand, .arity = -3, .flags = ADMIN_SUB, .group = "cluster",
      .since = "3.0.0", .summary = "Sets hash slots as unbound for a node.",
      .complexity = "O(N) where N is the total number of hash slot arguments", .args = "slot:integer [slot:integer ...]"},
@@ -745,6 +904,9 @@ static struct serverCommand clusterSubcommands[] = {
      .since = "3.0.0", .summary = "Deletes all slots information from a node.", .complexity = "O(1)"},
     {.name = "forget", .proc = clusterForgetCommand, .arity = 3, .flags = ADMIN_SUB, .group = "cluster",
      .since = "3.0.0", .summary = "Removes a node from the nodes table.", .complexity = "O(1)", .args = "node-id"},
+    {.name = "getkeysinslot", .proc = clusterGetkeysinslotCommand, .arity = 4, .flags = CMD_STALE,
+     .group = "cluster", .since = "3.0.0", .summary = "Returns the key names in a hash slot.",
+     .complexity = "O(N) where N is the number of requested keys", .args = "slot:integer count:integer"},
     {.name = "help", .proc = clusterHelpCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "cluster",
      .since = "5.0.0", .summary = "Returns helpful text about the different subcommands.", .complexity = "O(1)"},
     {.name = "info", .proc = clusterInfoCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "cluster",
@@ -778,6 +940,12 @@ static struct serverCommand clusterSubcommands[] = {
     {.name = "shards", .proc = clusterShardsCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "cluster",
      .since = "7.0.0", .summary = "Returns the mapping of cluster slots to shards.",
      .complexity = "O(N) where N is the total number of cluster nodes"},
+    {.name = "slot-stats", .proc = clusterSlotStatsCommand, .arity = -4, .flags = CMD_LOADING | CMD_STALE,
+     .group = "cluster",
+     .since = "8.0.0", .summary = "Return an array of slot usage statistics for slots assigned to the current node.",
+     .complexity = "O(N) where N is the total number of slots based on arguments. O(N*log(N)) with ORDERBY "
+                   "subcommand.",
+     .args = "filter=<slotsrange=<SLOTSRANGE start-slot:integer end-slot:integer> | orderby=<ORDERBY metric [LIMIT limit:integer] [order=[ASC | DESC]]>>"},
     {.name = "slots", .proc = clusterSlotsCommand, .arity = 2, .flags = CMD_LOADING | CMD_STALE, .group = "cluster",
      .since = "3.0.0", .summary = "Returns the mapping of cluster slots to nodes.",
      .complexity = "O(N) where N is the total number of Cluster nodes"},

@@ -14,6 +14,7 @@
 #include "cluster_slot.h"
 #include "crc16.h"
 
+#include <stdint.h>
 #include <string.h>
 
 unsigned int keyHashSlot(const char *key, size_t keylen) {
@@ -24,6 +25,30 @@ unsigned int keyHashSlot(const char *key, size_t keylen) {
         if (close && close > open + 1) return crc16(open + 1, (size_t)(close - open - 1)) & (CLUSTER_SLOTS - 1);
     }
     return crc16(key, keylen) & (CLUSTER_SLOTS - 1);
+}
+
+/* See cluster_slot.h. Walks the pattern once: a glob character or an
+ * escape before the slot is known makes any slot possible; the first '{'
+ * opens the tag, the first '}' after it closes it ("{}" leaves the key
+ * hashed whole, as keyHashSlot() does). */
+int patternHashSlot(const char *pattern, size_t len) {
+    size_t open = SIZE_MAX; /* position of the tag's '{', SIZE_MAX before it */
+    int tag_empty = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = pattern[i];
+        if (ch == '*' || ch == '?' || ch == '[' || ch == '\\') return -1;
+        if (tag_empty) continue; /* the key is hashed whole: every byte must be literal */
+        if (open == SIZE_MAX && ch == '{') {
+            open = i;
+        } else if (open != SIZE_MAX && ch == '}') {
+            if (i == open + 1) {
+                tag_empty = 1;
+                continue;
+            }
+            return crc16(pattern + open + 1, i - open - 1) & (CLUSTER_SLOTS - 1);
+        }
+    }
+    return crc16(pattern, len) & (CLUSTER_SLOTS - 1);
 }
 
 void clusterSlotBitmapSetRange(unsigned char *bitmap, int first, int last) {

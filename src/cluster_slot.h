@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #define CLUSTER_SLOTS 16384
+#define CLUSTER_SLOT_BITS 14 /* CLUSTER_SLOTS == 1 << CLUSTER_SLOT_BITS */
 #define CLUSTER_SLOT_BITMAP_LEN (CLUSTER_SLOTS / 8)
 
 /* Returns the hash slot (0..16383) of a key: the CRC-16 of the key modulo
@@ -20,6 +21,14 @@
  * with at least one byte between the first '{' and the first '}' after
  * it -- the CRC-16 of those bytes only. Binary safe; pure; any thread. */
 unsigned int keyHashSlot(const char *key, size_t keylen);
+
+/* The slot of every key a glob-style pattern (KEYS, SCAN MATCH) can match,
+ * when the pattern fixes it, else -1. It does when the pattern up to the
+ * end of its first non-empty hash tag, or the whole pattern when it has
+ * none, is made of literal bytes: "{user1}:*" -> the slot of "user1",
+ * "exact" -> the slot of "exact"; "*{user1}", "{us*r}:x" and "a\\{b}"
+ * (an escape) -> -1. Pure; any thread. */
+int patternHashSlot(const char *pattern, size_t len);
 
 /* Slot bitmaps of CLUSTER_SLOT_BITMAP_LEN bytes; slot must be in range. */
 static inline int clusterSlotBitmapTest(const unsigned char *bitmap, int slot) {

@@ -1,7 +1,9 @@
 /* db.c - the keyspace: lookups, insertion, deletion and expiry metadata of
  * keys, plus the generic key commands (DEL, EXISTS, RENAME, SCAN, ...).
  *
- * Each database has two hashtables (hashtable.c) of the same objects: `keys`
+ * Each database has two tables of the same objects: `keys` (a kvstore.c,
+ * one hashtable in standalone mode, one per hash slot for db 0 in cluster
+ * mode, so that a slot's keys are counted and listed without a scan)
  * holds every value, each carrying its own key name (and its expire time,
  * when it has one) inside its allocation (object.c), so a key costs one
  * allocation plus a bucket slot; `expires` holds the values that have a
@@ -22,6 +24,7 @@
 #include "server.h"
 
 #include "blocked.h"
+#include "cluster.h"
 #include "multi.h"
 #include "propagate.h"
 #include "snapshot.h"
@@ -67,11 +70,68 @@ hashtableType dbExpiresHashtableType = {
     .resizeAllowed = dbResizeAllowed,
 };
 
+/* The hot paths below (every GET, SET) test the keyspace's one table
+ * (kvstoreOnlyTable(): standalone mode) and use it as a bare hashtable,
+ * so that standalone mode pays one load and one branch for the split
+ * keyspace; cluster mode's slot tables are reached out of line. */
+
+/* dbFind() in cluster mode: the key's slot table. */
+static __attribute__((noinline)) robj *dbFindInSlotTable(serverDb *db, sds key) {
+    void *o;
+    return kvstoreFind(db->keys, dbKeySlot(key), key, &o) ? o : NULL;
+}
+
+/* dbFind() for the lookups of this file, inline. */
+static inline robj *dbFindInline(serverDb *db, sds key) {
+    hashtable *ht = kvstoreOnlyTable(db->keys);
+    void *o;
+    if (__builtin_expect(ht == NULL, 0)) return dbFindInSlotTable(db, key);
+    return hashtableFind(ht, key, &o) ? o : NULL;
+}
+
+/* kvstoreFindRefOrPosition() on key's table, inline for standalone. */
+static inline void **dbFindRefOrPosition(serverDb *db, sds key, hashtablePosition *pos) {
+    hashtable *ht = kvstoreOnlyTable(db->keys);
+    if (__builtin_expect(ht != NULL, 1)) return hashtableFindRefOrPosition(ht, key, pos);
+    return kvstoreFindRefOrPosition(db->keys, dbKeySlot(key), key, pos);
+}
+
+/* See server.h: db->keys is split by slot in cluster mode (db 0 only:
+ * the other databases stay empty there), one table otherwise. */
+kvstore *dbCreateKeyspace(int dbid) {
+    return kvstoreCreate(&dbKeysHashtableType, server.cluster_enabled && dbid == 0 ? CLUSTER_SLOT_BITS : 0);
+}
+
+/* See server.h: dbKeyIndex()'s cluster-mode path, out of line so that
+ * standalone lookups stay small enough to inline. */
+int dbKeySlot(sds key) {
+    return (int)keyHashSlot(key, sdslen(key));
+}
+
+/* See server.h. */
+hashtable *dbRandomKeysTable(serverDb *db) {
+    int idx = kvstoreFairRandomTableIndex(db->keys);
+    return idx < 0 ? NULL : kvstoreGetTable(db->keys, idx);
+}
+
+/* kvstoreExpand() skip callback: the slots this node does not serve. */
+static int dbExpandSkipSlot(void *privdata, int slot) {
+    (void)privdata;
+    return !clusterNodeIsMyself(clusterNodeBySlot(slot));
+}
+
+/* See server.h. */
+void dbExpandKeyspace(serverDb *db, size_t size, int try_expand) {
+    if (db->keys->bits && server.cluster)
+        kvstoreExpand(db->keys, size, try_expand, dbExpandSkipSlot, NULL);
+    else
+        kvstoreExpand(db->keys, size, try_expand, NULL, NULL);
+}
+
 /* Returns key's value (its embedded key is key) or NULL, without any of
  * lookupKey()'s side effects (expiry, LRU, stats). */
 robj *dbFind(serverDb *db, sds key) {
-    void *o;
-    return hashtableFind(db->keys, key, &o) ? o : NULL;
+    return dbFindInline(db, key);
 }
 
 /* ---------------------------------------------------------------------------
@@ -97,11 +157,17 @@ static robj *lookupKeyWithValue(serverDb *db, robj *key, robj *val, int flags) {
     return val;
 }
 
+/* lookupKey(), forced inline into the read lookups of this file (GET's
+ * path), as the compiler inlined it before the keyspace was split. */
+static inline __attribute__((always_inline)) robj *lookupKeyInline(serverDb *db, robj *key, int flags) {
+    return lookupKeyWithValue(db, key, dbFindInline(db, objectGetVal(key)), flags);
+}
+
 /* Low level lookup (see lookupKeyWithValue() for what happens besides the
  * table lookup). Returns the value or NULL; the reference stays owned by
  * the keyspace. */
 robj *lookupKey(serverDb *db, robj *key, int flags) {
-    return lookupKeyWithValue(db, key, dbFind(db, objectGetVal(key)), flags);
+    return lookupKeyInline(db, key, flags);
 }
 
 /* lookupKeyWrite() for a command that will then set the key: pos receives
@@ -111,7 +177,8 @@ robj *lookupKey(serverDb *db, robj *key, int flags) {
  * lookup itself changed the table (an expired key was deleted) pos holds
  * neither and the add falls back to a fresh lookup. */
 robj *lookupKeyWriteWithPosition(serverDb *db, robj *key, dbKeyPosition *pos) {
-    void **ref = hashtableFindRefOrPosition(db->keys, objectGetVal(key), &pos->insert);
+    sds name = objectGetVal(key);
+    void **ref = dbFindRefOrPosition(db, name, &pos->insert);
     pos->entry = NULL;
     pos->can_insert = ref == NULL;
     robj *val = lookupKeyWithValue(db, key, ref ? *ref : NULL, LOOKUP_WRITE);
@@ -120,7 +187,7 @@ robj *lookupKeyWriteWithPosition(serverDb *db, robj *key, dbKeyPosition *pos) {
 }
 
 robj *lookupKeyReadWithFlags(serverDb *db, robj *key, int flags) {
-    return lookupKey(db, key, flags);
+    return lookupKeyInline(db, key, flags);
 }
 
 robj *lookupKeyRead(serverDb *db, robj *key) {
@@ -137,7 +204,7 @@ robj *lookupKeyWrite(serverDb *db, robj *key) {
 
 /* Like lookupKeyRead, but replies `reply` when the key is missing. */
 robj *lookupKeyReadOrReply(client *c, robj *key, robj *reply) {
-    robj *o = lookupKeyRead(c->db, key);
+    robj *o = lookupKeyInline(c->db, key, LOOKUP_NONE);
     if (!o) addReplyOrErrorObject(c, reply);
     return o;
 }
@@ -166,8 +233,13 @@ static robj *dbNewEntry(robj *val, sds key, int expire_slot, long long expire, i
 static robj *dbInsertAtPosition(serverDb *db, sds key, robj *val, long long expire, hashtablePosition *pos,
                                 int take) {
     robj *o = dbNewEntry(val, key, expire != -1, expire, take);
-    hashtablePauseRehashing(db->keys);
-    hashtableInsertAtPosition(db->keys, o, pos);
+    hashtable *ht = kvstoreOnlyTable(db->keys);
+    if (__builtin_expect(ht != NULL, 1)) {
+        hashtablePauseRehashing(ht); /* hashtableInsertAtPosition() resumes it */
+        hashtableInsertAtPosition(ht, o, pos);
+    } else {
+        kvstoreInsertAtPosition(db->keys, dbKeySlot(key), o, pos);
+    }
     if (expire != -1) {
         hashtableAdd(db->expires, o);
         expireRememberReplicaKey(db, key);
@@ -181,7 +253,8 @@ static robj *dbInsertAtPosition(serverDb *db, sds key, robj *val, long long expi
 static robj *dbAddGeneric(serverDb *db, robj *key, robj *val, long long expire, hashtablePosition *pos, int take) {
     hashtablePosition found;
     if (pos == NULL) {
-        void **ref = hashtableFindRefOrPosition(db->keys, objectGetVal(key), &found);
+        sds name = objectGetVal(key);
+        void **ref = dbFindRefOrPosition(db, name, &found);
         serverAssert(ref == NULL);
         pos = &found;
     }
@@ -214,7 +287,7 @@ void dbAddAtPosition(serverDb *db, robj *key, robj **valref, hashtablePosition *
  * existed (val is then still the caller's). */
 robj *dbAddRDBLoad(serverDb *db, sds key, robj *val, long long expire) {
     hashtablePosition pos;
-    if (hashtableFindRefOrPosition(db->keys, key, &pos) != NULL) return NULL;
+    if (kvstoreFindRefOrPosition(db->keys, dbKeyIndex(db, key), key, &pos) != NULL) return NULL;
     return dbInsertAtPosition(db, key, val, expire, &pos, 1);
 }
 
@@ -264,7 +337,7 @@ static robj *dbSetValue(serverDb *db, robj *key, void **ref, robj *val, int keep
  * reference of *valref and sets *valref to the stored object (a new one,
  * carrying the key); the old value is released. */
 void dbOverwrite(serverDb *db, robj *key, robj **valref) {
-    void **ref = hashtableFindRef(db->keys, objectGetVal(key));
+    void **ref = dbFindRef(db, objectGetVal(key));
     serverAssert(ref != NULL);
     *valref = dbSetValue(db, key, ref, *valref, 1, 1);
 }
@@ -346,7 +419,7 @@ robj *setKey(client *c, serverDb *db, robj *key, robj *val, int flags) {
     if (flags & SETKEY_DOESNT_EXIST) {
         o = dbAddGeneric(db, key, val, -1, NULL, take);
     } else {
-        void **ref = hashtableFindRef(db->keys, objectGetVal(key));
+        void **ref = dbFindRef(db, objectGetVal(key));
         serverAssert(ref != NULL);
         o = dbSetValue(db, key, ref, val, flags & SETKEY_KEEPTTL, take);
     }
@@ -368,14 +441,15 @@ void clientArgvReplaceObject(client *c, robj *old, robj *now) {
 
 /* Returns 1 if the key exists (expired keys are not deleted here). */
 int dbExists(serverDb *db, robj *key) {
-    return dbFind(db, objectGetVal(key)) != NULL;
+    return dbFindInline(db, objectGetVal(key)) != NULL;
 }
 
 /* Takes key out of both tables without releasing it: returns its value
  * (with the key and expire time still inside), now the caller's, or NULL. */
 static robj *dbDetach(serverDb *db, robj *key) {
     void *val;
-    if (!hashtablePop(db->keys, objectGetVal(key), &val)) return NULL;
+    sds name = objectGetVal(key);
+    if (!kvstorePop(db->keys, dbKeyIndex(db, name), name, &val)) return NULL;
     if (objectGetExpire(val) != -1) hashtableDelete(db->expires, objectGetVal(key));
     return val;
 }
@@ -430,10 +504,10 @@ robj *dbUnshareStringValue(serverDb *db, robj *key, robj *o) {
 /* Returns a random non-expired key name (a new object) or NULL if empty. */
 robj *dbRandomKey(serverDb *db) {
     int maxtries = 100;
-    int allvolatile = hashtableSize(db->keys) == hashtableSize(db->expires);
+    int allvolatile = kvstoreSize(db->keys) == hashtableSize(db->expires);
     while (1) {
         void *entry;
-        if (!hashtableFairRandomEntry(db->keys, &entry)) return NULL;
+        if (!kvstoreFairRandomEntry(db->keys, &entry)) return NULL;
         robj *val = entry;
         sds key = objectGetKey(val);
         robj *keyobj = createStringObject(key, sdslen(key));
@@ -456,7 +530,7 @@ robj *dbRandomKey(serverDb *db) {
  * the keyspace, which releases them. */
 static void dbEmptyTables(serverDb *db, void(callback)(hashtable *)) {
     hashtableEmpty(db->expires, callback);
-    hashtableEmpty(db->keys, callback);
+    kvstoreEmpty(db->keys, callback);
 }
 
 /* Empties one db (dbnum >= 0) or all (-1). Returns the number of keys
@@ -471,8 +545,8 @@ long long emptyData(int dbnum, int flags, void(callback)(hashtable *)) {
     for (int j = start; j <= end; j++) {
         serverDb *db = server.db + j;
         scanDatabaseForDeletedKeys(db, NULL); /* wake XREADGROUP waiters */
-        removed += hashtableSize(db->keys);
-        if (async && hashtableSize(db->keys) > 0) {
+        removed += kvstoreSize(db->keys);
+        if (async && kvstoreSize(db->keys) > 0) {
             emptyDbAsync(db);
         } else {
             dbEmptyTables(db, callback);
@@ -490,7 +564,7 @@ long long emptyData(int dbnum, int flags, void(callback)(hashtable *)) {
 serverDb *dbCreateTempArray(void) {
     serverDb *temp = zcalloc(sizeof(serverDb) * server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
-        temp[j].keys = hashtableCreate(&dbKeysHashtableType);
+        temp[j].keys = dbCreateKeyspace(j);
         temp[j].expires = hashtableCreate(&dbExpiresHashtableType);
         temp[j].id = j;
     }
@@ -498,9 +572,9 @@ serverDb *dbCreateTempArray(void) {
 }
 
 /* Releases a db's two tables (the expires one first: it borrows). */
-static void dbReleaseTables(hashtable *keys, hashtable *expires) {
+static void dbReleaseTables(kvstore *keys, hashtable *expires) {
     hashtableRelease(expires);
-    hashtableRelease(keys);
+    kvstoreRelease(keys);
 }
 
 /* See server.h. WATCHed keys that differ are touched, clients blocked on
@@ -513,7 +587,8 @@ void dbSwapWithTempArray(serverDb *temp) {
         serverDb *live = &server.db[j], *t = &temp[j];
         touchAllWatchedKeysInDb(live, t);
         scanDatabaseForDeletedKeys(live, t);
-        hashtable *keys = live->keys, *expires = live->expires;
+        kvstore *keys = live->keys;
+        hashtable *expires = live->expires;
         long long avg_ttl = live->avg_ttl;
         live->keys = t->keys;
         live->expires = t->expires;
@@ -531,7 +606,7 @@ void dbSwapWithTempArray(serverDb *temp) {
 /* See server.h. Big tables are freed by the lazy free thread. */
 void dbReleaseTempArray(serverDb *temp) {
     for (int j = 0; j < server.dbnum; j++) {
-        if (hashtableSize(temp[j].keys) > LAZYFREE_THRESHOLD) emptyDbAsync(&temp[j]); /* takes the tables, leaves fresh ones */
+        if (kvstoreSize(temp[j].keys) > LAZYFREE_THRESHOLD) emptyDbAsync(&temp[j]); /* takes the tables, leaves fresh ones */
         dbReleaseTables(temp[j].keys, temp[j].expires);
     }
     zfree(temp);
@@ -539,8 +614,44 @@ void dbReleaseTempArray(serverDb *temp) {
 
 long long dbTotalServerKeyCount(void) {
     long long total = 0;
-    for (int j = 0; j < server.dbnum; j++) total += hashtableSize(server.db[j].keys);
+    for (int j = 0; j < server.dbnum; j++) total += kvstoreSize(server.db[j].keys);
     return total;
+}
+
+/* ---------------------------------------------------------------------------
+ * Keys by slot (cluster mode: db 0's keys are one table per slot)
+ * ------------------------------------------------------------------------- */
+
+/* See server.h. */
+size_t dbSlotKeyCount(int slot) {
+    kvstore *keys = server.db[0].keys;
+    return keys->bits ? kvstoreTableSize(keys, slot) : 0;
+}
+
+/* See server.h. Each deletion is one of its own, as an eviction: counted
+ * dirty, notified as "del", and propagated as DEL (or UNLINK with
+ * lazyfree-lazy-server-del) to replicas and the AOF at once. */
+unsigned int dbDeleteKeysInSlot(int slot) {
+    serverDb *db = &server.db[0];
+    if (!db->keys->bits || kvstoreTableSize(db->keys, slot) == 0) return 0;
+    int lazy = server.lazyfree_lazy_server_del;
+    unsigned int deleted = 0;
+    kvstoreIterator iter;
+    kvstoreIteratorInit(&iter, db->keys, slot, HASHTABLE_ITER_SAFE);
+    void *entry;
+    while (kvstoreIteratorNext(&iter, &entry)) {
+        sds key = objectGetKey(entry);
+        robj *keyobj = createStringObject(key, sdslen(key)); /* key dies with the entry */
+        dbGenericDelete(db, keyobj, lazy, 0);
+        propagateDeletion(db, keyobj, lazy);
+        signalModifiedKey(NULL, db, keyobj);
+        notifyKeyspaceEvent(NOTIFY_GENERIC, "del", keyobj, db->id);
+        decrRefCount(keyobj);
+        server.dirty++;
+        deleted++;
+    }
+    kvstoreIteratorReset(&iter);
+    return deleted;
 }
 
 /* Sets c's current db. Returns C_ERR if id is out of range. */
@@ -590,7 +701,7 @@ long long getExpire(serverDb *db, robj *key) {
  * pointer. */
 robj *setExpire(client *c, serverDb *db, robj *key, long long when) {
     (void)c;
-    void **ref = hashtableFindRef(db->keys, objectGetVal(key));
+    void **ref = dbFindRef(db, objectGetVal(key));
     serverAssert(ref != NULL);
     robj *o = *ref;
     int had_ttl = objectGetExpire(o) != -1;
@@ -705,6 +816,10 @@ void existsCommand(client *c) {
 void selectCommand(client *c) {
     int id;
     if (getIntFromObjectOrReply(c, c->argv[1], &id, NULL) != C_OK) return;
+    if (server.cluster_enabled && id != 0) {
+        addReplyError(c, "SELECT is not allowed in cluster mode");
+        return;
+    }
     if (selectDb(c, id) == C_ERR) {
         addReplyError(c, "DB index is out of range");
     } else {
@@ -722,15 +837,23 @@ void randomkeyCommand(client *c) {
     decrRefCount(key);
 }
 
+/* The one table of db->keys that can hold keys matching pattern, or -1:
+ * in cluster mode a pattern whose hash tag is literal ("{user1}:*")
+ * matches keys of one slot only. */
+static int dbPatternTableIndex(serverDb *db, sds pattern) {
+    if (!db->keys->bits) return -1;
+    return patternHashSlot(pattern, sdslen(pattern));
+}
+
 void keysCommand(client *c) {
     sds pattern = objectGetVal(c->argv[1]);
     int plen = sdslen(pattern), allkeys = (pattern[0] == '*' && plen == 1);
     unsigned long numkeys = 0;
     void *replylen = addReplyDeferredLen(c);
-    hashtableIterator iter;
-    hashtableInitIterator(&iter, c->db->keys, HASHTABLE_ITER_SAFE);
+    kvstoreIterator iter;
+    kvstoreIteratorInit(&iter, c->db->keys, allkeys ? -1 : dbPatternTableIndex(c->db, pattern), HASHTABLE_ITER_SAFE);
     void *entry;
-    while (hashtableNext(&iter, &entry)) {
+    while (kvstoreIteratorNext(&iter, &entry)) {
         robj *val = entry;
         sds key = objectGetKey(val);
         if ((allkeys || stringmatchlen(pattern, plen, key, sdslen(key), 0)) && !valueIsExpired(val)) {
@@ -738,7 +861,7 @@ void keysCommand(client *c) {
             numkeys++;
         }
     }
-    hashtableResetIterator(&iter);
+    kvstoreIteratorReset(&iter);
     setDeferredArrayLen(c, replylen, numkeys);
 }
 
@@ -859,11 +982,16 @@ void scanGenericCommand(client *c, robj *o, unsigned long cursor) {
         else if (o->type == OBJ_ZSET) zsetTypeCollectAll(o, data.keys, pairs);
         else hashTypeCollectAll(o, data.keys, pairs);
         cursor = 0;
-    } else if (o == NULL || o->type == OBJ_SET) {
-        hashtable *ht = o ? objectGetVal(o) : c->db->keys;
-        hashtableScanFunction fn = o ? scanSetMemberCallback : scanKeyCallback;
+    } else if (o == NULL) {
+        /* In cluster mode the cursor carries the slot (kvstore.h); a MATCH
+         * pattern with a literal hash tag only walks its slot. */
+        int only = use_pattern ? dbPatternTableIndex(c->db, pat) : -1;
         do {
-            cursor = hashtableScan(ht, cursor, fn, &data);
+            cursor = kvstoreScan(c->db->keys, cursor, only, scanKeyCallback, &data);
+        } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count);
+    } else if (o->type == OBJ_SET) {
+        do {
+            cursor = hashtableScan(objectGetVal(o), cursor, scanSetMemberCallback, &data);
         } while (cursor && maxiterations-- && listLength(data.keys) < (unsigned long)count);
     } else {
         dict *d = zskiplist ? zsetTypeDict(o) : objectGetVal(o);
@@ -913,7 +1041,7 @@ void scanCommand(client *c) {
 }
 
 void dbsizeCommand(client *c) {
-    addReplyLongLong(c, hashtableSize(c->db->keys));
+    addReplyLongLong(c, kvstoreSize(c->db->keys));
 }
 
 void typeCommand(client *c) {
@@ -1014,6 +1142,10 @@ void renamenxCommand(client *c) {
 
 void moveCommand(client *c) {
     int dbid;
+    if (server.cluster_enabled) {
+        addReplyError(c, "MOVE is not allowed in cluster mode");
+        return;
+    }
     if (getIntFromObjectOrReply(c, c->argv[2], &dbid, NULL) != C_OK) return;
     serverDb *src = c->db;
     if (dbid < 0 || dbid >= server.dbnum) {
@@ -1075,6 +1207,10 @@ void copyCommand(client *c) {
             return;
         }
     }
+    if (server.cluster_enabled && src != dst) {
+        addReplyError(c, "Copying to another database is not allowed in cluster mode");
+        return;
+    }
     if (src == dst && sdscmp(objectGetVal(c->argv[1]), objectGetVal(c->argv[2])) == 0) {
         addReplyErrorObject(c, shared.sameobjecterr);
         return;
@@ -1106,6 +1242,10 @@ void copyCommand(client *c) {
 
 void swapdbCommand(client *c) {
     int id1, id2;
+    if (server.cluster_enabled) {
+        addReplyError(c, "SWAPDB is not allowed in cluster mode");
+        return;
+    }
     if (getIntFromObjectOrReply(c, c->argv[1], &id1, "invalid first DB index") != C_OK) return;
     if (getIntFromObjectOrReply(c, c->argv[2], &id2, "invalid second DB index") != C_OK) return;
     if (id1 < 0 || id1 >= server.dbnum || id2 < 0 || id2 >= server.dbnum) {
@@ -1119,7 +1259,8 @@ void swapdbCommand(client *c) {
         touchAllWatchedKeysInDb(b, a);
         scanDatabaseForDeletedKeys(a, b); /* XREADGROUP waiters whose key goes */
         scanDatabaseForDeletedKeys(b, a);
-        hashtable *d = a->keys, *e = a->expires;
+        kvstore *d = a->keys;
+        hashtable *e = a->expires;
         long long avg = a->avg_ttl;
         a->keys = b->keys;
         a->expires = b->expires;

@@ -126,19 +126,19 @@ static void computeDatasetDigest(unsigned char *final) {
     memset(final, 0, SHA1_DIGEST_LEN);
     for (int j = 0; j < server.dbnum; j++) {
         serverDb *db = &server.db[j];
-        if (hashtableSize(db->keys) == 0) continue;
+        if (kvstoreSize(db->keys) == 0) continue;
         /* The database number is part of every key's identity. */
         unsigned char dbdigest[SHA1_DIGEST_LEN];
         memset(dbdigest, 0, sizeof(dbdigest));
-        hashtableIterator iter;
-        hashtableInitIterator(&iter, db->keys, 0);
+        kvstoreIterator iter;
+        kvstoreIteratorInit(&iter, db->keys, -1, 0);
         void *entry;
-        while (hashtableNext(&iter, &entry)) {
+        while (kvstoreIteratorNext(&iter, &entry)) {
             unsigned char keydigest[SHA1_DIGEST_LEN];
             digestKey(keydigest, db, objectGetKey(entry), entry);
             for (int k = 0; k < SHA1_DIGEST_LEN; k++) dbdigest[k] ^= keydigest[k];
         }
-        hashtableResetIterator(&iter);
+        kvstoreIteratorReset(&iter);
         uint32_t dbid = (uint32_t)j;
         mixDigest(dbdigest, &dbid, sizeof(dbid));
         for (int k = 0; k < SHA1_DIGEST_LEN; k++) final[k] ^= dbdigest[k];
@@ -237,7 +237,7 @@ static void debugPopulate(client *c) {
     if (getPositiveLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
     if (c->argc == 5 && getPositiveLongFromObjectOrReply(c, c->argv[4], &size, NULL) != C_OK) return;
     const char *prefix = c->argc >= 4 ? objectGetVal(c->argv[3]) : "key";
-    hashtableExpand(c->db->keys, hashtableSize(c->db->keys) + count);
+    dbExpandKeyspace(c->db, kvstoreSize(c->db->keys) + (size_t)count, 0);
     for (long j = 0; j < count; j++) {
         sds key = sdscatprintf(sdsempty(), "%s:%ld", prefix, j);
         if (dbFind(c->db, key) != NULL) {
@@ -359,7 +359,7 @@ static void debugHtstats(client *c) {
     int full = c->argc == 4 && !strcasecmp(objectGetVal(c->argv[3]), "full");
     char buf[4096];
     sds s = sdsnew("[Dictionary HT]\n");
-    hashtableGetStats(buf, sizeof(buf), server.db[dbid].keys, full);
+    kvstoreGetStats(server.db[dbid].keys, buf, sizeof(buf), full);
     s = sdscat(s, buf);
     s = sdscat(s, "[Expires HT]\n");
     hashtableGetStats(buf, sizeof(buf), server.db[dbid].expires, full);

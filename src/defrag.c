@@ -494,7 +494,7 @@ static int defragStep(long long endtime) {
             return 1;
         }
         serverDb *db = &server.db[pass.dbid];
-        hashtableDefragTables(db->keys, defragAllocCallback);
+        kvstoreDefragTables(db->keys, defragAllocCallback);
         hashtableDefragTables(db->expires, defragAllocCallback);
         pass.cursor = 0;
         pass.scan_started = 0;
@@ -506,7 +506,7 @@ static int defragStep(long long endtime) {
         if (defragLaterStep(db, endtime)) return 0;
         long long keys = pass.keys_scanned, hits = defrag.stat_hits;
         for (int i = 0; i < DEFRAG_STEPS_PER_TIME_CHECK && (pass.cursor || !pass.scan_started); i++) {
-            pass.cursor = hashtableScanRefs(db->keys, pass.cursor, defragKeyCallback, db);
+            pass.cursor = kvstoreScanRefs(db->keys, pass.cursor, defragKeyCallback, db);
             pass.scan_started = 1;
             if (listLength(pass.later)) break; /* big values first */
             if (pass.keys_scanned - keys > DEFRAG_KEYS_PER_TIME_CHECK ||

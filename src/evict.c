@@ -173,9 +173,10 @@ static unsigned long long evictionScore(robj *val, long long expire_at) {
 }
 
 /* Samples maxmemory-samples keys of db and offers them to the pool.
- * `table` is db->keys (allkeys-*) or db->expires (volatile-*): both hold
- * the values themselves, which carry their key and deadline. */
-static void evictionPoolPopulate(serverDb *db, hashtable *table) {
+ * `table` is a table of db->keys (allkeys: dbRandomKeysTable()) or
+ * db->expires (volatile-*): both hold the values themselves, which carry
+ * their key and deadline. */
+static void evictionPoolPopulate(serverDb *db, hashtable *table, int allkeys) {
     int count = server.maxmemory_samples > 0 ? server.maxmemory_samples : 1;
     void *stack_samples[64];
     void **samples = count <= 64 ? stack_samples : zmalloc(sizeof(void *) * count);
@@ -183,7 +184,7 @@ static void evictionPoolPopulate(serverDb *db, hashtable *table) {
     unsigned int got = hashtableSampleEntries(table, samples, count);
     for (unsigned int j = 0; j < got; j++) {
         robj *val = samples[j];
-        long long expire_at = table == db->keys ? -1 : objectGetExpire(val);
+        long long expire_at = allkeys ? -1 : objectGetExpire(val);
         evictionPoolOffer(db->id, objectGetKey(val), evictionScore(val, expire_at));
     }
     if (samples != stack_samples) zfree(samples);
@@ -196,7 +197,8 @@ static robj *evictionCandidateRefresh(evictionCandidate *cand, int allkeys, unsi
     if (cand->dbid >= server.dbnum) return NULL;
     serverDb *db = server.db + cand->dbid;
     void *val;
-    if (!hashtableFind(allkeys ? db->keys : db->expires, cand->key, &val)) return NULL;
+    val = allkeys ? dbFind(db, cand->key) : (hashtableFind(db->expires, cand->key, &val) ? val : NULL);
+    if (val == NULL) return NULL;
     *score = evictionScore(val, allkeys ? -1 : objectGetExpire(val));
     return val;
 }
@@ -214,10 +216,10 @@ static sds evictionPickFromPool(int allkeys, int *dbid) {
         unsigned long total_keys = 0;
         for (int j = 0; j < server.dbnum; j++) {
             serverDb *db = server.db + j;
-            hashtable *t = allkeys ? db->keys : db->expires;
-            if (hashtableSize(t) == 0) continue;
-            total_keys += hashtableSize(t);
-            evictionPoolPopulate(db, t);
+            size_t size = allkeys ? kvstoreSize(db->keys) : hashtableSize(db->expires);
+            if (size == 0) continue;
+            total_keys += size;
+            evictionPoolPopulate(db, allkeys ? dbRandomKeysTable(db) : db->expires, allkeys);
         }
         if (total_keys == 0) return NULL;
 
@@ -251,9 +253,9 @@ static sds evictionPickRandom(int allkeys, int *dbid) {
     for (int j = 0; j < server.dbnum; j++) {
         int id = (int)(next_db++ % (unsigned int)server.dbnum);
         serverDb *db = server.db + id;
-        hashtable *t = allkeys ? db->keys : db->expires;
+        hashtable *t = allkeys ? dbRandomKeysTable(db) : db->expires;
         void *val;
-        if (hashtableSize(t) == 0 || !hashtableRandomEntry(t, &val)) continue;
+        if (t == NULL || hashtableSize(t) == 0 || !hashtableRandomEntry(t, &val)) continue;
         *dbid = id;
         return objectGetKey(val);
     }

@@ -413,6 +413,10 @@ int hashtableRehashMicroseconds(hashtable *ht, uint64_t us) {
 /* 1 while a resize is in progress (two tables). */
 int hashtableIsRehashing(const hashtable *ht) { return isRehashing(ht); }
 
+/* 1 while rehashing is paused: an iterator, a scan or a two-phase
+ * operation holds bucket pointers, so the table must not be freed. */
+int hashtableIsRehashingPaused(const hashtable *ht) { return ht->pause_rehash > 0; }
+
 /* Pauses rehash steps (nests); every pause needs a resume. */
 void hashtablePauseRehashing(hashtable *ht) { ht->pause_rehash++; }
 

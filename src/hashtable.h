@@ -93,6 +93,7 @@ int hashtableTryExpand(hashtable *ht, size_t size);
 int hashtableShrinkIfNeeded(hashtable *ht);
 void hashtableSetResizePolicy(hashtableResizePolicy policy);
 int hashtableIsRehashing(const hashtable *ht);
+int hashtableIsRehashingPaused(const hashtable *ht);
 int hashtableRehashMicroseconds(hashtable *ht, uint64_t us);
 void hashtablePauseRehashing(hashtable *ht);
 void hashtableResumeRehashing(hashtable *ht);

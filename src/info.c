@@ -401,15 +401,17 @@ void getMemoryOverhead(memoryOverhead *m) {
         m->repl_backlog = m->repl_buffer;
     }
     for (int j = 0; j < server.dbnum; j++) {
-        hashtable *tables[2] = {server.db[j].keys, server.db[j].expires};
-        for (int k = 0; k < 2; k++) {
-            hashtable *t = tables[k];
-            m->db_tables += hashtableMemUsage(t);
-            m->db_lut += hashtableMemUsage(t);
-            if (hashtableIsRehashing(t)) {
-                m->db_rehashing += hashtableRehashingMemUsage(t);
-                m->db_rehashing_count++;
-            }
+        kvstore *keys = server.db[j].keys;
+        hashtable *expires = server.db[j].expires;
+        size_t mem = kvstoreMemUsage(keys) + hashtableMemUsage(expires);
+        m->db_tables += mem;
+        m->db_lut += mem;
+        int rehashing = 0;
+        m->db_rehashing += kvstoreRehashingMemUsage(keys, &rehashing);
+        m->db_rehashing_count += rehashing;
+        if (hashtableIsRehashing(expires)) {
+            m->db_rehashing += hashtableRehashingMemUsage(expires);
+            m->db_rehashing_count++;
         }
     }
     scriptingGetMemory(&m->scripts);
@@ -736,7 +738,7 @@ static sds infoForEachCommand(sds info, sds (*fn)(sds, struct serverCommand *)) 
 static sds infoKeyspace(sds info) {
     info = sdscat(info, "# Keyspace\r\n");
     for (int j = 0; j < server.dbnum; j++) {
-        long long keys = hashtableSize(server.db[j].keys);
+        long long keys = kvstoreSize(server.db[j].keys);
         long long vkeys = hashtableSize(server.db[j].expires);
         if (keys || vkeys)
             info = sdscatprintf(info, "db%d:keys=%lld,expires=%lld,avg_ttl=%lld\r\n", j, keys, vkeys,

@@ -566,7 +566,8 @@ static void ioThreadsPrefetch(void) {
     if (max < 2 || listLength(io.completed) == 0) return;
     client *first = listNodeValue(listFirst(io.completed));
     serverDb *db = first->db;
-    if (hashtableSize(db->keys) < IO_PREFETCH_MIN_KEYS) return;
+    hashtable *keys = kvstoreOnlyTable(db->keys); /* NULL when split by slot (cluster mode): not prefetched */
+    if (keys == NULL || hashtableSize(keys) < IO_PREFETCH_MIN_KEYS) return;
     uint64_t hashes[IO_PREFETCH_MAX];
     int n = 0;
     listIter li;
@@ -584,7 +585,7 @@ static void ioThreadsPrefetch(void) {
         }
     }
     if (n < 2) return;
-    hashtablePrefetch(db->keys, hashes, n);
+    hashtablePrefetch(keys, hashes, n);
     io.stats.prefetch_batches++;
     io.stats.prefetch_entries += n;
 }

@@ -147,15 +147,16 @@ void freeObjAsync(robj *key, robj *obj, int dbid) {
 /* The expires table first: it only borrows the keyspace table's values. */
 static void lazyfreeDatabase(void *keys, void *expires) {
     hashtableRelease(expires);
-    hashtableRelease(keys);
+    kvstoreRelease(keys);
 }
 
 /* Empties db at once and frees what it held in the background. */
 void emptyDbAsync(serverDb *db) {
-    hashtable *keys = db->keys, *expires = db->expires;
-    db->keys = hashtableCreate(hashtableGetType(keys));
+    kvstore *keys = db->keys;
+    hashtable *expires = db->expires;
+    db->keys = kvstoreCreate(keys->type, keys->bits);
     db->expires = hashtableCreate(hashtableGetType(expires));
-    lazyfreeSubmit(lazyfreeDatabase, keys, expires, hashtableSize(keys));
+    lazyfreeSubmit(lazyfreeDatabase, keys, expires, kvstoreSize(keys));
 }
 
 size_t lazyfreeGetPendingObjectsCount(void) {

@@ -121,6 +121,16 @@ static void releaseIdleState(client *c) {
 }
 
 /* See multi.h. */
+int multiQueuedCommand(client *c, int j, struct serverCommand **cmd, robj ***argv, int *argc) {
+    if (!(c->flags & CLIENT_MULTI) || c->mstate == NULL || j < 0 || j >= c->mstate->count) return 0;
+    queuedCommand *q = &c->mstate->queue[j];
+    *cmd = q->cmd;
+    *argv = q->argv;
+    *argc = q->argc;
+    return 1;
+}
+
+/* See multi.h. */
 int multiQueuedCount(client *c) {
     if (!(c->flags & CLIENT_MULTI)) return -1;
     return c->mstate ? c->mstate->count : 0;

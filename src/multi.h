@@ -51,6 +51,10 @@ void multiCommandRedirected(client *c);
  * without bound; DISCARD, QUIT and RESET are never refused). */
 uint64_t multiEffectiveCommandFlags(client *c);
 
+/* The j-th command of c's transaction queue (0 first): 1 with *cmd,
+ * *argv (borrowed) and *argc, 0 past the end or outside MULTI. */
+int multiQueuedCommand(client *c, int j, struct serverCommand **cmd, robj ***argv, int *argc);
+
 /* Leaves MULTI (dropping the queue and the DIRTY flags) and unwatches
  * every key. Used by DISCARD, RESET and failed EXECs. */
 void discardTransaction(client *c);

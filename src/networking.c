@@ -49,6 +49,7 @@
 #include "acl.h"
 #include "aof.h"
 #include "blocked.h"
+#include "cluster.h"
 #include "multi.h"
 #include "pubsub.h"
 #include "redirect.h"
@@ -143,7 +144,10 @@ void freeClientArgv(client *c) {
 
 /* Prepares the client for the next command of a pipeline. */
 void resetClient(client *c) {
-    if (__builtin_expect(c->flags & CLIENT_TRACKING_CACHING, 0)) trackingResetCachingFlag(c, c->cmd);
+    if (__builtin_expect(c->flags & (CLIENT_TRACKING_CACHING | CLIENT_ASKING), 0)) {
+        if (c->flags & CLIENT_TRACKING_CACHING) trackingResetCachingFlag(c, c->cmd);
+        if (c->flags & CLIENT_ASKING) clusterAfterCommand(c, c->cmd); /* ASKING lasts one command */
+    }
     freeClientArgv(c);
     c->reqtype = 0;
     respParserReset(&c->mb);
@@ -1641,8 +1645,8 @@ static struct serverCommand *prefetchKnownCommand(client *c) {
  * commands an I/O thread parsed are prefetched by io_threads.c, across
  * the clients of a batch.) */
 static size_t prefetchPipelineKeys(client *c) {
-    hashtable *keyspace = c->db->keys;
-    if (hashtableSize(keyspace) < PIPELINE_PREFETCH_MIN_KEYS) return SIZE_MAX;
+    hashtable *keyspace = kvstoreOnlyTable(c->db->keys); /* NULL when split by slot (cluster mode) */
+    if (keyspace == NULL || hashtableSize(keyspace) < PIPELINE_PREFETCH_MIN_KEYS) return SIZE_MAX;
     struct serverCommand *known = prefetchKnownCommand(c);
     size_t known_len = known ? strlen(known->name) : 0;
     const char *buf = c->querybuf, *keys[PIPELINE_PREFETCH_MAX];
@@ -1938,13 +1942,15 @@ static void readClientOffThread(client *c) {
     }
     if (shared) {
         releaseSharedQueryBuffer(c);
-    } else if (c->querybuf && c->qb_pos) {
+    } else if (c->querybuf) {
         /* Its own buffer: drop what was parsed, or the buffer itself when
-         * all was, so that the job always ends at qb_pos 0. */
+         * all was (or when it is the empty one left by a big argument that
+         * became an object), so that the job always ends at qb_pos 0 and
+         * the next read goes to the shared buffer, as on the main thread. */
         if (c->qb_pos == sdslen(c->querybuf)) {
             sdsfree(c->querybuf);
             c->querybuf = NULL;
-        } else {
+        } else if (c->qb_pos) {
             sdsrange(c->querybuf, c->qb_pos, -1);
         }
         c->qb_pos = 0;

@@ -966,7 +966,7 @@ static void addReplyMemoryStats(client *c) {
     long long keys = dbTotalServerKeyCount();
     int dbs_with_keys = 0;
     for (int j = 0; j < server.dbnum; j++)
-        if (hashtableSize(server.db[j].keys)) dbs_with_keys++;
+        if (kvstoreSize(server.db[j].keys)) dbs_with_keys++;
 
     addReplyMapLen(c, 31 + dbs_with_keys);
     addReplyStatLongLong(c, "peak.allocated", (long long)m.peak);
@@ -981,12 +981,12 @@ static void addReplyMemoryStats(client *c) {
     addReplyStatLongLong(c, "functions.caches", (long long)m.scripts.functions_cache);
     for (int j = 0; j < server.dbnum; j++) {
         serverDb *db = server.db + j;
-        if (!hashtableSize(db->keys)) continue;
+        if (!kvstoreSize(db->keys)) continue;
         char dbname[32];
         snprintf(dbname, sizeof(dbname), "db.%d", j);
         addReplyBulkCString(c, dbname);
         addReplyMapLen(c, 2);
-        addReplyStatLongLong(c, "overhead.hashtable.main", (long long)hashtableMemUsage(db->keys));
+        addReplyStatLongLong(c, "overhead.hashtable.main", (long long)kvstoreMemUsage(db->keys));
         addReplyStatLongLong(c, "overhead.hashtable.expires", (long long)hashtableMemUsage(db->expires));
     }
     addReplyStatLongLong(c, "overhead.db.hashtable.lut", (long long)m.db_lut);

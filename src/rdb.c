@@ -442,19 +442,19 @@ static int rdbSaveKeyValuePair(rio *r, sds key, robj *val, long long expiretime)
 /* SELECTDB, RESIZEDB and every key of one non-empty database. */
 static int rdbSaveDb(rio *r, serverDb *db) {
     if (rdbSaveType(r, RDB_OPCODE_SELECTDB) != C_OK || rdbSaveLen(r, (uint64_t)db->id) != C_OK) return C_ERR;
-    if (rdbSaveType(r, RDB_OPCODE_RESIZEDB) != C_OK || rdbSaveLen(r, hashtableSize(db->keys)) != C_OK ||
+    if (rdbSaveType(r, RDB_OPCODE_RESIZEDB) != C_OK || rdbSaveLen(r, kvstoreSize(db->keys)) != C_OK ||
         rdbSaveLen(r, hashtableSize(db->expires)) != C_OK)
         return C_ERR;
-    hashtableIterator iter;
-    hashtableInitIterator(&iter, db->keys, HASHTABLE_ITER_SAFE);
+    kvstoreIterator iter;
+    kvstoreIteratorInit(&iter, db->keys, -1, HASHTABLE_ITER_SAFE);
     void *entry;
     int ret = C_OK;
-    while (ret == C_OK && hashtableNext(&iter, &entry)) {
+    while (ret == C_OK && kvstoreIteratorNext(&iter, &entry)) {
         robj *val = entry; /* carries its key and expire time */
         ret = rdbSaveKeyValuePair(r, objectGetKey(val), val, objectGetExpire(val));
         rdbSaveKeysProcessed++;
     }
-    hashtableResetIterator(&iter);
+    kvstoreIteratorReset(&iter);
     return ret;
 }
 
@@ -474,7 +474,7 @@ int rdbSaveRio(rio *r) {
     if (!(rdbSaveExclude & RDB_SAVE_EXCLUDE_FUNCTIONS) && functionsSaveRdb(r) != C_OK) return C_ERR;
     for (int j = 0; j < server.dbnum && !(rdbSaveExclude & RDB_SAVE_EXCLUDE_DATA); j++) {
         serverDb *db = server.db + j;
-        if (hashtableSize(db->keys) == 0) continue;
+        if (kvstoreSize(db->keys) == 0) continue;
         if (rdbSaveDb(r, db) != C_OK) return C_ERR;
     }
     if (rdbSaveType(r, RDB_OPCODE_EOF) != C_OK) return C_ERR;
@@ -586,7 +586,7 @@ static int rdbLoadResizeDb(rio *r, rdbLoadState *st) {
     uint64_t keys = rdbLoadLen(r, NULL), expires = keys == RDB_LENERR ? RDB_LENERR : rdbLoadLen(r, NULL);
     if (expires == RDB_LENERR) return C_ERR;
     uint64_t left = rioRemaining(r);
-    if (keys && keys <= left / 2 && keys <= UINT32_MAX) hashtableTryExpand(st->db->keys, (size_t)keys);
+    if (keys && keys <= left / 2 && keys <= UINT32_MAX) dbExpandKeyspace(st->db, (size_t)keys, 1);
     if (expires && expires <= left / 10 && expires <= UINT32_MAX) hashtableTryExpand(st->db->expires, (size_t)expires);
     return C_OK;
 }

@@ -43,6 +43,7 @@
 #include "multi.h"
 #include "snapshot.h"
 #include "acl.h"
+#include "cluster.h"
 #include "replication.h"
 
 #include <ctype.h>
@@ -727,6 +728,10 @@ static int luaServerCallGeneric(lua_State *L, int raise) {
              ((run->run_flags & SCRIPT_RUN_READONLY) || (run->script_flags & SCRIPT_FLAG_NO_WRITES)))
         err = "ERR Write commands are not allowed from read-only scripts.";
     else if ((cmd->flags & CMD_WRITE) && luaWriteDenied(run, &err))
+        ; /* err is set */
+    else if (server.cluster_enabled && run->caller && !scriptCallerIsObeyed(run->caller) &&
+             (err = clusterScriptCommandDenied(run->caller, cmd, argv, argc,
+                                               run->script_flags & SCRIPT_FLAG_ALLOW_CROSS_SLOT, &run->slot)))
         ; /* err is set */
     else if ((cmd->flags & CMD_DENYOOM) && server.maxmemory && (run->script_flags & SCRIPT_FLAG_EVAL_COMPAT) &&
              !(run->run_flags & SCRIPT_RUN_WROTE) && performEvictions() == EVICT_FAIL)
@@ -1502,6 +1507,10 @@ void scriptRunStart(scriptRunCtx *ctx, client *caller, const char *funcname, int
     ctx->resp = 2;
     ctx->start = mstime();
     ctx->start_dirty = server.dirty;
+    /* Cluster mode: the commands the script runs stay in the slot of its
+     * declared keys (cluster_route.c). */
+    ctx->slot = server.cluster_enabled && caller->cmd ? clusterCommandKeysSlot(caller->cmd, caller->argv, caller->argc)
+                                                      : -1;
     /* EVAL and FCALL are propagated by their effects: the commands the
      * script runs, wrapped with them in one execution unit (propagate.c). */
     preventCommandPropagation(caller);

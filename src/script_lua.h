@@ -39,6 +39,7 @@ typedef struct scriptRunCtx {
     int resp;             /* Protocol server.call replies are parsed in (setresp). */
     mstime_t start;       /* When the run began (mstime). */
     long long start_dirty;/* server.dirty at start, to notice writes. */
+    int slot;             /* Cluster mode: the slot its keys so far hash to (declared ones first), -1 none. */
 } scriptRunCtx;
 
 /* The run in progress, or NULL. */

@@ -83,6 +83,7 @@ static int replicasCaughtUp(void);
 
 extern int debugCommandAllowed(client *c);
 void pingCommand(client *c);
+void execCommand(client *c); /* multi.c */
 
 /* ---------------------------------------------------------------------------
  * Time
@@ -610,6 +611,12 @@ int processCommand(client *c) {
      * (tested here first: the call would cost every request ~16 instructions). */
     if ((c->capa & CLIENT_CAPA_REDIRECT) && redirectCommandIfNeeded(c)) return C_OK;
 
+    /* Cluster mode: a command with keys (or EXEC) runs on the node that
+     * serves their slot; elsewhere it is redirected (cluster_route.c). */
+    if (server.cluster_enabled && (c->cmd->key.first > 0 || c->cmd->getkeys_proc || c->cmd->proc == execCommand) &&
+        clusterRedirectIfNeeded(c))
+        return C_OK;
+
     /* RESP2 has no push type: a subscribed connection only talks Pub/Sub. */
     if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !pubsubAllowedInSubscribedMode(c->cmd)) {
         rejectCommandSds(c, sdscatprintf(sdsempty(),
@@ -781,8 +788,8 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
 
     run_with_period(5000) {
         for (int j = 0; j < server.dbnum; j++) {
-            long long size = hashtableEntryCapacity(server.db[j].keys);
-            long long used = hashtableSize(server.db[j].keys);
+            long long size = kvstoreEntryCapacity(server.db[j].keys);
+            long long used = kvstoreSize(server.db[j].keys);
             long long vkeys = hashtableSize(server.db[j].expires);
             if (used || vkeys)
                 serverLog(LL_DEBUG, "DB %d: %lld keys (%lld volatile) in %lld slots HT.", j, used, vkeys, size);
@@ -810,13 +817,12 @@ static int serverCron(struct aeEventLoop *eventLoop, long long id, void *clientD
     if (server.active_expire_enabled) activeExpireCycle(ACTIVE_EXPIRE_CYCLE_SLOW);
     activeDefragCycle(); /* activedefrag: moves blocks out of sparse slabs (defrag.c) */
     for (int j = 0; j < server.dbnum && !hasActiveChildProcess(); j++) {
-        hashtableShrinkIfNeeded(server.db[j].keys);
+        /* The keys: shrinks, rehashes, and in cluster mode frees the empty
+         * slot tables, 1024 tables a run (kvstore.c). */
+        int rehashed = kvstoreCronStep(server.db[j].keys, 1024, 1, server.active_rehashing ? 1000 : 0);
         hashtableShrinkIfNeeded(server.db[j].expires);
+        if (rehashed) break;
         if (!server.active_rehashing) continue;
-        if (hashtableIsRehashing(server.db[j].keys)) {
-            hashtableRehashMicroseconds(server.db[j].keys, 1000);
-            break;
-        }
         if (hashtableIsRehashing(server.db[j].expires)) {
             hashtableRehashMicroseconds(server.db[j].expires, 1000);
             break;
@@ -1278,7 +1284,7 @@ static void initServer(void) {
     aeSetBusyPoll(server.el, server.busy_poll_us);
     server.db = zcalloc(sizeof(serverDb) * server.dbnum);
     for (int j = 0; j < server.dbnum; j++) {
-        server.db[j].keys = hashtableCreate(&dbKeysHashtableType);
+        server.db[j].keys = dbCreateKeyspace(j);
         server.db[j].expires = hashtableCreate(&dbExpiresHashtableType);
         server.db[j].id = j;
     }

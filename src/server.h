@@ -21,10 +21,12 @@
 
 #include "adlist.h"
 #include "ae.h"
+#include "cluster_slot.h"
 #include "connection.h"
 #include "dict.h"
 #include "hashtable.h"
 #include "io_threads.h"
+#include "kvstore.h"
 #include "log.h"
 #include "resp.h"
 #include "sds.h"
@@ -163,7 +165,8 @@ _Static_assert(OBJ_HEADER_SIZE == 8, "robj header is one word before val_ptr");
  * Databases
  * ------------------------------------------------------------------------- */
 typedef struct serverDb {
-    hashtable *keys;            /* values (robj *) with their key embedded, by key */
+    kvstore *keys;              /* values (robj *) with their key embedded, by key: one table, or
+                                   one per slot in cluster mode (dbKeyIndex()) */
     hashtable *expires;         /* the same robj pointers, for keys with a TTL (time inside the object) */
     dict *blocking_keys;        /* Reserved for blocking commands. */
     int id;
@@ -1092,6 +1095,27 @@ static inline int setKeyTakesArg(robj *val) {
 }
 robj *dbFind(serverDb *db, sds key);
 extern hashtableType dbKeysHashtableType, dbExpiresHashtableType;
+/* The keys table of a new database dbid (initServer, temp arrays,
+ * lazy flushes): one table per slot for db 0 in cluster mode, else one. */
+kvstore *dbCreateKeyspace(int dbid);
+/* The table of db->keys that holds key: its hash slot when the keyspace
+ * is split by slot (cluster mode), else 0 (no hashing: standalone lookups
+ * pay one branch on the kvstore's `only` table, which they then use). */
+int dbKeySlot(sds key);
+static inline int dbKeyIndex(serverDb *db, sds key) {
+    return __builtin_expect(db->keys->only != NULL, 1) ? 0 : dbKeySlot(key);
+}
+/* A table of db->keys chosen with a probability proportional to its size
+ * (the one table in standalone mode), or NULL when db is empty: sampling
+ * it samples the whole keyspace (eviction). */
+hashtable *dbRandomKeysTable(serverDb *db);
+/* Sizes db->keys for size keys in all; in cluster mode only the tables of
+ * the slots this node serves (DEBUG POPULATE, RDB RESIZEDB). */
+void dbExpandKeyspace(serverDb *db, size_t size, int try_expand);
+/* The slot of db->keys holding key's value, or NULL. */
+static inline void **dbFindRef(serverDb *db, sds key) {
+    return kvstoreFindRef(db->keys, dbKeyIndex(db, key), key);
+}
 int dbExists(serverDb *db, robj *key);
 int dbDelete(serverDb *db, robj *key);
 int dbSyncDelete(serverDb *db, robj *key);
@@ -1109,6 +1133,12 @@ long long dbTotalServerKeyCount(void);
 serverDb *dbCreateTempArray(void);
 void dbSwapWithTempArray(serverDb *temp);
 void dbReleaseTempArray(serverDb *temp);
+/* Keys of db 0 in hash slot slot: 0 in standalone mode. O(1). */
+size_t dbSlotKeyCount(int slot);
+/* Deletes every key of slot (cluster mode: a slot this node lost while it
+ * still held keys, "dirty"), each propagated as a DEL and notified.
+ * Returns how many. Main thread, outside a command. */
+unsigned int dbDeleteKeysInSlot(int slot);
 int selectDb(client *c, int id);
 void signalModifiedKey(client *c, serverDb *db, robj *key);
 void signalFlushedDb(int dbid, int async);

@@ -1,7 +1,8 @@
 /* test_cluster_slot.c - unit tests for cluster_slot.c: key hash slots
  * against Debian's redis-server 7.0 (the cluster spec's examples and 283
- * random keys with and without hash tags, binary bytes included), and the
- * slot bitmap helpers.
+ * random keys with and without hash tags, binary bytes included), the
+ * slots a glob pattern can match (patternHashSlot) and the slot bitmap
+ * helpers.
  *
  * The table below is the output of
  *     utils/cluster-capture.d/keyslots.tcl PORT 300 16384
@@ -458,6 +459,33 @@ int main(int argc, char **argv) {
             ASSERT(ok);
             ASSERT(memcmp(seen, bm, sizeof(bm)) == 0);
         }
+    }
+
+    TEST("patternHashSlot: a literal pattern is the slot of the key it names") {
+        for (size_t j = 0; j < ncases; j++) {
+            const keySlotCase *c = &redisKeySlots[j];
+            if (memchr(c->key, '*', c->len) || memchr(c->key, '?', c->len) || memchr(c->key, '[', c->len) ||
+                memchr(c->key, '\\', c->len))
+                continue;
+            ASSERT_EQ_LL(patternHashSlot(c->key, c->len), c->slot);
+        }
+    }
+
+    TEST("patternHashSlot: a literal hash tag fixes the slot, a glob before it does not") {
+        ASSERT_EQ_LL(patternHashSlot("{user1000}*", 11), 3443);
+        ASSERT_EQ_LL(patternHashSlot("{user1000}.fo?lo[wx]*", 21), 3443);
+        ASSERT_EQ_LL(patternHashSlot("x{user1000}\\*", 14), 3443);
+        ASSERT_EQ_LL(patternHashSlot("*{user1000}", 11), -1);
+        ASSERT_EQ_LL(patternHashSlot("{us*r}:x", 8), -1);
+        ASSERT_EQ_LL(patternHashSlot("{us?r}", 6), -1);
+        ASSERT_EQ_LL(patternHashSlot("a\\{b}", 5), -1);
+        ASSERT_EQ_LL(patternHashSlot("*", 1), -1);
+        /* "{}" leaves keys hashed whole: every byte must then be literal. */
+        ASSERT_EQ_LL(patternHashSlot("foo{}{bar}", 10), 8363);
+        ASSERT_EQ_LL(patternHashSlot("foo{}{bar}*", 11), -1);
+        /* No closing '}': hashed whole too. */
+        ASSERT_EQ_LL(patternHashSlot("{a", 2), 10276);
+        ASSERT_EQ_LL(patternHashSlot("{a*", 3), -1);
     }
 
     return UT_END();

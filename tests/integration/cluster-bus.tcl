@@ -195,10 +195,10 @@ start_cluster 3 {tags {cluster}} {
                 {$c0 cluster set-config-epoch 10}
             assert_error "ERR Invalid config epoch specified: -1" {$c0 cluster set-config-epoch -1}
             assert_error "ERR syntax error" {$c0 cluster reset medium}
-            $c0 set somekey 1
+            $c0 set bar 1 ;# slot 5061: node 0's (keys of other slots are redirected)
             assert_error "ERR CLUSTER RESET can't be called with master nodes containing keys" {$c0 cluster reset}
             assert_error "ERR DB must be empty to perform CLUSTER FLUSHSLOTS." {$c0 cluster flushslots}
-            $c0 del somekey
+            $c0 del bar
             assert_error "ERR unknown subcommand 'setslot'. Try CLUSTER HELP." {$c0 cluster setslot 1 stable}
             assert_error "ERR REPLICAOF not allowed in cluster mode." {$c0 replicaof 127.0.0.1 [lindex $ports 1]}
             assert_equal OK [$c0 cluster saveconfig]

@@ -1,11 +1,22 @@
 # Cluster mode: a mixed cluster of our nodes and Debian's redis-server 7.0
 # (whose cluster bus is the one Valkey 8 speaks), formed both ways: one of
 # ours meets the redis-server, the redis-server meets the other one of
-# ours. Everyone agrees on CLUSTER NODES and CLUSTER SLOTS, pub/sub crosses
-# the bus both ways, and failure detection works across implementations.
+# ours. Everyone agrees on CLUSTER NODES and CLUSTER SLOTS, each side
+# redirects keys to the other (valkey-cli -c and redis-cli -c reach them
+# all), pub/sub crosses the bus both ways, and failure detection works
+# across implementations.
 # redis-server listens on TCP only: skipped over --tls and --rdma.
 
 tags {cluster own-server rdma:skip:own-server} {
+
+# A key (interop:<n>) whose slot is in lo..hi, as node c hashes it.
+proc interop_key_on {c lo hi} {
+    for {set i 0} {$i < 100000} {incr i} {
+        set slot [$c cluster keyslot "interop:$i"]
+        if {$slot >= $lo && $slot <= $hi} { return "interop:$i" }
+    }
+    fail "no key for slots $lo-$hi"
+}
 
 start_cluster 2 {tags {cluster} log_allow {"*Cluster state changed: fail*"}} {
     set ours [cluster_clients]
@@ -42,6 +53,41 @@ start_cluster 2 {tags {cluster} log_allow {"*Cluster state changed: fail*"}} {
             # Redis counts our messages as we count its: pings both ways.
             assert {[cluster_info_field $rc cluster_stats_messages_received] > 0}
             assert {[cluster_info_field $c0 cluster_stats_messages_ping_received] > 0}
+        }
+
+        test "Keys across the mixed cluster: each side redirects to the other, valkey-cli -c and redis-cli -c reach every key" {
+            set k0 [interop_key_on $c0 0 5460]
+            set kr [interop_key_on $c0 10923 16383]
+            assert_error "MOVED [$c0 cluster keyslot $kr] 127.0.0.1:$rport" { $c0 set $kr x }
+            assert_error "MOVED [$c0 cluster keyslot $k0] 127.0.0.1:[lindex $ports 0]" { $rc set $k0 x }
+            set vcli [file join [file dirname $::vk::cfg(binary)] valkey-cli]
+            if {![file executable $vcli]} { set vcli [cli_binary] }
+            set rcli /usr/bin/redis-cli
+            set nodeports [list {*}$ports $rport]
+            set want {}
+            for {set i 0} {$i < 60} {incr i} {
+                set cli [expr {$i % 2 ? $rcli : $vcli}]
+                set port [lindex $nodeports [expr {$i % 3}]]
+                assert_equal OK [exec $cli -c -p $port set "mixed:$i" "v$i"]
+                lappend want "mixed:$i"
+            }
+            for {set i 0} {$i < 60} {incr i} {
+                set cli [expr {$i % 2 ? $vcli : $rcli}]
+                set port [lindex $nodeports [expr {($i + 1) % 3}]]
+                assert_equal "v$i" [exec $cli -c -p $port get "mixed:$i"]
+            }
+            # Each node holds the keys of its own slots, and no key is lost
+            # or written twice.
+            set have {}
+            foreach c $all range {{0 5460} {5461 10922} {10923 16383}} {
+                foreach k [$c keys mixed:*] {
+                    set slot [$c cluster keyslot $k]
+                    assert {$slot >= [lindex $range 0] && $slot <= [lindex $range 1]}
+                    lappend have $k
+                }
+            }
+            assert_equal [lsort $want] [lsort $have]
+            foreach c $all { $c flushall }
         }
 
         test "PUBLISH crosses the bus both ways between our nodes and redis-server" {

@@ -266,6 +266,11 @@ start_server [list tags {shm external:skip} overrides $shm_overrides \
         set pid [srv pid]
         set before [shm_connected]
         set fds [shm_count_fds $pid]
+        for {set i 0} {$i < 3} {incr i} {
+            after 10
+            set n [shm_count_fds $pid]
+            if {$n < $fds} { set fds $n }
+        }
         set maps [shm_count_maps $pid]
         for {set i 0} {$i < 2000} {incr i} {
             set fd [shm_raw]
@@ -273,11 +278,15 @@ start_server [list tags {shm external:skip} overrides $shm_overrides \
             close $fd
         }
         wait_for_condition 100 20 {[shm_connected] == $before} { fail "closed clients are still connected" }
-        assert_equal $fds [shm_count_fds $pid]
+        # The server's cron may hold a file of its own open for a moment
+        # (/proc reads): counts are compared once that is closed again.
+        wait_for_condition 50 20 {[shm_count_fds $pid] == $fds} { fail "fds: [shm_count_fds $pid], before: $fds" }
         assert_equal $maps [shm_count_maps $pid]
         set fd [shm_raw]
         assert_equal [expr {$maps + 1}] [shm_count_maps $pid]
-        assert_equal [expr {$fds + 3}] [shm_count_fds $pid]
+        wait_for_condition 50 20 {[shm_count_fds $pid] == $fds + 3} {
+            fail "fds with one client: [shm_count_fds $pid], before: $fds"
+        }
         close $fd
         wait_for_condition 100 20 {[shm_count_maps $pid] == $maps} { fail "the last mapping stays" }
     }

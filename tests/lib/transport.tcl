@@ -153,6 +153,7 @@ proc ::vk::transport_skip_reason {tags} {
     if {$::vk::transport ne "rdma"} { return "" }
     set why {
         unix       "uses a unix socket, which RDMA does not replace"
+        threads    "checks that I/O threads serve the test's clients, and they serve TCP and Unix-socket ones only"
         tcp-tool   "runs a command-line tool over TCP (our tools over RDMA are tests/rdma/tools.sh: a tool start costs 1-2 s of RDMA set-up in the VM)"
         own-server "starts its own server by hand, listening on TCP only"
         tcp-config "checks TCP listener details or config defaults that an RDMA listener changes"
@@ -227,6 +228,7 @@ proc ::vk::tls_skip_reason {tags} {
         tls-transport "tests the TLS listener itself, next to TCP"
         tcp-port   "checks the TCP port, which a run over TLS turns off"
         allocator  "measures the allocator's fragmentation, which OpenSSL's own buffers change; no transport test"
+        threads    "checks that I/O threads serve the test's clients, and they serve TCP and Unix-socket ones only"
     }
     foreach t $tags {
         if {[string match *:skip:* $t]} {
@@ -319,6 +321,7 @@ proc ::vk::shm_skip_reason {tags} {
         ring-memory "counts a client's memory, and a shared-memory client holds its rings (2 x shm-ring-size)"
         list-field  "checks the CLIENT LIST fields of Valkey 8, and an upgraded client's line ends with shm="
         maxclients  "over maxclients the server's error answers the upgrade: the connect fails with it (shm.tcl checks that)"
+        threads     "checks that I/O threads serve the test's clients, and they serve TCP and Unix-socket ones only"
     }
     foreach t $tags {
         if {[string match shm:skip:* $t]} {

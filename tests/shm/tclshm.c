@@ -128,6 +128,7 @@ static int chanInput(ClientData cd, char *buf, int toRead, int *errp) {
     tclShmChan *sc = cd;
     *errp = 0;
     if (toRead <= 0) return 0;
+    int checked = 0;
     for (;;) {
         ssize_t n = vkshmRead(sc->conn, buf, (size_t)toRead);
         if (n >= 0) return (int)n;
@@ -136,6 +137,14 @@ static int chanInput(ClientData cd, char *buf, int toRead, int *errp) {
             return -1;
         }
         if (!sc->blocking) {
+            /* A non-blocking socket read learns a close from the kernel:
+             * learn it here from the socket beside the rings, then read
+             * once more (the server's last bytes come before its EOF). */
+            if (!checked) {
+                checked = 1;
+                vkshmProcess(sc->conn);
+                continue;
+            }
             *errp = EAGAIN;
             return -1;
         }

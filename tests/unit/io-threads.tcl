@@ -12,7 +12,9 @@
 # for every file): the threads then serve every client they can, however
 # light the load, so that each test goes through them. The whole suite
 # runs that way too (make test-io-threads); this file adds what only
-# makes sense with threads.
+# makes sense with threads. The threads serve TCP and Unix-socket clients
+# only, so the file is skipped over TLS, shared memory and RDMA, whose
+# clients stay on the main thread (tests/lib/transport.tcl, "threads").
 
 proc io_info {field {level 0}} {
     foreach line [split [r $level info all] "\r\n"] {
@@ -57,7 +59,7 @@ proc io_bench {args} {
     exec $bench -h [srv host] -p [srv port] {*}$args
 }
 
-start_server {tags {io-threads valkey-only needs:debug} overrides {io-threads 4 events-per-io-thread 0 enable-debug-command yes loglevel verbose}} {
+start_server {tags {io-threads valkey-only tls:skip:threads shm:skip:threads rdma:skip:threads needs:debug} overrides {io-threads 4 events-per-io-thread 0 enable-debug-command yes loglevel verbose}} {
     tags {tcp-config own-server} {
     test "io-threads is immutable and bounded as in Valkey 8; io-threads-do-reads is accepted" {
         assert_equal {io-threads 4} [r config get io-threads]
@@ -432,7 +434,7 @@ start_server {tags {io-threads valkey-only needs:debug} overrides {io-threads 4 
     }
 }
 
-start_server [list tags {io-threads valkey-only} overrides [list io-threads 2 events-per-io-thread 0 \
+start_server [list tags {io-threads valkey-only tls:skip:threads shm:skip:threads rdma:skip:threads} overrides [list io-threads 2 events-per-io-thread 0 \
         enable-debug-command yes unixsocket [tmp_path io.sock] unixsocketperm 700 repl-diskless-sync-delay 0]] {
     tags {unix rdma:skip:unix} {
     test "Unix socket clients are served by the threads too" {
@@ -472,7 +474,7 @@ start_server [list tags {io-threads valkey-only} overrides [list io-threads 2 ev
 }
 
 # The default policy: threads only while the load asks for them.
-start_server {tags {io-threads valkey-only} overrides {io-threads 4 events-per-io-thread 2}} {
+start_server {tags {io-threads valkey-only tls:skip:threads shm:skip:threads rdma:skip:threads} overrides {io-threads 4 events-per-io-thread 2}} {
     tags {tcp-tool} {
     test "Threads start only under load, and go back to sleep when it falls" {
         # One client at a time is no load: no thread was ever started.
