@@ -11,7 +11,7 @@
 #   make test-tsan        a ThreadSanitizer build (build-tsan/) running the I/O-thread tests and a
 #                         subset of the suite with I/O threads on
 #   make test-rdma        RDMA suite inside the Soft-RoCE VM (utils/rdma-vm):
-#                         tests/rdma/*.sh, then the whole Tcl suite over RDMA
+#                         tests/rdma/*.sh, then the Tcl files of tests/rdma/tcl-files over RDMA
 #   make fuzz             every libFuzzer target (fuzz/) for FUZZ_TIME seconds each (default 60)
 #   make test-fuzz        every fuzz target for FUZZ_SHORT_TIME seconds each (default 15; part of make test)
 # Build flags: BUILD_TLS=yes|no (default yes), BUILD_RDMA=yes|no (default yes).
@@ -97,11 +97,17 @@ test-tsan: all
 # RDMA_TCL_ARGS="--single tests/unit/protocol" for one file, or --verbose.
 RDMA_TCL_ARGS ?=
 
+# The Tcl part runs over RDMA only the files listed in tests/rdma/tcl-files
+# (those that exercise the transport), with a VM time-out of about twice
+# their measured time; RDMA_TCL_ARGS adds runtest options.
+RDMA_TCL_VM_TIMEOUT ?= 360
+
 test-rdma: all
 	$(MAKE) -C src tclrdma unit/test_conn_rdma
 	./utils/rdma-vm --check && ./utils/rdma-vm tests/rdma/run.sh && ./utils/rdma-vm tests/rdma/tools.sh && \
 		./utils/rdma-vm tests/rdma/replication.sh && ./utils/rdma-vm tests/rdma/repl-region.sh
-	RDMA_VM_TIMEOUT=1500 ./utils/rdma-vm ./runtest --rdma --timeout 600 $(RDMA_TCL_ARGS)
+	RDMA_VM_TIMEOUT=$(RDMA_TCL_VM_TIMEOUT) ./utils/rdma-vm ./runtest --rdma --timeout 240 \
+		$$(awk '!/^#/ && NF { print "--single", $$1 }' tests/rdma/tcl-files) $(RDMA_TCL_ARGS)
 
 # The fuzz targets (fuzz/Makefile): each parser that reads outside bytes,
 # built with clang, libFuzzer and the sanitizers over a copy of src/.

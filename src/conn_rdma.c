@@ -44,10 +44,18 @@
  *   unreachable, timeout) is logged "RDMA: cannot connect to ..." and the
  *   handler sees CONN_STATE_ERROR with that text in connGetLastError().
  *   The connecting side is the protocol's client: it answers no feature
- *   requests and sends no keepalives. A blocking wait on it (connWait,
- *   the connSync*() calls) takes its CM events itself, so a disconnect
- *   ends the wait as EOF; connBlockingConnect() handles only its own
- *   events while it waits.
+ *   requests and sends no keepalives. connBlockingConnect() handles only
+ *   its own events while it waits.
+ * - Blocking waits (connWait, the connSync*() calls: handshakes, MIGRATE,
+ *   the Lua debugger's SYNC sessions, which block the whole server until
+ *   the client's next command) poll the completion channel and the
+ *   connection's own CM event channel together, so a disconnect ends the
+ *   wait as EOF after the data, as on TCP. An outgoing connection has its
+ *   own channel from the start; an accepted one is moved off the
+ *   listener's (rdma_migrate_id) at its first blocking wait, since nothing
+ *   reads the shared channel while the loop is blocked. A wait on an
+ *   accepted connection also sends the keepalives the timer cannot, so a
+ *   peer that vanished without a disconnect fails the wait too.
  *
  * Handlers run through connCallHandler(), so one may close its own
  * connection: the verbs objects are released at once, the struct when the
@@ -55,6 +63,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +80,11 @@
 
 #define RDMA_KEEPALIVE_MS 3000
 #define RDMA_LINGER_MS 5000 /* Longest wait of a close for its writes. */
+/* A blocking wait gives up on a peer that acknowledged nothing for this
+ * long (its keepalives unanswered): the queue pair's own retries would
+ * fail first on most devices, but a retry count of 7, which clients
+ * commonly ask for, means "retry forever" to Soft-RoCE. */
+#define RDMA_WAIT_PEER_TIMEOUT_MS 30000
 #define RDMA_LISTEN_BACKLOG 128
 #define RDMA_MAX_CHANNELS 4
 #define RDMA_RESOLVE_TIMEOUT_MS 5000 /* rdma_resolve_addr/route, each. */
@@ -94,7 +108,11 @@ typedef struct rdmaConnection {
     struct rdma_cm_id *cm_id;     /* Owned; NULL once released. */
     connRdmaChannel *chan;        /* Channel our CM events arrive on (ref held). */
     int accepted;                 /* rdma_accept() or rdma_connect() was called. */
-    int outgoing;                 /* We connect (connConnect): rc->chan is ours alone. */
+    int outgoing;                 /* We connect (connConnect). */
+    int own_channel;              /* rc->chan is ours alone: outgoing, or taken for a blocking wait. */
+    long long wait_keepalive_us;  /* Next keepalive a blocking wait sends (monotonic). */
+    long long wait_unacked_us;    /* Since when a blocking wait sees a keepalive unacknowledged (0: none). */
+    long long wait_last_us;       /* When the last blocking wait returned (monotonic). */
     char target[CONN_ADDR_STR_LEN + 8]; /* Outgoing: "host:port" asked for, for logs. */
     int established;              /* ESTABLISHED arrived (was CONNECTED). */
     int error_reported;           /* A handler ran after the failure. */
@@ -552,6 +570,7 @@ static int connRdmaConnect(connection *conn, const char *addr, int port, const c
     char portstr[16];
     if (conn->state != CONN_STATE_NONE) return C_ERR;
     rc->outgoing = 1;
+    rc->own_channel = 1;
     snprintf(rc->target, sizeof(rc->target), strchr(addr, ':') ? "[%s]:%d" : "%s:%d", addr, port);
     conn->state = CONN_STATE_CONNECTING;
     snprintf(portstr, sizeof(portstr), "%d", port);
@@ -784,19 +803,58 @@ static int connRdmaSetWriteHandler(connection *conn, ConnectionCallbackFunc func
     return C_OK;
 }
 
-/* During a blocking wait on an outgoing connection, takes its CM events
- * (its channel is its own) so that a disconnect ends the wait as EOF after
- * the data, as on TCP, instead of at the deadline. Runs no handler: the
- * caller is inside one. */
+/* Gives an accepted connection a CM event channel of its own, for a
+ * blocking wait: its events (DISCONNECTED above all) otherwise arrive on
+ * the listener's channel, shared with every other connection accepted
+ * there and with new connection requests, which nothing reads while the
+ * loop is blocked. rdma_migrate_id() moves the id, and the events already
+ * queued for it, to the new channel; the event loop watches that channel
+ * from now on, as it does an outgoing connection's. Once per connection.
+ * Returns C_OK, or C_ERR (logged, nothing changed: the wait then cannot
+ * see a disconnect, only a failed keepalive). */
+static int connRdmaTakeOwnChannel(rdmaConnection *rc) {
+    if (rc->own_channel) return C_OK;
+    if (rc->chan == NULL || rc->cm_id == NULL) return C_ERR;
+    connRdmaChannel *ch = zcalloc(sizeof(*ch));
+    ch->ec = openEventChannel();
+    if (ch->ec == NULL) {
+        serverLog(LL_WARNING, "RDMA: cannot open a CM event channel for a blocking wait: %s", strerror(errno));
+        zfree(ch);
+        return C_ERR;
+    }
+    if (rdma_migrate_id(rc->cm_id, ch->ec) != 0) {
+        serverLog(LL_WARNING, "RDMA: rdma_migrate_id failed: %s", strerror(errno));
+        rdma_destroy_event_channel(ch->ec);
+        zfree(ch);
+        return C_ERR;
+    }
+    /* The id is on ch now, whatever follows: a failure to watch ch only
+     * delays its events to the next blocking wait. */
+    if (aeCreateFileEvent(connGetEventLoop(), ch->ec->fd, AE_READABLE, connRdmaAcceptHandler, ch) == AE_ERR)
+        serverLog(LL_WARNING, "RDMA: cannot watch a connection's CM event channel: %s", strerror(errno));
+    ch->refs = 1; /* Held by rc alone. */
+    channelUnref(rc->chan);
+    rc->chan = ch;
+    rc->own_channel = 1;
+    return C_OK;
+}
+
+/* During a blocking wait, takes the CM events of a connection whose
+ * channel is its own, so that a disconnect ends the wait as EOF after the
+ * data, as on TCP, instead of never (no deadline) or at the deadline. Runs
+ * no handler: the caller is inside one. */
 static void connRdmaWaitCmEvents(rdmaConnection *rc) {
     struct rdma_cm_event *ev;
-    if (!rc->outgoing || rc->chan == NULL) return;
+    if (!rc->own_channel || rc->chan == NULL) return;
     while (rdma_get_cm_event(rc->chan->ec, &ev) == 0) {
         enum rdma_cm_event_type type = ev->event;
         int status = ev->status;
         rdma_ack_cm_event(ev);
         if (type == RDMA_CM_EVENT_DISCONNECTED) {
             rc->peer_closed = 1;
+            /* Data that landed before the disconnect stays readable; the
+             * flush errors of the torn-down QP are expected now. */
+            if (rdmaEndpointPoll(&rc->ep) == -1 && !rc->ep.failed_flushed) connRdmaFail(rc, EPROTO, rc->ep.err);
             connRdmaUpdatePending(rc);
         } else if (type != RDMA_CM_EVENT_TIMEWAIT_EXIT && type != RDMA_CM_EVENT_ESTABLISHED) {
             char what[96];
@@ -806,10 +864,42 @@ static void connRdmaWaitCmEvents(rdmaConnection *rc) {
     }
 }
 
-/* ConnectionType.wait, for the blocking I/O of handshakes: waits on the
- * completion channel until the deadline (monotonic us, -1 = none), for
- * either direction (mask is moot: a completion may free a send slot or
- * bring data). Returns C_OK when something was polled, C_ERR (errno
+/* Sends a Keepalive to an accepted peer if one is due: the keepalive timer
+ * does not run while the loop is blocked, and without traffic a peer that
+ * vanished without a disconnect (its host died, the wire was cut) would
+ * never be noticed. The send fails once the queue pair's retries are
+ * exhausted; a peer that has not acknowledged the previous keepalive for
+ * RDMA_WAIT_PEER_TIMEOUT_MS is dropped here (sends complete in order, so
+ * anything still in flight means the last keepalive is unacknowledged). */
+static void connRdmaWaitKeepalive(rdmaConnection *rc, long long now) {
+    if (rc->outgoing || rc->peer_closed) return;
+    if (rc->wait_keepalive_us == 0) rc->wait_keepalive_us = now + RDMA_KEEPALIVE_MS * 1000LL; /* First wait. */
+    if (now < rc->wait_keepalive_us) return;
+    rc->wait_keepalive_us = now + RDMA_KEEPALIVE_MS * 1000LL;
+    if (rc->ep.send_inflight == 0) {
+        rc->wait_unacked_us = 0;
+    } else if (rc->wait_unacked_us == 0) {
+        rc->wait_unacked_us = now;
+    } else if (now - rc->wait_unacked_us >= RDMA_WAIT_PEER_TIMEOUT_MS * 1000LL) {
+        char what[96];
+        snprintf(what, sizeof(what), "peer unreachable: keepalives unacknowledged for %d s",
+                 RDMA_WAIT_PEER_TIMEOUT_MS / 1000);
+        connRdmaFail(rc, ETIMEDOUT, what);
+        return;
+    }
+    if (rc->ep.send_inflight >= RDMA_MAX_SEND_WR - RDMA_SEND_RESERVE) return; /* Those probe it already. */
+    rdmaCtrlMsg ka = {.opcode = RDMA_OP_KEEPALIVE};
+    if (rdmaEndpointSendCtrl(&rc->ep, &ka) != C_OK) connRdmaFail(rc, EIO, rc->ep.err);
+}
+
+/* ConnectionType.wait, for blocking I/O (handshakes, MIGRATE, the Lua
+ * debugger's SYNC sessions): waits until the completion channel or the
+ * connection's own CM event channel has something, or the deadline
+ * (monotonic us, -1 = none) passes, for either direction (mask is moot:
+ * a completion may free a send slot or bring data). An accepted
+ * connection is first given its own CM channel (connRdmaTakeOwnChannel)
+ * and is sent keepalives meanwhile. Returns C_OK when something was
+ * polled (a disconnect too: the next read sees EOF), C_ERR (errno
  * ETIMEDOUT or the connection's error) otherwise. */
 static int connRdmaWait(connection *conn, int mask, long long deadline_us) {
     rdmaConnection *rc = (rdmaConnection *)conn;
@@ -818,22 +908,36 @@ static int connRdmaWait(connection *conn, int mask, long long deadline_us) {
         connRdmaNotUsable(rc);
         return C_ERR;
     }
-    long long ms = 10; /* CM events (disconnects) are not on this fd: poll. */
-    if (deadline_us != -1) {
-        long long left = deadline_us - aeMonotonicUs();
-        if (left <= 0) {
+    if (!rc->outgoing) connRdmaTakeOwnChannel(rc);
+    if (aeMonotonicUs() - rc->wait_last_us > RDMA_KEEPALIVE_MS * 1000LL) {
+        /* Not a continuation of the previous wait: start counting anew. */
+        rc->wait_keepalive_us = rc->wait_unacked_us = 0;
+    }
+    for (;;) {
+        long long now = aeMonotonicUs();
+        if (deadline_us != -1 && now >= deadline_us) {
             errno = ETIMEDOUT;
             return C_ERR;
         }
-        if (left / 1000 < ms) ms = left / 1000 + 1;
+        connRdmaWaitKeepalive(rc, now);
+        if (rc->c.state == CONN_STATE_ERROR) break;
+        long long ms = RDMA_KEEPALIVE_MS;
+        if (!rc->own_channel) ms = 10; /* Its CM events are not ours to see: poll. */
+        if (deadline_us != -1 && (deadline_us - now) / 1000 + 1 < ms) ms = (deadline_us - now) / 1000 + 1;
+        struct pollfd pfd[2] = {{.fd = rc->c.fd, .events = POLLIN}, {.fd = -1, .events = POLLIN}};
+        if (rc->own_channel && rc->chan) pfd[1].fd = rc->chan->ec->fd;
+        int ready = poll(pfd, 2, (int)ms);
+        if (ready == -1 && errno != EINTR) {
+            connRdmaFail(rc, errno, "poll failed in a blocking wait");
+            break;
+        }
+        if (ready <= 0 && rc->own_channel) continue; /* Time for a keepalive, or the deadline. */
+        if (rdmaEndpointPoll(&rc->ep) == -1 && !(rc->peer_closed && rc->ep.failed_flushed))
+            connRdmaFail(rc, rc->ep.failed_flushed ? ECONNRESET : EPROTO, rc->ep.err);
+        connRdmaWaitCmEvents(rc);
+        break;
     }
-    aeWait(rc->c.fd, AE_READABLE, ms);
-    if (rdmaEndpointPoll(&rc->ep) == -1 && !(rc->peer_closed && rc->ep.failed_flushed)) {
-        connRdmaFail(rc, EPROTO, rc->ep.err);
-        errno = EPROTO;
-        return C_ERR;
-    }
-    connRdmaWaitCmEvents(rc);
+    rc->wait_last_us = aeMonotonicUs();
     if (rc->c.state == CONN_STATE_ERROR) {
         errno = rc->c.last_errno ? rc->c.last_errno : ECONNRESET;
         return C_ERR;

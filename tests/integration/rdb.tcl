@@ -327,7 +327,7 @@ start_server {overrides {enable-debug-command yes}} {
     }
 
     # Over RDMA the client's connection is no fd the child could hold.
-    tags {rdma:skip} {
+    tags {rdma:skip:child-fd} {
     test "The child holds no client connection: a killed client sees EOF at once" {
         r config set rdb-key-save-delay 100
         set c [vk_client]

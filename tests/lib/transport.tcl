@@ -162,7 +162,12 @@ proc ::vk::transport_skip_reason {tags} {
         timing     "assumes many round trips fit in a short TTL, which the emulated VM cannot keep"
         maxclients "over maxclients the server refuses the RDMA connection request itself (no error reply to read)"
         big-data   "moves a dataset (1M keys, 100 MB values) that the emulated VM needs minutes for"
+        fork       "forks a debugging child, which cannot serve an RDMA connection; SCRIPT DEBUG YES is refused over RDMA"
         cluster    "tests the cluster bus, which runs over TCP or TLS only so far"
+        loopback   "needs a client that is not on loopback, which an RDMA peer never is: protected mode over RDMA is checked in tests/rdma/run.sh"
+        child-fd   "checks that a forked child holds no client socket; an RDMA connection is no fd a child could hold"
+        tls-transport "tests TLS connections, which a test client over RDMA does not make"
+        many-connections "opens thousands of connections: each costs registered buffers and seconds of set-up in the emulated VM"
     }
     foreach t $tags {
         if {$t eq "rdma:skip"} { return "not applicable over RDMA (tagged rdma:skip)" }

@@ -279,6 +279,42 @@ else
 fi
 check "no stray key from the half command" "$(cli EXISTS key)" 0
 
+# ------------------------------------- Lua debugger: SYNC sessions
+# SCRIPT DEBUG SYNC runs the session in the server itself, which serves
+# nobody else while it waits (connWait) for the client's next debugger
+# command. A client that goes away must end that wait, or the whole server
+# hangs. Killed here: its kernel sends the disconnect, which arrives as a CM
+# event, not on the connection's completion channel. (Cut off by the wire,
+# where nothing arrives at all, at the end of this file.) Either way the
+# script runs on to its end and the server serves again.
+ldb_start() { # ldb_start KEY OUT: a SYNC session stopped at line 1, in the background ($lpid)
+    printf 'SCRIPT DEBUG SYNC\nEVAL "server.call(%s, %s) return 1" 0\n' "'incr'" "'$1'" > "$DIR/ldb.in"
+    clibg --hold 600 < "$DIR/ldb.in" > "$2" 2>&1 &
+    lpid=$!
+    for _ in $(seq 1 150); do grep -q 'Stopped at 1' "$2" && return 0; sleep 0.1; done
+    return 1
+}
+until_pong() { # seconds until the server on TCP port $1 answers PING again (at most 90), or "never"
+    local t=$(date +%s.%N)
+    if [ "$(timeout 90 redis-cli -h 127.0.0.1 -p "$1" PING 2>/dev/null)" = PONG ]; then secs "$t"; else echo never; fi
+}
+if ldb_start ldbkill "$DIR/ldb.kill"; then ok "SCRIPT DEBUG SYNC session over RDMA stopped at line 1"; else bad "no SYNC session: $(head -c 200 "$DIR/ldb.kill")"; fi
+if [ -z "$(timeout 2 redis-cli -h 127.0.0.1 -p "$TCPPORT" PING 2>/dev/null)" ]; then
+    ok "the server serves nobody else during the SYNC session"
+else
+    bad "the server answered during a SYNC session"
+fi
+kill -9 $lpid 2>/dev/null; wait $lpid 2>/dev/null
+took=$(until_pong "$TCPPORT")
+if [ "$took" != never ] && awk -v t="$took" 'BEGIN { exit !(t < 30) }'; then
+    ok "SYNC session whose client was killed -9 ends: the server answers again after $took s"
+else
+    bad "SYNC session whose client was killed -9: the server did not answer within 90 s"
+fi
+check "the killed client's script ran on to its end" "$(timeout 10 redis-cli -h 127.0.0.1 -p "$TCPPORT" GET ldbkill)" 1
+grep -q 'synchronous debugging eval session ended' "$LOG" && ok "log: the session ended" || bad "no 'session ended' in the log"
+check "RDMA clients served after the session" "$(cli -t 10 PING)" PONG
+
 # ------------------------------------------------------------ maxclients
 # Over maxclients the connection is accepted, told why, and closed: the same
 # "-ERR max number of clients reached" a TCP client gets (and upstream sends).
@@ -332,7 +368,39 @@ src=$?
 check "SHUTDOWN over RDMA stops the server" "$gone $src" "1 0"
 SPID=""
 
-if grep -qE 'Assertion|Segmentation|crashed' "$LOG"; then bad "server log shows a crash"; fi
+# ------------------- Lua debugger: a SYNC session cut off by the wire
+# The client vanishes without a disconnect (the wire is cut, then it is
+# killed): nothing ever arrives. The wait sends keepalives, and a peer that
+# acknowledged none for 30 s is dropped. Last in this file, with a server
+# of its own: after a queue pair retransmitted into the cut wire, this VM's
+# Soft-RoCE delivers no more RDMA traffic to the client's side, whatever
+# the server (main's, which never drops that peer, leaves it so too).
+NETDEV=${RDMA_CLIENT_NETDEV:-veth1}
+CUTPORT=$((PORT + 4)) CUTTCP=$((PORT + 5))
+"$SERVER" --port "$CUTTCP" --bind 127.0.0.1 --rdma-port "$CUTPORT" --rdma-bind "$A" --dir "$DIR" \
+    --logfile "$DIR/cut.log" --loglevel verbose --protected-mode no --save "" > /dev/null 2>&1 &
+SPID=$!
+CPORT=$CUTPORT
+for _ in $(seq 1 150); do [ "$(cli -t 5 PING 2>/dev/null)" = PONG ] && break; sleep 0.2; done
+if ldb_start ldbcut "$DIR/ldb.cut"; then ok "SYNC session on a second server stopped at line 1"; else bad "no SYNC session on the second server"; fi
+ip link set "$NETDEV" down
+kill -9 $lpid 2>/dev/null; wait $lpid 2>/dev/null
+took=$(until_pong "$CUTTCP")
+ip link set "$NETDEV" up
+if [ "$took" != never ] && awk -v t="$took" 'BEGIN { exit !(t < 60) }'; then
+    ok "SYNC session whose client vanished with the wire cut ($NETDEV down) ends: the server answers again after $took s"
+else
+    bad "SYNC session cut off by the wire: the server did not answer within 90 s"
+fi
+check "the vanished client's script ran on to its end" "$(timeout 10 redis-cli -p "$CUTTCP" GET ldbcut)" 1
+grep -q 'RDMA: dropping connection .*: peer unreachable: keepalives unacknowledged for 30 s' "$DIR/cut.log" &&
+    ok "log: RDMA: dropping connection ...: peer unreachable" || bad "no 'peer unreachable' line in the log"
+grep -q 'synchronous debugging eval session ended' "$DIR/cut.log" && ok "log: the session ended" || bad "no 'session ended' in the log"
+timeout 10 redis-cli -p "$CUTTCP" SHUTDOWN NOSAVE > /dev/null 2>&1 || kill -9 $SPID 2>/dev/null
+wait $SPID 2>/dev/null
+SPID=""
+
+if grep -qE 'Assertion|Segmentation|crashed' "$LOG" "$DIR/cut.log"; then bad "server log shows a crash"; fi
 if grep -q 'ibv_fork_init failed' "$LOG"; then bad "ibv_fork_init failed (registered memory not fork-safe)"; else ok "ibv_fork_init succeeded"; fi
 echo "---- server log: RDMA lines"
 grep "RDMA" "$LOG" | cut -c1-200 | tail -n 25

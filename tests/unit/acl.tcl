@@ -580,7 +580,7 @@ test "user lines and aclfile together stop start-up" {
     assert_match "*users defined in * and at the same setting an ACL file path is invalid*" $out
 }
 
-start_server {tags {"acl external:skip rdma:skip"}} {
+start_server {tags {"acl external:skip rdma:skip:loopback"}} {
     # Over RDMA: tests/rdma/run.sh (an RDMA peer is never loopback).
     tags {valkey-only} {
         test "Protected mode: a non-loopback client gets DENIED while the default user has no password" {

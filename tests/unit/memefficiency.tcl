@@ -170,7 +170,7 @@ if {$::jemalloc_serves} {
 # pointer still aimed at a moved block reads garbage instead of the old
 # bytes: the digest, or the server, would show it.
 set ::env(MALLOC_CONF) junk:true
-start_server {tags {"memefficiency needs:debug tls:skip:allocator"} overrides {enable-debug-command yes}} {
+start_server {tags {"memefficiency needs:debug tls:skip:allocator rdma:skip:big-data"} overrides {enable-debug-command yes}} {
     unset ::env(MALLOC_CONF)
     test "Active defrag of many keys: fragmentation falls, the dataset stays byte for byte" {
         if {![defrag_supported]} { skip "malloc is not jemalloc" }
@@ -228,7 +228,7 @@ catch {unset ::env(MALLOC_CONF)} ;# when the block above was skipped
 # Every type and encoding, small values and big ones (done a part at a
 # time), with TTLs; freed blocks filled with junk as above.
 set ::env(MALLOC_CONF) junk:true
-start_server {tags {"memefficiency needs:debug tls:skip:allocator"} overrides {enable-debug-command yes
+start_server {tags {"memefficiency needs:debug tls:skip:allocator rdma:skip:big-data"} overrides {enable-debug-command yes
         list-max-listpack-size 4 stream-node-max-entries 4 active-defrag-max-scan-fields 50}} {
     unset ::env(MALLOC_CONF)
     test "Active defrag of every type, big values a part at a time: fragmentation falls, digests stay" {
@@ -326,7 +326,7 @@ proc fill_every_encoding {c} {
     $c select 9
 }
 
-start_server {tags {"memefficiency needs:debug"} overrides {enable-debug-command yes}} {
+start_server {tags {"memefficiency needs:debug rdma:skip:big-data"} overrides {enable-debug-command yes}} {
     start_server {tags {"memefficiency needs:debug"} overrides {enable-debug-command yes
             list-max-listpack-size 4 stream-node-max-entries 4 active-defrag-max-scan-fields 20
             active-defrag-cycle-min 1 active-defrag-cycle-max 1 hz 100}} {

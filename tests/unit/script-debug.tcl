@@ -229,43 +229,72 @@ return 1}] c first
         set r
     } {{in exec}}
 
-    test {SCRIPT DEBUG YES - a forked session: the server serves others, changes are rolled back} {
-        r set forked original
-        set pid [srv pid]
-        lassign [ldb_start yes {redis.call('set', 'forked', 'changed')
-return redis.call('get', 'forked')}] c first
-        # Stopped in the child: the server answers meanwhile.
-        assert_equal PONG [r ping]
-        assert_equal 1 [llength [ldb_children $pid]]
-        assert_equal {{<redis> set forked changed} {<reply> "+OK"} {* Stopped at 2, stop reason = step over} {-> 2   return redis.call('get', 'forked')}} [$c s]
-        assert_equal {<endsession>} [$c c]
-        assert_equal changed [$c read]
+    test {SCRIPT DEBUG SYNC - a client that leaves mid-session: the script runs on, the server serves others} {
+        # The server blocks in the session, waiting for the client's next
+        # command; the client's close must end that wait (over RDMA the
+        # disconnect is a CM event, not EOF on the connection's fd).
+        r del left
+        lassign [ldb_start sync {redis.call('set', 'left', 'a')
+redis.call('set', 'left', 'b')
+return 1}] c first
+        assert_equal {{<redis> set left a} {<reply> "+OK"} {* Stopped at 2, stop reason = step over} {-> 2   redis.call('set', 'left', 'b')}} [$c s]
         $c close
-        wait_for_condition 50 100 {[ldb_children $pid] eq {}} { fail "the session's child is still there" }
-        r get forked
-    } {original}
+        list [r ping] [r get left]
+    } {PONG b}
 
-    test {SCRIPT DEBUG YES - a client killed mid-way leaves no child behind} {
-        set pid [srv pid]
-        lassign [ldb_start yes {local i = 0
+    test {SCRIPT DEBUG YES where a forked child cannot serve the connection (RDMA) is refused} {
+        # Over RDMA the connection's buffers are registered do-not-fork: a
+        # forked session could not answer its client, so YES is refused
+        # and the client stays out of debug mode. Other transports fork.
+        set c [vk_client]
+        if {$::vk::transport eq "rdma"} {
+            assert_error {ERR SCRIPT DEBUG YES forks a session, and a forked child cannot serve a rdma connection. Use SCRIPT DEBUG SYNC instead.} {$c script debug yes}
+            assert_equal plain [$c eval {return 'plain'} 0]
+        } else {
+            assert_equal OK [$c script debug yes]
+        }
+        $c close
+    }
+
+    tags {rdma:skip:fork} {
+        test {SCRIPT DEBUG YES - a forked session: the server serves others, changes are rolled back} {
+            r set forked original
+            set pid [srv pid]
+            lassign [ldb_start yes {redis.call('set', 'forked', 'changed')
+return redis.call('get', 'forked')}] c first
+            # Stopped in the child: the server answers meanwhile.
+            assert_equal PONG [r ping]
+            assert_equal 1 [llength [ldb_children $pid]]
+            assert_equal {{<redis> set forked changed} {<reply> "+OK"} {* Stopped at 2, stop reason = step over} {-> 2   return redis.call('get', 'forked')}} [$c s]
+            assert_equal {<endsession>} [$c c]
+            assert_equal changed [$c read]
+            $c close
+            wait_for_condition 50 100 {[ldb_children $pid] eq {}} { fail "the session's child is still there" }
+            r get forked
+        } {original}
+
+        test {SCRIPT DEBUG YES - a client killed mid-way leaves no child behind} {
+            set pid [srv pid]
+            lassign [ldb_start yes {local i = 0
 i = i + 1
 return i}] c first
-        assert_equal 1 [llength [ldb_children $pid]]
-        $c close
-        wait_for_condition 50 100 {[ldb_children $pid] eq {}} { fail "the session's child is still there" }
-        r ping
-    } {PONG}
+            assert_equal 1 [llength [ldb_children $pid]]
+            $c close
+            wait_for_condition 50 100 {[ldb_children $pid] eq {}} { fail "the session's child is still there" }
+            r ping
+        } {PONG}
 
-    test {SCRIPT DEBUG YES - a looping script whose client is gone is ended at the timeout} {
-        set pid [srv pid]
-        r config set busy-reply-threshold 100
-        lassign [ldb_start yes {local i = 0
+        test {SCRIPT DEBUG YES - a looping script whose client is gone is ended at the timeout} {
+            set pid [srv pid]
+            r config set busy-reply-threshold 100
+            lassign [ldb_start yes {local i = 0
 while true do i = i + 1 end}] c first
-        $c close
-        wait_for_condition 50 100 {[ldb_children $pid] eq {}} { fail "the looping session's child is still there" }
-        r config set busy-reply-threshold 5000
-        r ping
-    } {PONG}
+            $c close
+            wait_for_condition 50 100 {[ldb_children $pid] eq {}} { fail "the looping session's child is still there" }
+            r config set busy-reply-threshold 5000
+            r ping
+        } {PONG}
+    }
 }
 
 start_server {tags {scripting ldb} overrides {busy-reply-threshold 100}} {
@@ -282,15 +311,17 @@ end}] c first
         r ping
     } {PONG}
 
-    test {SCRIPT DEBUG YES - forked sessions die with the server} {
-        set pid [srv pid]
-        lassign [ldb_start yes {return 1}] c first
-        set kids [ldb_children $pid]
-        assert_equal 1 [llength $kids]
-        expect_server_exit
-        catch {r shutdown nosave}
-        wait_for_condition 50 100 {![::vk::pid_alive $pid]} { fail "server did not exit" }
-        wait_for_condition 50 100 {![file exists /proc/$kids]} { fail "the session's child outlived the server" }
-        $c close
+    tags {rdma:skip:fork} {
+        test {SCRIPT DEBUG YES - forked sessions die with the server} {
+            set pid [srv pid]
+            lassign [ldb_start yes {return 1}] c first
+            set kids [ldb_children $pid]
+            assert_equal 1 [llength $kids]
+            expect_server_exit
+            catch {r shutdown nosave}
+            wait_for_condition 50 100 {![::vk::pid_alive $pid]} { fail "server did not exit" }
+            wait_for_condition 50 100 {![file exists /proc/$kids]} { fail "the session's child outlived the server" }
+            $c close
+        }
     }
 }
