@@ -145,6 +145,10 @@ proc hostile_obuf_disconnections {} {
 # client closed by the server (QUIT, an output limit) is reopened. Returns
 # how many requests got no reply because their connection was closed.
 proc hostile_round {clients cmds per_client} {
+    # Counted before anything is sent: a client may be dropped while the
+    # batches go out (over shared memory a 64 KB ring fills long before a
+    # socket's buffers would).
+    set dropped [hostile_obuf_disconnections]
     set batches {}
     foreach c $clients {
         hostile_populate $c
@@ -173,7 +177,6 @@ proc hostile_round {clients cmds per_client} {
     }
     set lost 0
     set fresh {}
-    set dropped [hostile_obuf_disconnections]
     foreach c $clients batch $batches {
         set n 0
         foreach req $batch {
