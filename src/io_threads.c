@@ -518,6 +518,13 @@ static void ioThreadsReclaim(client *c) {
     c->io.rest_incomplete = 0;
 }
 
+/* See io_threads.h. */
+void ioThreadsReleaseClient(client *c) {
+    if ((c->flags & CLIENT_IO_PENDING_FLAG) || c->io.state == CLIENT_IO_COMPLETED ||
+        (c->conn && connIsOffThread(c->conn)))
+        ioThreadsReclaim(c);
+}
+
 /* See io_threads.h. Main thread, from readQueryFromClient(). */
 int ioThreadsHandleReadable(client *c) {
     int busy = (c->flags & CLIENT_IO_PENDING_FLAG) || c->io.state == CLIENT_IO_COMPLETED;

@@ -101,6 +101,12 @@ void ioThreadsWaitClient(struct client *c);
 /* c is being freed: forget it (its job was waited for). */
 void ioThreadsClientFreed(struct client *c);
 
+/* c becomes a client the main thread always serves, with handlers of its
+ * own (a replica: SYNC/PSYNC): waits for its job, applies it and turns
+ * off-thread mode off, so its connection is level-triggered again. Main
+ * thread; a no-op for a client threads never served. */
+void ioThreadsReleaseClient(struct client *c);
+
 /* From beforeSleep(): runs the commands of every completed read, applies
  * completed writes. Before aofBeforeSleep(), so that the AOF is written
  * before the replies of those commands go out. */

@@ -898,6 +898,9 @@ void syncCommand(client *c) {
         addReplyError(c, "SYNC and PSYNC need a connection");
         return;
     }
+    /* From here on its connection is written by the snapshot's and the
+     * stream's own handlers, on the main thread (io_threads.c). */
+    ioThreadsReleaseClient(c);
     /* PSYNC <replid> <offset> FAILOVER: our primary hands its role over.
      * Other words after the offset are ignored, as Valkey does. */
     if (c->argc > 3 && !strcasecmp(objectGetVal(c->argv[0]), "psync") &&
