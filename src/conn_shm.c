@@ -784,27 +784,6 @@ static connection *shmCreateAccepted(int fd, void *priv) {
     return &shmAllocate(fd, CONN_STATE_ACCEPTING, SHM_PHASE_SNIFF)->c;
 }
 
-static int shmConnect(connection *conn, const char *addr, int port, const char *src_addr,
-                      ConnectionCallbackFunc connect_handler) {
-    int fd = anetUnixNonBlockConnect(NULL, addr);
-    if (fd == -1) {
-        conn->state = CONN_STATE_ERROR;
-        conn->last_errno = errno;
-        return C_ERR;
-    }
-    return connSocketConnectFd(conn, fd, connect_handler);
-}
-
-static int shmBlockingConnect(connection *conn, const char *addr, int port, long long timeout) {
-    int fd = anetUnixNonBlockConnect(NULL, addr);
-    if (fd == -1) {
-        conn->state = CONN_STATE_ERROR;
-        conn->last_errno = errno;
-        return C_ERR;
-    }
-    return connSocketBlockingConnectFd(conn, fd, timeout);
-}
-
 /* Shuts the socket down (the client sees EOF); conn stays allocated. */
 static void shmShutdown(connection *conn) {
     connSocketShutdown(conn);
@@ -901,8 +880,8 @@ static ConnectionType CT_Shm = {
     .conn_create = shmCreate,
     .conn_create_accepted = shmCreateAccepted,
     .accept = connSocketAccept,
-    .connect = shmConnect,
-    .blocking_connect = shmBlockingConnect,
+    .connect = connUnixConnect, /* outgoing connections stay plain Unix ones */
+    .blocking_connect = connUnixBlockingConnect,
     .shutdown = shmShutdown,
     .close = shmClose,
     .read = shmRead,

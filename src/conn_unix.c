@@ -37,11 +37,14 @@ static connection *connCreateAcceptedUnix(int fd, void *priv) {
     return connSocketCreateOfType(&CT_Unix, fd, CONN_STATE_ACCEPTING);
 }
 
-static int connUnixConnect(connection *conn,
-                           const char *addr,
-                           int port,
-                           const char *src_addr,
-                           ConnectionCallbackFunc connect_handler) {
+/* ConnectionType.connect of a Unix-socket transport (this one, and the
+ * shared-memory one, whose outgoing connections stay plain): addr is the
+ * socket's path. */
+int connUnixConnect(connection *conn,
+                    const char *addr,
+                    int port,
+                    const char *src_addr,
+                    ConnectionCallbackFunc connect_handler) {
     int fd = anetUnixNonBlockConnect(NULL, addr);
     if (fd == -1) {
         conn->state = CONN_STATE_ERROR;
@@ -51,7 +54,8 @@ static int connUnixConnect(connection *conn,
     return connSocketConnectFd(conn, fd, connect_handler);
 }
 
-static int connUnixBlockingConnect(connection *conn, const char *addr, int port, long long timeout) {
+/* ConnectionType.blocking_connect of a Unix-socket transport (as above). */
+int connUnixBlockingConnect(connection *conn, const char *addr, int port, long long timeout) {
     int fd = anetUnixNonBlockConnect(NULL, addr);
     if (fd == -1) {
         conn->state = CONN_STATE_ERROR;

@@ -592,8 +592,11 @@ int connSocketListen(connListener *listener);
 const char *connSocketGetLastError(connection *conn);
 void connSocketCloseListener(connListener *listener);
 void connSocketAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask);
-/* The Unix-socket listener (conn_unix.c), shared with conn_shm.c. */
+/* The Unix-socket listener and connects (conn_unix.c), shared with conn_shm.c. */
 int connUnixListen(connListener *listener);
 void connUnixAcceptHandler(aeEventLoop *el, int fd, void *clientData, int mask);
+int connUnixConnect(connection *conn, const char *addr, int port, const char *src_addr,
+                    ConnectionCallbackFunc connect_handler);
+int connUnixBlockingConnect(connection *conn, const char *addr, int port, long long timeout);
 
 #endif
